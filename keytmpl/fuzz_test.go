@@ -1,0 +1,84 @@
+package keytmpl
+
+import (
+	"strings"
+	"testing"
+)
+
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{"order:order:{orderId:int}:base", "{{o:{id}}}:i", "a:{x:enum(A,B)}", "a:{d:date}{n:int}", "a:{", "}", "{x:uuid}"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		tpl, err := Parse(src, ':')
+		if err != nil {
+			return
+		}
+		if ex := tpl.Example(); !tpl.Matches(ex) {
+			t.Fatalf("Example %q of %q does not match", ex, src)
+		}
+		if e := Relate(tpl, tpl); e.Relation != Equal {
+			t.Fatalf("Relate(t, t) = %v", e.Relation)
+		}
+	})
+}
+
+var fuzzTemplates = []string{
+	"order:order:{orderId:int}:base", "promo:sku:{id:int}", "promo:{x}:1001", "promo:{x}:{y}",
+	"auth:session:u{userId}", "{{order:{id}}}:items", "x:{d:date}{n:int}", "x:{u:uuid}",
+	"verify:sms:{phone:hash}:{scene:enum(LOGIN,RESET_PWD,BIND)}", "geo:{r:region}", "geo:{h:hex}", "{a}",
+}
+
+func FuzzLookup(f *testing.F) {
+	var ts []*Template
+	for _, s := range fuzzTemplates {
+		ts = append(ts, MustParse(s, ':'))
+		f.Add(ts[len(ts)-1].Example())
+	}
+	f.Add("\x00:\xff\n")
+	f.Add(strings.Repeat("a:", 100))
+	m := Compile(ts)
+	f.Fuzz(func(t *testing.T, key string) {
+		got := m.Lookup(key)
+		var matching []int
+		for i, tpl := range ts {
+			if tpl.Matches(key) {
+				matching = append(matching, i)
+			}
+		}
+		if got < 0 {
+			if len(matching) > 0 {
+				t.Fatalf("Lookup(%q) = -1 but %v match", key, matching)
+			}
+			return
+		}
+		if !ts[got].Matches(key) {
+			t.Fatalf("Lookup(%q) = %d which does not match", key, got)
+		}
+		for _, i := range matching {
+			if m.rankOf[i] < m.rankOf[got] {
+				t.Fatalf("Lookup(%q) = %d but %d ranks higher and matches", key, got, i)
+			}
+		}
+		if _, ok := ts[got].Match(key); !ok {
+			t.Fatalf("Match(%q) disagrees with Matches", key)
+		}
+	})
+}
+
+func FuzzRelate(f *testing.F) {
+	for i := range fuzzTemplates {
+		f.Add(fuzzTemplates[i], fuzzTemplates[(i+1)%len(fuzzTemplates)])
+	}
+	f.Fuzz(func(t *testing.T, sa, sb string) {
+		a, err := Parse(sa, ':')
+		if err != nil {
+			return
+		}
+		b, err := Parse(sb, ':')
+		if err != nil {
+			return
+		}
+		checkExplanation(t, a, b, Relate(a, b))
+	})
+}
