@@ -1,0 +1,115 @@
+// Package finding defines what every keyguard check reports: a rule ID, a
+// severity and a message a person can act on. Findings are data, not
+// errors.
+//
+//	f := finding.Finding{Rule: finding.NoTTL, Severity: finding.Error, Key: k, Message: "…"}
+//	if f.Severity.AtLeast(threshold) { exit = 1 }
+package finding
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Stable rule IDs (SPEC §3).
+const (
+	Overlap          = "overlap"
+	Domain           = "domain"
+	NoTTL            = "no-ttl"
+	Case             = "naming/case"
+	Charset          = "naming/charset"
+	Length           = "naming/length"
+	Separator        = "naming/separator"
+	LeadingID        = "naming/leading-id"
+	Timestamp        = "naming/timestamp"
+	PII              = "pii"
+	Unregistered     = "unregistered"
+	TypeMismatch     = "type-mismatch"
+	TTLMismatch      = "ttl-mismatch"
+	BigKey           = "big-key"
+	HotKey           = "hot-key"
+	GuardOwnerless   = "guard/ownerless"
+	GuardForeign     = "guard/foreign-owner"
+	MixedSchema      = "mixed-schema"
+	UnregisteredCode = "unregistered-code"
+	RawKey           = "raw-key"
+	// Registry-only sanity rules beyond SPEC §3.
+	TTLPolicy = "ttl-policy" // persistent with a ttl, jitter over ttl, lock/verify TTLs too long
+	KeyModel  = "key-model"  // domain/entityType/attribute fields that disagree with the key
+	Owner     = "owner"      // an entry nobody owns
+)
+
+// Severity orders findings. The zero value is Info.
+type Severity uint8
+
+// Severities, lowest first.
+const (
+	Info Severity = iota
+	Warning
+	Error
+	// Never is above every severity: --fail-on never.
+	Never
+)
+
+func (s Severity) String() string {
+	switch s {
+	case Info:
+		return "info"
+	case Warning:
+		return "warning"
+	case Error:
+		return "error"
+	default:
+		return "never"
+	}
+}
+
+// AtLeast reports whether s is at or above t.
+func (s Severity) AtLeast(t Severity) bool { return s >= t }
+
+// MarshalText writes the severity name.
+func (s Severity) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// UnmarshalText reads a severity name.
+func (s *Severity) UnmarshalText(b []byte) error {
+	v, err := ParseSeverity(string(b))
+	*s = v
+	return err
+}
+
+// ParseSeverity reads error, warning, info or never.
+func ParseSeverity(s string) (Severity, error) {
+	switch strings.ToLower(s) {
+	case "info":
+		return Info, nil
+	case "warning", "warn":
+		return Warning, nil
+	case "error":
+		return Error, nil
+	case "never", "none":
+		return Never, nil
+	}
+	return Error, fmt.Errorf("unknown severity %q: use error, warning, info or never", s)
+}
+
+// Finding is one broken rule.
+type Finding struct {
+	Rule     string   `json:"rule"`
+	Severity Severity `json:"severity"`
+	Key      string   `json:"key,omitempty"`
+	Template string   `json:"template,omitempty"`
+	Owner    string   `json:"owner,omitempty"`
+	Message  string   `json:"message"`
+	Hint     string   `json:"hint,omitempty"`
+	File     string   `json:"file,omitempty"`
+	Line     int      `json:"line,omitempty"`
+	Column   int      `json:"column,omitempty"`
+}
+
+// Where is "file:line:col" when the finding has a position, else "".
+func (f *Finding) Where() string {
+	if f.File == "" || f.Line == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s:%d:%d", f.File, f.Line, f.Column)
+}

@@ -1,0 +1,164 @@
+package redistest_test
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/keyguard/keyguard/internal/redistest"
+)
+
+func TestStartSetGet(t *testing.T) {
+	t.Parallel()
+	srv := redistest.Start(t, "maxmemory-policy allkeys-lfu")
+	rdb := srv.Client(t)
+	ctx := t.Context()
+
+	if err := rdb.Set(ctx, "k", "v", 0).Err(); err != nil {
+		t.Fatalf("SET: %v", err)
+	}
+	got, err := rdb.Get(ctx, "k").Result()
+	if err != nil || got != "v" {
+		t.Fatalf("GET k = %q, %v; want v", got, err)
+	}
+	policy, err := rdb.ConfigGet(ctx, "maxmemory-policy").Result()
+	if err != nil || policy["maxmemory-policy"] != "allkeys-lfu" {
+		t.Errorf("extra config not applied: %v, %v", policy, err)
+	}
+	dir, err := rdb.ConfigGet(ctx, "dir").Result()
+	if err != nil || filepath.Clean(dir["dir"]) != filepath.Clean(srv.Dir) {
+		t.Errorf("CONFIG GET dir = %v, %v; want %s", dir, err, srv.Dir)
+	}
+	if want := "redis://127.0.0.1:" + strconv.Itoa(srv.Port); srv.URL() != want || srv.Addr != want[len("redis://"):] {
+		t.Errorf("URL() = %q, Addr = %q; want %q", srv.URL(), srv.Addr, want)
+	}
+	if !strings.Contains(srv.Log(), "Ready to accept connections") {
+		t.Errorf("Log() lacks the ready line:\n%s", srv.Log())
+	}
+}
+
+func TestRestartKeepsSavedData(t *testing.T) {
+	t.Parallel()
+	srv := redistest.Start(t)
+	rdb := srv.Client(t)
+	ctx := t.Context()
+
+	if err := rdb.Set(ctx, "saved", "1", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := rdb.Save(ctx).Err(); err != nil {
+		t.Fatalf("SAVE: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(srv.Dir, "dump.rdb")); err != nil {
+		t.Fatalf("SAVE wrote no dump.rdb in Dir: %v", err)
+	}
+	port := srv.Port
+
+	srv.Stop()
+	srv.Stop() // idempotent
+	if err := rdb.Ping(ctx).Err(); err == nil {
+		t.Fatal("PING succeeded after Stop")
+	}
+	srv.Restart(t)
+	if srv.Port != port {
+		t.Fatalf("Restart moved the port from %d to %d", port, srv.Port)
+	}
+	got, err := rdb.Get(ctx, "saved").Result()
+	if err != nil || got != "1" {
+		t.Fatalf("GET saved after Restart = %q, %v; want 1", got, err)
+	}
+	if err := rdb.Set(ctx, "after", "2", 0).Err(); err != nil {
+		t.Fatalf("SET after Restart: %v", err)
+	}
+	if n := strings.Count(srv.Log(), "Ready to accept connections"); n != 2 {
+		t.Errorf("Log() shows %d starts, want 2", n)
+	}
+}
+
+func TestKillMakesPingFail(t *testing.T) {
+	t.Parallel()
+	srv := redistest.Start(t)
+	rdb := srv.Client(t)
+	ctx := t.Context()
+	if err := rdb.Ping(ctx).Err(); err != nil {
+		t.Fatalf("PING before Kill: %v", err)
+	}
+	srv.Kill()
+	srv.Kill()
+	srv.Stop() // no-op after Kill; cleanup runs again later
+	if err := rdb.Ping(ctx).Err(); err == nil {
+		t.Fatal("PING succeeded after Kill")
+	}
+	// Restart right after SIGKILL: the port must be reusable at once.
+	srv.Restart(t)
+	if err := rdb.Ping(ctx).Err(); err != nil {
+		t.Fatalf("PING after Restart: %v", err)
+	}
+	srv.Kill() // cleanup must cope with an already dead server
+}
+
+func TestStartParallelDistinctPorts(t *testing.T) {
+	t.Parallel()
+	a, b := redistest.Start(t), redistest.Start(t)
+	if a.Port == b.Port || a.Dir == b.Dir {
+		t.Fatalf("two servers share port or dir: %+v %+v", a, b)
+	}
+}
+
+func TestCluster(t *testing.T) {
+	t.Parallel()
+	c := redistest.StartCluster(t, 3)
+	if len(c.Nodes) != 3 || len(c.Addrs) != 3 {
+		t.Fatalf("got %d nodes, %d addrs; want 3", len(c.Nodes), len(c.Addrs))
+	}
+	if want := "redis://" + strings.Join(c.Addrs, ","); c.URL() != want {
+		t.Errorf("URL() = %q, want %q", c.URL(), want)
+	}
+	cc := c.Client(t)
+	ctx := t.Context()
+
+	const keys = 1000
+	for i := range keys {
+		if err := cc.Set(ctx, "key:"+strconv.Itoa(i), i, 0).Err(); err != nil {
+			t.Fatalf("SET key:%d: %v", i, err)
+		}
+	}
+	total := int64(0)
+	for _, n := range c.Nodes {
+		size, err := n.Client(t).DBSize(ctx).Result()
+		if err != nil {
+			t.Fatalf("DBSIZE on %s: %v", n.Addr, err)
+		}
+		if size == 0 {
+			t.Errorf("node %s holds no keys; slots not spread", n.Addr)
+		}
+		if _, err := os.Stat(filepath.Join(n.Dir, "nodes.conf")); err != nil {
+			t.Errorf("node %s: nodes.conf not in its Dir: %v", n.Addr, err)
+		}
+		total += size
+	}
+	if total != keys {
+		t.Errorf("DBSIZE sum = %d, want %d", total, keys)
+	}
+	got, err := cc.Get(ctx, "key:999").Result()
+	if err != nil || got != "999" {
+		t.Errorf("GET key:999 = %q, %v", got, err)
+	}
+}
+
+func TestClusterNodeRestart(t *testing.T) {
+	t.Parallel()
+	c := redistest.StartCluster(t, 2, "cluster-node-timeout 1000")
+	cc := c.Client(t)
+	ctx := t.Context()
+	timeout, err := c.Nodes[0].Client(t).ConfigGet(ctx, "cluster-node-timeout").Result()
+	if err != nil || timeout["cluster-node-timeout"] != "1000" {
+		t.Errorf("extra config did not override node timeout: %v, %v", timeout, err)
+	}
+	c.Nodes[1].Restart(t) // nodes.conf in Dir brings it back into the cluster
+	if err := cc.Set(ctx, "after-restart", "x", 0).Err(); err != nil {
+		t.Fatalf("SET after node restart: %v", err)
+	}
+}
