@@ -1,0 +1,172 @@
+package naming
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/keyguard/keyguard/finding"
+)
+
+// PII reports phone numbers, e-mail addresses and ID-card numbers in s.
+func (r Rules) PII(s string, emit Emit) {
+	if what, ok := FindPII(s); ok {
+		emit(finding.PII, finding.Error,
+			fmt.Sprintf("%s in the key: keys show up in SCAN, MONITOR, slow logs and dashboards", what),
+			"store a hash of it with a {name:hash} placeholder, or mark the template pii: allow after review")
+	}
+}
+
+// FindPII looks for a mainland mobile number, an e-mail address or an
+// 18-digit ID-card number (checksum and birth date valid) and describes
+// the first found without repeating it in full.
+func FindPII(s string) (string, bool) {
+	for i := 0; i < len(s); {
+		if !isDigit(s[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && isDigit(s[j]) {
+			j++
+		}
+		run := s[i:j]
+		if j < len(s) && len(run) == 17 && (s[j] == 'X' || s[j] == 'x') && (j+1 == len(s) || !isAlnum(s[j+1])) {
+			run = s[i : j+1]
+		}
+		switch {
+		case isMobile(run):
+			return "mobile number " + mask(run), true
+		case len(run) == 13 && strings.HasPrefix(run, "86") && isMobile(run[2:]):
+			return "mobile number " + mask(run), true
+		case isIDCard(run):
+			return "ID-card number " + mask(run), true
+		}
+		i = j
+	}
+	if at := strings.IndexByte(s, '@'); at > 0 {
+		l := at
+		for l > 0 && isEmailLocal(s[l-1]) {
+			l--
+		}
+		r := at + 1
+		dot := -1
+		for r < len(s) && (isAlnum(s[r]) || s[r] == '-' || s[r] == '.') {
+			if s[r] == '.' {
+				dot = r
+			}
+			r++
+		}
+		if l < at && dot > at+1 && r-dot > 2 {
+			return "e-mail address " + mask(s[l:r]), true
+		}
+	}
+	return "", false
+}
+
+func isMobile(run string) bool {
+	return len(run) == 11 && run[0] == '1' && run[1] >= '3' && run[1] <= '9'
+}
+
+// isIDCard checks the GB 11643 18-digit citizen number: a valid birth
+// date at 6..14 and the ISO 7064 MOD 11-2 check digit.
+func isIDCard(run string) bool {
+	if len(run) != 18 || !allDigits(run[:17]) || !validDate(run[6:14], 1900, 2099) {
+		return false
+	}
+	weights := [17]int{7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2}
+	sum := 0
+	for i := 0; i < 17; i++ {
+		sum += int(run[i]-'0') * weights[i]
+	}
+	last := run[17]
+	if last == 'x' {
+		last = 'X'
+	}
+	return "10X98765432"[sum%11] == last
+}
+
+func mask(s string) string {
+	if len(s) <= 4 {
+		return "****"
+	}
+	return s[:3] + strings.Repeat("*", len(s)-5) + s[len(s)-2:]
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+func isAlnum(c byte) bool { return isDigit(c) || (c|0x20 >= 'a' && c|0x20 <= 'z') }
+func isEmailLocal(c byte) bool {
+	return isAlnum(c) || c == '.' || c == '_' || c == '%' || c == '+' || c == '-'
+}
+
+// PIIName reports whether a placeholder name says it holds personal data
+// (phone, mobile, email, idcard…), and which kind.
+func PIIName(name string) (string, bool) {
+	n := strings.ToLower(strings.ReplaceAll(name, "_", ""))
+	switch {
+	case strings.Contains(n, "phone") || strings.Contains(n, "mobile") || strings.HasPrefix(n, "tel"):
+		return "phone number", true
+	case strings.Contains(n, "email") || strings.HasSuffix(n, "mail"):
+		return "e-mail address", true
+	case strings.Contains(n, "idcard") || strings.Contains(n, "idno") || strings.Contains(n, "identity") || strings.Contains(n, "passport"):
+		return "ID number", true
+	}
+	return "", false
+}
+
+// FindTimestamp finds a date or time stamp written as digits: yyyyMMdd,
+// yyyyMMddHH, yyyyMMddHHmm, yyyyMMddHHmmss (years 2000-2099), or a
+// 13-digit Unix time in milliseconds between 2001 and 2040.
+func FindTimestamp(s string) (string, bool) {
+	for i := 0; i < len(s); {
+		if !isDigit(s[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && isDigit(s[j]) {
+			j++
+		}
+		if run := s[i:j]; isTimestamp(run) {
+			return run, true
+		}
+		i = j
+	}
+	return "", false
+}
+
+func isTimestamp(run string) bool {
+	switch len(run) {
+	case 8:
+		return validDate(run, 2000, 2099)
+	case 10, 12, 14:
+		if !validDate(run[:8], 2000, 2099) {
+			return false
+		}
+		limits := []int{23, 59, 59}
+		for k := 0; 8+2*k < len(run); k++ {
+			if num(run[8+2*k:10+2*k]) > limits[k] {
+				return false
+			}
+		}
+		return true
+	case 13:
+		return run >= "1000000000000" && run <= "2208988800000"
+	}
+	return false
+}
+
+func validDate(s string, minYear, maxYear int) bool {
+	if len(s) != 8 || !allDigits(s) {
+		return false
+	}
+	y, m, d := num(s[:4]), num(s[4:6]), num(s[6:8])
+	return y >= minYear && y <= maxYear && m >= 1 && m <= 12 && d >= 1 && d <= 31
+}
+
+func num(s string) int {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		n = n*10 + int(s[i]-'0')
+	}
+	return n
+}

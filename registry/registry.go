@@ -1,0 +1,180 @@
+// Package registry loads keyguard.yaml, the single source of truth for a
+// shared Redis's keys, and classifies concrete keys against it.
+//
+//	reg, err := registry.Load("keyguard.yaml") // errors carry file:line:col
+//	e, caps := reg.Classify("order:order:1001:base")
+//	findings := reg.Lint()
+//
+// Two file forms load: the full form of SPEC §2 (version, policy, domains,
+// keys) and the bare list of seed 000 §5.2 (a YAML list of entries with
+// key, domain, entityType, attribute, ttl, owner, desc).
+package registry
+
+import (
+	"time"
+
+	"github.com/keyguard/keyguard/keytmpl"
+)
+
+// Defaults of the policy section.
+const (
+	DefaultMaxKeyBytes    = 64
+	DefaultBigKeyBytes    = 1 << 20
+	DefaultBigKeyElements = 10000
+)
+
+// Types a key entry may declare.
+var Types = []string{"string", "hash", "list", "set", "zset", "stream"}
+
+// Registry is a loaded, validated keyguard.yaml. It is immutable and safe
+// for concurrent use.
+type Registry struct {
+	File      string
+	Version   int
+	Separator byte
+	Env       string
+	Policy    Policy
+	Domains   []Domain
+	Entries   []*Entry
+	BareList  bool // loaded from the seed 000 bare-list form
+
+	domainIdx map[string]*Domain
+	matcher   *keytmpl.Matcher
+}
+
+// Policy is the policy section.
+type Policy struct {
+	MaxKeyBytes    int
+	RequireTTL     bool
+	BigKeyBytes    int64
+	BigKeyElements int64
+}
+
+// Domain is a declared top-level key segment and its owning team.
+type Domain struct {
+	Name  string
+	Owner string
+	Desc  string
+	Pos   Pos
+}
+
+// Pos is a place in the registry file.
+type Pos struct {
+	File      string
+	Line, Col int
+}
+
+// Entry is one declared key template.
+type Entry struct {
+	Key        string            // the template as written, without the env prefix
+	Template   *keytmpl.Template // the full template, env prefix included
+	Index      int               // position in Entries
+	Name       string
+	Type       string
+	TTL        time.Duration
+	TTLJitter  time.Duration
+	Persistent bool
+	Owner      string
+	Desc       string
+	Guard      bool
+	Hot        *Hot
+	Writers    []string
+	Readers    []string
+	PIIAllow   bool
+	Deprecated *Deprecated
+	Domain     string // the domain segment (declared field, or the first segment)
+	EntityType string
+	Attribute  string
+	Pos        Pos
+
+	explicitOwner bool
+}
+
+// Hot is the hot-key protection of an entry (seed 003).
+type Hot struct {
+	Replicas int
+	LocalTTL time.Duration
+}
+
+// Deprecated marks an entry being replaced.
+type Deprecated struct {
+	ReplacedBy string
+}
+
+// MayWrite reports whether service may write keys of e: it is the owner or
+// listed in writers.
+func (e *Entry) MayWrite(service string) bool {
+	if service == e.Owner {
+		return true
+	}
+	for _, w := range e.Writers {
+		if w == service {
+			return true
+		}
+	}
+	return false
+}
+
+// MayRead reports whether service may read keys of e: a writer or a reader.
+func (e *Entry) MayRead(service string) bool {
+	if e.MayWrite(service) {
+		return true
+	}
+	for _, r := range e.Readers {
+		if r == service {
+			return true
+		}
+	}
+	return false
+}
+
+// MaxTTL is the longest TTL a key of e may carry: TTL plus jitter.
+func (e *Entry) MaxTTL() time.Duration { return e.TTL + e.TTLJitter }
+
+// Domain returns the declared domain called name.
+func (r *Registry) Domain(name string) (*Domain, bool) {
+	d, ok := r.domainIdx[name]
+	return d, ok
+}
+
+// Lookup returns the most specific entry whose template matches key, or
+// nil. It does not allocate.
+func (r *Registry) Lookup(key string) *Entry {
+	if i := r.matcher.Lookup(key); i >= 0 {
+		return r.Entries[i]
+	}
+	return nil
+}
+
+// Classify returns the matching entry and the placeholder values.
+func (r *Registry) Classify(key string) (*Entry, []keytmpl.Capture) {
+	e := r.Lookup(key)
+	if e == nil {
+		return nil, nil
+	}
+	caps, _ := e.Template.Match(key)
+	return e, caps
+}
+
+// Overlaps returns the pairs of entries whose templates share keys.
+func (r *Registry) Overlaps() []keytmpl.Overlap { return r.matcher.Overlaps() }
+
+// Owners returns every owner named by a domain or an entry, sorted.
+func (r *Registry) Owners() []string {
+	seen := map[string]bool{}
+	var out []string
+	add := func(o string) {
+		if o != "" && !seen[o] {
+			seen[o] = true
+			out = append(out, o)
+		}
+	}
+	for _, d := range r.Domains {
+		add(d.Owner)
+	}
+	for _, e := range r.Entries {
+		add(e.Owner)
+	}
+	sortStrings(out)
+	return out
+}
