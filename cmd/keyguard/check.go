@@ -1,0 +1,255 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/keyguard/keyguard/finding"
+	"github.com/keyguard/keyguard/registry"
+)
+
+func runCheck(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "check", "check [flags] KEY... | check [flags] -",
+		"  keyguard check promo:sku:1001 order:order:1001:base\n  redis-cli --scan | keyguard check - --only-findings\n  keyguard check - --format json < keys.txt > keys.ndjson")
+	fs.registryFlag(e)
+	fs.outputFlags("text", "json")
+	fs.failOnFlag()
+	onlyFindings := fs.Bool("only-findings", false, "print only keys that break a rule (the summary still counts all)")
+	nul := fs.Bool("0", false, "keys on stdin are separated by NUL bytes instead of newlines (keys may then hold newlines)")
+	keys, err := fs.parse(args)
+	if err != nil {
+		return err
+	}
+	if len(keys) == 0 {
+		return usagef("give keys as arguments, or - to read one per line from stdin")
+	}
+	reg, err := fs.loadRegistry()
+	if err != nil {
+		return err
+	}
+	out, err := fs.openOutput(e)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriterSize(out, 64<<10)
+	c := &checkRun{reg: reg, chk: reg.NewChecker(), w: w, json: fs.opts.format == "json", onlyFindings: *onlyFindings, threshold: fs.threshold()}
+	for _, k := range keys {
+		if k != "-" {
+			c.key(k)
+			continue
+		}
+		sep := byte('\n')
+		if *nul {
+			sep = 0
+		}
+		if err = readKeys(ctx, e.stdin, sep, c.key); err != nil {
+			break
+		}
+	}
+	if err == nil && !c.json {
+		c.summary()
+	}
+	if ferr := w.Flush(); err == nil {
+		err = ferr
+	}
+	if cerr := out.close(err == nil); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	if c.failed {
+		return errFindings
+	}
+	return nil
+}
+
+// readKeys calls fn for every sep-terminated key of r, stripping a
+// trailing \r from newline-separated input. Keys of any length and any
+// bytes pass through; fn must not keep the string.
+func readKeys(ctx context.Context, r io.Reader, sep byte, fn func(string)) error {
+	br := bufio.NewReaderSize(r, 256<<10)
+	var long []byte
+	for n := 0; ; n++ {
+		if n&4095 == 0 && ctx.Err() != nil {
+			return fmt.Errorf("interrupted after %d keys: %w", n, ctx.Err())
+		}
+		line, err := br.ReadSlice(sep)
+		if errors.Is(err, bufio.ErrBufferFull) {
+			long = append(long, line...)
+			continue
+		}
+		if long != nil {
+			line = append(long, line...)
+			long = nil
+		}
+		if err == nil || (errors.Is(err, io.EOF) && len(line) > 0) {
+			line = bytes.TrimSuffix(line, []byte{sep})
+			if sep == '\n' {
+				line = bytes.TrimSuffix(line, []byte{'\r'})
+			}
+			if len(line) > 0 {
+				fn(string(line))
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("read keys: %w", err)
+		}
+	}
+}
+
+type checkRun struct {
+	reg          *registry.Registry
+	chk          *registry.Checker
+	w            *bufio.Writer
+	json         bool
+	onlyFindings bool
+	threshold    finding.Severity
+	failed       bool
+
+	keys, registered int
+	counts           severityCount
+	fds              []finding.Finding
+}
+
+func (c *checkRun) key(k string) {
+	c.keys++
+	c.fds = c.fds[:0]
+	res := c.chk.Check(k, func(f finding.Finding) { c.fds = append(c.fds, f) })
+	if res.Entry != nil {
+		c.registered++
+	}
+	for _, f := range c.fds {
+		if f.Severity.AtLeast(c.threshold) {
+			c.failed = true
+		}
+	}
+	c.counts = addCounts(c.counts, countSeverities(c.fds))
+	if c.onlyFindings && len(c.fds) == 0 {
+		return
+	}
+	if c.json {
+		c.writeJSON(k, res)
+	} else {
+		c.writeText(k, res)
+	}
+}
+
+func addCounts(a, b severityCount) severityCount {
+	return severityCount{a.Error + b.Error, a.Warning + b.Warning, a.Info + b.Info}
+}
+
+// printable returns the key as is when it prints on one line, otherwise
+// quoted with escapes.
+func printable(k string) string {
+	if len(k) <= 200 && utf8.ValidString(k) && !strings.ContainsFunc(k, func(r rune) bool { return r < ' ' || r == 0x7f || r == ' ' }) {
+		return k
+	}
+	return finding.Display(k)
+}
+
+func (c *checkRun) writeText(k string, res registry.Result) {
+	w := c.w
+	w.WriteString(printable(k))
+	if e := res.Entry; e != nil {
+		fmt.Fprintf(w, "  %s  owner=%s type=%s ttl=%s", e.Key, orDash(e.Owner), e.Type, ttlText(e))
+		for _, cp := range res.Captures {
+			fmt.Fprintf(w, " %s=%s", cp.Name, printable(cp.Value))
+		}
+	} else {
+		fmt.Fprintf(w, "  unregistered (looks like %s)", printable(res.Inferred))
+	}
+	w.WriteByte('\n')
+	for _, f := range c.fds {
+		fmt.Fprintf(w, "  %s %s: %s\n", f.Severity, f.Rule, f.Message)
+	}
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func ttlText(e *registry.Entry) string {
+	switch {
+	case e.Persistent:
+		return "persistent"
+	case e.TTL == 0:
+		return "none"
+	case e.TTLJitter > 0:
+		return fmtDuration(e.TTL) + "+" + fmtDuration(e.TTLJitter)
+	}
+	return fmtDuration(e.TTL)
+}
+
+// fmtDuration writes 1h, 10m, 1h30m, 45s rather than 1h0m0s.
+func fmtDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
+
+type keyJSON struct {
+	Key        string            `json:"key"`
+	KeyBase64  string            `json:"key_base64,omitempty"`
+	Template   string            `json:"template,omitempty"`
+	Inferred   string            `json:"inferred,omitempty"`
+	Owner      string            `json:"owner,omitempty"`
+	Type       string            `json:"type,omitempty"`
+	TTLSeconds int64             `json:"ttl_seconds,omitempty"`
+	Jitter     int64             `json:"ttl_jitter_seconds,omitempty"`
+	Persistent bool              `json:"persistent,omitempty"`
+	Captures   map[string]string `json:"captures,omitempty"`
+	Findings   []finding.Finding `json:"findings"`
+}
+
+func (c *checkRun) writeJSON(k string, res registry.Result) {
+	v := keyJSON{Key: k, Findings: c.fds}
+	if !utf8.ValidString(k) {
+		v.KeyBase64 = base64.StdEncoding.EncodeToString([]byte(k))
+	}
+	if e := res.Entry; e != nil {
+		v.Template, v.Owner, v.Type, v.Persistent = e.Key, e.Owner, e.Type, e.Persistent
+		v.TTLSeconds, v.Jitter = int64(e.TTL.Seconds()), int64(e.TTLJitter.Seconds())
+		if len(res.Captures) > 0 {
+			v.Captures = map[string]string{}
+			for _, cp := range res.Captures {
+				v.Captures[cp.Name] = cp.Value
+			}
+		}
+	} else {
+		v.Inferred = res.Inferred
+	}
+	for i := range v.Findings {
+		v.Findings[i].Key = "" // the line's key already says it
+	}
+	if v.Findings == nil {
+		v.Findings = []finding.Finding{}
+	}
+	b, _ := json.Marshal(v)
+	c.w.Write(b)
+	c.w.WriteByte('\n')
+}
+
+func (c *checkRun) summary() {
+	fmt.Fprintf(c.w, "%d keys: %d registered, %d unregistered; %s\n", c.keys, c.registered, c.keys-c.registered, c.counts)
+}

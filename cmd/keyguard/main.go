@@ -1,0 +1,108 @@
+// Command keyguard is Redis key governance for teams that share one Redis
+// or Redis Cluster: a key registry, lint, key checks, audits and more.
+// Run "keyguard help" for the command list.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv})
+	stop()
+	os.Exit(code)
+}
+
+// env is everything a command touches outside itself, injected so tests
+// run commands in-process.
+type env struct {
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+	getenv func(string) string
+}
+
+// Exit codes (SPEC §4).
+const (
+	exitClean    = 0 // nothing at or above --fail-on
+	exitFindings = 1 // findings at or above --fail-on
+	exitError    = 2 // usage, configuration or connection error
+)
+
+// errFindings reports that a command found problems at or above the
+// --fail-on threshold; it is not printed.
+var errFindings = errors.New("findings at or above the threshold")
+
+// usageError is a command line that cannot run.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
+
+type command struct {
+	name    string
+	summary string
+	run     func(ctx context.Context, e *env, args []string) error
+}
+
+func commands() []command {
+	return []command{
+		{"lint", "load and lint the registry", runLint},
+		{"check", "classify concrete keys (arguments, or one per line on stdin with -)", runCheck},
+		{"demo", "the whole story on an embedded server, no setup", runDemo},
+	}
+}
+
+func run(ctx context.Context, args []string, e *env) int {
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" || args[0] == "-help" {
+		if len(args) > 1 {
+			return run(ctx, []string{args[1], "-h"}, e)
+		}
+		printHelp(e.stdout)
+		return exitClean
+	}
+	for _, c := range commands() {
+		if c.name == args[0] {
+			return exitCode(e, c.name, c.run(ctx, e, args[1:]))
+		}
+	}
+	fmt.Fprintf(e.stderr, "keyguard: unknown command %q\nRun 'keyguard help' for the list.\n", args[0])
+	return exitError
+}
+
+// exitCode is the one place that turns an outcome into an exit code.
+func exitCode(e *env, name string, err error) int {
+	var ue *usageError
+	switch {
+	case err == nil:
+		return exitClean
+	case errors.Is(err, errFindings):
+		return exitFindings
+	case errors.Is(err, errHelp):
+		return exitClean
+	case errors.As(err, &ue):
+		fmt.Fprintf(e.stderr, "keyguard %s: %v\nRun 'keyguard %s -h' for usage.\n", name, err, name)
+		return exitError
+	default:
+		fmt.Fprintf(e.stderr, "keyguard %s: %v\n", name, err)
+		return exitError
+	}
+}
+
+func printHelp(w io.Writer) {
+	fmt.Fprintln(w, "keyguard: Redis key governance for teams that share one Redis or Redis Cluster.")
+	fmt.Fprintln(w, "\nUsage: keyguard COMMAND [flags]\n\nCommands:")
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-12s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w, "\nExit codes: 0 clean, 1 findings at or above --fail-on, 2 usage, configuration or connection error.")
+	fmt.Fprintln(w, "Run 'keyguard COMMAND -h' for a command's flags and examples.")
+}

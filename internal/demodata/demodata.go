@@ -1,0 +1,13 @@
+// Package demodata holds the registry that "keyguard demo" runs on, so the
+// demo, the generated example package and the tests share one file.
+package demodata
+
+import _ "embed"
+
+// Registry is the demo keyguard.yaml.
+//
+//go:embed keyguard.yaml
+var Registry []byte
+
+// File is the name the demo gives the registry in messages.
+const File = "keyguard.yaml"
