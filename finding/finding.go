@@ -8,6 +8,7 @@ package finding
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -112,4 +113,14 @@ func (f *Finding) Where() string {
 		return ""
 	}
 	return fmt.Sprintf("%s:%d:%d", f.File, f.Line, f.Column)
+}
+
+// Display renders a key or part of one for a message: printable text as is
+// in quotes, other bytes escaped, and long keys cut with their length said.
+func Display(s string) string {
+	const max = 120
+	if len(s) > max {
+		return strconv.Quote(s[:max]) + fmt.Sprintf("…(%d bytes)", len(s))
+	}
+	return strconv.Quote(s)
 }
