@@ -33,6 +33,10 @@ type Overlap struct {
 }
 
 type node struct {
+	// Literal children: a node with one literal child keeps it inline, which
+	// saves a map probe on the common "entity:{id}:attr" chains.
+	lit1    string
+	lit1c   *node
 	lits    map[string]*node
 	pats    []patEdge
 	term    []int32 // templates ending here
@@ -54,13 +58,23 @@ func Compile(ts []*Template) *Matcher {
 	if len(ts) > 0 {
 		m.sep = ts[0].sep
 	}
+	// Segments with the same language share one automaton, so the common
+	// ones ({id:int}, {x}) stay in cache however many templates use them.
+	dfas := map[string]*dfa{}
 	for i, t := range ts {
 		n := m.root
 		for si := range t.segments {
-			n = n.child(&t.segments[si])
+			s := &t.segments[si]
+			d := dfas[s.canon]
+			if d == nil {
+				d = s.dfa
+				dfas[s.canon] = d
+			}
+			n = n.child(s, d)
 		}
 		n.term = append(n.term, int32(i))
 	}
+	m.inline(m.root)
 	m.overlaps = m.findOverlaps()
 	m.rank()
 	m.fill(m.root)
@@ -69,7 +83,7 @@ func Compile(ts []*Template) *Matcher {
 
 func newNode() *node { return &node{best: noRank, minRank: noRank} }
 
-func (n *node) child(s *Segment) *node {
+func (n *node) child(s *Segment, d *dfa) *node {
 	if lit, ok := s.Literal(); ok {
 		if n.lits == nil {
 			n.lits = map[string]*node{}
@@ -87,8 +101,45 @@ func (n *node) child(s *Segment) *node {
 		}
 	}
 	c := newNode()
-	n.pats = append(n.pats, patEdge{canon: s.canon, d: s.dfa, child: c})
+	n.pats = append(n.pats, patEdge{canon: s.canon, d: d, child: c})
 	return c
+}
+
+// inline moves a lone literal child out of its map.
+func (m *Matcher) inline(n *node) {
+	for _, c := range n.lits {
+		m.inline(c)
+	}
+	for _, e := range n.pats {
+		m.inline(e.child)
+	}
+	if len(n.lits) == 1 {
+		for k, c := range n.lits {
+			n.lit1, n.lit1c = k, c
+		}
+		n.lits = nil
+	}
+}
+
+// litChild returns the child for a literal segment.
+func (n *node) litChild(seg string) *node {
+	if n.lit1c != nil {
+		if n.lit1 == seg {
+			return n.lit1c
+		}
+		return nil
+	}
+	return n.lits[seg]
+}
+
+// eachLit calls fn for every literal child.
+func (n *node) eachLit(fn func(lit string, c *node)) {
+	if n.lit1c != nil {
+		fn(n.lit1, n.lit1c)
+	}
+	for k, c := range n.lits {
+		fn(k, c)
+	}
 }
 
 // Templates returns the templates in the order given to Compile.
@@ -111,7 +162,7 @@ func (m *Matcher) Lookup(key string) int {
 
 func (m *Matcher) walk(n *node, key string, best *int32) {
 	seg, rest, last := cutSep(key, m.sep)
-	if c := n.lits[seg]; c != nil {
+	if c := n.litChild(seg); c != nil {
 		m.step(c, rest, last, best)
 	}
 	for i := range n.pats {
@@ -141,9 +192,7 @@ func (m *Matcher) fill(n *node) int32 {
 		n.best = min(n.best, m.rankOf[t])
 	}
 	n.minRank = n.best
-	for _, c := range n.lits {
-		n.minRank = min(n.minRank, m.fill(c))
-	}
+	n.eachLit(func(_ string, c *node) { n.minRank = min(n.minRank, m.fill(c)) })
 	for _, e := range n.pats {
 		n.minRank = min(n.minRank, m.fill(e.child))
 	}
@@ -265,7 +314,7 @@ func (m *Matcher) findOverlaps() []Overlap {
 			}
 			s := &t.segments[depth]
 			if lit, ok := s.Literal(); ok {
-				if c := n.lits[lit]; c != nil {
+				if c := n.litChild(lit); c != nil {
 					walk(c, depth+1)
 				}
 				for _, e := range n.pats {
@@ -275,11 +324,11 @@ func (m *Matcher) findOverlaps() []Overlap {
 				}
 				return
 			}
-			for lit, c := range n.lits {
+			n.eachLit(func(lit string, c *node) {
 				if s.dfa.match(lit) {
 					walk(c, depth+1)
 				}
-			}
+			})
 			for _, e := range n.pats {
 				if e.canon == s.canon || meets(s.dfa, e.d) {
 					walk(e.child, depth+1)
