@@ -1,0 +1,276 @@
+package codegen
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/keyguard/keyguard/keybuild"
+	"github.com/keyguard/keyguard/registry"
+)
+
+func TestWords(t *testing.T) {
+	tests := []struct {
+		in                        string
+		pascal, camel, snake, upp string
+	}{
+		{"VerifySMS", "VerifySMS", "verifySMS", "verify_sms", "VERIFY_SMS"},
+		{"SMSCode", "SMSCode", "smsCode", "sms_code", "SMS_CODE"},
+		{"promo-info", "PromoInfo", "promoInfo", "promo_info", "PROMO_INFO"},
+		{"order_id", "OrderId", "orderId", "order_id", "ORDER_ID"},
+		{"orderId", "OrderId", "orderId", "order_id", "ORDER_ID"},
+		{"order2fa", "Order2fa", "order2fa", "order2fa", "ORDER2FA"},
+		{"v2Key", "V2Key", "v2Key", "v2_key", "V2_KEY"},
+		{"RESET_PWD", "RESETPWD", "resetPWD", "reset_pwd", "RESET_PWD"},
+	}
+	for _, tt := range tests {
+		ws := words(tt.in)
+		if got := [4]string{pascal(ws), camel(ws), snake(ws), upperSnake(ws)}; got != [4]string{tt.pascal, tt.camel, tt.snake, tt.upp} {
+			t.Errorf("%q: got %q", tt.in, got)
+		}
+	}
+	if got := title(words("RESET_PWD")); got != "ResetPwd" {
+		t.Errorf("title = %q", got)
+	}
+}
+
+func TestDerivedNames(t *testing.T) {
+	reg := parseRegistry(t, `version: 1
+env: prod
+keys:
+  - {key: "order:sku:{skuId:int}:settle-preview", ttl: 1m}
+  - {key: "auth:session:u{userId:int}", ttl: 1m}
+  - {key: "{id}:x", ttl: 1m}
+  - {key: "{id}", ttl: 1m}
+  - {key: "cache:{{tag}}:{k}", ttl: 1m}
+`)
+	m, err := buildModel(reg, Options{Lang: Go, Package: "keys"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"OrderSkuSettlePreview", "AuthSessionU", "X", "Key", "CacheTag"}
+	for i, e := range m.Entries {
+		if e.Name != want[i] {
+			t.Errorf("entry %d: name %q, want %q", i, e.Name, want[i])
+		}
+	}
+	// The env prefix is part of every key but not of the names.
+	specs := Specs(reg)
+	k, err := keybuild.Build(&specs[0], keybuild.Int(7))
+	if err != nil || k.String() != "prod:order:sku:7:settle-preview" {
+		t.Errorf("Build = %q, %v", k, err)
+	}
+	if specs[0].Name != "OrderSkuSettlePreview" {
+		t.Errorf("spec name %q", specs[0].Name)
+	}
+}
+
+func TestGenerateErrors(t *testing.T) {
+	tests := []struct {
+		name, yaml string
+		opt        Options
+		want       string
+	}{
+		{"derived collision", `version: 1
+keys:
+  - {key: "order:{id}:item", ttl: 1m}
+  - {key: "order:item:{id}", ttl: 1m}
+`, Options{Lang: Go, Package: "keys"}, `builder OrderItem of "order:item:{id}" collides with "order:{id}:item" (line 3)`},
+		{"case collision", `version: 1
+keys:
+  - {key: "a:{id}", name: orderBase, ttl: 1m}
+  - {key: "b:{id}", name: OrderBase, ttl: 1m}
+`, Options{Lang: Python, Package: "keys"}, `builder order_base`},
+		{"fixed name", `version: 1
+keys:
+  - {key: "a:{id}", name: Templates, ttl: 1m}
+`, Options{Lang: Go, Package: "keys"}, "a name the generated Go code uses itself"},
+		{"ttl constant", `version: 1
+keys:
+  - {key: "a:{id}", name: Order, ttl: 1m}
+  - {key: "b:{id}", name: OrderTTL, ttl: 1m}
+`, Options{Lang: Java, Package: "keys"}, "ORDER_TTL"},
+		{"bad name", `version: 1
+keys:
+  - {key: "a:{id}", name: "order-base", ttl: 1m}
+`, Options{Lang: Go, Package: "keys"}, `name "order-base" of "a:{id}" is not an identifier`},
+		{"param collision", `version: 1
+keys:
+  - {key: "a:{orderId}:{order_id:int}", ttl: 1m}
+`, Options{Lang: Java, Package: "keys"}, "parameter name orderId"},
+		{"enum members", `version: 1
+keys:
+  - {key: "a:{s:enum(a-b,a_b)}", ttl: 1m}
+`, Options{Lang: TypeScript, Package: "keys"}, "two members named A_B"},
+		{"bad package", `version: 1
+keys: [{key: "a:{id}", ttl: 1m}]
+`, Options{Lang: Go, Package: "func"}, "not a Go package name"},
+		{"bad java package", `version: 1
+keys: [{key: "a:{id}", ttl: 1m}]
+`, Options{Lang: Java, Package: "com.class.x"}, "is a Java keyword"},
+		{"bad lang", `version: 1
+keys: [{key: "a:{id}", ttl: 1m}]
+`, Options{Lang: "rust", Package: "keys"}, "unknown language"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Generate(parseRegistry(t, tt.yaml), tt.opt)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("Generate error %v, want one containing %q", err, tt.want)
+			}
+			var pe *registry.ParseError
+			if errors.As(err, &pe) && (pe.Pos.Line == 0 || pe.Hint == "") {
+				t.Errorf("error %v has no line or no hint", err)
+			}
+		})
+	}
+}
+
+func TestKeywordParams(t *testing.T) {
+	reg := parseRegistry(t, `version: 1
+keys:
+  - {key: "a:{type}:{class}:{k:int}:{keybuild}:{def}", ttl: 1m}
+`)
+	m, err := buildModel(reg, Options{Lang: Go, Package: "keys"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var goNames, javaNames, pyNames []string
+	for _, p := range m.Entries[0].Params {
+		goNames, javaNames, pyNames = append(goNames, p.Go), append(javaNames, p.Camel), append(pyNames, p.Snake)
+	}
+	if got := strings.Join(goNames, " "); got != "type_ class k_ keybuild_ def" {
+		t.Errorf("Go params %q", got)
+	}
+	if got := strings.Join(javaNames, " "); got != "type class_ k keybuild def" {
+		t.Errorf("Java params %q", got)
+	}
+	if got := strings.Join(pyNames, " "); got != "type class_ k keybuild def_" {
+		t.Errorf("Python params %q", got)
+	}
+}
+
+func TestInfallible(t *testing.T) {
+	reg := parseRegistry(t, `version: 1
+policy: {max_key_bytes: 30}
+keys:
+  - {key: "a:{x:int}:{y:int}", ttl: 1m}
+  - {key: "ab:{x:int}:{y:int}", ttl: 1m}
+  - {key: "c:{x}", ttl: 1m}
+  - {key: "d:e", ttl: 1m}
+`)
+	m, err := buildModel(reg, Options{Lang: Go, Package: "keys"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// "a:" + 20 + ":" + 20 = 43 > 30: even two ints can fail here.
+	for i, want := range []bool{false, false, false, true} {
+		if m.Entries[i].Infallible != want {
+			t.Errorf("%s: infallible %v, want %v", m.Entries[i].Template, !want, want)
+		}
+	}
+	reg = parseRegistry(t, `version: 1
+policy: {max_key_bytes: 43}
+keys:
+  - {key: "a:{x:int}:{y:int}", ttl: 1m}
+`)
+	m, _ = buildModel(reg, Options{Lang: Go, Package: "keys"})
+	if !m.Entries[0].Infallible {
+		t.Error("43 bytes fit max_key_bytes 43")
+	}
+}
+
+func TestOtherSeparator(t *testing.T) {
+	reg := parseRegistry(t, `version: 1
+separator: "/"
+keys:
+  - {key: "order/{id}/items", ttl: 1m}
+`)
+	specs := Specs(reg)
+	if _, err := keybuild.Build(&specs[0], keybuild.String("a:b")); err != nil {
+		t.Errorf("':' is not the separator here: %v", err)
+	}
+	_, err := keybuild.Build(&specs[0], keybuild.String("a/b"))
+	var e *keybuild.Error
+	if !errors.As(err, &e) || e.Reason != keybuild.ReasonSeparator {
+		t.Errorf("'/' accepted: %v", err)
+	}
+	for _, l := range Langs() {
+		f, err := Generate(reg, Options{Lang: l, Package: goldenPackage(l)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(f.Data), `= "/"`) {
+			t.Errorf("%s: separator not written", l)
+		}
+	}
+}
+
+func TestOverlapNote(t *testing.T) {
+	reg := parseRegistry(t, `version: 1
+keys:
+  - {key: "promo:sku:{skuId:int}", ttl: 1m, owner: promo-team}
+  - {key: "promo:{scope}:{id}", ttl: 1m, owner: order-team}
+`)
+	f, err := Generate(reg, Options{Lang: Go, Package: "keys"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(f.Data), `// Overlap: some keys of this template are also keys of "promo:{scope}:{id}" (owner order-team)`) {
+		t.Errorf("no overlap note:\n%s", f.Data)
+	}
+}
+
+func TestWriteAndDiff(t *testing.T) {
+	reg := testRegistry(t)
+	f, err := Generate(reg, Options{Lang: Go, Package: "keys"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "out")
+	d, err := f.Diff(dir)
+	if err != nil || d == nil {
+		t.Fatalf("missing file: diff %q, %v", d, err)
+	}
+	if err := f.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	if d, err := f.Diff(dir); err != nil || d != nil {
+		t.Fatalf("fresh file: diff %q, %v", d, err)
+	}
+	path := filepath.Join(dir, f.Name)
+	stale := strings.Replace(string(f.Data), "TTL:   time.Hour,", "TTL:   2 * time.Hour,", 1)
+	if stale == string(f.Data) {
+		t.Fatal("test edit did not apply")
+	}
+	if err := os.WriteFile(path, []byte(stale), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d, err = f.Diff(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "-\tTTL:   2 * time.Hour,\n+\tTTL:   time.Hour,\n"
+	if !strings.Contains(string(d), want) || !strings.HasPrefix(string(d), "--- "+path+"\n+++ ") {
+		t.Errorf("diff:\n%s\nwant it to contain\n%s", d, want)
+	}
+	if n := strings.Count(string(d), "\n@@ "); n != 1 {
+		t.Errorf("%d hunks, want 1:\n%s", n, d)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Errorf("Write left temporary files: %v", entries)
+	}
+}
+
+func TestUnified(t *testing.T) {
+	a := []byte("a\nb\nc\nd\ne\nf\ng\nh\ni\nj\n")
+	b := []byte("a\nB\nc\nd\ne\nf\ng\nh\ni\nj\nk\n")
+	got := string(unified("x", "y", a, b))
+	want := "--- x\n+++ y\n@@ -1,5 +1,5 @@\n a\n-b\n+B\n c\n d\n e\n@@ -8,3 +8,4 @@\n h\n i\n j\n+k\n"
+	if got != want {
+		t.Errorf("unified:\n%s\nwant\n%s", got, want)
+	}
+}
