@@ -92,10 +92,6 @@ keys:
   - {key: "a:{id}", name: Order, ttl: 1m}
   - {key: "b:{id}", name: OrderTTL, ttl: 1m}
 `, Options{Lang: Java, Package: "keys"}, "ORDER_TTL"},
-		{"bad name", `version: 1
-keys:
-  - {key: "a:{id}", name: "order-base", ttl: 1m}
-`, Options{Lang: Go, Package: "keys"}, `name "order-base" of "a:{id}" is not an identifier`},
 		{"param collision", `version: 1
 keys:
   - {key: "a:{orderId}:{order_id:int}", ttl: 1m}

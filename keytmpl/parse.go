@@ -170,8 +170,8 @@ func Parse(src string, sep byte) (*Template, error) {
 			}
 			names[p.Name] = true
 			flushLit()
-			if n := len(parts); n > 0 && parts[n-1].IsPlaceholder() && parts[n-1].Kind == Any && p.Kind == Any {
-				return nil, errf(i, "placeholders {%s} and {%s} touch and both match any text, so a key cannot tell where one ends: put literal text between them or give one a type", parts[n-1].Name, p.Name)
+			if n := len(parts); n > 0 && parts[n-1].IsPlaceholder() && !fixedLength(parts[n-1].Kind) {
+				return nil, errf(i, "placeholders {%s} and {%s} touch, and {%s} has no fixed length, so a key cannot tell where one ends: put literal text between them, or make the first a date, region, uuid or hash", parts[n-1].Name, p.Name, parts[n-1].Name)
 			}
 			t.places = append(t.places, Placeholder{Name: p.Name, Kind: p.Kind, Enum: p.Enum, Segment: len(t.segments)})
 			parts = append(parts, p)
@@ -274,3 +274,7 @@ func validName(s string) bool {
 	}
 	return true
 }
+
+// fixedLength kinds may be followed directly by another placeholder: the
+// split of a key between the two is then unambiguous.
+func fixedLength(k Kind) bool { return k == Date || k == Region || k == UUID || k == Hash }

@@ -86,6 +86,7 @@ func (c *Checker) unregistered(key string, emit func(finding.Finding)) Result {
 		}
 	}
 	first, _, _ := strings.Cut(key[start:], string(r.Separator))
+	first = domainOf(first)
 	if _, ok := r.domainIdx[first]; !ok && strings.IndexByte(key, r.Separator) >= 0 {
 		add(finding.Domain, finding.Warning, fmt.Sprintf("first segment %s is not a declared domain", finding.Display(first)), "use a declared domain, or declare this one with its owner")
 	}

@@ -2,6 +2,7 @@ package registry
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/keyguard/keyguard/finding"
@@ -70,6 +71,7 @@ func (r *Registry) lintEntry(e *Entry, rules naming.Rules, add naming.Emit) {
 		add(finding.Owner, finding.Error, "nobody owns this key", "add owner: TEAM, or declare its domain with an owner under domains:")
 	}
 	first, literal := segs[dom].Literal()
+	first = domainOf(first)
 	switch {
 	case !literal:
 		add(finding.Domain, finding.Error, "the first segment is a placeholder, so any team's prefix can match", "start the template with the owning domain, e.g. order:{orderId:int}")
@@ -105,10 +107,13 @@ func (r *Registry) lintEntry(e *Entry, rules naming.Rules, add naming.Emit) {
 
 	r.lintTTL(e, first, add)
 
+	// Case and charset look at the literal text of the whole template, with
+	// each placeholder standing as one plain character, so a hash tag that
+	// spans segments is seen whole.
+	rules.Text(literalText(e.Template), add)
 	for _, s := range segs {
 		for _, p := range s.Parts {
 			if !p.IsPlaceholder() {
-				rules.Text(p.Lit, add)
 				if ts, ok := naming.FindTimestamp(p.Lit); ok {
 					add(finding.Timestamp, finding.Warning, fmt.Sprintf("time stamp %s written into the template", ts), "use a {day:date} placeholder and a TTL")
 				}
@@ -151,4 +156,21 @@ func (r *Registry) lintTTL(e *Entry, domain string, add naming.Emit) {
 	if e.Hot != nil && e.TTL > 0 && e.Hot.LocalTTL >= e.TTL {
 		add(finding.TTLPolicy, finding.Warning, fmt.Sprintf("hot.local_ttl %s is not shorter than ttl %s", e.Hot.LocalTTL, e.TTL), "keep the local tier much shorter than the Redis TTL")
 	}
+}
+
+func literalText(t *keytmpl.Template) string {
+	var b strings.Builder
+	for i, s := range t.Segments() {
+		if i > 0 {
+			b.WriteByte(t.Separator())
+		}
+		for _, p := range s.Parts {
+			if p.IsPlaceholder() {
+				b.WriteByte('x')
+			} else {
+				b.WriteString(p.Lit)
+			}
+		}
+	}
+	return b.String()
 }

@@ -487,12 +487,15 @@ func (d *decoder) build(raw *rawRegistry) *Registry {
 			first, _ = t.Segments()[1].Literal()
 		}
 		if e.Domain == "" {
-			e.Domain = first
+			e.Domain = domainOf(first)
 		}
 		if !e.explicitOwner {
 			if dom := r.domainIdx[e.Domain]; dom != nil {
 				e.Owner = dom.Owner
 			}
+		}
+		if e.Name != "" && !validName(e.Name) {
+			d.errAt(re.fields["name"], fmt.Sprintf("name %q is not an identifier", e.Name), "use letters, digits and '_', starting with a letter, e.g. name: OrderBase")
 		}
 		if e.Name != "" {
 			if prev := names[e.Name]; prev != nil {
@@ -538,4 +541,20 @@ func quoteWidth(n ast.Node) int {
 		return 1
 	}
 	return 0
+}
+
+// domainOf is the domain a first segment names: a Cluster hash tag's
+// opening brace ("{order:1001}:items") is not part of it.
+func domainOf(first string) string { return strings.TrimPrefix(first, "{") }
+
+func validName(s string) bool {
+	for i, c := range s {
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z':
+		case (c >= '0' && c <= '9' || c == '_') && i > 0:
+		default:
+			return false
+		}
+	}
+	return s != ""
 }

@@ -79,6 +79,7 @@ func TestLoadErrors(t *testing.T) {
 		{"duplicate name", "version: 1\nkeys:\n  - key: \"a:b\"\n    name: X\n    ttl: 1\n  - key: \"a:c\"\n    name: X\n    ttl: 1\n", []string{"7:11: name \"X\" is already used"}},
 		{"separator", "version: 1\nseparator: \"::\"\n", []string{"2:12: separator"}},
 		{"deprecated target", "version: 1\nkeys:\n  - key: \"a:b\"\n    ttl: 1\n    deprecated: {replaced_by: \"a:z\"}\n", []string{"3:10: deprecated: replaced_by \"a:z\""}},
+		{"bad name", "version: 1\nkeys:\n  - key: \"a:b\"\n    name: 9x\n    ttl: 1\n", []string{"4:11: name \"9x\" is not an identifier"}},
 		{"pii value", "version: 1\nkeys:\n  - key: \"a:b\"\n    ttl: 1\n    pii: maybe\n", []string{"5:10: pii: \"maybe\""}},
 		{"keys not list", "version: 1\nkeys: {a: b}\n", []string{"2:7: keys must be a list"}},
 	} {
@@ -156,6 +157,17 @@ func TestLintRules(t *testing.T) {
 				t.Errorf("good case still reports %s", tt.rule)
 			}
 		})
+	}
+}
+
+func TestHashTagTemplateLintsClean(t *testing.T) {
+	got := lintRules(t, lintHead+"  - {key: \"{{order:{orderId:int}}}:items\", ttl: 1m}\n")
+	if len(got) != 0 {
+		t.Fatalf("hash-tag template lints with %v", got)
+	}
+	got = lintRules(t, lintHead+"  - {key: \"order:{{x:{orderId:int}\", ttl: 1m}\n")
+	if _, ok := got[finding.Charset]; !ok {
+		t.Fatalf("an unclosed literal brace is not reported: %v", got)
 	}
 }
 
