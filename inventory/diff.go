@@ -1,0 +1,312 @@
+package inventory
+
+import (
+	"bufio"
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/keyguard/keyguard/finding"
+)
+
+// DriftReport is what changed between two audit reports: groups that
+// appeared or went away, growth per group, and findings that are new.
+type DriftReport struct {
+	Old     DriftSide    `json:"old"`
+	New     DriftSide    `json:"new"`
+	Summary DriftSummary `json:"summary"`
+	// NewGroups are groups of NEW absent from OLD: new templates in use and
+	// new unregistered families.
+	NewGroups  []GroupDrift `json:"new_groups"`
+	GoneGroups []GroupDrift `json:"gone_groups"`
+	// Changed are groups in both whose keys or memory changed, the largest
+	// memory change first.
+	Changed []GroupDrift `json:"changed"`
+	// NewFindings are findings of NEW (rule and key) not in OLD.
+	NewFindings []Finding `json:"new_findings"`
+	// Resolved counts findings of OLD (rule and key) not in NEW.
+	Resolved int64    `json:"resolved"`
+	Notes    []string `json:"notes,omitempty"`
+}
+
+// DriftSide identifies one of the two reports.
+type DriftSide struct {
+	Source    Source    `json:"source"`
+	StartedAt time.Time `json:"started_at"`
+	Complete  bool      `json:"complete"`
+	Estimate  bool      `json:"estimate,omitempty"`
+}
+
+// DriftSummary compares the totals.
+type DriftSummary struct {
+	Keys         Delta `json:"keys"`
+	Bytes        Delta `json:"bytes"`
+	NoTTL        Delta `json:"no_ttl"`
+	Unregistered Delta `json:"unregistered"`
+	Findings     Delta `json:"findings"`
+}
+
+// Delta is a number in both reports.
+type Delta struct {
+	Old   int64 `json:"old"`
+	New   int64 `json:"new"`
+	Delta int64 `json:"delta"`
+}
+
+func delta(o, n int64) Delta { return Delta{o, n, n - o} }
+
+// GroupDrift is one group's change.
+type GroupDrift struct {
+	Name  string `json:"name"`
+	Kind  string `json:"kind"`
+	Owner string `json:"owner,omitempty"`
+	Keys  Delta  `json:"keys"`
+	Bytes Delta  `json:"bytes"`
+	NoTTL Delta  `json:"no_ttl"`
+}
+
+// Diff compares two reports. Groups are the same when kind and name are;
+// findings when rule and key are.
+func Diff(old, new *Report) *DriftReport {
+	d := &DriftReport{
+		Old: side(old), New: side(new),
+		Summary: DriftSummary{
+			Keys: delta(old.Summary.Keys, new.Summary.Keys), Bytes: delta(old.Summary.Bytes, new.Summary.Bytes),
+			NoTTL: delta(old.Summary.NoTTL, new.Summary.NoTTL), Unregistered: delta(old.Summary.Unregistered, new.Summary.Unregistered),
+			Findings: delta(old.Summary.Findings, new.Summary.Findings),
+		},
+		NewGroups: []GroupDrift{}, GoneGroups: []GroupDrift{}, Changed: []GroupDrift{}, NewFindings: []Finding{},
+	}
+	gkey := func(g *Group) string { return g.Kind + "\x00" + g.Name }
+	oldG := make(map[string]*Group, len(old.Groups))
+	for i := range old.Groups {
+		oldG[gkey(&old.Groups[i])] = &old.Groups[i]
+	}
+	seen := make(map[string]bool, len(new.Groups))
+	for i := range new.Groups {
+		n := &new.Groups[i]
+		k := gkey(n)
+		seen[k] = true
+		o := oldG[k]
+		if o == nil {
+			d.NewGroups = append(d.NewGroups, groupDrift(&Group{}, n))
+			continue
+		}
+		if o.Keys != n.Keys || o.Bytes != n.Bytes || o.NoTTL != n.NoTTL {
+			d.Changed = append(d.Changed, groupDrift(o, n))
+		}
+	}
+	for i := range old.Groups {
+		if o := &old.Groups[i]; !seen[gkey(o)] {
+			g := groupDrift(o, &Group{})
+			g.Owner = o.Owner
+			d.GoneGroups = append(d.GoneGroups, g)
+		}
+	}
+	byBytes := func(a, b GroupDrift) int {
+		return cmp.Or(cmp.Compare(abs(b.Bytes.Delta), abs(a.Bytes.Delta)), cmp.Compare(abs(b.Keys.Delta), abs(a.Keys.Delta)), strings.Compare(a.Name, b.Name))
+	}
+	slices.SortFunc(d.NewGroups, byBytes)
+	slices.SortFunc(d.GoneGroups, byBytes)
+	slices.SortFunc(d.Changed, byBytes)
+
+	fkey := func(f *Finding) string { return f.Rule + "\x00" + f.Key }
+	oldF := make(map[string]bool, len(old.Findings))
+	for i := range old.Findings {
+		oldF[fkey(&old.Findings[i])] = true
+	}
+	newF := make(map[string]bool, len(new.Findings))
+	for i := range new.Findings {
+		f := &new.Findings[i]
+		newF[fkey(f)] = true
+		if !oldF[fkey(f)] {
+			d.NewFindings = append(d.NewFindings, *f)
+		}
+	}
+	for k := range oldF {
+		if !newF[k] {
+			d.Resolved++
+		}
+	}
+
+	if !old.Complete || !new.Complete {
+		d.Notes = append(d.Notes, "a report is incomplete (complete: false): groups may look new, gone or changed only because part of the keyspace was not read")
+	}
+	if old.Estimate || new.Estimate {
+		d.Notes = append(d.Notes, "a report is extrapolated from a sample: small changes are noise")
+	}
+	if old.Source.Target != new.Source.Target || old.Source.Kind != new.Source.Kind {
+		d.Notes = append(d.Notes, fmt.Sprintf("the reports come from different sources (%s %s, %s %s)", old.Source.Kind, show(old.Source.Target), new.Source.Kind, show(new.Source.Target)))
+	}
+	var capped []string
+	for rule, n := range old.FindingsOmitted {
+		if n > 0 {
+			capped = append(capped, rule)
+		}
+	}
+	for rule, n := range new.FindingsOmitted {
+		if n > 0 && !slices.Contains(capped, rule) {
+			capped = append(capped, rule)
+		}
+	}
+	if len(capped) > 0 {
+		slices.Sort(capped)
+		d.Notes = append(d.Notes, fmt.Sprintf("finding lists were capped for %s: new and resolved findings of these rules are approximate (compare summary counts; raise --max-findings)", strings.Join(capped, ", ")))
+	}
+	return d
+}
+
+func abs(n int64) int64 {
+	if n < 0 {
+		return -n
+	}
+	return n
+}
+
+func side(r *Report) DriftSide {
+	return DriftSide{Source: r.Source, StartedAt: r.StartedAt, Complete: r.Complete, Estimate: r.Estimate}
+}
+
+func groupDrift(o, n *Group) GroupDrift {
+	g := GroupDrift{Name: n.Name, Kind: n.Kind, Owner: n.Owner,
+		Keys: delta(o.Keys, n.Keys), Bytes: delta(o.Bytes, n.Bytes), NoTTL: delta(o.NoTTL, n.NoTTL)}
+	if g.Name == "" {
+		g.Name, g.Kind = o.Name, o.Kind
+	}
+	return g
+}
+
+// NewFindingsAtLeast returns the new findings at or above sev.
+func (d *DriftReport) NewFindingsAtLeast(sev finding.Severity) []Finding {
+	var out []Finding
+	for _, f := range d.NewFindings {
+		if f.Severity.AtLeast(sev) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// WriteJSON writes the drift report as indented JSON.
+func (d *DriftReport) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(d); err != nil {
+		return fmt.Errorf("write drift report: %w", err)
+	}
+	return nil
+}
+
+// Lengths of the text drift report's lists.
+const (
+	diffTextGroups   = 15
+	diffTextFindings = 20
+)
+
+// WriteText writes the drift for a person: totals, new and gone groups,
+// the largest changes, new findings.
+func (d *DriftReport) WriteText(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	at := func(s DriftSide) string {
+		return fmt.Sprintf("%s %s at %s", s.Source.Kind, show(s.Source.Target), s.StartedAt.Format("2006-01-02 15:04 MST"))
+	}
+	fmt.Fprintf(bw, "keyguard diff: %s → %s\n\n", at(d.Old), at(d.New))
+	s := d.Summary
+	fmt.Fprintf(bw, "keys %s, memory %s, without TTL %s, unregistered %s, findings %s\n",
+		countDelta(s.Keys), bytesDelta(s.Bytes), countDelta(s.NoTTL), countDelta(s.Unregistered), countDelta(s.Findings))
+	list := func(title string, gs []GroupDrift, desc func(GroupDrift) string) {
+		if len(gs) == 0 {
+			return
+		}
+		fmt.Fprintf(bw, "\n%s (%d)\n", title, len(gs))
+		tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', 0)
+		for _, g := range gs[:min(len(gs), diffTextGroups)] {
+			fmt.Fprintf(tw, "  %s\t%s\t%s\n", g.Kind, show(g.Name), desc(g))
+		}
+		tw.Flush()
+		if len(gs) > diffTextGroups {
+			fmt.Fprintf(bw, "  … %d more in --format json\n", len(gs)-diffTextGroups)
+		}
+	}
+	list("new groups", d.NewGroups, func(g GroupDrift) string {
+		return fmt.Sprintf("%s keys\t%s", fmtCount(g.Keys.New), fmtBytes(g.Bytes.New))
+	})
+	list("gone groups", d.GoneGroups, func(g GroupDrift) string {
+		return fmt.Sprintf("%s keys\t%s", fmtCount(g.Keys.Old), fmtBytes(g.Bytes.Old))
+	})
+	list("changed groups, largest memory change first", d.Changed, func(g GroupDrift) string {
+		return fmt.Sprintf("keys %s\tmemory %s", countDelta(g.Keys), bytesDelta(g.Bytes))
+	})
+	if len(d.NewFindings) > 0 {
+		fmt.Fprintf(bw, "\nnew findings (%d): %s\n", len(d.NewFindings), byRule(d.NewFindings))
+		for _, f := range d.NewFindings[:min(len(d.NewFindings), diffTextFindings)] {
+			fmt.Fprintf(bw, "  %s %s %s: %s\n", f.Severity, f.Rule, showKey(f.Key, f.KeyLen), f.Message)
+		}
+		if len(d.NewFindings) > diffTextFindings {
+			fmt.Fprintf(bw, "  … %d more in --format json\n", len(d.NewFindings)-diffTextFindings)
+		}
+	} else {
+		fmt.Fprintf(bw, "\nno new findings\n")
+	}
+	if d.Resolved > 0 {
+		fmt.Fprintf(bw, "%s findings of the old report are gone\n", fmtCount(d.Resolved))
+	}
+	for _, n := range d.Notes {
+		fmt.Fprintf(bw, "note: %s\n", n)
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("write drift report: %w", err)
+	}
+	return nil
+}
+
+func countDelta(d Delta) string {
+	return fmt.Sprintf("%s → %s (%s)", fmtCount(d.Old), fmtCount(d.New), signed(d.Delta, fmtCount))
+}
+
+func bytesDelta(d Delta) string {
+	return fmt.Sprintf("%s → %s (%s)", fmtBytes(d.Old), fmtBytes(d.New), signed(d.Delta, fmtBytes))
+}
+
+func signed(n int64, f func(int64) string) string {
+	if n > 0 {
+		return "+" + f(n)
+	}
+	if n == 0 {
+		return "±0"
+	}
+	return f(n)
+}
+
+// byRule counts findings per rule: "error unregistered 20, error type-mismatch 1".
+func byRule(fs []Finding) string {
+	type row struct {
+		sev  finding.Severity
+		rule string
+		n    int
+	}
+	var rows []row
+	for _, f := range fs {
+		i := slices.IndexFunc(rows, func(r row) bool { return r.rule == f.Rule })
+		if i < 0 {
+			i = len(rows)
+			rows = append(rows, row{sev: f.Severity, rule: f.Rule})
+		}
+		rows[i].sev = max(rows[i].sev, f.Severity)
+		rows[i].n++
+	}
+	slices.SortFunc(rows, func(a, b row) int {
+		return cmp.Or(cmp.Compare(b.sev, a.sev), cmp.Compare(ruleRank(a.rule), ruleRank(b.rule)), strings.Compare(a.rule, b.rule))
+	})
+	var parts []string
+	for _, r := range rows {
+		parts = append(parts, fmt.Sprintf("%s %s %d", r.sev, r.rule, r.n))
+	}
+	return strings.Join(parts, ", ")
+}

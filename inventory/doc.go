@@ -1,0 +1,60 @@
+// Package inventory turns a stream of per-key records — from a live SCAN
+// (package audit) or an RDB file (package rdb) — into the audit report of
+// SPEC §5: groups per registry template and per inferred family of
+// unregistered keys, top keys by memory, findings for every key rule of
+// SPEC §3 except the code rules, and text, JSON, CSV and HTML renderings.
+//
+//	agg := inventory.New(reg, inventory.Options{})
+//	for r := range records { agg.Add(r) }            // one goroutine; Merge per-node aggregators
+//	rep := agg.Report(inventory.Meta{Source: inventory.Source{Kind: "redis", Target: url, Nodes: 1}, Complete: true})
+//
+// # Memory
+//
+// Memory does not grow with the number of keys: counters live per registry
+// template and per inferred family (at most Options.MaxGroups families; the
+// rest are counted in one group named "(other)" and the report says so),
+// TTL quantiles come from a fixed log-bucket histogram per group (p50 is
+// approximate, within 12.5%; min and max are exact), top keys, hot keys and
+// findings are bounded heaps, and mixed-schema works from a bounded sample
+// of field names per template. Retained key names are cut at 1 KiB (the
+// report then carries key_len).
+//
+// # Determinism
+//
+// Whatever the arrival order, the same records give the same report:
+// capped lists keep the largest keys (findings: by bytes, then key; hot
+// keys: by LFU counter), the field-name sample is a bottom-k sample by a
+// fixed hash of the key, and TTL histograms add up. So Merge of per-node
+// aggregators gives the report one aggregator would have given (as long as
+// the inferred-family cap was not reached).
+//
+// # Groups
+//
+// Registered keys are grouped by template (kind "template"). Unregistered
+// keys are grouped by the template naming.Infer derives from them (kind
+// "prefix", the SPEC §5 word; the name is the inferred template, e.g.
+// "user_{id:int}_token"), ranked by memory, each with a registry entry to
+// paste (Group.Suggested).
+//
+// # Rules decided here
+//
+// Name rules (unregistered, domain, naming/*, pii) come from
+// registry.Checker. Then, with the matched entry: no-ttl (error for a
+// template that declares a TTL; warning for unregistered keys when the
+// policy requires TTLs), ttl-mismatch (remaining TTL above ttl+ttl_jitter
+// plus 1 s and 1%: an error, someone else set it; or any TTL on a
+// persistent template: a warning), type-mismatch, big-key (policy bytes or
+// elements), guard/ownerless and guard/foreign-owner (from the probed
+// __ns__ field; a namespace belongs to a service when it equals the
+// service's name or starts with "name:"), and at Report time hot-key (the
+// Options.HotKeys highest LFU counters at or above Options.HotFreqFloor)
+// and mixed-schema (field names of a bounded random sample of keys per
+// hash or string template are clustered by co-occurrence into writer
+// styles; a key holding two established styles is reported — details in
+// schema.go).
+//
+// When a rule's list is capped, the largest keys are kept and the report
+// says how many were left out (findings_omitted); Summary.ByRule counts
+// all. Records are counted as given: the walker removes SCAN duplicates,
+// and skips keys that vanished or already expired.
+package inventory

@@ -1,0 +1,380 @@
+package inventory
+
+import (
+	"cmp"
+	"fmt"
+	"html/template"
+	"io"
+	"slices"
+	"strings"
+)
+
+// HTML report sizes: the file stays small enough to open anywhere; the
+// JSON has everything.
+const (
+	htmlFindings = 1000
+	htmlGroups   = 200
+	htmlTreemap  = 300
+	treemapW     = 960.0
+	treemapH     = 480.0
+)
+
+// WriteHTML writes a self-contained HTML page (inline CSS and SVG, no
+// script, no network): summary, a memory treemap by domain and template,
+// the TTL histogram, findings by rule, the findings table, groups and the
+// largest keys.
+func (r *Report) WriteHTML(w io.Writer) error {
+	t, err := template.New("report").Funcs(template.FuncMap{
+		"bytes": fmtBytes, "count": fmtCount, "show": show, "showKey": showKey, "ttl": ttlText, "ms": fmtMS,
+		"sec": fmtSec, "approx": func(s int64) string { return fmtApprox(secDur(s)) }, "dash": orDash, "f1": func(v float64) string { return fmt.Sprintf("%.1f", v) },
+	}).Parse(htmlTemplate)
+	if err != nil {
+		return fmt.Errorf("write report: %w", err)
+	}
+	if err := t.Execute(w, r.htmlView()); err != nil {
+		return fmt.Errorf("write report: %w", err)
+	}
+	return nil
+}
+
+type htmlView struct {
+	R            *Report
+	Est          string
+	Domains      []tmDomain
+	TreemapBy    string
+	TTL          []ttlBar
+	Rules        []ruleRow
+	Findings     []Finding
+	FindingsMore int
+	Groups       []Group
+	GroupsMore   int
+	W, H         float64
+}
+
+type tmDomain struct {
+	X, Y, W, H float64
+	Name, Tip  string
+	Label      string
+	Items      []tmItem
+}
+
+type tmItem struct {
+	X, Y, W, H float64
+	Tip        string
+	Label      string
+	Fill       string
+	Class      string
+}
+
+type ttlBar struct {
+	X, Y, W, H float64
+	Label, Tip string
+}
+
+type ruleRow struct {
+	Rule, Severity string
+	Count, Omitted int64
+}
+
+func (r *Report) htmlView() *htmlView {
+	v := &htmlView{R: r, W: treemapW, H: treemapH}
+	if r.Estimate {
+		v.Est = "~"
+	}
+	v.Findings = r.Findings[:min(len(r.Findings), htmlFindings)]
+	v.FindingsMore = len(r.Findings) - len(v.Findings)
+	v.Groups = r.Groups[:min(len(r.Groups), htmlGroups)]
+	v.GroupsMore = len(r.Groups) - len(v.Groups)
+	v.treemap(r.Groups)
+	v.ttlBars(r.TTLHistogram)
+	sevOf := map[string]string{}
+	for _, f := range r.Findings {
+		if _, ok := sevOf[f.Rule]; !ok {
+			sevOf[f.Rule] = f.Severity.String()
+		}
+	}
+	for id, n := range r.Summary.ByRule {
+		v.Rules = append(v.Rules, ruleRow{Rule: id, Severity: sevOf[id], Count: n, Omitted: r.FindingsOmitted[id]})
+	}
+	slices.SortFunc(v.Rules, func(a, b ruleRow) int {
+		return cmp.Or(cmp.Compare(ruleRank(a.Rule), ruleRank(b.Rule)), strings.Compare(a.Rule, b.Rule))
+	})
+	return v
+}
+
+// treemap lays out memory by domain, then by group inside each domain,
+// with the squarified algorithm (Bruls, Huizing, van Wijk 2000).
+func (v *htmlView) treemap(groups []Group) {
+	size := func(g Group) float64 { return float64(g.Bytes) }
+	v.TreemapBy = "memory"
+	var total int64
+	for _, g := range groups {
+		total += g.Bytes
+	}
+	if total == 0 {
+		size = func(g Group) float64 { return float64(g.Keys) }
+		v.TreemapBy = "keys (no memory figures)"
+	}
+	type dom struct {
+		name  string
+		size  float64
+		items []Group
+		rest  float64
+		restN int
+	}
+	idx := map[string]int{}
+	var ds []dom
+	for i, g := range groups {
+		if size(g) <= 0 {
+			continue
+		}
+		name := domainLabel(g)
+		j, ok := idx[name]
+		if !ok {
+			j = len(ds)
+			idx[name] = j
+			ds = append(ds, dom{name: name})
+		}
+		ds[j].size += size(g)
+		if i < htmlTreemap {
+			ds[j].items = append(ds[j].items, g)
+		} else {
+			ds[j].rest += size(g)
+			ds[j].restN++
+		}
+	}
+	slices.SortStableFunc(ds, func(a, b dom) int { return cmp.Compare(b.size, a.size) })
+	sizes := make([]float64, len(ds))
+	for i, d := range ds {
+		sizes[i] = d.size
+	}
+	for i, dr := range squarify(sizes, rect{0, 0, treemapW, treemapH}) {
+		d := ds[i]
+		td := tmDomain{X: dr.x, Y: dr.y, W: dr.w, H: dr.h, Name: d.name, Tip: d.name + ": " + amount(d.size, v.TreemapBy)}
+		inner := rect{dr.x + 2, dr.y + 2, dr.w - 4, dr.h - 4}
+		if dr.h > 40 && dr.w > 60 {
+			td.Label = fitLabel(d.name, dr.w-6)
+			inner = rect{dr.x + 2, dr.y + 16, dr.w - 4, dr.h - 18}
+		}
+		var isz []float64
+		for _, g := range d.items {
+			isz = append(isz, size(g))
+		}
+		if d.rest > 0 {
+			isz = append(isz, d.rest)
+		}
+		hue := int(keyHash(d.name) % 360)
+		if inner.w > 1 && inner.h > 1 {
+			for k, ir := range squarify(isz, inner) {
+				it := tmItem{X: ir.x, Y: ir.y, W: ir.w, H: ir.h, Class: "t"}
+				light := 45 + (k%4)*8
+				var name string
+				if k < len(d.items) {
+					g := d.items[k]
+					name = g.Name
+					it.Tip = fmt.Sprintf("%s (%s, owner %s): %s keys, %s", show(g.Name), g.Kind, orDash(g.Owner), fmtCount(g.Keys), fmtBytes(g.Bytes))
+					if g.Kind == KindPrefix {
+						it.Class = "u"
+					}
+				} else {
+					name = fmt.Sprintf("%d smaller groups", d.restN)
+					it.Tip = name + ": " + amount(d.rest, v.TreemapBy)
+				}
+				it.Fill = fmt.Sprintf("hsl(%d,50%%,%d%%)", hue, light)
+				if ir.h >= 14 {
+					it.Label = fitLabel(show(name), ir.w-4)
+				}
+				td.Items = append(td.Items, it)
+			}
+		}
+		v.Domains = append(v.Domains, td)
+	}
+}
+
+func amount(v float64, by string) string {
+	if by == "memory" {
+		return fmtBytes(int64(v))
+	}
+	return fmtCount(int64(v)) + " keys"
+}
+
+// fitLabel cuts a label to what fits in width pixels of 11px text.
+func fitLabel(s string, width float64) string {
+	n := int((width - 2) / 6.5)
+	r := []rune(s)
+	switch {
+	case n < 4:
+		return ""
+	case len(r) <= n:
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+func (v *htmlView) ttlBars(h []TTLBucket) {
+	var most int64
+	for _, b := range h {
+		most = max(most, b.Keys)
+	}
+	if most == 0 {
+		return
+	}
+	const chartH, barW, gap = 140.0, 56.0, 8.0
+	for i, b := range h {
+		bh := chartH * float64(b.Keys) / float64(most)
+		v.TTL = append(v.TTL, ttlBar{X: float64(i) * (barW + gap), Y: chartH - bh, W: barW, H: bh, Label: b.Label,
+			Tip: fmt.Sprintf("%s: %s keys, %s", b.Label, fmtCount(b.Keys), fmtBytes(b.Bytes))})
+	}
+}
+
+type rect struct{ x, y, w, h float64 }
+
+// squarify lays values (sorted large to small) out in r, rows along the
+// shorter side, adding to a row while that improves its worst aspect ratio.
+func squarify(values []float64, r rect) []rect {
+	out := make([]rect, len(values))
+	var total float64
+	for _, v := range values {
+		total += v
+	}
+	if total <= 0 || r.w <= 0 || r.h <= 0 {
+		return out
+	}
+	areas := make([]float64, len(values))
+	for i, v := range values {
+		areas[i] = v * r.w * r.h / total
+	}
+	worst := func(row []float64, side float64) float64 {
+		var s, hi, lo float64
+		lo = row[0]
+		for _, a := range row {
+			s += a
+			hi, lo = max(hi, a), min(lo, a)
+		}
+		if lo <= 0 {
+			return 1e300
+		}
+		return max(side*side*hi/(s*s), s*s/(side*side*lo))
+	}
+	for i := 0; i < len(areas); {
+		side := min(r.w, r.h)
+		j := i + 1
+		best := worst(areas[i:j], side)
+		for j < len(areas) {
+			w := worst(areas[i:j+1], side)
+			if w > best {
+				break
+			}
+			best = w
+			j++
+		}
+		var sum float64
+		for _, a := range areas[i:j] {
+			sum += a
+		}
+		if r.w >= r.h {
+			cw := sum / r.h
+			y := r.y
+			for k := i; k < j; k++ {
+				h := areas[k] / cw
+				out[k] = rect{r.x, y, cw, h}
+				y += h
+			}
+			r.x += cw
+			r.w -= cw
+		} else {
+			rh := sum / r.w
+			x := r.x
+			for k := i; k < j; k++ {
+				w := areas[k] / rh
+				out[k] = rect{x, r.y, w, rh}
+				x += w
+			}
+			r.y += rh
+			r.h -= rh
+		}
+		i = j
+	}
+	return out
+}
+
+const htmlTemplate = `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>keyguard audit: {{show .R.Source.Target}}</title>
+<style>
+body{font:14px/1.4 system-ui,-apple-system,"Segoe UI",sans-serif;margin:24px;color:#222;background:#fff}
+h1{font-size:20px;margin:0 0 4px}h2{font-size:16px;margin:28px 0 8px}
+.meta{color:#555}.bad{color:#b00020;font-weight:600}
+.cards{display:flex;flex-wrap:wrap;gap:12px;margin:16px 0}
+.card{border:1px solid #ddd;border-radius:6px;padding:8px 14px;min-width:110px}
+.card b{display:block;font-size:20px}
+table{border-collapse:collapse;font-size:13px}
+th,td{border-bottom:1px solid #eee;padding:3px 8px;text-align:left;vertical-align:top}
+th{background:#f6f6f6}td.n{text-align:right;font-variant-numeric:tabular-nums}
+.sev-error{color:#b00020}.sev-warning{color:#9a6700}.sev-info{color:#555}
+code{font-size:12px;word-break:break-all}
+svg text{font:11px system-ui,sans-serif;pointer-events:none}
+rect.d{fill:#fafafa;stroke:#999}rect.t{stroke:#fff}rect.u{stroke:#b00020;stroke-dasharray:3 2}
+rect.bar{fill:#4a78b5}
+pre{background:#f6f6f6;padding:8px;overflow:auto}
+</style>
+</head>
+<body>
+<h1>keyguard {{.R.Source.Kind}} audit of {{show .R.Source.Target}}</h1>
+<div class="meta">{{.R.Source.Nodes}} node(s) · registry {{show .R.Registry}} · started {{.R.StartedAt.Format "2006-01-02 15:04:05 MST"}} · took {{ms .R.DurationMS}} ·
+{{if .R.Complete}}complete{{else}}<span class="bad">INCOMPLETE</span>{{end}}{{if .R.Estimate}} · <span class="bad">estimates from a sample</span>{{end}}</div>
+{{range .R.Stopped}}<div class="bad">stopped: {{show .Node}} after {{count .Keys}} keys{{if .Cursor}} at cursor {{.Cursor}}{{end}}: {{.Reason}}</div>{{end}}
+<div class="cards">
+<div class="card">keys<b>{{.Est}}{{count .R.Summary.Keys}}</b></div>
+<div class="card">memory<b>{{.Est}}{{bytes .R.Summary.Bytes}}</b></div>
+<div class="card">unregistered<b>{{.Est}}{{count .R.Summary.Unregistered}}</b></div>
+<div class="card">without TTL<b>{{.Est}}{{count .R.Summary.NoTTL}}</b></div>
+<div class="card">findings<b>{{count .R.Summary.Findings}}</b>{{count .R.Summary.BySeverity.Error}} errors · {{count .R.Summary.BySeverity.Warning}} warnings</div>
+</div>
+{{if .Domains}}
+<h2>Memory by domain and template</h2>
+<p class="meta">Area is {{.TreemapBy}}. Dashed red outlines are unregistered families. Hover for figures.</p>
+<svg width="{{f1 .W}}" height="{{f1 .H}}" viewBox="0 0 {{f1 .W}} {{f1 .H}}" role="img" aria-label="memory treemap">
+{{range .Domains}}<g><rect class="d" x="{{f1 .X}}" y="{{f1 .Y}}" width="{{f1 .W}}" height="{{f1 .H}}"><title>{{.Tip}}</title></rect>{{if .Label}}<text x="{{f1 .X}}" y="{{f1 .Y}}" dx="4" dy="12" font-weight="600">{{.Label}}</text>{{end}}
+{{range .Items}}<rect class="{{.Class}}" x="{{f1 .X}}" y="{{f1 .Y}}" width="{{f1 .W}}" height="{{f1 .H}}" fill="{{.Fill}}"><title>{{.Tip}}</title></rect>{{if .Label}}<text x="{{f1 .X}}" y="{{f1 .Y}}" dx="3" dy="12">{{.Label}}</text>{{end}}
+{{end}}</g>
+{{end}}</svg>
+{{end}}
+{{if .TTL}}
+<h2>Remaining TTL</h2>
+<svg width="660" height="180" viewBox="0 0 660 180" role="img" aria-label="TTL histogram">
+{{range .TTL}}<rect class="bar" x="{{f1 .X}}" y="{{f1 .Y}}" width="{{f1 .W}}" height="{{f1 .H}}"><title>{{.Tip}}</title></rect><text x="{{f1 .X}}" y="158">{{.Label}}</text>
+{{end}}</svg>
+{{end}}
+{{if .Rules}}
+<h2>Findings by rule</h2>
+<table><tr><th>rule</th><th>severity</th><th>count</th><th>not listed</th></tr>
+{{range .Rules}}<tr><td>{{.Rule}}</td><td class="sev-{{.Severity}}">{{.Severity}}</td><td class="n">{{count .Count}}</td><td class="n">{{if .Omitted}}{{count .Omitted}}{{end}}</td></tr>
+{{end}}</table>
+{{end}}
+{{if .Findings}}
+<h2>Findings</h2>
+<table><tr><th>severity</th><th>rule</th><th>key</th><th>template</th><th>owner</th><th>message</th></tr>
+{{range .Findings}}<tr><td class="sev-{{.Severity}}">{{.Severity}}</td><td>{{.Rule}}</td><td><code>{{showKey .Key .KeyLen}}</code></td><td><code>{{show .Template}}</code></td><td>{{dash .Owner}}</td><td>{{.Message}}</td></tr>
+{{end}}</table>
+{{if .FindingsMore}}<p class="meta">{{count .FindingsMore}} more findings in the JSON report.</p>{{end}}
+{{end}}
+{{if .Groups}}
+<h2>Templates and families</h2>
+<table><tr><th>group</th><th>kind</th><th>owner</th><th>keys</th><th>memory</th><th>no TTL</th><th>TTL min / p50 / max</th><th>findings</th></tr>
+{{range .Groups}}<tr><td><code>{{show .Name}}</code>{{if .Suggested}}<details><summary>suggested entry</summary><pre>{{.Suggested}}</pre></details>{{end}}</td><td>{{.Kind}}</td><td>{{dash .Owner}}</td><td class="n">{{$.Est}}{{count .Keys}}</td><td class="n">{{$.Est}}{{bytes .Bytes}}</td><td class="n">{{count .NoTTL}}</td><td>{{if .WithTTL}}{{sec .TTLSeconds.Min}} / ≈{{approx .TTLSeconds.P50}} / {{sec .TTLSeconds.Max}}{{else}}-{{end}}</td><td class="n">{{count .Findings}}</td></tr>
+{{end}}</table>
+{{if .GroupsMore}}<p class="meta">{{count .GroupsMore}} more groups in the JSON and CSV reports.</p>{{end}}
+{{end}}
+{{if .R.TopKeys}}
+<h2>Largest keys</h2>
+<table><tr><th>key</th><th>type</th><th>memory</th><th>elements</th><th>TTL</th><th>template</th></tr>
+{{range .R.TopKeys}}<tr><td><code>{{showKey .Key .KeyLen}}</code></td><td>{{.Type}}</td><td class="n">{{bytes .Bytes}}</td><td class="n">{{count .Elements}}</td><td>{{ttl .TTLMS}}</td><td><code>{{show .Template}}</code></td></tr>
+{{end}}</table>
+{{end}}
+{{if .R.Notes}}<h2>Notes</h2><ul>{{range .R.Notes}}<li>{{.}}</li>{{end}}</ul>{{end}}
+</body>
+</html>
+`

@@ -1,0 +1,5 @@
+//go:build !race
+
+package inventory
+
+const raceEnabled = false

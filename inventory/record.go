@@ -1,0 +1,86 @@
+package inventory
+
+import "time"
+
+// Record is one key as a walker saw it. Unknown numbers are -1 (TTL: 0),
+// so a walker that cannot probe something says so.
+type Record struct {
+	Key      string        // any bytes
+	DB       int           // logical database
+	Node     string        // "host:port", or the RDB file name
+	Type     string        // string|hash|list|set|zset|stream|module (or a module's type name); "" unknown
+	Encoding string        // OBJECT ENCODING, optional
+	Bytes    int64         // MEMORY USAGE or the RDB estimate; -1 unknown
+	Elements int64         // STRLEN/HLEN/LLEN/SCARD/ZCARD/XLEN; -1 unknown
+	TTL      time.Duration // remaining; -1 no TTL (PTTL -1); 0 unknown
+	Freq     int           // LFU counter (OBJECT FREQ); -1 unknown
+	NS       string        // value of the reserved hash field __ns__ when probed
+	HasNS    bool          // NS was probed and present
+	NSProbed bool          // the walker asked for __ns__ (NeedsNS was true)
+	// Fields are sampled hash field names, or the top-level JSON keys of a
+	// string value, for mixed-schema. Give them when NeedsFields said so;
+	// nil otherwise. Add does not keep the slice.
+	Fields []string
+}
+
+// Options tune the aggregation. The zero value gives the defaults.
+type Options struct {
+	MaxFindings int     // findings kept per rule (the rest are counted); default 10000
+	TopKeys     int     // top keys by memory; default 50
+	HotKeys     int     // size of the hot-key top set; default 20
+	Sampled     bool    // records are a random sample: counts are extrapolated and marked as estimates
+	SampleRatio float64 // fraction of the keyspace the sample covers (0 < r <= 1)
+
+	// Extensions beyond the shared API.
+	HotFreqFloor int // LFU counter a top-set key needs to be a hot-key finding; default 32 (a few thousand recent hits)
+	MaxGroups    int // inferred families of unregistered keys before folding into "(other)"; default 10000
+	FieldSamples int // keys per template whose field names are kept for mixed-schema; default 128
+}
+
+// Defaults.
+const (
+	DefaultMaxFindings  = 10000
+	DefaultTopKeys      = 50
+	DefaultHotKeys      = 20
+	DefaultHotFreqFloor = 32
+	DefaultMaxGroups    = 10000
+	DefaultFieldSamples = 128
+)
+
+// Bounds on what is retained per key, so that a 1 MB key name cannot
+// multiply through the capped lists.
+const (
+	maxKeepKey          = 1024 // bytes of a key name kept in findings and top lists
+	maxGroupName        = 256  // longer inferred templates are counted in "(other)"
+	maxKeepText         = 512  // message and hint bytes kept
+	maxFieldsPerKey     = 32   // field names kept per sampled key
+	maxFieldName        = 64   // bytes of a field name kept
+	maxSampleKey        = 512  // keys longer than this are not sampled for fields
+	maxFieldBytes       = 512  // bytes of field names kept per sampled key
+	maxInferredSamplers = 64   // inferred families that get a field sampler
+)
+
+func (o Options) withDefaults() Options {
+	if o.MaxFindings <= 0 {
+		o.MaxFindings = DefaultMaxFindings
+	}
+	if o.TopKeys <= 0 {
+		o.TopKeys = DefaultTopKeys
+	}
+	if o.HotKeys <= 0 {
+		o.HotKeys = DefaultHotKeys
+	}
+	if o.HotFreqFloor <= 0 {
+		o.HotFreqFloor = DefaultHotFreqFloor
+	}
+	if o.MaxGroups <= 0 {
+		o.MaxGroups = DefaultMaxGroups
+	}
+	if o.FieldSamples <= 0 {
+		o.FieldSamples = DefaultFieldSamples
+	}
+	if o.SampleRatio < 0 || o.SampleRatio > 1 {
+		o.SampleRatio = 0
+	}
+	return o
+}

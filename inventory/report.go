@@ -1,0 +1,530 @@
+package inventory
+
+import (
+	"cmp"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/keyguard/keyguard/finding"
+)
+
+// Meta is what the walker knows about the run.
+type Meta struct {
+	Source    Source
+	Registry  string // registry file
+	StartedAt time.Time
+	Duration  time.Duration
+	Complete  bool       // the whole keyspace was walked
+	Stopped   []NodeStop // where nodes stopped early
+	Notes     []string   // e.g. why hot-key data is unavailable
+}
+
+// Source is what was audited.
+type Source struct {
+	Kind   string `json:"kind"`   // redis|cluster|rdb
+	Target string `json:"target"` // URL without password, or file names
+	Nodes  int    `json:"nodes"`
+}
+
+// NodeStop says where a node's walk stopped, so that it can be resumed.
+type NodeStop struct {
+	Node   string `json:"node"`
+	Reason string `json:"reason"`
+	Cursor string `json:"cursor,omitempty"` // SCAN cursor to resume from, or RDB byte offset
+	Keys   int64  `json:"keys"`             // keys read from the node before it stopped
+}
+
+// Report is the audit report, SPEC §5 plus the fields marked as
+// extensions. Its JSON is the --format json output and what ReadReport
+// and Diff read back.
+type Report struct {
+	Source     Source    `json:"source"`
+	Registry   string    `json:"registry"`
+	StartedAt  time.Time `json:"started_at"`
+	DurationMS int64     `json:"duration_ms"`
+	Complete   bool      `json:"complete"`
+	Summary    Summary   `json:"summary"`
+	Groups     []Group   `json:"groups"`
+	TopKeys    []TopKey  `json:"top_keys"`
+	Findings   []Finding `json:"findings"`
+
+	// Extensions.
+	FindingsOmitted map[string]int64 `json:"findings_omitted,omitempty"` // per rule: findings counted but not listed (cap)
+	Stopped         []NodeStop       `json:"stopped,omitempty"`
+	Notes           []string         `json:"notes,omitempty"`
+	Estimate        bool             `json:"estimate,omitempty"` // counts are extrapolated from a sample
+	Sample          *Sample          `json:"sample,omitempty"`
+	TTLHistogram    []TTLBucket      `json:"ttl_histogram,omitempty"`
+	UnusedTemplates []string         `json:"unused_templates,omitempty"` // registry templates with no key
+}
+
+// Summary totals the report. With a sample, keys, bytes, no_ttl and
+// unregistered are extrapolated; findings are what the sample showed.
+type Summary struct {
+	Keys         int64 `json:"keys"`
+	Bytes        int64 `json:"bytes"`
+	NoTTL        int64 `json:"no_ttl"`
+	Unregistered int64 `json:"unregistered"`
+	Findings     int64 `json:"findings"`
+
+	// Extensions.
+	BytesUnknown int64            `json:"bytes_unknown,omitempty"` // keys whose size could not be read
+	BySeverity   SeverityCount    `json:"by_severity"`
+	ByRule       map[string]int64 `json:"by_rule,omitempty"`
+}
+
+// SeverityCount counts findings per severity.
+type SeverityCount struct {
+	Error   int64 `json:"error"`
+	Warning int64 `json:"warning"`
+	Info    int64 `json:"info"`
+}
+
+// Group is one template (kind "template") or inferred family of
+// unregistered keys (kind "prefix").
+type Group struct {
+	Name       string           `json:"name"`
+	Kind       string           `json:"kind"`
+	Owner      string           `json:"owner"`
+	Keys       int64            `json:"keys"`
+	Bytes      int64            `json:"bytes"`
+	NoTTL      int64            `json:"no_ttl"`
+	Types      map[string]int64 `json:"types"`
+	TTLSeconds TTLStats         `json:"ttl_seconds"`
+
+	// Extensions.
+	Domain    string `json:"domain,omitempty"`
+	WithTTL   int64  `json:"with_ttl"`            // keys with a TTL (the ttl_seconds population)
+	Findings  int64  `json:"findings"`            // findings on keys of the group
+	Example   string `json:"example,omitempty"`   // prefix groups: one key of the family
+	Suggested string `json:"suggested,omitempty"` // prefix groups: a registry entry to paste under keys:
+}
+
+// TTLStats are remaining TTLs in seconds of the keys that have one; p50
+// is approximate (log buckets, within 12.5%), min and max are exact.
+type TTLStats struct {
+	Min int64 `json:"min"`
+	P50 int64 `json:"p50"`
+	Max int64 `json:"max"`
+}
+
+// TopKey is one of the largest keys.
+type TopKey struct {
+	Key       string `json:"key"`
+	KeyBase64 string `json:"key_base64,omitempty"` // the exact bytes when key is not valid UTF-8
+	KeyLen    int    `json:"key_len,omitempty"`    // the full length when key was cut at 1 KiB
+	Type      string `json:"type"`
+	Bytes     int64  `json:"bytes"`
+	Elements  int64  `json:"elements"`
+	TTLMS     *int64 `json:"ttl_ms,omitempty"` // -1 no TTL; absent when unknown
+	Template  string `json:"template,omitempty"`
+	Node      string `json:"node,omitempty"`
+	DB        int    `json:"db,omitempty"`
+}
+
+// Finding is a finding of the report: finding.Finding's fields, plus the
+// exact key bytes when the key is not valid UTF-8 and the full length when
+// the key was cut.
+type Finding struct {
+	finding.Finding
+	KeyBase64 string `json:"key_base64,omitempty"`
+	KeyLen    int    `json:"key_len,omitempty"`
+}
+
+// Sample describes a sampled audit.
+type Sample struct {
+	Ratio    float64 `json:"ratio"`     // fraction of the keyspace sampled; 0 unknown (nothing extrapolated)
+	KeysSeen int64   `json:"keys_seen"` // records actually read
+}
+
+// TTLBucket is one bar of the TTL histogram: keys and memory by remaining
+// TTL, then keys without TTL and keys whose TTL is unknown.
+type TTLBucket struct {
+	Label string `json:"label"`
+	Keys  int64  `json:"keys"`
+	Bytes int64  `json:"bytes"`
+}
+
+// ruleRank orders rules as SPEC §3's table does; other rules come last.
+func ruleRank(rule string) int {
+	switch rule {
+	case finding.Unregistered:
+		return 0
+	case finding.Domain:
+		return 1
+	case finding.NoTTL:
+		return 2
+	case finding.Case:
+		return 3
+	case finding.Charset:
+		return 4
+	case finding.Length:
+		return 5
+	case finding.Separator:
+		return 6
+	case finding.LeadingID:
+		return 7
+	case finding.Timestamp:
+		return 8
+	case finding.PII:
+		return 9
+	case finding.TypeMismatch:
+		return 10
+	case finding.TTLMismatch:
+		return 11
+	case finding.BigKey:
+		return 12
+	case finding.HotKey:
+		return 13
+	case finding.GuardOwnerless:
+		return 14
+	case finding.GuardForeign:
+		return 15
+	case finding.MixedSchema:
+		return 16
+	}
+	return 17
+}
+
+// WriteJSON writes the report as indented JSON (SPEC §5).
+func (r *Report) WriteJSON(w io.Writer) error {
+	c := *r
+	if c.Groups == nil {
+		c.Groups = []Group{}
+	}
+	if c.TopKeys == nil {
+		c.TopKeys = []TopKey{}
+	}
+	if c.Findings == nil {
+		c.Findings = []Finding{}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(&c); err != nil {
+		return fmt.Errorf("write report: %w", err)
+	}
+	return nil
+}
+
+// ReadReport reads a report written by WriteJSON (keyguard audit or rdb
+// --format json). Keys given as key_base64 get their exact bytes back.
+func ReadReport(r io.Reader) (*Report, error) {
+	var rep Report
+	dec := json.NewDecoder(r)
+	if err := dec.Decode(&rep); err != nil {
+		return nil, fmt.Errorf("read audit report: %w (expected the JSON of keyguard audit --format json)", err)
+	}
+	if rep.Source.Kind == "" {
+		return nil, errors.New("read audit report: no source.kind: this is not a keyguard audit or rdb report (make one with keyguard audit --format json)")
+	}
+	for i := range rep.Findings {
+		if err := fromBase64(&rep.Findings[i].Key, rep.Findings[i].KeyBase64); err != nil {
+			return nil, fmt.Errorf("read audit report: finding %d: %w", i, err)
+		}
+	}
+	for i := range rep.TopKeys {
+		if err := fromBase64(&rep.TopKeys[i].Key, rep.TopKeys[i].KeyBase64); err != nil {
+			return nil, fmt.Errorf("read audit report: top key %d: %w", i, err)
+		}
+	}
+	return &rep, nil
+}
+
+func fromBase64(key *string, b64 string) error {
+	if b64 == "" {
+		return nil
+	}
+	b, err := base64.StdEncoding.DecodeString(b64)
+	if err != nil {
+		return fmt.Errorf("key_base64: %w", err)
+	}
+	*key = string(b)
+	return nil
+}
+
+func keyBase64(k string) string {
+	if utf8.ValidString(k) {
+		return ""
+	}
+	return base64.StdEncoding.EncodeToString([]byte(k))
+}
+
+// Report builds the report of everything added so far. It does not change
+// the aggregator: a walker may report, add more and report again.
+func (a *Aggregator) Report(meta Meta) *Report {
+	rep := &Report{
+		Source:     meta.Source,
+		Registry:   meta.Registry,
+		StartedAt:  meta.StartedAt.UTC(),
+		DurationMS: meta.Duration.Milliseconds(),
+		Complete:   meta.Complete && len(meta.Stopped) == 0,
+		Stopped:    slices.Clone(meta.Stopped),
+		Notes:      slices.Clone(meta.Notes),
+	}
+	scale := 1.0
+	if a.opts.Sampled {
+		rep.Estimate = true
+		rep.Sample = &Sample{Ratio: a.opts.SampleRatio, KeysSeen: a.t.keys}
+		if a.opts.SampleRatio > 0 {
+			scale = 1 / a.opts.SampleRatio
+		} else {
+			rep.Notes = append(rep.Notes, "sampled audit without a sample ratio: counts are of the sample, not extrapolated")
+		}
+	}
+	x := func(n int64) int64 {
+		if scale == 1 {
+			return n
+		}
+		return int64(math.Round(float64(n) * scale))
+	}
+
+	// Groups.
+	var gs []*group
+	for i := range a.entries {
+		if a.entries[i].keys > 0 {
+			gs = append(gs, &a.entries[i])
+		} else {
+			rep.UnusedTemplates = append(rep.UnusedTemplates, a.entries[i].name)
+		}
+	}
+	for _, g := range a.inferred {
+		gs = append(gs, g)
+	}
+	if a.other != nil {
+		gs = append(gs, a.other)
+	}
+	slices.SortFunc(gs, func(p, q *group) int {
+		return cmp.Or(cmp.Compare(q.bytes, p.bytes), cmp.Compare(q.keys, p.keys), strings.Compare(p.name, q.name), strings.Compare(p.kind, q.kind))
+	})
+	byName := make(map[string]int, len(gs))
+	rep.Groups = make([]Group, len(gs))
+	suggested := 0
+	for i, g := range gs {
+		rg := Group{
+			Name: g.name, Kind: g.kind, Owner: g.owner, Domain: g.domain,
+			Keys: x(g.keys), Bytes: x(g.bytes), NoTTL: x(g.noTTL), WithTTL: x(g.ttl.n),
+			Types: map[string]int64{}, Findings: g.findings, Example: g.example,
+		}
+		for t, n := range g.types {
+			if n > 0 {
+				rg.Types[typeNames[t]] = x(n)
+			}
+		}
+		if g.ttl.n > 0 {
+			rg.TTLSeconds = TTLStats{Min: ttlSeconds(g.ttl.min), P50: g.ttl.p50(), Max: ttlSeconds(g.ttl.max)}
+		}
+		if g.kind == KindPrefix && g != a.other && suggested < maxSuggestions {
+			if rg.Suggested = a.suggest(g); rg.Suggested != "" {
+				suggested++
+			}
+		}
+		rep.Groups[i] = rg
+		byName[g.kind+"\x00"+g.name] = i
+	}
+	groupOf := func(kind, name string) *Group {
+		if i, ok := byName[kind+"\x00"+name]; ok {
+			return &rep.Groups[i]
+		}
+		return nil
+	}
+
+	// Findings: the kept ones, plus what is decided only now.
+	count := map[string]int64{}
+	var kept []findItem
+	for id, rs := range a.rules {
+		count[id] = rs.count
+		kept = append(kept, rs.kept.items...)
+	}
+	sev := a.t.sev
+	late := func(id string, items []lateItem) {
+		slices.SortFunc(items, func(p, q lateItem) int { return cmpRanked(p.score, p.f.Key, q.score, q.f.Key) })
+		count[id] += int64(len(items))
+		for _, it := range items {
+			sev[it.f.Severity]++
+			if g := groupOf(it.kind, it.f.Template); g != nil {
+				g.Findings++
+			}
+		}
+		if len(items) > a.opts.MaxFindings {
+			items = items[:a.opts.MaxFindings]
+		}
+		for _, it := range items {
+			kept = append(kept, it.findItem)
+		}
+	}
+	late(finding.HotKey, a.hotFindings())
+	late(finding.MixedSchema, a.mixedFindings())
+
+	slices.SortFunc(kept, func(p, q findItem) int {
+		return cmp.Or(cmp.Compare(q.f.Severity, p.f.Severity), cmp.Compare(ruleRank(p.f.Rule), ruleRank(q.f.Rule)),
+			strings.Compare(p.f.Rule, q.f.Rule), cmpRanked(p.score, p.f.Key, q.score, q.f.Key))
+	})
+	rep.Findings = make([]Finding, 0, len(kept))
+	listed := map[string]int64{}
+	for i, it := range kept {
+		if i > 0 && kept[i-1].f.Rule == it.f.Rule && kept[i-1].f.Key == it.f.Key && kept[i-1].keyLen == it.keyLen {
+			continue // the same key twice (a walker's duplicate)
+		}
+		f := Finding{Finding: it.f, KeyBase64: keyBase64(it.f.Key)}
+		if it.keyLen > len(it.f.Key) {
+			f.KeyLen = it.keyLen
+		}
+		rep.Findings = append(rep.Findings, f)
+		listed[it.f.Rule]++
+	}
+	var total int64
+	for id, n := range count {
+		total += n
+		if n > listed[id] {
+			if rep.FindingsOmitted == nil {
+				rep.FindingsOmitted = map[string]int64{}
+			}
+			rep.FindingsOmitted[id] = n - listed[id]
+		}
+	}
+
+	rep.Summary = Summary{
+		Keys: x(a.t.keys), Bytes: x(a.t.bytes), NoTTL: x(a.t.noTTL), Unregistered: x(a.t.unregistered),
+		Findings: total, BytesUnknown: x(a.t.bytesUnknown),
+		BySeverity: SeverityCount{Error: sev[finding.Error], Warning: sev[finding.Warning], Info: sev[finding.Info]},
+	}
+	if len(count) > 0 {
+		rep.Summary.ByRule = count
+	}
+
+	// Top keys.
+	tops := slices.Clone(a.top.items)
+	slices.SortFunc(tops, func(p, q topItem) int { return cmpRanked(p.bytes, p.key, q.bytes, q.key) })
+	rep.TopKeys = make([]TopKey, len(tops))
+	for i, t := range tops {
+		tk := TopKey{Key: t.key, KeyBase64: keyBase64(t.key), Type: t.typ, Bytes: t.bytes, Elements: t.elements,
+			Template: t.template, Node: t.node, DB: t.db}
+		if t.keyLen > len(t.key) {
+			tk.KeyLen = t.keyLen
+		}
+		switch {
+		case t.ttl == -1:
+			v := int64(-1)
+			tk.TTLMS = &v
+		case t.ttl > 0:
+			v := t.ttl.Milliseconds()
+			tk.TTLMS = &v
+		}
+		rep.TopKeys[i] = tk
+	}
+
+	// TTL histogram.
+	if a.t.keys > 0 {
+		rep.TTLHistogram = make([]TTLBucket, ttlSlots)
+		for i := range rep.TTLHistogram {
+			label := "unknown"
+			switch {
+			case i < len(ttlClasses):
+				label = ttlClasses[i].label
+			case i == ttlSlotNone:
+				label = "no TTL"
+			}
+			rep.TTLHistogram[i] = TTLBucket{Label: label, Keys: x(a.ttlHist[i].keys), Bytes: x(a.ttlHist[i].bytes)}
+		}
+	}
+
+	// Notes the aggregation itself can give.
+	if a.freqKnown == 0 && a.t.keys > 0 && !slices.ContainsFunc(rep.Notes, func(n string) bool { return strings.HasPrefix(n, "hot-key") }) {
+		rep.Notes = append(rep.Notes, "hot-key data unavailable: no access-frequency (LFU) counter came with the keys")
+	}
+	if a.foldedCap > 0 {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("more than %d inferred families of unregistered keys: %s keys of the rest are counted in the group %s",
+			a.opts.MaxGroups, fmtCount(x(a.foldedCap)), OtherGroup))
+	}
+	if a.foldedLong > 0 {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("%s unregistered keys with inferred templates over %d bytes are counted in the group %s",
+			fmtCount(x(a.foldedLong)), maxGroupName, OtherGroup))
+	}
+	if sampled, ok := a.fieldSampleSize(); ok {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("mixed-schema compared the field names of a random sample of up to %d keys per template (%d keys in all): a rare mixed key can be missed",
+			a.opts.FieldSamples, sampled))
+	}
+	if a.t.bytesUnknown > 0 {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("memory of %s keys unknown: not included in bytes", fmtCount(x(a.t.bytesUnknown))))
+	}
+	return rep
+}
+
+const maxSuggestions = 100
+
+// lateItem is a finding decided at Report time, with its group's kind.
+type lateItem struct {
+	findItem
+	kind string
+}
+
+func cmpRanked(aScore int64, aKey string, bScore int64, bKey string) int {
+	return cmp.Or(cmp.Compare(bScore, aScore), strings.Compare(aKey, bKey))
+}
+
+// hotFindings are the keys of the hot set at or above the floor.
+func (a *Aggregator) hotFindings() []lateItem {
+	var out []lateItem
+	for _, h := range a.hot.items {
+		if h.freq < a.opts.HotFreqFloor {
+			continue
+		}
+		f := finding.Finding{Rule: finding.HotKey, Severity: finding.Warning, Key: h.key, Template: h.template, Owner: h.owner,
+			Message: fmt.Sprintf("LFU counter %d, among the %d most accessed keys seen (counter %d or more)", h.freq, a.opts.HotKeys, a.opts.HotFreqFloor),
+			Hint:    "declare hot: {replicas: N, local_ttl: 5s} on its template (seed 003), or cache it in the service"}
+		if h.protected {
+			f.Severity = finding.Info
+			f.Message += "; its template declares hot-key protection"
+			f.Hint = ""
+		}
+		out = append(out, lateItem{findItem{score: int64(h.freq), keyLen: h.keyLen, f: f}, h.kind})
+	}
+	return out
+}
+
+// mixedFindings analyses every field sample.
+func (a *Aggregator) mixedFindings() []lateItem {
+	var out []lateItem
+	check := func(g *group) {
+		if g.fields == nil {
+			return
+		}
+		for _, m := range g.fields.analyze() {
+			f := finding.Finding{Rule: finding.MixedSchema, Severity: finding.Error, Key: m.key, Template: g.name, Owner: g.owner,
+				Message: clipText(m.message()), Hint: mixedHint}
+			out = append(out, lateItem{findItem{score: m.bytes, keyLen: len(m.key), f: f}, g.kind})
+		}
+	}
+	for i := range a.entries {
+		check(&a.entries[i])
+	}
+	for _, g := range a.inferred {
+		check(g)
+	}
+	return out
+}
+
+// fieldSampleSize is the number of keys whose fields were sampled.
+func (a *Aggregator) fieldSampleSize() (int, bool) {
+	n := 0
+	for i := range a.entries {
+		if s := a.entries[i].fields; s != nil {
+			n += len(s.items)
+		}
+	}
+	for _, g := range a.inferred {
+		if g.fields != nil {
+			n += len(g.fields.items)
+		}
+	}
+	return n, n > 0
+}
