@@ -1,0 +1,750 @@
+package rdb
+
+import (
+	"encoding/binary"
+	"errors"
+	"io"
+	"math"
+	"strconv"
+)
+
+// RDB opcodes (src/rdb.h).
+const (
+	opSlotInfo       = 244
+	opFunction2      = 245
+	opFunctionPreGA  = 246
+	opModuleAux      = 247
+	opIdle           = 248
+	opFreq           = 249
+	opAux            = 250
+	opResizeDB       = 251
+	opExpireTimeMS   = 252
+	opExpireTime     = 253
+	opSelectDB       = 254
+	opEOF            = 255
+	maxVersion       = 12
+	maxAux           = 1024
+	maxAuxValue      = 4 << 10
+	maxSlots         = 16384
+	maxModuleAux     = 1024
+	maxFieldName     = 1 << 10 // field names sampled / compared, longer ones are cut
+	maxWatchedValue  = 1 << 10
+	jsonPrefixBytes  = 64 << 10
+	blobPrefixBytes  = 64
+	defaultMaxBlob   = 32 << 20
+	lzfMaxRatio      = 96 // LZF inflates at most ~88x; more means a bogus header
+	moduleNameAlphab = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+)
+
+// RDB object types (src/rdb.h).
+const (
+	tString              = 0
+	tList                = 1
+	tSet                 = 2
+	tZSet                = 3
+	tHash                = 4
+	tZSet2               = 5
+	tModulePreGA         = 6
+	tModule2             = 7
+	tHashZipmap          = 9
+	tListZiplist         = 10
+	tSetIntset           = 11
+	tZSetZiplist         = 12
+	tHashZiplist         = 13
+	tListQuicklist       = 14
+	tStreamListpacks     = 15
+	tHashListpack        = 16
+	tZSetListpack        = 17
+	tListQuicklist2      = 18
+	tStreamListpacks2    = 19
+	tSetListpack         = 20
+	tStreamListpacks3    = 21
+	tHashMetadataPreGA   = 22
+	tHashListpackExPreGA = 23
+	tHashMetadata        = 24
+	tHashListpackEx      = 25
+)
+
+// Module value opcodes (RDB_MODULE_OPCODE_*).
+const (
+	modEOF    = 0
+	modSInt   = 1
+	modUInt   = 2
+	modFloat  = 3
+	modDouble = 4
+	modString = 5
+)
+
+// Options selects what the decoder keeps beyond the per-key summary. The
+// zero value keeps nothing extra.
+type Options struct {
+	// FieldSample is how many hash field names to collect per hash, in
+	// file order (for schema checks). 0 collects none.
+	FieldSample int
+	// WatchFields names hash fields whose values are captured whenever a
+	// hash has them, e.g. "__ns__" for namespace-guarded hashes.
+	WatchFields []string
+	// JSONKeys is how many top-level keys to collect from string values
+	// holding a JSON object (the first 64 KiB are looked at). 0 collects
+	// none.
+	JSONKeys int
+	// ValueLimit, when > 0, returns decoded values in Record.Value as long
+	// as their elements add up to at most ValueLimit bytes. Meant for tests
+	// and debugging.
+	ValueLimit int
+	// MaxBlobBytes bounds the memory spent on one encoded value (listpack,
+	// ziplist, intset, zipmap node) or key; larger ones are counted from
+	// their header (Record.Partial). Default 32 MiB.
+	MaxBlobBytes int
+	// SkipChecksum turns off CRC64 verification.
+	SkipChecksum bool
+}
+
+// Decoder reads an RDB file one key at a time.
+type Decoder struct {
+	rd   *reader
+	opts Options
+	meta Meta
+	err  error // sticky; io.EOF after the end
+	db   int
+	hdr  bool
+	rec  Record
+	mark int64 // offset of the element being decoded, for error reports
+
+	// reused buffers
+	key, blob, lz, e1, e2 []byte
+	fieldBuf              []byte
+	val                   Value
+	valBytes              int
+	valOver               bool
+	lp                    lpIter
+	watchBuf              [][]byte          // one per Options.WatchFields entry
+	interned              map[string]string // JSON key names, bounded
+}
+
+const maxInterned = 4096
+
+// intern returns a shared string for b, so JSON key names repeated across
+// values cost one allocation. The table is dropped when it fills up.
+func (d *Decoder) intern(b []byte) string {
+	if s, ok := d.interned[string(b)]; ok {
+		return s
+	}
+	if len(b) > 64 {
+		return string(b)
+	}
+	if d.interned == nil || len(d.interned) >= maxInterned {
+		d.interned = make(map[string]string, 256)
+	}
+	s := string(b)
+	d.interned[s] = s
+	return s
+}
+
+// NewDecoder returns a decoder reading r, which it buffers itself.
+func NewDecoder(r io.Reader, opts Options) *Decoder {
+	if opts.MaxBlobBytes <= 0 {
+		opts.MaxBlobBytes = defaultMaxBlob
+	}
+	return &Decoder{rd: newReader(r, opts.SkipChecksum), opts: opts, watchBuf: make([][]byte, len(opts.WatchFields))}
+}
+
+// Meta returns what the file declared so far: version, aux fields, resize
+// hints, slot info, functions, module aux data, checksum.
+func (d *Decoder) Meta() *Meta { return &d.meta }
+
+// Offset is the number of input bytes consumed so far.
+func (d *Decoder) Offset() int64 { return d.rd.offset() }
+
+// DB is the database the next key belongs to (the last SELECTDB).
+func (d *Decoder) DB() int { return d.db }
+
+// Next decodes the next key. It returns io.EOF after the last key once the
+// EOF opcode and checksum were read, and a *FormatError when the input is
+// truncated (errors.Is io.ErrUnexpectedEOF), corrupt, or uses a format this
+// decoder does not know. Errors are sticky.
+func (d *Decoder) Next() (*Record, error) {
+	if d.err != nil {
+		return nil, d.err
+	}
+	rec, err := d.next()
+	if err != nil {
+		d.err = d.wrap(err)
+		return nil, d.err
+	}
+	return rec, nil
+}
+
+func (d *Decoder) wrap(err error) error {
+	if err == io.EOF {
+		return io.EOF
+	}
+	var fe *FormatError
+	if errors.As(err, &fe) {
+		return fe
+	}
+	fe = &FormatError{Offset: d.rd.offset(), Msg: "decoding", Err: err}
+	var de *decodeErr
+	if errors.As(err, &de) {
+		fe.Msg, fe.Err = de.msg, de.cause
+		if d.mark >= 0 {
+			fe.Offset = d.mark
+		}
+	} else if errors.Is(err, io.ErrUnexpectedEOF) {
+		fe.Msg, fe.Err = "input ends in the middle of a record", io.ErrUnexpectedEOF
+	} else {
+		fe.Msg = "reading input"
+	}
+	if d.rec.Key != nil {
+		fe.Key = keyForError(d.rec.Key)
+	}
+	return fe
+}
+
+func (d *Decoder) header() error {
+	d.mark = 0
+	p, err := d.rd.next(9)
+	if err != nil {
+		return err
+	}
+	if string(p[:6]) == "VALKEY" {
+		return unsupportedf("Valkey 9 RDB format %q (version %s)", p[:9], p[6:9])
+	}
+	if string(p[:5]) != "REDIS" {
+		return corruptf("not an RDB file: header %q, want REDIS followed by 4 digits", p)
+	}
+	v := 0
+	for _, c := range p[5:9] {
+		if c < '0' || c > '9' {
+			return corruptf("bad RDB version %q", p[5:9])
+		}
+		v = v*10 + int(c-'0')
+	}
+	if v < 1 || v > maxVersion {
+		return unsupportedf("RDB version %d", v)
+	}
+	d.meta.Version = v
+	d.hdr = true
+	return nil
+}
+
+func (d *Decoder) next() (*Record, error) {
+	if !d.hdr {
+		if err := d.header(); err != nil {
+			return nil, err
+		}
+	}
+	rec := &d.rec
+	d.resetRecord()
+	start := int64(-1)
+	expire, idle, freq := int64(0), int64(-1), -1
+	for {
+		off := d.rd.offset()
+		d.mark = off
+		t, err := d.rd.byte()
+		if err != nil {
+			return nil, err
+		}
+		switch t {
+		case opEOF:
+			return nil, d.trailer()
+		case opSelectDB:
+			n, err := d.readLen()
+			if err != nil {
+				return nil, err
+			}
+			if n > math.MaxInt32 {
+				return nil, corruptf("SELECTDB %d", n)
+			}
+			d.db = int(n)
+			start = -1
+			continue
+		case opResizeDB:
+			keys, err := d.readLen()
+			if err != nil {
+				return nil, err
+			}
+			exp, err := d.readLen()
+			if err != nil {
+				return nil, err
+			}
+			if len(d.meta.Resize) < maxAux {
+				d.meta.Resize = append(d.meta.Resize, ResizeHint{DB: d.db, Keys: keys, Expires: exp})
+			}
+			start = -1
+			continue
+		case opSlotInfo:
+			var v [3]uint64
+			for i := range v {
+				if v[i], err = d.readLen(); err != nil {
+					return nil, err
+				}
+			}
+			if len(d.meta.Slots) < maxSlots*16 {
+				d.meta.Slots = append(d.meta.Slots, SlotInfo{DB: d.db, Slot: v[0], Keys: v[1], Expires: v[2]})
+			}
+			start = -1
+			continue
+		case opAux:
+			if err := d.readAux(); err != nil {
+				return nil, err
+			}
+			start = -1
+			continue
+		case opFunction2:
+			if _, err := d.skipStr(); err != nil {
+				return nil, err
+			}
+			d.meta.Functions++
+			d.meta.FunctionBytes += d.rd.offset() - off
+			start = -1
+			continue
+		case opFunctionPreGA:
+			if err := d.skipFunctionPreGA(); err != nil {
+				return nil, err
+			}
+			d.meta.Functions++
+			d.meta.FunctionBytes += d.rd.offset() - off
+			start = -1
+			continue
+		case opModuleAux:
+			if err := d.readModuleAux(off); err != nil {
+				return nil, err
+			}
+			start = -1
+			continue
+		case opExpireTime:
+			p, err := d.rd.next(4)
+			if err != nil {
+				return nil, err
+			}
+			expire = int64(int32(binary.LittleEndian.Uint32(p))) * 1000
+			if start < 0 {
+				start = off
+			}
+			continue
+		case opExpireTimeMS:
+			// Little-endian; before RDB 9 it was host order, and every
+			// platform Redis ran on in practice was little-endian.
+			p, err := d.rd.next(8)
+			if err != nil {
+				return nil, err
+			}
+			expire = int64(binary.LittleEndian.Uint64(p))
+			if start < 0 {
+				start = off
+			}
+			continue
+		case opIdle:
+			n, err := d.readLen()
+			if err != nil {
+				return nil, err
+			}
+			idle = int64(min(n, math.MaxInt64))
+			if start < 0 {
+				start = off
+			}
+			continue
+		case opFreq:
+			b, err := d.rd.byte()
+			if err != nil {
+				return nil, err
+			}
+			freq = int(b)
+			if start < 0 {
+				start = off
+			}
+			continue
+		}
+		if !isObjectType(t) {
+			return nil, unsupportedf("unknown opcode or object type %d (0x%02x)", t, t)
+		}
+		if start < 0 {
+			start = off
+		}
+		rec.Offset, rec.DB, rec.RDBType = start, d.db, t
+		rec.ExpireAt, rec.Idle, rec.Freq = expire, idle, freq
+		if err := d.readKey(); err != nil {
+			return nil, err
+		}
+		vstart := d.rd.offset()
+		if err := d.readValue(t); err != nil {
+			return nil, err
+		}
+		rec.ValueBytes = d.rd.offset() - vstart
+		rec.MemoryEstimate += keyOverhead(rec.KeyLen)
+		if d.opts.ValueLimit > 0 && !d.valOver {
+			rec.Value = &d.val
+		}
+		return rec, nil
+	}
+}
+
+func isObjectType(t byte) bool { return t <= tModule2 || (t >= tHashZipmap && t <= tHashListpackEx) }
+
+func (d *Decoder) resetRecord() {
+	r := &d.rec
+	fields, watched, jk := r.Fields[:0], r.Watched[:0], r.JSONKeys[:0]
+	*r = Record{Fields: fields, Watched: watched, JSONKeys: jk}
+	d.fieldBuf = d.fieldBuf[:0]
+	d.val.String = d.val.String[:0]
+	d.val.Elems = d.val.Elems[:0]
+	d.valBytes, d.valOver = 0, false
+}
+
+func (d *Decoder) trailer() error {
+	d.meta.Complete = false
+	if d.meta.Version >= 5 {
+		sum := d.rd.checksum()
+		d.mark = d.rd.offset()
+		p, err := d.rd.next(8)
+		if err != nil {
+			return err
+		}
+		d.meta.Checksum = binary.LittleEndian.Uint64(p)
+		if d.meta.Checksum != 0 && !d.opts.SkipChecksum {
+			if d.meta.Checksum != sum {
+				return &FormatError{Offset: d.mark, Msg: "CRC64 trailer " + strconv.FormatUint(d.meta.Checksum, 16) + " != computed " + strconv.FormatUint(sum, 16), Err: ErrChecksum}
+			}
+			d.meta.ChecksumVerified = true
+		}
+	}
+	d.meta.Complete = true
+	return io.EOF
+}
+
+// ---- primitives --------------------------------------------------------------
+
+// readLenEnc reads a length; enc reports the 11xxxxxx "special encoding"
+// form, in which case n is the encoding type.
+func (d *Decoder) readLenEnc() (n uint64, enc bool, err error) {
+	b, err := d.rd.byte()
+	if err != nil {
+		return 0, false, err
+	}
+	switch b >> 6 {
+	case 0:
+		return uint64(b & 0x3f), false, nil
+	case 1:
+		c, err := d.rd.byte()
+		if err != nil {
+			return 0, false, err
+		}
+		return uint64(b&0x3f)<<8 | uint64(c), false, nil
+	case 3:
+		return uint64(b & 0x3f), true, nil
+	}
+	switch b {
+	case 0x80:
+		p, err := d.rd.next(4)
+		if err != nil {
+			return 0, false, err
+		}
+		return uint64(binary.BigEndian.Uint32(p)), false, nil
+	case 0x81:
+		p, err := d.rd.next(8)
+		if err != nil {
+			return 0, false, err
+		}
+		return binary.BigEndian.Uint64(p), false, nil
+	}
+	return 0, false, corruptf("unknown length encoding 0x%02x", b)
+}
+
+func (d *Decoder) readLen() (uint64, error) {
+	n, enc, err := d.readLenEnc()
+	if err == nil && enc {
+		err = corruptf("encoded value where a length was expected")
+	}
+	return n, err
+}
+
+// strHdr describes a serialized string before its body is read.
+type strHdr struct {
+	kind uint8 // strRaw, strInt, strLZF
+	n    int64 // logical length
+	clen int64 // compressed length (LZF)
+	ival int64 // value (int)
+}
+
+const (
+	strRaw = iota
+	strInt
+	strLZF
+)
+
+// maxStrLen bounds a string length read from the file; Redis strings stop
+// at 512 MiB (proto-max-bulk-len can raise it), listpacks at 4 GiB.
+const maxStrLen = 1 << 40
+
+func (d *Decoder) readStrHdr() (strHdr, error) {
+	d.mark = d.rd.offset()
+	n, enc, err := d.readLenEnc()
+	if err != nil {
+		return strHdr{}, err
+	}
+	if !enc {
+		if n > maxStrLen {
+			return strHdr{}, corruptf("string length %d", n)
+		}
+		return strHdr{kind: strRaw, n: int64(n)}, nil
+	}
+	var v int64
+	switch n {
+	case 0:
+		b, err := d.rd.byte()
+		if err != nil {
+			return strHdr{}, err
+		}
+		v = int64(int8(b))
+	case 1:
+		p, err := d.rd.next(2)
+		if err != nil {
+			return strHdr{}, err
+		}
+		v = int64(int16(binary.LittleEndian.Uint16(p)))
+	case 2:
+		p, err := d.rd.next(4)
+		if err != nil {
+			return strHdr{}, err
+		}
+		v = int64(int32(binary.LittleEndian.Uint32(p)))
+	case 3:
+		clen, err := d.readLen()
+		if err != nil {
+			return strHdr{}, err
+		}
+		ulen, err := d.readLen()
+		if err != nil {
+			return strHdr{}, err
+		}
+		// Redis only stores LZF when it saves space, and LZF cannot inflate
+		// more than ~88x: anything else is a bogus header, caught before
+		// buffering either size.
+		if clen == 0 || clen > maxStrLen || ulen > maxStrLen || ulen > clen*lzfMaxRatio+64 || clen > ulen+ulen/16+64 {
+			return strHdr{}, corruptf("LZF string of %d bytes compressed to %d", ulen, clen)
+		}
+		return strHdr{kind: strLZF, n: int64(ulen), clen: int64(clen)}, nil
+	default:
+		return strHdr{}, corruptf("unknown string encoding %d", n)
+	}
+	return strHdr{kind: strInt, n: int64(intLen(v)), ival: v}, nil
+}
+
+func intLen(v int64) int {
+	var buf [24]byte
+	return len(strconv.AppendInt(buf[:0], v, 10))
+}
+
+// skipBody consumes a string body.
+func (d *Decoder) skipBody(h strHdr) error {
+	switch h.kind {
+	case strRaw:
+		return d.rd.skip(h.n)
+	case strLZF:
+		return d.rd.skip(h.clen)
+	}
+	return nil
+}
+
+func (d *Decoder) skipStr() (int64, error) {
+	h, err := d.readStrHdr()
+	if err != nil {
+		return 0, err
+	}
+	return h.n, d.skipBody(h)
+}
+
+// readBody appends up to limit bytes of the string to dst; complete
+// reports whether dst got all of it.
+func (d *Decoder) readBody(dst []byte, h strHdr, limit int) ([]byte, bool, error) {
+	switch h.kind {
+	case strInt:
+		return strconv.AppendInt(dst, h.ival, 10), true, nil
+	case strRaw:
+		if h.n <= int64(limit) {
+			out, err := d.rd.appendN(dst, h.n)
+			return out, true, err
+		}
+		out, err := d.rd.appendN(dst, int64(limit))
+		if err != nil {
+			return out, false, err
+		}
+		return out, false, d.rd.skip(h.n - int64(limit))
+	}
+	// LZF
+	if h.n <= int64(limit) {
+		var err error
+		d.lz, err = d.rd.appendN(d.lz[:0], h.clen)
+		if err != nil {
+			return dst, false, err
+		}
+		base := len(dst)
+		if cap(dst)-base < int(h.n) {
+			nd := make([]byte, base, base+int(h.n))
+			copy(nd, dst)
+			dst = nd
+		}
+		out, err := lzfDecompress(d.lz, dst[base:base+int(h.n)], int(h.n))
+		if err != nil {
+			return dst, false, err
+		}
+		return dst[:base+len(out)], true, nil
+	}
+	take := min(h.clen, int64(limit))
+	var err error
+	d.lz, err = d.rd.appendN(d.lz[:0], take)
+	if err != nil {
+		return dst, false, err
+	}
+	dst = append(dst, lzfPrefix(d.lz, limit)...)
+	return dst, false, d.rd.skip(h.clen - take)
+}
+
+// readStr reads a whole string when it is at most limit bytes long,
+// otherwise a prefix of limit bytes.
+func (d *Decoder) readStr(dst []byte, limit int) ([]byte, int64, bool, error) {
+	h, err := d.readStrHdr()
+	if err != nil {
+		return dst, 0, false, err
+	}
+	out, complete, err := d.readBody(dst, h, limit)
+	return out, h.n, complete, err
+}
+
+// readBlob reads an encoded value (listpack, ziplist, intset, zipmap). A
+// blob over MaxBlobBytes yields only its first bytes and complete=false.
+func (d *Decoder) readBlob() ([]byte, int64, bool, error) {
+	h, err := d.readStrHdr()
+	if err != nil {
+		return nil, 0, false, err
+	}
+	mark := d.mark
+	if h.kind == strRaw && h.n <= int64(min(len(d.rd.buf), d.opts.MaxBlobBytes)) {
+		// Walked before the next read: no need to copy it out of the buffer.
+		b, err := d.rd.next(int(h.n))
+		return b, h.n, true, err
+	}
+	limit := d.opts.MaxBlobBytes
+	if h.n > int64(limit) {
+		limit = blobPrefixBytes
+	}
+	d.blob, _, err = d.readBody(d.blob[:0], h, limit)
+	d.mark = mark
+	return d.blob, h.n, h.n <= int64(limit), err
+}
+
+func (d *Decoder) readKey() error {
+	var err error
+	d.key, d.rec.KeyLen, _, err = d.readStr(d.key[:0], d.opts.MaxBlobBytes)
+	d.rec.Key = d.key
+	return err
+}
+
+func (d *Decoder) readAux() error {
+	k, _, _, err := d.readStr(d.e1[:0], maxAuxValue)
+	d.e1 = k
+	if err != nil {
+		return err
+	}
+	v, _, _, err := d.readStr(d.e2[:0], maxAuxValue)
+	d.e2 = v
+	if err != nil {
+		return err
+	}
+	if len(d.meta.Aux) < maxAux {
+		d.meta.Aux = append(d.meta.Aux, AuxField{Key: string(k), Value: string(v)})
+	}
+	return nil
+}
+
+// Redis 7.0-rc1/rc2 functions: name, engine name, has-description flag,
+// description, code.
+func (d *Decoder) skipFunctionPreGA() error {
+	for range 2 {
+		if _, err := d.skipStr(); err != nil {
+			return err
+		}
+	}
+	has, err := d.readLen()
+	if err != nil {
+		return err
+	}
+	if has != 0 {
+		if _, err := d.skipStr(); err != nil {
+			return err
+		}
+	}
+	_, err = d.skipStr()
+	return err
+}
+
+func moduleName(id uint64) string {
+	var b [9]byte
+	id >>= 10
+	for j := 8; j >= 0; j-- {
+		b[j] = moduleNameAlphab[id&63]
+		id >>= 6
+	}
+	return string(b[:])
+}
+
+func (d *Decoder) readModuleAux(off int64) error {
+	id, err := d.readLen()
+	if err != nil {
+		return err
+	}
+	name := moduleName(id)
+	whenOp, err := d.readLen()
+	if err != nil {
+		return err
+	}
+	if whenOp != modUInt {
+		return corruptf("module %s aux data: when-opcode %d, want %d", name, whenOp, modUInt)
+	}
+	when, err := d.readLen()
+	if err != nil {
+		return err
+	}
+	if err := d.skipModuleValue(name); err != nil {
+		return err
+	}
+	if len(d.meta.ModuleAux) < maxModuleAux {
+		d.meta.ModuleAux = append(d.meta.ModuleAux, ModuleAux{Module: name, When: when, Offset: off, Bytes: d.rd.offset() - off})
+	}
+	return nil
+}
+
+// skipModuleValue walks a module value written with annotations (module
+// API v2): opcode-tagged ints, floats, doubles and strings up to EOF.
+func (d *Decoder) skipModuleValue(name string) error {
+	for {
+		d.mark = d.rd.offset()
+		op, err := d.readLen()
+		if err != nil {
+			return err
+		}
+		switch op {
+		case modEOF:
+			return nil
+		case modSInt, modUInt:
+			if _, err := d.readLen(); err != nil {
+				return err
+			}
+		case modFloat:
+			if err := d.rd.skip(4); err != nil {
+				return err
+			}
+		case modDouble:
+			if err := d.rd.skip(8); err != nil {
+				return err
+			}
+		case modString:
+			if _, err := d.skipStr(); err != nil {
+				return err
+			}
+		default:
+			return corruptf("module %s value: unknown module opcode %d", name, op)
+		}
+	}
+}
