@@ -13,6 +13,8 @@ import (
 
 	"github.com/keyguard/keyguard/finding"
 	"github.com/keyguard/keyguard/internal/demodata"
+	"github.com/keyguard/keyguard/internal/demodata/keys"
+	"github.com/keyguard/keyguard/keybuild"
 	"github.com/keyguard/keyguard/registry"
 )
 
@@ -39,7 +41,7 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 	defer rdb.Close()
 
 	d := &demo{ctx: ctx, w: e.stdout, reg: reg, rdb: rdb, srv: srv}
-	for _, step := range []func() error{d.lint, d.incident, d.classify} {
+	for _, step := range []func() error{d.lint, d.incident, d.classify, d.builders} {
 		if err := step(); err != nil {
 			return err
 		}
@@ -190,4 +192,36 @@ func ttlShort(ttl time.Duration) string {
 		return "no-ttl"
 	}
 	return fmtDuration(ttl / time.Second * time.Second)
+}
+
+// builders shows keys built through the package keyguard gen wrote from
+// the demo registry (internal/demodata/keys), and what they refuse.
+func (d *demo) builders() error {
+	d.title("Keys from the generated builder package (keyguard gen --lang go)")
+	show := func(call string, k keybuild.Key, err error) {
+		if err != nil {
+			msg := strings.ReplaceAll(err.Error(), "\n\t", "\n"+strings.Repeat(" ", 51))
+			fmt.Fprintf(d.w, "  %-48s refused: %s\n", call, msg)
+			return
+		}
+		ttl := "persistent"
+		if !k.Persistent() {
+			ttl = fmtDuration(k.TTL())
+		}
+		fmt.Fprintf(d.w, "  %-48s %s  (%s, ttl %s, owner %s)\n", call, k, k.Type(), ttl, k.Owner())
+		if e := d.reg.Lookup(k.String()); e == nil || e.Key != k.Template() {
+			fmt.Fprintf(d.w, "  %-48s !! the matcher classifies it elsewhere\n", "")
+		}
+	}
+	show("keys.PromoSku(1001)", keys.PromoSku(1001), nil)
+	show("keys.OrderSettlePreview(1001)", keys.OrderSettlePreview(1001), nil)
+	k, err := keys.VerifySMS("13800138000", keys.VerifySMSSceneLogin)
+	show(`keys.VerifySMS("13800138000", …SceneLogin)`, k, err)
+	k, err = keys.LockOrderPay("ORD:1001")
+	show(`keys.LockOrderPay("ORD:1001")`, k, err)
+	k, err = keys.ProductDetail("P1001\n")
+	show(`keys.ProductDetail("P1001\n")`, k, err)
+	fmt.Fprintln(d.w, "\n  The phone number never reaches Redis: the builder stores a hash of it. Values that")
+	fmt.Fprintln(d.w, "  would move a key to another template or slot (separators, braces, newlines) are refused.")
+	return nil
 }

@@ -1,0 +1,159 @@
+package ttlpolicy
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/keyguard/keyguard/internal/redistest"
+	"github.com/keyguard/keyguard/registry"
+)
+
+func testPolicy(t *testing.T, seed uint64) (*Policy, *registry.Registry) {
+	t.Helper()
+	reg, err := registry.Load("testdata/keyguard.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return New(reg, Options{Seed: seed}), reg
+}
+
+func TestTTL(t *testing.T) {
+	p, reg := testPolicy(t, 1)
+	base, cache, seq := reg.Lookup("order:order:1:base"), reg.Lookup("order:cache:1"), reg.Lookup("seq:order:no")
+	if got := p.TTL(base); got != time.Hour {
+		t.Errorf("base ttl %v", got)
+	}
+	if got := p.TTL(seq); got != 0 {
+		t.Errorf("persistent ttl %v", got)
+	}
+	// Jitter stays in [ttl, ttl+jitter] and actually varies.
+	seen := map[time.Duration]bool{}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	for range 4 {
+		wg.Add(1)
+		go func() { // concurrent use under -race
+			defer wg.Done()
+			for range 250 {
+				d := p.TTL(cache)
+				if d < 10*time.Minute || d > 12*time.Minute || d%time.Millisecond != 0 {
+					t.Errorf("ttl %v out of [10m, 12m]", d)
+				}
+				mu.Lock()
+				seen[d] = true
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if len(seen) < 900 {
+		t.Errorf("only %d distinct TTLs in 1000 draws", len(seen))
+	}
+	// The same seed gives the same sequence: per-instance source.
+	a, _ := testPolicy(t, 42)
+	b, _ := testPolicy(t, 42)
+	for range 10 {
+		if x, y := a.TTL(cache), b.TTL(cache); x != y {
+			t.Fatalf("seeded policies differ: %v %v", x, y)
+		}
+	}
+}
+
+func TestWrites(t *testing.T) {
+	ctx := context.Background()
+	srv := redistest.Start(t)
+	rdb := srv.Client(t)
+	p, _ := testPolicy(t, 0)
+
+	if err := p.Set(ctx, rdb, "order:cache:1", "v"); err != nil {
+		t.Fatal(err)
+	}
+	if ttl := rdb.PTTL(ctx, "order:cache:1").Val(); ttl < 9*time.Minute || ttl > 12*time.Minute {
+		t.Errorf("set: ttl %v", ttl)
+	}
+	if ok, err := p.SetNX(ctx, rdb, "order:cache:2", "v"); err != nil || !ok {
+		t.Fatal(ok, err)
+	}
+	if ok, _ := p.SetNX(ctx, rdb, "order:cache:2", "w"); ok {
+		t.Error("SetNX overwrote")
+	}
+	if ttl := rdb.PTTL(ctx, "order:cache:2").Val(); ttl <= 0 {
+		t.Errorf("setnx: ttl %v", ttl)
+	}
+
+	n, err := p.HSet(ctx, rdb, "order:order:1:base", "amount", 99, "status", "paid")
+	if err != nil || n != 2 {
+		t.Fatal(n, err)
+	}
+	if ttl := rdb.PTTL(ctx, "order:order:1:base").Val(); ttl <= 59*time.Minute {
+		t.Errorf("hset: ttl %v", ttl)
+	}
+
+	cmds, err := p.Do(ctx, rdb, "order:tags:1", func(pipe redis.Pipeliner) error {
+		pipe.SAdd(ctx, "order:tags:1", "a", "b")
+		return nil
+	})
+	if err != nil || len(cmds) != 1 || cmds[0].(*redis.IntCmd).Val() != 2 {
+		t.Fatal(cmds, err)
+	}
+	if ttl := rdb.PTTL(ctx, "order:tags:1").Val(); ttl <= 0 || ttl > 90*time.Second {
+		t.Errorf("do: ttl %v", ttl)
+	}
+	if _, err := p.Do(ctx, rdb, "order:tags:1", func(redis.Pipeliner) error { return errors.New("boom") }); err == nil {
+		t.Error("fn error lost")
+	}
+
+	if err := p.Set(ctx, rdb, "seq:order:no", "1"); err != nil {
+		t.Fatal(err)
+	}
+	if ttl := rdb.PTTL(ctx, "seq:order:no").Val(); ttl != -1 {
+		t.Errorf("persistent got ttl %v", ttl)
+	}
+	if ok, err := p.Expire(ctx, rdb, "seq:order:no"); err != nil || !ok {
+		t.Fatal(ok, err)
+	}
+	if ttl := rdb.PTTL(ctx, "seq:order:no").Val(); ttl != -1 {
+		t.Errorf("Expire gave a persistent key ttl %v", ttl)
+	}
+	rdb.Persist(ctx, "order:cache:1")
+	if ok, err := p.Expire(ctx, rdb, "order:cache:1"); err != nil || !ok {
+		t.Fatal(ok, err)
+	}
+	if ttl := rdb.PTTL(ctx, "order:cache:1").Val(); ttl <= 0 {
+		t.Errorf("expire: ttl %v", ttl)
+	}
+}
+
+func TestRefusals(t *testing.T) {
+	ctx := context.Background()
+	srv := redistest.Start(t)
+	rdb := srv.Client(t)
+	p, _ := testPolicy(t, 0)
+	for _, tt := range []struct {
+		name string
+		do   func() error
+		want error
+	}{
+		{"unregistered", func() error { return p.Set(ctx, rdb, "nope", "v") }, ErrUnregistered},
+		{"no policy", func() error { return p.Set(ctx, rdb, "tmp:nopolicy:1", "v") }, ErrNoPolicy},
+		{"set on a hash template", func() error { return p.Set(ctx, rdb, "order:order:1:base", "v") }, ErrType},
+		{"hset on a string template", func() error { _, err := p.HSet(ctx, rdb, "order:cache:1", "f", "v"); return err }, ErrType},
+		{"expire unregistered", func() error { _, err := p.Expire(ctx, rdb, "nope"); return err }, ErrUnregistered},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.do()
+			var e *Error
+			if !errors.Is(err, tt.want) || !errors.As(err, &e) || e.Hint == "" {
+				t.Fatalf("got %v, want %v", err, tt.want)
+			}
+		})
+	}
+	if n := rdb.DBSize(ctx).Val(); n != 0 {
+		t.Fatalf("%d keys written by refused calls", n)
+	}
+}
