@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -9,12 +10,15 @@ import (
 	"time"
 
 	"github.com/alicebob/miniredis/v2"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/keyguard/keyguard/finding"
+	"github.com/keyguard/keyguard/guard"
 	"github.com/keyguard/keyguard/internal/demodata"
 	"github.com/keyguard/keyguard/internal/demodata/keys"
 	"github.com/keyguard/keyguard/keybuild"
+	"github.com/keyguard/keyguard/redishook"
 	"github.com/keyguard/keyguard/registry"
 )
 
@@ -41,7 +45,7 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 	defer rdb.Close()
 
 	d := &demo{ctx: ctx, w: e.stdout, reg: reg, rdb: rdb, srv: srv}
-	for _, step := range []func() error{d.lint, d.incident, d.classify, d.builders} {
+	for _, step := range []func() error{d.lint, d.incident, d.classify, d.builders, d.sdk} {
 		if err := step(); err != nil {
 			return err
 		}
@@ -223,5 +227,120 @@ func (d *demo) builders() error {
 	show(`keys.ProductDetail("P1001\n")`, k, err)
 	fmt.Fprintln(d.w, "\n  The phone number never reaches Redis: the builder stores a hash of it. Values that")
 	fmt.Fprintln(d.w, "  would move a key to another template or slot (separators, braces, newlines) are refused.")
+	return nil
+}
+
+// sdk replays the incident through the runtime SDK: the order service's
+// write to the promo team's key is refused before it is sent (hook) or by
+// the server-side guard, the metrics count it, and the writer records name
+// the second writer.
+func (d *demo) sdk() error {
+	d.title("The same incident through the SDK (hook, guard, metrics, keyguard writers)")
+	ctx := d.ctx
+	metrics := prometheus.NewRegistry()
+	rec := redishook.NewRecorder(d.rdb, redishook.RecorderOptions{})
+	var hooks []*redishook.Hook
+	client := func(service string, mode redishook.Mode) (*redis.Client, error) {
+		opt := &redis.Options{Addr: d.srv.Addr()}
+		if err := redishook.NameConnections(opt, service); err != nil {
+			return nil, err
+		}
+		c := redis.NewClient(opt)
+		h := redishook.New(d.reg, redishook.Options{Service: service, Mode: mode, Registerer: metrics, Recorder: rec})
+		if err := h.Err(); err != nil {
+			return nil, err
+		}
+		h.Install(c)
+		hooks = append(hooks, h)
+		return c, nil
+	}
+	promo, err := client("promo-team", redishook.Enforce)
+	if err != nil {
+		return err
+	}
+	defer promo.Close()
+	order, err := client("order-team", redishook.Enforce)
+	if err != nil {
+		return err
+	}
+	defer order.Close()
+	legacy, err := client("order-team", redishook.Observe) // a service not yet switched to enforce
+	if err != nil {
+		return err
+	}
+	defer legacy.Close()
+	legacyHook := hooks[2]
+
+	key := keys.PromoSku(2001)
+	e := d.reg.Lookup(key.String())
+	opts := guard.Options{TTL: e.TTL, Jitter: e.TTLJitter, Persistent: e.Persistent}
+	res, err := guard.New(promo, "promo-team", opts).SetMany(ctx, key.String(), map[string]any{"activityId": 12345, "discountType": 1, "discountValue": 50})
+	if err != nil {
+		return fmt.Errorf("demo guarded write: %w", err)
+	}
+	fmt.Fprintf(d.w, "  promo-team  guard.SetMany(%s)            ok: %d fields added, owner claimed=%v, TTL set=%v\n", key, res.Added, res.Claimed, res.TTLSet)
+
+	err = order.HSet(ctx, key.String(), "couponAmount", 10, "promoTotal", 30).Err()
+	var denied *redishook.DeniedError
+	if !errors.As(err, &denied) {
+		return fmt.Errorf("demo: the order team's write was not refused (err = %v)", err)
+	}
+	fmt.Fprintf(d.w, "  order-team  HSET %s couponAmount 10 …  refused before sending:\n      %v\n", key, denied)
+
+	_, err = guard.New(legacy, "order-team", opts).SetMany(ctx, key.String(), map[string]any{"couponAmount": 10})
+	var conflict *guard.ConflictError
+	if !errors.As(err, &conflict) {
+		return fmt.Errorf("demo: the guard did not refuse the order team (err = %v)", err)
+	}
+	legacyHook.GuardConflictKey(conflict.Key, conflict.Owner)
+	fmt.Fprintf(d.w, "  order-team  guard.SetMany(%s) (observe-mode client)  refused by the server-side guard:\n      %v\n", key, conflict)
+
+	if err := legacy.HSet(ctx, keys.PromoSku(2002).String(), "couponAmount", 10).Err(); err != nil {
+		return err
+	}
+	fmt.Fprintf(d.w, "  order-team  HSET %s couponAmount 10 (observe mode, no guard)  went through, and was recorded\n", keys.PromoSku(2002))
+
+	if err := rec.Flush(ctx); err != nil {
+		return fmt.Errorf("demo writer records: %w", err)
+	}
+	tws, err := redishook.ReadWriters(ctx, d.rdb, d.reg, time.Now().Add(-24*time.Hour))
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(d.w, "\n  keyguard writers (second-writer detection over the last 24h):")
+	for _, tw := range tws {
+		mark := "ok"
+		if tw.Violation() {
+			mark = "VIOLATION"
+		}
+		var ws []string
+		for _, w := range tw.Writers {
+			s := w.Service
+			if !w.Allowed {
+				s += " (not allowed)"
+			}
+			ws = append(ws, s)
+		}
+		fmt.Fprintf(d.w, "    %-28s %-9s writers: %s\n", tw.Template, mark, strings.Join(ws, ", "))
+	}
+
+	fmt.Fprintln(d.w, "\n  Metrics (what /metrics would serve), non-zero series:")
+	families, err := metrics.Gather()
+	if err != nil {
+		return err
+	}
+	for _, f := range families {
+		for _, m := range f.GetMetric() {
+			v := m.GetCounter().GetValue()
+			if v == 0 {
+				continue
+			}
+			var labels []string
+			for _, l := range m.GetLabel() {
+				labels = append(labels, l.GetName()+"="+fmt.Sprintf("%q", l.GetValue()))
+			}
+			fmt.Fprintf(d.w, "    %s{%s} %g\n", f.GetName(), strings.Join(labels, ","), v)
+		}
+	}
 	return nil
 }

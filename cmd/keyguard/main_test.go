@@ -111,7 +111,8 @@ func TestDemo(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("demo exit %d: %s", code, errOut)
 	}
-	for _, want := range []string{"error overlap", "HGETALL promo:sku:1001 → activityId, couponAmount", "naming/timestamp", "pii"} {
+	for _, want := range []string{"error overlap", "HGETALL promo:sku:1001 → activityId, couponAmount", "naming/timestamp", "pii",
+		"verify:sms:a6942f9771d67f34:LOGIN", "refused before sending", "belongs to namespace \"promo-team\"", "VIOLATION", "keyguard_guard_conflicts_total"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("demo output lacks %q", want)
 		}
