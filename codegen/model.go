@@ -372,9 +372,9 @@ func policyLine(e *registry.Entry) string {
 	case e.Persistent:
 		b.WriteString(", persistent (no TTL)")
 	case e.TTLJitter > 0:
-		fmt.Fprintf(&b, ", TTL %s (+ up to %s jitter)", human(e.TTL), human(e.TTLJitter))
+		fmt.Fprintf(&b, ", TTL %s (+ up to %s jitter)", registry.FormatTTL(e.TTL), registry.FormatTTL(e.TTLJitter))
 	default:
-		fmt.Fprintf(&b, ", TTL %s", human(e.TTL))
+		fmt.Fprintf(&b, ", TTL %s", registry.FormatTTL(e.TTL))
 	}
 	if e.Owner != "" {
 		fmt.Fprintf(&b, ", owner %s", e.Owner)
@@ -389,22 +389,10 @@ func policyLine(e *registry.Entry) string {
 		b.WriteString(", namespace-guarded")
 	}
 	if e.Hot != nil {
-		fmt.Fprintf(&b, ", hot (%d replicas, local TTL %s)", e.Hot.Replicas, human(e.Hot.LocalTTL))
+		fmt.Fprintf(&b, ", hot (%d replicas, local TTL %s)", e.Hot.Replicas, registry.FormatTTL(e.Hot.LocalTTL))
 	}
 	b.WriteString(".")
 	return b.String()
-}
-
-// human prints a duration without zero units: 1h, 10m, 1m10s.
-func human(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
 }
 
 func overlapNotes(reg *registry.Registry) map[int][]string {

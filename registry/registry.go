@@ -11,6 +11,7 @@
 package registry
 
 import (
+	"strings"
 	"time"
 
 	"github.com/keyguard/keyguard/keytmpl"
@@ -177,4 +178,17 @@ func (r *Registry) Owners() []string {
 	}
 	sortStrings(out)
 	return out
+}
+
+// FormatTTL writes a TTL the way the registry file does: 1h, 10m, 1h30m,
+// 45s rather than 1h0m0s.
+func FormatTTL(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
 }

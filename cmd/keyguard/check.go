@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/keyguard/keyguard/finding"
@@ -191,21 +190,9 @@ func ttlText(e *registry.Entry) string {
 	case e.TTL == 0:
 		return "none"
 	case e.TTLJitter > 0:
-		return fmtDuration(e.TTL) + "+" + fmtDuration(e.TTLJitter)
+		return registry.FormatTTL(e.TTL) + "+" + registry.FormatTTL(e.TTLJitter)
 	}
-	return fmtDuration(e.TTL)
-}
-
-// fmtDuration writes 1h, 10m, 1h30m, 45s rather than 1h0m0s.
-func fmtDuration(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
+	return registry.FormatTTL(e.TTL)
 }
 
 type keyJSON struct {

@@ -195,7 +195,7 @@ func ttlShort(ttl time.Duration) string {
 	if ttl < 0 {
 		return "no-ttl"
 	}
-	return fmtDuration(ttl / time.Second * time.Second)
+	return registry.FormatTTL(ttl / time.Second * time.Second)
 }
 
 // builders shows keys built through the package keyguard gen wrote from
@@ -210,7 +210,7 @@ func (d *demo) builders() error {
 		}
 		ttl := "persistent"
 		if !k.Persistent() {
-			ttl = fmtDuration(k.TTL())
+			ttl = registry.FormatTTL(k.TTL())
 		}
 		fmt.Fprintf(d.w, "  %-48s %s  (%s, ttl %s, owner %s)\n", call, k, k.Type(), ttl, k.Owner())
 		if e := d.reg.Lookup(k.String()); e == nil || e.Key != k.Template() {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/keyguard/keyguard/redishook"
+	"github.com/keyguard/keyguard/registry"
 )
 
 // runWriters lists who wrote which template, from the records the SDK's
@@ -106,7 +107,7 @@ func writeWritersText(w io.Writer, window time.Duration, now time.Time, tws []re
 		}
 	}
 	_, err := fmt.Fprintf(w, "%s written in the last %s: %d with a writer the registry does not allow, %d shared by allowed writers\n",
-		plural(len(tws), "template"), shortDuration(window), violations, multi)
+		plural(len(tws), "template"), registry.FormatTTL(window), violations, multi)
 	if violations > 0 {
 		fmt.Fprintln(w, "\tTry: move the foreign writer to a template it owns (seed 000 §3.1), or list it in the template's writers if the sharing is intended")
 	}
@@ -133,7 +134,7 @@ func writeWritersJSON(w io.Writer, target string, window time.Duration, now time
 		Since      time.Time  `json:"since"`
 		Violations int        `json:"violations"`
 		Templates  []template `json:"templates"`
-	}{Target: target, Window: shortDuration(window), Since: now.Add(-window).UTC(), Templates: []template{}}
+	}{Target: target, Window: registry.FormatTTL(window), Since: now.Add(-window).UTC(), Templates: []template{}}
 	for i := range tws {
 		tw := &tws[i]
 		t := template{Template: tw.Template, ID: tw.ID, Registered: tw.Entry != nil, Violation: tw.Violation()}
@@ -152,16 +153,4 @@ func writeWritersJSON(w io.Writer, target string, window time.Duration, now time
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(doc)
-}
-
-// shortDuration prints 24h rather than 24h0m0s.
-func shortDuration(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
 }
