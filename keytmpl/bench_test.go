@@ -31,17 +31,30 @@ func benchTemplates(n int) []*Template {
 	return ts
 }
 
-// benchKeys builds count keys: 90% from random templates with random
-// values, 10% unregistered.
+// benchKeys builds count keys: 90% from templates picked uniformly with
+// random values, 10% unregistered.
 func benchKeys(ts []*Template, count int) []string {
 	rng := rand.New(rand.NewPCG(1, 2))
+	return benchKeysFrom(ts, count, rng, func() int { return rng.IntN(len(ts)) })
+}
+
+// benchKeysZipf picks templates with a Zipf(1.1) law, as real key spaces
+// are skewed: a few templates hold most keys.
+func benchKeysZipf(ts []*Template, count int) []string {
+	rng := rand.New(rand.NewPCG(3, 4))
+	z := rand.NewZipf(rng, 1.1, 1, uint64(len(ts)-1))
+	perm := rng.Perm(len(ts)) // the popular templates are spread over the registry
+	return benchKeysFrom(ts, count, rng, func() int { return perm[z.Uint64()] })
+}
+
+func benchKeysFrom(ts []*Template, count int, rng *rand.Rand, pick func() int) []string {
 	keys := make([]string, count)
 	for i := range keys {
 		if i%10 == 9 {
 			keys[i] = fmt.Sprintf("tmp_data_%d", rng.IntN(1e9))
 			continue
 		}
-		t := ts[rng.IntN(len(ts))]
+		t := ts[pick()]
 		var b strings.Builder
 		for si, s := range t.Segments() {
 			if si > 0 {
@@ -117,16 +130,17 @@ func BenchmarkClassify(b *testing.B) {
 		}
 		keys := benchKeys(ts, pool)
 		m := Compile(ts)
-		b.Run(fmt.Sprintf("matcher/templates=%d", n), func(b *testing.B) {
-			b.ReportAllocs()
-			hits := 0
-			for i := 0; b.Loop(); i++ {
-				if m.Lookup(keys[i%len(keys)]) >= 0 {
-					hits++
+		run := func(keys []string) func(b *testing.B) {
+			return func(b *testing.B) {
+				b.ReportAllocs()
+				for i := 0; b.Loop(); i++ {
+					m.Lookup(keys[i%len(keys)])
 				}
+				b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "keys/s")
 			}
-			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "keys/s")
-		})
+		}
+		b.Run(fmt.Sprintf("matcher/templates=%d", n), run(keys))
+		b.Run(fmt.Sprintf("matcher-zipf/templates=%d", n), run(benchKeysZipf(ts, pool)))
 		peer := newRegexpPeer(ts)
 		b.Run(fmt.Sprintf("regexp/templates=%d", n), func(b *testing.B) {
 			b.ReportAllocs()
