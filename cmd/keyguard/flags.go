@@ -131,13 +131,23 @@ func (fs *flagSet) loadRegistry() (*registry.Registry, error) {
 // never leaves half a report.
 type output struct {
 	io.Writer
-	file *os.File
-	path string
+	file   *os.File
+	path   string
+	direct bool // a device or pipe, written in place
 }
 
 func (fs *flagSet) openOutput(e *env) (*output, error) {
 	if fs.opts.out == "" || fs.opts.out == "-" {
 		return &output{Writer: e.stdout}, nil
+	}
+	if fi, err := os.Stat(fs.opts.out); err == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
+		// /dev/null, /dev/stdout, a FIFO: renaming a temporary file over
+		// it would replace the device node itself (as root).
+		f, err := os.OpenFile(fs.opts.out, os.O_WRONLY, 0)
+		if err != nil {
+			return nil, fmt.Errorf("--out: %w", err)
+		}
+		return &output{Writer: f, file: f, direct: true}, nil
 	}
 	f, err := os.CreateTemp(filepath.Dir(fs.opts.out), "."+filepath.Base(fs.opts.out)+".*")
 	if err != nil {
@@ -150,6 +160,9 @@ func (fs *flagSet) openOutput(e *env) (*output, error) {
 func (o *output) close(ok bool) error {
 	if o.file == nil {
 		return nil
+	}
+	if o.direct {
+		return o.file.Close()
 	}
 	name := o.file.Name()
 	err := o.file.Close()

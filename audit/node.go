@@ -1,0 +1,1113 @@
+package audit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/bits"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/keyguard/keyguard/inventory"
+)
+
+// walker walks one node: a prober goroutine (SCAN and probes on conn) and
+// a classifier goroutine (aggregator, plus __ns__ and field probes on
+// conn2) joined by a channel of batches in SCAN order.
+type walker struct {
+	r    *run
+	plan nodePlan
+	addr string
+	sess session // for redials
+
+	conn  *conn // the prober's
+	conn2 *conn // the classifier's, dialed on first need
+
+	runID   string
+	version int
+	policy  string
+	lfu     bool
+	canFreq bool
+	canNS   bool
+	canFlds bool
+	total   int64 // keys at the start
+	rng     *rand.Rand
+	enc     encodings
+
+	scanned  atomic.Int64 // progress: keys SCAN returned
+	finished atomic.Bool
+	vanished atomic.Int64 // keys gone between SCAN and a probe
+	moved    atomic.Int64 // keys that answered MOVED or ASK
+	denied   atomic.Int64 // keys the ACL user may not read
+
+	// Written by the classifier (or the prober before it starts), read
+	// after walk returns.
+	scannedDone int64  // keys SCAN returned up to resume
+	resume      string // cursor after the last batch added
+	probed      int64
+	restarted   bool
+	touches     bool // no CLIENT NO-TOUCH: counts refresh LRU/LFU clocks
+	shrunk      bool
+	stop        *inventory.NodeStop
+	notes       []string
+}
+
+// encodings are the per-key commands of a walk, encoded once.
+type encodings struct {
+	typ, pttl, mem, freq, hgetNS keyCmd
+	count                        [len(countCmds)]keyCmd
+}
+
+func newEncodings(samples int) encodings {
+	e := encodings{
+		typ:    newKeyCmd([]string{"TYPE"}),
+		pttl:   newKeyCmd([]string{"PTTL"}),
+		mem:    newKeyCmd([]string{"MEMORY", "USAGE"}, "SAMPLES", strconv.Itoa(max(samples, 0))),
+		freq:   newKeyCmd([]string{"OBJECT", "FREQ"}),
+		hgetNS: newKeyCmd([]string{"HGET"}, "__ns__"),
+	}
+	for i, c := range countCmds {
+		e.count[i] = newKeyCmd([]string{c})
+	}
+	return e
+}
+
+// countOf is the element count command of a type (ok false for module
+// types).
+func (e *encodings) countOf(t string) (keyCmd, bool) {
+	for i, ct := range countTypes {
+		if ct == t {
+			return e.count[i], true
+		}
+	}
+	return keyCmd{}, false
+}
+
+// batch is the keys of one SCAN reply on their way through the probes.
+type batch struct {
+	cursor  string // the cursor SCAN was called with
+	next    string // the cursor it returned
+	scanned int64  // keys it returned, sampled or not
+	recs    []inventory.Record
+	drop    []uint8  // why a record is skipped (dropNone: it is added)
+	guess   []string // the template's type, whose count goes with the probes; "" unknown
+	ns      []bool   // HGET key __ns__ goes with the element count (a guarded hash)
+	stage   []uint8  // what the count stage still reads
+}
+
+const (
+	dropNone uint8 = iota
+	dropVanished
+	dropMoved
+	dropDenied
+)
+
+// stopError is a condition that retrying will not fix.
+type stopError struct{ err error }
+
+func (e *stopError) Error() string { return e.err.Error() }
+func (e *stopError) Unwrap() error { return e.err }
+
+// Commands the walker cannot do without, with their ACL names, in the
+// order of the permission probe.
+var essential = []struct{ acl, cmd string }{
+	{"scan", "SCAN"}, {"type", "TYPE"}, {"pttl", "PTTL"}, {"memory|usage", "MEMORY"},
+	{"strlen", "STRLEN"}, {"hlen", "HLEN"}, {"llen", "LLEN"}, {"scard", "SCARD"}, {"zcard", "ZCARD"}, {"xlen", "XLEN"},
+}
+
+// probeKey is the key the permission probe reads; it need not exist.
+const probeKey = "keyguard:audit:permission-probe"
+
+// newWalker connects to a node, reads INFO and checks the ACL user's
+// permissions.
+func (r *run) newWalker(ctx context.Context, p nodePlan) (*walker, error) {
+	w := &walker{r: r, plan: p, addr: p.addr, resume: p.cursor,
+		sess: session{db: r.db, readonly: p.readonly, timeout: r.opts.IOTimeout}}
+	seed := r.opts.Seed
+	if seed == 0 {
+		seed = rand.Uint64()
+	}
+	w.rng = rand.New(rand.NewPCG(seed, keyHashString(p.addr)))
+	w.enc = newEncodings(r.opts.MemorySamples)
+	c, err := dial(ctx, r.t.Conn, p.addr, w.sess)
+	if err != nil {
+		return nil, err
+	}
+	w.conn = c
+	in, err := c.info(ctx)
+	if err != nil {
+		c.close()
+		var se serverError
+		if errors.As(err, &se) && se.code() == "NOPERM" {
+			return nil, &PermissionError{Addr: p.addr, Commands: []string{"info"}, Reply: string(se)}
+		}
+		return nil, fmt.Errorf("%s: INFO: %w", p.addr, err)
+	}
+	w.runID = in["run_id"]
+	w.version = in.version()
+	w.policy = in["maxmemory_policy"]
+	w.lfu = in.lfu()
+	w.total = in.keys(r.db)
+	if !r.t.Cluster && in["cluster_enabled"] == "1" {
+		w.notes = append(w.notes, fmt.Sprintf("%s is a Redis Cluster node and was audited alone: audit the whole cluster in cluster mode (--cluster)", p.addr))
+	}
+	if err := w.permissions(ctx); err != nil {
+		c.close()
+		return nil, err
+	}
+	return w, nil
+}
+
+// permissions runs every command the walk uses once on probeKey and
+// turns NOPERM replies into a PermissionError (essential commands) or a
+// disabled probe and a note (optional ones).
+func (w *walker) permissions(ctx context.Context) error {
+	c := w.conn
+	if err := c.begin(ctx); err != nil {
+		return err
+	}
+	c.cmd("SCAN", "0", "COUNT", "1")
+	c.cmd("TYPE", probeKey)
+	c.cmd("PTTL", probeKey)
+	c.cmd("MEMORY", "USAGE", probeKey, "SAMPLES", "1")
+	for _, cmd := range []string{"STRLEN", "HLEN", "LLEN", "SCARD", "ZCARD", "XLEN"} {
+		c.cmd(cmd, probeKey)
+	}
+	c.cmd("HGET", probeKey, "__ns__")
+	c.cmd("HRANDFIELD", probeKey, "1")
+	c.cmd("GETRANGE", probeKey, "0", "0")
+	if w.lfu {
+		c.cmd("OBJECT", "FREQ", probeKey)
+	}
+	noTouch := w.version >= 702
+	if noTouch {
+		c.cmd("CLIENT", "NO-TOUCH", "ON")
+	}
+	n := c.take()
+	if err := c.flush(); err != nil {
+		return &ConnectError{Addr: w.addr, Err: err}
+	}
+	errs := make([]string, n) // the error reply of each command, "" when fine
+	for i := range n {
+		rp, err := c.read()
+		if err == nil {
+			err = c.skip(rp)
+		}
+		if err != nil {
+			return &ConnectError{Addr: w.addr, Err: err}
+		}
+		if rp.kind == '-' {
+			errs[i] = string(rp.str)
+		}
+	}
+	denied := func(e string) bool { return strings.HasPrefix(e, "NOPERM") && !strings.Contains(e, "key") }
+	var missing []string
+	var reply string
+	for i, e := range essential {
+		if denied(errs[i]) {
+			missing = append(missing, e.acl)
+			reply = errs[i]
+		}
+	}
+	if missing != nil {
+		return &PermissionError{Addr: w.addr, Commands: missing, Reply: reply}
+	}
+	i := len(essential)
+	w.canNS = errs[i] == "" || !denied(errs[i]) && !unknownCommand(errs[i])
+	if !w.canNS {
+		w.notes = append(w.notes, fmt.Sprintf("guard rules (guard/ownerless, guard/foreign-owner) were not checked on %s: HGET %s", w.addr, errs[i]))
+	}
+	hr, gr := errs[i+1], errs[i+2]
+	w.canFlds = !denied(hr) && !unknownCommand(hr) && !denied(gr) && !unknownCommand(gr)
+	if !w.canFlds {
+		why := hr
+		if why == "" || !denied(why) && !unknownCommand(why) {
+			why = gr
+		}
+		w.notes = append(w.notes, fmt.Sprintf("mixed-schema was not checked on %s: HRANDFIELD/GETRANGE: %s", w.addr, why))
+	}
+	i += 3
+	if w.lfu {
+		w.canFreq = !denied(errs[i]) && !unknownCommand(errs[i])
+		if !w.canFreq {
+			w.notes = append(w.notes, fmt.Sprintf("hot-key data unavailable on %s: OBJECT FREQ: %s", w.addr, errs[i]))
+		}
+		i++
+	}
+	if noTouch {
+		if errs[i] == "" {
+			w.sess.noTouch = true
+		} else {
+			noTouch = false
+		}
+	}
+	w.touches = !noTouch
+	return nil
+}
+
+func unknownCommand(e string) bool { return strings.HasPrefix(e, "ERR unknown command") }
+
+// walk runs the prober and the classifier until the node is done, fails
+// or ctx ends, and records where it stopped.
+func (w *walker) walk(ctx context.Context) {
+	nctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	ch := make(chan *batch, 2)
+	free := make(chan *batch, 4)
+	var perr error
+	go func() {
+		perr = w.produce(nctx, ch, free)
+		close(ch)
+	}()
+	cerr := w.consume(nctx, ch, free)
+	cancel()
+	for range ch {
+	}
+	w.closeConns()
+	if w.finished.Load() {
+		return
+	}
+	var reason string
+	switch {
+	case ctx.Err() != nil:
+		reason = "interrupted"
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			reason = "timed out"
+		}
+	case perr != nil && !errors.Is(perr, context.Canceled):
+		reason = perr.Error()
+	case cerr != nil:
+		reason = cerr.Error()
+	default:
+		reason = "stopped"
+	}
+	w.stop = &inventory.NodeStop{Node: w.addr, Reason: reason, Cursor: w.resume, Keys: w.scannedDone}
+}
+
+func (w *walker) closeConns() {
+	if w.conn != nil {
+		w.conn.close()
+		w.conn = nil
+	}
+	if w.conn2 != nil {
+		w.conn2.close()
+		w.conn2 = nil
+	}
+}
+
+// produce is the prober: one round trip per iteration carries the element
+// counts of the oldest batch, the SCAN that yields the next batch and the
+// TYPE/PTTL/MEMORY USAGE probes of the batch in between.
+func (w *walker) produce(ctx context.Context, out chan<- *batch, free chan *batch) error {
+	cursor := w.plan.cursor
+	scanning := true
+	var probe, count *batch
+	perKey := 4
+	if w.lfu && w.canFreq {
+		perKey = 5
+	}
+	count1 := w.r.lim.batchKeys(w.r.opts.Count, perKey, len(w.r.walkers))
+	var shrink shrinkWatch
+	for scanning || probe != nil || count != nil {
+		var scanned *batch
+		err := w.retry(ctx, &w.conn, true, func(c *conn) error {
+			var err error
+			scanned, err = w.iterate(ctx, c, cursor, scanning, count1, probe, count, free)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		if count != nil {
+			select {
+			case out <- count:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+		count = probe
+		if count != nil {
+			count.compact(w)
+		}
+		probe = scanned
+		if scanned != nil {
+			cursor = scanned.next
+			w.scanned.Add(scanned.scanned)
+			if cursor == "0" {
+				scanning = false
+			} else if shrink.see(cursor) {
+				w.shrunk = true
+			}
+		}
+	}
+	return nil
+}
+
+// iterate sends one pipeline and reads its replies into count and probe
+// (which it may rewrite on a retry) and a new batch from SCAN.
+//
+// Per key the probes are OBJECT FREQ (LFU servers; first, before anything
+// touches the key), PTTL, MEMORY USAGE, and either TYPE or — when the
+// key's template declares a type — that type's element count straight
+// away: an integer reply proves the type, so a well-typed registered key
+// costs three commands, as many as the bare TYPE/PTTL/MEMORY walk. A
+// WRONGTYPE reply is a type mismatch, resolved in the count stage with
+// TYPE and every count command.
+func (w *walker) iterate(ctx context.Context, c *conn, cursor string, scanning bool, countN int, probe, count *batch, free chan *batch) (*batch, error) {
+	o := &w.r.opts
+	freq := w.lfu && w.canFreq
+	n := 0
+	if count != nil {
+		n += count.countCmds()
+	}
+	if probe != nil {
+		n += probe.probeCmds(freq)
+	}
+	if scanning {
+		n++
+	}
+	if err := w.r.lim.wait(ctx, n); err != nil {
+		return nil, err
+	}
+	if err := c.begin(ctx); err != nil {
+		return nil, err
+	}
+	if count != nil {
+		count.writeCounts(c, &w.enc)
+	}
+	if scanning {
+		countStr := strconv.Itoa(countN)
+		if o.Match != "" {
+			c.cmd("SCAN", cursor, "MATCH", o.Match, "COUNT", countStr)
+		} else {
+			c.cmd("SCAN", cursor, "COUNT", countStr)
+		}
+	}
+	if probe != nil {
+		probe.writeProbes(c, &w.enc, freq)
+	}
+	c.take()
+	if err := c.flush(); err != nil {
+		return nil, err
+	}
+	if count != nil {
+		if err := w.readCounts(c, count); err != nil {
+			return nil, err
+		}
+	}
+	var next *batch
+	if scanning {
+		b, err := w.readScan(c, cursor, free)
+		if err != nil {
+			return nil, err
+		}
+		next = b
+	}
+	if probe != nil {
+		if err := w.readProbes(c, probe, freq); err != nil {
+			return nil, err
+		}
+	}
+	return next, nil
+}
+
+// Count-stage work of a record (batch.stage).
+const (
+	stageDone     uint8 = iota // nothing left
+	stageCount                 // type known: its element count
+	stageMismatch              // the template's type was wrong: TYPE and every count
+)
+
+var (
+	countCmds  = [...]string{"STRLEN", "HLEN", "LLEN", "SCARD", "ZCARD", "XLEN"}
+	countTypes = [...]string{"string", "hash", "list", "set", "zset", "stream"}
+)
+
+func (b *batch) probeCmds(freq bool) int {
+	n := 3 * len(b.recs)
+	if freq {
+		n += len(b.recs)
+	}
+	for _, ns := range b.ns {
+		if ns {
+			n++
+		}
+	}
+	return n
+}
+
+func (b *batch) countCmds() int {
+	n := 0
+	for i, st := range b.stage {
+		switch st {
+		case stageCount:
+			n++
+			if b.ns[i] {
+				n++
+			}
+		case stageMismatch:
+			n += 1 + len(countCmds)
+		}
+	}
+	return n
+}
+
+func (b *batch) writeProbes(c *conn, e *encodings, freq bool) {
+	for i := range b.recs {
+		k := b.recs[i].Key
+		if freq {
+			c.key(e.freq, k)
+		}
+		if cc, ok := e.countOf(b.guess[i]); ok {
+			c.key(cc, k)
+			if b.ns[i] {
+				c.key(e.hgetNS, k)
+			}
+		} else {
+			c.key(e.typ, k)
+		}
+		c.key(e.pttl, k)
+		c.key(e.mem, k)
+	}
+}
+
+func (b *batch) writeCounts(c *conn, e *encodings) {
+	for i, st := range b.stage {
+		k := b.recs[i].Key
+		switch st {
+		case stageCount:
+			cc, _ := e.countOf(b.recs[i].Type)
+			c.key(cc, k)
+			if b.ns[i] {
+				c.key(e.hgetNS, k)
+			}
+		case stageMismatch:
+			c.key(e.typ, k)
+			for _, cc := range e.count {
+				c.key(cc, k)
+			}
+		}
+	}
+}
+
+// readProbes reads the probe replies of b.
+func (w *walker) readProbes(c *conn, b *batch, freq bool) error {
+	for i := range b.recs {
+		r := &b.recs[i]
+		d := &b.drop[i]
+		*d = dropNone
+		r.Freq = -1
+		if freq {
+			rp, err := c.read()
+			if err != nil {
+				return err
+			}
+			switch rp.kind {
+			case ':':
+				r.Freq = int(rp.n)
+			case 0:
+				*d = max(*d, dropVanished)
+			case '-':
+				if err := w.keyError(rp, d); err != nil {
+					return err
+				}
+			default:
+				return unexpected("OBJECT FREQ", rp)
+			}
+		}
+		if g := b.guess[i]; g != "" {
+			rp, err := c.read()
+			if err != nil {
+				return err
+			}
+			b.stage[i] = stageDone
+			r.Type = g
+			switch rp.kind {
+			case ':':
+				r.Elements = rp.n
+				if rp.n == 0 && g != "string" && g != "stream" {
+					*d = max(*d, dropVanished) // collections are never empty: the key is gone
+				}
+			case '-':
+				r.Type, r.Elements = "", -1
+				if serverError(rp.str).code() == "WRONGTYPE" {
+					b.stage[i] = stageMismatch
+				} else if err := w.keyError(rp, d); err != nil {
+					return err
+				}
+			default:
+				return unexpected(countCmd(g), rp)
+			}
+			if b.ns[i] {
+				if err := w.readNS(c, r, d); err != nil {
+					return err
+				}
+				if r.Type == "" {
+					r.NS, r.HasNS, r.NSProbed = "", false, false
+				}
+			}
+		} else {
+			rp, err := c.read()
+			if err != nil {
+				return err
+			}
+			b.stage[i] = stageCount
+			switch rp.kind {
+			case '+':
+				if string(rp.str) == "none" {
+					*d = max(*d, dropVanished)
+				}
+				r.Type = typeName(rp.str)
+			case '-':
+				b.stage[i] = stageDone
+				if err := w.keyError(rp, d); err != nil {
+					return err
+				}
+				r.Type = ""
+			default:
+				return unexpected("TYPE", rp)
+			}
+			if countCmd(r.Type) == "" {
+				b.stage[i] = stageDone
+			}
+		}
+		rp, err := c.read()
+		if err != nil {
+			return err
+		}
+		switch rp.kind {
+		case ':':
+			switch {
+			case rp.n == -2:
+				*d = max(*d, dropVanished)
+			case rp.n == -1:
+				r.TTL = -1
+			default:
+				r.TTL = time.Duration(max(rp.n, 1)) * time.Millisecond
+			}
+		case '-':
+			if err := w.keyError(rp, d); err != nil {
+				return err
+			}
+			r.TTL = 0
+		default:
+			return unexpected("PTTL", rp)
+		}
+		if rp, err = c.read(); err != nil {
+			return err
+		}
+		switch rp.kind {
+		case ':':
+			r.Bytes = rp.n
+		case 0:
+			*d = max(*d, dropVanished)
+		case '-':
+			if err := w.keyError(rp, d); err != nil {
+				return err
+			}
+			r.Bytes = -1
+		default:
+			return unexpected("MEMORY USAGE", rp)
+		}
+	}
+	return nil
+}
+
+// readNS reads the reply to HGET key __ns__, sent right after HLEN: when
+// HLEN said the hash exists, a nil reply means it has no __ns__ field.
+func (w *walker) readNS(c *conn, r *inventory.Record, d *uint8) error {
+	rp, err := c.read()
+	if err != nil {
+		return err
+	}
+	r.NS, r.HasNS, r.NSProbed = "", false, true
+	switch rp.kind {
+	case '$':
+		r.NS, r.HasNS = string(rp.str), true
+	case 0:
+	case '-':
+		r.NSProbed = false
+		return w.keyError(rp, d)
+	default:
+		return unexpected("HGET", rp)
+	}
+	return nil
+}
+
+// readCounts reads the count-stage replies of b.
+func (w *walker) readCounts(c *conn, b *batch) error {
+	for i, st := range b.stage {
+		if st == stageDone {
+			continue
+		}
+		r := &b.recs[i]
+		d := &b.drop[i]
+		*d = dropNone
+		if st == stageMismatch {
+			rp, err := c.read()
+			if err != nil {
+				return err
+			}
+			switch rp.kind {
+			case '+':
+				if string(rp.str) == "none" {
+					*d = dropVanished
+				}
+				r.Type = typeName(rp.str)
+			case '-':
+				if err := w.keyError(rp, d); err != nil {
+					return err
+				}
+			default:
+				return unexpected("TYPE", rp)
+			}
+			for _, cmd := range countCmds {
+				rp, err := c.read()
+				if err != nil {
+					return err
+				}
+				if rp.kind == ':' && countCmd(r.Type) == cmd {
+					r.Elements = rp.n
+				}
+			}
+			continue
+		}
+		rp, err := c.read()
+		if err != nil {
+			return err
+		}
+		switch rp.kind {
+		case ':':
+			r.Elements = rp.n
+			if rp.n == 0 && r.Type != "string" && r.Type != "stream" {
+				*d = dropVanished // collections are never empty: the key is gone
+			}
+		case '-':
+			if err := w.keyError(rp, d); err != nil {
+				return err
+			}
+			r.Elements = -1
+		default:
+			return unexpected("element count", rp)
+		}
+		if b.ns[i] {
+			if err := w.readNS(c, r, d); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// readScan reads a SCAN reply into a new batch, keeping each key with the
+// sampling probability.
+func (w *walker) readScan(c *conn, cursor string, free chan *batch) (*batch, error) {
+	rp, err := c.read()
+	if err != nil {
+		return nil, err
+	}
+	if rp.kind == '-' {
+		se := serverError(rp.str)
+		switch se.code() {
+		case "NOPERM":
+			return nil, &stopError{fmt.Errorf("SCAN: %v: grant the rules in docs/audit-acl.md", se)}
+		case "LOADING", "BUSY", "TRYAGAIN", "MASTERDOWN":
+			return nil, se
+		}
+		return nil, &stopError{fmt.Errorf("SCAN %s: %v", cursor, se)}
+	}
+	if rp.kind != '*' || rp.n != 2 {
+		return nil, unexpected("SCAN", rp)
+	}
+	cr, err := c.read()
+	if err != nil {
+		return nil, err
+	}
+	if cr.kind != '$' {
+		return nil, unexpected("SCAN cursor", cr)
+	}
+	if _, ok := parseInt(cr.str); !ok {
+		return nil, unexpected("SCAN cursor", cr)
+	}
+	b := newBatch(free)
+	b.cursor, b.next = cursor, string(cr.str)
+	kr, err := c.read()
+	if err != nil {
+		return nil, err
+	}
+	if kr.kind != '*' {
+		return nil, unexpected("SCAN keys", kr)
+	}
+	b.scanned = kr.n
+	ratio := w.r.ratio
+	for range kr.n {
+		k, err := c.read()
+		if err != nil {
+			return nil, err
+		}
+		if k.kind != '$' {
+			return nil, unexpected("SCAN key", k)
+		}
+		if ratio > 0 && w.rng.Float64() >= ratio {
+			continue
+		}
+		key := string(k.str)
+		guess, ns := "", false
+		if e := w.r.reg.Lookup(key); e != nil && countCmd(e.Type) != "" {
+			guess = e.Type
+			ns = w.canNS && e.Guard && e.Type == "hash"
+		}
+		b.recs = append(b.recs, inventory.Record{Key: key, DB: w.r.db, Node: w.addr, Bytes: -1, Elements: -1, Freq: -1})
+		b.drop = append(b.drop, dropNone)
+		b.guess = append(b.guess, guess)
+		b.ns = append(b.ns, ns)
+		b.stage = append(b.stage, stageDone)
+	}
+	return b, nil
+}
+
+func newBatch(free chan *batch) *batch {
+	select {
+	case b := <-free:
+		return b
+	default:
+		return &batch{}
+	}
+}
+
+// reuse hands a batch back to the prober.
+func (b *batch) reuse(free chan *batch) {
+	clear(b.recs) // drop the key strings
+	b.recs, b.drop, b.ns, b.stage, b.guess = b.recs[:0], b.drop[:0], b.ns[:0], b.stage[:0], b.guess[:0]
+	select {
+	case free <- b:
+	default:
+	}
+}
+
+// compact removes the records dropped by the probes, counting them, and
+// marks the guarded hashes whose type was not known in advance for
+// HGET key __ns__ with their element count (what the aggregator's NeedsNS
+// answers: the registry entry is guarded).
+func (b *batch) compact(w *walker) {
+	j := 0
+	for i := range b.recs {
+		if b.drop[i] != dropNone {
+			w.countDrop(b.drop[i])
+			continue
+		}
+		b.recs[j], b.drop[j], b.stage[j] = b.recs[i], dropNone, b.stage[i]
+		ns := false
+		if b.stage[j] == stageCount && w.canNS && b.recs[j].Type == "hash" {
+			e := w.r.reg.Lookup(b.recs[j].Key)
+			ns = e != nil && e.Guard
+		}
+		b.ns[j] = ns
+		j++
+	}
+	clear(b.recs[j:])
+	b.recs, b.drop, b.stage, b.ns = b.recs[:j], b.drop[:j], b.stage[:j], b.ns[:j]
+	b.guess = b.guess[:0]
+}
+
+func (w *walker) countDrop(d uint8) {
+	switch d {
+	case dropVanished:
+		w.vanished.Add(1)
+	case dropMoved:
+		w.moved.Add(1)
+	case dropDenied:
+		w.denied.Add(1)
+	}
+}
+
+// keyError handles an error reply to a per-key command: the key moved
+// (Cluster resharding) or may not be read (ACL key patterns) and is
+// dropped; the whole pipeline is retried when the node is loading or the
+// cluster is down; a missing command permission stops the node; anything
+// else (WRONGTYPE after the key was replaced) leaves the value unknown.
+func (w *walker) keyError(rp reply, d *uint8) error {
+	se := serverError(rp.str)
+	switch se.code() {
+	case "MOVED", "ASK":
+		*d = max(*d, dropMoved)
+	case "NOPERM":
+		if strings.Contains(string(se), "key") {
+			*d = max(*d, dropDenied)
+			return nil
+		}
+		return &stopError{fmt.Errorf("%v: grant the rules in docs/audit-acl.md", se)}
+	case "CLUSTERDOWN", "LOADING", "TRYAGAIN", "MASTERDOWN", "BUSY":
+		return se
+	}
+	return nil
+}
+
+func unexpected(what string, rp reply) error {
+	return fmt.Errorf("%w: unexpected reply to %s (kind %q)", errProtocol, what, rp.kind)
+}
+
+// countCmd is the element count command of a type; "" for module types.
+func countCmd(t string) string {
+	switch t {
+	case "string":
+		return "STRLEN"
+	case "hash":
+		return "HLEN"
+	case "list":
+		return "LLEN"
+	case "set":
+		return "SCARD"
+	case "zset":
+		return "ZCARD"
+	case "stream":
+		return "XLEN"
+	}
+	return ""
+}
+
+// typeName returns the TYPE reply without allocating for the core types.
+func typeName(b []byte) string {
+	switch string(b) {
+	case "string":
+		return "string"
+	case "hash":
+		return "hash"
+	case "list":
+		return "list"
+	case "set":
+		return "set"
+	case "zset":
+		return "zset"
+	case "stream":
+		return "stream"
+	case "none":
+		return ""
+	}
+	return string(b) // a module type, e.g. ReJSON-RL
+}
+
+// consume is the classifier: it probes __ns__ and field names where the
+// aggregator asks for them, adds the records, and moves the resume cursor
+// one whole batch at a time.
+func (w *walker) consume(ctx context.Context, in <-chan *batch, free chan *batch) error {
+	for b := range in {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := w.extras(ctx, b); err != nil {
+			return err
+		}
+		w.r.aggMu.Lock()
+		for i := range b.recs {
+			if b.drop[i] == dropNone {
+				w.r.agg.Add(&b.recs[i])
+				w.probed++
+			} else {
+				w.countDrop(b.drop[i])
+			}
+		}
+		w.r.aggMu.Unlock()
+		w.scannedDone += b.scanned
+		w.resume = b.next
+		if b.next == "0" {
+			w.finished.Store(true)
+		}
+		b.reuse(free)
+	}
+	return nil
+}
+
+// extras reads the field names of the keys the aggregator samples for
+// mixed-schema (HRANDFIELD for hashes, the first bytes of strings for
+// their top-level JSON keys) on the classifier's connection, with a TYPE
+// first to tell a key that vanished or changed meanwhile.
+func (w *walker) extras(ctx context.Context, b *batch) error {
+	if !w.canFlds {
+		return nil
+	}
+	var need []int
+	w.r.aggMu.Lock()
+	for i := range b.recs {
+		r := &b.recs[i]
+		if b.drop[i] == dropNone && (r.Type == "hash" || r.Type == "string") && w.r.agg.NeedsFields(r.Key) {
+			need = append(need, i)
+		}
+	}
+	w.r.aggMu.Unlock()
+	if len(need) == 0 {
+		return nil
+	}
+	return w.retry(ctx, &w.conn2, false, func(c *conn) error {
+		if err := w.r.lim.wait(ctx, 2*len(need)); err != nil {
+			return err
+		}
+		if err := c.begin(ctx); err != nil {
+			return err
+		}
+		for _, i := range need {
+			k := b.recs[i].Key
+			c.cmd("TYPE", k)
+			if b.recs[i].Type == "hash" {
+				c.cmd("HRANDFIELD", k, strconv.Itoa(fieldProbeCount))
+			} else {
+				c.cmd("GETRANGE", k, "0", strconv.Itoa(jsonPrefixBytes-1))
+			}
+		}
+		c.take()
+		if err := c.flush(); err != nil {
+			return err
+		}
+		for _, i := range need {
+			r := &b.recs[i]
+			d := &b.drop[i]
+			rp, err := c.read()
+			if err != nil {
+				return err
+			}
+			switch rp.kind {
+			case '+':
+				if string(rp.str) != r.Type {
+					*d = dropVanished // gone, or replaced by another type
+				}
+			case '-':
+				if err := w.keyError(rp, d); err != nil {
+					return err
+				}
+			default:
+				return unexpected("TYPE", rp)
+			}
+			if rp, err = c.read(); err != nil {
+				return err
+			}
+			switch rp.kind {
+			case '*':
+				fs := make([]string, 0, rp.n)
+				for range rp.n {
+					e, err := c.read()
+					if err != nil {
+						return err
+					}
+					if e.kind == '$' && string(e.str) != "__ns__" {
+						fs = append(fs, string(e.str))
+					}
+					if err := c.skip(e); err != nil {
+						return err
+					}
+				}
+				r.Fields = fs
+			case '$':
+				r.Fields = jsonKeys(rp.str)
+			case 0:
+			case '-':
+				if err := w.keyError(rp, d); err != nil {
+					return err
+				}
+			default:
+				return unexpected("field sample", rp)
+			}
+		}
+		return nil
+	})
+}
+
+// retry runs fn on *cp, dialing when *cp is nil, until it succeeds, fails
+// for good, or the node has failed for longer than RetryFor. Any failure
+// closes the connection (its replies may be out of step). The prober's
+// redials check whether the server restarted.
+func (w *walker) retry(ctx context.Context, cp **conn, prober bool, fn func(*conn) error) error {
+	var since time.Time
+	backoff := 50 * time.Millisecond
+	for {
+		var err error
+		if *cp == nil {
+			*cp, err = dial(ctx, w.r.t.Conn, w.addr, w.sess)
+			if err == nil && prober {
+				err = w.checkRestart(ctx, *cp)
+			}
+		}
+		if err == nil {
+			if err = fn(*cp); err == nil {
+				return nil
+			}
+		}
+		if *cp != nil {
+			(*cp).close()
+			*cp = nil
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		var se *stopError
+		var ce *ConnectError
+		if errors.As(err, &se) || errors.As(err, &ce) && ce.Auth {
+			return err
+		}
+		if since.IsZero() {
+			since = time.Now()
+		} else if time.Since(since) > w.r.opts.RetryFor {
+			return fmt.Errorf("node down, gave up after %v: %w", w.r.opts.RetryFor, err)
+		}
+		if err := sleepCtx(ctx, backoff); err != nil {
+			return err
+		}
+		backoff = min(backoff*2, time.Second)
+	}
+}
+
+// checkRestart compares the run_id of a redialed server with the first.
+func (w *walker) checkRestart(ctx context.Context, c *conn) error {
+	in, err := c.info(ctx)
+	if err != nil {
+		return err
+	}
+	if id := in["run_id"]; id != "" && id != w.runID && !w.restarted {
+		w.restarted = true
+		w.notes = append(w.notes, fmt.Sprintf("%s restarted during the audit (new run_id) near cursor %s; SCAN does not hold across a restart, so some keys may be missed or counted twice", w.addr, w.resume))
+	}
+	return nil
+}
+
+// shrinkWatch tells from SCAN cursors whether the key table shrank: a
+// cursor is below the table size, and its top bit flips with every bucket
+// visited, so the longest of 32 cursors has the table's bit length (all 32
+// missing it by chance: 2^-32). When the longest falls below the longest
+// seen before, the table shrank, and SCAN may return keys twice.
+type shrinkWatch struct {
+	ring [32]uint8
+	n    int
+	high uint8
+}
+
+func (s *shrinkWatch) see(cursor string) bool {
+	v, _ := strconv.ParseUint(cursor, 10, 64)
+	s.ring[s.n%len(s.ring)] = uint8(bits.Len64(v))
+	s.n++
+	if s.n < len(s.ring) {
+		return false
+	}
+	var m uint8
+	for _, b := range s.ring {
+		m = max(m, b)
+	}
+	switch {
+	case m > s.high:
+		s.high = m
+	case m < s.high:
+		s.high = m
+		return true
+	}
+	return false
+}
+
+func keyHashString(s string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= 1099511628211
+	}
+	return h
+}

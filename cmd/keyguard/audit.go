@@ -1,0 +1,271 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/keyguard/keyguard/audit"
+	"github.com/keyguard/keyguard/finding"
+	"github.com/keyguard/keyguard/inventory"
+)
+
+func runAudit(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "audit", "audit --redis URL [--cluster] [--format text|json|csv|html] [--out FILE] [flags]",
+		`  keyguard audit --redis redis://127.0.0.1:6379
+  keyguard audit --redis redis://audit:PASSWORD@10.0.0.1:6379,10.0.0.2:6379 --cluster --replicas --rate 20000 --format html --out audit.html
+  keyguard audit --redis redis://127.0.0.1:6379 --sample 100000 --format json --out sample.json
+  keyguard audit --redis redis://127.0.0.1:6379 --timeout 10m --format json --out a.json   # partial on timeout
+  keyguard audit --redis redis://127.0.0.1:6379 --resume a.json --format json --out rest.json
+
+The audit only reads; docs/audit-acl.md has the ACL user it needs.
+Exit 2 (after writing the report) when the audit stopped early: a node
+lost, Ctrl-C or --timeout; the report then has complete: false and a
+cursor per node for --resume.`)
+	fs.registryFlag(e)
+	fs.redisFlags(e)
+	fs.outputFlags(reportFormats...)
+	fs.failOnFlag()
+	var (
+		count       = fs.Int("count", audit.DefaultCount, "SCAN COUNT: keys asked for per batch")
+		match       = fs.String("match", "", "audit only keys matching this SCAN `pattern` (glob)")
+		memSamples  = fs.Int("memory-samples", audit.DefaultMemorySamples, "MEMORY USAGE SAMPLES for collections; 0 = every element (exact, slow on big keys)")
+		sample      = fs.Int64("sample", 0, "probe a random subset of about `N` keys and extrapolate (marked as an estimate); 0 = every key")
+		rate        = fs.Float64("rate", 0, "at most `OPS` commands per second, all nodes together; 0 = no limit")
+		db          = fs.Int("db", -1, "database `N` (default: the URL's, else 0)")
+		replicas    = fs.Bool("replicas", false, "walk a replica of each master instead of the master")
+		timeout     = fs.Duration("timeout", 0, "stop after this `duration` and write a partial report (0 = none)")
+		maxFindings = fs.Int("max-findings", inventory.DefaultMaxFindings, "findings listed per rule; the report counts the rest")
+		top         = fs.Int("top", inventory.DefaultTopKeys, "largest keys listed")
+		resume      = fs.String("resume", "", "continue from a partial JSON report `FILE` (its per-node cursors)")
+	)
+	pos, err := fs.parse(args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("audit takes no arguments; got %q", pos[0])
+	}
+	switch {
+	case *count <= 0:
+		return usagef("--count must be positive")
+	case *memSamples < 0:
+		return usagef("--memory-samples must be 0 (exact) or positive")
+	case *sample < 0, *rate < 0, *timeout < 0, *maxFindings < 0, *top < 0:
+		return usagef("--sample, --rate, --timeout, --max-findings and --top cannot be negative")
+	}
+	reg, err := fs.loadRegistry()
+	if err != nil {
+		return err
+	}
+	tgt, err := fs.redisTarget()
+	if err != nil {
+		return err
+	}
+	conn := *tgt.opts
+	if *db >= 0 {
+		if tgt.cluster && *db != 0 {
+			return usagef("--db %d: a Redis Cluster has only database 0", *db)
+		}
+		conn.DB = *db
+	}
+	opts := audit.Options{
+		Count:         *count,
+		Match:         *match,
+		MemorySamples: *memSamples,
+		Sample:        *sample,
+		Rate:          *rate,
+		Replicas:      *replicas,
+		Inventory:     inventory.Options{MaxFindings: *maxFindings, TopKeys: *top},
+	}
+	if *memSamples == 0 {
+		opts.MemorySamples = audit.AllSamples
+	}
+	if *resume != "" {
+		stops, err := readResume(*resume, tgt.display)
+		if err != nil {
+			return err
+		}
+		opts.Resume = stops
+	}
+	if *timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, *timeout)
+		defer cancel()
+	}
+	var bar *progressBar
+	if isTerminal(e.stderr) {
+		bar = &progressBar{w: e.stderr}
+		opts.Progress = bar.show
+	}
+	target := audit.Target{Conn: &conn, Cluster: tgt.cluster, Seeds: tgt.addrs[1:], Display: tgt.display}
+	res, err := audit.Run(ctx, reg, target, opts)
+	if bar != nil {
+		bar.clear()
+	}
+	if err != nil {
+		return auditError(err)
+	}
+	// The walk's aggregator is garbage now, and the JSON encoder is about
+	// to build the whole document in memory: collect first, so that the
+	// heap goal starts from the report alone (lower peak RSS).
+	runtime.GC()
+
+	out, err := fs.openOutput(e)
+	if err != nil {
+		return err
+	}
+	rep := res.Report
+	if err := writeReport(out, fs.opts.format, rep); err != nil {
+		return err
+	}
+	if !res.Complete {
+		return &incompleteError{stops: res.Stopped, out: fs.opts.out, json: fs.opts.format == "json"}
+	}
+	return auditVerdict(rep.Summary.BySeverity, fs.threshold())
+}
+
+// incompleteError is an audit that stopped early; its partial report has
+// been written. main maps it to exit 2 like any other error.
+type incompleteError struct {
+	stops []inventory.NodeStop
+	out   string
+	json  bool
+}
+
+func (e *incompleteError) Error() string {
+	var parts []string
+	for _, s := range e.stops {
+		parts = append(parts, fmt.Sprintf("%s stopped after %d keys at cursor %s: %s", s.Node, s.Keys, s.Cursor, oneLine(s.Reason)))
+	}
+	msg := "audit incomplete: " + strings.Join(parts, "; ")
+	switch {
+	case e.out != "" && e.json:
+		msg += fmt.Sprintf("; partial report in %s; continue with --resume %s", e.out, e.out)
+	case e.out != "":
+		msg += fmt.Sprintf("; partial report in %s (write it with --format json to resume from it)", e.out)
+	default:
+		msg += "; partial report written (save it with --format json --out FILE to resume from it)"
+	}
+	return msg
+}
+
+// auditVerdict is errFindings when a finding reaches the threshold.
+func auditVerdict(c inventory.SeverityCount, threshold finding.Severity) error {
+	n := int64(0)
+	switch threshold {
+	case finding.Info:
+		n = c.Error + c.Warning + c.Info
+	case finding.Warning:
+		n = c.Error + c.Warning
+	case finding.Error:
+		n = c.Error
+	}
+	if n > 0 {
+		return errFindings
+	}
+	return nil
+}
+
+// auditError gives a failure to start one line that says what to do.
+func auditError(err error) error {
+	var ce *audit.ConnectError
+	if errors.As(err, &ce) {
+		if ce.Auth {
+			return fmt.Errorf("%s refused the credentials (%s): check the user and password in --redis (redis://user:password@host:port)", ce.Addr, oneLine(ce.Err.Error()))
+		}
+		return redisError(ce.Addr, ce.Err)
+	}
+	return errors.New(oneLine(err.Error()))
+}
+
+// readResume reads the stopped nodes of a partial report.
+func readResume(path, target string) ([]inventory.NodeStop, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, usagef("--resume: %v", err)
+	}
+	defer f.Close()
+	rep, err := inventory.ReadReport(f)
+	if err != nil {
+		return nil, usagef("--resume %s: %v", path, err)
+	}
+	if rep.Source.Kind != "redis" && rep.Source.Kind != "cluster" {
+		return nil, usagef("--resume %s: a %s report, not a live audit", path, rep.Source.Kind)
+	}
+	if len(rep.Stopped) == 0 {
+		return nil, usagef("--resume %s: the report is complete; there is nothing to resume", path)
+	}
+	if rep.Source.Target != target {
+		return nil, usagef("--resume %s: the report audited %s, not %s", path, rep.Source.Target, target)
+	}
+	return rep.Stopped, nil
+}
+
+// isTerminal reports whether w is a terminal (a character device).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// progressBar redraws one line on a terminal.
+type progressBar struct {
+	w     io.Writer
+	drawn bool
+}
+
+func (b *progressBar) show(p audit.Progress) {
+	line := fmt.Sprintf("audit: %s keys", fmtThousands(p.Scanned))
+	if p.Total > 0 {
+		line = fmt.Sprintf("audit %s %s/%s keys", meter(float64(p.Scanned)/float64(p.Total)), fmtThousands(p.Scanned), fmtThousands(p.Total))
+	}
+	line += fmt.Sprintf("  %s keys/s", fmtThousands(int64(p.Rate())))
+	if eta, ok := p.ETA(); ok {
+		line += "  ETA " + eta.Round(time.Second).String()
+	}
+	if p.Nodes > 1 {
+		line += fmt.Sprintf("  nodes %d/%d", p.NodesDone, p.Nodes)
+	}
+	b.redraw(line)
+}
+
+// meter draws a fraction as "[######..................]  25%".
+func meter(frac float64) string {
+	const width = 24
+	frac = max(min(frac, 1), 0)
+	fill := int(frac * width)
+	return fmt.Sprintf("[%s%s] %3.0f%%", strings.Repeat("#", fill), strings.Repeat(".", width-fill), frac*100)
+}
+
+// redraw replaces the bar's line with line.
+func (b *progressBar) redraw(line string) {
+	fmt.Fprintf(b.w, "\r%s\x1b[K", line)
+	b.drawn = true
+}
+
+func (b *progressBar) clear() {
+	if b.drawn {
+		fmt.Fprint(b.w, "\r\x1b[K")
+	}
+}
+
+func fmtThousands(n int64) string {
+	s := fmt.Sprint(n)
+	var out []byte
+	for i := range len(s) {
+		if i > 0 && (len(s)-i)%3 == 0 && s[i-1] != '-' {
+			out = append(out, ',')
+		}
+		out = append(out, s[i])
+	}
+	return string(out)
+}

@@ -1,0 +1,203 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/keyguard/keyguard/audit"
+	"github.com/keyguard/keyguard/internal/redistest"
+	"github.com/keyguard/keyguard/inventory"
+)
+
+const auditRegistry = "../../audit/testdata/keyguard.yaml"
+
+func loadAuditReport(t *testing.T, path string) *inventory.Report {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rep, err := inventory.ReadReport(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+func TestAuditExitCodes(t *testing.T) {
+	s := redistest.Start(t)
+	c := s.Client(t)
+	ctx := context.Background()
+	c.Set(ctx, "order:misc:1", "x", time.Hour) // unregistered: an error finding
+	c.HSet(ctx, "order:order:1:base", "orderId", "1")
+	c.Expire(ctx, "order:order:1:base", time.Hour)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "a.json")
+
+	code, stdout, stderr := runCLI(t, "", "audit", "--registry", auditRegistry, "--redis", s.URL(), "--format", "json", "--out", out)
+	if code != exitFindings || stdout != "" {
+		t.Fatalf("exit %d, stdout %q, stderr %q; want 1 and the report in %s", code, stdout, stderr, out)
+	}
+	rep := loadAuditReport(t, out)
+	if rep.Summary.Keys != 2 || !rep.Complete || rep.Source.Target != s.URL() {
+		t.Errorf("report: keys %d complete %v source %+v", rep.Summary.Keys, rep.Complete, rep.Source)
+	}
+	if code, _, stderr := runCLI(t, "", "audit", "--registry", auditRegistry, "--redis", s.URL(), "--fail-on", "never"); code != exitClean {
+		t.Errorf("--fail-on never: exit %d %s", code, stderr)
+	}
+	for _, format := range []string{"text", "csv", "html"} {
+		if code, stdout, stderr := runCLI(t, "", "audit", "--registry", auditRegistry, "--redis", s.URL(), "--format", format); code != exitFindings || stdout == "" {
+			t.Errorf("--format %s: exit %d, %d bytes, %s", format, code, len(stdout), stderr)
+		}
+	}
+}
+
+func TestAuditConnectionErrorsAreOneLine(t *testing.T) {
+	s := redistest.Start(t)
+	ctx := context.Background()
+	s.Client(t).Do(ctx, "ACL", "SETUSER", "auditor", "on", ">right", "~*", "+@all")
+	tests := []struct {
+		name, url, want string
+	}{
+		{"refused", "redis://127.0.0.1:1", "connection refused"},
+		{"wrong password", "redis://auditor:wrong@" + s.Addr, "refused the credentials"},
+		{"bad scheme", "http://" + s.Addr, "redis:// or rediss://"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "a.json")
+			code, stdout, stderr := runCLI(t, "", "audit", "--registry", auditRegistry, "--redis", tt.url, "--out", out)
+			if code != exitError || stdout != "" || !strings.Contains(stderr, tt.want) {
+				t.Errorf("exit %d, stderr %q; want 2 and %q", code, stderr, tt.want)
+			}
+			if first, _, _ := strings.Cut(stderr, "\n"); !strings.Contains(first, tt.want) {
+				t.Errorf("the reason is not on the first line: %q", stderr)
+			}
+			if strings.Contains(stderr, ":wrong") {
+				t.Errorf("stderr shows the password: %q", stderr)
+			}
+			if _, err := os.Stat(out); !os.IsNotExist(err) {
+				t.Errorf("--out written on a connection error")
+			}
+		})
+	}
+	if code, _, stderr := runCLI(t, "", "audit", "--registry", auditRegistry); code != exitError || !strings.Contains(stderr, "--redis URL is required") {
+		t.Errorf("no --redis: exit %d %q", code, stderr)
+	}
+}
+
+// A timeout writes the partial report and exits 2; --resume finishes it.
+func TestAuditTimeoutThenResume(t *testing.T) {
+	s := redistest.Start(t)
+	c := s.Client(t)
+	ctx := context.Background()
+	const n = 600
+	for i := range n {
+		c.Set(ctx, "cache:product:detail:p"+strconv.Itoa(i), "{}", time.Hour)
+	}
+	keys, _ := c.DBSize(ctx).Result()
+	dir := t.TempDir()
+	part := filepath.Join(dir, "part.json")
+	code, _, stderr := runCLI(t, "", "audit", "--registry", auditRegistry, "--redis", s.URL(), "--count", "5", "--rate", "400", "--timeout", "300ms", "--format", "json", "--out", part)
+	if code != exitError || !strings.Contains(stderr, "audit incomplete") || !strings.Contains(stderr, "--resume "+part) {
+		t.Fatalf("exit %d stderr %q", code, stderr)
+	}
+	first := loadAuditReport(t, part)
+	if first.Complete || len(first.Stopped) != 1 || first.Stopped[0].Reason != "timed out" {
+		t.Fatalf("partial report: complete %v stopped %+v", first.Complete, first.Stopped)
+	}
+	rest := filepath.Join(dir, "rest.json")
+	code, _, stderr = runCLI(t, "", "audit", "--registry", auditRegistry, "--redis", s.URL(), "--resume", part, "--format", "json", "--out", rest, "--fail-on", "never")
+	if code != exitClean {
+		t.Fatalf("resume: exit %d %s", code, stderr)
+	}
+	second := loadAuditReport(t, rest)
+	if !second.Complete || first.Summary.Keys+second.Summary.Keys != keys {
+		t.Errorf("resumed: complete %v, %d + %d keys, want %d", second.Complete, first.Summary.Keys, second.Summary.Keys, keys)
+	}
+	if code, _, stderr := runCLI(t, "", "audit", "--registry", auditRegistry, "--redis", s.URL(), "--resume", rest); code != exitError || !strings.Contains(stderr, "nothing to resume") {
+		t.Errorf("resume of a complete report: exit %d %q", code, stderr)
+	}
+}
+
+func TestParseRedisURL(t *testing.T) {
+	tests := []struct {
+		raw     string
+		cluster bool
+		addrs   []string
+		user    string
+		pass    string
+		db      int
+		tls     bool
+		display string
+		err     string
+	}{
+		{raw: "redis://127.0.0.1:6379", addrs: []string{"127.0.0.1:6379"}, display: "redis://127.0.0.1:6379"},
+		{raw: "127.0.0.1:7000", addrs: []string{"127.0.0.1:7000"}, display: "redis://127.0.0.1:7000"},
+		{raw: "redis://u:p%40ss@h1/2", addrs: []string{"h1:6379"}, user: "u", pass: "p@ss", db: 2, display: "redis://u@h1:6379/2"},
+		{raw: "rediss://:secret@h1:6380", addrs: []string{"h1:6380"}, pass: "secret", tls: true, display: "rediss://h1:6380"},
+		{raw: "redis://a:pw@h1:7000,h2:7001, h3", cluster: true, addrs: []string{"h1:7000", "h2:7001", "h3:6379"}, user: "a", pass: "pw", display: "redis://a@h1:7000,h2:7001,h3:6379"},
+		{raw: "redis://h1:7000,h2:7001", err: "--cluster"},
+		{raw: "redis://h1:7000/3", cluster: true, err: "only database 0"},
+		{raw: "http://h1", err: "scheme"},
+		{raw: "redis://u:pw@", err: "no host"},
+	}
+	for _, tt := range tests {
+		got, err := parseRedisURL(tt.raw, tt.cluster)
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("%s: err %v, want %q", tt.raw, err, tt.err)
+			}
+			if err != nil && strings.Contains(err.Error(), "pw") {
+				t.Errorf("%s: the error shows the password: %v", tt.raw, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", tt.raw, err)
+			continue
+		}
+		if strings.Join(got.addrs, ",") != strings.Join(tt.addrs, ",") || got.opts.Username != tt.user || got.opts.Password != tt.pass ||
+			got.opts.DB != tt.db || (got.opts.TLSConfig != nil) != tt.tls || got.display != tt.display {
+			t.Errorf("%s: addrs %v user %q pass %q db %d tls %v display %q", tt.raw, got.addrs, got.opts.Username, got.opts.Password, got.opts.DB, got.opts.TLSConfig != nil, got.display)
+		}
+	}
+}
+
+func TestConnectRedisHelper(t *testing.T) {
+	s := redistest.Start(t)
+	ctx := context.Background()
+	tgt, err := parseRedisURL(s.URL(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := connectRedis(ctx, tgt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	tgt, _ = parseRedisURL("redis://127.0.0.1:1", false)
+	if _, err := connectRedis(ctx, tgt); err == nil || !strings.Contains(err.Error(), "connection refused") || strings.Contains(err.Error(), "\n") {
+		t.Errorf("refused: %v", err)
+	}
+}
+
+func TestProgressBar(t *testing.T) {
+	var buf strings.Builder
+	b := &progressBar{w: &buf}
+	b.show(audit.Progress{Scanned: 250000, Total: 1000000, Nodes: 3, NodesDone: 1, Elapsed: 5 * time.Second})
+	b.clear()
+	want := "\raudit [######..................]  25% 250,000/1,000,000 keys  50,000 keys/s  ETA 15s  nodes 1/3\x1b[K\r\x1b[K"
+	if buf.String() != want {
+		t.Errorf("progress line\n got %q\nwant %q", buf.String(), want)
+	}
+	if isTerminal(&buf) {
+		t.Error("a strings.Builder is a terminal")
+	}
+}
