@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/keyguard/keyguard/audit"
 	"github.com/keyguard/keyguard/finding"
 	"github.com/keyguard/keyguard/guard"
 	"github.com/keyguard/keyguard/internal/demodata"
@@ -45,7 +46,7 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 	defer rdb.Close()
 
 	d := &demo{ctx: ctx, w: e.stdout, reg: reg, rdb: rdb, srv: srv}
-	for _, step := range []func() error{d.lint, d.incident, d.classify, d.builders, d.sdk} {
+	for _, step := range []func() error{d.lint, d.incident, d.classify, d.builders, d.sdk, d.audit} {
 		if err := step(); err != nil {
 			return err
 		}
@@ -295,10 +296,12 @@ func (d *demo) sdk() error {
 	legacyHook.GuardConflictKey(conflict.Key, conflict.Owner)
 	fmt.Fprintf(d.w, "  order-team  guard.SetMany(%s) (observe-mode client)  refused by the server-side guard:\n      %v\n", key, conflict)
 
-	if err := legacy.HSet(ctx, keys.PromoSku(2002).String(), "couponAmount", 10).Err(); err != nil {
-		return err
+	for _, id := range []int64{2002, 2003} {
+		if err := legacy.HSet(ctx, keys.PromoSku(id).String(), "couponAmount", 10, "promoTotal", 30).Err(); err != nil {
+			return err
+		}
 	}
-	fmt.Fprintf(d.w, "  order-team  HSET %s couponAmount 10 (observe mode, no guard)  went through, and was recorded\n", keys.PromoSku(2002))
+	fmt.Fprintf(d.w, "  order-team  HSET %s and %s couponAmount 10 … (observe mode, no guard)  went through, and were recorded\n", keys.PromoSku(2002), keys.PromoSku(2003))
 
 	if err := rec.Flush(ctx); err != nil {
 		return fmt.Errorf("demo writer records: %w", err)
@@ -343,4 +346,16 @@ func (d *demo) sdk() error {
 		}
 	}
 	return nil
+}
+
+// audit runs keyguard audit against the embedded server: the inventory an
+// SRE reads, with every key rule applied.
+func (d *demo) audit() error {
+	d.title("keyguard audit of the embedded server (what an SRE runs against production)")
+	target := audit.Target{Conn: &redis.Options{Addr: d.srv.Addr()}, Display: "demo"}
+	res, err := audit.Run(d.ctx, d.reg, target, audit.Options{})
+	if err != nil {
+		return fmt.Errorf("demo audit: %w", err)
+	}
+	return res.Report.WriteText(d.w)
 }

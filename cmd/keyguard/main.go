@@ -57,6 +57,12 @@ func commands() []command {
 	return []command{
 		{"lint", "load and lint the registry", runLint},
 		{"check", "classify concrete keys (arguments, or one per line on stdin with -)", runCheck},
+		{"gen", "generate typed key builders (Go, Java, Python, TypeScript) from the registry", runGen},
+		{"audit", "audit a live Redis / Cluster (read-only SCAN; inventory and rule findings)", runAudit},
+		{"rdb", "the same audit from RDB snapshot files, offline (several files: one Cluster)", runRDB},
+		{"diff", "drift between two audit reports: new and gone groups, growth, new findings", runDiff},
+		{"writers", "who wrote which template (from SDK writer records)", runWriters},
+		{"acl", "Redis ACL rules generated from the registry, one user per owner", runACL},
 		{"demo", "the whole story on an embedded server, no setup", runDemo},
 	}
 }

@@ -45,6 +45,8 @@ func Templates() []keybuild.Spec {
 		specVerifySMS,
 		specOrderNoSeq,
 		specPromoScoped,
+		specKeyguardWritersIndex,
+		specKeyguardWriters,
 	}
 }
 
@@ -350,4 +352,53 @@ var specPromoScoped = keybuild.Spec{
 	TTL:   10 * time.Minute,
 	Owner: "order-team",
 	Desc:  "订单服务误用营销域前缀",
+}
+
+// KeyguardWritersIndex builds a key of "keyguard:{{writers}}:index".
+//
+// writer records: template id -> template text
+//
+// Redis type hash, persistent (no TTL), owner keyguard.
+func KeyguardWritersIndex() keybuild.Key {
+	// Cannot fail: every value is an int64 and the longest key fits MaxKeyBytes.
+	k, _ := keybuild.Build(&specKeyguardWritersIndex)
+	return k
+}
+
+var specKeyguardWritersIndex = keybuild.Spec{
+	Name:        "KeyguardWritersIndex",
+	Template:    "keyguard:{{writers}}:index",
+	Separator:   ':',
+	MaxKeyBytes: MaxKeyBytes,
+	Parts: []keybuild.Part{
+		{Lit: "keyguard:{writers}:index"},
+	},
+	Type:       "hash",
+	Persistent: true,
+	Owner:      "keyguard",
+	Desc:       "writer records: template id -> template text",
+}
+
+// KeyguardWriters builds a key of "keyguard:{{writers}}:t:{id:hex}".
+//
+// writer records of one template: service -> last write (unix ms)
+//
+// Redis type zset, TTL 24h, owner keyguard.
+func KeyguardWriters(id string) (keybuild.Key, error) {
+	return keybuild.Build(&specKeyguardWriters, keybuild.String(id))
+}
+
+var specKeyguardWriters = keybuild.Spec{
+	Name:        "KeyguardWriters",
+	Template:    "keyguard:{{writers}}:t:{id:hex}",
+	Separator:   ':',
+	MaxKeyBytes: MaxKeyBytes,
+	Parts: []keybuild.Part{
+		{Lit: "keyguard:{writers}:t:"},
+		{Name: "id", Kind: keybuild.KindHex},
+	},
+	Type:  "zset",
+	TTL:   24 * time.Hour,
+	Owner: "keyguard",
+	Desc:  "writer records of one template: service -> last write (unix ms)",
 }

@@ -35,7 +35,7 @@ func TestTemplatesClassify(t *testing.T) {
 			if p.Name == "" {
 				continue
 			}
-			v := map[keybuild.Kind]string{keybuild.KindInt: "1001", keybuild.KindHash: "13800138000", keybuild.KindAny: "abc"}[p.Kind]
+			v := map[keybuild.Kind]string{keybuild.KindInt: "1001", keybuild.KindHash: "13800138000", keybuild.KindAny: "abc", keybuild.KindHex: "1b55c291c00ddd33"}[p.Kind]
 			if p.Kind == keybuild.KindEnum {
 				v = p.Enum[0]
 			}
