@@ -11,6 +11,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/keyguard/keyguard/internal/plant"
 	"github.com/keyguard/keyguard/internal/redistest"
 )
 
@@ -56,8 +57,8 @@ func TestDocumentedACL(t *testing.T) {
 	s := redistest.Start(t, lfuConfig...)
 	admin := s.Client(t)
 	ctx := context.Background()
-	clean := writeClean(t, admin, 200)
-	ps := plantAnomalies(t, admin, true)
+	clean := plant.Clean(t, admin, 200)
+	ps := plant.Anomalies(t, admin, true)
 
 	rules := documentedACL(t, "audit-pw")
 	setUser(t, admin, "keyguard-audit", rules)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/keyguard/keyguard/internal/plant"
 	"github.com/keyguard/keyguard/internal/redistest"
 	"github.com/keyguard/keyguard/inventory"
 )
@@ -41,11 +42,11 @@ func found(rep *inventory.Report) []string {
 	return out
 }
 
-func expected(ps []planted) []string {
+func expected(ps []plant.Anomaly) []string {
 	var out []string
 	for _, p := range ps {
-		for _, r := range p.rules {
-			out = append(out, r+" "+p.key)
+		for _, r := range p.Rules {
+			out = append(out, r+" "+p.Key)
 		}
 	}
 	sort.Strings(out)
@@ -70,8 +71,8 @@ func TestPlantedAnomaliesAreFound(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			target, c := tt.target(t)
-			clean := writeClean(t, c, 300)
-			ps := plantAnomalies(t, c, true)
+			clean := plant.Clean(t, c, 300)
+			ps := plant.Anomalies(t, c, true)
 			want := len(ps) + 10 + clean
 			res, err := Run(context.Background(), reg, target, Options{Count: 50, Seed: 1})
 			if err != nil {
@@ -102,7 +103,7 @@ func TestPlantedAnomaliesAreFound(t *testing.T) {
 func TestCleanDatasetHasNoFindings(t *testing.T) {
 	reg := testRegistry(t)
 	s := redistest.Start(t)
-	n := writeClean(t, s.Client(t), 500)
+	n := plant.Clean(t, s.Client(t), 500)
 	res, err := Run(context.Background(), reg, standalone(s), Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -130,7 +131,7 @@ func TestClusterCountsEveryKeyOnce(t *testing.T) {
 	reg := testRegistry(t)
 	c := redistest.StartCluster(t, 3)
 	cc := c.Client(t)
-	n := writeClean(t, cc, 2000)
+	n := plant.Clean(t, cc, 2000)
 	ctx := context.Background()
 	perNode := map[string]int64{}
 	for i, s := range c.Nodes {
@@ -192,7 +193,7 @@ func TestClusterNodeKilledMidAudit(t *testing.T) {
 	reg := testRegistry(t)
 	c := redistest.StartCluster(t, 3, "cluster-require-full-coverage no")
 	ctx := context.Background()
-	n := writeClean(t, c.Client(t), 1500)
+	n := plant.Clean(t, c.Client(t), 1500)
 	victim := c.Nodes[1]
 	others := int64(0)
 	for _, s := range c.Nodes {
@@ -244,7 +245,7 @@ func TestServerRestartedMidAudit(t *testing.T) {
 	s := redistest.Start(t)
 	ctx := context.Background()
 	c := s.Client(t)
-	n := writeClean(t, c, 1000)
+	n := plant.Clean(t, c, 1000)
 	if err := c.Save(ctx).Err(); err != nil {
 		t.Fatal(err)
 	}
@@ -278,7 +279,7 @@ func TestServerRestartedMidAudit(t *testing.T) {
 func TestInterruptAndResume(t *testing.T) {
 	reg := testRegistry(t)
 	s := redistest.Start(t)
-	n := writeClean(t, s.Client(t), 1000)
+	n := plant.Clean(t, s.Client(t), 1000)
 	ctx, cancel := context.WithCancel(context.Background())
 	progress, reached := progressAt(int64(n) / 3)
 	go func() {
@@ -319,7 +320,7 @@ func TestInterruptAndResume(t *testing.T) {
 func TestTimeoutStopsWithPartialReport(t *testing.T) {
 	reg := testRegistry(t)
 	s := redistest.Start(t)
-	writeClean(t, s.Client(t), 500)
+	plant.Clean(t, s.Client(t), 500)
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	res, err := Run(ctx, reg, standalone(s), Options{Count: 10, Rate: 500})
@@ -384,7 +385,7 @@ func TestKeysOfAnyBytes(t *testing.T) {
 func TestSampleExtrapolates(t *testing.T) {
 	reg := testRegistry(t)
 	s := redistest.Start(t)
-	n := writeClean(t, s.Client(t), 2000)
+	n := plant.Clean(t, s.Client(t), 2000)
 	res, err := Run(context.Background(), reg, standalone(s), Options{Sample: 500, Seed: 7})
 	if err != nil {
 		t.Fatal(err)
@@ -412,7 +413,7 @@ func TestMatchAndDB(t *testing.T) {
 	opt, _ := redis.ParseURL(s.URL() + "/3")
 	c3 := redis.NewClient(opt)
 	defer c3.Close()
-	n := writeClean(t, c3, 100)
+	n := plant.Clean(t, c3, 100)
 	target := standalone(s)
 	target.Conn.DB = 3
 	res, err := Run(ctx, reg, target, Options{Match: "order:*"})
@@ -432,7 +433,7 @@ func TestReplicaIsWalked(t *testing.T) {
 	m := redistest.Start(t, "repl-diskless-sync-delay 0")
 	r := redistest.Start(t, "replicaof 127.0.0.1 "+strings.TrimPrefix(m.Addr, "127.0.0.1:"))
 	ctx := context.Background()
-	n := writeClean(t, m.Client(t), 200)
+	n := plant.Clean(t, m.Client(t), 200)
 	rc := r.Client(t)
 	for {
 		k, err := rc.DBSize(ctx).Result()

@@ -17,6 +17,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/keyguard/keyguard/finding"
+	"github.com/keyguard/keyguard/internal/plant"
 	"github.com/keyguard/keyguard/internal/redistest"
 	"github.com/keyguard/keyguard/inventory"
 	"github.com/keyguard/keyguard/registry"
@@ -26,18 +27,12 @@ import (
 // guarded hash, a persistent key, big_key_elements 500.
 const rdbTestRegistry = "../../audit/testdata/keyguard.yaml"
 
-// rdbPlanted is a key written to break rules, with every rule it breaks.
-type rdbPlanted struct {
-	key   string
-	rules []string
-}
-
-// writeRDBDataset writes clean keys of every template, one anomaly per
-// key rule (the server runs allkeys-lfu with lfu-log-factor 0, so one key
-// is hot), a key that has expired by the time of the SAVE, and three keys
-// in database 1. It returns the anomalies and the number of live keys in
-// database 0.
-func writeRDBDataset(t *testing.T, s *redistest.Server) ([]rdbPlanted, int) {
+// writeRDBDataset writes the audit tests' clean keys and anomalies
+// (internal/plant; the server runs allkeys-lfu with lfu-log-factor 0, so
+// one key is hot), a key that has expired by the time of the SAVE, and
+// three keys in database 1. It returns the anomalies and the number of
+// live keys in database 0.
+func writeRDBDataset(t *testing.T, s *redistest.Server) ([]plant.Anomaly, int) {
 	t.Helper()
 	ctx := context.Background()
 	c := s.Client(t)
@@ -47,90 +42,9 @@ func writeRDBDataset(t *testing.T, s *redistest.Server) ([]rdbPlanted, int) {
 			t.Fatal(err)
 		}
 	}
-	hour := time.Hour
-	keys := 0
-	for i := range 50 {
-		id := strconv.Itoa(i)
-		p := c.Pipeline()
-		k := "order:order:" + id + ":base"
-		p.HSet(ctx, k, "orderId", id, "userId", "7", "amount", "12.50", "status", "PAID")
-		p.Expire(ctx, k, 20*hour)
-		k = "promo:order:" + id + ":promo-info"
-		p.HSet(ctx, k, "__ns__", "promo-team", "activityId", "A"+id, "discountValue", "10")
-		p.Expire(ctx, k, 10*hour)
-		p.Set(ctx, "cache:product:detail:p"+id, `{"productNo":"p`+id+`","title":"bottle","price":2590}`, 5*hour)
-		k = "auth:session:u" + id
-		p.HSet(ctx, k, "token", "t"+id, "loginAt", "1700000000")
-		p.Expire(ctx, k, 10*hour)
-		p.Set(ctx, "auth:code:acct"+id, "123456", 4*time.Minute)
-		k = "feed:user:" + id + ":timeline"
-		p.RPush(ctx, k, "post:1", "post:2")
-		p.Expire(ctx, k, 40*hour)
-		k = "social:user:" + id + ":followers"
-		p.SAdd(ctx, k, "1", "2", "3")
-		p.Expire(ctx, k, 40*hour)
-		k = "rank:board:" + id
-		p.ZAdd(ctx, k, redis.Z{Score: 1, Member: "a"}, redis.Z{Score: 2, Member: "b"})
-		p.Expire(ctx, k, 70*hour)
-		k = "event:order:" + id
-		p.XAdd(ctx, &redis.XAddArgs{Stream: k, Values: []any{"orderId", id, "event", "created"}})
-		p.Expire(ctx, k, 40*hour)
-		_, err := p.Exec(ctx)
-		must(err)
-		keys += 9
-	}
-	must(c.Set(ctx, "seq:order:no", "1000", 0).Err())
-	keys++
-	for i := range 10 { // a second writer's field style on the promo template
-		k := fmt.Sprintf("promo:order:%d:promo-info", 800000+i)
-		must(c.HSet(ctx, k, "__ns__", "promo-team", "couponAmount", "5", "promoTotal", "20").Err())
-		must(c.Expire(ctx, k, hour).Err())
-		keys++
-	}
-	ps := []rdbPlanted{
-		{"order:order:900001:base", []string{finding.NoTTL}},
-		{"order:order:900002:base", []string{finding.TTLMismatch}},
-		{"order:order:900003:base", []string{finding.TypeMismatch}},
-		{"social:user:900004:followers", []string{finding.BigKey}},
-		{"promo:order:900005:promo-info", []string{finding.GuardOwnerless}},
-		{"promo:order:900006:promo-info", []string{finding.GuardForeign}},
-		{"promo:order:900007:promo-info", []string{finding.MixedSchema}},
-		{"order:misc:900008", []string{finding.Unregistered}},
-		{"order:Misc:900009", []string{finding.Unregistered, finding.Case}},
-		{"order:misc name:900010", []string{finding.Unregistered, finding.Charset}},
-		{"order:misc:" + strings.Repeat("x", 80), []string{finding.Unregistered, finding.Length}},
-		{"user_1024_token", []string{finding.Unregistered, finding.Separator}},
-		{"12345:info", []string{finding.Unregistered, finding.LeadingID, finding.Domain}},
-		{"tmp_data_20240321150322", []string{finding.Unregistered, finding.Separator, finding.Timestamp}},
-		{"auth:code:13812345678", []string{finding.PII}},
-		{"cache:product:detail:hot1", []string{finding.HotKey}},
-	}
-	must(c.HSet(ctx, ps[0].key, "orderId", "900001", "userId", "7", "amount", "1", "status", "NEW").Err())
-	must(c.HSet(ctx, ps[1].key, "orderId", "900002", "userId", "7", "amount", "1", "status", "NEW").Err())
-	must(c.Expire(ctx, ps[1].key, 100*hour).Err())
-	must(c.Set(ctx, ps[2].key, "a string where a hash belongs", hour).Err())
-	members := make([]any, 600)
-	for i := range members {
-		members[i] = i
-	}
-	must(c.SAdd(ctx, ps[3].key, members...).Err())
-	must(c.Expire(ctx, ps[3].key, hour).Err())
-	must(c.HSet(ctx, ps[4].key, "activityId", "A1", "discountValue", "10").Err())
-	must(c.Expire(ctx, ps[4].key, hour).Err())
-	must(c.HSet(ctx, ps[5].key, "__ns__", "order-team", "activityId", "A1", "discountValue", "10").Err())
-	must(c.Expire(ctx, ps[5].key, hour).Err())
-	must(c.HSet(ctx, ps[6].key, "__ns__", "promo-team", "activityId", "A1", "discountValue", "10", "couponAmount", "5", "promoTotal", "20").Err())
-	must(c.Expire(ctx, ps[6].key, hour).Err())
-	for _, p := range ps[7:14] {
-		must(c.Set(ctx, p.key, "x", hour).Err())
-	}
-	must(c.Set(ctx, ps[14].key, "123456", time.Minute).Err())
-	hot := ps[15].key
-	must(c.Set(ctx, hot, `{"productNo":"hot1","title":"bottle","price":1}`, hour).Err())
-	for range 100 {
-		must(c.Get(ctx, hot).Err())
-	}
-	keys += len(ps)
+	keys := plant.Clean(t, c, 500)
+	ps := plant.Anomalies(t, c, true)
+	keys += len(ps) + 10 // the anomalies and the second writer's ten keys
 
 	// A key that expires before the SAVE but stays in memory (no active
 	// expiry, nobody reads it): the file has it, Redis would drop it on
@@ -142,7 +56,7 @@ func writeRDBDataset(t *testing.T, s *redistest.Server) ([]rdbPlanted, int) {
 	c1 := redis.NewClient(&redis.Options{Addr: s.Addr, DB: 1})
 	defer c1.Close()
 	for i := range 3 {
-		must(c1.Set(ctx, fmt.Sprintf("order:misc:db1:%d", i), "x", hour).Err())
+		must(c1.Set(ctx, fmt.Sprintf("order:misc:db1:%d", i), "x", time.Hour).Err())
 	}
 	must(c.Save(ctx).Err())
 	return ps, keys
@@ -194,10 +108,10 @@ func TestRDBCommand(t *testing.T) {
 		got := rdbFindingSet(rep)
 		want := map[[2]string]bool{}
 		for _, p := range planted {
-			for _, r := range p.rules {
-				want[[2]string{r, p.key}] = true
-				if !got[[2]string{r, p.key}] {
-					t.Errorf("%s: no %s finding", p.key, r)
+			for _, r := range p.Rules {
+				want[[2]string{r, p.Key}] = true
+				if !got[[2]string{r, p.Key}] {
+					t.Errorf("%s: no %s finding", p.Key, r)
 				}
 			}
 		}
