@@ -7,7 +7,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/keyguard/keyguard/finding"
-	"github.com/keyguard/keyguard/naming"
 	"github.com/keyguard/keyguard/registry"
 )
 
@@ -27,6 +26,8 @@ type Aggregator struct {
 	foldedCap        int64             // keys counted in other because of MaxGroups
 	foldedLong       int64             // keys counted in other because their family name is too long
 	inferredSamplers int
+	inferredMisses   int64               // asked keys of unregistered families that held no field names
+	asked            map[string]struct{} // keys NeedsFields said yes to, not added yet
 
 	t       totals
 	ttlHist [ttlSlots]slot
@@ -60,6 +61,7 @@ type group struct {
 	example                   string // inferred families: the sample key with the smallest hash
 	exampleHash               uint64
 	fields                    *sampler
+	fieldHits, fieldMisses    int64  // keys with field names; asked keys without
 	binary                    bool   // the inferred template is not UTF-8: its name is escaped
 	noTTLMsg                  string // cached no-ttl message of a template
 }
@@ -171,30 +173,53 @@ func (a *Aggregator) NeedsNS(key string) bool {
 }
 
 // NeedsFields reports whether the walker should sample key's field names
-// (hash fields, or top-level JSON keys of a string) into Record.Fields.
-// It is true for a bounded random subset of each hash or string template
-// and of the first inferred families: about k·(1+ln(n/k)) of n keys, k =
-// Options.FieldSamples. Probe a few dozen fields (HRANDFIELD key 32 or one
-// HSCAN page), not the whole hash.
+// (hash fields, or top-level JSON keys of a string) into Record.Fields,
+// and then Add the key. It is true for a bounded random subset of each
+// hash or string template and of the first inferred families: about
+// k·(1+ln(n/k)) of n keys, k = Options.FieldSamples. Probe a few dozen
+// fields (HRANDFIELD key 32 or one HSCAN page), not the whole hash.
+//
+// Values without field names (plain strings, counters) stop the asking:
+// once 32 asked keys of a template or family came back without any, and
+// fewer than one in five asked keys had some, it is not asked again; and
+// unregistered families without a sample share a budget of 2,048 such
+// keys. A walker that asks for a whole batch before adding it may get a
+// batch's worth of asks more per template.
 func (a *Aggregator) NeedsFields(key string) bool {
 	if len(key) > maxSampleKey {
 		return false
 	}
+	var g *group
 	if e := a.reg.Lookup(key); e != nil {
 		if !fieldType(e.Type) {
 			return false
 		}
-		return a.entries[e.Index].fields.admits(keyHash(key))
+		g = &a.entries[e.Index]
+	} else {
+		inf := a.chk.Infer(key) // remembered: Add does not infer the key again
+		g = a.inferred[inf]
+		if g == nil && (len(inf) > maxGroupName || len(a.inferred) >= a.opts.MaxGroups) {
+			return false
+		}
+		if (g == nil || g.fields == nil) && (a.inferredSamplers >= maxInferredSamplers || a.inferredMisses >= maxInferredMisses) {
+			return false
+		}
 	}
-	inf := naming.Infer(key, a.reg.Separator)
-	g := a.inferred[inf]
-	switch {
-	case g == nil:
-		return len(inf) <= maxGroupName && len(a.inferred) < a.opts.MaxGroups && a.inferredSamplers < maxInferredSamplers
-	case g.fields == nil:
-		return a.inferredSamplers < maxInferredSamplers
+	if g != nil && (g.barren() || !g.fields.admits(keyHash(key))) {
+		return false
 	}
-	return g.fields.admits(keyHash(key))
+	if len(a.asked) >= maxPendingAsks {
+		clear(a.asked) // asked keys that never came: forget them
+	} else if a.asked == nil {
+		a.asked = map[string]struct{}{}
+	}
+	a.asked[key] = struct{}{}
+	return true
+}
+
+// barren reports whether g's values mostly hold no field names.
+func (g *group) barren() bool {
+	return g.fieldMisses >= fieldMissLimit && g.fieldMisses > 4*g.fieldHits
 }
 
 // fieldType is a type whose values have field names: hashes, and strings
@@ -206,6 +231,12 @@ func fieldType(t string) bool { return t == "hash" || t == "string" || t == "" }
 func (a *Aggregator) Add(r *Record) {
 	a.pending = a.pending[:0]
 	a.rec, a.keptKey = r, false
+	asked := false
+	if len(a.asked) > 0 {
+		if _, asked = a.asked[r.Key]; asked {
+			delete(a.asked, r.Key)
+		}
+	}
 	res := a.chk.Check(r.Key, a.emitFn)
 	e := res.Entry
 	var g *group
@@ -245,8 +276,8 @@ func (a *Aggregator) Add(r *Record) {
 		a.freqKnown++
 		a.offerHot(r, g)
 	}
-	if r.Fields != nil {
-		a.offerFields(r, g)
+	if r.Fields != nil || asked {
+		a.offerFields(r, g, asked)
 	}
 	a.rec = nil
 }
@@ -363,8 +394,10 @@ func (a *Aggregator) check(r *Record, e *registry.Entry, g *group) {
 			}
 		}
 	}
+	// A string's element count is STRLEN, its length in bytes: only the
+	// byte limit applies to strings.
 	bigBytes := pol.BigKeyBytes > 0 && r.Bytes > pol.BigKeyBytes
-	bigElems := pol.BigKeyElements > 0 && r.Elements > pol.BigKeyElements
+	bigElems := pol.BigKeyElements > 0 && r.Elements > pol.BigKeyElements && r.Type != "string"
 	if bigBytes || bigElems {
 		var what string
 		switch {
@@ -375,8 +408,11 @@ func (a *Aggregator) check(r *Record, e *registry.Entry, g *group) {
 		default:
 			what = fmt.Sprintf("%d elements, over the policy's %d", r.Elements, pol.BigKeyElements)
 		}
-		add(finding.BigKey, finding.Warning, tmpl, owner, what+": slow to read, delete or migrate, and it pins one Cluster slot",
-			"split it by a sub-key (shard into N keys), or delete it with UNLINK")
+		hint := "split it by a sub-key (shard into N keys), or delete it with UNLINK"
+		if r.Type == "string" {
+			hint = "compress the value or split it over several keys; delete it with UNLINK"
+		}
+		add(finding.BigKey, finding.Warning, tmpl, owner, what+": slow to read, delete or migrate, and it pins one Cluster slot", hint)
 	}
 }
 
@@ -520,21 +556,34 @@ func retainType(t string) string {
 	return strings.Clone(t)
 }
 
-func (a *Aggregator) offerFields(r *Record, g *group) {
+// offerFields offers the field names of r to g's sample, and counts
+// whether a key NeedsFields asked for had any.
+func (a *Aggregator) offerFields(r *Record, g *group, asked bool) {
 	if !fieldType(r.Type) || len(r.Key) > maxSampleKey || g == a.other {
 		return
 	}
 	if g.entry != nil && !fieldType(g.entry.Type) {
 		return
 	}
+	if len(r.Fields) == 0 {
+		if asked {
+			a.fieldMiss(g)
+		}
+		return
+	}
 	h := keyHash(r.Key)
 	if !g.fields.admits(h) {
+		g.fieldHits++
 		return
 	}
 	fs := normalizeFields(r.Fields)
 	if len(fs) == 0 {
+		if asked {
+			a.fieldMiss(g)
+		}
 		return
 	}
+	g.fieldHits++
 	if g.fields == nil {
 		if g.entry == nil {
 			if a.inferredSamplers >= maxInferredSamplers {
@@ -545,6 +594,13 @@ func (a *Aggregator) offerFields(r *Record, g *group) {
 		g.fields = &sampler{k: a.opts.FieldSamples}
 	}
 	g.fields.offer(fieldSample{hash: h, key: strings.Clone(r.Key), bytes: r.Bytes, fields: fs})
+}
+
+func (a *Aggregator) fieldMiss(g *group) {
+	g.fieldMisses++
+	if g.entry == nil {
+		a.inferredMisses++
+	}
 }
 
 // Merge adds b's records to a, as if they had been added to a. b must have
@@ -587,6 +643,7 @@ func (a *Aggregator) Merge(b *Aggregator) {
 	}
 	a.foldedCap += b.foldedCap
 	a.foldedLong += b.foldedLong
+	a.inferredMisses += b.inferredMisses
 	for _, it := range b.top.items {
 		a.pushTop(it)
 	}
@@ -619,6 +676,8 @@ func (a *Aggregator) mergeGroup(dst, src *group) {
 	dst.bytes += src.bytes
 	dst.noTTL += src.noTTL
 	dst.findings += src.findings
+	dst.fieldHits += src.fieldHits
+	dst.fieldMisses += src.fieldMisses
 	for i := range dst.types {
 		dst.types[i] += src.types[i]
 	}

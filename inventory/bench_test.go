@@ -1,6 +1,8 @@
 package inventory_test
 
 import (
+	"fmt"
+	"io"
 	"strconv"
 	"testing"
 	"time"
@@ -39,7 +41,7 @@ func BenchmarkAdd(b *testing.B) {
 		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "records/s")
 	})
 	b.Run("unregistered", func(b *testing.B) {
-		ukeys := make([]string, 4096)
+		ukeys := make([]string, 1<<16) // more than the Checker remembers: each key is new to it, as in a walk
 		for i := range ukeys {
 			ukeys[i] = "legacy:cart:" + strconv.Itoa(100000+i) + ":items"
 		}
@@ -48,9 +50,52 @@ func BenchmarkAdd(b *testing.B) {
 		b.ReportAllocs()
 		b.ResetTimer()
 		for i := 0; i < b.N; i++ {
-			r.Key = ukeys[i&4095]
+			r.Key = ukeys[i&(1<<16-1)]
 			agg.Add(r)
 		}
 		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "records/s")
+	}) // What the live walker does for each unregistered string: NeedsFields,
+	// then Add; the values are not JSON, so no field names come back.
+	b.Run("unregistered-needsfields", func(b *testing.B) {
+		ukeys := make([]string, 1<<16)
+		for i := range ukeys {
+			ukeys[i] = "tmp_data_2024032115" + strconv.Itoa(1000+i%9000) + "_" + strconv.Itoa(i)
+		}
+		agg := inventory.New(reg, inventory.Options{})
+		r := &inventory.Record{Node: "127.0.0.1:6379", Type: "string", Bytes: 60, Elements: 1, TTL: -1, Freq: -1}
+		asked := 0
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			r.Key = ukeys[i&(1<<16-1)]
+			if agg.NeedsFields(r.Key) {
+				asked++
+			}
+			agg.Add(r)
+		}
+		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "records/s")
+		b.ReportMetric(float64(asked)/float64(b.N), "asked/op")
 	})
+}
+
+// BenchmarkReportJSON builds the report of an audit with every finding
+// list at its cap (10,000 per rule, 5 rules) and writes its JSON.
+func BenchmarkReportJSON(b *testing.B) {
+	agg := inventory.New(loadReg(b), inventory.Options{})
+	for i := range 30_000 {
+		agg.Add(rec(fmt.Sprintf("order:order:%d:base", i), ttl(-1), size(int64(i), 1)))
+		agg.Add(rec(fmt.Sprintf("user_%d_token", i), typ("string"), size(int64(i), 1), ttl(-1)))
+		agg.Add(rec(fmt.Sprintf("order:order:%d:base", 100000+i), typ("string"), size(int64(2<<20+i), 1)))
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		rep := agg.Report(meta())
+		if err := rep.WriteJSON(io.Discard); err != nil {
+			b.Fatal(err)
+		}
+		if i == 0 {
+			b.ReportMetric(float64(len(rep.Findings)), "findings")
+		}
+	}
 }

@@ -16,7 +16,8 @@
 // TTL quantiles come from a fixed log-bucket histogram per group (p50 is
 // approximate, within 12.5%; min and max are exact), top keys, hot keys and
 // findings are bounded heaps, and mixed-schema works from a bounded sample
-// of field names per template. Retained key names are cut at 1 KiB (the
+// of field names per template (NeedsFields remembers at most 4,096 keys it
+// asked for until they are added). Retained key names are cut at 1 KiB (the
 // report then carries key_len).
 //
 // # Determinism
@@ -55,6 +56,23 @@
 //
 // When a rule's list is capped, the largest keys are kept and the report
 // says how many were left out (findings_omitted); Summary.ByRule counts
-// all. Records are counted as given: the walker removes SCAN duplicates,
-// and skips keys that vanished or already expired.
+// all.
+//
+// # Duplicates
+//
+// Records are counted as given: a key given twice counts twice in the
+// totals, groups and Summary.ByRule, while the lists (findings, top keys,
+// hot keys, field samples) hold it once. An RDB file holds each key once,
+// but SCAN may return a key twice when the node's key table shrinks during
+// the walk, and the live walker cannot remember every key it saw in
+// bounded memory: it tells a shrink from the SCAN cursors and the report
+// then says in a note that a few keys may be counted twice. Walkers skip
+// keys that vanished between SCAN and the probes (package audit counts
+// them in a note) or had expired when the snapshot was taken (package rdb).
+//
+// # Field samples
+//
+// NeedsFields asks the walker for field names only as far as the bounded
+// sample needs them, and stops asking for a template or family whose
+// values hold none (plain strings, counters): see its documentation.
 package inventory

@@ -19,7 +19,9 @@ type Record struct {
 	NSProbed bool          // the walker asked for __ns__ (NeedsNS was true)
 	// Fields are sampled hash field names, or the top-level JSON keys of a
 	// string value, for mixed-schema. Give them when NeedsFields said so;
-	// nil otherwise. Add does not keep the slice.
+	// nil otherwise (a key NeedsFields asked for that comes with nil
+	// Fields counts as a value without field names). Add does not keep
+	// the slice.
 	Fields []string
 }
 
@@ -58,6 +60,9 @@ const (
 	maxSampleKey        = 512  // keys longer than this are not sampled for fields
 	maxFieldBytes       = 512  // bytes of field names kept per sampled key
 	maxInferredSamplers = 64   // inferred families that get a field sampler
+	fieldMissLimit      = 32   // asked keys without field names before a template or family may be given up
+	maxInferredMisses   = maxInferredSamplers * fieldMissLimit
+	maxPendingAsks      = 4096 // keys NeedsFields said yes to that Add has not seen yet
 )
 
 func (o Options) withDefaults() Options {
@@ -79,7 +84,7 @@ func (o Options) withDefaults() Options {
 	if o.FieldSamples <= 0 {
 		o.FieldSamples = DefaultFieldSamples
 	}
-	if o.SampleRatio < 0 || o.SampleRatio > 1 {
+	if !(o.SampleRatio >= 0 && o.SampleRatio <= 1) { // NaN too
 		o.SampleRatio = 0
 	}
 	return o

@@ -1,6 +1,8 @@
 package inventory
 
 import (
+	"bufio"
+	"bytes"
 	"cmp"
 	"encoding/base64"
 	"encoding/json"
@@ -194,25 +196,128 @@ func ruleRank(rule string) int {
 	return 17
 }
 
-// WriteJSON writes the report as indented JSON (SPEC §5).
+// WriteJSON writes the report as indented JSON (SPEC §5). It streams:
+// the top-level fields, and the groups, top keys and findings one by one,
+// go through a small buffer, so the document is never whole in memory.
+// The bytes are those encoding/json's Encoder gives the whole Report with
+// a two-space indent and no HTML escaping.
 func (r *Report) WriteJSON(w io.Writer) error {
-	c := *r
-	if c.Groups == nil {
-		c.Groups = []Group{}
+	j := newJSONWriter(w)
+	j.field("source", &r.Source)
+	j.field("registry", r.Registry)
+	j.field("started_at", r.StartedAt)
+	j.field("duration_ms", r.DurationMS)
+	j.field("complete", r.Complete)
+	j.field("summary", &r.Summary)
+	jsonArray(j, "groups", r.Groups)
+	jsonArray(j, "top_keys", r.TopKeys)
+	jsonArray(j, "findings", r.Findings)
+	// The extensions, omitted when empty as their omitempty tags say.
+	if len(r.FindingsOmitted) > 0 {
+		j.field("findings_omitted", r.FindingsOmitted)
 	}
-	if c.TopKeys == nil {
-		c.TopKeys = []TopKey{}
+	if len(r.Stopped) > 0 {
+		jsonArray(j, "stopped", r.Stopped)
 	}
-	if c.Findings == nil {
-		c.Findings = []Finding{}
+	if len(r.Notes) > 0 {
+		j.field("notes", r.Notes)
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(&c); err != nil {
+	if r.Estimate {
+		j.field("estimate", r.Estimate)
+	}
+	if r.Sample != nil {
+		j.field("sample", r.Sample)
+	}
+	if len(r.TTLHistogram) > 0 {
+		jsonArray(j, "ttl_histogram", r.TTLHistogram)
+	}
+	if len(r.UnusedTemplates) > 0 {
+		j.field("unused_templates", r.UnusedTemplates)
+	}
+	if err := j.close(); err != nil {
 		return fmt.Errorf("write report: %w", err)
 	}
 	return nil
+}
+
+// jsonWriter writes one indented JSON object field by field.
+type jsonWriter struct {
+	w      *bufio.Writer
+	buf    bytes.Buffer
+	field1 *json.Encoder // a field's value, one level deep
+	elem2  *json.Encoder // an array element, two levels deep
+	fields int
+	err    error
+}
+
+func newJSONWriter(w io.Writer) *jsonWriter {
+	j := &jsonWriter{w: bufio.NewWriterSize(w, 32<<10)}
+	j.field1 = json.NewEncoder(&j.buf)
+	j.field1.SetIndent("  ", "  ")
+	j.field1.SetEscapeHTML(false)
+	j.elem2 = json.NewEncoder(&j.buf)
+	j.elem2.SetIndent("    ", "  ")
+	j.elem2.SetEscapeHTML(false)
+	j.w.WriteByte('{')
+	return j
+}
+
+// key starts the next field of the object.
+func (j *jsonWriter) key(name string) {
+	if j.fields > 0 {
+		j.w.WriteByte(',')
+	}
+	j.fields++
+	j.w.WriteString("\n  \"")
+	j.w.WriteString(name) // field names need no escaping
+	j.w.WriteString("\": ")
+}
+
+// value encodes v with enc and writes it without the encoder's newline.
+func (j *jsonWriter) value(enc *json.Encoder, v any) {
+	if j.err != nil {
+		return
+	}
+	j.buf.Reset()
+	if j.err = enc.Encode(v); j.err != nil {
+		return
+	}
+	b := j.buf.Bytes()
+	_, j.err = j.w.Write(b[:len(b)-1])
+}
+
+func (j *jsonWriter) field(name string, v any) {
+	j.key(name)
+	j.value(j.field1, v)
+}
+
+// jsonArray writes a field holding the elements of s, one at a time.
+func jsonArray[T any](j *jsonWriter, name string, s []T) {
+	j.key(name)
+	if len(s) == 0 {
+		j.w.WriteString("[]")
+		return
+	}
+	j.w.WriteByte('[')
+	for i := range s {
+		if j.err != nil {
+			return
+		}
+		if i > 0 {
+			j.w.WriteByte(',')
+		}
+		j.w.WriteString("\n    ")
+		j.value(j.elem2, &s[i])
+	}
+	j.w.WriteString("\n  ]")
+}
+
+func (j *jsonWriter) close() error {
+	j.w.WriteString("\n}\n")
+	if j.err != nil {
+		return j.err
+	}
+	return j.w.Flush()
 }
 
 // ReadReport reads a report written by WriteJSON (keyguard audit or rdb
@@ -337,12 +442,20 @@ func (a *Aggregator) Report(meta Meta) *Report {
 		return nil
 	}
 
-	// Findings: the kept ones, plus what is decided only now.
+	// Findings: the kept ones, plus what is decided only now. kept points
+	// into the heaps (up to MaxFindings per rule: no copy of the findings
+	// besides the report's own).
 	count := map[string]int64{}
-	var kept []findItem
+	nkept := 0
+	for _, rs := range a.rules {
+		nkept += len(rs.kept.items)
+	}
+	kept := make([]*findItem, 0, nkept)
 	for id, rs := range a.rules {
 		count[id] = rs.count
-		kept = append(kept, rs.kept.items...)
+		for i := range rs.kept.items {
+			kept = append(kept, &rs.kept.items[i])
+		}
 	}
 	sev := a.t.sev
 	late := func(id string, items []lateItem) {
@@ -357,14 +470,14 @@ func (a *Aggregator) Report(meta Meta) *Report {
 		if len(items) > a.opts.MaxFindings {
 			items = items[:a.opts.MaxFindings]
 		}
-		for _, it := range items {
-			kept = append(kept, it.findItem)
+		for i := range items {
+			kept = append(kept, &items[i].findItem)
 		}
 	}
 	late(finding.HotKey, a.hotFindings())
 	late(finding.MixedSchema, a.mixedFindings())
 
-	slices.SortFunc(kept, func(p, q findItem) int {
+	slices.SortFunc(kept, func(p, q *findItem) int {
 		return cmp.Or(cmp.Compare(q.f.Severity, p.f.Severity), cmp.Compare(ruleRank(p.f.Rule), ruleRank(q.f.Rule)),
 			strings.Compare(p.f.Rule, q.f.Rule), cmpRanked(p.score, p.f.Key, q.score, q.f.Key))
 	})

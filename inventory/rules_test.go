@@ -101,6 +101,8 @@ func TestRecordRules(t *testing.T) {
 		{"big-key on an unregistered key", rec(unregd, typ("string"), size(5<<20, 5<<20)), finding.BigKey, finding.Warning, true},
 		{"big-key: at the limit", rec(base, size(1<<20, 10000)), finding.BigKey, 0, false},
 		{"big-key: sizes unknown", rec(base, size(-1, -1)), finding.BigKey, 0, false},
+		{"big-key: a string's length is bytes, not elements", rec(detail, typ("string"), size(1000, 20001)), finding.BigKey, 0, false},
+		{"big-key: unregistered string under the byte limit", rec(unregd, typ("string"), size(1000, 50000)), finding.BigKey, 0, false},
 
 		{"guard/ownerless", rec(info, ns(true, false, "")), finding.GuardOwnerless, finding.Error, true},
 		{"guard/ownerless: not probed", rec(info), finding.GuardOwnerless, 0, false},
@@ -144,6 +146,23 @@ func TestRecordRules(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// STRLEN is the element count of a string, so for strings only the byte
+// limit applies, and the message speaks of bytes.
+func TestBigKeyString(t *testing.T) {
+	agg := inventory.New(loadReg(t), inventory.Options{})
+	agg.Add(rec("cache:product:detail:p-1", typ("string"), size(2<<20, 2<<20)))
+	agg.Add(rec("order:list:1", typ("list"), size(2<<20, 20001)))
+	rep := agg.Report(meta())
+	str := findingsOf(rep, finding.BigKey, "cache:product:detail:p-1")
+	if len(str) != 1 || strings.Contains(str[0].Message, "element") || !strings.Contains(str[0].Message, "2.0 MiB") {
+		t.Errorf("big string: %+v", str)
+	}
+	list := findingsOf(rep, finding.BigKey, "order:list:1")
+	if len(list) != 1 || !strings.Contains(list[0].Message, "20001 elements") {
+		t.Errorf("big list: %+v", list)
 	}
 }
 

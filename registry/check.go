@@ -2,6 +2,7 @@ package registry
 
 import (
 	"fmt"
+	"hash/maphash"
 	"strings"
 
 	"github.com/keyguard/keyguard/finding"
@@ -15,7 +16,30 @@ type Checker struct {
 	reg   *Registry
 	rules naming.Rules
 	caps  []keytmpl.Capture
+
+	// Caches of the unregistered path, which audits run for every key of
+	// a legacy keyspace: recent inferred templates by key (direct-mapped,
+	// allocated on first use) and the messages that depend only on the
+	// inferred template or the first segment (bounded maps, emptied when
+	// full).
+	seed     maphash.Seed
+	inferred []inferSlot
+	hints    map[string]string // unregistered hint by inferred template
+	domains  map[string]string // domain message by first segment
+	envMsg   string            // domain message of a key without the env prefix
 }
+
+type inferSlot struct {
+	key, inferred string
+	ok            bool
+}
+
+const (
+	inferSlots    = 4096 // a power of two
+	maxInferKey   = 256  // longer keys are inferred every time (the cache holds on to keys)
+	maxCachedMsgs = 4096 // entries per message cache
+	maxCachedText = 256  // longer templates and segments are formatted every time
+)
 
 // NewChecker returns a Checker for r.
 func (r *Registry) NewChecker() *Checker {
@@ -71,16 +95,18 @@ func (c *Checker) value(name string) string {
 
 func (c *Checker) unregistered(key string, emit func(finding.Finding)) Result {
 	r := c.reg
-	inferred := naming.Infer(key, r.Separator)
+	inferred := c.Infer(key)
 	add := func(rule string, sev finding.Severity, msg, hint string) {
 		emit(finding.Finding{Rule: rule, Severity: sev, Key: key, Template: inferred, Message: msg, Hint: hint})
 	}
-	add(finding.Unregistered, finding.Error, "matches no template of the registry",
-		fmt.Sprintf("declare it: - key: %q with type, ttl and owner", inferred))
+	add(finding.Unregistered, finding.Error, "matches no template of the registry", c.hint(inferred))
 	start := 0
 	if r.Env != "" {
 		if !strings.HasPrefix(key, r.Env+string(r.Separator)) {
-			add(finding.Domain, finding.Warning, fmt.Sprintf("does not start with the env prefix %q", r.Env+string(r.Separator)), "every key of this registry starts with its env")
+			if c.envMsg == "" {
+				c.envMsg = fmt.Sprintf("does not start with the env prefix %q", r.Env+string(r.Separator))
+			}
+			add(finding.Domain, finding.Warning, c.envMsg, "every key of this registry starts with its env")
 		} else {
 			start = len(r.Env) + 1
 		}
@@ -88,8 +114,55 @@ func (c *Checker) unregistered(key string, emit func(finding.Finding)) Result {
 	first, _, _ := strings.Cut(key[start:], string(r.Separator))
 	first = domainOf(first)
 	if _, ok := r.domainIdx[first]; !ok && strings.IndexByte(key, r.Separator) >= 0 {
-		add(finding.Domain, finding.Warning, fmt.Sprintf("first segment %s is not a declared domain", finding.Display(first)), "use a declared domain, or declare this one with its owner")
+		add(finding.Domain, finding.Warning, c.domainMsg(first), "use a declared domain, or declare this one with its owner")
 	}
 	c.rules.Key(key, start, add)
 	return Result{Inferred: inferred}
+}
+
+// Infer returns the template naming.Infer derives from key: the
+// Result.Inferred that Check gives an unregistered key. The Checker
+// remembers recent answers, so a caller that infers a key and then checks
+// it (inventory's NeedsFields, then Add) pays for one inference.
+func (c *Checker) Infer(key string) string {
+	if len(key) > maxInferKey {
+		return naming.Infer(key, c.reg.Separator)
+	}
+	if c.inferred == nil {
+		c.seed = maphash.MakeSeed()
+		c.inferred = make([]inferSlot, inferSlots)
+	}
+	s := &c.inferred[maphash.String(c.seed, key)&(inferSlots-1)]
+	if !s.ok || s.key != key {
+		*s = inferSlot{key: key, inferred: naming.Infer(key, c.reg.Separator), ok: true}
+	}
+	return s.inferred
+}
+
+func (c *Checker) hint(inferred string) string { return cachedMsg(&c.hints, inferred, hintMsg) }
+
+func (c *Checker) domainMsg(first string) string { return cachedMsg(&c.domains, first, domainMsg) }
+
+func hintMsg(inferred string) string {
+	return fmt.Sprintf("declare it: - key: %q with type, ttl and owner", inferred)
+}
+
+func domainMsg(first string) string {
+	return fmt.Sprintf("first segment %s is not a declared domain", finding.Display(first))
+}
+
+// cachedMsg returns format(k), formatted once per k while *m has room.
+func cachedMsg(m *map[string]string, k string, format func(string) string) string {
+	if len(k) > maxCachedText {
+		return format(k)
+	}
+	msg, ok := (*m)[k]
+	if !ok {
+		if *m == nil || len(*m) >= maxCachedMsgs {
+			*m = map[string]string{}
+		}
+		msg = format(k)
+		(*m)[strings.Clone(k)] = msg // k may be part of a key: do not hold on to the key
+	}
+	return msg
 }

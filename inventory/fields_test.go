@@ -1,0 +1,166 @@
+package inventory_test
+
+import (
+	"bytes"
+	"fmt"
+	"testing"
+
+	"github.com/keyguard/keyguard/inventory"
+)
+
+// walk feeds records the way a walker does: NeedsFields for every hash or
+// string key of a batch, then Add for each, with field names only for the
+// keys that were asked (value gives them, nil when the value holds none).
+// batch 1 is the RDB reader (ask, add, key by key); the live walker asks
+// for a whole SCAN batch first. It returns how many keys were asked.
+func walk(agg *inventory.Aggregator, rs []*inventory.Record, batch int, value func(*inventory.Record) []string) int {
+	asked := 0
+	for lo := 0; lo < len(rs); lo += batch {
+		b := rs[lo:min(lo+batch, len(rs))]
+		need := make([]bool, len(b))
+		for i, r := range b {
+			if (r.Type == "hash" || r.Type == "string") && agg.NeedsFields(r.Key) {
+				need[i] = true
+				asked++
+			}
+		}
+		for i, r := range b {
+			c := *r
+			c.Fields = nil
+			if need[i] {
+				c.Fields = value(r)
+			}
+			agg.Add(&c)
+		}
+	}
+	return asked
+}
+
+// smallFamilies are n unregistered string keys in families of per keys
+// each (famX:item:N, X in letters: digits would become a placeholder).
+func smallFamilies(n, per int) []*inventory.Record {
+	rs := make([]*inventory.Record, n)
+	for i := range rs {
+		f := i / per
+		name := []byte("fam")
+		for {
+			name = append(name, byte('a'+f%26))
+			if f /= 26; f == 0 {
+				break
+			}
+		}
+		rs[i] = rec(fmt.Sprintf("%s:item:%d", name, i), typ("string"))
+	}
+	return rs
+}
+
+func noFields(*inventory.Record) []string { return nil }
+
+func keys(n int, format string, with ...func(*inventory.Record)) []*inventory.Record {
+	rs := make([]*inventory.Record, n)
+	for i := range rs {
+		rs[i] = rec(fmt.Sprintf(format, i), with...)
+	}
+	return rs
+}
+
+// Values without field names (plain strings, counters, tokens) are asked
+// for a few dozen times per template or family, not for every key: the
+// audit of seed 000's legacy keyspace sent a GETRANGE for each of its
+// unregistered strings.
+func TestNeedsFieldsStopsOnValuesWithoutFields(t *testing.T) {
+	reg := loadReg(t)
+	const n = 20000
+	cases := []struct {
+		name  string
+		rs    []*inventory.Record
+		batch int
+		max   int
+	}{
+		{"unregistered strings, key by key", keys(n, "tmp_data_2024032115%06d", typ("string")), 1, 40},
+		{"unregistered strings, SCAN batches", keys(n, "tmp_data_2024032115%06d", typ("string")), 1000, 1000 + 40},
+		{"registered plain strings, key by key", keys(n, "rate:login:u%d", typ("string")), 1, 40},
+		{"registered plain strings, SCAN batches", keys(n, "rate:login:u%d", typ("string")), 1000, 1000 + 40},
+		// 5,000 families of 4 keys: every family is new, so the bound is
+		// the budget shared by the families that hold no fields.
+		{"many small families", smallFamilies(n, 4), 1, 2048 + 40},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			agg := inventory.New(reg, inventory.Options{})
+			asked := walk(agg, c.rs, c.batch, noFields)
+			t.Logf("asked for %d keys", asked)
+			if asked > c.max {
+				t.Errorf("asked for the fields of %d of %d keys whose values hold none; want at most %d", asked, n, c.max)
+			}
+		})
+	}
+}
+
+// A template or family whose values do hold field names is still sampled
+// as before: a bottom-k sample, asked for about k·(1+ln(n/k)) keys, the
+// same whether the walker asks key by key or batch by batch.
+func TestNeedsFieldsKeepsSamplingFields(t *testing.T) {
+	reg := loadReg(t)
+	const n, k = 20000, 16
+	var rs []*inventory.Record
+	for i := range n {
+		rs = append(rs, rec(fmt.Sprintf("promo:cart:%d", i), typ("string")))            // unregistered JSON strings
+		rs = append(rs, rec(fmt.Sprintf("promo:sku:%d", i)))                            // a registered hash template
+		rs = append(rs, rec(fmt.Sprintf("cache:product:detail:p%d", i), typ("string"))) // registered JSON strings
+	}
+	value := func(r *inventory.Record) []string { // two writer styles, some keys mixed
+		switch r.Key[len(r.Key)-1] % 4 {
+		case 0:
+			return []string{"items", "total", "couponId", "discount"}
+		case 1, 3:
+			return []string{"items", "total"}
+		}
+		return []string{"couponId", "discount"}
+	}
+	var reports [][]byte
+	for _, batch := range []int{1, 1000} {
+		agg := inventory.New(reg, inventory.Options{FieldSamples: k})
+		asked := walk(agg, rs, batch, value)
+		t.Logf("batch %d: asked for %d keys", batch, asked)
+		// Three samplers, each asking about k·(1+ln(n/k)) ≈ 130 keys
+		// (plus, in batches, the keys of the first batch).
+		if limit := 3*k*(1+8)*2 + 3*batch; asked > limit || asked < 3*k {
+			t.Errorf("batch %d: asked for %d keys, want %d to %d", batch, asked, 3*k, limit)
+		}
+		var b bytes.Buffer
+		if err := agg.Report(meta()).WriteJSON(&b); err != nil {
+			t.Fatal(err)
+		}
+		reports = append(reports, b.Bytes())
+	}
+	if !bytes.Equal(reports[0], reports[1]) {
+		t.Errorf("the sample depends on how the walker batches its asks:\n%s", firstDiff(string(reports[0]), string(reports[1])))
+	}
+}
+
+// NeedsFields infers the template of an unregistered key, and Add does
+// not infer it a second time: asking costs no allocation once the family
+// is known to hold no field names.
+func TestNeedsFieldsDoesNotInferTwice(t *testing.T) {
+	reg := loadReg(t)
+	agg := inventory.New(reg, inventory.Options{})
+	rs := keys(4000, "legacy_cart_%d_items", typ("string"))
+	walk(agg, rs[:1000], 1, noFields) // the family is found to hold no fields
+	i := 1000
+	add := testing.AllocsPerRun(1000, func() {
+		agg.Add(rs[i%len(rs)])
+		i++
+	})
+	both := testing.AllocsPerRun(1000, func() {
+		r := rs[i%len(rs)]
+		if agg.NeedsFields(r.Key) {
+			t.Fatal("asked again")
+		}
+		agg.Add(r)
+		i++
+	})
+	if both > add+0.5 {
+		t.Errorf("NeedsFields+Add allocates %.1f times per key, Add alone %.1f", both, add)
+	}
+}

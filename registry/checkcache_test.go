@@ -1,0 +1,64 @@
+package registry
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"unsafe"
+
+	"github.com/keyguard/keyguard/finding"
+	"github.com/keyguard/keyguard/naming"
+)
+
+// The Checker's caches change nothing a fresh Checker would say: the
+// findings of a reused Checker, past the caches' capacity and with long
+// keys, equal those of a new Checker per key.
+func TestCheckerCachesKeepFindings(t *testing.T) {
+	r, err := Parse("k.yaml", []byte("version: 1\nenv: prod\ndomains: {order: {owner: o}}\nkeys:\n  - {key: \"order:{id:int}\", ttl: 1m}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for i := range maxCachedMsgs + 100 {
+		keys = append(keys, fmt.Sprintf("prod:dom%d:item:%d", i, i), fmt.Sprintf("fam%d_%d", i%7, i))
+	}
+	keys = append(keys, "prod:"+strings.Repeat("x", 600)+":1", strings.Repeat("y", 600)+":1", "prod:order:1", "")
+	collect := func(c *Checker, key string) string {
+		var b strings.Builder
+		res := c.Check(key, func(f finding.Finding) { fmt.Fprintf(&b, "%+v\n", f) })
+		fmt.Fprintf(&b, "inferred %q", res.Inferred)
+		return b.String()
+	}
+	want := make([]string, len(keys))
+	for i, k := range keys {
+		want[i] = collect(r.NewChecker(), k)
+	}
+	reused := r.NewChecker()
+	for round := range 2 { // the second round hits the caches
+		for i, k := range keys {
+			if got := collect(reused, k); got != want[i] {
+				t.Fatalf("round %d, key %.40q: reused Checker\n%s\nfresh Checker\n%s", round, k, got, want[i])
+			}
+		}
+	}
+}
+
+// Check of a key just inferred does not infer it again.
+func TestCheckerInferRemembers(t *testing.T) {
+	r, err := Load("testdata/spec.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := r.NewChecker()
+	for i := range 3000 {
+		key := fmt.Sprintf("legacy_cart_%d_items", i)
+		inf := c.Infer(key)
+		if inf != naming.Infer(key, r.Separator) {
+			t.Fatalf("Infer(%q) = %q", key, inf)
+		}
+		res := c.Check(key, func(finding.Finding) {})
+		if unsafe.StringData(res.Inferred) != unsafe.StringData(inf) {
+			t.Fatalf("Check(%q) inferred the key again", key)
+		}
+	}
+}
