@@ -459,6 +459,9 @@ func (a *Aggregator) Report(meta Meta) *Report {
 	}
 	sev := a.t.sev
 	late := func(id string, items []lateItem) {
+		if len(items) == 0 {
+			return // no zero rows: a rule is in by_rule only when it found something
+		}
 		slices.SortFunc(items, func(p, q lateItem) int { return cmpRanked(p.score, p.f.Key, q.score, q.f.Key) })
 		count[id] += int64(len(items))
 		for _, it := range items {

@@ -111,9 +111,8 @@ cursor per node for --resume.`)
 	if err != nil {
 		return auditError(err)
 	}
-	// The walk's aggregator is garbage now, and the JSON encoder is about
-	// to build the whole document in memory: collect first, so that the
-	// heap goal starts from the report alone (lower peak RSS).
+	// The walk's buffers are garbage now: collect them before writing, so
+	// the heap goal starts from the report alone (lower peak RSS).
 	runtime.GC()
 
 	out, err := fs.openOutput(e)

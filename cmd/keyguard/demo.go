@@ -275,11 +275,17 @@ func (d *demo) sdk() error {
 	key := keys.PromoSku(2001)
 	e := d.reg.Lookup(key.String())
 	opts := guard.Options{TTL: e.TTL, Jitter: e.TTLJitter, Persistent: e.Persistent}
-	res, err := guard.New(promo, "promo-team", opts).SetMany(ctx, key.String(), map[string]any{"activityId": 12345, "discountType": 1, "discountValue": 50})
+	promoGuard := guard.New(promo, "promo-team", opts)
+	res, err := promoGuard.SetMany(ctx, key.String(), map[string]any{"activityId": 12345, "discountType": 1, "discountValue": 50})
 	if err != nil {
 		return fmt.Errorf("demo guarded write: %w", err)
 	}
 	fmt.Fprintf(d.w, "  promo-team  guard.SetMany(%s)            ok: %d fields added, owner claimed=%v, TTL set=%v\n", key, res.Added, res.Claimed, res.TTLSet)
+	for _, id := range []int64{2004, 2005} { // more of the promo team's activities
+		if _, err := promoGuard.SetMany(ctx, keys.PromoSku(id).String(), map[string]any{"activityId": id, "discountType": 2, "discountValue": 20}); err != nil {
+			return fmt.Errorf("demo guarded write: %w", err)
+		}
+	}
 
 	err = order.HSet(ctx, key.String(), "couponAmount", 10, "promoTotal", 30).Err()
 	var denied *redishook.DeniedError
@@ -296,12 +302,12 @@ func (d *demo) sdk() error {
 	legacyHook.GuardConflictKey(conflict.Key, conflict.Owner)
 	fmt.Fprintf(d.w, "  order-team  guard.SetMany(%s) (observe-mode client)  refused by the server-side guard:\n      %v\n", key, conflict)
 
-	for _, id := range []int64{2002, 2003} {
+	for _, id := range []int64{2002, 2003, 2006} {
 		if err := legacy.HSet(ctx, keys.PromoSku(id).String(), "couponAmount", 10, "promoTotal", 30).Err(); err != nil {
 			return err
 		}
 	}
-	fmt.Fprintf(d.w, "  order-team  HSET %s and %s couponAmount 10 … (observe mode, no guard)  went through, and were recorded\n", keys.PromoSku(2002), keys.PromoSku(2003))
+	fmt.Fprintf(d.w, "  order-team  HSET %s, 2003, 2006 couponAmount 10 … (observe mode, no guard)  went through, and were recorded\n", keys.PromoSku(2002))
 
 	if err := rec.Flush(ctx); err != nil {
 		return fmt.Errorf("demo writer records: %w", err)
