@@ -30,6 +30,7 @@ const (
 	maxFieldName     = 1 << 10 // field names sampled / compared, longer ones are cut
 	maxWatchedValue  = 1 << 10
 	jsonPrefixBytes  = 64 << 10
+	jsonSniffBytes   = 16 // of an LZF string, inflated to see whether it is JSON
 	blobPrefixBytes  = 64
 	defaultMaxBlob   = 32 << 20
 	lzfMaxRatio      = 96 // LZF inflates at most ~88x; more means a bogus header
@@ -102,7 +103,7 @@ type Options struct {
 
 // Decoder reads an RDB file one key at a time.
 type Decoder struct {
-	rd   *reader
+	rd   reader
 	opts Options
 	meta Meta
 	err  error // sticky; io.EOF after the end
@@ -111,6 +112,17 @@ type Decoder struct {
 	rec  Record
 	mark int64 // offset of the element being decoded, for error reports
 
+	// derived from opts once
+	needNames bool // hash field names are sampled or watched
+	// watchFirst[c] has bit min(len-1, 7) set for every watched name of
+	// that length starting with c; watchEmpty: "" is watched.
+	watchFirst [256]uint8
+	watchEmpty bool
+	// checkAll inflates and checks compressed values nobody reads (LZF
+	// listpacks only counted, LZF strings that are not JSON); tests set it
+	// to compare the fast paths with the general ones byte for byte.
+	checkAll bool
+
 	// reused buffers
 	key, blob, lz, e1, e2 []byte
 	fieldBuf              []byte
@@ -118,26 +130,47 @@ type Decoder struct {
 	valBytes              int
 	valOver               bool
 	lp                    lpIter
-	watchBuf              [][]byte          // one per Options.WatchFields entry
-	interned              map[string]string // JSON key names, bounded
+	watchBuf              [][]byte // one per Options.WatchFields entry
+	names                 interner // JSON key names
 }
 
-const maxInterned = 4096
+// interner hands out shared strings for JSON key names, so names repeated
+// across values cost one allocation. Values written by one program list
+// the same keys in the same order, so the names of the last object are
+// tried first, by position, before the (bounded) table.
+type interner struct {
+	last []string // keys of the last object, by position
+	m    map[string]string
+}
 
-// intern returns a shared string for b, so JSON key names repeated across
-// values cost one allocation. The table is dropped when it fills up.
-func (d *Decoder) intern(b []byte) string {
-	if s, ok := d.interned[string(b)]; ok {
-		return s
+const (
+	maxInterned     = 4096
+	maxInternedLen  = 64
+	maxInternedLast = 64
+)
+
+// get returns a shared string for b, the key at position pos of its object.
+func (in *interner) get(b []byte, pos int) string {
+	if pos < len(in.last) && in.last[pos] == string(b) {
+		return in.last[pos]
 	}
-	if len(b) > 64 {
+	if len(b) > maxInternedLen {
 		return string(b)
 	}
-	if d.interned == nil || len(d.interned) >= maxInterned {
-		d.interned = make(map[string]string, 256)
+	s, ok := in.m[string(b)]
+	if !ok {
+		if in.m == nil || len(in.m) >= maxInterned {
+			in.m = make(map[string]string, 256)
+		}
+		s = string(b)
+		in.m[s] = s
 	}
-	s := string(b)
-	d.interned[s] = s
+	switch {
+	case pos < len(in.last):
+		in.last[pos] = s
+	case pos == len(in.last) && pos < maxInternedLast:
+		in.last = append(in.last, s)
+	}
 	return s
 }
 
@@ -146,7 +179,17 @@ func NewDecoder(r io.Reader, opts Options) *Decoder {
 	if opts.MaxBlobBytes <= 0 {
 		opts.MaxBlobBytes = defaultMaxBlob
 	}
-	return &Decoder{rd: newReader(r, opts.SkipChecksum), opts: opts, watchBuf: make([][]byte, len(opts.WatchFields))}
+	d := &Decoder{opts: opts, watchBuf: make([][]byte, len(opts.WatchFields))}
+	d.rd.init(r, opts.SkipChecksum)
+	d.needNames = opts.FieldSample > 0 || len(opts.WatchFields) > 0
+	for _, w := range opts.WatchFields {
+		if w == "" {
+			d.watchEmpty = true
+		} else {
+			d.watchFirst[w[0]] |= 1 << min(len(w)-1, 7)
+		}
+	}
+	return d
 }
 
 // Meta returns what the file declared so far: version, aux fields, resize
@@ -239,11 +282,18 @@ func (d *Decoder) next() (*Record, error) {
 	start := int64(-1)
 	expire, idle, freq := int64(0), int64(-1), -1
 	for {
-		off := d.rd.offset()
+		rd := &d.rd
+		off := rd.offset()
 		d.mark = off
-		t, err := d.rd.byte()
-		if err != nil {
-			return nil, err
+		var t byte
+		if rd.r < rd.w {
+			t = rd.buf[rd.r]
+			rd.r++
+		} else {
+			var err error
+			if t, err = rd.byteSlow(); err != nil {
+				return nil, err
+			}
 		}
 		switch t {
 		case opEOF:
@@ -276,6 +326,7 @@ func (d *Decoder) next() (*Record, error) {
 		case opSlotInfo:
 			var v [3]uint64
 			for i := range v {
+				var err error
 				if v[i], err = d.readLen(); err != nil {
 					return nil, err
 				}
@@ -326,11 +377,16 @@ func (d *Decoder) next() (*Record, error) {
 		case opExpireTimeMS:
 			// Little-endian; before RDB 9 it was host order, and every
 			// platform Redis ran on in practice was little-endian.
-			p, err := d.rd.next(8)
-			if err != nil {
-				return nil, err
+			if r := rd.r; rd.w-r >= 8 {
+				expire = int64(binary.LittleEndian.Uint64(rd.buf[r : r+8]))
+				rd.r = r + 8
+			} else {
+				p, err := rd.nextSlow(8)
+				if err != nil {
+					return nil, err
+				}
+				expire = int64(binary.LittleEndian.Uint64(p))
 			}
-			expire = int64(binary.LittleEndian.Uint64(p))
 			if start < 0 {
 				start = off
 			}
@@ -364,7 +420,14 @@ func (d *Decoder) next() (*Record, error) {
 		}
 		rec.Offset, rec.DB, rec.RDBType = start, d.db, t
 		rec.ExpireAt, rec.Idle, rec.Freq = expire, idle, freq
-		if err := d.readKey(); err != nil {
+		if r := rd.r; r < rd.w && int(rd.buf[r]) < 0x40 && int(rd.buf[r]) < rd.w-r && int(rd.buf[r]) <= d.opts.MaxBlobBytes {
+			// readKey's fast path: a short key in the buffer.
+			n := int(rd.buf[r])
+			d.mark = rd.base + int64(r)
+			d.key = append(d.key[:0], rd.buf[r+1:r+1+n]...)
+			rd.r = r + 1 + n
+			rec.Key, rec.KeyLen = d.key, int64(n)
+		} else if err := d.readKey(); err != nil {
 			return nil, err
 		}
 		vstart := d.rd.offset()
@@ -382,13 +445,31 @@ func (d *Decoder) next() (*Record, error) {
 
 func isObjectType(t byte) bool { return t <= tModule2 || (t >= tHashZipmap && t <= tHashListpackEx) }
 
+// resetRecord clears what the previous record left. Field by field: a
+// whole-struct assignment costs write barriers for every pointer in it.
 func (d *Decoder) resetRecord() {
 	r := &d.rec
-	fields, watched, jk := r.Fields[:0], r.Watched[:0], r.JSONKeys[:0]
-	*r = Record{Fields: fields, Watched: watched, JSONKeys: jk}
+	r.Key, r.KeyLen = nil, 0 // error reports name the key once it is read
+	r.Module = ""
+	r.Elements, r.ValueBytes, r.MemoryEstimate, r.FieldTTLs = 0, 0, 0, 0
+	r.Partial, r.MoreFields = false, false
+	if len(r.Fields) > 0 {
+		r.Fields = r.Fields[:0]
+	}
+	if len(r.Watched) > 0 {
+		r.Watched = r.Watched[:0]
+	}
+	if len(r.JSONKeys) > 0 {
+		r.JSONKeys = r.JSONKeys[:0]
+	}
+	if r.Value != nil {
+		r.Value = nil
+	}
 	d.fieldBuf = d.fieldBuf[:0]
-	d.val.String = d.val.String[:0]
-	d.val.Elems = d.val.Elems[:0]
+	if d.opts.ValueLimit > 0 {
+		d.val.String = d.val.String[:0]
+		d.val.Elems = d.val.Elems[:0]
+	}
 	d.valBytes, d.valOver = 0, false
 }
 
@@ -418,6 +499,24 @@ func (d *Decoder) trailer() error {
 // readLenEnc reads a length; enc reports the 11xxxxxx "special encoding"
 // form, in which case n is the encoding type.
 func (d *Decoder) readLenEnc() (n uint64, enc bool, err error) {
+	rd := &d.rd
+	if r := rd.r; r+1 < rd.w {
+		switch b := rd.buf[r]; b >> 6 {
+		case 0:
+			rd.r = r + 1
+			return uint64(b), false, nil
+		case 1:
+			rd.r = r + 2
+			return uint64(b&0x3f)<<8 | uint64(rd.buf[r+1]), false, nil
+		case 3:
+			rd.r = r + 1
+			return uint64(b & 0x3f), true, nil
+		}
+	}
+	return d.readLenEncSlow()
+}
+
+func (d *Decoder) readLenEncSlow() (n uint64, enc bool, err error) {
 	b, err := d.rd.byte()
 	if err != nil {
 		return 0, false, err
@@ -478,7 +577,18 @@ const (
 const maxStrLen = 1 << 40
 
 func (d *Decoder) readStrHdr() (strHdr, error) {
-	d.mark = d.rd.offset()
+	rd := &d.rd
+	d.mark = rd.offset()
+	if r := rd.r; r+1 < rd.w {
+		switch b := rd.buf[r]; b >> 6 {
+		case 0:
+			rd.r = r + 1
+			return strHdr{kind: strRaw, n: int64(b)}, nil
+		case 1:
+			rd.r = r + 2
+			return strHdr{kind: strRaw, n: int64(b&0x3f)<<8 | int64(rd.buf[r+1])}, nil
+		}
+	}
 	n, enc, err := d.readLenEnc()
 	if err != nil {
 		return strHdr{}, err
@@ -574,8 +684,8 @@ func (d *Decoder) readBody(dst []byte, h strHdr, limit int) ([]byte, bool, error
 	}
 	// LZF
 	if h.n <= int64(limit) {
-		var err error
-		d.lz, err = d.rd.appendN(d.lz[:0], h.clen)
+		in, lz, err := d.rd.view(h.clen, d.lz)
+		d.lz = lz
 		if err != nil {
 			return dst, false, err
 		}
@@ -585,19 +695,21 @@ func (d *Decoder) readBody(dst []byte, h strHdr, limit int) ([]byte, bool, error
 			copy(nd, dst)
 			dst = nd
 		}
-		out, err := lzfDecompress(d.lz, dst[base:base+int(h.n)], int(h.n))
+		out, err := lzfDecompress(in, dst[base:base+int(h.n)], int(h.n))
 		if err != nil {
 			return dst, false, err
 		}
 		return dst[:base+len(out)], true, nil
 	}
+	// A prefix needs no more input than it covers: a literal run or a
+	// back reference yields at least one byte per input byte.
 	take := min(h.clen, int64(limit))
-	var err error
-	d.lz, err = d.rd.appendN(d.lz[:0], take)
+	in, lz, err := d.rd.view(take, d.lz)
+	d.lz = lz
 	if err != nil {
 		return dst, false, err
 	}
-	dst = append(dst, lzfPrefix(d.lz, limit)...)
+	dst = lzfPrefixAppend(dst, in, limit)
 	return dst, false, d.rd.skip(h.clen - take)
 }
 
@@ -619,6 +731,10 @@ func (d *Decoder) readBlob() ([]byte, int64, bool, error) {
 	if err != nil {
 		return nil, 0, false, err
 	}
+	return d.readBlobBody(h)
+}
+
+func (d *Decoder) readBlobBody(h strHdr) ([]byte, int64, bool, error) {
 	mark := d.mark
 	if h.kind == strRaw && h.n <= int64(min(len(d.rd.buf), d.opts.MaxBlobBytes)) {
 		// Walked before the next read: no need to copy it out of the buffer.
@@ -629,11 +745,86 @@ func (d *Decoder) readBlob() ([]byte, int64, bool, error) {
 	if h.n > int64(limit) {
 		limit = blobPrefixBytes
 	}
+	var err error
 	d.blob, _, err = d.readBody(d.blob[:0], h, limit)
 	d.mark = mark
 	return d.blob, h.n, h.n <= int64(limit), err
 }
 
+// blobInBuf is readBlob's fast path: a raw string with a one- or two-byte
+// length, entirely in the buffer and within MaxBlobBytes, returned in
+// place. !ok: nothing was consumed, call readBlob.
+func (d *Decoder) blobInBuf() ([]byte, bool) {
+	rd := &d.rd
+	r := rd.r
+	if rd.w-r < 2 {
+		return nil, false
+	}
+	b := rd.buf[r]
+	var n, h int
+	switch b >> 6 {
+	case 0:
+		n, h = int(b), 1
+	case 1:
+		n, h = int(b&0x3f)<<8|int(rd.buf[r+1]), 2
+	default:
+		return nil, false
+	}
+	if n > rd.w-r-h || n > d.opts.MaxBlobBytes {
+		return nil, false
+	}
+	d.mark = rd.base + int64(r)
+	rd.r = r + h + n
+	return rd.buf[r+h : r+h+n : r+h+n], true
+}
+
+// lpCount is what readLPCount found: either the entry count of a listpack
+// (counted), or the blob for the general walk, as readBlob returns it.
+type lpCount struct {
+	n        int
+	counted  bool
+	b        []byte
+	full     int64
+	complete bool
+}
+
+// readLPCount reads a listpack value of which only the entry count is
+// needed. A raw one is checked entry by entry (lpCountFast) without
+// decoding elements. An LZF-compressed one is inflated only as far as its
+// header when the header knows the count: its entries are then not
+// checked, only the header's size against the string's (the file's CRC64
+// covers its bytes).
+func (d *Decoder) readLPCount() (lpCount, error) {
+	h, err := d.readStrHdr()
+	if err != nil {
+		return lpCount{}, err
+	}
+	if h.kind == strLZF && !d.checkAll && h.n > lpHeaderSize && h.n <= int64(d.opts.MaxBlobBytes) && h.clen <= int64(len(d.rd.buf)) {
+		in, err := d.rd.peek(int(h.clen))
+		if err != nil {
+			return lpCount{}, err
+		}
+		hdr := lzfPrefixAppend(d.blob[:0], in, lpHeaderSize)
+		d.blob = hdr
+		if len(hdr) == lpHeaderSize && int64(binary.LittleEndian.Uint32(hdr)) == h.n {
+			if n := int(binary.LittleEndian.Uint16(hdr[4:])); n != 65535 {
+				d.rd.r += int(h.clen)
+				return lpCount{n: n, counted: true, b: hdr, full: h.n, complete: true}, nil
+			}
+		}
+	}
+	b, full, complete, err := d.readBlobBody(h)
+	if err != nil {
+		return lpCount{}, err
+	}
+	c := lpCount{b: b, full: full, complete: complete}
+	if complete {
+		c.n, c.counted = lpCountFast(b)
+	}
+	return c, nil
+}
+
+// readKey reads the key (next has a fast path for short ones).
 func (d *Decoder) readKey() error {
 	var err error
 	d.key, d.rec.KeyLen, _, err = d.readStr(d.key[:0], d.opts.MaxBlobBytes)

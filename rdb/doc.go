@@ -18,6 +18,16 @@
 // ErrChecksum, ErrUnsupported, ErrCorrupt), never a panic, and no length
 // read from the file is trusted for an allocation.
 //
+// Values nobody reads are not decoded: a listpack of which only the
+// element count is needed (a set, a sorted set, a list node, a hash
+// without sampled or watched fields) is checked entry by entry without
+// decoding its elements. Compressed ones are not inflated for that: such
+// a listpack is inflated only as far as its header, an LZF string only as
+// far as it takes to see that it is not a JSON object, so corruption
+// inside them shows as a CRC64 mismatch at the end of the file rather
+// than as a FormatError at the key. Options.ValueLimit turns these
+// shortcuts off.
+//
 // # Memory model
 //
 // Record.MemoryEstimate follows what MEMORY USAGE key SAMPLES 0 reports on

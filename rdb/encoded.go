@@ -2,6 +2,7 @@ package rdb
 
 import (
 	"encoding/binary"
+	"strconv"
 )
 
 // Walkers for the compact encodings Redis serializes as one opaque string:
@@ -517,4 +518,149 @@ func (it *zmIter) next() (field, value []byte, ok bool, err error) {
 	it.p += vl + free
 	it.n++
 	return field, value, true, nil
+}
+
+// ---- fast listpack walks ------------------------------------------------------
+//
+// The decoder's hot paths walk listpacks without producing elements they
+// do not need. They accept exactly what lpIter accepts; on anything else
+// they report !ok and the caller walks again with lpIter, which names the
+// problem. TestLPCountFast, TestLPHashFieldsMutated and TestFastPaths
+// hold them to that.
+
+// lpCountFast returns the number of entries of listpack b after checking
+// its header, every entry's length and backlen, and the declared count.
+// The common encodings are sized inline: a call per entry would cost more
+// than the walk.
+func lpCountFast(b []byte) (int, bool) {
+	declared, err := lpHeader(b)
+	if err != nil {
+		return 0, false
+	}
+	end := len(b) - 1
+	p, n := lpHeaderSize, 0
+	for p < end {
+		var size int
+		switch c := b[p]; {
+		case c < 0x80:
+			size = 1
+		case c < 0xC0:
+			size = 1 + int(c&0x3f)
+		case c < 0xE0:
+			size = 2
+		case c >= 0xF1 && c <= 0xF3: // 16-, 24-, 32-bit integers
+			size = int(c) - 0xF1 + 3
+		default:
+			var ok bool
+			if size, ok = lpEntryLen(b, p, end); !ok {
+				return 0, false
+			}
+		}
+		if size < 128 {
+			// p+size < end: the entry, its backlen byte, then at least the
+			// terminator.
+			if q := p + size; q >= end || int(b[q]&127) != size {
+				return 0, false
+			}
+			p += size + 1
+		} else {
+			bl := backlenSize(size)
+			if p+size+bl > end || decodeBacklen(b[p+size:p+size+bl]) != size {
+				return 0, false
+			}
+			p += size + bl
+		}
+		n++
+	}
+	return n, declared < 0 || declared == n
+}
+
+// lpSkipRare returns the position of the entry after the one at p, in a
+// listpack lpCountFast accepted.
+func lpSkipRare(b []byte, p int) int {
+	size, _ := lpEntryLen(b, p, len(b)-1)
+	return p + size + backlenSize(size)
+}
+
+// lpText returns the entry at p of a listpack lpCountFast accepted as the
+// text Redis returns for it (an integer is rendered in *buf), and the
+// position of the next entry.
+func lpText(b []byte, p int, buf *[]byte) ([]byte, int) {
+	c := b[p]
+	if c >= 0x80 && c < 0xC0 {
+		size := 1 + int(c&0x3f)
+		return b[p+1 : p+size], p + size + backlenSize(size)
+	}
+	size, _ := lpEntryLen(b, p, len(b)-1)
+	e := lpElemAt(b, p, size)
+	if e.isInt {
+		*buf = strconv.AppendInt((*buf)[:0], e.i, 10)
+		e.s = *buf
+	}
+	return e.s, p + size + backlenSize(size)
+}
+
+// lpEntryLen is the encoding+data size of the entry at b[p], checked to
+// end before end (the terminator's index).
+func lpEntryLen(b []byte, p, end int) (int, bool) {
+	c := b[p]
+	switch {
+	case c < 0x80:
+		return 1, true
+	case c < 0xC0:
+		size := 1 + int(c&0x3f)
+		return size, p+size <= end
+	case c < 0xE0:
+		return 2, p+2 <= end
+	case c < 0xF0:
+		if p+2 > end {
+			return 0, false
+		}
+		size := 2 + (int(c&0x0f)<<8 | int(b[p+1]))
+		return size, p+size <= end
+	case c == 0xF0:
+		if p+5 > end {
+			return 0, false
+		}
+		l := int64(binary.LittleEndian.Uint32(b[p+1:]))
+		if int64(p)+5+l > int64(end) {
+			return 0, false
+		}
+		return 5 + int(l), true
+	case c <= 0xF3: // 16-, 24-, 32-bit integers
+		size := int(c) - 0xF1 + 3
+		return size, p+size <= end
+	case c == 0xF4: // 64-bit integer
+		return 9, p+9 <= end
+	}
+	return 0, false
+}
+
+// lpElemAt decodes the entry at b[p] of encoding+data size size, as
+// lpEntryLen checked it.
+func lpElemAt(b []byte, p, size int) elem {
+	var e elem
+	switch c := b[p]; {
+	case c < 0x80:
+		e.i, e.isInt = int64(c), true
+	case c < 0xC0:
+		e.s = b[p+1 : p+size]
+	case c < 0xE0:
+		u := uint64(c&0x1f)<<8 | uint64(b[p+1])
+		e.i, e.isInt = int64(u<<51)>>51, true
+	case c < 0xF0:
+		e.s = b[p+2 : p+size]
+	case c == 0xF0:
+		e.s = b[p+5 : p+size]
+	case c == 0xF1:
+		e.i, e.isInt = int64(int16(binary.LittleEndian.Uint16(b[p+1:p+3]))), true
+	case c == 0xF2:
+		u := uint32(b[p+1]) | uint32(b[p+2])<<8 | uint32(b[p+3])<<16
+		e.i, e.isInt = int64(int32(u<<8)>>8), true
+	case c == 0xF3:
+		e.i, e.isInt = int64(int32(binary.LittleEndian.Uint32(b[p+1:p+5]))), true
+	default:
+		e.i, e.isInt = int64(binary.LittleEndian.Uint64(b[p+1:p+9])), true
+	}
+	return e
 }

@@ -1,12 +1,16 @@
 package rdb
 
-import "encoding/json"
+import (
+	"encoding/binary"
+	"encoding/json"
+	"math/bits"
+)
 
 // jsonTopKeys appends up to max top-level keys of the JSON object in s to
 // dst. s may be a prefix of the value: scanning stops quietly at the end of
 // s or at the first byte that is not JSON, keeping the keys seen so far.
 // intern, when not nil, turns repeated key names into one string.
-func jsonTopKeys(dst []string, s []byte, max int, intern func([]byte) string) []string {
+func jsonTopKeys(dst []string, s []byte, max int, intern *interner) []string {
 	i := skipWS(s, 0)
 	if i >= len(s) || s[i] != '{' {
 		return dst
@@ -17,21 +21,44 @@ func jsonTopKeys(dst []string, s []byte, max int, intern func([]byte) string) []
 		if i >= len(s) || s[i] != '"' {
 			return dst
 		}
-		end := skipJSONString(s, i)
-		if end < 0 {
-			return dst
+		var key string
+		end := -1
+		if intern != nil && n < len(intern.last) {
+			// The key the last object had here, if it is the same: a
+			// plain name followed by the closing quote.
+			k := intern.last[n]
+			if e := i + 1 + len(k); e < len(s) && s[e] == '"' && string(s[i+1:e]) == k {
+				key, end = k, e+1
+			}
 		}
-		key, ok := jsonKey(s[i:end], intern)
-		if !ok {
-			return dst
+		if end < 0 {
+			var plain, ok bool
+			if end, plain = scanJSONString(s, i); end < 0 {
+				return dst
+			}
+			if key, ok = jsonKey(s[i:end], plain, n, intern); !ok {
+				return dst
+			}
 		}
 		i = skipWS(s, end)
 		if i >= len(s) || s[i] != ':' {
 			return dst
 		}
-		i = skipJSONValue(s, i+1)
-		if i < 0 {
-			return dst
+		// skipJSONValue, with strings, numbers and literals done here:
+		// the scan is in the same state (depth 0) when it hands over.
+		i++
+		if i < len(s) && s[i] == '"' {
+			if i = skipJSONString(s, i); i < 0 {
+				return dst
+			}
+		}
+		for i < len(s) && !jsonInValue[s[i]] {
+			i++
+		}
+		if i >= len(s) || s[i] != ',' && s[i] != '}' {
+			if i = skipJSONValue(s, i); i < 0 {
+				return dst
+			}
 		}
 		dst = append(dst, key)
 		if s[i] == '}' {
@@ -43,38 +70,99 @@ func jsonTopKeys(dst []string, s []byte, max int, intern func([]byte) string) []
 }
 
 func skipWS(s []byte, i int) int {
-	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') {
+	for i < len(s) && s[i] <= ' ' && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') {
 		i++
 	}
 	return i
 }
 
+// Byte classes for the scanners: inside a string, the bytes that end it,
+// escape or make it not plain; between values, the bytes that matter to
+// skipJSONValue. Read-only tables.
+var (
+	jsonInString = [256]bool{'"': true, '\\': true,
+		0x00: true, 0x01: true, 0x02: true, 0x03: true, 0x04: true, 0x05: true, 0x06: true, 0x07: true,
+		0x08: true, 0x09: true, 0x0a: true, 0x0b: true, 0x0c: true, 0x0d: true, 0x0e: true, 0x0f: true,
+		0x10: true, 0x11: true, 0x12: true, 0x13: true, 0x14: true, 0x15: true, 0x16: true, 0x17: true,
+		0x18: true, 0x19: true, 0x1a: true, 0x1b: true, 0x1c: true, 0x1d: true, 0x1e: true, 0x1f: true}
+	jsonInValue = [256]bool{'"': true, '{': true, '[': true, ']': true, '}': true, ',': true}
+)
+
+// The string scanners look at eight bytes at a time (SWAR): swarEq and
+// swarLess set the high bit of every byte equal to, or less than, c. Only
+// the lowest flagged byte is exact (a borrow may flag bytes above it),
+// and the lowest one is all the scanners use.
+const (
+	swarLo = 0x0101010101010101
+	swarHi = 0x8080808080808080
+)
+
+func swarEq(x uint64, c byte) uint64 {
+	v := x ^ swarLo*uint64(c)
+	return (v - swarLo) &^ v & swarHi
+}
+
+func swarLess(x uint64, c byte) uint64 { return (x - swarLo*uint64(c)) &^ x & swarHi }
+
 // skipJSONString returns the index after the closing quote of the string
 // starting at s[i] == '"', or -1.
 func skipJSONString(s []byte, i int) int {
-	for j := i + 1; j < len(s); j++ {
-		switch s[j] {
-		case '\\':
+	j := i + 1
+	for {
+		for j+8 <= len(s) {
+			x := binary.LittleEndian.Uint64(s[j:])
+			if m := swarEq(x, '"') | swarEq(x, '\\'); m != 0 {
+				j += bits.TrailingZeros64(m) >> 3
+				break
+			}
+			j += 8
+		}
+		for j < len(s) && !jsonInString[s[j]] {
 			j++
+		}
+		if j >= len(s) {
+			return -1
+		}
+		switch s[j] {
 		case '"':
 			return j + 1
+		case '\\':
+			j++
 		}
+		j++
 	}
-	return -1
 }
 
-func jsonKey(quoted []byte, intern func([]byte) string) (string, bool) {
-	raw := quoted[1 : len(quoted)-1]
-	plain := true
-	for _, c := range raw {
-		if c == '\\' || c < 0x20 {
-			plain = false
+// scanJSONString is skipJSONString also reporting whether the string is
+// plain: no escapes, no control characters, its bytes are its value.
+func scanJSONString(s []byte, i int) (int, bool) {
+	j := i + 1
+	for j+8 <= len(s) {
+		x := binary.LittleEndian.Uint64(s[j:])
+		if m := swarEq(x, '"') | swarEq(x, '\\') | swarLess(x, 0x20); m != 0 {
+			j += bits.TrailingZeros64(m) >> 3
 			break
 		}
+		j += 8
 	}
+	for ; j < len(s); j++ {
+		switch c := s[j]; {
+		case c == '"':
+			return j + 1, true
+		case jsonInString[c]:
+			// An escape or a control character: finish the slow way.
+			end := skipJSONString(s, j-1)
+			return end, false
+		}
+	}
+	return -1, false
+}
+
+func jsonKey(quoted []byte, plain bool, pos int, intern *interner) (string, bool) {
 	if plain {
+		raw := quoted[1 : len(quoted)-1]
 		if intern != nil {
-			return intern(raw), true
+			return intern.get(raw, pos), true
 		}
 		return string(raw), true
 	}
@@ -90,7 +178,12 @@ func jsonKey(quoted []byte, intern func([]byte) string) (string, bool) {
 func skipJSONValue(s []byte, i int) int {
 	depth := 0
 	for i < len(s) {
-		switch s[i] {
+		c := s[i]
+		if !jsonInValue[c] {
+			i++
+			continue
+		}
+		switch c {
 		case '"':
 			i = skipJSONString(s, i)
 			if i < 0 {

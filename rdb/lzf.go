@@ -70,10 +70,15 @@ func lzfDecompress(in, out []byte, want int) ([]byte, error) {
 // to read a listpack, ziplist or intset header without holding a huge blob.
 // Back references only point into output already produced, so a prefix
 // needs no more input than it covers.
-func lzfPrefix(in []byte, max int) []byte {
-	out := make([]byte, 0, max)
+func lzfPrefix(in []byte, max int) []byte { return lzfPrefixAppend(nil, in, max) }
+
+// lzfPrefixAppend is lzfPrefix appending to dst (reused by the decoder).
+// The stream may be cut or corrupt: inflating stops quietly where it
+// stops making sense.
+func lzfPrefixAppend(dst, in []byte, max int) []byte {
+	base := len(dst)
 	ip := 0
-	for ip < len(in) && len(out) < max {
+	for ip < len(in) && len(dst)-base < max {
 		ctrl := int(in[ip])
 		ip++
 		if ctrl < 1<<5 {
@@ -81,7 +86,7 @@ func lzfPrefix(in []byte, max int) []byte {
 			if ip+n > len(in) {
 				n = len(in) - ip
 			}
-			out = append(out, in[ip:ip+n]...)
+			dst = append(dst, in[ip:ip+n]...)
 			ip += n
 			continue
 		}
@@ -96,18 +101,18 @@ func lzfPrefix(in []byte, max int) []byte {
 		if ip >= len(in) {
 			break
 		}
-		ref := len(out) - (ctrl&0x1f)<<8 - 1 - int(in[ip])
+		ref := len(dst) - (ctrl&0x1f)<<8 - 1 - int(in[ip])
 		ip++
-		if ref < 0 {
+		if ref < base {
 			break
 		}
 		for range n + 2 {
-			out = append(out, out[ref])
+			dst = append(dst, dst[ref])
 			ref++
 		}
 	}
-	if len(out) > max {
-		out = out[:max]
+	if len(dst)-base > max {
+		dst = dst[:base+max]
 	}
-	return out
+	return dst
 }

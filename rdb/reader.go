@@ -24,13 +24,13 @@ const readerBufSize = 256 << 10
 // minReaderBuf must hold the largest fixed-size read (a 255-byte score).
 const minReaderBuf = 4 << 10
 
-func newReader(src io.Reader, noCRC bool) *reader {
+func (rd *reader) init(src io.Reader, noCRC bool) {
 	size := readerBufSize
 	// In-memory inputs smaller than the buffer get a buffer their size.
 	if l, ok := src.(interface{ Len() int }); ok && l.Len()+1 < size {
 		size = max(minReaderBuf, l.Len()+1)
 	}
-	return &reader{src: src, buf: make([]byte, size), noCRC: noCRC}
+	*rd = reader{src: src, buf: make([]byte, size), noCRC: noCRC}
 }
 
 // offset is the input offset of the next unread byte.
@@ -85,11 +85,21 @@ func (rd *reader) readErr() error {
 	return rd.err
 }
 
+// byte and next are split in a fast path (the bytes are in the buffer)
+// and a call for the rest; the decoder's hottest paths repeat the fast
+// path inline.
 func (rd *reader) byte() (byte, error) {
-	if rd.r >= rd.w {
-		if err := rd.fill(1); err != nil {
-			return 0, err
-		}
+	if rd.r < rd.w {
+		b := rd.buf[rd.r]
+		rd.r++
+		return b, nil
+	}
+	return rd.byteSlow()
+}
+
+func (rd *reader) byteSlow() (byte, error) {
+	if err := rd.fill(1); err != nil {
+		return 0, err
 	}
 	b := rd.buf[rd.r]
 	rd.r++
@@ -98,14 +108,55 @@ func (rd *reader) byte() (byte, error) {
 
 // next returns the next n bytes (n <= len(buf)).
 func (rd *reader) next(n int) ([]byte, error) {
+	if r := rd.r; n <= rd.w-r {
+		rd.r = r + n
+		return rd.buf[r : r+n : r+n], nil
+	}
+	return rd.nextSlow(n)
+}
+
+func (rd *reader) nextSlow(n int) ([]byte, error) {
+	if err := rd.fill(n); err != nil {
+		return nil, err
+	}
+	p := rd.buf[rd.r : rd.r+n : rd.r+n]
+	rd.r += n
+	return p, nil
+}
+
+// peek returns the next n bytes (n <= len(buf)) without consuming them.
+// When the input ends first it consumes what there is, as appendN does.
+func (rd *reader) peek(n int) ([]byte, error) {
 	if rd.w-rd.r < n {
 		if err := rd.fill(n); err != nil {
+			rd.r = rd.w
 			return nil, err
 		}
 	}
-	p := rd.buf[rd.r : rd.r+n]
-	rd.r += n
-	return p, nil
+	return rd.buf[rd.r : rd.r+n : rd.r+n], nil
+}
+
+// nextAll is next for string bodies: when the input ends first it
+// consumes what there is, as appendN does, so that the error's offset is
+// where the input stopped.
+func (rd *reader) nextAll(n int) ([]byte, error) {
+	p, err := rd.next(n)
+	if err != nil {
+		rd.r = rd.w
+	}
+	return p, err
+}
+
+// view returns the next n bytes without copying them when they fit in the
+// buffer, else appends them to spill. The slice is valid until the next
+// read.
+func (rd *reader) view(n int64, spill []byte) ([]byte, []byte, error) {
+	if n <= int64(len(rd.buf)) {
+		p, err := rd.nextAll(int(n))
+		return p, spill, err
+	}
+	spill, err := rd.appendN(spill[:0], n)
+	return spill, spill, err
 }
 
 // readFull reads exactly len(dst) bytes into dst.

@@ -78,6 +78,9 @@ func (d *Decoder) readValue(t byte) error {
 		return d.readStream(t)
 	case tHashListpack:
 		rec.Type, rec.Encoding = TypeHash, EncListpack
+		if d.needNames && !d.collecting() {
+			return d.readHashListpack()
+		}
 		return d.readPairsBlob(true)
 	case tZSetListpack:
 		rec.Type, rec.Encoding = TypeZSet, EncListpack
@@ -164,41 +167,70 @@ func (d *Decoder) needFieldNames() bool {
 // hashField records a field name (sample) and, when given, its value
 // (watch list).
 func (d *Decoder) hashField(name, value []byte, haveValue bool) {
-	rec := &d.rec
 	if d.opts.FieldSample > 0 {
-		if len(rec.Fields) < d.opts.FieldSample {
-			n := name
-			if len(n) > maxFieldName {
-				n = n[:maxFieldName]
-			}
-			// Fields point into fieldBuf; rebuild the slices when it moves.
-			old := cap(d.fieldBuf)
-			startAt := len(d.fieldBuf)
-			d.fieldBuf = append(d.fieldBuf, n...)
-			if cap(d.fieldBuf) != old {
-				p := 0
-				for i := range rec.Fields {
-					l := len(rec.Fields[i])
-					rec.Fields[i] = d.fieldBuf[p : p+l : p+l]
-					p += l
-				}
-			}
-			rec.Fields = append(rec.Fields, d.fieldBuf[startAt:len(d.fieldBuf):len(d.fieldBuf)])
-		} else {
-			rec.MoreFields = true
-		}
+		d.sampleField(name)
 	}
 	if haveValue {
-		for i, w := range d.opts.WatchFields {
-			if w == string(name) && len(rec.Watched) < len(d.opts.WatchFields) {
-				v := value
-				if len(v) > maxWatchedValue {
-					v = v[:maxWatchedValue]
-				}
-				// One reused buffer per watched name: no allocation per key.
-				d.watchBuf[i] = append(d.watchBuf[i][:0], v...)
-				rec.Watched = append(rec.Watched, Field{Name: w, Value: d.watchBuf[i]})
+		d.watchValue(name, value)
+	}
+}
+
+// sampleField adds name to Record.Fields (cut to maxFieldName) or sets
+// MoreFields when the sample is full.
+func (d *Decoder) sampleField(name []byte) {
+	rec := &d.rec
+	if len(rec.Fields) >= d.opts.FieldSample {
+		rec.MoreFields = true
+		return
+	}
+	if len(name) > maxFieldName {
+		name = name[:maxFieldName]
+	}
+	// Fields point into fieldBuf; rebuild the slices when it moves.
+	old := cap(d.fieldBuf)
+	startAt := len(d.fieldBuf)
+	d.fieldBuf = append(d.fieldBuf, name...)
+	if cap(d.fieldBuf) != old {
+		p := 0
+		for i := range rec.Fields {
+			l := len(rec.Fields[i])
+			rec.Fields[i] = d.fieldBuf[p : p+l : p+l]
+			p += l
+		}
+	}
+	rec.Fields = append(rec.Fields, d.fieldBuf[startAt:len(d.fieldBuf):len(d.fieldBuf)])
+}
+
+// isWatched reports whether name is one of Options.WatchFields. Most
+// names differ from all of them in their first byte or length, which a
+// table answers without comparing.
+func (d *Decoder) isWatched(name []byte) bool {
+	if len(name) == 0 {
+		return d.watchEmpty
+	}
+	if d.watchFirst[name[0]]&(1<<min(len(name)-1, 7)) == 0 {
+		return false
+	}
+	for _, w := range d.opts.WatchFields {
+		if w == string(name) {
+			return true
+		}
+	}
+	return false
+}
+
+// watchValue captures the value of field name if it is watched.
+func (d *Decoder) watchValue(name, value []byte) {
+	rec := &d.rec
+	for i, w := range d.opts.WatchFields {
+		if w == string(name) && len(rec.Watched) < len(d.opts.WatchFields) {
+			v := value
+			if len(v) > maxWatchedValue {
+				v = v[:maxWatchedValue]
 			}
+			// One reused buffer per watched name: no allocation per key.
+			d.watchBuf[i] = append(d.watchBuf[i][:0], v...)
+			rec.Watched = append(rec.Watched, Field{Name: w, Value: d.watchBuf[i]})
 		}
 	}
 }
@@ -220,12 +252,15 @@ func (d *Decoder) readString() error {
 	if d.opts.JSONKeys > 0 {
 		limit = max(limit, jsonPrefixBytes)
 	}
-	if d.collecting() {
+	collect := d.collecting()
+	if collect {
 		limit = max(limit, d.opts.ValueLimit)
 	}
-	if limit > 0 {
-		body, complete, err := d.readBody(d.e1[:0], h, limit)
-		d.e1 = body
+	switch {
+	case isInt && !collect:
+		// Nothing to look at: the header holds the value.
+	case limit > 0:
+		body, complete, err := d.stringBody(h, limit, collect)
 		if err != nil {
 			return err
 		}
@@ -233,17 +268,19 @@ func (d *Decoder) readString() error {
 			_, isInt = parseInt64(body)
 		}
 		if d.opts.JSONKeys > 0 && !isInt {
-			rec.JSONKeys = jsonTopKeys(rec.JSONKeys, body, d.opts.JSONKeys, d.intern)
+			rec.JSONKeys = jsonTopKeys(rec.JSONKeys, body, d.opts.JSONKeys, &d.names)
 		}
-		if d.collecting() {
+		if collect {
 			if complete && d.budget(len(body)) {
 				d.val.String = append(d.val.String, body...)
 			} else {
 				d.valOver = true
 			}
 		}
-	} else if err := d.skipBody(h); err != nil {
-		return err
+	default:
+		if err := d.skipBody(h); err != nil {
+			return err
+		}
 	}
 	switch {
 	case isInt:
@@ -255,6 +292,48 @@ func (d *Decoder) readString() error {
 	}
 	rec.MemoryEstimate = stringMem(h.n, isInt)
 	return nil
+}
+
+// stringBody is readBody for a string value, read in place when the
+// reader's buffer can hold it (the slice is valid until the next read).
+// Unless collect is set, an LZF string over 20 bytes (not an integer) is
+// inflated only when it starts like a JSON object: nothing else reads it.
+func (d *Decoder) stringBody(h strHdr, limit int, collect bool) ([]byte, bool, error) {
+	rd := &d.rd
+	switch {
+	case h.kind == strRaw && h.n <= int64(len(rd.buf)):
+		var body []byte
+		if r, n := rd.r, int(h.n); n <= rd.w-r {
+			body = rd.buf[r : r+n : r+n]
+			rd.r = r + n
+		} else {
+			var err error
+			if body, err = rd.nextAll(n); err != nil {
+				return nil, false, err
+			}
+		}
+		if h.n > int64(limit) {
+			return body[:limit], false, nil
+		}
+		return body, true, nil
+	case h.kind == strLZF && !collect && !d.checkAll && h.n > 20 && h.clen <= int64(len(rd.buf)):
+		in, err := rd.peek(int(h.clen))
+		if err != nil {
+			return nil, false, err
+		}
+		head := lzfPrefixAppend(d.e1[:0], in, jsonSniffBytes)
+		d.e1 = head
+		if i := skipWS(head, 0); i < len(head) && head[i] != '{' {
+			rd.r += int(h.clen)
+			return head, false, nil
+		}
+		body, complete, err := d.readBody(d.e1[:0], h, limit)
+		d.e1 = body
+		return body, complete, err
+	}
+	body, complete, err := d.readBody(d.e1[:0], h, limit)
+	d.e1 = body
+	return body, complete, err
 }
 
 // ---- plain (non-compact) encodings ----------------------------------------------
@@ -525,10 +604,110 @@ func blobKind(lp bool) string {
 // ziplist of alternating field/value or member/score entries.
 func (d *Decoder) readPairsBlob(lp bool) error {
 	rec := &d.rec
+	isHash := rec.Type == TypeHash
+	if lp && !d.collecting() && !(isHash && d.needNames) {
+		// Only the count: a sorted set, or a hash nobody asked fields of
+		// (readValue sends the others to readHashListpack).
+		c, err := d.readLPCount()
+		if err != nil {
+			return err
+		}
+		if c.counted {
+			if c.n%2 != 0 {
+				return corruptf("listpack of pairs has an odd number of entries (%d)", c.n)
+			}
+			rec.Elements = int64(c.n / 2)
+			rec.MemoryEstimate = sizeRobj + jeSize(c.full)
+			return nil
+		}
+		return d.pairsBlob(c.b, c.full, c.complete, lp)
+	}
 	b, full, complete, err := d.readBlob()
 	if err != nil {
 		return err
 	}
+	return d.pairsBlob(b, full, complete, lp)
+}
+
+// readHashListpack reads a hash listpack whose field names are sampled or
+// watched, through lpHashFields when it can.
+func (d *Decoder) readHashListpack() error {
+	rec := &d.rec
+	b, ok := d.blobInBuf()
+	full, complete := int64(len(b)), true
+	if !ok {
+		var err error
+		if b, full, complete, err = d.readBlob(); err != nil {
+			return err
+		}
+	}
+	if complete {
+		if n, ok := d.lpHashFields(b); ok {
+			rec.Elements = int64(n)
+			rec.MemoryEstimate = sizeRobj + jeSize(full)
+			return nil
+		}
+		// Start over with the general walk, which names the problem.
+		rec.Fields, rec.Watched, rec.MoreFields = rec.Fields[:0], rec.Watched[:0], false
+		d.fieldBuf = d.fieldBuf[:0]
+	}
+	return d.pairsBlob(b, full, complete, true)
+}
+
+// lpHashFields walks a hash listpack, sampling and watching fields as
+// pairsBlob does, and returns the number of fields. It checks the
+// listpack with lpCountFast first, then goes through the fields, decoding
+// a value only when its field is watched (two tight loops run faster
+// than one juggling everything). !ok: something lpIter would reject, or
+// an odd number of entries; the caller then walks with lpIter.
+func (d *Decoder) lpHashFields(b []byte) (int, bool) {
+	n, ok := lpCountFast(b)
+	if !ok || n%2 != 0 {
+		return 0, false
+	}
+	sample, watch := d.opts.FieldSample > 0, len(d.opts.WatchFields) > 0
+	rec := &d.rec
+	for p, end := lpHeaderSize, len(b)-1; p < end; {
+		var name []byte
+		if c := b[p]; c >= 0x80 && c < 0xC0 { // lpText for a short string
+			q := p + 1 + int(c&0x3f)
+			name, p = b[p+1:q], q+1
+		} else {
+			name, p = lpText(b, p, &d.e1)
+		}
+		if sample {
+			if l := len(d.fieldBuf); len(rec.Fields) < d.opts.FieldSample && len(name) <= cap(d.fieldBuf)-l && len(name) <= maxFieldName {
+				// sampleField's common case: fieldBuf has room.
+				d.fieldBuf = append(d.fieldBuf, name...)
+				rec.Fields = append(rec.Fields, d.fieldBuf[l:len(d.fieldBuf):len(d.fieldBuf)])
+			} else {
+				d.sampleField(name)
+			}
+		}
+		if p >= end {
+			break // cannot happen: the count is even
+		}
+		if watch && d.isWatched(name) {
+			var v []byte
+			v, p = lpText(b, p, &d.e2)
+			d.watchValue(name, v)
+		} else if c := b[p]; c < 0x80 { // lpSkip, inlined
+			p += 2
+		} else if c < 0xC0 {
+			p += 2 + int(c&0x3f)
+		} else if c >= 0xF1 && c <= 0xF3 { // 16-, 24-, 32-bit integers
+			p += int(c) - 0xF1 + 4
+		} else {
+			p = lpSkipRare(b, p)
+		}
+	}
+	return n / 2, true
+}
+
+// pairsBlob walks a listpack or ziplist of pairs with the general
+// iterator.
+func (d *Decoder) pairsBlob(b []byte, full int64, complete, lp bool) error {
+	rec := &d.rec
 	isHash := rec.Type == TypeHash
 	if !complete {
 		rec.Partial = true
@@ -670,9 +849,25 @@ func (d *Decoder) readHashListpackEx() error {
 
 func (d *Decoder) readSetListpack() error {
 	rec := &d.rec
-	b, full, complete, err := d.readBlob()
-	if err != nil {
-		return err
+	var b []byte
+	var full int64
+	var complete bool
+	if d.collecting() {
+		var err error
+		if b, full, complete, err = d.readBlob(); err != nil {
+			return err
+		}
+	} else {
+		c, err := d.readLPCount()
+		if err != nil {
+			return err
+		}
+		if c.counted {
+			rec.MemoryEstimate = sizeRobj + jeSize(c.full)
+			rec.Elements = int64(c.n)
+			return nil
+		}
+		b, full, complete = c.b, c.full, c.complete
 	}
 	rec.MemoryEstimate = sizeRobj + jeSize(full)
 	if !complete {
@@ -872,9 +1067,26 @@ func (d *Decoder) readQuicklist(v2 bool) error {
 			lastPacked, lastBytes = false, h.n
 			continue
 		}
-		b, full, complete, err := d.readBlob()
-		if err != nil {
-			return err
+		var b []byte
+		var full int64
+		var complete bool
+		if v2 && !d.collecting() {
+			c, err := d.readLPCount()
+			if err != nil {
+				return err
+			}
+			if c.counted {
+				rec.Elements += int64(c.n)
+				mem += sizeQuicklistNode + jeSize(c.full)
+				lastPacked, lastBytes = true, c.full
+				continue
+			}
+			b, full, complete = c.b, c.full, c.complete
+		} else {
+			var err error
+			if b, full, complete, err = d.readBlob(); err != nil {
+				return err
+			}
 		}
 		lastPacked, lastBytes = true, full
 		if !complete {
