@@ -189,8 +189,19 @@ func (a *Aggregator) NeedsFields(key string) bool {
 	if len(key) > maxSampleKey {
 		return false
 	}
+	return a.NeedsFieldsEntry(key, a.reg.Lookup(key))
+}
+
+// NeedsFieldsEntry is NeedsFields for a walker that has looked the key up
+// already: e must be the registry's Lookup(key) (nil: unregistered), the
+// same Entry it then gives AddEntry. The registry is safe for concurrent
+// use, so the lookup can run on the walker's goroutine.
+func (a *Aggregator) NeedsFieldsEntry(key string, e *registry.Entry) bool {
+	if len(key) > maxSampleKey {
+		return false
+	}
 	var g *group
-	if e := a.reg.Lookup(key); e != nil {
+	if e != nil {
 		if !fieldType(e.Type) {
 			return false
 		}
@@ -229,6 +240,13 @@ func fieldType(t string) bool { return t == "hash" || t == "string" || t == "" }
 // Add counts one record and checks it against the key rules. It keeps no
 // reference to r or r.Fields.
 func (a *Aggregator) Add(r *Record) {
+	a.AddEntry(r, a.reg.Lookup(r.Key))
+}
+
+// AddEntry is Add for a walker that has looked the key up already: e must
+// be the registry's Lookup(r.Key), nil when the key is unregistered. The
+// report is the same as Add's.
+func (a *Aggregator) AddEntry(r *Record, e *registry.Entry) {
 	a.pending = a.pending[:0]
 	a.rec, a.keptKey = r, false
 	asked := false
@@ -237,8 +255,7 @@ func (a *Aggregator) Add(r *Record) {
 			delete(a.asked, r.Key)
 		}
 	}
-	res := a.chk.Check(r.Key, a.emitFn)
-	e := res.Entry
+	res := a.chk.CheckEntry(r.Key, e, a.emitFn)
 	var g *group
 	if e != nil {
 		g = &a.entries[e.Index]
@@ -279,6 +296,7 @@ func (a *Aggregator) Add(r *Record) {
 	if r.Fields != nil || asked {
 		a.offerFields(r, g, asked)
 	}
+	clear(a.pending) // they hold r.Key: keep no reference to the walker's buffers
 	a.rec = nil
 }
 

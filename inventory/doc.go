@@ -18,7 +18,12 @@
 // findings are bounded heaps, and mixed-schema works from a bounded sample
 // of field names per template (NeedsFields remembers at most 4,096 keys it
 // asked for until they are added). Retained key names are cut at 1 KiB (the
-// report then carries key_len).
+// report then carries key_len). Everything kept is a copy: a walker may
+// hand out keys and names that are slices of its own larger buffers.
+//
+// A walker that looks keys up in the registry itself (to answer NeedsNS
+// on its own goroutine) passes the Entry to NeedsFieldsEntry and AddEntry,
+// so that each key is matched against the templates once.
 //
 // # Determinism
 //

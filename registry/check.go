@@ -59,11 +59,55 @@ type Result struct {
 // unregistered key gets every naming rule. Captures in the result are
 // valid until the next call.
 func (c *Checker) Check(key string, emit func(finding.Finding)) Result {
-	r := c.reg
-	e := r.Lookup(key)
+	e := c.reg.Lookup(key)
 	if e == nil {
 		return c.unregistered(key, emit)
 	}
+	return c.registered(key, e, emit)
+}
+
+// CheckEntry is Check for a caller that has looked the key up already:
+// e is Registry.Lookup(key), nil when unregistered. It reports the same
+// findings but leaves Result.Captures empty, so that a key none of whose
+// placeholder values can break a rule (every byte printable, no quote or
+// brace, no '@', no run of 11 digits) is not matched twice.
+func (c *Checker) CheckEntry(key string, e *Entry, emit func(finding.Finding)) Result {
+	if e == nil {
+		return c.unregistered(key, emit)
+	}
+	if (c.rules.MaxKeyBytes <= 0 || len(key) <= c.rules.MaxKeyBytes) && quietValues(key) {
+		return Result{Entry: e}
+	}
+	res := c.registered(key, e, emit)
+	clear(c.caps) // slices of key: keep no reference to the caller's buffers
+	res.Captures = nil
+	return res
+}
+
+// quietValues reports whether no part of key can hold a value that the
+// value rule (naming.Rules.Value: bytes outside printable ASCII, quotes,
+// braces) or naming.FindPII (a run of 11 or more digits, or an '@') would
+// flag: a placeholder value is a substring of the key, and a substring's
+// digit runs are no longer than the key's.
+func quietValues(key string) bool {
+	run := 0
+	for i := 0; i < len(key); i++ {
+		c := key[i]
+		if c >= '0' && c <= '9' {
+			if run++; run >= 11 {
+				return false
+			}
+			continue
+		}
+		run = 0
+		if c <= ' ' || c >= 0x7f || c == '"' || c == '\'' || c == '`' || c == '{' || c == '}' || c == '@' {
+			return false
+		}
+	}
+	return true
+}
+
+func (c *Checker) registered(key string, e *Entry, emit func(finding.Finding)) Result {
 	c.caps, _ = e.Template.AppendMatch(c.caps[:0], key)
 	add := func(rule string, sev finding.Severity, msg, hint string) {
 		emit(finding.Finding{Rule: rule, Severity: sev, Key: key, Template: e.Key, Owner: e.Owner, Message: msg, Hint: hint})
@@ -134,7 +178,9 @@ func (c *Checker) Infer(key string) string {
 	}
 	s := &c.inferred[maphash.String(c.seed, key)&(inferSlots-1)]
 	if !s.ok || s.key != key {
-		*s = inferSlot{key: key, inferred: naming.Infer(key, c.reg.Separator), ok: true}
+		// The slot outlives the call: copy the key, which may be a slice
+		// of a caller's larger buffer (keyguard rdb hands out keys that way).
+		*s = inferSlot{key: strings.Clone(key), inferred: naming.Infer(key, c.reg.Separator), ok: true}
 	}
 	return s.inferred
 }

@@ -223,9 +223,10 @@ type rdbResult struct {
 // Decoding runs one goroutine per file, up to GOMAXPROCS files at a time,
 // and aggregation a pool of goroutines with one aggregator each, merged at
 // the end: whatever the arrival order the merged report is the same, so
-// the records of any file can go to any aggregator. An aggregator takes
-// about twice as long per key as the decoder, so the cores the decoders
-// leave get up to two aggregators per decoder. Memory does not grow with
+// the records of any file can go to any aggregator. A decoder goroutine
+// (which also looks each key up in the registry) and an aggregator take
+// about as long per key; the cores the decoders leave get up to two
+// aggregators per decoder, for the records heavy in findings. Memory does not grow with
 // the file size: batches of records go through a fixed pool, and each
 // aggregator is bounded (inventory's Memory section; most of it is the
 // --max-findings per rule it keeps), so their number is capped too.
@@ -238,13 +239,21 @@ const (
 // rdbBatch is a run of records of one file, with the hash field names,
 // JSON keys and __ns__ values the aggregator may ask for kept as spans of
 // one arena, so the decoder copies them without an allocation per name.
+//
+// The keys of a batch share one buffer too: keys holds them end to end
+// and each Record.Key is a slice of it, one allocation per batch instead
+// of one per key. A strings.Builder only appends, so the keys handed out
+// stay unchanged; the aggregator copies what it keeps (findings, top
+// lists, samples, examples), so a batch's buffer is freed with the batch.
 type rdbBatch struct {
 	recs     []inventory.Record
+	keys     strings.Builder
 	extra    []rdbExtra
 	arena    []byte
 	spans    []rdbSpan
 	jkeys    []string // JSON key names (the decoder interns them)
 	keyBytes int
+	arenaStr string // string(arena), made by str
 }
 
 type rdbSpan struct{ lo, hi int32 }
@@ -253,6 +262,7 @@ type rdbSpan struct{ lo, hi int32 }
 // spans[fields.lo:fields.hi] (hash field names) or jkeys[json.lo:json.hi]
 // (JSON keys), and the __ns__ value of a hash.
 type rdbExtra struct {
+	entry        *registry.Entry // the key's template, looked up once by the decoder
 	hash         bool
 	ns           rdbSpan
 	hasNS        bool
@@ -260,10 +270,25 @@ type rdbExtra struct {
 }
 
 func (b *rdbBatch) reset() {
-	clear(b.recs) // drop the key strings
+	clear(b.recs)  // drop the key strings
+	clear(b.extra) // and the entries
 	b.recs, b.extra, b.arena, b.spans, b.keyBytes = b.recs[:0], b.extra[:0], b.arena[:0], b.spans[:0], 0
+	b.keys, b.arenaStr = strings.Builder{}, ""
 	clear(b.jkeys)
 	b.jkeys = b.jkeys[:0]
+}
+
+// rdbKeyChunk is the key buffer a batch starts with: 512 keys of 32 bytes.
+const rdbKeyChunk = 16 << 10
+
+// key appends k to the batch's key buffer and returns it as a string.
+func (b *rdbBatch) key(k []byte) string {
+	if b.keys.Cap() == 0 {
+		b.keys.Grow(max(rdbKeyChunk, len(k)))
+	}
+	start := b.keys.Len()
+	b.keys.Write(k)
+	return b.keys.String()[start:]
 }
 
 func (b *rdbBatch) keep(p []byte) rdbSpan {
@@ -272,7 +297,14 @@ func (b *rdbBatch) keep(p []byte) rdbSpan {
 	return rdbSpan{int32(lo), int32(len(b.arena))}
 }
 
-func (b *rdbBatch) str(s rdbSpan) string { return string(b.arena[s.lo:s.hi]) }
+// str is a kept name as a string: a slice of one copy of the arena, made
+// on the aggregator's side the first time the batch needs a name.
+func (b *rdbBatch) str(s rdbSpan) string {
+	if len(b.arenaStr) != len(b.arena) {
+		b.arenaStr = string(b.arena)
+	}
+	return b.arenaStr[s.lo:s.hi]
+}
 
 // run decodes the files and returns the merged aggregator and what each
 // file gave. A file that stops early does not stop the others.
@@ -339,17 +371,17 @@ func (s *rdbScan) aggregate(agg *inventory.Aggregator, b *rdbBatch, fields []str
 			if r.NSProbed && x.hasNS {
 				r.NS, r.HasNS = b.str(x.ns), true
 			}
-			if x.fields.hi > x.fields.lo && agg.NeedsFields(r.Key) {
+			if x.fields.hi > x.fields.lo && agg.NeedsFieldsEntry(r.Key, x.entry) {
 				fields = fields[:0]
 				for _, sp := range b.spans[x.fields.lo:x.fields.hi] {
 					fields = append(fields, b.str(sp))
 				}
 				r.Fields = fields
 			}
-		} else if x.json.hi > x.json.lo && agg.NeedsFields(r.Key) {
+		} else if x.json.hi > x.json.lo && agg.NeedsFieldsEntry(r.Key, x.entry) {
 			r.Fields = b.jkeys[x.json.lo:x.json.hi]
 		}
-		agg.Add(r)
+		agg.AddEntry(r, x.entry)
 	}
 	return fields
 }
@@ -416,7 +448,7 @@ func (s *rdbScan) file(ctx context.Context, in *rdbInput, pool, work chan *rdbBa
 			ttl = time.Duration(left) * time.Millisecond
 		}
 		rec := inventory.Record{
-			Key: string(r.Key), DB: r.DB, Node: in.name, Type: string(r.Type), Encoding: r.Encoding,
+			Key: b.key(r.Key), DB: r.DB, Node: in.name, Type: string(r.Type), Encoding: r.Encoding,
 			Bytes: r.MemoryEstimate, Elements: r.Elements, TTL: ttl, Freq: r.Freq,
 		}
 		if r.Type == rdb.TypeModule && r.Module != "" {
@@ -425,15 +457,15 @@ func (s *rdbScan) file(ctx context.Context, in *rdbInput, pool, work chan *rdbBa
 		if r.Partial && r.Elements == 0 {
 			rec.Elements = -1
 		}
-		var x rdbExtra
+		// The one template lookup of the key, shared by NeedsNS (answered
+		// here), NeedsFieldsEntry and AddEntry: done on the decoder's side
+		// because the registry is safe for concurrent use and the
+		// aggregators are the slower side.
+		x := rdbExtra{entry: s.reg.Lookup(rec.Key)}
 		switch r.Type {
 		case rdb.TypeHash:
 			x.hash = true
-			// What the aggregator's NeedsNS answers, asked here because the
-			// registry is safe for concurrent use and the aggregators are
-			// the slower side.
-			e := s.reg.Lookup(rec.Key)
-			rec.NSProbed = e != nil && e.Guard
+			rec.NSProbed = x.entry != nil && x.entry.Guard
 			for _, w := range r.Watched {
 				if w.Name == nsField {
 					x.ns, x.hasNS = b.keep(w.Value), true
