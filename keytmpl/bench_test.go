@@ -141,6 +141,9 @@ func BenchmarkClassify(b *testing.B) {
 		}
 		b.Run(fmt.Sprintf("matcher/templates=%d", n), run(keys))
 		b.Run(fmt.Sprintf("matcher-zipf/templates=%d", n), run(benchKeysZipf(ts, pool)))
+		// The same keys (from the ten templates every registry size
+		// shares) against each registry: what registry size alone costs.
+		b.Run(fmt.Sprintf("matcher-samekeys/templates=%d", n), run(benchKeys(ts[:10], pool)))
 		peer := newRegexpPeer(ts)
 		b.Run(fmt.Sprintf("regexp/templates=%d", n), func(b *testing.B) {
 			b.ReportAllocs()

@@ -37,7 +37,8 @@ type node struct {
 	// saves a map probe on the common "entity:{id}:attr" chains.
 	lit1    string
 	lit1c   *node
-	lits    map[string]*node
+	lits    map[string]*node // while building; then table, or lit1 when alone
+	table   litTable
 	pats    []patEdge
 	term    []int32 // templates ending here
 	best    int32   // lowest rank among term, or noRank
@@ -105,7 +106,8 @@ func (n *node) child(s *Segment, d *dfa) *node {
 	return c
 }
 
-// inline moves a lone literal child out of its map.
+// inline freezes the literal children: kept inline when alone, otherwise
+// moved into a litTable.
 func (m *Matcher) inline(n *node) {
 	for _, c := range n.lits {
 		m.inline(c)
@@ -117,8 +119,66 @@ func (m *Matcher) inline(n *node) {
 		for k, c := range n.lits {
 			n.lit1, n.lit1c = k, c
 		}
-		n.lits = nil
+	} else if len(n.lits) > 1 {
+		n.table = newLitTable(n.lits)
 	}
+	n.lits = nil
+}
+
+// litTable is an open-addressing table of a node's literal children. It
+// beats a Go map here because the keys are short and known up front: one
+// FNV-1a pass, then usually one slot compared.
+type litTable struct {
+	mask  uint32
+	slots []litSlot
+}
+
+type litSlot struct {
+	h     uint32
+	lit   string
+	child *node // nil: empty slot
+}
+
+func newLitTable(lits map[string]*node) litTable {
+	size := uint32(4)
+	for size < uint32(2*len(lits)) {
+		size <<= 1
+	}
+	t := litTable{mask: size - 1, slots: make([]litSlot, size)}
+	for lit, c := range lits {
+		h := litHash(lit)
+		i := h & t.mask
+		for t.slots[i].child != nil {
+			i = (i + 1) & t.mask
+		}
+		t.slots[i] = litSlot{h: h, lit: lit, child: c}
+	}
+	return t
+}
+
+func (t *litTable) get(seg string) *node {
+	if t.slots == nil {
+		return nil
+	}
+	h := litHash(seg)
+	for i := h & t.mask; ; i = (i + 1) & t.mask {
+		s := &t.slots[i]
+		if s.child == nil {
+			return nil
+		}
+		if s.h == h && s.lit == seg {
+			return s.child
+		}
+	}
+}
+
+func litHash(s string) uint32 {
+	h := uint32(2166136261)
+	for i := 0; i < len(s); i++ {
+		h ^= uint32(s[i])
+		h *= 16777619
+	}
+	return h
 }
 
 // litChild returns the child for a literal segment.
@@ -129,7 +189,7 @@ func (n *node) litChild(seg string) *node {
 		}
 		return nil
 	}
-	return n.lits[seg]
+	return n.table.get(seg)
 }
 
 // eachLit calls fn for every literal child.
@@ -137,8 +197,10 @@ func (n *node) eachLit(fn func(lit string, c *node)) {
 	if n.lit1c != nil {
 		fn(n.lit1, n.lit1c)
 	}
-	for k, c := range n.lits {
-		fn(k, c)
+	for _, sl := range n.table.slots {
+		if sl.child != nil {
+			fn(sl.lit, sl.child)
+		}
 	}
 }
 
