@@ -136,12 +136,11 @@ type findItem struct {
 
 type ruleState struct {
 	count int64
-	kept  bheap[findItem]
+	kept  findHeap
 }
 
-func topWorse(a, b *topItem) bool   { return rankedWorse(a.bytes, a.key, b.bytes, b.key) }
-func hotWorse(a, b *hotItem) bool   { return rankedWorse(int64(a.freq), a.key, int64(b.freq), b.key) }
-func findWorse(a, b *findItem) bool { return rankedWorse(a.score, a.f.Key, b.score, b.f.Key) }
+func topWorse(a, b *topItem) bool { return rankedWorse(a.bytes, a.key, b.bytes, b.key) }
+func hotWorse(a, b *hotItem) bool { return rankedWorse(int64(a.freq), a.key, int64(b.freq), b.key) }
 
 // New returns an empty Aggregator for reg.
 func New(reg *registry.Registry, opts Options) *Aggregator {
@@ -472,8 +471,8 @@ func (a *Aggregator) keep(f *finding.Finding, r *Record, g *group) {
 	}
 	score := r.Bytes
 	if rs.kept.full() {
-		root := rs.kept.root()
-		if !rankedWorse(root.score, root.f.Key, score, clip(r.Key, maxKeepKey)) {
+		rootScore, rootKey := rs.kept.rootRank()
+		if !rankedWorse(rootScore, rootKey, score, clip(r.Key, maxKeepKey)) {
 			return
 		}
 	}
@@ -488,7 +487,7 @@ func (a *Aggregator) keep(f *finding.Finding, r *Record, g *group) {
 func (a *Aggregator) rule(id string) *ruleState {
 	rs := a.rules[id]
 	if rs == nil {
-		rs = &ruleState{kept: newBHeap(a.opts.MaxFindings, findWorse)}
+		rs = &ruleState{kept: newFindHeap(a.opts.MaxFindings)}
 		a.rules[id] = rs
 	}
 	return rs
@@ -671,8 +670,8 @@ func (a *Aggregator) Merge(b *Aggregator) {
 	for id, brs := range b.rules {
 		rs := a.rule(id)
 		rs.count += brs.count
-		for _, it := range brs.kept.items {
-			rs.kept.push(it)
+		for _, e := range brs.kept.h { // in heap order, as before the slab: ties settle the same way
+			rs.kept.push(brs.kept.items[e.idx])
 		}
 	}
 }

@@ -453,8 +453,8 @@ func (a *Aggregator) Report(meta Meta) *Report {
 	kept := make([]*findItem, 0, nkept)
 	for id, rs := range a.rules {
 		count[id] = rs.count
-		for i := range rs.kept.items {
-			kept = append(kept, &rs.kept.items[i])
+		for _, e := range rs.kept.h { // heap order, as before the slab
+			kept = append(kept, &rs.kept.items[e.idx])
 		}
 	}
 	sev := a.t.sev

@@ -12,51 +12,108 @@ import (
 // so unregistered keys can be grouped and a registry entry suggested.
 // The result always parses as a template with separator sep.
 func Infer(key string, sep byte) string {
-	var b strings.Builder
-	used := map[string]int{}
-	name := func(base string) string {
-		used[base]++
-		if n := used[base]; n > 1 {
-			return base + strconv.Itoa(n)
-		}
-		return base
-	}
-	for i, seg := range strings.Split(key, string(sep)) {
-		if i > 0 {
-			b.WriteByte(sep)
-		}
-		if seg == "" {
-			b.WriteString("{" + name("empty") + "}") // keeps the template parseable
-			continue
-		}
-		switch {
-		case len(seg) == 36 && strings.Count(seg, "-") == 4 && isHexDash(seg):
-			b.WriteString("{" + name("uuid") + ":uuid}")
-			continue
-		case len(seg) >= 16 && isHex(seg) && !allDigits(seg) && strings.ContainsAny(seg, "0123456789"):
-			b.WriteString("{" + name("hex") + ":hex}")
-			continue
-		}
-		if isToken(seg) {
-			b.WriteString("{" + name("token") + "}")
-			continue
-		}
-		inferSegment(&b, seg, name)
-	}
-	return b.String()
+	var buf [128]byte
+	return string(AppendInfer(buf[:0], key, sep))
 }
 
-func inferSegment(b *strings.Builder, seg string, name func(string) string) {
+// AppendInfer appends Infer(key, sep) to dst and returns the extended
+// buffer, for callers that reuse one buffer across many keys.
+func AppendInfer(dst []byte, key string, sep byte) []byte {
+	var used names
+	// Segments are split at the rune sep (a byte above 0x7f is its UTF-8
+	// encoding, two bytes) but joined with the byte sep, as Infer always did.
+	split := string(rune(sep))
+	for first := true; ; first = false {
+		seg, rest, more := key, "", false
+		if i := strings.Index(key, split); i >= 0 {
+			seg, rest, more = key[:i], key[i+len(split):], true
+		}
+		if !first {
+			dst = append(dst, sep)
+		}
+		dst = inferSeg(dst, seg, &used)
+		if !more {
+			return dst
+		}
+		key = rest
+	}
+}
+
+// The placeholder base names Infer uses; a second use of one in a key is
+// numbered ("id", "id2", ...).
+const (
+	nameEmpty = iota
+	nameUUID
+	nameHex
+	nameToken
+	nameDate
+	nameTime
+	namePhone
+	nameID
+	numNames
+)
+
+func baseName(base int) string {
+	switch base {
+	case nameEmpty:
+		return "empty"
+	case nameUUID:
+		return "uuid"
+	case nameHex:
+		return "hex"
+	case nameToken:
+		return "token"
+	case nameDate:
+		return "date"
+	case nameTime:
+		return "time"
+	case namePhone:
+		return "phone"
+	}
+	return "id"
+}
+
+// names counts the uses of each base name within one key.
+type names [numNames]int
+
+// put appends "{" + the next name for base + suffix.
+func (u *names) put(dst []byte, base int, suffix string) []byte {
+	u[base]++
+	dst = append(dst, '{')
+	dst = append(dst, baseName(base)...)
+	if n := u[base]; n > 1 {
+		dst = strconv.AppendInt(dst, int64(n), 10)
+	}
+	return append(dst, suffix...)
+}
+
+func inferSeg(dst []byte, seg string, used *names) []byte {
+	if seg == "" {
+		return used.put(dst, nameEmpty, "}") // keeps the template parseable
+	}
+	switch {
+	case len(seg) == 36 && strings.Count(seg, "-") == 4 && isHexDash(seg):
+		return used.put(dst, nameUUID, ":uuid}")
+	case len(seg) >= 16 && isHex(seg) && !allDigits(seg) && strings.ContainsAny(seg, "0123456789"):
+		return used.put(dst, nameHex, ":hex}")
+	}
+	if isToken(seg) {
+		return used.put(dst, nameToken, "}")
+	}
+	return inferSegment(dst, seg, used)
+}
+
+func inferSegment(dst []byte, seg string, used *names) []byte {
 	for i := 0; i < len(seg); {
 		c := seg[i]
 		if !isDigit(c) {
 			switch c {
 			case '{':
-				b.WriteString("{{")
+				dst = append(dst, "{{"...)
 			case '}':
-				b.WriteString("}}")
+				dst = append(dst, "}}"...)
 			default:
-				b.WriteByte(c)
+				dst = append(dst, c)
 			}
 			i++
 			continue
@@ -69,18 +126,20 @@ func inferSegment(b *strings.Builder, seg string, name func(string) string) {
 		wordy := i > 0 && isAlnum(seg[i-1]) && len(run) < 3 // "v2", "md5": part of a word
 		switch {
 		case wordy:
-			b.WriteString(run)
+			dst = append(dst, run...)
 		case len(run) == 14 && isTimestamp(run):
-			b.WriteString("{" + name("date") + ":date}{" + name("time") + ":int}")
+			dst = used.put(dst, nameDate, ":date}")
+			dst = used.put(dst, nameTime, ":int}")
 		case len(run) == 8 && validDate(run, 2000, 2099):
-			b.WriteString("{" + name("date") + ":date}")
+			dst = used.put(dst, nameDate, ":date}")
 		case isMobile(run):
-			b.WriteString("{" + name("phone") + "}")
+			dst = used.put(dst, namePhone, "}")
 		default:
-			b.WriteString("{" + name("id") + ":int}")
+			dst = used.put(dst, nameID, ":int}")
 		}
 		i = j
 	}
+	return dst
 }
 
 func isHex(s string) bool {
