@@ -6,6 +6,7 @@ import (
 	"errors"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -452,6 +453,143 @@ func TestReplicaIsWalked(t *testing.T) {
 	if res.Report.Summary.Keys != int64(n) || !hasNote(res.Report, "walked replica "+r.Addr) {
 		t.Errorf("keys %d notes %q", res.Report.Summary.Keys, res.Report.Notes)
 	}
+}
+
+// A Cluster with a replica per master: --replicas walks the replicas
+// (SCAN runs there and not on the masters), counts every key once, and
+// finds what a masters-only audit finds.
+func TestClusterReplicasAreWalked(t *testing.T) {
+	reg := testRegistry(t)
+	c := redistest.StartClusterWithReplicas(t, 3, 1)
+	cc := c.Client(t)
+	ctx := context.Background()
+	n := plant.Clean(t, cc, 600)
+	ps := plant.Anomalies(t, cc, false)
+	want := int64(n + len(ps) + 10) // + the ten keys of the second writer's style
+	masters := make([]*redis.Client, len(c.Nodes))
+	replicas := make([]*redis.Client, len(c.Replicas))
+	for i := range c.Nodes {
+		masters[i], replicas[i] = c.Nodes[i].Client(t), c.Replicas[i].Client(t)
+	}
+	total := int64(0)
+	for i := range masters {
+		k := waitSameDBSize(t, masters[i], replicas[i])
+		if k == 0 {
+			t.Fatalf("master %s holds no key: the test does not spread keys", c.Addrs[i])
+		}
+		total += k
+	}
+	if total != want {
+		t.Fatalf("the masters hold %d keys, planted %d", total, want)
+	}
+	for _, rdb := range append(append([]*redis.Client{}, masters...), replicas...) {
+		if err := rdb.ConfigResetStat(ctx).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	opts := Options{Count: 50, Seed: 1}
+	ro := opts
+	ro.Replicas = true
+	res, err := Run(ctx, reg, clusterTarget(c), ro)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := res.Report
+	if !res.Complete || !rep.Complete {
+		t.Fatalf("incomplete: %+v", res.Stopped)
+	}
+	if rep.Summary.Keys != want || res.Scanned != want || res.Probed != want || rep.Source.Nodes != 3 {
+		t.Errorf("keys: report %d, scanned %d, probed %d, nodes %d; want %d each and 3 nodes", rep.Summary.Keys, res.Scanned, res.Probed, rep.Source.Nodes, want)
+	}
+	// What the report says about the nodes walked.
+	if !hasNote(rep, "replicas were walked instead of masters") || hasNote(rep, "has no healthy replica") {
+		t.Errorf("notes %q; want the replicas note and no master walked in a replica's stead", rep.Notes)
+	}
+	isReplica := map[string]bool{}
+	for _, r := range c.Replicas {
+		isReplica[r.Addr] = true
+	}
+	if len(rep.TopKeys) == 0 {
+		t.Errorf("no top keys")
+	}
+	for _, tk := range rep.TopKeys {
+		if !isReplica[tk.Node] {
+			t.Errorf("top key %q read on %s, not on a replica", tk.Key, tk.Node)
+			break
+		}
+	}
+	// And what the servers say: SCAN ran on every replica, on no master.
+	for i := range masters {
+		if got := scanCalls(t, masters[i]); got != 0 {
+			t.Errorf("master %s ran SCAN %d times", c.Addrs[i], got)
+		}
+		if got := scanCalls(t, replicas[i]); got == 0 {
+			t.Errorf("replica %s ran no SCAN", c.Replicas[i].Addr)
+		}
+	}
+
+	base, err := Run(ctx, reg, clusterTarget(c), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if base.Report.Summary.Keys != want || !base.Complete {
+		t.Errorf("masters-only: keys %d complete %v; want %d true", base.Report.Summary.Keys, base.Complete, want)
+	}
+	got, exp := found(rep), found(base.Report)
+	if !slices.Equal(got, exp) {
+		t.Errorf("findings:\n replicas %s\n masters  %s", strings.Join(got, "\n          "), strings.Join(exp, "\n          "))
+	}
+	if planted := expected(ps); !slices.Equal(exp, planted) {
+		t.Errorf("masters-only findings:\n got %s\nwant %s", strings.Join(exp, "\n     "), strings.Join(planted, "\n     "))
+	}
+}
+
+// waitSameDBSize waits until the replica holds as many keys as its master
+// and returns the count. Replication is asynchronous; the test's own
+// deadline bounds the wait.
+func waitSameDBSize(t *testing.T, master, replica *redis.Client) int64 {
+	t.Helper()
+	ctx := context.Background()
+	for {
+		m, err := master.DBSize(ctx).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := replica.DBSize(ctx).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m == r {
+			return m
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// scanCalls is how often the server ran SCAN since CONFIG RESETSTAT, from
+// INFO commandstats ("cmdstat_scan:calls=3,usec=…").
+func scanCalls(t *testing.T, rdb *redis.Client) int64 {
+	t.Helper()
+	text, err := rdb.Info(context.Background(), "commandstats").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, ok := parseInfo(text)["cmdstat_scan"]
+	if !ok {
+		return 0
+	}
+	for _, kv := range strings.Split(v, ",") {
+		if k, x, _ := strings.Cut(kv, "="); k == "calls" {
+			n, err := strconv.ParseInt(x, 10, 64)
+			if err != nil {
+				t.Fatalf("cmdstat_scan %q", v)
+			}
+			return n
+		}
+	}
+	t.Fatalf("cmdstat_scan %q has no calls", v)
+	return 0
 }
 
 func TestConnectFailures(t *testing.T) {

@@ -17,11 +17,15 @@ const (
 	slotCount      = 16384
 )
 
-// Cluster is a Redis Cluster of masters only, each a Server with its own
-// port, cluster bus port and directory (nodes.conf lives in Node.Dir).
+// Cluster is a Redis Cluster, each node a Server with its own port,
+// cluster bus port and directory (nodes.conf lives in Server.Dir). Nodes
+// and Addrs are the masters only; Replicas, filled by
+// StartClusterWithReplicas, holds the replicas, those of Nodes[i] at
+// Replicas[i*r : (i+1)*r] for r replicas per master.
 type Cluster struct {
-	Nodes []*Server
-	Addrs []string // Nodes[i].Addr
+	Nodes    []*Server
+	Addrs    []string // Nodes[i].Addr
+	Replicas []*Server
 }
 
 // StartCluster starts masters cluster-enabled servers, splits the 16384
@@ -30,6 +34,29 @@ type Cluster struct {
 // every node's config (after cluster-node-timeout 2000, so they can
 // override it).
 func StartCluster(tb testing.TB, masters int, extraConfig ...string) *Cluster {
+	tb.Helper()
+	return startCluster(tb, masters, 0, extraConfig)
+}
+
+// StartClusterWithReplicas is StartCluster plus replicasPerMaster replicas
+// of every master: it starts them, joins them to the cluster, makes each
+// replicate its master (CLUSTER REPLICATE), and waits until every replica
+// reports master_link_status:up and every node's CLUSTER NODES lists it,
+// connected, as a replica of its master. Masters sync replicas at once
+// (repl-diskless-sync-delay 0 precedes extraConfig). With
+// replicasPerMaster 0 it is StartCluster.
+func StartClusterWithReplicas(tb testing.TB, masters, replicasPerMaster int, extraConfig ...string) *Cluster {
+	tb.Helper()
+	if replicasPerMaster < 0 {
+		tb.Fatalf("redistest: StartClusterWithReplicas with %d replicas per master; want 0 or more", replicasPerMaster)
+	}
+	if replicasPerMaster == 0 {
+		return startCluster(tb, masters, 0, extraConfig)
+	}
+	return startCluster(tb, masters, replicasPerMaster, append([]string{"repl-diskless-sync-delay 0"}, extraConfig...))
+}
+
+func startCluster(tb testing.TB, masters, replicasPerMaster int, extraConfig []string) *Cluster {
 	tb.Helper()
 	if masters < 1 || masters > slotCount {
 		tb.Fatalf("redistest: StartCluster with %d masters; want 1..%d", masters, slotCount)
@@ -52,6 +79,18 @@ func StartCluster(tb testing.TB, masters int, extraConfig ...string) *Cluster {
 			tb.Logf("redistest: cluster node %s:\n%s", s.Addr, s.tail())
 		}
 		tb.Fatalf("redistest: form cluster of %d masters: %v", masters, err)
+	}
+	if replicasPerMaster == 0 {
+		return c
+	}
+	for range masters * replicasPerMaster {
+		c.Replicas = append(c.Replicas, start(tb, bin, true, conf))
+	}
+	if err := c.attachReplicas(replicasPerMaster); err != nil {
+		for _, s := range append(append([]*Server{}, c.Nodes...), c.Replicas...) {
+			tb.Logf("redistest: cluster node %s:\n%s", s.Addr, s.tail())
+		}
+		tb.Fatalf("redistest: attach %d replicas per master to a cluster of %d masters: %v", replicasPerMaster, masters, err)
 	}
 	return c
 }
@@ -156,6 +195,152 @@ func converged(ctx context.Context, rdb *redis.Client, n int) string {
 	}
 	if masters != n {
 		return fmt.Sprintf("CLUSTER NODES shows %d healthy masters with slots, want %d", masters, n)
+	}
+	return ""
+}
+
+// attachReplicas introduces the started replicas to the cluster, makes
+// Replicas[i*per+j] replicate Nodes[i], and waits until replication is up
+// and every node agrees on the topology.
+func (c *Cluster) attachReplicas(per int) error {
+	ctx, cancel := context.WithTimeout(context.Background(), clusterTimeout)
+	defer cancel()
+	all := append(append([]*Server{}, c.Nodes...), c.Replicas...)
+	clients := make([]*redis.Client, len(all))
+	for i, s := range all {
+		clients[i] = redis.NewClient(&redis.Options{Addr: s.Addr, DisableIdentity: true})
+		defer clients[i].Close()
+	}
+	masters, replicas := clients[:len(c.Nodes)], clients[len(c.Nodes):]
+	ids := make([]string, len(c.Nodes))
+	for i, rdb := range masters {
+		id, err := rdb.Do(ctx, "CLUSTER", "MYID").Text()
+		if err != nil {
+			return fmt.Errorf("CLUSTER MYID on %s: %w", c.Addrs[i], err)
+		}
+		ids[i] = id
+	}
+	first := c.Nodes[0]
+	firstBus, err := masters[0].ConfigGet(ctx, "cluster-port").Result()
+	if err != nil {
+		return fmt.Errorf("CONFIG GET cluster-port on %s: %w", first.Addr, err)
+	}
+	for j, rdb := range replicas {
+		err := rdb.Do(ctx, "CLUSTER", "MEET", "127.0.0.1", first.Port, firstBus["cluster-port"]).Err()
+		if err != nil {
+			return fmt.Errorf("CLUSTER MEET from %s to %s: %w", c.Replicas[j].Addr, first.Addr, err)
+		}
+	}
+	// CLUSTER REPLICATE needs the replica to know its master: wait for
+	// gossip to bring the master's id, then ask.
+	pending := make([]bool, len(replicas))
+	for j := range pending {
+		pending[j] = true
+	}
+	var last string
+	for {
+		left := 0
+		for j, rdb := range replicas {
+			if !pending[j] {
+				continue
+			}
+			err := rdb.Do(ctx, "CLUSTER", "REPLICATE", ids[j/per]).Err()
+			if err == nil {
+				pending[j] = false
+				continue
+			}
+			// "ERR Unknown node <id>" until gossip arrives.
+			left, last = left+1, c.Replicas[j].Addr+": CLUSTER REPLICATE "+ids[j/per]+": "+err.Error()
+		}
+		if left == 0 {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("replicas did not learn their masters after %v (last: %s); raise clusterTimeout on a slow machine", clusterTimeout, last)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	for {
+		why := ""
+		for j, rdb := range replicas {
+			if why = replicaUp(ctx, rdb); why != "" {
+				why = c.Replicas[j].Addr + ": " + why
+				break
+			}
+		}
+		for i := 0; why == "" && i < len(clients); i++ {
+			if why = replicasListed(ctx, clients[i], c.Replicas, ids, per); why != "" {
+				why = all[i].Addr + ": " + why
+			}
+		}
+		if why == "" {
+			return nil
+		}
+		last = why
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("replication not up after %v (last: %s); raise clusterTimeout on a slow machine", clusterTimeout, last)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// replicaUp returns "" when the node is a replica whose link to its master
+// is up, or why not.
+func replicaUp(ctx context.Context, rdb *redis.Client) string {
+	info, err := rdb.Info(ctx, "replication").Result()
+	if err != nil {
+		return "INFO replication: " + err.Error()
+	}
+	for _, want := range []string{"role:slave", "master_link_status:up"} {
+		if !strings.Contains(info, want+"\r\n") {
+			return "INFO replication lacks " + want
+		}
+	}
+	return ""
+}
+
+// replicasListed returns "" when the node sees a healthy cluster in which
+// every replica is a connected replica of its master (replicas[j] of
+// ids[j/per]), or why not.
+func replicasListed(ctx context.Context, rdb *redis.Client, replicas []*Server, ids []string, per int) string {
+	info, err := rdb.ClusterInfo(ctx).Result()
+	if err != nil {
+		return "CLUSTER INFO: " + err.Error()
+	}
+	for _, want := range []string{
+		"cluster_state:ok",
+		"cluster_slots_ok:" + strconv.Itoa(slotCount),
+		"cluster_known_nodes:" + strconv.Itoa(len(ids)+len(replicas)),
+	} {
+		if !strings.Contains(info, want+"\r\n") {
+			return "CLUSTER INFO lacks " + want
+		}
+	}
+	nodes, err := rdb.ClusterNodes(ctx).Result()
+	if err != nil {
+		return "CLUSTER NODES: " + err.Error()
+	}
+	masterOf := map[string]string{} // "ip:port" of a healthy connected replica → its master's id
+	for line := range strings.Lines(nodes) {
+		f := strings.Fields(line)
+		// <id> <ip:port@cport> <flags> <master> <ping> <pong> <epoch> <link> <slots...>
+		if len(f) < 8 {
+			continue
+		}
+		flags := "," + f[2] + ","
+		if !strings.Contains(flags, ",slave,") || strings.Contains(flags, "fail") ||
+			strings.Contains(flags, "handshake") || strings.Contains(flags, "noaddr") || f[7] != "connected" {
+			continue
+		}
+		addr, _, _ := strings.Cut(f[1], "@")
+		masterOf[addr] = f[3]
+	}
+	for j, s := range replicas {
+		if got, want := masterOf[s.Addr], ids[j/per]; got != want {
+			return fmt.Sprintf("CLUSTER NODES shows %s as a replica of %q, want a connected replica of %s", s.Addr, got, want)
+		}
 	}
 	return ""
 }

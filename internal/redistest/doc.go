@@ -11,6 +11,7 @@
 //
 //	c := redistest.StartCluster(t, 3)    // 3 masters, slots split evenly, state ok
 //	cc := c.Client(t)                    // *redis.ClusterClient
+//	rc := redistest.StartClusterWithReplicas(t, 3, 1) // + 1 replica each, in rc.Replicas, link up
 //
 // Each server gets its own temporary directory (Server.Dir, where SAVE writes
 // dump.rdb), its config on stdin, no persistence unless asked for, and a log

@@ -162,3 +162,60 @@ func TestClusterNodeRestart(t *testing.T) {
 		t.Fatalf("SET after node restart: %v", err)
 	}
 }
+
+func TestClusterWithReplicas(t *testing.T) {
+	t.Parallel()
+	const masters, per = 3, 1
+	c := redistest.StartClusterWithReplicas(t, masters, per)
+	if len(c.Nodes) != masters || len(c.Addrs) != masters || len(c.Replicas) != masters*per {
+		t.Fatalf("got %d nodes, %d addrs, %d replicas; want %d, %d, %d", len(c.Nodes), len(c.Addrs), len(c.Replicas), masters, masters, masters*per)
+	}
+	if want := "redis://" + strings.Join(c.Addrs, ","); c.URL() != want {
+		t.Errorf("URL() = %q, want %q (masters only)", c.URL(), want)
+	}
+	ctx := t.Context()
+	cc := c.Client(t)
+	const keys = 300
+	for i := range keys {
+		if err := cc.Set(ctx, "key:"+strconv.Itoa(i), i, 0).Err(); err != nil {
+			t.Fatalf("SET key:%d: %v", i, err)
+		}
+	}
+	for i, m := range c.Nodes {
+		mc := m.Client(t)
+		id, err := mc.Do(ctx, "CLUSTER", "MYID").Text()
+		if err != nil {
+			t.Fatal(err)
+		}
+		// WAIT: every write so far has reached the master's replicas.
+		if got, err := mc.Do(ctx, "WAIT", per, 0).Int(); err != nil || got != per {
+			t.Fatalf("WAIT on %s = %d, %v; want %d replicas", m.Addr, got, err, per)
+		}
+		size, err := mc.DBSize(ctx).Result()
+		if err != nil || size == 0 {
+			t.Fatalf("DBSIZE on master %s = %d, %v; want keys", m.Addr, size, err)
+		}
+		for _, r := range c.Replicas[i*per : (i+1)*per] {
+			rc := r.Client(t)
+			info, err := rc.Info(ctx, "replication").Result()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, want := range []string{"role:slave", "master_link_status:up", "master_port:" + strconv.Itoa(m.Port)} {
+				if !strings.Contains(info, want+"\r\n") {
+					t.Errorf("replica %s: INFO replication lacks %s:\n%s", r.Addr, want, info)
+				}
+			}
+			nodes, err := rc.ClusterNodes(ctx).Result()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(nodes, "myself,slave "+id+" ") {
+				t.Errorf("replica %s: CLUSTER NODES does not show it as a replica of %s:\n%s", r.Addr, id, nodes)
+			}
+			if got, err := rc.DBSize(ctx).Result(); err != nil || got != size {
+				t.Errorf("DBSIZE on replica %s = %d, %v; want its master's %d", r.Addr, got, err, size)
+			}
+		}
+	}
+}
