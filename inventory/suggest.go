@@ -12,7 +12,7 @@ import (
 
 // suggest writes a registry entry for an inferred family, indented to go
 // under keys: in keyguard.yaml. Everything a person must decide is marked
-// TODO; the snippet loads as is.
+// FILL-IN; the snippet loads as is.
 func (a *Aggregator) suggest(g *group) string {
 	if g.binary {
 		return ""
@@ -44,12 +44,12 @@ func (a *Aggregator) suggest(g *group) string {
 		}
 		b.WriteByte('\n')
 	default:
-		b.WriteString("    ttl: 1h # TODO: none of these keys has a TTL; choose one, or write persistent: true instead\n")
+		b.WriteString("    ttl: 1h # FILL-IN: none of these keys has a TTL; choose one, or write persistent: true instead\n")
 	}
 	if _, ok := a.reg.Domain(g.domain); !ok {
-		b.WriteString("    owner: TODO # the team that writes these keys\n")
+		b.WriteString("    owner: FILL-IN # the team that writes these keys\n")
 	}
-	desc := fmt.Sprintf("TODO: inferred from %d keys", g.keys)
+	desc := fmt.Sprintf("FILL-IN: inferred from %d keys", g.keys)
 	if g.example != "" && len(g.example) <= 80 && !strings.ContainsAny(g.example, "\x00\n\r") {
 		if _, pii := naming.FindPII(g.example); !pii {
 			desc += ", e.g. " + g.example

@@ -90,7 +90,7 @@ func (r *Report) writeText(w *bufio.Writer) {
 			continue
 		}
 		if n == 0 {
-			fmt.Fprintf(w, "\nlargest unregistered families: paste under keys: in %s and fill in the TODOs\n", show(r.Registry))
+			fmt.Fprintf(w, "\nlargest unregistered families: paste under keys: in %s and replace every FILL-IN\n", show(r.Registry))
 		}
 		n++
 		fmt.Fprintf(w, "  # %s%s keys, %s%s\n%s", est, fmtCount(g.Keys), est, fmtBytes(g.Bytes), g.Suggested)
