@@ -36,6 +36,7 @@ type Aggregator struct {
 	hot       bheap[hotItem]
 	freqKnown int64
 	rules     map[string]*ruleState
+	hint      *FieldHint // made by FieldHint; nil until then
 
 	// per-record scratch
 	rec     *Record
@@ -130,6 +131,7 @@ type hotItem struct {
 
 type findItem struct {
 	score  int64
+	hash   uint64 // keyHash(f.Key): the rank among equal scores
 	keyLen int
 	f      finding.Finding
 }
@@ -469,19 +471,20 @@ func (a *Aggregator) keep(f *finding.Finding, r *Record, g *group) {
 	if g.entry == nil {
 		f.Template, f.Owner = g.name, g.owner // the family, not the (maybe long) inferred text
 	}
-	score := r.Bytes
-	if rs.kept.full() {
-		rootScore, rootKey := rs.kept.rootRank()
-		if !rankedWorse(rootScore, rootKey, score, clip(r.Key, maxKeepKey)) {
-			return
-		}
+	score, ck := r.Bytes, clip(r.Key, maxKeepKey)
+	if rs.kept.cut && score < rs.kept.thresh.score {
+		return // the common case once the cap is reached: no hash needed
+	}
+	hash := keyHash(ck)
+	if !rs.kept.admits(score, hash, ck) {
+		return
 	}
 	kf := *f
 	kf.Key = a.retainedKey()
 	kf.Template = clip(kf.Template, maxGroupName)
 	kf.Message = clipText(kf.Message)
 	kf.Hint = clipText(kf.Hint)
-	rs.kept.push(findItem{score: score, keyLen: len(r.Key), f: kf})
+	rs.kept.push(findItem{score: score, hash: hash, keyLen: len(r.Key), f: kf})
 }
 
 func (a *Aggregator) rule(id string) *ruleState {
@@ -611,6 +614,7 @@ func (a *Aggregator) offerFields(r *Record, g *group, asked bool) {
 		g.fields = &sampler{k: a.opts.FieldSamples}
 	}
 	g.fields.offer(fieldSample{hash: h, key: strings.Clone(r.Key), bytes: r.Bytes, fields: fs})
+	a.publish(g)
 }
 
 func (a *Aggregator) fieldMiss(g *group) {
@@ -618,6 +622,7 @@ func (a *Aggregator) fieldMiss(g *group) {
 	if g.entry == nil {
 		a.inferredMisses++
 	}
+	a.publish(g)
 }
 
 // Merge adds b's records to a, as if they had been added to a. b must have
@@ -670,8 +675,8 @@ func (a *Aggregator) Merge(b *Aggregator) {
 	for id, brs := range b.rules {
 		rs := a.rule(id)
 		rs.count += brs.count
-		for _, e := range brs.kept.h { // in heap order, as before the slab: ties settle the same way
-			rs.kept.push(brs.kept.items[e.idx])
+		for _, e := range brs.kept.kept() {
+			rs.kept.push(*brs.kept.item(e.idx))
 		}
 	}
 }

@@ -28,8 +28,11 @@
 // # Determinism
 //
 // Whatever the arrival order, the same records give the same report:
-// capped lists keep the largest keys (findings: by bytes, then key; hot
-// keys: by LFU counter), the field-name sample is a bottom-k sample by a
+// capped lists keep the largest keys (findings: by bytes, then by a fixed
+// hash of the key, so that among the many equal-sized keys of a family the
+// list is an even sample rather than the keys that sort first; hot keys:
+// by LFU counter; the report lists what was kept by bytes, then key), the
+// field-name sample is a bottom-k sample by a
 // fixed hash of the key, and TTL histograms add up. So Merge of per-node
 // aggregators gives the report one aggregator would have given (as long as
 // the inferred-family cap was not reached).

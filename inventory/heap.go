@@ -91,82 +91,167 @@ func rankedWorse(aScore int64, aKey string, bScore int64, bKey string) bool {
 }
 
 // fentry is a finding heap's entry: the rank of a kept finding and where
-// it lives in the slab. Swapping these (32 bytes) is what keeps the heap
+// it lives in the slab. Swapping these (40 bytes) is what keeps the heap
 // ordered; the findings themselves (about 180 bytes) never move.
 type fentry struct {
 	score int64
+	hash  uint64 // keyHash(key)
 	key   string
 	idx   int32
 }
 
-// findHeap keeps the best n findings of a rule, like bheap with
-// findWorse, but the heap orders small entries into items, a slab that
-// only grows (to n) and whose slots are overwritten in place when a
-// better finding replaces the worst one.
+// findWorse orders findings for the capped lists: fewer bytes is worse;
+// among equal bytes the order is a fixed hash of the key, then the key.
+// Many keys of a family have the same size: ranking those by the hash
+// keeps an even sample of the families instead of the keys that sort
+// first, and it spares comparing long common prefixes, which the heap
+// did once per level for every finding it took in.
+func findWorse(aScore int64, aHash uint64, aKey string, bScore int64, bHash uint64, bKey string) bool {
+	if aScore != bScore {
+		return aScore < bScore
+	}
+	if aHash != bHash {
+		return aHash > bHash
+	}
+	return aKey > bKey
+}
+
+// findHeap keeps the best n findings of a rule (by findWorse). It is not
+// a heap: entries of the findings taken in go to a buffer with room for
+// half as many again, and when the buffer fills, a selection keeps the
+// best n and the n-th best becomes the threshold a finding must beat to
+// be taken in. Keys arrive in whatever order the walker sees them, often
+// growing in size, so that nearly every finding past the cap beats the
+// worst kept one: a heap re-sorted ~13 levels for each, this does a few
+// comparisons per finding. The findings (about 180 bytes) stay in a slab
+// whose slots are reused; only the entries (40 bytes) move.
 type findHeap struct {
-	n     int
-	items []findItem // the kept findings, in no particular order
-	h     []fentry
+	n      int
+	slab   [][]findItem // the findings of the entries, in no order, in chunks of slabChunk
+	size   int          // slots used in slab
+	h      []fentry     // the entries taken in since the last selection, up to room()
+	free   []int32    // slab slots whose findings were dropped
+	thresh fentry     // the n-th best at the last selection
+	cut    bool       // thresh is set
 }
 
 func newFindHeap(n int) findHeap { return findHeap{n: n} }
 
-func fentryWorse(a, b *fentry) bool { return rankedWorse(a.score, a.key, b.score, b.key) }
+// slabChunk is how many findings a chunk of the slab holds: the slab
+// grows a chunk at a time, never copying what it holds.
+const slabChunk = 512
 
-// full reports whether the heap holds n findings.
-func (h *findHeap) full() bool { return len(h.items) >= h.n }
+// item is the finding in slot idx.
+func (h *findHeap) item(idx int32) *findItem { return &h.slab[idx/slabChunk][idx%slabChunk] }
 
-// rootRank is the score and key of the worst finding kept; only valid
-// when the heap is not empty.
-func (h *findHeap) rootRank() (int64, string) { return h.h[0].score, h.h[0].key }
+func fentryWorse(a, b *fentry) bool {
+	return findWorse(a.score, a.hash, a.key, b.score, b.hash, b.key)
+}
 
-// push adds x: appended while there is room, else it replaces the root
-// when the root is worse than x. It reports whether x was kept.
-func (h *findHeap) push(x findItem) bool {
-	e := fentry{score: x.score, key: x.f.Key}
-	if len(h.items) < h.n {
-		e.idx = int32(len(h.items))
-		h.items = append(h.items, x)
-		h.h = append(h.h, e)
-		h.up(len(h.h) - 1)
-		return true
-	}
-	if h.n == 0 || !fentryWorse(&h.h[0], &e) {
+// room is how many entries the buffer holds before a selection.
+func (h *findHeap) room() int { return h.n + max(h.n/2, 16) }
+
+// admits reports whether a finding of this rank would be taken in (it
+// may still be dropped by a later selection).
+func (h *findHeap) admits(score int64, hash uint64, key string) bool {
+	if h.n == 0 {
 		return false
 	}
-	e.idx = h.h[0].idx
-	h.items[e.idx] = x
-	h.h[0] = e
-	h.down(0)
+	return !h.cut || findWorse(h.thresh.score, h.thresh.hash, h.thresh.key, score, hash, key)
+}
+
+// push takes x in when it beats the threshold, and reports whether it
+// did.
+func (h *findHeap) push(x findItem) bool {
+	if !h.admits(x.score, x.hash, x.f.Key) {
+		return false
+	}
+	if len(h.h) >= h.room() {
+		h.selectBest()
+	}
+	e := fentry{score: x.score, hash: x.hash, key: x.f.Key}
+	if n := len(h.free); n > 0 {
+		e.idx = h.free[n-1]
+		h.free = h.free[:n-1]
+	} else {
+		if h.size%slabChunk == 0 {
+			h.slab = append(h.slab, make([]findItem, min(slabChunk, h.room()-h.size)))
+		}
+		e.idx = int32(h.size)
+		h.size++
+	}
+	*h.item(e.idx) = x
+	h.h = append(h.h, e)
 	return true
 }
 
-func (h *findHeap) up(i int) {
-	for i > 0 {
-		p := (i - 1) / 2
-		if !fentryWorse(&h.h[i], &h.h[p]) {
-			return
-		}
-		h.h[i], h.h[p] = h.h[p], h.h[i]
-		i = p
+// kept settles the buffer and returns the entries of the best n findings
+// (at most n), in no particular order.
+func (h *findHeap) kept() []fentry {
+	if len(h.h) > h.n {
+		h.selectBest()
 	}
+	return h.h
 }
 
-func (h *findHeap) down(i int) {
-	n := len(h.h)
-	for {
-		l := 2*i + 1
-		if l >= n {
+// selectBest keeps the entries of the best n findings, frees the slots of
+// the others, and raises the threshold to the worst one kept.
+func (h *findHeap) selectBest() {
+	if len(h.h) <= h.n {
+		return
+	}
+	selectEntries(h.h, h.n)
+	for _, e := range h.h[h.n:] {
+		*h.item(e.idx) = findItem{} // drop its strings
+		h.free = append(h.free, e.idx)
+	}
+	clear(h.h[h.n:])
+	h.h = h.h[:h.n]
+	worst := 0
+	for i := 1; i < len(h.h); i++ {
+		if fentryWorse(&h.h[i], &h.h[worst]) {
+			worst = i
+		}
+	}
+	h.thresh, h.cut = h.h[worst], true
+}
+
+// selectEntries reorders s so that s[:k] holds its k best entries
+// (quickselect with a median-of-three pivot; 0 < k < len(s)).
+func selectEntries(s []fentry, k int) {
+	lo, hi := 0, len(s)-1
+	for lo < hi {
+		// Median of three to s[hi], then a Lomuto partition: better
+		// entries first.
+		mid := lo + (hi-lo)/2
+		if fentryWorse(&s[lo], &s[mid]) {
+			s[lo], s[mid] = s[mid], s[lo]
+		}
+		if fentryWorse(&s[mid], &s[hi]) {
+			s[mid], s[hi] = s[hi], s[mid]
+			if fentryWorse(&s[lo], &s[mid]) {
+				s[lo], s[mid] = s[mid], s[lo]
+			}
+		}
+		// Now s[lo] >= s[mid] >= s[hi] (better first); pivot the median.
+		s[mid], s[hi] = s[hi], s[mid]
+		p := s[hi]
+		i := lo
+		for j := lo; j < hi; j++ {
+			if fentryWorse(&p, &s[j]) {
+				s[i], s[j] = s[j], s[i]
+				i++
+			}
+		}
+		s[i], s[hi] = s[hi], s[i]
+		// s[lo:i] beat the pivot, s[i] is the pivot, s[i+1:] do not.
+		switch {
+		case i == k || i == k-1:
 			return
+		case i > k:
+			hi = i - 1
+		default:
+			lo = i + 1
 		}
-		m := l
-		if r := l + 1; r < n && fentryWorse(&h.h[r], &h.h[l]) {
-			m = r
-		}
-		if !fentryWorse(&h.h[m], &h.h[i]) {
-			return
-		}
-		h.h[i], h.h[m] = h.h[m], h.h[i]
-		i = m
 	}
 }

@@ -1,6 +1,7 @@
 package inventory
 
 import (
+	"cmp"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -9,50 +10,94 @@ import (
 	"github.com/keyguard/keyguard/finding"
 )
 
-// TestFindHeapSameAsBHeap checks that the slab-backed finding heap keeps
-// the same findings as the plain heap it replaced, whatever the order
-// they arrive in, ties included.
+// TestFindHeapSameAsBHeap checks that the finding buffer keeps the same
+// findings as a plain heap ordered by findWorse, whatever the order they
+// arrive in, ties included: the kept ranks are the best n of all pushed.
 func TestFindHeapSameAsBHeap(t *testing.T) {
-	worse := func(a, b *findItem) bool { return rankedWorse(a.score, a.f.Key, b.score, b.f.Key) }
+	worse := func(a, b *findItem) bool { return findWorse(a.score, a.hash, a.f.Key, b.score, b.hash, b.f.Key) }
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, tt := range []struct{ n, items, scores, keys int }{
 		{0, 10, 5, 5}, {1, 50, 3, 10}, {5, 200, 4, 30}, {20, 1000, 50, 100}, {100, 50, 10, 20}, {64, 5000, 1000, 4000},
+		{64, 5000, 1, 10}, {300, 20000, 3, 100000}, {1000, 30000, 1 << 30, 1 << 30},
 	} {
-		fh, bh := newFindHeap(tt.n), newBHeap(tt.n, worse)
-		for i := 0; i < tt.items; i++ {
-			it := findItem{score: int64(rng.IntN(tt.scores)), keyLen: i, f: finding.Finding{Key: "k" + strconv.Itoa(rng.IntN(tt.keys))}}
-			if a, b := fh.push(it), bh.push(it); a != b {
-				t.Fatalf("n=%d item %d: findHeap kept %v, bheap %v", tt.n, i, a, b)
+		for _, order := range []string{"random", "growing", "shrinking"} {
+			items := make([]findItem, tt.items)
+			for i := range items {
+				key := "k" + strconv.Itoa(rng.IntN(tt.keys))
+				items[i] = findItem{score: int64(rng.IntN(tt.scores)), hash: keyHash(key), keyLen: i, f: finding.Finding{Key: key}}
 			}
-			if fh.full() && len(fh.items) > 0 {
-				s, k := fh.rootRank()
-				if r := bh.root(); s != r.score || k != r.f.Key {
-					t.Fatalf("n=%d item %d: root %d %q, bheap %d %q", tt.n, i, s, k, r.score, r.f.Key)
+			switch order {
+			case "growing":
+				slices.SortFunc(items, func(p, q findItem) int { return cmp.Compare(p.score, q.score) })
+			case "shrinking":
+				slices.SortFunc(items, func(p, q findItem) int { return cmp.Compare(q.score, p.score) })
+			}
+			fh, bh := newFindHeap(tt.n), newBHeap(tt.n, worse)
+			for _, it := range items {
+				fh.push(it)
+				bh.push(it)
+				if fh.size > fh.room() {
+					t.Fatalf("n=%d: slab of %d past room %d", tt.n, fh.size, fh.room())
+				}
+			}
+			var got []findItem
+			for _, e := range fh.kept() {
+				it := *fh.item(e.idx)
+				if it.score != e.score || it.f.Key != e.key || it.hash != e.hash || it.hash != keyHash(it.f.Key) {
+					t.Fatalf("n=%d: entry %+v out of step with its item %+v", tt.n, e, it)
+				}
+				got = append(got, it)
+			}
+			want := slices.Clone(bh.items)
+			byRank := func(p, q findItem) int { return cmpRanked(p.score, p.f.Key, q.score, q.f.Key) }
+			slices.SortFunc(got, byRank)
+			slices.SortFunc(want, byRank)
+			if len(got) != len(want) {
+				t.Fatalf("n=%d %s: %d kept, bheap %d", tt.n, order, len(got), len(want))
+			}
+			for i := range got {
+				if got[i].score != want[i].score || got[i].f.Key != want[i].f.Key {
+					t.Fatalf("n=%d %s #%d: %d %q, bheap %d %q", tt.n, order, i, got[i].score, got[i].f.Key, want[i].score, want[i].f.Key)
 				}
 			}
 		}
-		byRank := func(p, q findItem) int { return cmpRanked(p.score, p.f.Key, q.score, q.f.Key) }
-		got, want := slices.Clone(fh.items), slices.Clone(bh.items)
-		slices.SortStableFunc(got, byRank)
-		slices.SortStableFunc(want, byRank)
-		if len(got) != len(want) {
-			t.Fatalf("n=%d: %d kept, bheap %d", tt.n, len(got), len(want))
-		}
-		for i := range got {
-			if got[i].score != want[i].score || got[i].f.Key != want[i].f.Key {
-				t.Errorf("n=%d #%d: %d %q, bheap %d %q", tt.n, i, got[i].score, got[i].f.Key, want[i].score, want[i].f.Key)
+	}
+}
+
+// TestSelectEntries checks the quickselect on its own: s[:k] are the k
+// best, for every k, with many equal entries.
+func TestSelectEntries(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, size := range []int{2, 3, 5, 17, 100, 1000} {
+		for _, distinct := range []int{1, 2, 10, 1 << 20} {
+			base := make([]fentry, size)
+			for i := range base {
+				v := rng.IntN(distinct)
+				base[i] = fentry{score: int64(v % 7), hash: uint64(v), key: strconv.Itoa(v)}
 			}
-		}
-		// Position by position the same items (keyLen tells them apart):
-		// ties between equal keys settle as before, and the report, which
-		// reads the heap in order, sees the same sequence.
-		for i, e := range fh.h {
-			it := fh.items[e.idx]
-			if it.score != e.score || it.f.Key != e.key {
-				t.Errorf("n=%d: entry %d out of step with its item", tt.n, i)
-			}
-			if it.keyLen != bh.items[i].keyLen {
-				t.Errorf("n=%d: position %d holds item %d, bheap item %d", tt.n, i, it.keyLen, bh.items[i].keyLen)
+			sorted := slices.Clone(base)
+			slices.SortFunc(sorted, func(p, q fentry) int {
+				switch {
+				case fentryWorse(&q, &p):
+					return -1
+				case fentryWorse(&p, &q):
+					return 1
+				}
+				return 0
+			})
+			for k := 1; k < size; k++ {
+				s := slices.Clone(base)
+				selectEntries(s, k)
+				for _, in := range s[:k] {
+					for _, out := range s[k:] {
+						if fentryWorse(&in, &out) {
+							t.Fatalf("size %d k %d: %+v kept, %+v dropped", size, k, in, out)
+						}
+					}
+				}
+				if k > 200 {
+					k += size / 10 // keep the big cases quick
+				}
 			}
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"reflect"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -126,4 +127,50 @@ func TestWriteJSONStreams(t *testing.T) {
 	if err := rep.WriteJSON(&fw); err == nil || fw.n > w.n/2 {
 		t.Errorf("write error: %v after %d bytes", err, fw.n)
 	}
+}
+
+// encodedFinding is f as an element of the findings array, the way
+// encoding/json writes it with WriteJSON's settings.
+func encodedFinding(t testing.TB, f *inventory.Finding) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetIndent("    ", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(f); err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+func findingCases() []inventory.Finding {
+	return []inventory.Finding{
+		{Finding: finding.Finding{Rule: "no-ttl", Severity: finding.Warning, Message: "m"}},
+		{Finding: finding.Finding{Rule: "pii", Severity: finding.Error, Key: "user:13800138000", Template: "user:{id}", Owner: "team-a",
+			Message: "looks like a phone", Hint: "hash it", File: "keyguard.yaml", Line: 12, Column: 5}, KeyLen: 2048},
+		{Finding: finding.Finding{Rule: "naming/charset", Severity: finding.Severity(7), Key: "k\xff\x00\x1f\"\\\b\f\n\r\t\u2028\u2029<&>é漢", Message: "\x7f\u2027",
+			Line: -3}, KeyBase64: "a2V5"},
+		{Finding: finding.Finding{Rule: "", Severity: finding.Info, Key: "\xed\xa0\x80 \xf4\x90\x80\x80 \xc0\xaf", Message: ""}},
+	}
+}
+
+func TestAppendFindingAsEncoded(t *testing.T) {
+	for i, f := range findingCases() {
+		want := encodedFinding(t, &f)
+		if got := string(inventory.AppendFindingJSON(nil, &f)); got != want {
+			t.Errorf("case %d:\n got %q\nwant %q", i, got, want)
+		}
+	}
+}
+
+func FuzzAppendFindingAsEncoded(f *testing.F) {
+	for _, c := range findingCases() {
+		f.Add(c.Rule, c.Key, c.Template, c.Message, c.Hint, c.File, c.Line, c.KeyLen, uint8(c.Severity))
+	}
+	f.Fuzz(func(t *testing.T, rule, key, tmpl, msg, hint, file string, line, keyLen int, sev uint8) {
+		c := inventory.Finding{Finding: finding.Finding{Rule: rule, Severity: finding.Severity(sev), Key: key, Template: tmpl, Owner: hint,
+			Message: msg, Hint: hint, File: file, Line: line, Column: keyLen / 3}, KeyBase64: tmpl, KeyLen: keyLen}
+		if got, want := string(inventory.AppendFindingJSON(nil, &c)), encodedFinding(t, &c); got != want {
+			t.Errorf("\n got %q\nwant %q", got, want)
+		}
+	})
 }

@@ -211,7 +211,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	j.field("summary", &r.Summary)
 	jsonArray(j, "groups", r.Groups)
 	jsonArray(j, "top_keys", r.TopKeys)
-	jsonArray(j, "findings", r.Findings)
+	j.findings(r.Findings)
 	// The extensions, omitted when empty as their omitempty tags say.
 	if len(r.FindingsOmitted) > 0 {
 		j.field("findings_omitted", r.FindingsOmitted)
@@ -310,6 +310,39 @@ func jsonArray[T any](j *jsonWriter, name string, s []T) {
 		j.value(j.elem2, &s[i])
 	}
 	j.w.WriteString("\n  ]")
+}
+
+// findings writes the findings field with appendFindingJSON: the bytes
+// jsonArray would write, without encoding/json's reflection and
+// re-indentation (a report can hold 10,000 findings per rule).
+func (j *jsonWriter) findings(s []Finding) {
+	j.key("findings")
+	if len(s) == 0 {
+		j.w.WriteString("[]")
+		return
+	}
+	j.w.WriteByte('[')
+	b := make([]byte, 0, 20<<10)
+	for i := range s {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, "\n    "...)
+		b = appendFindingJSON(b, &s[i])
+		if len(b) >= 16<<10 {
+			j.write(b)
+			b = b[:0]
+		}
+	}
+	j.write(b)
+	j.w.WriteString("\n  ]")
+}
+
+// write writes b unless an earlier write failed.
+func (j *jsonWriter) write(b []byte) {
+	if j.err == nil {
+		_, j.err = j.w.Write(b)
+	}
 }
 
 func (j *jsonWriter) close() error {
@@ -448,13 +481,13 @@ func (a *Aggregator) Report(meta Meta) *Report {
 	count := map[string]int64{}
 	nkept := 0
 	for _, rs := range a.rules {
-		nkept += len(rs.kept.items)
+		nkept += len(rs.kept.kept())
 	}
 	kept := make([]*findItem, 0, nkept)
 	for id, rs := range a.rules {
 		count[id] = rs.count
-		for _, e := range rs.kept.h { // heap order, as before the slab
-			kept = append(kept, &rs.kept.items[e.idx])
+		for _, e := range rs.kept.kept() {
+			kept = append(kept, rs.kept.item(e.idx))
 		}
 	}
 	sev := a.t.sev
@@ -462,7 +495,20 @@ func (a *Aggregator) Report(meta Meta) *Report {
 		if len(items) == 0 {
 			return // no zero rows: a rule is in by_rule only when it found something
 		}
-		slices.SortFunc(items, func(p, q lateItem) int { return cmpRanked(p.score, p.f.Key, q.score, q.f.Key) })
+		for i := range items {
+			items[i].hash = keyHash(items[i].f.Key)
+		}
+		// The order of the heaps (findWorse), best first, so that the
+		// cut keeps what a heap would have kept.
+		slices.SortFunc(items, func(p, q lateItem) int {
+			switch {
+			case findWorse(q.score, q.hash, q.f.Key, p.score, p.hash, p.f.Key):
+				return -1
+			case findWorse(p.score, p.hash, p.f.Key, q.score, q.hash, q.f.Key):
+				return 1
+			}
+			return 0
+		})
 		count[id] += int64(len(items))
 		for _, it := range items {
 			sev[it.f.Severity]++
@@ -481,8 +527,15 @@ func (a *Aggregator) Report(meta Meta) *Report {
 	late(finding.MixedSchema, a.mixedFindings())
 
 	slices.SortFunc(kept, func(p, q *findItem) int {
-		return cmp.Or(cmp.Compare(q.f.Severity, p.f.Severity), cmp.Compare(ruleRank(p.f.Rule), ruleRank(q.f.Rule)),
-			strings.Compare(p.f.Rule, q.f.Rule), cmpRanked(p.score, p.f.Key, q.score, q.f.Key))
+		// cmp.Or would evaluate every comparison: most pairs differ by
+		// severity or rule, or are of one rule and differ by rank.
+		if c := cmp.Compare(q.f.Severity, p.f.Severity); c != 0 {
+			return c
+		}
+		if p.f.Rule != q.f.Rule {
+			return cmp.Or(cmp.Compare(ruleRank(p.f.Rule), ruleRank(q.f.Rule)), strings.Compare(p.f.Rule, q.f.Rule))
+		}
+		return cmpRanked(p.score, p.f.Key, q.score, q.f.Key)
 	})
 	rep.Findings = make([]Finding, 0, len(kept))
 	listed := map[string]int64{}
@@ -584,7 +637,10 @@ type lateItem struct {
 }
 
 func cmpRanked(aScore int64, aKey string, bScore int64, bKey string) int {
-	return cmp.Or(cmp.Compare(bScore, aScore), strings.Compare(aKey, bKey))
+	if aScore != bScore {
+		return cmp.Compare(bScore, aScore)
+	}
+	return strings.Compare(aKey, bKey)
 }
 
 // hotFindings are the keys of the hot set at or above the floor.

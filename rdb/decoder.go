@@ -99,6 +99,13 @@ type Options struct {
 	MaxBlobBytes int
 	// SkipChecksum turns off CRC64 verification.
 	SkipChecksum bool
+	// Look, when set, is called with each key (valid only during the
+	// call) before its value is read. When it returns false, the record's
+	// hash field names are not sampled, its watched fields are not looked
+	// for and no JSON keys are collected: the value is only counted and
+	// measured, which is faster. A caller that needs names for a few keys
+	// only (a sample) says which here.
+	Look func(key []byte) bool
 }
 
 // Decoder reads an RDB file one key at a time.
@@ -112,8 +119,11 @@ type Decoder struct {
 	rec  Record
 	mark int64 // offset of the element being decoded, for error reports
 
-	// derived from opts once
-	needNames bool // hash field names are sampled or watched
+	// derived from opts, for the record being read (Options.Look)
+	needNames   bool // hash field names are sampled or watched
+	fieldSample int  // Options.FieldSample, or 0
+	jsonKeys    int  // Options.JSONKeys, or 0
+	watch       bool // there are Options.WatchFields to look for
 	// watchFirst[c] has bit min(len-1, 7) set for every watched name of
 	// that length starting with c; watchEmpty: "" is watched.
 	watchFirst [256]uint8
@@ -181,7 +191,7 @@ func NewDecoder(r io.Reader, opts Options) *Decoder {
 	}
 	d := &Decoder{opts: opts, watchBuf: make([][]byte, len(opts.WatchFields))}
 	d.rd.init(r, opts.SkipChecksum)
-	d.needNames = opts.FieldSample > 0 || len(opts.WatchFields) > 0
+	d.look(true)
 	for _, w := range opts.WatchFields {
 		if w == "" {
 			d.watchEmpty = true
@@ -429,6 +439,9 @@ func (d *Decoder) next() (*Record, error) {
 			rec.Key, rec.KeyLen = d.key, int64(n)
 		} else if err := d.readKey(); err != nil {
 			return nil, err
+		}
+		if d.opts.Look != nil {
+			d.look(d.opts.Look(rec.Key))
 		}
 		vstart := d.rd.offset()
 		if err := d.readValue(t); err != nil {
@@ -825,6 +838,17 @@ func (d *Decoder) readLPCount() (lpCount, error) {
 }
 
 // readKey reads the key (next has a fast path for short ones).
+// look sets what is looked for in the next value: what the options say,
+// or nothing.
+func (d *Decoder) look(yes bool) {
+	if yes {
+		d.fieldSample, d.jsonKeys, d.watch = d.opts.FieldSample, d.opts.JSONKeys, len(d.opts.WatchFields) > 0
+	} else {
+		d.fieldSample, d.jsonKeys, d.watch = 0, 0, false
+	}
+	d.needNames = d.fieldSample > 0 || d.watch
+}
+
 func (d *Decoder) readKey() error {
 	var err error
 	d.key, d.rec.KeyLen, _, err = d.readStr(d.key[:0], d.opts.MaxBlobBytes)

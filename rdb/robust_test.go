@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"strconv"
 	"strings"
@@ -265,4 +266,74 @@ func FuzzDecode(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestLook checks Options.Look: a record the caller does not look into
+// has no field names, watched values or JSON keys, and everything else
+// (type, encoding, counts, sizes, expiry) as a record looked into; the
+// records around it are unaffected. Over the server-written file and
+// every byte fixture, looking into every other key.
+func TestLook(t *testing.T) {
+	files := map[string][]byte{}
+	data, err := os.ReadFile(filepath.Join("testdata", "redis70.rdb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files["redis70.rdb"] = data
+	for _, fx := range fixtures() {
+		files[fx.name] = fx.build()
+	}
+	looked, skipped := 0, 0
+	for name, data := range files {
+		all, _, errAll := decodeAll(t, data, fixtureOpts)
+		var keys []string
+		opts := fixtureOpts
+		opts.ValueLimit = 0 // collecting values looks at everything
+		full, _, _ := decodeAll(t, data, opts)
+		opts.Look = func(key []byte) bool {
+			keys = append(keys, string(key))
+			return len(keys)%2 == 0
+		}
+		some, _, errSome := decodeAll(t, data, opts)
+		if (errAll == nil) != (errSome == nil) || len(all) != len(some) || len(full) != len(some) {
+			t.Errorf("%s: %d records (%v), with Look %d (%v)", name, len(all), errAll, len(some), errSome)
+			continue
+		}
+		for i, r := range some {
+			if keys[i] != string(r.Key) {
+				t.Errorf("%s #%d: Look saw %q, record %q", name, i, keys[i], r.Key)
+			}
+			want := *full[i]
+			if i%2 == 0 { // not looked into
+				if len(want.Fields)+len(want.Watched)+len(want.JSONKeys) > 0 {
+					skipped++
+				}
+				want.Fields, want.MoreFields, want.Watched, want.JSONKeys = nil, false, nil, nil
+			} else {
+				looked++
+			}
+			got := *r
+			if !reflect.DeepEqual(normRecord(got), normRecord(want)) {
+				t.Errorf("%s #%d %q (looked into: %v):\n got %+v\nwant %+v", name, i, r.Key, i%2 == 1, got, want)
+			}
+		}
+	}
+	if looked < 25 || skipped < 5 {
+		t.Fatalf("only %d records looked into, %d with names not looked into", looked, skipped)
+	}
+	t.Logf("%d files, %d records looked into, %d with names not looked into", len(files), looked, skipped)
+}
+
+// normRecord makes empty and nil slices compare equal.
+func normRecord(r Record) Record {
+	if len(r.Fields) == 0 {
+		r.Fields = nil
+	}
+	if len(r.Watched) == 0 {
+		r.Watched = nil
+	}
+	if len(r.JSONKeys) == 0 {
+		r.JSONKeys = nil
+	}
+	return r
 }

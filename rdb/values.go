@@ -152,6 +152,9 @@ func (d *Decoder) wantsFieldValue(name []byte) bool {
 	if d.collecting() {
 		return true
 	}
+	if !d.watch {
+		return false
+	}
 	for _, w := range d.opts.WatchFields {
 		if w == string(name) {
 			return true
@@ -161,16 +164,16 @@ func (d *Decoder) wantsFieldValue(name []byte) bool {
 }
 
 func (d *Decoder) needFieldNames() bool {
-	return d.opts.FieldSample > 0 || len(d.opts.WatchFields) > 0 || d.collecting()
+	return d.needNames || d.collecting()
 }
 
 // hashField records a field name (sample) and, when given, its value
 // (watch list).
 func (d *Decoder) hashField(name, value []byte, haveValue bool) {
-	if d.opts.FieldSample > 0 {
+	if d.fieldSample > 0 {
 		d.sampleField(name)
 	}
-	if haveValue {
+	if haveValue && d.watch {
 		d.watchValue(name, value)
 	}
 }
@@ -179,7 +182,7 @@ func (d *Decoder) hashField(name, value []byte, haveValue bool) {
 // MoreFields when the sample is full.
 func (d *Decoder) sampleField(name []byte) {
 	rec := &d.rec
-	if len(rec.Fields) >= d.opts.FieldSample {
+	if len(rec.Fields) >= d.fieldSample {
 		rec.MoreFields = true
 		return
 	}
@@ -205,6 +208,9 @@ func (d *Decoder) sampleField(name []byte) {
 // names differ from all of them in their first byte or length, which a
 // table answers without comparing.
 func (d *Decoder) isWatched(name []byte) bool {
+	if !d.watch {
+		return false
+	}
 	if len(name) == 0 {
 		return d.watchEmpty
 	}
@@ -249,7 +255,7 @@ func (d *Decoder) readString() error {
 	if h.n <= 20 {
 		limit = 20
 	}
-	if d.opts.JSONKeys > 0 {
+	if d.jsonKeys > 0 {
 		limit = max(limit, jsonPrefixBytes)
 	}
 	collect := d.collecting()
@@ -267,8 +273,8 @@ func (d *Decoder) readString() error {
 		if !isInt && complete && h.n <= 20 {
 			_, isInt = parseInt64(body)
 		}
-		if d.opts.JSONKeys > 0 && !isInt {
-			rec.JSONKeys = jsonTopKeys(rec.JSONKeys, body, d.opts.JSONKeys, &d.names)
+		if d.jsonKeys > 0 && !isInt {
+			rec.JSONKeys = jsonTopKeys(rec.JSONKeys, body, d.jsonKeys, &d.names)
 		}
 		if collect {
 			if complete && d.budget(len(body)) {
@@ -665,7 +671,7 @@ func (d *Decoder) lpHashFields(b []byte) (int, bool) {
 	if !ok || n%2 != 0 {
 		return 0, false
 	}
-	sample, watch := d.opts.FieldSample > 0, len(d.opts.WatchFields) > 0
+	sample, watch := d.fieldSample > 0, d.watch
 	rec := &d.rec
 	for p, end := lpHeaderSize, len(b)-1; p < end; {
 		var name []byte
@@ -676,7 +682,7 @@ func (d *Decoder) lpHashFields(b []byte) (int, bool) {
 			name, p = lpText(b, p, &d.e1)
 		}
 		if sample {
-			if l := len(d.fieldBuf); len(rec.Fields) < d.opts.FieldSample && len(name) <= cap(d.fieldBuf)-l && len(name) <= maxFieldName {
+			if l := len(d.fieldBuf); len(rec.Fields) < d.fieldSample && len(name) <= cap(d.fieldBuf)-l && len(name) <= maxFieldName {
 				// sampleField's common case: fieldBuf has room.
 				d.fieldBuf = append(d.fieldBuf, name...)
 				rec.Fields = append(rec.Fields, d.fieldBuf[l:len(d.fieldBuf):len(d.fieldBuf)])

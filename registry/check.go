@@ -2,7 +2,6 @@ package registry
 
 import (
 	"fmt"
-	"hash/maphash"
 	"strings"
 
 	"github.com/keyguard/keyguard/finding"
@@ -18,25 +17,22 @@ type Checker struct {
 	caps  []keytmpl.Capture
 
 	// Caches of the unregistered path, which audits run for every key of
-	// a legacy keyspace: recent inferred templates by key (direct-mapped,
-	// allocated on first use) and the messages that depend only on the
-	// inferred template or the first segment (bounded maps, emptied when
-	// full).
-	seed     maphash.Seed
-	inferred []inferSlot
-	hints    map[string]string // unregistered hint by inferred template
-	domains  map[string]string // domain message by first segment
-	envMsg   string            // domain message of a key without the env prefix
-}
-
-type inferSlot struct {
-	key, inferred string
-	ok            bool
+	// a legacy keyspace: the last key inferred (callers infer a key, then
+	// check it), inferred templates interned (a keyspace has few), and the
+	// messages that depend only on the inferred template or the first
+	// segment. The maps are bounded: interning stops when full, message
+	// caches are emptied when full.
+	lastKey      []byte // a copy: the caller's buffer may be reused
+	lastInferred string
+	inferBuf     []byte
+	interned     map[string]string
+	hints        map[string]string // unregistered hint by inferred template
+	domains      map[string]string // domain message by first segment
+	envMsg       string            // domain message of a key without the env prefix
 }
 
 const (
-	inferSlots    = 4096 // a power of two
-	maxInferKey   = 256  // longer keys are inferred every time (the cache holds on to keys)
+	maxInterned   = 4096 // inferred templates interned
 	maxCachedMsgs = 4096 // entries per message cache
 	maxCachedText = 256  // longer templates and segments are formatted every time
 )
@@ -92,20 +88,31 @@ func (c *Checker) CheckEntry(key string, e *Entry, emit func(finding.Finding)) R
 func quietValues(key string) bool {
 	run := 0
 	for i := 0; i < len(key); i++ {
-		c := key[i]
-		if c >= '0' && c <= '9' {
+		switch quietClass[key[i]] {
+		case 0:
+			run = 0
+		case 1:
 			if run++; run >= 11 {
 				return false
 			}
-			continue
-		}
-		run = 0
-		if c <= ' ' || c >= 0x7f || c == '"' || c == '\'' || c == '`' || c == '{' || c == '}' || c == '@' {
+		default:
 			return false
 		}
 	}
 	return true
 }
+
+// quietClass classifies a byte for quietValues: 0 quiet, 1 a digit, 2 a
+// byte a value rule flags (control, space, non-ASCII, quotes, braces, '@').
+const quietClass = "" +
+	"\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02" +
+	"\x02\x00\x02\x00\x00\x00\x00\x02\x00\x00\x00\x00\x00\x00\x00\x00\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x00\x00\x00\x00\x00\x00" +
+	"\x02\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00" +
+	"\x02\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x02\x00\x02\x00\x02" +
+	"\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02" +
+	"\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02" +
+	"\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02" +
+	"\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02"
 
 func (c *Checker) registered(key string, e *Entry, emit func(finding.Finding)) Result {
 	c.caps, _ = e.Template.AppendMatch(c.caps[:0], key)
@@ -165,24 +172,28 @@ func (c *Checker) unregistered(key string, emit func(finding.Finding)) Result {
 }
 
 // Infer returns the template naming.Infer derives from key: the
-// Result.Inferred that Check gives an unregistered key. The Checker
-// remembers recent answers, so a caller that infers a key and then checks
-// it (inventory's NeedsFields, then Add) pays for one inference.
+// Result.Inferred that Check gives an unregistered key. A caller that
+// infers a key and then checks it (inventory's NeedsFields, then Add)
+// pays for one inference, and the templates of a keyspace, which repeat,
+// are one string each rather than one per key.
 func (c *Checker) Infer(key string) string {
-	if len(key) > maxInferKey {
-		return naming.Infer(key, c.reg.Separator)
+	if c.lastKey != nil && string(c.lastKey) == key {
+		return c.lastInferred
 	}
-	if c.inferred == nil {
-		c.seed = maphash.MakeSeed()
-		c.inferred = make([]inferSlot, inferSlots)
+	c.inferBuf = naming.AppendInfer(c.inferBuf[:0], key, c.reg.Separator)
+	inferred, ok := c.interned[string(c.inferBuf)]
+	if !ok {
+		inferred = string(c.inferBuf)
+		if c.interned == nil {
+			c.interned = map[string]string{}
+		}
+		if len(c.interned) < maxInterned && len(inferred) <= maxCachedText {
+			c.interned[inferred] = inferred
+		}
 	}
-	s := &c.inferred[maphash.String(c.seed, key)&(inferSlots-1)]
-	if !s.ok || s.key != key {
-		// The slot outlives the call: copy the key, which may be a slice
-		// of a caller's larger buffer (keyguard rdb hands out keys that way).
-		*s = inferSlot{key: strings.Clone(key), inferred: naming.Infer(key, c.reg.Separator), ok: true}
-	}
-	return s.inferred
+	c.lastKey = append(c.lastKey[:0], key...)
+	c.lastInferred = inferred
+	return inferred
 }
 
 func (c *Checker) hint(inferred string) string { return cachedMsg(&c.hints, inferred, hintMsg) }

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/keyguard/keyguard/inventory"
 	"github.com/keyguard/keyguard/rdb"
@@ -247,13 +248,12 @@ const (
 // lists, samples, examples), so a batch's buffer is freed with the batch.
 type rdbBatch struct {
 	recs     []inventory.Record
-	keys     strings.Builder
+	keys     []byte // the records' keys, back to back
 	extra    []rdbExtra
-	arena    []byte
+	arena    []byte // hash field names and __ns__ values
 	spans    []rdbSpan
 	jkeys    []string // JSON key names (the decoder interns them)
 	keyBytes int
-	arenaStr string // string(arena), made by str
 }
 
 type rdbSpan struct{ lo, hi int32 }
@@ -269,11 +269,16 @@ type rdbExtra struct {
 	fields, json rdbSpan
 }
 
+// reset empties the batch for reuse. Its buffers are reused too: the
+// strings key and str handed out point into them, which is safe because
+// nothing keeps them past the batch — the registry lookup keeps nothing,
+// and inventory.Aggregator copies what it keeps
+// (TestAddKeepsNoReferenceToRecordStrings in inventory checks that).
+// Reusing them spares the garbage collector a new buffer per batch.
 func (b *rdbBatch) reset() {
 	clear(b.recs)  // drop the key strings
 	clear(b.extra) // and the entries
-	b.recs, b.extra, b.arena, b.spans, b.keyBytes = b.recs[:0], b.extra[:0], b.arena[:0], b.spans[:0], 0
-	b.keys, b.arenaStr = strings.Builder{}, ""
+	b.recs, b.extra, b.keys, b.arena, b.spans, b.keyBytes = b.recs[:0], b.extra[:0], b.keys[:0], b.arena[:0], b.spans[:0], 0
 	clear(b.jkeys)
 	b.jkeys = b.jkeys[:0]
 }
@@ -281,14 +286,19 @@ func (b *rdbBatch) reset() {
 // rdbKeyChunk is the key buffer a batch starts with: 512 keys of 32 bytes.
 const rdbKeyChunk = 16 << 10
 
-// key appends k to the batch's key buffer and returns it as a string.
+// key appends k to the batch's key buffer and returns it as a string that
+// is valid until the batch is reset. When the buffer grows, the strings
+// handed out before keep pointing into the old one, which stays alive.
 func (b *rdbBatch) key(k []byte) string {
-	if b.keys.Cap() == 0 {
-		b.keys.Grow(max(rdbKeyChunk, len(k)))
+	if len(k) == 0 {
+		return ""
 	}
-	start := b.keys.Len()
-	b.keys.Write(k)
-	return b.keys.String()[start:]
+	if b.keys == nil {
+		b.keys = make([]byte, 0, max(rdbKeyChunk, len(k)))
+	}
+	start := len(b.keys)
+	b.keys = append(b.keys, k...)
+	return unsafe.String(&b.keys[start], len(k))
 }
 
 func (b *rdbBatch) keep(p []byte) rdbSpan {
@@ -297,13 +307,13 @@ func (b *rdbBatch) keep(p []byte) rdbSpan {
 	return rdbSpan{int32(lo), int32(len(b.arena))}
 }
 
-// str is a kept name as a string: a slice of one copy of the arena, made
-// on the aggregator's side the first time the batch needs a name.
+// str is a kept name as a string, valid until the batch is reset; the
+// aggregator's side calls it once the decoder is done with the batch.
 func (b *rdbBatch) str(s rdbSpan) string {
-	if len(b.arenaStr) != len(b.arena) {
-		b.arenaStr = string(b.arena)
+	if s.hi == s.lo {
+		return ""
 	}
-	return b.arenaStr[s.lo:s.hi]
+	return unsafe.String(&b.arena[s.lo], s.hi-s.lo)
 }
 
 // run decodes the files and returns the merged aggregator and what each
@@ -322,8 +332,10 @@ func (s *rdbScan) run(ctx context.Context, ins []*rdbInput) (*inventory.Aggregat
 	work := make(chan *rdbBatch, cap(pool))
 
 	var aggWG sync.WaitGroup
+	hints := make([]*inventory.FieldHint, len(aggs))
 	for i := range aggs {
 		aggs[i] = inventory.New(s.reg, s.opts)
+		hints[i] = aggs[i].FieldHint()
 		aggWG.Add(1)
 		go func() {
 			defer aggWG.Done()
@@ -344,7 +356,7 @@ func (s *rdbScan) run(ctx context.Context, ins []*rdbInput) (*inventory.Aggregat
 		go func() {
 			defer decWG.Done()
 			for i := range jobs {
-				res[i] = s.file(ctx, ins[i], pool, work)
+				res[i] = s.file(ctx, ins[i], hints, pool, work)
 				ins[i].done.Store(true)
 			}
 		}()
@@ -390,11 +402,31 @@ func (s *rdbScan) aggregate(agg *inventory.Aggregator, b *rdbBatch, fields []str
 const nsField = "__ns__"
 
 // file decodes one file into batches for the aggregators.
-func (s *rdbScan) file(ctx context.Context, in *rdbInput, pool, work chan *rdbBatch) (res rdbResult) {
+func (s *rdbScan) file(ctx context.Context, in *rdbInput, hints []*inventory.FieldHint, pool, work chan *rdbBatch) (res rdbResult) {
+	// The one template lookup of a key, shared by the decoder (whether to
+	// read field names), NeedsNS (answered here), NeedsFieldsEntry and
+	// AddEntry: done on the decoder's side because the registry is safe
+	// for concurrent use and the aggregators are the slower side.
+	var entry *registry.Entry
+	look := func(key []byte) bool {
+		k := unsafe.String(unsafe.SliceData(key), len(key)) // not kept: Lookup keeps nothing
+		entry = nil
+		if len(s.match) > 0 && !globMatch(s.match, key) {
+			return false // skipped below
+		}
+		entry = s.reg.Lookup(k)
+		for _, h := range hints {
+			if h.MayNeedFields(k, entry) {
+				return true
+			}
+		}
+		return false // no aggregator will ask for its field names
+	}
 	dec := rdb.NewDecoder(in, rdb.Options{
 		FieldSample: 33, // 32 names besides __ns__, as the audit's HRANDFIELD key 32
 		WatchFields: []string{nsField},
 		JSONKeys:    32,
+		Look:        look,
 	})
 	var (
 		createdMS int64
@@ -457,11 +489,7 @@ func (s *rdbScan) file(ctx context.Context, in *rdbInput, pool, work chan *rdbBa
 		if r.Partial && r.Elements == 0 {
 			rec.Elements = -1
 		}
-		// The one template lookup of the key, shared by NeedsNS (answered
-		// here), NeedsFieldsEntry and AddEntry: done on the decoder's side
-		// because the registry is safe for concurrent use and the
-		// aggregators are the slower side.
-		x := rdbExtra{entry: s.reg.Lookup(rec.Key)}
+		x := rdbExtra{entry: entry} // looked up by look, before the value was read
 		switch r.Type {
 		case rdb.TypeHash:
 			x.hash = true

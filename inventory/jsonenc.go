@@ -1,0 +1,129 @@
+package inventory
+
+import (
+	"strconv"
+	"unicode/utf8"
+)
+
+// The findings are most of a big report's bytes, and encoding/json spends
+// most of its time on them re-indenting what it has just written. These
+// append the same bytes directly. TestAppendFindingAsEncoded and
+// FuzzAppendFindingAsEncoded hold them to encoding/json's output with the
+// settings of WriteJSON (two-space indent, no HTML escaping).
+
+const hexDigits = "0123456789abcdef"
+
+// appendJSONString appends s as a JSON string the way encoding/json
+// writes it with HTML escaping off: quotes, backslashes and control bytes
+// escaped, invalid UTF-8 as \ufffd, U+2028 and U+2029 escaped.
+func appendJSONString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+// findingIndent starts a field of a finding: a finding is an element of
+// the findings array, two levels into the report.
+const findingIndent = ",\n      \""
+
+// appendFindingJSON appends f as encoding/json writes an element of the
+// report's findings array (its first line unindented, the closing brace
+// at four spaces).
+func appendFindingJSON(b []byte, f *Finding) []byte {
+	b = append(b, "{\n      \"rule\": "...)
+	b = appendJSONString(b, f.Rule)
+	b = appendField(b, "severity")
+	b = appendJSONString(b, f.Severity.String())
+	if f.Key != "" {
+		b = appendField(b, "key")
+		b = appendJSONString(b, f.Key)
+	}
+	if f.Template != "" {
+		b = appendField(b, "template")
+		b = appendJSONString(b, f.Template)
+	}
+	if f.Owner != "" {
+		b = appendField(b, "owner")
+		b = appendJSONString(b, f.Owner)
+	}
+	b = appendField(b, "message")
+	b = appendJSONString(b, f.Message)
+	if f.Hint != "" {
+		b = appendField(b, "hint")
+		b = appendJSONString(b, f.Hint)
+	}
+	if f.File != "" {
+		b = appendField(b, "file")
+		b = appendJSONString(b, f.File)
+	}
+	if f.Line != 0 {
+		b = appendField(b, "line")
+		b = strconv.AppendInt(b, int64(f.Line), 10)
+	}
+	if f.Column != 0 {
+		b = appendField(b, "column")
+		b = strconv.AppendInt(b, int64(f.Column), 10)
+	}
+	if f.KeyBase64 != "" {
+		b = appendField(b, "key_base64")
+		b = appendJSONString(b, f.KeyBase64)
+	}
+	if f.KeyLen != 0 {
+		b = appendField(b, "key_len")
+		b = strconv.AppendInt(b, int64(f.KeyLen), 10)
+	}
+	return append(b, "\n    }"...)
+}
+
+// appendField starts the next field of a finding (never the first).
+func appendField(b []byte, name string) []byte {
+	b = append(b, findingIndent...)
+	b = append(b, name...)
+	return append(b, '"', ':', ' ')
+}
