@@ -130,9 +130,9 @@ type findHeap struct {
 	slab   [][]findItem // the findings of the entries, in no order, in chunks of slabChunk
 	size   int          // slots used in slab
 	h      []fentry     // the entries taken in since the last selection, up to room()
-	free   []int32    // slab slots whose findings were dropped
-	thresh fentry     // the n-th best at the last selection
-	cut    bool       // thresh is set
+	free   []int32      // slab slots whose findings were dropped
+	thresh fentry       // the n-th best at the last selection
+	cut    bool         // thresh is set
 }
 
 func newFindHeap(n int) findHeap { return findHeap{n: n} }
