@@ -37,6 +37,7 @@ type Aggregator struct {
 	freqKnown int64
 	rules     map[string]*ruleState
 	hint      *FieldHint // made by FieldHint; nil until then
+	msgs      map[msgKey]string
 
 	// per-record scratch
 	rec     *Record
@@ -397,7 +398,7 @@ func (a *Aggregator) check(r *Record, e *registry.Entry, g *group) {
 		}
 		if r.Type != "" && e.Type != "" && r.Type != e.Type {
 			add(finding.TypeMismatch, finding.Error, tmpl, owner,
-				fmt.Sprintf("is a %s, the template declares %s: another writer stores a different structure here", finding.Display(r.Type), e.Type),
+				a.message(finding.TypeMismatch, r.Type, e.Type, typeMismatchMsg),
 				"find the other writer (keyguard investigate --key KEY) and give it its own key")
 		}
 		if e.Guard && r.NSProbed && (r.Type == "hash" || r.Type == "") {
@@ -408,7 +409,7 @@ func (a *Aggregator) check(r *Record, e *registry.Entry, g *group) {
 					"write it through the guard SDK; the next guarded write adopts it")
 			case !nsMayWrite(e, r.NS):
 				add(finding.GuardForeign, finding.Error, tmpl, owner,
-					fmt.Sprintf("__ns__ is %s, which is neither the owner %s nor a declared writer", finding.Display(r.NS), finding.Display(e.Owner)),
+					a.message(finding.GuardForeign, r.NS, e.Owner, foreignOwnerMsg),
 					"if this service should write here, add it to writers:; otherwise it is a conflict: keyguard investigate --key KEY")
 			}
 		}
@@ -761,4 +762,39 @@ func escapeInvalid(s string) string {
 		i += n
 	}
 	return b.String()
+}
+
+// msgKey is what a cached finding message depends on.
+type msgKey struct{ rule, x, y string }
+
+// Bounds of the message cache.
+const (
+	maxCachedMsgs = 1024
+	maxCachedArg  = 128
+)
+
+// message returns format(x, y), formatted once per (rule, x, y) while the
+// cache has room: the same foreign owner or wrong type repeats over many
+// keys. x and y may be slices of a walker's buffer: the cache keeps
+// copies.
+func (a *Aggregator) message(rule, x, y string, format func(x, y string) string) string {
+	if m, ok := a.msgs[msgKey{rule, x, y}]; ok {
+		return m
+	}
+	m := format(x, y)
+	if len(x) <= maxCachedArg && len(y) <= maxCachedArg && len(a.msgs) < maxCachedMsgs {
+		if a.msgs == nil {
+			a.msgs = map[msgKey]string{}
+		}
+		a.msgs[msgKey{rule, strings.Clone(x), strings.Clone(y)}] = m
+	}
+	return m
+}
+
+func typeMismatchMsg(got, declared string) string {
+	return fmt.Sprintf("is a %s, the template declares %s: another writer stores a different structure here", finding.Display(got), declared)
+}
+
+func foreignOwnerMsg(ns, owner string) string {
+	return fmt.Sprintf("__ns__ is %s, which is neither the owner %s nor a declared writer", finding.Display(ns), finding.Display(owner))
 }
