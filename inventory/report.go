@@ -526,17 +526,7 @@ func (a *Aggregator) Report(meta Meta) *Report {
 	late(finding.HotKey, a.hotFindings())
 	late(finding.MixedSchema, a.mixedFindings())
 
-	slices.SortFunc(kept, func(p, q *findItem) int {
-		// cmp.Or would evaluate every comparison: most pairs differ by
-		// severity or rule, or are of one rule and differ by rank.
-		if c := cmp.Compare(q.f.Severity, p.f.Severity); c != 0 {
-			return c
-		}
-		if p.f.Rule != q.f.Rule {
-			return cmp.Or(cmp.Compare(ruleRank(p.f.Rule), ruleRank(q.f.Rule)), strings.Compare(p.f.Rule, q.f.Rule))
-		}
-		return cmpRanked(p.score, p.f.Key, q.score, q.f.Key)
-	})
+	kept = sortFindings(kept)
 	rep.Findings = make([]Finding, 0, len(kept))
 	listed := map[string]int64{}
 	for i, it := range kept {
@@ -634,6 +624,43 @@ const maxSuggestions = 100
 type lateItem struct {
 	findItem
 	kind string
+}
+
+// sortFindings orders findings as the report lists them: by severity
+// (highest first), rule (SPEC order), then bytes (largest first) and key.
+// Each (severity, rule) run is sorted on its own, on copies of the ranks
+// that the comparisons read without going to the findings.
+func sortFindings(kept []*findItem) []*findItem {
+	type run struct {
+		sev  finding.Severity
+		rule string
+	}
+	type ranked struct {
+		score int64
+		key   string
+		it    *findItem
+	}
+	runs := map[run][]ranked{}
+	for _, it := range kept {
+		r := run{it.f.Severity, it.f.Rule}
+		runs[r] = append(runs[r], ranked{it.score, it.f.Key, it})
+	}
+	order := make([]run, 0, len(runs))
+	for r := range runs {
+		order = append(order, r)
+	}
+	slices.SortFunc(order, func(p, q run) int {
+		return cmp.Or(cmp.Compare(q.sev, p.sev), cmp.Compare(ruleRank(p.rule), ruleRank(q.rule)), strings.Compare(p.rule, q.rule))
+	})
+	out := kept[:0]
+	for _, r := range order {
+		rs := runs[r]
+		slices.SortFunc(rs, func(p, q ranked) int { return cmpRanked(p.score, p.key, q.score, q.key) })
+		for _, x := range rs {
+			out = append(out, x.it)
+		}
+	}
+	return out
 }
 
 func cmpRanked(aScore int64, aKey string, bScore int64, bKey string) int {

@@ -275,12 +275,13 @@ type rdbExtra struct {
 // and inventory.Aggregator copies what it keeps
 // (TestAddKeepsNoReferenceToRecordStrings in inventory checks that).
 // Reusing them spares the garbage collector a new buffer per batch.
+//
+// The old records are not cleared: what they point to is the batch's own
+// buffers, the aggregator's field slice, registry entries and the
+// decoder's interned JSON names, all alive anyway, and appending a record
+// overwrites all of it.
 func (b *rdbBatch) reset() {
-	clear(b.recs)  // drop the key strings
-	clear(b.extra) // and the entries
-	b.recs, b.extra, b.keys, b.arena, b.spans, b.keyBytes = b.recs[:0], b.extra[:0], b.keys[:0], b.arena[:0], b.spans[:0], 0
-	clear(b.jkeys)
-	b.jkeys = b.jkeys[:0]
+	b.recs, b.extra, b.keys, b.arena, b.spans, b.jkeys, b.keyBytes = b.recs[:0], b.extra[:0], b.keys[:0], b.arena[:0], b.spans[:0], b.jkeys[:0], 0
 }
 
 // rdbKeyChunk is the key buffer a batch starts with: 512 keys of 32 bytes.
