@@ -3,15 +3,17 @@ package keytmpl
 import (
 	"cmp"
 	"container/heap"
+	"maps"
+	"math/bits"
 	"slices"
 )
 
 // Matcher classifies concrete keys against a fixed set of templates. It is
-// a trie of segments: literal segments are looked up in a map, segments
-// with placeholders are tried through their automata, and identical
-// segments of different templates share one edge. Lookup time depends on
-// the key and on how many templates could match it, not on how many
-// templates there are.
+// a trie of segments: literal segments are looked up in a hash table,
+// segments with placeholders are tried through their automata, and
+// identical segments of different templates share one edge. Lookup time
+// depends on the key and on how many templates could match it, not on how
+// many templates there are.
 //
 // When several templates match a key the most specific wins: a template
 // whose keys are a subset of another's ranks before it; otherwise earlier
@@ -19,11 +21,19 @@ import (
 // remaining ties go to the template listed first.
 type Matcher struct {
 	sep       byte
-	root      *node
 	templates []*Template
 	rankOf    []int32 // template index → rank
 	byRank    []int32 // rank → template index
 	overlaps  []Overlap
+
+	// The trie, flattened for Lookup (see flatten): nodes are numbers, the
+	// root is 0, and only the automata hold pointers.
+	root  target    // the walk starts here
+	slots []litSlot // every literal edge in one open-addressing table
+	shift uint      // slot index = hash >> shift
+	pats  []patEdge // pattern edges, grouped by parent node
+	runs  []run     // one automaton per distinct segment language
+	arena string    // literal bytes past the first 8, all edges
 }
 
 // Overlap is a pair of templates that share at least one key.
@@ -32,20 +42,17 @@ type Overlap struct {
 	Explanation Explanation
 }
 
+// node is the trie while Compile builds it; flatten turns it into arrays.
 type node struct {
-	// Literal children: a node with one literal child keeps it inline, which
-	// saves a map probe on the common "entity:{id}:attr" chains.
-	lit1    string
-	lit1c   *node
-	lits    map[string]*node // while building; then table, or lit1 when alone
-	table   litTable
-	pats    []patEdge
+	lits    map[string]*node
+	pats    []patBuild
 	term    []int32 // templates ending here
 	best    int32   // lowest rank among term, or noRank
 	minRank int32   // lowest rank in this subtree
+	id      uint32  // after flatten
 }
 
-type patEdge struct {
+type patBuild struct {
 	canon string
 	d     *dfa
 	child *node
@@ -55,7 +62,8 @@ const noRank = int32(1<<31 - 1)
 
 // Compile builds a matcher. All templates must share one separator.
 func Compile(ts []*Template) *Matcher {
-	m := &Matcher{root: newNode(), templates: ts}
+	m := &Matcher{templates: ts}
+	root := newNode()
 	if len(ts) > 0 {
 		m.sep = ts[0].sep
 	}
@@ -63,7 +71,7 @@ func Compile(ts []*Template) *Matcher {
 	// ones ({id:int}, {x}) stay in cache however many templates use them.
 	dfas := map[string]*dfa{}
 	for i, t := range ts {
-		n := m.root
+		n := root
 		for si := range t.segments {
 			s := &t.segments[si]
 			d := dfas[s.canon]
@@ -75,10 +83,10 @@ func Compile(ts []*Template) *Matcher {
 		}
 		n.term = append(n.term, int32(i))
 	}
-	m.inline(m.root)
-	m.overlaps = m.findOverlaps()
+	m.overlaps = m.findOverlaps(root)
 	m.rank()
-	m.fill(m.root)
+	m.fill(root)
+	m.flatten(root)
 	return m
 }
 
@@ -102,106 +110,8 @@ func (n *node) child(s *Segment, d *dfa) *node {
 		}
 	}
 	c := newNode()
-	n.pats = append(n.pats, patEdge{canon: s.canon, d: d, child: c})
+	n.pats = append(n.pats, patBuild{canon: s.canon, d: d, child: c})
 	return c
-}
-
-// inline freezes the literal children: kept inline when alone, otherwise
-// moved into a litTable.
-func (m *Matcher) inline(n *node) {
-	for _, c := range n.lits {
-		m.inline(c)
-	}
-	for _, e := range n.pats {
-		m.inline(e.child)
-	}
-	if len(n.lits) == 1 {
-		for k, c := range n.lits {
-			n.lit1, n.lit1c = k, c
-		}
-	} else if len(n.lits) > 1 {
-		n.table = newLitTable(n.lits)
-	}
-	n.lits = nil
-}
-
-// litTable is an open-addressing table of a node's literal children. It
-// beats a Go map here because the keys are short and known up front: one
-// FNV-1a pass, then usually one slot compared.
-type litTable struct {
-	mask  uint32
-	slots []litSlot
-}
-
-type litSlot struct {
-	h     uint32
-	lit   string
-	child *node // nil: empty slot
-}
-
-func newLitTable(lits map[string]*node) litTable {
-	size := uint32(4)
-	for size < uint32(2*len(lits)) {
-		size <<= 1
-	}
-	t := litTable{mask: size - 1, slots: make([]litSlot, size)}
-	for lit, c := range lits {
-		h := litHash(lit)
-		i := h & t.mask
-		for t.slots[i].child != nil {
-			i = (i + 1) & t.mask
-		}
-		t.slots[i] = litSlot{h: h, lit: lit, child: c}
-	}
-	return t
-}
-
-func (t *litTable) get(seg string) *node {
-	if t.slots == nil {
-		return nil
-	}
-	h := litHash(seg)
-	for i := h & t.mask; ; i = (i + 1) & t.mask {
-		s := &t.slots[i]
-		if s.child == nil {
-			return nil
-		}
-		if s.h == h && s.lit == seg {
-			return s.child
-		}
-	}
-}
-
-func litHash(s string) uint32 {
-	h := uint32(2166136261)
-	for i := 0; i < len(s); i++ {
-		h ^= uint32(s[i])
-		h *= 16777619
-	}
-	return h
-}
-
-// litChild returns the child for a literal segment.
-func (n *node) litChild(seg string) *node {
-	if n.lit1c != nil {
-		if n.lit1 == seg {
-			return n.lit1c
-		}
-		return nil
-	}
-	return n.table.get(seg)
-}
-
-// eachLit calls fn for every literal child.
-func (n *node) eachLit(fn func(lit string, c *node)) {
-	if n.lit1c != nil {
-		fn(n.lit1, n.lit1c)
-	}
-	for _, sl := range n.table.slots {
-		if sl.child != nil {
-			fn(sl.lit, sl.child)
-		}
-	}
 }
 
 // Templates returns the templates in the order given to Compile.
@@ -211,39 +121,492 @@ func (m *Matcher) Templates() []*Template { return m.templates }
 // explanation and witness keys.
 func (m *Matcher) Overlaps() []Overlap { return m.overlaps }
 
+// The flattened trie. Lookup reads about one cache line per segment of
+// the key: the slot of a literal edge (all literal edges are in one
+// open-addressing table keyed by parent and segment) or a pattern edge
+// (the pattern edges of a node are consecutive in one array). Either
+// carries a target: what the walk needs of the child, so the child itself
+// is never read. A child whose subtree is a single chain ending in a
+// template (as in "entity:{id:int}:attr" below "entity") carries the
+// chain as a tail, and the rest of the key is checked against it without
+// reading anything else. Literals of up to 8 bytes are compared inside
+// the slot or the tail.
+
+// target is what the walk needs to know of a node.
+type target struct {
+	child   uint32 // node number; 0 is the root
+	best    int32  // lowest rank of the templates ending here, or noRank
+	minRank int32  // lowest rank in the subtree
+	pats    uint32 // 1 + index in Matcher.pats of the first pattern edge; 0: none
+	lens    uint32 // bit min(len, 31) set for the length of every literal child
+	off     uint32 // in a slot of a literal over 8 bytes: its bytes past 8 in Matcher.arena
+	tail    tail
+}
+
+// tail is a chain of up to four segments, at most two literal (of up to
+// 8 bytes) and two patterns, ending in a template of rank minRank.
+type tail struct {
+	ops  [4]uint8 // 0: end; 1..9: literal of length op-1; patOp: pattern
+	runs [2]uint16
+	lits [2]uint64 // little-endian, zero padded
+}
+
+const patOp = 10
+
+// litSlot is a literal edge; 64 bytes, one cache line.
+type litSlot struct {
+	word   uint64 // the literal's first 8 bytes, little-endian, zero padded
+	parent uint32
+	n      uint32 // literal length
+	target        // target.child == 0: empty slot (the root is no one's child)
+}
+
+// patEdge is a pattern edge; the edges of a node are consecutive, in
+// order of minRank, the last has more == false.
+type patEdge struct {
+	run  uint16 // index in Matcher.runs
+	more bool
+	target
+}
+
+// run is a dfa laid out for matching: byte classes in one byte, states
+// premultiplied by the number of classes. A state that loops on a set of
+// bytes (the digits of {id:int}, any byte of {x}) skips a run of them
+// with independent table reads instead of one dependent transition each.
+type run struct {
+	class  [256]uint8
+	next   []int32
+	accept []bool  // indexed by premultiplied state
+	loop   []*loop // indexed by premultiplied state: bytes that stay in it
+	dead   int32
+}
+
+type loop struct {
+	set  [256]bool
+	kind uint8 // loopAll, loopDigits or 0
+}
+
+const (
+	loopAll = 1 + iota
+	loopDigits
+)
+
+func newRun(d *dfa) run {
+	n := len(d.next)
+	r := run{next: make([]int32, n), accept: make([]bool, n), loop: make([]*loop, n), dead: deadState * int32(d.ncls)}
+	for b, c := range d.class {
+		r.class[b] = uint8(c) // at most 256 classes
+	}
+	for i, s := range d.next {
+		r.next[i] = s * int32(d.ncls)
+	}
+	for s, a := range d.accept {
+		r.accept[s*d.ncls] = a
+	}
+	for s := range d.accept {
+		if s == deadState {
+			continue
+		}
+		var l loop
+		var set bset
+		for b, c := range d.class {
+			if d.next[s*d.ncls+int(c)] == int32(s) {
+				l.set[b] = true
+				set.add(byte(b))
+			}
+		}
+		switch set {
+		case bset{}:
+			continue
+		case allBytes:
+			l.kind = loopAll
+		case digits:
+			l.kind = loopDigits
+		}
+		r.loop[s*d.ncls] = &l
+	}
+	return r
+}
+
+func (r *run) match(s string) bool {
+	st := int32(0)
+	for i := 0; i < len(s); {
+		st = r.next[st+int32(r.class[s[i]])]
+		i++
+		if st == r.dead {
+			return false
+		}
+		if l := r.loop[st]; l != nil {
+			switch l.kind {
+			case loopAll: // a segment holds no separator: the rest stays here
+				i = len(s)
+			case loopDigits:
+				for i+8 <= len(s) && digits8(load64(s, i)) {
+					i += 8
+				}
+			}
+			for i < len(s) && l.set[s[i]] {
+				i++
+			}
+		}
+	}
+	return r.accept[st]
+}
+
+// digits8 reports whether the 8 bytes of x are all ASCII digits.
+func digits8(x uint64) bool {
+	return x&0xf0f0f0f0f0f0f0f0|(x+0x0606060606060606)&0xf0f0f0f0f0f0f0f0>>4 == 0x3333333333333333
+}
+
+// flatten numbers the nodes the walk visits and builds the slot table,
+// the pattern edges and the automata Lookup uses.
+func (m *Matcher) flatten(root *node) {
+	runOf := map[*dfa]uint16{}
+	runIndex := func(d *dfa) int {
+		r, ok := runOf[d]
+		if !ok {
+			if len(m.runs) > 1<<16-1 {
+				return -1
+			}
+			r = uint16(len(m.runs))
+			runOf[d] = r
+			m.runs = append(m.runs, newRun(d))
+		}
+		return int(r)
+	}
+	// The nodes the walk enters, breadth first; the others are leaves or
+	// the heads of tails. Node numbers and pattern edge positions first.
+	walked := func(n *node) bool { return len(n.lits)+len(n.pats) > 0 && !tailOf(n, m.sep, runIndex).ok }
+	order := []*node{root}
+	npats, nlits := 0, 0
+	patAt := map[*node]int{}
+	for i := 0; i < len(order); i++ {
+		n := order[i]
+		n.id = uint32(i)
+		if len(n.pats) > 0 {
+			patAt[n] = npats
+			npats += len(n.pats)
+		}
+		for _, lit := range slices.Sorted(maps.Keys(n.lits)) {
+			if uint64(len(lit)) <= maxLit {
+				nlits++
+			}
+			if c := n.lits[lit]; walked(c) {
+				order = append(order, c)
+			}
+		}
+		for _, e := range n.pats {
+			if walked(e.child) {
+				order = append(order, e.child)
+			}
+		}
+	}
+	nextID := uint32(len(order))
+	targetOf := func(c *node) target {
+		if c.id == 0 && c != root { // not walked: numbered only to tell slots apart
+			c.id = nextID
+			nextID++
+		}
+		t := target{child: c.id, best: c.best, minRank: c.minRank}
+		if tl := tailOf(c, m.sep, runIndex); tl.ok {
+			t.tail = tl.tail
+			return t
+		}
+		if i, ok := patAt[c]; ok {
+			t.pats = uint32(i) + 1
+		}
+		for lit := range c.lits {
+			t.lens |= 1 << min(len(lit), 31)
+		}
+		return t
+	}
+	m.root = targetOf(root)
+
+	// At most half full: a slot is a cache line, so every probe past the
+	// first costs a line.
+	size, bitsN := 4, 2
+	for size < 2*nlits {
+		size <<= 1
+		bitsN++
+	}
+	m.slots = make([]litSlot, size)
+	m.shift = uint(64 - bitsN)
+	mask := uint64(size - 1)
+	var arena []byte
+	for _, n := range order {
+		for _, lit := range slices.Sorted(maps.Keys(n.lits)) {
+			if uint64(len(lit)) > maxLit {
+				continue // no key reaches it; see maxLit
+			}
+			_, w, h := scan(lit, m.sep, seedOf(n.id))
+			s := litSlot{word: w, parent: n.id, n: uint32(len(lit)), target: targetOf(n.lits[lit])}
+			if len(lit) > 8 {
+				s.off = uint32(len(arena))
+				arena = append(arena, lit[8:]...)
+			}
+			for i := h >> m.shift; ; i = (i + 1) & mask {
+				if m.slots[i].child == 0 {
+					m.slots[i] = s
+					break
+				}
+			}
+		}
+		for i, e := range n.pats {
+			m.pats = append(m.pats, patEdge{run: uint16(runIndex(e.d)), more: i+1 < len(n.pats), target: targetOf(e.child)})
+		}
+	}
+	m.arena = string(arena)
+}
+
+// maxLit is the longest literal segment the matcher handles (a slot holds
+// the length in 32 bits); no key is matched against a longer one.
+const maxLit = 1<<32 - 1
+
+type tailResult struct {
+	tail tail
+	ok   bool
+}
+
+// tailOf returns the tail of c: the chain below c when c is not a
+// template's end and its subtree is one chain that fits a tail.
+func tailOf(c *node, sep byte, runIndex func(*dfa) int) tailResult {
+	var t tail
+	nl, np := 0, 0
+	n := c
+	for i := 0; ; i++ {
+		if len(n.lits)+len(n.pats) == 0 {
+			return tailResult{t, i > 0}
+		}
+		if i == len(t.ops) || n.best != noRank || len(n.lits)+len(n.pats) != 1 {
+			return tailResult{}
+		}
+		if len(n.pats) == 1 {
+			r := runIndex(n.pats[0].d)
+			if np == len(t.runs) || r < 0 {
+				return tailResult{}
+			}
+			t.runs[np], t.ops[i] = uint16(r), patOp
+			np++
+			n = n.pats[0].child
+			continue
+		}
+		for lit, next := range n.lits {
+			if nl == len(t.lits) || len(lit) > 8 {
+				return tailResult{}
+			}
+			_, t.lits[nl], _ = scan(lit, sep, 0)
+			t.ops[i] = uint8(len(lit) + 1)
+			nl++
+			n = next
+		}
+	}
+}
+
+const (
+	lsb = 0x0101010101010101
+	msb = 0x8080808080808080
+	mul = 0x9e3779b97f4a7c15
+)
+
+// seedOf starts the hash of a segment below parent: the product spreads
+// node numbers over the top bits, which index the slot table.
+func seedOf(parent uint32) uint64 { return (uint64(parent) + 1) * 0xbf58476d1ce4e5b9 }
+
+// scan finds the end of the segment that starts key (the first sep, or
+// the end of key) 8 bytes at a time, and hashes the segment into h on the
+// way. It returns the segment length, its first 8 bytes (little-endian,
+// zero padded) and the hash.
+func scan(key string, sep byte, h uint64) (n int, word, hash uint64) {
+	sepw := lsb * uint64(sep)
+	for i := 0; ; i += 8 {
+		var c uint64
+		avail := len(key) - i
+		switch {
+		case avail >= 8:
+			c = load64(key, i)
+		case len(key) >= 8:
+			c = load64(key, len(key)-8) >> (64 - 8*uint(avail))
+		default:
+			for j := len(key) - 1; j >= i; j-- {
+				c = c<<8 | uint64(key[j])
+			}
+		}
+		x := c ^ sepw
+		z := (x - lsb) &^ x & msb // flags every byte equal to sep, maybe bytes after one
+		if avail < 8 {
+			z &= 1<<(8*uint(avail)) - 1
+		}
+		if z != 0 { // the lowest flag is the first separator
+			k := bits.TrailingZeros64(z) >> 3
+			c &= 1<<(8*uint(k)) - 1
+			avail = k
+		}
+		h = (h ^ c) * mul // the top bits, the slot index, depend on every bit
+		if i == 0 {
+			word = c
+		}
+		if avail < 8 {
+			return i + avail, word, h
+		}
+		h ^= h >> 32
+	}
+}
+
+// cut is scan without the hash (the same loop: a shared helper is not
+// inlined and costs a few ns per key).
+func cut(key string, sep byte) (n int, word uint64) {
+	sepw := lsb * uint64(sep)
+	for i := 0; ; i += 8 {
+		var c uint64
+		avail := len(key) - i
+		switch {
+		case avail >= 8:
+			c = load64(key, i)
+		case len(key) >= 8:
+			c = load64(key, len(key)-8) >> (64 - 8*uint(avail))
+		default:
+			for j := len(key) - 1; j >= i; j-- {
+				c = c<<8 | uint64(key[j])
+			}
+		}
+		x := c ^ sepw
+		z := (x - lsb) &^ x & msb // flags every byte equal to sep, maybe bytes after one
+		if avail < 8 {
+			z &= 1<<(8*uint(avail)) - 1
+		}
+		if z != 0 { // the lowest flag is the first separator
+			k := bits.TrailingZeros64(z) >> 3
+			c &= 1<<(8*uint(k)) - 1
+			avail = k
+		}
+		if i == 0 {
+			word = c
+		}
+		if avail < 8 {
+			return i + avail, word
+		}
+	}
+}
+
+// load64 reads key[i:i+8] little-endian (one load once compiled).
+func load64(key string, i int) uint64 {
+	s := key[i : i+8]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
 // Lookup returns the index of the most specific template matching key, or
 // -1. It does not allocate. Keys may hold any bytes.
 func (m *Matcher) Lookup(key string) int {
 	best := noRank
-	m.walk(m.root, key, &best)
+	m.walk(&m.root, key, &best)
 	if best == noRank {
 		return -1
 	}
 	return int(m.byRank[best])
 }
 
-func (m *Matcher) walk(n *node, key string, best *int32) {
-	seg, rest, last := cutSep(key, m.sep)
-	if c := n.litChild(seg); c != nil {
-		m.step(c, rest, last, best)
-	}
-	for i := range n.pats {
-		e := &n.pats[i]
-		if e.child.minRank < *best && e.d.match(seg) {
-			m.step(e.child, rest, last, best)
+// walk matches key below t. Chains of literal edges are followed in a
+// loop; a node with pattern edges tries its literal child first, then the
+// pattern edges in order, skipping subtrees that cannot beat best.
+func (m *Matcher) walk(t *target, key string, best *int32) {
+	for {
+		if t.tail.ops[0] != 0 {
+			m.matchTail(t, key, best)
+			return
 		}
-	}
-}
-
-func (m *Matcher) step(c *node, rest string, last bool, best *int32) {
-	if last {
-		if c.best < *best {
-			*best = c.best
+		k, w, h := scan(key, m.sep, seedOf(t.child))
+		seg, rest, last := key[:k], "", k == len(key)
+		if !last {
+			rest = key[k+1:]
+		}
+		var s *litSlot
+		if t.lens&(1<<min(k, 31)) != 0 {
+			s = m.find(t.child, seg, w, h)
+		}
+		if t.pats == 0 {
+			if s == nil {
+				return
+			}
+			if last {
+				*best = min(*best, s.best)
+				return
+			}
+			if s.minRank >= *best {
+				return
+			}
+			t, key = &s.target, rest
+			continue
+		}
+		if s != nil {
+			m.step(&s.target, rest, last, best)
+		}
+		for i := int(t.pats - 1); i < len(m.pats); i++ {
+			e := &m.pats[i]
+			if e.minRank >= *best { // the edges are in order of minRank
+				break
+			}
+			if m.runs[e.run].match(seg) {
+				m.step(&e.target, rest, last, best)
+			}
+			if !e.more {
+				break
+			}
 		}
 		return
 	}
-	if c.minRank < *best {
-		m.walk(c, rest, best)
+}
+
+func (m *Matcher) step(t *target, rest string, last bool, best *int32) {
+	if last {
+		*best = min(*best, t.best)
+		return
+	}
+	if t.minRank < *best {
+		m.walk(t, rest, best)
+	}
+}
+
+// matchTail matches key, the segments below t, against t's tail.
+func (m *Matcher) matchTail(t *target, key string, best *int32) {
+	nl, np := 0, 0
+	for i, op := range t.tail.ops {
+		k, w := cut(key, m.sep)
+		if op == patOp {
+			if !m.runs[t.tail.runs[np&1]].match(key[:k]) {
+				return
+			}
+			np++
+		} else {
+			if k != int(op)-1 || w != t.tail.lits[nl&1] {
+				return
+			}
+			nl++
+		}
+		end := i == len(t.tail.ops)-1 || t.tail.ops[i+1] == 0
+		if k == len(key) || end {
+			if k == len(key) && end {
+				*best = min(*best, t.minRank)
+			}
+			return
+		}
+		key = key[k+1:]
+	}
+}
+
+// find returns the slot of the literal edge n → seg, or nil.
+func (m *Matcher) find(n uint32, seg string, w, h uint64) *litSlot {
+	mask := uint64(len(m.slots) - 1)
+	for i := h >> m.shift; ; i = (i + 1) & mask {
+		s := &m.slots[i]
+		if s.child == 0 {
+			return nil
+		}
+		if s.word == w && s.parent == n && uint64(s.n) == uint64(len(seg)) {
+			if len(seg) <= 8 || m.arena[s.off:s.off+s.n-8] == seg[8:] {
+				return s
+			}
+		}
 	}
 }
 
@@ -254,11 +617,13 @@ func (m *Matcher) fill(n *node) int32 {
 		n.best = min(n.best, m.rankOf[t])
 	}
 	n.minRank = n.best
-	n.eachLit(func(_ string, c *node) { n.minRank = min(n.minRank, m.fill(c)) })
+	for _, c := range n.lits {
+		n.minRank = min(n.minRank, m.fill(c))
+	}
 	for _, e := range n.pats {
 		n.minRank = min(n.minRank, m.fill(e.child))
 	}
-	slices.SortStableFunc(n.pats, func(a, b patEdge) int { return cmp.Compare(a.child.minRank, b.child.minRank) })
+	slices.SortStableFunc(n.pats, func(a, b patBuild) int { return cmp.Compare(a.child.minRank, b.child.minRank) })
 	return n.minRank
 }
 
@@ -350,7 +715,7 @@ func (h *rankHeap) Pop() any {
 // findOverlaps walks the trie once per template, following every edge
 // whose segment language meets the template's segment, so only templates
 // that can share a key are compared.
-func (m *Matcher) findOverlaps() []Overlap {
+func (m *Matcher) findOverlaps(root *node) []Overlap {
 	var out []Overlap
 	cache := map[[2]*dfa]bool{}
 	meets := func(a, b *dfa) bool {
@@ -376,7 +741,7 @@ func (m *Matcher) findOverlaps() []Overlap {
 			}
 			s := &t.segments[depth]
 			if lit, ok := s.Literal(); ok {
-				if c := n.litChild(lit); c != nil {
+				if c := n.lits[lit]; c != nil {
 					walk(c, depth+1)
 				}
 				for _, e := range n.pats {
@@ -386,18 +751,18 @@ func (m *Matcher) findOverlaps() []Overlap {
 				}
 				return
 			}
-			n.eachLit(func(lit string, c *node) {
+			for lit, c := range n.lits {
 				if s.dfa.match(lit) {
 					walk(c, depth+1)
 				}
-			})
+			}
 			for _, e := range n.pats {
 				if e.canon == s.canon || meets(s.dfa, e.d) {
 					walk(e.child, depth+1)
 				}
 			}
 		}
-		walk(m.root, 0)
+		walk(root, 0)
 		slices.Sort(found)
 		for _, j := range slices.Compact(found) {
 			e := Relate(t, m.templates[j])
