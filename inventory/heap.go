@@ -1,5 +1,7 @@
 package inventory
 
+import "github.com/keyguard/keyguard/finding"
+
 // bheap keeps the best n items seen. worse(a, b) orders items so that the
 // root is the worst one kept, the one the next better item replaces. The
 // slice grows only as items arrive, up to n.
@@ -98,6 +100,7 @@ type fentry struct {
 	hash  uint64 // keyHash(key)
 	key   string
 	idx   int32
+	sev   finding.Severity // the finding's, for the report's order
 }
 
 // findWorse orders findings for the capped lists: fewer bytes is worse;
@@ -169,7 +172,7 @@ func (h *findHeap) push(x findItem) bool {
 	if len(h.h) >= h.room() {
 		h.selectBest()
 	}
-	e := fentry{score: x.score, hash: x.hash, key: x.f.Key}
+	e := fentry{score: x.score, hash: x.hash, key: x.f.Key, sev: x.f.Severity}
 	if n := len(h.free); n > 0 {
 		e.idx = h.free[n-1]
 		h.free = h.free[:n-1]

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/keyguard/keyguard/finding"
@@ -98,6 +99,45 @@ func TestSelectEntries(t *testing.T) {
 				if k > 200 {
 					k += size / 10 // keep the big cases quick
 				}
+			}
+		}
+	}
+}
+
+// TestSortFindings holds sortFindings to the plain comparison: severity
+// (highest first), rule in SPEC order, bytes (largest first), key.
+func TestSortFindings(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	rules := []string{finding.NoTTL, finding.Unregistered, finding.PII, "zz-custom", finding.BigKey}
+	prefixes := []string{"", "tmp_data_2024", "tmp_data_2024\x00", "user:", "\xff\xfe", "a_long_common_prefix_of_a_family_0123456789:"}
+	for round := range 50 {
+		var items []*findItem
+		for range rng.IntN(300) {
+			key := prefixes[rng.IntN(len(prefixes))] + strconv.Itoa(rng.IntN(50))
+			if rng.IntN(3) == 0 {
+				key += strings.Repeat("x", rng.IntN(40)) + strconv.Itoa(rng.IntN(3))
+			}
+			if rng.IntN(4) == 0 {
+				key += "\x00"
+			}
+			items = append(items, &findItem{score: int64(rng.IntN(4)), f: finding.Finding{
+				Rule: rules[rng.IntN(len(rules))], Severity: finding.Severity(rng.IntN(3)), Key: key}})
+		}
+		want := slices.Clone(items)
+		slices.SortStableFunc(want, func(p, q *findItem) int {
+			return cmp.Or(cmp.Compare(q.f.Severity, p.f.Severity), cmp.Compare(ruleRank(p.f.Rule), ruleRank(q.f.Rule)),
+				strings.Compare(p.f.Rule, q.f.Rule), cmp.Compare(q.score, p.score), strings.Compare(p.f.Key, q.f.Key))
+		})
+		var refs []keptRef
+		for _, it := range items {
+			refs = append(refs, keptRef{score: it.score, key: it.f.Key, sev: it.f.Severity, rule: it.f.Rule, it: it})
+		}
+		order := sortFindings(refs)
+		for i := range want {
+			g, w := refs[order[i]].it, want[i]
+			if g.f.Severity != w.f.Severity || g.f.Rule != w.f.Rule || g.score != w.score || g.f.Key != w.f.Key {
+				t.Fatalf("round %d #%d: got %v %s %d %q, want %v %s %d %q", round, i,
+					g.f.Severity, g.f.Rule, g.score, g.f.Key, w.f.Severity, w.f.Rule, w.score, w.f.Key)
 			}
 		}
 	}

@@ -20,6 +20,13 @@ func appendJSONString(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		// Eight plain bytes at a time: printable ASCII but '"' and '\\'.
+		for i+8 <= len(s) && plain8(s, i) {
+			i += 8
+		}
+		if i >= len(s) {
+			break
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if c >= 0x20 && c != '"' && c != '\\' {
@@ -126,4 +133,19 @@ func appendField(b []byte, name string) []byte {
 	b = append(b, findingIndent...)
 	b = append(b, name...)
 	return append(b, '"', ':', ' ')
+}
+
+// plain8 reports whether s[i:i+8] are all printable ASCII other than '"'
+// and '\\': bytes appendJSONString copies as they are. (The usual SWAR
+// tests: a byte below 0x20, equal to a given byte, or with its top bit
+// set, leaves a top bit in the result.)
+func plain8(s string, i int) bool {
+	const lsb, msb = 0x0101010101010101, 0x8080808080808080
+	t := s[i : i+8]
+	x := uint64(t[0]) | uint64(t[1])<<8 | uint64(t[2])<<16 | uint64(t[3])<<24 |
+		uint64(t[4])<<32 | uint64(t[5])<<40 | uint64(t[6])<<48 | uint64(t[7])<<56
+	q := x ^ lsb*'"'
+	bs := x ^ lsb*'\\'
+	bad := (x - lsb*0x20) | (q - lsb) &^ q | (bs - lsb) &^ bs | x
+	return bad&msb == 0
 }

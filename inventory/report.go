@@ -483,11 +483,11 @@ func (a *Aggregator) Report(meta Meta) *Report {
 	for _, rs := range a.rules {
 		nkept += len(rs.kept.kept())
 	}
-	kept := make([]*findItem, 0, nkept)
+	kept := make([]keptRef, 0, nkept)
 	for id, rs := range a.rules {
 		count[id] = rs.count
 		for _, e := range rs.kept.kept() {
-			kept = append(kept, rs.kept.item(e.idx))
+			kept = append(kept, keptRef{score: e.score, key: e.key, sev: e.sev, rule: id, it: rs.kept.item(e.idx)})
 		}
 	}
 	sev := a.t.sev
@@ -520,17 +520,20 @@ func (a *Aggregator) Report(meta Meta) *Report {
 			items = items[:a.opts.MaxFindings]
 		}
 		for i := range items {
-			kept = append(kept, &items[i].findItem)
+			it := &items[i].findItem
+			kept = append(kept, keptRef{score: it.score, key: it.f.Key, sev: it.f.Severity, rule: id, it: it})
 		}
 	}
 	late(finding.HotKey, a.hotFindings())
 	late(finding.MixedSchema, a.mixedFindings())
 
-	kept = sortFindings(kept)
+	order := sortFindings(kept)
 	rep.Findings = make([]Finding, 0, len(kept))
 	listed := map[string]int64{}
-	for i, it := range kept {
-		if i > 0 && kept[i-1].f.Rule == it.f.Rule && kept[i-1].f.Key == it.f.Key && kept[i-1].keyLen == it.keyLen {
+	for i, o := range order {
+		r := &kept[o]
+		it := r.it
+		if prev := &kept[order[max(i-1, 0)]]; i > 0 && prev.rule == r.rule && prev.key == r.key && prev.it.keyLen == it.keyLen {
 			continue // the same key twice (a walker's duplicate)
 		}
 		f := Finding{Finding: it.f, KeyBase64: keyBase64(it.f.Key)}
@@ -626,41 +629,101 @@ type lateItem struct {
 	kind string
 }
 
+// keptRef is a finding on its way to the report, with what orders it:
+// sorting these reads no finding (the findings lie all over the slabs).
+type keptRef struct {
+	score  int64
+	words  [3]uint64 // key bytes after the rule's common prefix, big-endian
+	key    string
+	common int // length of the prefix the keys of the rule share
+	sev    finding.Severity
+	rule   string
+	it     *findItem
+}
+
 // sortFindings orders findings as the report lists them: by severity
 // (highest first), rule (SPEC order), then bytes (largest first) and key.
-// Each (severity, rule) run is sorted on its own, on copies of the ranks
-// that the comparisons read without going to the findings.
-func sortFindings(kept []*findItem) []*findItem {
-	type run struct {
-		sev  finding.Severity
-		rule string
+// It returns the order as indexes into kept, sorting those rather than
+// the refs themselves.
+func sortFindings(kept []keptRef) []int32 {
+	// The keys of a rule often share a long prefix (one family): the 24
+	// bytes after it, as words, settle most comparisons without going to
+	// the keys' bytes. kept comes heap by heap, so a rule's refs are
+	// mostly together.
+	type prefix struct {
+		rule  string
+		first string
+		n     int
 	}
-	type ranked struct {
-		score int64
-		key   string
-		it    *findItem
+	var prefixes []prefix
+	cur := -1
+	for _, k := range kept {
+		if cur < 0 || prefixes[cur].rule != k.rule {
+			cur = slices.IndexFunc(prefixes, func(p prefix) bool { return p.rule == k.rule })
+			if cur < 0 {
+				prefixes = append(prefixes, prefix{k.rule, k.key, len(k.key)})
+				cur = len(prefixes) - 1
+			}
+		}
+		p := &prefixes[cur]
+		p.n = min(p.n, commonPrefix(p.first, k.key))
 	}
-	runs := map[run][]ranked{}
-	for _, it := range kept {
-		r := run{it.f.Severity, it.f.Rule}
-		runs[r] = append(runs[r], ranked{it.score, it.f.Key, it})
-	}
-	order := make([]run, 0, len(runs))
-	for r := range runs {
-		order = append(order, r)
-	}
-	slices.SortFunc(order, func(p, q run) int {
-		return cmp.Or(cmp.Compare(q.sev, p.sev), cmp.Compare(ruleRank(p.rule), ruleRank(q.rule)), strings.Compare(p.rule, q.rule))
-	})
-	out := kept[:0]
-	for _, r := range order {
-		rs := runs[r]
-		slices.SortFunc(rs, func(p, q ranked) int { return cmpRanked(p.score, p.key, q.score, q.key) })
-		for _, x := range rs {
-			out = append(out, x.it)
+	cur = -1
+	for i := range kept {
+		k := &kept[i]
+		if cur < 0 || prefixes[cur].rule != k.rule {
+			cur = slices.IndexFunc(prefixes, func(p prefix) bool { return p.rule == k.rule })
+		}
+		k.common = prefixes[cur].n
+		for w := range k.words {
+			k.words[w] = wordAt(k.key, k.common+8*w)
 		}
 	}
-	return out
+	order := make([]int32, len(kept))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(i, j int32) int {
+		p, q := &kept[i], &kept[j]
+		switch {
+		case p.sev != q.sev:
+			return cmp.Compare(q.sev, p.sev)
+		case p.rule != q.rule:
+			return cmp.Or(cmp.Compare(ruleRank(p.rule), ruleRank(q.rule)), strings.Compare(p.rule, q.rule))
+		case p.score != q.score:
+			return cmp.Compare(q.score, p.score)
+		case p.words != q.words:
+			return cmp.Or(cmp.Compare(p.words[0], q.words[0]), cmp.Compare(p.words[1], q.words[1]), cmp.Compare(p.words[2], q.words[2]))
+		}
+		return strings.Compare(p.key[p.common:], q.key[q.common:])
+	})
+	return order
+}
+
+// commonPrefix is the length of the longest common prefix of a and b.
+func commonPrefix(a, b string) int {
+	n := min(len(a), len(b))
+	for i := 0; i < n; i++ {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return n
+}
+
+// wordAt is s[i:i+8] as a big-endian number, zero-padded past the end of
+// s. When the words of two keys differ, they order the keys as
+// strings.Compare does; equal words (maybe one key ends in zero bytes
+// where the other ends) leave it to the keys.
+func wordAt(s string, i int) uint64 {
+	var w uint64
+	for j := range 8 {
+		w <<= 8
+		if i+j < len(s) {
+			w |= uint64(s[i+j])
+		}
+	}
+	return w
 }
 
 func cmpRanked(aScore int64, aKey string, bScore int64, bKey string) int {

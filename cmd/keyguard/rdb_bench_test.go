@@ -11,7 +11,8 @@ import (
 
 // BenchmarkRDBCommand runs "keyguard rdb --format json" in-process on the
 // file named by KEYGUARD_RDB_BENCH_FILE (bench/rdb-gen.sh writes one) with
-// the registry KEYGUARD_RDB_BENCH_REGISTRY (default: the audit tests').
+// the registry KEYGUARD_RDB_BENCH_REGISTRY (default: the audit tests'),
+// with the extra flags in KEYGUARD_RDB_BENCH_ARGS (e.g. "--max-findings 100").
 func BenchmarkRDBCommand(b *testing.B) {
 	path := os.Getenv("KEYGUARD_RDB_BENCH_FILE")
 	if path == "" {
@@ -29,7 +30,8 @@ func BenchmarkRDBCommand(b *testing.B) {
 	for b.Loop() {
 		var errb bytes.Buffer
 		e := &env{stdin: strings.NewReader(""), stdout: io.Discard, stderr: &errb, getenv: func(string) string { return "" }}
-		if code := run(context.Background(), []string{"rdb", "--registry", reg, "--format", "json", "--fail-on", "never", path}, e); code != 0 {
+		args := append([]string{"rdb", "--registry", reg, "--format", "json", "--fail-on", "never"}, strings.Fields(os.Getenv("KEYGUARD_RDB_BENCH_ARGS"))...)
+		if code := run(context.Background(), append(args, path), e); code != 0 {
 			b.Fatalf("exit %d: %s", code, errb.String())
 		}
 	}
