@@ -2,6 +2,7 @@ package inventory
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -130,11 +131,25 @@ type hotItem struct {
 	db        int
 }
 
+// findItem is a kept finding: finding.Finding's fields but the rule (the
+// list it is kept in says it) and the position (key findings have none),
+// so that 10,000 of them per rule take less room.
 type findItem struct {
-	score  int64
-	hash   uint64 // keyHash(f.Key): the rank among equal scores
-	keyLen int
-	f      finding.Finding
+	score                               int64
+	hash                                uint64 // keyHash(key): the rank among equal scores
+	keyLen                              int32  // of the key before it was cut
+	sev                                 finding.Severity
+	key, template, owner, message, hint string
+}
+
+func newFindItem(f *finding.Finding, score int64, hash uint64, keyLen int) findItem {
+	return findItem{score: score, hash: hash, keyLen: int32(min(keyLen, math.MaxInt32)), sev: f.Severity,
+		key: f.Key, template: f.Template, owner: f.Owner, message: f.Message, hint: f.Hint}
+}
+
+// finding is it as a finding of rule.
+func (it *findItem) finding(rule string) finding.Finding {
+	return finding.Finding{Rule: rule, Severity: it.sev, Key: it.key, Template: it.template, Owner: it.owner, Message: it.message, Hint: it.hint}
 }
 
 type ruleState struct {
@@ -480,12 +495,8 @@ func (a *Aggregator) keep(f *finding.Finding, r *Record, g *group) {
 	if !rs.kept.admits(score, hash, ck) {
 		return
 	}
-	kf := *f
-	kf.Key = a.retainedKey()
-	kf.Template = clip(kf.Template, maxGroupName)
-	kf.Message = clipText(kf.Message)
-	kf.Hint = clipText(kf.Hint)
-	rs.kept.push(findItem{score: score, hash: hash, keyLen: len(r.Key), f: kf})
+	rs.kept.push(findItem{score: score, hash: hash, keyLen: int32(min(len(r.Key), math.MaxInt32)), sev: f.Severity,
+		key: a.retainedKey(), template: clip(f.Template, maxGroupName), owner: f.Owner, message: clipText(f.Message), hint: clipText(f.Hint)})
 }
 
 func (a *Aggregator) rule(id string) *ruleState {

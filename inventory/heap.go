@@ -166,13 +166,13 @@ func (h *findHeap) admits(score int64, hash uint64, key string) bool {
 // push takes x in when it beats the threshold, and reports whether it
 // did.
 func (h *findHeap) push(x findItem) bool {
-	if !h.admits(x.score, x.hash, x.f.Key) {
+	if !h.admits(x.score, x.hash, x.key) {
 		return false
 	}
 	if len(h.h) >= h.room() {
 		h.selectBest()
 	}
-	e := fentry{score: x.score, hash: x.hash, key: x.f.Key, sev: x.f.Severity}
+	e := fentry{score: x.score, hash: x.hash, key: x.key, sev: x.sev}
 	if n := len(h.free); n > 0 {
 		e.idx = h.free[n-1]
 		h.free = h.free[:n-1]

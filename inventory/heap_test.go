@@ -15,7 +15,7 @@ import (
 // findings as a plain heap ordered by findWorse, whatever the order they
 // arrive in, ties included: the kept ranks are the best n of all pushed.
 func TestFindHeapSameAsBHeap(t *testing.T) {
-	worse := func(a, b *findItem) bool { return findWorse(a.score, a.hash, a.f.Key, b.score, b.hash, b.f.Key) }
+	worse := func(a, b *findItem) bool { return findWorse(a.score, a.hash, a.key, b.score, b.hash, b.key) }
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, tt := range []struct{ n, items, scores, keys int }{
 		{0, 10, 5, 5}, {1, 50, 3, 10}, {5, 200, 4, 30}, {20, 1000, 50, 100}, {100, 50, 10, 20}, {64, 5000, 1000, 4000},
@@ -25,7 +25,7 @@ func TestFindHeapSameAsBHeap(t *testing.T) {
 			items := make([]findItem, tt.items)
 			for i := range items {
 				key := "k" + strconv.Itoa(rng.IntN(tt.keys))
-				items[i] = findItem{score: int64(rng.IntN(tt.scores)), hash: keyHash(key), keyLen: i, f: finding.Finding{Key: key}}
+				items[i] = findItem{score: int64(rng.IntN(tt.scores)), hash: keyHash(key), keyLen: int32(i), key: key}
 			}
 			switch order {
 			case "growing":
@@ -44,21 +44,21 @@ func TestFindHeapSameAsBHeap(t *testing.T) {
 			var got []findItem
 			for _, e := range fh.kept() {
 				it := *fh.item(e.idx)
-				if it.score != e.score || it.f.Key != e.key || it.hash != e.hash || it.hash != keyHash(it.f.Key) {
+				if it.score != e.score || it.key != e.key || it.hash != e.hash || it.hash != keyHash(it.key) {
 					t.Fatalf("n=%d: entry %+v out of step with its item %+v", tt.n, e, it)
 				}
 				got = append(got, it)
 			}
 			want := slices.Clone(bh.items)
-			byRank := func(p, q findItem) int { return cmpRanked(p.score, p.f.Key, q.score, q.f.Key) }
+			byRank := func(p, q findItem) int { return cmpRanked(p.score, p.key, q.score, q.key) }
 			slices.SortFunc(got, byRank)
 			slices.SortFunc(want, byRank)
 			if len(got) != len(want) {
 				t.Fatalf("n=%d %s: %d kept, bheap %d", tt.n, order, len(got), len(want))
 			}
 			for i := range got {
-				if got[i].score != want[i].score || got[i].f.Key != want[i].f.Key {
-					t.Fatalf("n=%d %s #%d: %d %q, bheap %d %q", tt.n, order, i, got[i].score, got[i].f.Key, want[i].score, want[i].f.Key)
+				if got[i].score != want[i].score || got[i].key != want[i].key {
+					t.Fatalf("n=%d %s #%d: %d %q, bheap %d %q", tt.n, order, i, got[i].score, got[i].key, want[i].score, want[i].key)
 				}
 			}
 		}
@@ -111,7 +111,7 @@ func TestSortFindings(t *testing.T) {
 	rules := []string{finding.NoTTL, finding.Unregistered, finding.PII, "zz-custom", finding.BigKey}
 	prefixes := []string{"", "tmp_data_2024", "tmp_data_2024\x00", "user:", "\xff\xfe", "a_long_common_prefix_of_a_family_0123456789:"}
 	for round := range 50 {
-		var items []*findItem
+		var items []keptRef
 		for range rng.IntN(300) {
 			key := prefixes[rng.IntN(len(prefixes))] + strconv.Itoa(rng.IntN(50))
 			if rng.IntN(3) == 0 {
@@ -120,24 +120,20 @@ func TestSortFindings(t *testing.T) {
 			if rng.IntN(4) == 0 {
 				key += "\x00"
 			}
-			items = append(items, &findItem{score: int64(rng.IntN(4)), f: finding.Finding{
-				Rule: rules[rng.IntN(len(rules))], Severity: finding.Severity(rng.IntN(3)), Key: key}})
+			items = append(items, keptRef{score: int64(rng.IntN(4)), key: key, sev: finding.Severity(rng.IntN(3)), rule: rules[rng.IntN(len(rules))]})
 		}
 		want := slices.Clone(items)
-		slices.SortStableFunc(want, func(p, q *findItem) int {
-			return cmp.Or(cmp.Compare(q.f.Severity, p.f.Severity), cmp.Compare(ruleRank(p.f.Rule), ruleRank(q.f.Rule)),
-				strings.Compare(p.f.Rule, q.f.Rule), cmp.Compare(q.score, p.score), strings.Compare(p.f.Key, q.f.Key))
+		slices.SortStableFunc(want, func(p, q keptRef) int {
+			return cmp.Or(cmp.Compare(q.sev, p.sev), cmp.Compare(ruleRank(p.rule), ruleRank(q.rule)),
+				strings.Compare(p.rule, q.rule), cmp.Compare(q.score, p.score), strings.Compare(p.key, q.key))
 		})
-		var refs []keptRef
-		for _, it := range items {
-			refs = append(refs, keptRef{score: it.score, key: it.f.Key, sev: it.f.Severity, rule: it.f.Rule, it: it})
-		}
+		refs := slices.Clone(items)
 		order := sortFindings(refs)
 		for i := range want {
-			g, w := refs[order[i]].it, want[i]
-			if g.f.Severity != w.f.Severity || g.f.Rule != w.f.Rule || g.score != w.score || g.f.Key != w.f.Key {
+			g, w := refs[order[i]], want[i]
+			if g.sev != w.sev || g.rule != w.rule || g.score != w.score || g.key != w.key {
 				t.Fatalf("round %d #%d: got %v %s %d %q, want %v %s %d %q", round, i,
-					g.f.Severity, g.f.Rule, g.score, g.f.Key, w.f.Severity, w.f.Rule, w.score, w.f.Key)
+					g.sev, g.rule, g.score, g.key, w.sev, w.rule, w.score, w.key)
 			}
 		}
 	}

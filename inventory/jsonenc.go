@@ -146,6 +146,6 @@ func plain8(s string, i int) bool {
 		uint64(t[4])<<32 | uint64(t[5])<<40 | uint64(t[6])<<48 | uint64(t[7])<<56
 	q := x ^ lsb*'"'
 	bs := x ^ lsb*'\\'
-	bad := (x - lsb*0x20) | (q - lsb) &^ q | (bs - lsb) &^ bs | x
+	bad := (x - lsb*0x20) | (q-lsb)&^q | (bs-lsb)&^bs | x
 	return bad&msb == 0
 }

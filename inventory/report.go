@@ -496,23 +496,23 @@ func (a *Aggregator) Report(meta Meta) *Report {
 			return // no zero rows: a rule is in by_rule only when it found something
 		}
 		for i := range items {
-			items[i].hash = keyHash(items[i].f.Key)
+			items[i].hash = keyHash(items[i].key)
 		}
 		// The order of the heaps (findWorse), best first, so that the
 		// cut keeps what a heap would have kept.
 		slices.SortFunc(items, func(p, q lateItem) int {
 			switch {
-			case findWorse(q.score, q.hash, q.f.Key, p.score, p.hash, p.f.Key):
+			case findWorse(q.score, q.hash, q.key, p.score, p.hash, p.key):
 				return -1
-			case findWorse(p.score, p.hash, p.f.Key, q.score, q.hash, q.f.Key):
+			case findWorse(p.score, p.hash, p.key, q.score, q.hash, q.key):
 				return 1
 			}
 			return 0
 		})
 		count[id] += int64(len(items))
 		for _, it := range items {
-			sev[it.f.Severity]++
-			if g := groupOf(it.kind, it.f.Template); g != nil {
+			sev[it.sev]++
+			if g := groupOf(it.kind, it.template); g != nil {
 				g.Findings++
 			}
 		}
@@ -521,7 +521,7 @@ func (a *Aggregator) Report(meta Meta) *Report {
 		}
 		for i := range items {
 			it := &items[i].findItem
-			kept = append(kept, keptRef{score: it.score, key: it.f.Key, sev: it.f.Severity, rule: id, it: it})
+			kept = append(kept, keptRef{score: it.score, key: it.key, sev: it.sev, rule: id, it: it})
 		}
 	}
 	late(finding.HotKey, a.hotFindings())
@@ -536,12 +536,12 @@ func (a *Aggregator) Report(meta Meta) *Report {
 		if prev := &kept[order[max(i-1, 0)]]; i > 0 && prev.rule == r.rule && prev.key == r.key && prev.it.keyLen == it.keyLen {
 			continue // the same key twice (a walker's duplicate)
 		}
-		f := Finding{Finding: it.f, KeyBase64: keyBase64(it.f.Key)}
-		if it.keyLen > len(it.f.Key) {
-			f.KeyLen = it.keyLen
+		f := Finding{Finding: it.finding(r.rule), KeyBase64: keyBase64(it.key)}
+		if int(it.keyLen) > len(it.key) {
+			f.KeyLen = int(it.keyLen)
 		}
 		rep.Findings = append(rep.Findings, f)
-		listed[it.f.Rule]++
+		listed[r.rule]++
 	}
 	var total int64
 	for id, n := range count {
@@ -748,7 +748,7 @@ func (a *Aggregator) hotFindings() []lateItem {
 			f.Message += "; its template declares hot-key protection"
 			f.Hint = ""
 		}
-		out = append(out, lateItem{findItem{score: int64(h.freq), keyLen: h.keyLen, f: f}, h.kind})
+		out = append(out, lateItem{newFindItem(&f, int64(h.freq), 0, h.keyLen), h.kind})
 	}
 	return out
 }
@@ -763,7 +763,7 @@ func (a *Aggregator) mixedFindings() []lateItem {
 		for _, m := range g.fields.analyze() {
 			f := finding.Finding{Rule: finding.MixedSchema, Severity: finding.Error, Key: m.key, Template: g.name, Owner: g.owner,
 				Message: clipText(m.message()), Hint: mixedHint}
-			out = append(out, lateItem{findItem{score: m.bytes, keyLen: len(m.key), f: f}, g.kind})
+			out = append(out, lateItem{newFindItem(&f, m.bytes, 0, len(m.key)), g.kind})
 		}
 	}
 	for i := range a.entries {
