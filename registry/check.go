@@ -2,6 +2,7 @@ package registry
 
 import (
 	"fmt"
+	"math/bits"
 	"strings"
 
 	"github.com/keyguard/keyguard/finding"
@@ -86,8 +87,31 @@ func (c *Checker) CheckEntry(key string, e *Entry, emit func(finding.Finding)) R
 // flag: a placeholder value is a substring of the key, and a substring's
 // digit runs are no longer than the key's.
 func quietValues(key string) bool {
-	run := 0
-	for i := 0; i < len(key); i++ {
+	run := 0 // digits that end what was scanned
+	i := 0
+	for ; i+8 <= len(key); i += 8 {
+		t := key[i : i+8]
+		x := uint64(t[0]) | uint64(t[1])<<8 | uint64(t[2])<<16 | uint64(t[3])<<24 |
+			uint64(t[4])<<32 | uint64(t[5])<<40 | uint64(t[6])<<48 | uint64(t[7])<<56
+		if noisy8(x) {
+			return false
+		}
+		// x is printable ASCII: a digit byte is one of 0x30..0x39.
+		const lsb, msb = 0x0101010101010101, 0x8080808080808080
+		digit := ((x | msb) - lsb*0x30) &^ ((x | msb) - lsb*0x3a) & msb
+		if digit == msb {
+			if run += 8; run >= 11 {
+				return false
+			}
+			continue
+		}
+		other := ^digit & msb // bit 8k+7: byte k is not a digit
+		if run+(bits.TrailingZeros64(other)-7)/8 >= 11 {
+			return false
+		}
+		run = bits.LeadingZeros64(other) / 8
+	}
+	for ; i < len(key); i++ {
 		switch quietClass[key[i]] {
 		case 0:
 			run = 0
@@ -100,6 +124,18 @@ func quietValues(key string) bool {
 		}
 	}
 	return true
+}
+
+// noisy8 reports whether one of the eight bytes of x is one quietClass
+// calls 2 (the usual SWAR tests: a byte below, above or equal to a value
+// leaves a top bit).
+func noisy8(x uint64) bool {
+	const lsb, msb = 0x0101010101010101, 0x8080808080808080
+	eq := func(c uint64) uint64 { t := x ^ lsb*c; return (t - lsb) &^ t }
+	low := (x - lsb*0x21) &^ x             // a byte below '!' (or x has a byte >= 0x80, caught next)
+	high := (x&^msb + lsb*(0x80-0x7f)) | x // a byte >= 0x7f
+	quote := eq('"') | eq('\'') | eq('`') | eq('{') | eq('}') | eq('@')
+	return (low|high|quote)&msb != 0
 }
 
 // quietClass classifies a byte for quietValues: 0 quiet, 1 a digit, 2 a

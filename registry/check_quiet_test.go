@@ -50,3 +50,25 @@ func FuzzQuietValues(f *testing.F) {
 		}
 	})
 }
+
+// TestQuietValuesRandom compares quietValues with its spelled-out form on
+// keys drawn from digits and the bytes each branch looks at, at every
+// alignment of digit runs across 8-byte words.
+func TestQuietValuesRandom(t *testing.T) {
+	const alphabet = "0123456789012345678901234567890123456789abcXYZ:_-\"'`{}@ \x00\x1f\x7f\x80\xff~!/"
+	seed := uint64(1)
+	next := func(n int) int {
+		seed = seed*6364136223846793005 + 1442695040888963407
+		return int(seed>>33) % n
+	}
+	for range 200000 {
+		b := make([]byte, next(41))
+		for i := range b {
+			b[i] = alphabet[next(len(alphabet))]
+		}
+		k := string(b)
+		if got, want := quietValues(k), quietValuesSpelled(k); got != want {
+			t.Fatalf("quietValues(%q) = %v, want %v", k, got, want)
+		}
+	}
+}
