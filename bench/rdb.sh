@@ -17,7 +17,8 @@
 #   keyguard                default GOMAXPROCS: decoder and aggregator in parallel
 #   keyguard P=1 --max-findings 100   the same with 100 listed findings per rule
 #                           instead of 10,000: what memory the report takes
-# with wall time, MB/s (file bytes / wall), user+sys CPU and peak RSS.
+# with wall time (date, in ns, around /usr/bin/time), MB/s and MiB/s
+# (file bytes / wall), user+sys CPU and peak RSS.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -35,21 +36,24 @@ go build -o "$dir/keyguard" ./cmd/keyguard
 measure() {
 	local label=$1 file=$2
 	shift 2
-	local log
+	local log t0 t1
 	log=$(mktemp)
+	t0=$(date +%s%N)
 	/usr/bin/time -v "$@" 2>"$log" >/dev/null || {
 		echo "rdb.sh: $label failed:" >&2
 		cat "$log" >&2
 		exit 2
 	}
-	awk -v label="$label" -v bytes="$(stat -c %s "$file")" -F': ' '
-		/Elapsed \(wall clock\)/ { n = split($2, t, ":"); wall = (n == 3) ? t[1] * 3600 + t[2] * 60 + t[3] : t[1] * 60 + t[2] }
+	t1=$(date +%s%N)
+	# Wall time from date (ns; /usr/bin/time rounds to 10 ms), the rest
+	# from /usr/bin/time.
+	awk -v label="$label" -v bytes="$(stat -c %s "$file")" -v ns="$((t1 - t0))" -F': ' '
 		/User time/ { user = $2 }
 		/System time/ { sys = $2 }
 		/Maximum resident set size/ { rss = $2 }
 		END {
-			mbs = (wall > 0) ? bytes / 1048576 / wall : 0
-			printf "| %s | %.2f | %.0f | %.2f | %.1f |\n", label, wall, mbs, user + sys, rss / 1024
+			wall = ns / 1e9
+			printf "| %s | %.3f | %.0f | %.0f | %.2f | %.1f |\n", label, wall, bytes / 1e6 / wall, bytes / 1048576 / wall, user + sys, rss / 1024
 		}' "$log"
 	rm -f "$log"
 }
@@ -62,8 +66,8 @@ for n in "${sizes[@]}"; do
 	echo
 	echo "## $n keys, $bytes bytes ($((bytes / 1048576)) MiB): $file"
 	echo
-	echo "| command | wall s | MB/s | CPU s | peak RSS MiB |"
-	echo "|---|---|---|---|---|"
+	echo "| command | wall s | MB/s (10⁶ B) | MiB/s | CPU s | peak RSS MiB |"
+	echo "|---|---|---|---|---|---|"
 	cat "$file" >/dev/null
 	for _ in $(seq "$repeat"); do
 		measure "cat" "$file" cat "$file"
