@@ -16,8 +16,9 @@
 # redis-cli --pipe into throwaway servers on free loopback ports (for the
 # Cluster, one file per master's slot range). Each repetition runs a, b, c
 # back to back; the table gives the median and the best wall time, the
-# largest peak RSS (/usr/bin/time -v; for the Cluster, (a) is three
-# redis-cli processes in parallel) and the median CPU seconds the
+# largest peak RSS (/usr/bin/time -v; for the Cluster, (a) is run twice:
+# three redis-cli one after the other, and three in parallel) and the
+# median CPU seconds the
 # server(s) spent (INFO cpu), which does not depend on what else the
 # machine is doing.
 set -euo pipefail
@@ -115,7 +116,12 @@ table() { # KIND PORTS...
 	echo "|---|---|---|---|---|---|"
 	local base
 	base=$(awk '{print $1}' "$work/b" | median)
-	row a "(a) redis-cli --memkeys" "$base"
+	if [ -s "$work/s" ]; then
+		row s "(a) redis-cli --memkeys, node after node" "$base"
+		row a "(a) redis-cli --memkeys, all nodes in parallel" "$base"
+	else
+		row a "(a) redis-cli --memkeys" "$base"
+	fi
 	row b "(b) bare pipelined SCAN+TYPE+PTTL+MEMORY USAGE" "$base"
 	row c "(c) keyguard audit --format json" "$base"
 	echo
@@ -174,9 +180,12 @@ rm -f "$work"/keys.*
 total=0
 for p in "${cports[@]}"; do total=$((total + $(redis-cli -p "$p" dbsize))); done
 echo "cluster dbsize $total" >&2
-rm -f "$work/a" "$work/b" "$work/c"
+rm -f "$work/a" "$work/b" "$work/c" "$work/s"
 for i in $(seq "$REPS"); do
 	echo "cluster repetition $i/$REPS..." >&2
+	# redis-cli --memkeys walks one node: a Cluster takes one run per
+	# master, one after the other (what one redis-cli does) or all at once.
+	measure s "${cports[*]}" bash -c "for p in ${cports[*]}; do redis-cli -p \$p --memkeys >/dev/null; done"
 	measure a "${cports[*]}" bash -c "for p in ${cports[*]}; do redis-cli -p \$p --memkeys >/dev/null & done; wait"
 	measure b "${cports[*]}" "$work/auditbare" -cluster -addr "127.0.0.1:${cports[0]}"
 	measure c "${cports[*]}" "$work/keyguard" audit --registry "$registry" --cluster --redis "redis://127.0.0.1:${cports[0]}" --format json --out "$work/c.json" --fail-on never
