@@ -127,13 +127,18 @@ func TestSortFindings(t *testing.T) {
 			return cmp.Or(cmp.Compare(q.sev, p.sev), cmp.Compare(ruleRank(p.rule), ruleRank(q.rule)),
 				strings.Compare(p.rule, q.rule), cmp.Compare(q.score, p.score), strings.Compare(p.key, q.key))
 		})
-		refs := slices.Clone(items)
-		order := sortFindings(refs)
-		for i := range want {
-			g, w := refs[order[i]], want[i]
-			if g.sev != w.sev || g.rule != w.rule || g.score != w.score || g.key != w.key {
-				t.Fatalf("round %d #%d: got %v %s %d %q, want %v %s %d %q", round, i,
-					g.sev, g.rule, g.score, g.key, w.sev, w.rule, w.score, w.key)
+		// As Report builds it, one block per rule (severities mixed in a
+		// block), and in any order (the fallback).
+		grouped := slices.Clone(items)
+		slices.SortStableFunc(grouped, func(p, q keptRef) int { return strings.Compare(p.rule, q.rule) })
+		for _, refs := range [][]keptRef{grouped, slices.Clone(items)} {
+			order := sortFindings(refs)
+			for i := range want {
+				g, w := refs[order[i]], want[i]
+				if g.sev != w.sev || g.rule != w.rule || g.score != w.score || g.key != w.key {
+					t.Fatalf("round %d #%d: got %v %s %d %q, want %v %s %d %q", round, i,
+						g.sev, g.rule, g.score, g.key, w.sev, w.rule, w.score, w.key)
+				}
 			}
 		}
 	}

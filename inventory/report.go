@@ -643,48 +643,49 @@ type keptRef struct {
 
 // sortFindings orders findings as the report lists them: by severity
 // (highest first), rule (SPEC order), then bytes (largest first) and key.
-// It returns the order as indexes into kept, sorting those rather than
-// the refs themselves.
+// It returns the order as indexes into kept, which it reorders.
 func sortFindings(kept []keptRef) []int32 {
 	// The keys of a rule often share a long prefix (one family): the 24
 	// bytes after it, as words, settle most comparisons without going to
-	// the keys' bytes. kept comes heap by heap, so a rule's refs are
-	// mostly together.
+	// the keys' bytes. kept comes rule by rule (heap by heap).
+	type block struct {
+		lo, hi int
+		rule   string
+	}
+	var blocks []block
+	for i, k := range kept {
+		if n := len(blocks); n > 0 && blocks[n-1].rule == k.rule {
+			blocks[n-1].hi = i + 1
+		} else {
+			blocks = append(blocks, block{i, i + 1, k.rule})
+		}
+	}
 	type prefix struct {
-		rule  string
 		first string
 		n     int
 	}
-	var prefixes []prefix
-	cur := -1
-	for _, k := range kept {
-		if cur < 0 || prefixes[cur].rule != k.rule {
-			cur = slices.IndexFunc(prefixes, func(p prefix) bool { return p.rule == k.rule })
-			if cur < 0 {
-				prefixes = append(prefixes, prefix{k.rule, k.key, len(k.key)})
-				cur = len(prefixes) - 1
+	common := map[string]*prefix{} // by rule: the words are compared within a rule
+	for _, b := range blocks {
+		p := common[b.rule]
+		if p == nil {
+			p = &prefix{kept[b.lo].key, len(kept[b.lo].key)}
+			common[b.rule] = p
+		}
+		for _, k := range kept[b.lo:b.hi] {
+			p.n = min(p.n, commonPrefix(p.first, k.key))
+		}
+	}
+	for _, b := range blocks {
+		n := common[b.rule].n
+		for i := b.lo; i < b.hi; i++ {
+			k := &kept[i]
+			k.common = n
+			for w := range k.words {
+				k.words[w] = wordAt(k.key, n+8*w)
 			}
 		}
-		p := &prefixes[cur]
-		p.n = min(p.n, commonPrefix(p.first, k.key))
 	}
-	cur = -1
-	for i := range kept {
-		k := &kept[i]
-		if cur < 0 || prefixes[cur].rule != k.rule {
-			cur = slices.IndexFunc(prefixes, func(p prefix) bool { return p.rule == k.rule })
-		}
-		k.common = prefixes[cur].n
-		for w := range k.words {
-			k.words[w] = wordAt(k.key, k.common+8*w)
-		}
-	}
-	order := make([]int32, len(kept))
-	for i := range order {
-		order[i] = int32(i)
-	}
-	slices.SortFunc(order, func(i, j int32) int {
-		p, q := &kept[i], &kept[j]
+	byRank := func(p, q *keptRef) int {
 		switch {
 		case p.sev != q.sev:
 			return cmp.Compare(q.sev, p.sev)
@@ -696,7 +697,50 @@ func sortFindings(kept []keptRef) []int32 {
 			return cmp.Or(cmp.Compare(p.words[0], q.words[0]), cmp.Compare(p.words[1], q.words[1]), cmp.Compare(p.words[2], q.words[2]))
 		}
 		return strings.Compare(p.key[p.common:], q.key[q.common:])
+	}
+	order := make([]int32, len(kept))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	seen := map[string]bool{}
+	for _, b := range blocks {
+		if seen[b.rule] {
+			// A rule in two blocks (not how Report builds kept): sort the
+			// whole list at once.
+			slices.SortFunc(order, func(i, j int32) int { return byRank(&kept[i], &kept[j]) })
+			return order
+		}
+		seen[b.rule] = true
+	}
+	// Each block in place (a block's refs are together in memory, a sort
+	// of indexes would jump around), then its severity runs in report
+	// order.
+	type run struct {
+		lo, hi int
+		sev    finding.Severity
+		rule   string
+	}
+	var runs []run
+	for _, b := range blocks {
+		blk := kept[b.lo:b.hi]
+		slices.SortFunc(blk, func(p, q keptRef) int { return byRank(&p, &q) })
+		for i := range blk {
+			if n := len(runs); n > 0 && runs[n-1].hi == b.lo+i && runs[n-1].sev == blk[i].sev && runs[n-1].rule == b.rule {
+				runs[n-1].hi++
+			} else {
+				runs = append(runs, run{b.lo + i, b.lo + i + 1, blk[i].sev, b.rule})
+			}
+		}
+	}
+	slices.SortFunc(runs, func(p, q run) int {
+		return cmp.Or(cmp.Compare(q.sev, p.sev), cmp.Compare(ruleRank(p.rule), ruleRank(q.rule)), strings.Compare(p.rule, q.rule))
 	})
+	order = order[:0]
+	for _, r := range runs {
+		for i := r.lo; i < r.hi; i++ {
+			order = append(order, int32(i))
+		}
+	}
 	return order
 }
 
