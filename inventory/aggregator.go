@@ -39,6 +39,7 @@ type Aggregator struct {
 	rules     map[string]*ruleState
 	hint      *FieldHint // made by FieldHint; nil until then
 	msgs      map[msgKey]string
+	recent    [4]recentRule // the rule states last looked up
 
 	// per-record scratch
 	rec     *Record
@@ -500,12 +501,26 @@ func (a *Aggregator) keep(f *finding.Finding, r *Record, g *group) {
 }
 
 func (a *Aggregator) rule(id string) *ruleState {
+	// The rule IDs are a few constants: a short list of the last ones
+	// used answers without hashing the ID.
+	for i := range a.recent {
+		if r := &a.recent[i]; r.rs != nil && r.id == id {
+			return r.rs
+		}
+	}
 	rs := a.rules[id]
 	if rs == nil {
 		rs = &ruleState{kept: newFindHeap(a.opts.MaxFindings)}
 		a.rules[id] = rs
 	}
+	copy(a.recent[1:], a.recent[:])
+	a.recent[0] = recentRule{id, rs}
 	return rs
+}
+
+type recentRule struct {
+	id string
+	rs *ruleState
 }
 
 // retainedKey is the current record's key, cut and copied once, so that a
