@@ -87,45 +87,34 @@ func appendFindingJSON(b []byte, f *Finding) []byte {
 	b = appendJSONString(b, f.Rule)
 	b = appendField(b, "severity")
 	b = appendJSONString(b, f.Severity.String())
-	if f.Key != "" {
-		b = appendField(b, "key")
-		b = appendJSONString(b, f.Key)
-	}
-	if f.Template != "" {
-		b = appendField(b, "template")
-		b = appendJSONString(b, f.Template)
-	}
-	if f.Owner != "" {
-		b = appendField(b, "owner")
-		b = appendJSONString(b, f.Owner)
-	}
+	b = appendStringField(b, "key", f.Key)
+	b = appendStringField(b, "template", f.Template)
+	b = appendStringField(b, "owner", f.Owner)
 	b = appendField(b, "message")
 	b = appendJSONString(b, f.Message)
-	if f.Hint != "" {
-		b = appendField(b, "hint")
-		b = appendJSONString(b, f.Hint)
-	}
-	if f.File != "" {
-		b = appendField(b, "file")
-		b = appendJSONString(b, f.File)
-	}
-	if f.Line != 0 {
-		b = appendField(b, "line")
-		b = strconv.AppendInt(b, int64(f.Line), 10)
-	}
-	if f.Column != 0 {
-		b = appendField(b, "column")
-		b = strconv.AppendInt(b, int64(f.Column), 10)
-	}
-	if f.KeyBase64 != "" {
-		b = appendField(b, "key_base64")
-		b = appendJSONString(b, f.KeyBase64)
-	}
-	if f.KeyLen != 0 {
-		b = appendField(b, "key_len")
-		b = strconv.AppendInt(b, int64(f.KeyLen), 10)
-	}
+	b = appendStringField(b, "hint", f.Hint)
+	b = appendStringField(b, "file", f.File)
+	b = appendIntField(b, "line", f.Line)
+	b = appendIntField(b, "column", f.Column)
+	b = appendStringField(b, "key_base64", f.KeyBase64)
+	b = appendIntField(b, "key_len", f.KeyLen)
 	return append(b, "\n    }"...)
+}
+
+// appendStringField appends a string field unless v is empty (omitempty).
+func appendStringField(b []byte, name, v string) []byte {
+	if v == "" {
+		return b
+	}
+	return appendJSONString(appendField(b, name), v)
+}
+
+// appendIntField appends an int field unless v is 0 (omitempty).
+func appendIntField(b []byte, name string, v int) []byte {
+	if v == 0 {
+		return b
+	}
+	return strconv.AppendInt(appendField(b, name), int64(v), 10)
 }
 
 // appendField starts the next field of a finding (never the first).

@@ -52,15 +52,7 @@ func TestLookupAgreesWithScan(t *testing.T) {
 				}
 			}
 			for _, k := range keys {
-				want := -1
-				for i, tpl := range ts {
-					if tpl.Matches(k) && (want < 0 || m.rankOf[i] < m.rankOf[want]) {
-						want = i
-					}
-				}
-				if got := m.Lookup(k); got != want {
-					t.Errorf("Lookup(%q) = %d (%s), want %d (%s)", k, got, nameOf(ts, got), want, nameOf(ts, want))
-				}
+				checkLookup(t, m, ts, k)
 			}
 		})
 	}
@@ -86,15 +78,22 @@ func FuzzMatcherLayout(f *testing.F) {
 			keys = append(keys, tpl.Example())
 		}
 		for _, k := range keys {
-			want := -1
-			for i, tpl := range ts {
-				if tpl.Matches(k) && (want < 0 || m.rankOf[i] < m.rankOf[want]) {
-					want = i
-				}
-			}
-			if got := m.Lookup(k); got != want {
-				t.Fatalf("Lookup(%q) = %d (%s), want %d (%s)", k, got, nameOf(ts, got), want, nameOf(ts, want))
-			}
+			checkLookup(t, m, ts, k)
 		}
 	})
+}
+
+// checkLookup holds m.Lookup(k) to a scan of the templates: the matching
+// template of lowest rank.
+func checkLookup(t *testing.T, m *Matcher, ts []*Template, k string) {
+	t.Helper()
+	want := -1
+	for i, tpl := range ts {
+		if tpl.Matches(k) && (want < 0 || m.rankOf[i] < m.rankOf[want]) {
+			want = i
+		}
+	}
+	if got := m.Lookup(k); got != want {
+		t.Errorf("Lookup(%q) = %d (%s), want %d (%s)", k, got, nameOf(ts, got), want, nameOf(ts, want))
+	}
 }
