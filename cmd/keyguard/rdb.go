@@ -250,10 +250,10 @@ const (
 // one arena, so the decoder copies them without an allocation per name.
 //
 // The keys of a batch share one buffer too: keys holds them end to end
-// and each Record.Key is a slice of it, one allocation per batch instead
-// of one per key. A strings.Builder only appends, so the keys handed out
-// stay unchanged; the aggregator copies what it keeps (findings, top
-// lists, samples, examples), so a batch's buffer is freed with the batch.
+// and each Record.Key is a view of it. Batches go round between the
+// decoder and the aggregators with their buffers (see reset): the
+// aggregator copies what it keeps (findings, top lists, samples,
+// examples), so no string outlives the batch it came in.
 type rdbBatch struct {
 	recs     []inventory.Record
 	keys     []byte // the records' keys, back to back
