@@ -496,8 +496,9 @@ func (a *Aggregator) keep(f *finding.Finding, r *Record, g *group) {
 	if !rs.kept.admits(score, hash, ck) {
 		return
 	}
-	rs.kept.push(findItem{score: score, hash: hash, keyLen: int32(min(len(r.Key), math.MaxInt32)), sev: f.Severity,
-		key: a.retainedKey(), template: clip(f.Template, maxGroupName), owner: f.Owner, message: clipText(f.Message), hint: clipText(f.Hint)})
+	it := newFindItem(f, score, hash, len(r.Key))
+	it.key, it.template, it.message, it.hint = a.retainedKey(), clip(f.Template, maxGroupName), clipText(f.Message), clipText(f.Hint)
+	rs.kept.push(it)
 }
 
 func (a *Aggregator) rule(id string) *ruleState {
