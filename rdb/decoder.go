@@ -837,7 +837,6 @@ func (d *Decoder) readLPCount() (lpCount, error) {
 	return c, nil
 }
 
-// readKey reads the key (next has a fast path for short ones).
 // look sets what is looked for in the next value: what the options say,
 // or nothing.
 func (d *Decoder) look(yes bool) {
@@ -849,6 +848,7 @@ func (d *Decoder) look(yes bool) {
 	d.needNames = d.fieldSample > 0 || d.watch
 }
 
+// readKey reads the key (next has a fast path for short ones).
 func (d *Decoder) readKey() error {
 	var err error
 	d.key, d.rec.KeyLen, _, err = d.readStr(d.key[:0], d.opts.MaxBlobBytes)
