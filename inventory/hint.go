@@ -39,12 +39,13 @@ func (a *Aggregator) FieldHint() *FieldHint {
 }
 
 // MayNeedFields reports whether the Aggregator may ask for the field names
-// (and the __ns__ field) of key, whose template is e (nil: unregistered —
-// always yes: the families of unregistered keys are found by the
-// Aggregator alone).
+// of key, whose template is e (nil: unregistered — always yes: the
+// families of unregistered keys are found by the Aggregator alone). The
+// __ns__ field of guarded hashes is another matter: NeedsNS asks for it
+// from every key of a guarded template.
 func (h *FieldHint) MayNeedFields(key string, e *registry.Entry) bool {
-	if e == nil || e.Guard {
-		return true // guarded hashes: __ns__ is read from every key
+	if e == nil {
+		return true
 	}
 	if !fieldType(e.Type) || len(key) > maxSampleKey {
 		return false

@@ -100,13 +100,25 @@ type Options struct {
 	// SkipChecksum turns off CRC64 verification.
 	SkipChecksum bool
 	// Look, when set, is called with each key (valid only during the
-	// call) before its value is read. When it returns false, the record's
-	// hash field names are not sampled, its watched fields are not looked
-	// for and no JSON keys are collected: the value is only counted and
-	// measured, which is faster. A caller that needs names for a few keys
-	// only (a sample) says which here.
-	Look func(key []byte) bool
+	// call) before its value is read, and says what to look for in the
+	// value: LookNames (sample hash field names, collect JSON keys),
+	// LookWatched (capture the watched hash fields), both, or nothing —
+	// the value is then only counted and measured, which is faster. A
+	// caller that needs names for a few keys only (a sample), or watched
+	// fields of some keys only, says which here. Without Look, every
+	// value is looked into as the options say.
+	Look func(key []byte) Look
 }
+
+// Look says what the decoder looks for in a value (Options.Look).
+type Look uint8
+
+// What Options.Look can ask for.
+const (
+	LookNames   Look = 1 << iota // hash field names (FieldSample) and JSON keys (JSONKeys)
+	LookWatched                  // the values of the WatchFields a hash has
+	LookAll     = LookNames | LookWatched
+)
 
 // Decoder reads an RDB file one key at a time.
 type Decoder struct {
@@ -191,7 +203,7 @@ func NewDecoder(r io.Reader, opts Options) *Decoder {
 	}
 	d := &Decoder{opts: opts, watchBuf: make([][]byte, len(opts.WatchFields))}
 	d.rd.init(r, opts.SkipChecksum)
-	d.look(true)
+	d.look(LookAll)
 	for _, w := range opts.WatchFields {
 		if w == "" {
 			d.watchEmpty = true
@@ -838,12 +850,14 @@ func (d *Decoder) readLPCount() (lpCount, error) {
 }
 
 // look sets what is looked for in the next value: what the options say,
-// or nothing.
-func (d *Decoder) look(yes bool) {
-	if yes {
-		d.fieldSample, d.jsonKeys, d.watch = d.opts.FieldSample, d.opts.JSONKeys, len(d.opts.WatchFields) > 0
-	} else {
-		d.fieldSample, d.jsonKeys, d.watch = 0, 0, false
+// as far as l asks for it.
+func (d *Decoder) look(l Look) {
+	d.fieldSample, d.jsonKeys, d.watch = 0, 0, false
+	if l&LookNames != 0 {
+		d.fieldSample, d.jsonKeys = d.opts.FieldSample, d.opts.JSONKeys
+	}
+	if l&LookWatched != 0 {
+		d.watch = len(d.opts.WatchFields) > 0
 	}
 	d.needNames = d.fieldSample > 0 || d.watch
 }

@@ -417,19 +417,23 @@ func (s *rdbScan) file(ctx context.Context, in *rdbInput, hints []*inventory.Fie
 	// AddEntry: done on the decoder's side because the registry is safe
 	// for concurrent use and the aggregators are the slower side.
 	var entry *registry.Entry
-	look := func(key []byte) bool {
+	look := func(key []byte) rdb.Look {
 		k := unsafe.String(unsafe.SliceData(key), len(key)) // not kept: Lookup keeps nothing
 		entry = nil
 		if len(s.match) > 0 && !globMatch(s.match, key) {
-			return false // skipped below
+			return 0 // skipped below
 		}
 		entry = s.reg.Lookup(k)
+		var l rdb.Look
+		if entry != nil && entry.Guard {
+			l = rdb.LookWatched // NeedsNS: the __ns__ of every guarded hash
+		}
 		for _, h := range hints {
 			if h.MayNeedFields(k, entry) {
-				return true
+				return l | rdb.LookNames
 			}
 		}
-		return false // no aggregator will ask for its field names
+		return l // no aggregator will ask for its field names
 	}
 	dec := rdb.NewDecoder(in, rdb.Options{
 		FieldSample: 33, // 32 names besides __ns__, as the audit's HRANDFIELD key 32
