@@ -452,42 +452,6 @@ func scan(key string, sep byte, h uint64) (n int, word, hash uint64) {
 	}
 }
 
-// cut is scan without the hash (the same loop: a shared helper is not
-// inlined and costs a few ns per key).
-func cut(key string, sep byte) (n int, word uint64) {
-	sepw := lsb * uint64(sep)
-	for i := 0; ; i += 8 {
-		var c uint64
-		avail := len(key) - i
-		switch {
-		case avail >= 8:
-			c = load64(key, i)
-		case len(key) >= 8:
-			c = load64(key, len(key)-8) >> (64 - 8*uint(avail))
-		default:
-			for j := len(key) - 1; j >= i; j-- {
-				c = c<<8 | uint64(key[j])
-			}
-		}
-		x := c ^ sepw
-		z := (x - lsb) &^ x & msb // flags every byte equal to sep, maybe bytes after one
-		if avail < 8 {
-			z &= 1<<(8*uint(avail)) - 1
-		}
-		if z != 0 { // the lowest flag is the first separator
-			k := bits.TrailingZeros64(z) >> 3
-			c &= 1<<(8*uint(k)) - 1
-			avail = k
-		}
-		if i == 0 {
-			word = c
-		}
-		if avail < 8 {
-			return i + avail, word
-		}
-	}
-}
-
 // load64 reads key[i:i+8] little-endian (one load once compiled).
 func load64(key string, i int) uint64 {
 	s := key[i : i+8]
@@ -571,7 +535,7 @@ func (m *Matcher) step(t *target, rest string, last bool, best *int32) {
 func (m *Matcher) matchTail(t *target, key string, best *int32) {
 	nl, np := 0, 0
 	for i, op := range t.tail.ops {
-		k, w := cut(key, m.sep)
+		k, w, _ := scan(key, m.sep, 0)
 		if op == patOp {
 			if !m.runs[t.tail.runs[np&1]].match(key[:k]) {
 				return
