@@ -155,7 +155,7 @@ func (it *findItem) finding(rule string) finding.Finding {
 
 type ruleState struct {
 	count int64
-	kept  findHeap
+	kept  findTop
 }
 
 func topWorse(a, b *topItem) bool { return rankedWorse(a.bytes, a.key, b.bytes, b.key) }
@@ -511,7 +511,7 @@ func (a *Aggregator) rule(id string) *ruleState {
 	}
 	rs := a.rules[id]
 	if rs == nil {
-		rs = &ruleState{kept: newFindHeap(a.opts.MaxFindings)}
+		rs = &ruleState{kept: newFindTop(a.opts.MaxFindings)}
 		a.rules[id] = rs
 	}
 	copy(a.recent[1:], a.recent[:])

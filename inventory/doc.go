@@ -15,7 +15,7 @@
 // rest are counted in one group named "(other)" and the report says so),
 // TTL quantiles come from a fixed log-bucket histogram per group (p50 is
 // approximate, within 12.5%; min and max are exact), top keys, hot keys and
-// findings are bounded heaps, and mixed-schema works from a bounded sample
+// findings are bounded lists, and mixed-schema works from a bounded sample
 // of field names per template (NeedsFields remembers at most 4,096 keys it
 // asked for until they are added). Retained key names are cut at 1 KiB (the
 // report then carries key_len). Everything kept is a copy: a walker may

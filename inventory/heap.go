@@ -92,9 +92,9 @@ func rankedWorse(aScore int64, aKey string, bScore int64, bKey string) bool {
 	return aKey > bKey
 }
 
-// fentry is a finding heap's entry: the rank of a kept finding and where
-// it lives in the slab. Swapping these (40 bytes) is what keeps the heap
-// ordered; the findings themselves (about 180 bytes) never move.
+// fentry is an entry of a findTop: the rank of a kept finding and where
+// it lives in the slab. Selections move these (40 bytes); the findings
+// themselves (104 bytes) never move.
 type fentry struct {
 	score int64
 	hash  uint64 // keyHash(key)
@@ -119,7 +119,7 @@ func findWorse(aScore int64, aHash uint64, aKey string, bScore int64, bHash uint
 	return aKey > bKey
 }
 
-// findHeap keeps the best n findings of a rule (by findWorse). It is not
+// findTop keeps the best n findings of a rule (by findWorse). It is not
 // a heap: entries of the findings taken in go to a buffer with room for
 // half as many again, and when the buffer fills, a selection keeps the
 // best n and the n-th best becomes the threshold a finding must beat to
@@ -128,7 +128,7 @@ func findWorse(aScore int64, aHash uint64, aKey string, bScore int64, bHash uint
 // worst kept one: a heap re-sorted ~13 levels for each, this does a few
 // comparisons per finding. The findings (about 180 bytes) stay in a slab
 // whose slots are reused; only the entries (40 bytes) move.
-type findHeap struct {
+type findTop struct {
 	n      int
 	slab   [][]findItem // the findings of the entries, in no order, in chunks of slabChunk
 	size   int          // slots used in slab
@@ -138,25 +138,25 @@ type findHeap struct {
 	cut    bool         // thresh is set
 }
 
-func newFindHeap(n int) findHeap { return findHeap{n: n} }
+func newFindTop(n int) findTop { return findTop{n: n} }
 
 // slabChunk is how many findings a chunk of the slab holds: the slab
 // grows a chunk at a time, never copying what it holds.
 const slabChunk = 512
 
 // item is the finding in slot idx.
-func (h *findHeap) item(idx int32) *findItem { return &h.slab[idx/slabChunk][idx%slabChunk] }
+func (h *findTop) item(idx int32) *findItem { return &h.slab[idx/slabChunk][idx%slabChunk] }
 
 func fentryWorse(a, b *fentry) bool {
 	return findWorse(a.score, a.hash, a.key, b.score, b.hash, b.key)
 }
 
 // room is how many entries the buffer holds before a selection.
-func (h *findHeap) room() int { return h.n + max(h.n/2, 16) }
+func (h *findTop) room() int { return h.n + max(h.n/2, 16) }
 
 // admits reports whether a finding of this rank would be taken in (it
 // may still be dropped by a later selection).
-func (h *findHeap) admits(score int64, hash uint64, key string) bool {
+func (h *findTop) admits(score int64, hash uint64, key string) bool {
 	if h.n == 0 {
 		return false
 	}
@@ -165,7 +165,7 @@ func (h *findHeap) admits(score int64, hash uint64, key string) bool {
 
 // push takes x in when it beats the threshold, and reports whether it
 // did.
-func (h *findHeap) push(x findItem) bool {
+func (h *findTop) push(x findItem) bool {
 	if !h.admits(x.score, x.hash, x.key) {
 		return false
 	}
@@ -190,7 +190,7 @@ func (h *findHeap) push(x findItem) bool {
 
 // kept settles the buffer and returns the entries of the best n findings
 // (at most n), in no particular order.
-func (h *findHeap) kept() []fentry {
+func (h *findTop) kept() []fentry {
 	if len(h.h) > h.n {
 		h.selectBest()
 	}
@@ -199,7 +199,7 @@ func (h *findHeap) kept() []fentry {
 
 // selectBest keeps the entries of the best n findings, frees the slots of
 // the others, and raises the threshold to the worst one kept.
-func (h *findHeap) selectBest() {
+func (h *findTop) selectBest() {
 	if len(h.h) <= h.n {
 		return
 	}

@@ -11,10 +11,10 @@ import (
 	"github.com/keyguard/keyguard/finding"
 )
 
-// TestFindHeapSameAsBHeap checks that the finding buffer keeps the same
+// TestFindTopSameAsBHeap checks that the finding buffer keeps the same
 // findings as a plain heap ordered by findWorse, whatever the order they
 // arrive in, ties included: the kept ranks are the best n of all pushed.
-func TestFindHeapSameAsBHeap(t *testing.T) {
+func TestFindTopSameAsBHeap(t *testing.T) {
 	worse := func(a, b *findItem) bool { return findWorse(a.score, a.hash, a.key, b.score, b.hash, b.key) }
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, tt := range []struct{ n, items, scores, keys int }{
@@ -33,7 +33,7 @@ func TestFindHeapSameAsBHeap(t *testing.T) {
 			case "shrinking":
 				slices.SortFunc(items, func(p, q findItem) int { return cmp.Compare(q.score, p.score) })
 			}
-			fh, bh := newFindHeap(tt.n), newBHeap(tt.n, worse)
+			fh, bh := newFindTop(tt.n), newBHeap(tt.n, worse)
 			for _, it := range items {
 				fh.push(it)
 				bh.push(it)

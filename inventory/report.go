@@ -476,7 +476,7 @@ func (a *Aggregator) Report(meta Meta) *Report {
 	}
 
 	// Findings: the kept ones, plus what is decided only now. kept points
-	// into the heaps (up to MaxFindings per rule: no copy of the findings
+	// into the finding lists (up to MaxFindings per rule: no copy of the findings
 	// besides the report's own).
 	count := map[string]int64{}
 	nkept := 0
@@ -498,8 +498,8 @@ func (a *Aggregator) Report(meta Meta) *Report {
 		for i := range items {
 			items[i].hash = keyHash(items[i].key)
 		}
-		// The order of the heaps (findWorse), best first, so that the
-		// cut keeps what a heap would have kept.
+		// The order of the finding lists (findWorse), best first, so that the
+		// cut keeps what a finding list would have kept.
 		slices.SortFunc(items, func(p, q lateItem) int {
 			switch {
 			case findWorse(q.score, q.hash, q.key, p.score, p.hash, p.key):
