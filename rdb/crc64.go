@@ -74,8 +74,27 @@ func crcMul(a, b uint64) uint64 {
 	return p
 }
 
-// crc64Update extends crc (0 for a fresh checksum) with p.
+// crcXPow returns x^m mod P: 1 (bit 63) multiplied by x m times, a
+// multiplication by x being a shift towards bit 0 that adds P when x^64
+// comes out.
+func crcXPow(m int) uint64 {
+	r := uint64(1) << 63
+	for range m {
+		r = r>>1 ^ crcPolyReflected&-(r&1)
+	}
+	return r
+}
+
+// crc64Update extends crc (0 for a fresh checksum) with p: long inputs
+// mostly by carry-less multiplication where the CPU has it
+// (crc64_clmul.go), the rest by the tables.
 func crc64Update(crc uint64, p []byte) uint64 {
+	crc, p = crcBlocks(crc, p)
+	return crcTables(crc, p)
+}
+
+// crcTables extends crc with p by table lookups.
+func crcTables(crc uint64, p []byte) uint64 {
 	t := crcTab
 	for len(p) >= 2*crcLane {
 		a, b := p[:crcLane], p[crcLane:2*crcLane]

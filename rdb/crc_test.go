@@ -39,3 +39,67 @@ func TestCRC64Lanes(t *testing.T) {
 		t.Fatalf("1·a = %x", got)
 	}
 }
+
+// TestCRC64Paths: every path (carry-less folding where the CPU has it,
+// the two-lane tables, the tail loops) gives the bytewise CRC for every
+// length around the path boundaries, from any start and any alignment.
+func TestCRC64Paths(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 7))
+	data := make([]byte, 2*crcLane+1000)
+	for i := range data {
+		data[i] = byte(rng.Uint32())
+	}
+	bytewise := func(c uint64, p []byte) uint64 {
+		for _, b := range p {
+			c = crcTab[0][byte(c)^b] ^ c>>8
+		}
+		return c
+	}
+	lengths := []int{0, 1, 15, 16, 63, 64, 65, 127, 128, 255, 256, 257, 319, 320, 321, 1000, 4096, 4099, 2*crcLane - 3, 2*crcLane + 777}
+	for range 200 {
+		lengths = append(lengths, rng.IntN(len(data)-64))
+	}
+	for _, n := range lengths {
+		off := rng.IntN(64)
+		p := data[off : off+n]
+		for _, start := range []uint64{0, ^uint64(0), rng.Uint64()} {
+			want := bytewise(start, p)
+			if got := crc64Update(start, p); got != want {
+				t.Fatalf("len %d at offset %d from %x: %x, bytewise %x (carry-less path: %v)", n, off, start, got, want, haveCLMUL)
+			}
+		}
+	}
+	if got := CRC64([]byte("123456789")); got != 0xe9c6d914c4b8d9ca {
+		t.Fatalf("check value %x", got)
+	}
+}
+
+// TestCRCXPow: x^(8n) by shifts agrees with the table's x^(8n).
+func TestCRCXPow(t *testing.T) {
+	for _, n := range []int{0, 1, 2, 16, 64, 1000} {
+		if got, want := crcXPow(8*n), crcZeros(n); got != want {
+			t.Fatalf("x^%d = %x, want %x", 8*n, got, want)
+		}
+	}
+}
+
+// BenchmarkCRC64 is the checksum over one reader buffer, the size the
+// decoder folds at a time; "tables" is the table path alone.
+func BenchmarkCRC64(b *testing.B) {
+	p := make([]byte, readerBufSize)
+	for i := range p {
+		p[i] = byte(i * 7)
+	}
+	b.Run("update", func(b *testing.B) {
+		b.SetBytes(int64(len(p)))
+		for b.Loop() {
+			crc64Update(0, p)
+		}
+	})
+	b.Run("tables", func(b *testing.B) {
+		b.SetBytes(int64(len(p)))
+		for b.Loop() {
+			crcTables(0, p)
+		}
+	})
+}
