@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/bits"
 	"slices"
 	"strings"
 	"time"
@@ -712,36 +713,181 @@ func sortFindings(kept []keptRef) []int32 {
 		}
 		seen[b.rule] = true
 	}
-	// Each block in place (a block's refs are together in memory, a sort
-	// of indexes would jump around), then its severity runs in report
-	// order.
+	// Each block on compact ranks (what a comparison reads is together
+	// in memory, and a swap moves 48 bytes), then its severity runs in
+	// report order.
 	type run struct {
-		lo, hi int
+		lo, hi int // in order
 		sev    finding.Severity
 		rule   string
 	}
-	var runs []run
+	var (
+		runs  []run
+		ranks []rankKey
+	)
+	order = order[:0]
 	for _, b := range blocks {
-		blk := kept[b.lo:b.hi]
-		slices.SortFunc(blk, func(p, q keptRef) int { return byRank(&p, &q) })
-		for i := range blk {
-			if n := len(runs); n > 0 && runs[n-1].hi == b.lo+i && runs[n-1].sev == blk[i].sev && runs[n-1].rule == b.rule {
+		ranks = ranks[:0]
+		for i := b.lo; i < b.hi; i++ {
+			k := &kept[i]
+			ranks = append(ranks, newRankKey(k, i))
+		}
+		sortByRank(ranks, kept)
+		for _, r := range ranks {
+			if n := len(runs); n > 0 && runs[n-1].hi == len(order) && runs[n-1].sev == r.sev && runs[n-1].rule == b.rule {
 				runs[n-1].hi++
 			} else {
-				runs = append(runs, run{b.lo + i, b.lo + i + 1, blk[i].sev, b.rule})
+				runs = append(runs, run{len(order), len(order) + 1, r.sev, b.rule})
 			}
+			order = append(order, r.i)
 		}
 	}
-	slices.SortFunc(runs, func(p, q run) int {
+	slices.SortStableFunc(runs, func(p, q run) int {
 		return cmp.Or(cmp.Compare(q.sev, p.sev), cmp.Compare(ruleRank(p.rule), ruleRank(q.rule)), strings.Compare(p.rule, q.rule))
 	})
-	order = order[:0]
+	sorted := make([]int32, 0, len(order))
 	for _, r := range runs {
-		for i := r.lo; i < r.hi; i++ {
-			order = append(order, int32(i))
+		sorted = append(sorted, order[r.lo:r.hi]...)
+	}
+	return sorted
+}
+
+// rankKey is what orders the findings of one rule: severity (highest
+// first), bytes (largest first), then the words of the key; i is the
+// finding's index in kept.
+type rankKey struct {
+	top   uint64 // severity in the top byte, then bytes + 1 (larger first)
+	words [3]uint64
+	sev   finding.Severity
+	i     int32
+}
+
+func newRankKey(k *keptRef, i int) rankKey {
+	// Bytes are -1 (unknown) or far below 2^56.
+	b := uint64(max(k.score+1, 0))
+	return rankKey{top: uint64(k.sev)<<56 | min(b, 1<<56-1), words: k.words, sev: k.sev, i: int32(i)}
+}
+
+// rankLess reports whether p's rank comes before q's in the report.
+// Findings of equal ranks are ordered by their keys afterwards.
+func rankLess(p, q *rankKey) bool {
+	if p.top != q.top {
+		return p.top > q.top
+	}
+	if p.words[0] != q.words[0] {
+		return p.words[0] < q.words[0]
+	}
+	if p.words[1] != q.words[1] {
+		return p.words[1] < q.words[1]
+	}
+	return p.words[2] < q.words[2]
+}
+
+func sameRank(p, q *rankKey) bool { return p.top == q.top && p.words == q.words }
+
+// sortByRank sorts the findings of one rule as the report lists them:
+// by rank, then the runs of equal ranks (keys alike in their 24 bytes
+// past the common prefix) by key.
+func sortByRank(s []rankKey, kept []keptRef) {
+	sortRanks(s)
+	for i := 0; i < len(s); {
+		j := i + 1
+		for j < len(s) && sameRank(&s[i], &s[j]) {
+			j++
+		}
+		if j-i > 1 {
+			slices.SortFunc(s[i:j], func(p, q rankKey) int {
+				kp, kq := &kept[p.i], &kept[q.i]
+				return strings.Compare(kp.key[kp.common:], kq.key[kq.common:])
+			})
+		}
+		i = j
+	}
+}
+
+// sortRanks sorts s by rankLess: a quicksort (median of three, the
+// shorter side first) that finishes short ranges by insertion and falls
+// back to a heapsort when it goes too deep. Written for rankKey rather
+// than slices.SortFunc: the generic sort calls its comparison through a
+// pointer with two 48-byte values, about four times as slow.
+func sortRanks(s []rankKey) {
+	depth := 2 * bits.Len(uint(len(s)))
+	for len(s) > 12 {
+		if depth == 0 {
+			heapRanks(s)
+			return
+		}
+		depth--
+		// Median of three to s[0], then a Hoare partition around it.
+		m, l := len(s)/2, len(s)-1
+		if rankLess(&s[m], &s[0]) {
+			s[m], s[0] = s[0], s[m]
+		}
+		if rankLess(&s[l], &s[m]) {
+			s[l], s[m] = s[m], s[l]
+			if rankLess(&s[m], &s[0]) {
+				s[m], s[0] = s[0], s[m]
+			}
+		}
+		s[0], s[m] = s[m], s[0]
+		p := s[0]
+		i, j := 1, l
+		for {
+			for i <= j && rankLess(&s[i], &p) {
+				i++
+			}
+			for i <= j && rankLess(&p, &s[j]) {
+				j--
+			}
+			if i >= j {
+				break
+			}
+			s[i], s[j] = s[j], s[i]
+			i++
+			j--
+		}
+		s[0], s[j] = s[j], s[0]
+		// s[:j] <= p = s[j] <= s[j+1:]: recurse into the shorter side.
+		if j < len(s)-1-j {
+			sortRanks(s[:j])
+			s = s[j+1:]
+		} else {
+			sortRanks(s[j+1:])
+			s = s[:j]
 		}
 	}
-	return order
+	for i := 1; i < len(s); i++ {
+		for j := i; j > 0 && rankLess(&s[j], &s[j-1]); j-- {
+			s[j], s[j-1] = s[j-1], s[j]
+		}
+	}
+}
+
+// heapRanks is the heapsort sortRanks falls back to.
+func heapRanks(s []rankKey) {
+	down := func(i, n int) {
+		for {
+			c := 2*i + 1
+			if c >= n {
+				return
+			}
+			if c+1 < n && rankLess(&s[c], &s[c+1]) {
+				c++
+			}
+			if !rankLess(&s[i], &s[c]) {
+				return
+			}
+			s[i], s[c] = s[c], s[i]
+			i = c
+		}
+	}
+	for i := len(s)/2 - 1; i >= 0; i-- {
+		down(i, len(s))
+	}
+	for n := len(s) - 1; n > 0; n-- {
+		s[0], s[n] = s[n], s[0]
+		down(0, n)
+	}
 }
 
 // commonPrefix is the length of the longest common prefix of a and b.
@@ -760,6 +906,11 @@ func commonPrefix(a, b string) int {
 // strings.Compare does; equal words (maybe one key ends in zero bytes
 // where the other ends) leave it to the keys.
 func wordAt(s string, i int) uint64 {
+	if i >= 0 && i+8 <= len(s) {
+		t := s[i : i+8]
+		return uint64(t[0])<<56 | uint64(t[1])<<48 | uint64(t[2])<<40 | uint64(t[3])<<32 |
+			uint64(t[4])<<24 | uint64(t[5])<<16 | uint64(t[6])<<8 | uint64(t[7])
+	}
 	var w uint64
 	for j := range 8 {
 		w <<= 8
