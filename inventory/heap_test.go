@@ -166,3 +166,47 @@ func BenchmarkSortFindings(b *testing.B) {
 		sortFindings(kept)
 	}
 }
+
+// TestSortRanks holds the rank quicksort and its heapsort fallback to
+// slices.SortFunc on inputs of the shapes that break naive pivots:
+// sorted, reversed, all equal, organ pipe, few distinct values, random.
+func TestSortRanks(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	cmpRank := func(p, q rankKey) int {
+		switch {
+		case rankLess(&p, &q):
+			return -1
+		case rankLess(&q, &p):
+			return 1
+		}
+		return 0
+	}
+	shapes := map[string]func(i, n int) uint64{
+		"sorted":   func(i, n int) uint64 { return uint64(i) },
+		"reversed": func(i, n int) uint64 { return uint64(n - i) },
+		"equal":    func(i, n int) uint64 { return 7 },
+		"pipe":     func(i, n int) uint64 { return uint64(min(i, n-i)) },
+		"few":      func(i, n int) uint64 { return uint64(rng.IntN(3)) },
+		"random":   func(i, n int) uint64 { return rng.Uint64() },
+	}
+	for name, shape := range shapes {
+		for _, n := range []int{0, 1, 2, 12, 13, 100, 1000, 5000} {
+			s := make([]rankKey, n)
+			for i := range s {
+				v := shape(i, n)
+				s[i] = rankKey{top: v >> 60, words: [3]uint64{v, v >> 3, uint64(i % 2)}, i: int32(i)}
+			}
+			want := slices.Clone(s)
+			slices.SortStableFunc(want, cmpRank)
+			for _, sorter := range []func([]rankKey){sortRanks, heapRanks} {
+				got := slices.Clone(s)
+				sorter(got)
+				for i := range got {
+					if cmpRank(got[i], want[i]) != 0 {
+						t.Fatalf("%s, %d entries: #%d is %+v, want %+v", name, n, i, got[i], want[i])
+					}
+				}
+			}
+		}
+	}
+}

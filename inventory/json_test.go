@@ -162,6 +162,27 @@ func TestAppendFindingAsEncoded(t *testing.T) {
 	}
 }
 
+// TestFindingEncoderCache: the encoder that keeps the last strings'
+// encodings gives every finding of a sequence its own bytes, whether its
+// strings repeat the last finding's, equal them in another copy, are
+// empty or differ.
+func TestFindingEncoderCache(t *testing.T) {
+	cases := findingCases()
+	var seq []inventory.Finding
+	for _, i := range []int{0, 1, 1, 2, 1, 3, 0, 0, 2, 1} {
+		seq = append(seq, cases[i])
+	}
+	copied := cases[1]
+	copied.Message = strings.Clone(copied.Message)
+	copied.Hint = strings.Clone(copied.Hint) + "!"
+	seq = append(seq, copied, cases[1], copied)
+	for i, got := range inventory.AppendFindingsJSON(seq) {
+		if want := encodedFinding(t, &seq[i]); got != want {
+			t.Errorf("finding %d:\n got %q\nwant %q", i, got, want)
+		}
+	}
+}
+
 func FuzzAppendFindingAsEncoded(f *testing.F) {
 	for _, c := range findingCases() {
 		f.Add(c.Rule, c.Key, c.Template, c.Message, c.Hint, c.File, c.Line, c.KeyLen, uint8(c.Severity))

@@ -83,22 +83,54 @@ const findingIndent = ",\n      \""
 // report's findings array (its first line unindented, the closing brace
 // at four spaces).
 func appendFindingJSON(b []byte, f *Finding) []byte {
+	var e findingEncoder
+	return e.append(b, f)
+}
+
+// findingEncoder is appendFindingJSON keeping the encoded form of the
+// last template, owner, message and hint: the report lists findings rule
+// by rule, and runs of them share those strings (one message, the hint of
+// one family), so most are copied instead of escaped again.
+type findingEncoder struct {
+	last [4]string
+	enc  [4][]byte
+}
+
+func (e *findingEncoder) append(b []byte, f *Finding) []byte {
 	b = append(b, "{\n      \"rule\": "...)
 	b = appendJSONString(b, f.Rule)
 	b = appendField(b, "severity")
 	b = appendJSONString(b, f.Severity.String())
 	b = appendStringField(b, "key", f.Key)
-	b = appendStringField(b, "template", f.Template)
-	b = appendStringField(b, "owner", f.Owner)
-	b = appendField(b, "message")
-	b = appendJSONString(b, f.Message)
-	b = appendStringField(b, "hint", f.Hint)
+	b = e.field(b, 0, "template", f.Template)
+	b = e.field(b, 1, "owner", f.Owner)
+	b = e.str(appendField(b, "message"), 2, f.Message)
+	b = e.field(b, 3, "hint", f.Hint)
 	b = appendStringField(b, "file", f.File)
 	b = appendIntField(b, "line", f.Line)
 	b = appendIntField(b, "column", f.Column)
 	b = appendStringField(b, "key_base64", f.KeyBase64)
 	b = appendIntField(b, "key_len", f.KeyLen)
 	return append(b, "\n    }"...)
+}
+
+// field is appendStringField through the cache slot i.
+func (e *findingEncoder) field(b []byte, i int, name, v string) []byte {
+	if v == "" {
+		return b
+	}
+	return e.str(appendField(b, name), i, v)
+}
+
+// str is appendJSONString through the cache slot i.
+func (e *findingEncoder) str(b []byte, i int, s string) []byte {
+	if s == e.last[i] && e.enc[i] != nil {
+		return append(b, e.enc[i]...)
+	}
+	start := len(b)
+	b = appendJSONString(b, s)
+	e.last[i], e.enc[i] = s, append(e.enc[i][:0], b[start:]...)
+	return b
 }
 
 // appendStringField appends a string field unless v is empty (omitempty).

@@ -313,7 +313,7 @@ func jsonArray[T any](j *jsonWriter, name string, s []T) {
 	j.w.WriteString("\n  ]")
 }
 
-// findings writes the findings field with appendFindingJSON: the bytes
+// findings writes the findings field with a findingEncoder: the bytes
 // jsonArray would write, without encoding/json's reflection and
 // re-indentation (a report can hold 10,000 findings per rule).
 func (j *jsonWriter) findings(s []Finding) {
@@ -324,12 +324,13 @@ func (j *jsonWriter) findings(s []Finding) {
 	}
 	j.w.WriteByte('[')
 	b := make([]byte, 0, 20<<10)
+	var enc findingEncoder
 	for i := range s {
 		if i > 0 {
 			b = append(b, ',')
 		}
 		b = append(b, "\n    "...)
-		b = appendFindingJSON(b, &s[i])
+		b = enc.append(b, &s[i])
 		if len(b) >= 16<<10 {
 			j.write(b)
 			b = b[:0]
@@ -811,6 +812,15 @@ func sortByRank(s []rankKey, kept []keptRef) {
 // than slices.SortFunc: the generic sort calls its comparison through a
 // pointer with two 48-byte values, about four times as slow.
 func sortRanks(s []rankKey) {
+	sortRanksFrom(s, 0x9e3779b97f4a7c15)
+}
+
+// sortRanksFrom is sortRanks drawing pivots with the xorshift state rnd.
+// The pivot is the median of three entries drawn at random: fixed
+// positions (the middle, the ends) meet patterns in the finding lists
+// (what the buffers' selections leave) that make every partition
+// lopsided.
+func sortRanksFrom(s []rankKey, rnd uint64) {
 	depth := 2 * bits.Len(uint(len(s)))
 	for len(s) > 12 {
 		if depth == 0 {
@@ -818,20 +828,26 @@ func sortRanks(s []rankKey) {
 			return
 		}
 		depth--
-		// Median of three to s[0], then a Hoare partition around it.
-		m, l := len(s)/2, len(s)-1
-		if rankLess(&s[m], &s[0]) {
-			s[m], s[0] = s[0], s[m]
+		// The median of three to s[0], then a Hoare partition around it.
+		draw := func() int {
+			rnd ^= rnd << 13
+			rnd ^= rnd >> 7
+			rnd ^= rnd << 17
+			return int(rnd % uint64(len(s)))
 		}
-		if rankLess(&s[l], &s[m]) {
-			s[l], s[m] = s[m], s[l]
-			if rankLess(&s[m], &s[0]) {
-				s[m], s[0] = s[0], s[m]
+		a, b, c := draw(), draw(), draw()
+		if rankLess(&s[b], &s[a]) {
+			a, b = b, a
+		}
+		if rankLess(&s[c], &s[b]) { // s[a] <= s[b], s[c] < s[b]: the larger of a and c
+			b = c
+			if rankLess(&s[b], &s[a]) {
+				b = a
 			}
 		}
-		s[0], s[m] = s[m], s[0]
+		s[0], s[b] = s[b], s[0]
 		p := s[0]
-		i, j := 1, l
+		i, j := 1, len(s)-1
 		for {
 			for i <= j && rankLess(&s[i], &p) {
 				i++
@@ -849,10 +865,10 @@ func sortRanks(s []rankKey) {
 		s[0], s[j] = s[j], s[0]
 		// s[:j] <= p = s[j] <= s[j+1:]: recurse into the shorter side.
 		if j < len(s)-1-j {
-			sortRanks(s[:j])
+			sortRanksFrom(s[:j], rnd)
 			s = s[j+1:]
 		} else {
-			sortRanks(s[j+1:])
+			sortRanksFrom(s[j+1:], rnd)
 			s = s[:j]
 		}
 	}
