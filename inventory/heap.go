@@ -1,6 +1,10 @@
 package inventory
 
-import "github.com/keyguard/keyguard/finding"
+import (
+	"slices"
+
+	"github.com/keyguard/keyguard/finding"
+)
 
 // bheap keeps the best n items seen. worse(a, b) orders items so that the
 // root is the worst one kept, the one the next better item replaces. The
@@ -184,6 +188,19 @@ func (h *findTop) push(x findItem) bool {
 		h.size++
 	}
 	*h.item(e.idx) = x
+	if len(h.h) == cap(h.h) {
+		// Doubling to 1,024 entries, then room at once: append's own
+		// growth (by a quarter past 256 entries) copied the buffer some
+		// twenty times on its way to room and left capacity past it.
+		next := 2 * cap(h.h)
+		switch {
+		case next < 64:
+			next = 64
+		case next > 1024:
+			next = h.room()
+		}
+		h.h = slices.Grow(h.h, min(next, h.room())-len(h.h))
+	}
 	h.h = append(h.h, e)
 	return true
 }

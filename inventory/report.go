@@ -634,22 +634,18 @@ type lateItem struct {
 // keptRef is a finding on its way to the report, with what orders it:
 // sorting these reads no finding (the findings lie all over the slabs).
 type keptRef struct {
-	score  int64
-	words  [3]uint64 // key bytes after the rule's common prefix, big-endian
-	key    string
-	common int // length of the prefix the keys of the rule share
-	sev    finding.Severity
-	rule   string
-	it     *findItem
+	score int64
+	key   string
+	sev   finding.Severity
+	rule  string
+	it    *findItem
 }
 
 // sortFindings orders findings as the report lists them: by severity
 // (highest first), rule (SPEC order), then bytes (largest first) and key.
-// It returns the order as indexes into kept, which it reorders.
+// It returns the order as indexes into kept.
 func sortFindings(kept []keptRef) []int32 {
-	// The keys of a rule often share a long prefix (one family): the 24
-	// bytes after it, as words, settle most comparisons without going to
-	// the keys' bytes. kept comes rule by rule (heap by heap).
+	// kept comes rule by rule (list by list): a block per rule.
 	type block struct {
 		lo, hi int
 		rule   string
@@ -662,44 +658,6 @@ func sortFindings(kept []keptRef) []int32 {
 			blocks = append(blocks, block{i, i + 1, k.rule})
 		}
 	}
-	type prefix struct {
-		first string
-		n     int
-	}
-	common := map[string]*prefix{} // by rule: the words are compared within a rule
-	for _, b := range blocks {
-		p := common[b.rule]
-		if p == nil {
-			p = &prefix{kept[b.lo].key, len(kept[b.lo].key)}
-			common[b.rule] = p
-		}
-		for _, k := range kept[b.lo:b.hi] {
-			p.n = min(p.n, commonPrefix(p.first, k.key))
-		}
-	}
-	for _, b := range blocks {
-		n := common[b.rule].n
-		for i := b.lo; i < b.hi; i++ {
-			k := &kept[i]
-			k.common = n
-			for w := range k.words {
-				k.words[w] = wordAt(k.key, n+8*w)
-			}
-		}
-	}
-	byRank := func(p, q *keptRef) int {
-		switch {
-		case p.sev != q.sev:
-			return cmp.Compare(q.sev, p.sev)
-		case p.rule != q.rule:
-			return cmp.Or(cmp.Compare(ruleRank(p.rule), ruleRank(q.rule)), strings.Compare(p.rule, q.rule))
-		case p.score != q.score:
-			return cmp.Compare(q.score, p.score)
-		case p.words != q.words:
-			return cmp.Or(cmp.Compare(p.words[0], q.words[0]), cmp.Compare(p.words[1], q.words[1]), cmp.Compare(p.words[2], q.words[2]))
-		}
-		return strings.Compare(p.key[p.common:], q.key[q.common:])
-	}
 	order := make([]int32, len(kept))
 	for i := range order {
 		order[i] = int32(i)
@@ -709,7 +667,11 @@ func sortFindings(kept []keptRef) []int32 {
 		if seen[b.rule] {
 			// A rule in two blocks (not how Report builds kept): sort the
 			// whole list at once.
-			slices.SortFunc(order, func(i, j int32) int { return byRank(&kept[i], &kept[j]) })
+			slices.SortFunc(order, func(i, j int32) int {
+				p, q := &kept[i], &kept[j]
+				return cmp.Or(cmp.Compare(q.sev, p.sev), cmp.Compare(ruleRank(p.rule), ruleRank(q.rule)),
+					strings.Compare(p.rule, q.rule), cmp.Compare(q.score, p.score), strings.Compare(p.key, q.key))
+			})
 			return order
 		}
 		seen[b.rule] = true
@@ -728,12 +690,18 @@ func sortFindings(kept []keptRef) []int32 {
 	)
 	order = order[:0]
 	for _, b := range blocks {
+		// The keys of a rule often share a long prefix (one family): the
+		// 24 bytes after it, as words, settle most comparisons without
+		// going to the keys' bytes.
+		common := len(kept[b.lo].key)
+		for _, k := range kept[b.lo:b.hi] {
+			common = min(common, commonPrefix(kept[b.lo].key, k.key))
+		}
 		ranks = ranks[:0]
 		for i := b.lo; i < b.hi; i++ {
-			k := &kept[i]
-			ranks = append(ranks, newRankKey(k, i))
+			ranks = append(ranks, newRankKey(&kept[i], i, common))
 		}
-		sortByRank(ranks, kept)
+		sortByRank(ranks, kept, common)
 		for _, r := range ranks {
 			if n := len(runs); n > 0 && runs[n-1].hi == len(order) && runs[n-1].sev == r.sev && runs[n-1].rule == b.rule {
 				runs[n-1].hi++
@@ -763,10 +731,16 @@ type rankKey struct {
 	i     int32
 }
 
-func newRankKey(k *keptRef, i int) rankKey {
+// newRankKey is the rank of kept finding k, at index i, whose rule's keys
+// share their first common bytes.
+func newRankKey(k *keptRef, i, common int) rankKey {
 	// Bytes are -1 (unknown) or far below 2^56.
 	b := uint64(max(k.score+1, 0))
-	return rankKey{top: uint64(k.sev)<<56 | min(b, 1<<56-1), words: k.words, sev: k.sev, i: int32(i)}
+	r := rankKey{top: uint64(k.sev)<<56 | min(b, 1<<56-1), sev: k.sev, i: int32(i)}
+	for w := range r.words {
+		r.words[w] = wordAt(k.key, common+8*w)
+	}
+	return r
 }
 
 // rankLess reports whether p's rank comes before q's in the report.
@@ -789,7 +763,7 @@ func sameRank(p, q *rankKey) bool { return p.top == q.top && p.words == q.words 
 // sortByRank sorts the findings of one rule as the report lists them:
 // by rank, then the runs of equal ranks (keys alike in their 24 bytes
 // past the common prefix) by key.
-func sortByRank(s []rankKey, kept []keptRef) {
+func sortByRank(s []rankKey, kept []keptRef, common int) {
 	sortRanks(s)
 	for i := 0; i < len(s); {
 		j := i + 1
@@ -798,8 +772,7 @@ func sortByRank(s []rankKey, kept []keptRef) {
 		}
 		if j-i > 1 {
 			slices.SortFunc(s[i:j], func(p, q rankKey) int {
-				kp, kq := &kept[p.i], &kept[q.i]
-				return strings.Compare(kp.key[kp.common:], kq.key[kq.common:])
+				return strings.Compare(kept[p.i].key[common:], kept[q.i].key[common:])
 			})
 		}
 		i = j
