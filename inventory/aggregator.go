@@ -148,11 +148,6 @@ func newFindItem(f *finding.Finding, score int64, hash uint64, keyLen int) findI
 		key: f.Key, template: f.Template, owner: f.Owner, message: f.Message, hint: f.Hint}
 }
 
-// finding is it as a finding of rule.
-func (it *findItem) finding(rule string) finding.Finding {
-	return finding.Finding{Rule: rule, Severity: it.sev, Key: it.key, Template: it.template, Owner: it.owner, Message: it.message, Hint: it.hint}
-}
-
 type ruleState struct {
 	count int64
 	kept  findTop
@@ -703,8 +698,9 @@ func (a *Aggregator) Merge(b *Aggregator) {
 	for id, brs := range b.rules {
 		rs := a.rule(id)
 		rs.count += brs.count
-		for _, e := range brs.kept.kept() {
-			rs.kept.push(*brs.kept.item(e.idx))
+		ents := brs.kept.kept()
+		for i := range ents {
+			rs.kept.push(brs.kept.item(&ents[i]))
 		}
 	}
 }

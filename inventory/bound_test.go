@@ -79,8 +79,8 @@ func TestMemoryBounded(t *testing.T) {
 		t.Errorf("top keys %d, hot keys %d", len(a.top.items), len(a.hot.items))
 	}
 	for id, rs := range a.rules {
-		if rs.kept.size > rs.kept.room() || len(rs.kept.kept()) > opts.MaxFindings {
-			t.Errorf("rule %s keeps %d findings in a slab of %d, cap %d", id, len(rs.kept.kept()), rs.kept.size, opts.MaxFindings)
+		if len(rs.kept.h) > rs.kept.room() || len(rs.kept.kept()) > opts.MaxFindings || len(rs.kept.details) > 2*rs.kept.room() {
+			t.Errorf("rule %s keeps %d findings (%d texts), cap %d", id, len(rs.kept.kept()), len(rs.kept.details), opts.MaxFindings)
 		}
 	}
 	if a.inferredSamplers > maxInferredSamplers {

@@ -1,6 +1,7 @@
 package inventory
 
 import (
+	"math"
 	"slices"
 
 	"github.com/keyguard/keyguard/finding"
@@ -96,16 +97,22 @@ func rankedWorse(aScore int64, aKey string, bScore int64, bKey string) bool {
 	return aKey > bKey
 }
 
-// fentry is an entry of a findTop: the rank of a kept finding and where
-// it lives in the slab. Selections move these (40 bytes); the findings
-// themselves (104 bytes) never move.
+// fentry is a finding kept in a findTop: its rank, its key, and the
+// index of what it shares with other findings of the list (template,
+// owner, message, hint) in the list's details. Selections move these
+// (48 bytes).
 type fentry struct {
-	score int64
-	hash  uint64 // keyHash(key)
-	key   string
-	idx   int32
-	sev   finding.Severity // the finding's, for the report's order
+	score  int64
+	hash   uint64 // keyHash(key)
+	key    string
+	keyLen int32  // of the key before it was cut
+	detail uint32 // in findTop.details
+	sev    finding.Severity
 }
+
+// findDetail is the text of a kept finding besides its key: the findings
+// of a list share a few of them (a message, the hint of a family).
+type findDetail struct{ template, owner, message, hint string }
 
 // findWorse orders findings for the capped lists: fewer bytes is worse;
 // among equal bytes the order is a fixed hash of the key, then the key.
@@ -130,26 +137,46 @@ func findWorse(aScore int64, aHash uint64, aKey string, bScore int64, bHash uint
 // be taken in. Keys arrive in whatever order the walker sees them, often
 // growing in size, so that nearly every finding past the cap beats the
 // worst kept one: a heap re-sorted ~13 levels for each, this does a few
-// comparisons per finding. The findings (about 180 bytes) stay in a slab
-// whose slots are reused; only the entries (40 bytes) move.
+// comparisons per finding. An entry holds all of its finding but the
+// texts it shares with others, which are interned in details: no finding
+// is written anywhere but in the buffer.
 type findTop struct {
-	n      int
-	slab   [][]findItem // the findings of the entries, in no order, in chunks of slabChunk
-	size   int          // slots used in slab
-	h      []fentry     // the entries taken in since the last selection, up to room()
-	free   []int32      // slab slots whose findings were dropped
-	thresh fentry       // the n-th best at the last selection
-	cut    bool         // thresh is set
+	n       int
+	h       []fentry              // the entries taken in since the last selection, up to room()
+	details []findDetail          // the texts of the entries, each once
+	index   map[findDetail]uint32 // details by content
+	last    int                   // the detail of the last entry taken in, or -1
+	thresh  fentry                // the n-th best at the last selection
+	cut     bool                  // thresh is set
 }
 
-func newFindTop(n int) findTop { return findTop{n: n} }
+func newFindTop(n int) findTop { return findTop{n: n, last: -1} }
 
-// slabChunk is how many findings a chunk of the slab holds: the slab
-// grows a chunk at a time, never copying what it holds.
-const slabChunk = 512
+// item is the finding of entry e.
+func (h *findTop) item(e *fentry) findItem {
+	d := &h.details[e.detail]
+	return findItem{score: e.score, hash: e.hash, keyLen: e.keyLen, sev: e.sev,
+		key: e.key, template: d.template, owner: d.owner, message: d.message, hint: d.hint}
+}
 
-// item is the finding in slot idx.
-func (h *findTop) item(idx int32) *findItem { return &h.slab[idx/slabChunk][idx%slabChunk] }
+// detailOf interns d: the findings taken in one after the other mostly
+// share their texts (same strings), so the last one answers first.
+func (h *findTop) detailOf(d findDetail) uint32 {
+	if h.last >= 0 && h.details[h.last] == d {
+		return uint32(h.last)
+	}
+	id, ok := h.index[d]
+	if !ok {
+		if h.index == nil {
+			h.index = map[findDetail]uint32{}
+		}
+		id = uint32(len(h.details))
+		h.details = append(h.details, d)
+		h.index[d] = id
+	}
+	h.last = int(id)
+	return id
+}
 
 func fentryWorse(a, b *fentry) bool {
 	return findWorse(a.score, a.hash, a.key, b.score, b.hash, b.key)
@@ -176,18 +203,6 @@ func (h *findTop) push(x findItem) bool {
 	if len(h.h) >= h.room() {
 		h.selectBest()
 	}
-	e := fentry{score: x.score, hash: x.hash, key: x.key, sev: x.sev}
-	if n := len(h.free); n > 0 {
-		e.idx = h.free[n-1]
-		h.free = h.free[:n-1]
-	} else {
-		if h.size%slabChunk == 0 {
-			h.slab = append(h.slab, make([]findItem, min(slabChunk, h.room()-h.size)))
-		}
-		e.idx = int32(h.size)
-		h.size++
-	}
-	*h.item(e.idx) = x
 	if len(h.h) == cap(h.h) {
 		// Doubling to 1,024 entries, then room at once: append's own
 		// growth (by a quarter past 256 entries) copied the buffer some
@@ -201,7 +216,8 @@ func (h *findTop) push(x findItem) bool {
 		}
 		h.h = slices.Grow(h.h, min(next, h.room())-len(h.h))
 	}
-	h.h = append(h.h, e)
+	h.h = append(h.h, fentry{score: x.score, hash: x.hash, key: x.key, keyLen: x.keyLen, sev: x.sev,
+		detail: h.detailOf(findDetail{x.template, x.owner, x.message, x.hint})})
 	return true
 }
 
@@ -214,17 +230,15 @@ func (h *findTop) kept() []fentry {
 	return h.h
 }
 
-// selectBest keeps the entries of the best n findings, frees the slots of
-// the others, and raises the threshold to the worst one kept.
+// selectBest keeps the entries of the best n findings, raises the
+// threshold to the worst one kept, and drops the details no entry uses
+// any more once they outnumber the entries (texts that vary by key, such
+// as a time stamp in a message, would pile up).
 func (h *findTop) selectBest() {
 	if len(h.h) <= h.n {
 		return
 	}
 	selectEntries(h.h, h.n)
-	for _, e := range h.h[h.n:] {
-		*h.item(e.idx) = findItem{} // drop its strings
-		h.free = append(h.free, e.idx)
-	}
 	clear(h.h[h.n:])
 	h.h = h.h[:h.n]
 	worst := 0
@@ -234,6 +248,32 @@ func (h *findTop) selectBest() {
 		}
 	}
 	h.thresh, h.cut = h.h[worst], true
+	if len(h.details) > h.room() {
+		h.compactDetails()
+	}
+}
+
+// compactDetails keeps the details the entries use, renumbered.
+func (h *findTop) compactDetails() {
+	remap := make([]uint32, len(h.details))
+	for i := range remap {
+		remap[i] = math.MaxUint32
+	}
+	var kept []findDetail
+	for i := range h.h {
+		e := &h.h[i]
+		if remap[e.detail] == math.MaxUint32 {
+			remap[e.detail] = uint32(len(kept))
+			kept = append(kept, h.details[e.detail])
+		}
+		e.detail = remap[e.detail]
+	}
+	h.details = kept
+	clear(h.index)
+	for i, d := range kept {
+		h.index[d] = uint32(i)
+	}
+	h.last = -1
 }
 
 // selectEntries reorders s so that s[:k] holds its k best entries

@@ -25,7 +25,12 @@ func TestFindTopSameAsBHeap(t *testing.T) {
 			items := make([]findItem, tt.items)
 			for i := range items {
 				key := "k" + strconv.Itoa(rng.IntN(tt.keys))
-				items[i] = findItem{score: int64(rng.IntN(tt.scores)), hash: keyHash(key), keyLen: int32(i), key: key}
+				score := int64(rng.IntN(tt.scores))
+				// Texts shared by many findings and texts of one key
+				// each: the details table interns the first and drops
+				// the second as their findings go.
+				items[i] = findItem{score: score, hash: keyHash(key), keyLen: int32(i), key: key,
+					template: "t" + strconv.Itoa(int(score%3)), message: "m" + key, owner: "o", hint: strconv.Itoa(i % 2)}
 			}
 			switch order {
 			case "growing":
@@ -37,14 +42,15 @@ func TestFindTopSameAsBHeap(t *testing.T) {
 			for _, it := range items {
 				fh.push(it)
 				bh.push(it)
-				if fh.size > fh.room() {
-					t.Fatalf("n=%d: slab of %d past room %d", tt.n, fh.size, fh.room())
+				if len(fh.h) > fh.room() || len(fh.details) > 2*fh.room() {
+					t.Fatalf("n=%d: buffer of %d (%d texts) past room %d", tt.n, len(fh.h), len(fh.details), fh.room())
 				}
 			}
 			var got []findItem
 			for _, e := range fh.kept() {
-				it := *fh.item(e.idx)
-				if it.score != e.score || it.key != e.key || it.hash != e.hash || it.hash != keyHash(it.key) {
+				it := fh.item(&e)
+				if it.score != e.score || it.key != e.key || it.hash != e.hash || it.hash != keyHash(it.key) ||
+					it.template != "t"+strconv.Itoa(int(it.score%3)) || it.message != "m"+it.key || it.owner != "o" || it.hint != strconv.Itoa(int(it.keyLen)%2) {
 					t.Fatalf("n=%d: entry %+v out of step with its item %+v", tt.n, e, it)
 				}
 				got = append(got, it)

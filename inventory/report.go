@@ -478,8 +478,8 @@ func (a *Aggregator) Report(meta Meta) *Report {
 	}
 
 	// Findings: the kept ones, plus what is decided only now. kept points
-	// into the finding lists (up to MaxFindings per rule: no copy of the findings
-	// besides the report's own).
+	// into the finding lists (up to MaxFindings per rule: no copy of the
+	// findings besides the report's own).
 	count := map[string]int64{}
 	nkept := 0
 	for _, rs := range a.rules {
@@ -488,8 +488,10 @@ func (a *Aggregator) Report(meta Meta) *Report {
 	kept := make([]keptRef, 0, nkept)
 	for id, rs := range a.rules {
 		count[id] = rs.count
-		for _, e := range rs.kept.kept() {
-			kept = append(kept, keptRef{score: e.score, key: e.key, sev: e.sev, rule: id, it: rs.kept.item(e.idx)})
+		ents := rs.kept.kept()
+		for i := range ents {
+			e := &ents[i]
+			kept = append(kept, keptRef{score: e.score, key: e.key, sev: e.sev, rule: id, ent: e, det: &rs.kept.details[e.detail]})
 		}
 	}
 	sev := a.t.sev
@@ -521,9 +523,12 @@ func (a *Aggregator) Report(meta Meta) *Report {
 		if len(items) > a.opts.MaxFindings {
 			items = items[:a.opts.MaxFindings]
 		}
+		ents, dets := make([]fentry, len(items)), make([]findDetail, len(items))
 		for i := range items {
 			it := &items[i].findItem
-			kept = append(kept, keptRef{score: it.score, key: it.key, sev: it.sev, rule: id, it: it})
+			ents[i] = fentry{score: it.score, hash: it.hash, key: it.key, keyLen: it.keyLen, sev: it.sev}
+			dets[i] = findDetail{it.template, it.owner, it.message, it.hint}
+			kept = append(kept, keptRef{score: it.score, key: it.key, sev: it.sev, rule: id, ent: &ents[i], det: &dets[i]})
 		}
 	}
 	late(finding.HotKey, a.hotFindings())
@@ -534,13 +539,14 @@ func (a *Aggregator) Report(meta Meta) *Report {
 	listed := map[string]int64{}
 	for i, o := range order {
 		r := &kept[o]
-		it := r.it
-		if prev := &kept[order[max(i-1, 0)]]; i > 0 && prev.rule == r.rule && prev.key == r.key && prev.it.keyLen == it.keyLen {
+		e, d := r.ent, r.det
+		if prev := &kept[order[max(i-1, 0)]]; i > 0 && prev.rule == r.rule && prev.key == r.key && prev.ent.keyLen == e.keyLen {
 			continue // the same key twice (a walker's duplicate)
 		}
-		f := Finding{Finding: it.finding(r.rule), KeyBase64: keyBase64(it.key)}
-		if int(it.keyLen) > len(it.key) {
-			f.KeyLen = int(it.keyLen)
+		f := Finding{Finding: finding.Finding{Rule: r.rule, Severity: e.sev, Key: e.key, Template: d.template, Owner: d.owner, Message: d.message, Hint: d.hint},
+			KeyBase64: keyBase64(e.key)}
+		if int(e.keyLen) > len(e.key) {
+			f.KeyLen = int(e.keyLen)
 		}
 		rep.Findings = append(rep.Findings, f)
 		listed[r.rule]++
@@ -638,7 +644,8 @@ type keptRef struct {
 	key   string
 	sev   finding.Severity
 	rule  string
-	it    *findItem
+	ent   *fentry
+	det   *findDetail
 }
 
 // sortFindings orders findings as the report lists them: by severity
