@@ -2,6 +2,7 @@ package registry
 
 import (
 	"fmt"
+	"math"
 	"math/bits"
 	"strings"
 
@@ -72,13 +73,40 @@ func (c *Checker) CheckEntry(key string, e *Entry, emit func(finding.Finding)) R
 	if e == nil {
 		return c.unregistered(key, emit)
 	}
-	if (c.rules.MaxKeyBytes <= 0 || len(key) <= c.rules.MaxKeyBytes) && quietValues(key) {
+	if (c.rules.MaxKeyBytes <= 0 || len(key) <= c.rules.MaxKeyBytes) && (len(key) < e.quietUnder || quietValues(key)) {
 		return Result{Entry: e}
 	}
 	res := c.registered(key, e, emit)
 	clear(c.caps) // slices of key: keep no reference to the caller's buffers
 	res.Captures = nil
 	return res
+}
+
+// quietUnder is Entry.quietUnder for template t. The rules registered
+// applies to placeholder values are the value rule (only on {any}
+// values) and the personal-data rule (not on hash and enum values, nor
+// under pii: allow), and every personal datum naming.FindPII knows needs
+// either an '@', which no typed value holds, or a run of 11 digits. A
+// key is its literal bytes plus its values: when it is shorter than the
+// literal bytes plus 11, no value reaches 11 bytes.
+func quietUnder(t *keytmpl.Template, piiAllow bool) int {
+	lit, pii := len(t.Segments())-1, false // the separators
+	for _, seg := range t.Segments() {
+		for _, p := range seg.Parts {
+			switch {
+			case !p.IsPlaceholder():
+				lit += len(p.Lit)
+			case p.Kind == keytmpl.Any:
+				return 0
+			case p.Kind != keytmpl.Hash && p.Kind != keytmpl.Enum:
+				pii = true
+			}
+		}
+	}
+	if !pii || piiAllow {
+		return math.MaxInt
+	}
+	return lit + 11
 }
 
 // quietValues reports whether no part of key can hold a value that the

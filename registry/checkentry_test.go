@@ -21,6 +21,8 @@ keys:
   - {key: "user:mail:{addr}", ttl: 1m, pii: allow}
   - {key: "verify:{phone:hash}:{scene:enum(LOGIN,RESET)}", ttl: 1m}
   - {key: "order:lit", ttl: 1m}
+  - {key: "order:{{t}}:{n:int}-{m:hex}", ttl: 1m}
+  - {key: "verify:code:{phone:hash}", ttl: 1m}
 `
 
 var checkEntryKeys = []string{
@@ -32,6 +34,9 @@ var checkEntryKeys = []string{
 	"user:123e4567-e89b-12d3-a456-426614174000:20240101:cn-north", "user:mail:a@b.cd", "user:mail:13812345678",
 	"verify:0123456789abcdef:LOGIN", "order:ref:" + strings.Repeat("a", 60),
 	"unregistered:key:1", "", "order:ref:", "order:ref:@",
+	// Literal braces count one byte each: 10 and 11 digits past them.
+	"order:{t}:1381234567-a", "order:{t}:13812345678-a", "order:{t}:1-13812345678", "order:{t}:12-1381234567",
+	"verify:code:0123456789abcdef",
 }
 
 func checkFindings(c *Checker, key string, entry bool) string {

@@ -478,6 +478,7 @@ func (d *decoder) build(raw *rawRegistry) *Registry {
 		}
 		e := re.Entry
 		e.Template = t
+		e.quietUnder = quietUnder(t, e.PIIAllow)
 		e.Index = len(r.Entries)
 		if e.Type == "" {
 			e.Type = "string"

@@ -89,6 +89,10 @@ type Entry struct {
 	Pos        Pos
 
 	explicitOwner bool
+	// quietUnder: a key of this template shorter than this holds no
+	// placeholder value a rule could flag (CheckEntry); 0 when any key
+	// may (an {any} placeholder).
+	quietUnder int
 }
 
 // Hot is the hot-key protection of an entry (seed 003).
