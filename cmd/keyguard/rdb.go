@@ -112,6 +112,13 @@ the byte offset where each file stopped.`)
 			meta.Stopped = append(meta.Stopped, *r.stop)
 		}
 	}
+	if e.getenv("GOGC") == "" {
+		// What the report allocates is the report itself, live until it
+		// is written, and the process ends after that: a collection in
+		// between (the heap has just grown by the report) would scan it
+		// for nothing. The deferred call above restores the setting.
+		debug.SetGCPercent(-1)
+	}
 	rep := agg.Report(meta)
 	if err := writeReport(out, fs.opts.format, rep); err != nil {
 		return err
