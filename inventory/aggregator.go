@@ -132,9 +132,10 @@ type hotItem struct {
 	db        int
 }
 
-// findItem is a kept finding: finding.Finding's fields but the rule (the
-// list it is kept in says it) and the position (key findings have none),
-// so that 10,000 of them per rule take less room.
+// findItem is a finding on its way into a finding list (findTop, which
+// keeps its texts apart) or decided at report time: finding.Finding's
+// fields but the rule (the list says it) and the position (key findings
+// have none).
 type findItem struct {
 	score                               int64
 	hash                                uint64 // keyHash(key): the rank among equal scores

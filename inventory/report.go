@@ -637,8 +637,8 @@ type lateItem struct {
 	kind string
 }
 
-// keptRef is a finding on its way to the report, with what orders it:
-// sorting these reads no finding (the findings lie all over the slabs).
+// keptRef is a finding on its way to the report, with what orders it
+// (the sort reads these, not the list entries they point to).
 type keptRef struct {
 	score int64
 	key   string
