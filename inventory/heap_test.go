@@ -83,15 +83,7 @@ func TestSelectEntries(t *testing.T) {
 				base[i] = fentry{score: int64(v % 7), hash: uint64(v), key: strconv.Itoa(v)}
 			}
 			sorted := slices.Clone(base)
-			slices.SortFunc(sorted, func(p, q fentry) int {
-				switch {
-				case fentryWorse(&q, &p):
-					return -1
-				case fentryWorse(&p, &q):
-					return 1
-				}
-				return 0
-			})
+			slices.SortFunc(sorted, cmpOf(func(p, q *fentry) bool { return fentryWorse(q, p) })) // better first
 			for k := 1; k < size; k++ {
 				s := slices.Clone(base)
 				selectEntries(s, k)
@@ -178,15 +170,7 @@ func BenchmarkSortFindings(b *testing.B) {
 // sorted, reversed, all equal, organ pipe, few distinct values, random.
 func TestSortRanks(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	cmpRank := func(p, q rankKey) int {
-		switch {
-		case rankLess(&p, &q):
-			return -1
-		case rankLess(&q, &p):
-			return 1
-		}
-		return 0
-	}
+	cmpRank := cmpOf(rankLess)
 	shapes := map[string]func(i, n int) uint64{
 		"sorted":   func(i, n int) uint64 { return uint64(i) },
 		"reversed": func(i, n int) uint64 { return uint64(n - i) },
@@ -214,5 +198,18 @@ func TestSortRanks(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// cmpOf turns a strict order into the comparison slices.SortFunc takes.
+func cmpOf[T any](less func(a, b *T) bool) func(a, b T) int {
+	return func(a, b T) int {
+		switch {
+		case less(&a, &b):
+			return -1
+		case less(&b, &a):
+			return 1
+		}
+		return 0
 	}
 }
