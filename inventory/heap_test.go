@@ -118,12 +118,12 @@ func TestSortFindings(t *testing.T) {
 			if rng.IntN(4) == 0 {
 				key += "\x00"
 			}
-			items = append(items, keptRef{score: int64(rng.IntN(4)), key: key, sev: finding.Severity(rng.IntN(3)), rule: rules[rng.IntN(len(rules))]})
+			items = append(items, keptRef{rule: rules[rng.IntN(len(rules))], ent: &fentry{score: int64(rng.IntN(4)), key: key, sev: finding.Severity(rng.IntN(3))}})
 		}
 		want := slices.Clone(items)
 		slices.SortStableFunc(want, func(p, q keptRef) int {
-			return cmp.Or(cmp.Compare(q.sev, p.sev), cmp.Compare(ruleRank(p.rule), ruleRank(q.rule)),
-				strings.Compare(p.rule, q.rule), cmp.Compare(q.score, p.score), strings.Compare(p.key, q.key))
+			return cmp.Or(cmp.Compare(q.ent.sev, p.ent.sev), cmp.Compare(ruleRank(p.rule), ruleRank(q.rule)),
+				strings.Compare(p.rule, q.rule), cmp.Compare(q.ent.score, p.ent.score), strings.Compare(p.ent.key, q.ent.key))
 		})
 		// As Report builds it, one block per rule (severities mixed in a
 		// block), and in any order (the fallback).
@@ -133,9 +133,9 @@ func TestSortFindings(t *testing.T) {
 			order := sortFindings(refs)
 			for i := range want {
 				g, w := refs[order[i]], want[i]
-				if g.sev != w.sev || g.rule != w.rule || g.score != w.score || g.key != w.key {
+				if g.ent.sev != w.ent.sev || g.rule != w.rule || g.ent.score != w.ent.score || g.ent.key != w.ent.key {
 					t.Fatalf("round %d #%d: got %v %s %d %q, want %v %s %d %q", round, i,
-						g.sev, g.rule, g.score, g.key, w.sev, w.rule, w.score, w.key)
+						g.ent.sev, g.rule, g.ent.score, g.ent.key, w.ent.sev, w.rule, w.ent.score, w.ent.key)
 				}
 			}
 		}
@@ -155,7 +155,7 @@ func BenchmarkSortFindings(b *testing.B) {
 			if rng.IntN(2) == 0 {
 				key = "tmp_data_2024032115" + strconv.Itoa(1000+rng.IntN(9000)) + "_" + strconv.Itoa(100000+rng.IntN(900000))
 			}
-			refs = append(refs, keptRef{score: int64(100 + 8*rng.IntN(4)), key: key, sev: finding.Warning, rule: rule})
+			refs = append(refs, keptRef{rule: rule, ent: &fentry{score: int64(100 + 8*rng.IntN(4)), key: key, sev: finding.Warning}})
 		}
 	}
 	kept := make([]keptRef, len(refs))

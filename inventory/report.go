@@ -491,7 +491,7 @@ func (a *Aggregator) Report(meta Meta) *Report {
 		ents := rs.kept.kept()
 		for i := range ents {
 			e := &ents[i]
-			kept = append(kept, keptRef{score: e.score, key: e.key, sev: e.sev, rule: id, ent: e, det: &rs.kept.details[e.detail]})
+			kept = append(kept, keptRef{rule: id, ent: e, det: &rs.kept.details[e.detail]})
 		}
 	}
 	sev := a.t.sev
@@ -528,7 +528,7 @@ func (a *Aggregator) Report(meta Meta) *Report {
 			it := &items[i].findItem
 			ents[i] = fentry{score: it.score, hash: it.hash, key: it.key, keyLen: it.keyLen, sev: it.sev}
 			dets[i] = findDetail{it.template, it.owner, it.message, it.hint}
-			kept = append(kept, keptRef{score: it.score, key: it.key, sev: it.sev, rule: id, ent: &ents[i], det: &dets[i]})
+			kept = append(kept, keptRef{rule: id, ent: &ents[i], det: &dets[i]})
 		}
 	}
 	late(finding.HotKey, a.hotFindings())
@@ -540,7 +540,7 @@ func (a *Aggregator) Report(meta Meta) *Report {
 	for i, o := range order {
 		r := &kept[o]
 		e, d := r.ent, r.det
-		if prev := &kept[order[max(i-1, 0)]]; i > 0 && prev.rule == r.rule && prev.key == r.key && prev.ent.keyLen == e.keyLen {
+		if prev := kept[order[max(i-1, 0)]]; i > 0 && prev.rule == r.rule && prev.ent.key == e.key && prev.ent.keyLen == e.keyLen {
 			continue // the same key twice (a walker's duplicate)
 		}
 		f := Finding{Finding: finding.Finding{Rule: r.rule, Severity: e.sev, Key: e.key, Template: d.template, Owner: d.owner, Message: d.message, Hint: d.hint},
@@ -637,15 +637,12 @@ type lateItem struct {
 	kind string
 }
 
-// keptRef is a finding on its way to the report, with what orders it
-// (the sort reads these, not the list entries they point to).
+// keptRef is a finding on its way to the report: its rule, its list
+// entry and its texts.
 type keptRef struct {
-	score int64
-	key   string
-	sev   finding.Severity
-	rule  string
-	ent   *fentry
-	det   *findDetail
+	rule string
+	ent  *fentry
+	det  *findDetail
 }
 
 // sortFindings orders findings as the report lists them: by severity
@@ -675,16 +672,16 @@ func sortFindings(kept []keptRef) []int32 {
 			// A rule in two blocks (not how Report builds kept): sort the
 			// whole list at once.
 			slices.SortFunc(order, func(i, j int32) int {
-				p, q := &kept[i], &kept[j]
-				return cmp.Or(cmp.Compare(q.sev, p.sev), cmp.Compare(ruleRank(p.rule), ruleRank(q.rule)),
-					strings.Compare(p.rule, q.rule), cmp.Compare(q.score, p.score), strings.Compare(p.key, q.key))
+				p, q := kept[i].ent, kept[j].ent
+				return cmp.Or(cmp.Compare(q.sev, p.sev), cmp.Compare(ruleRank(kept[i].rule), ruleRank(kept[j].rule)),
+					strings.Compare(kept[i].rule, kept[j].rule), cmp.Compare(q.score, p.score), strings.Compare(p.key, q.key))
 			})
 			return order
 		}
 		seen[b.rule] = true
 	}
 	// Each block on compact ranks (what a comparison reads is together
-	// in memory, and a swap moves 48 bytes), then its severity runs in
+	// in memory, and a swap moves 40 bytes), then its severity runs in
 	// report order.
 	type run struct {
 		lo, hi int // in order
@@ -700,20 +697,21 @@ func sortFindings(kept []keptRef) []int32 {
 		// The keys of a rule often share a long prefix (one family): the
 		// 24 bytes after it, as words, settle most comparisons without
 		// going to the keys' bytes.
-		common := len(kept[b.lo].key)
+		first := kept[b.lo].ent.key
+		common := len(first)
 		for _, k := range kept[b.lo:b.hi] {
-			common = min(common, commonPrefix(kept[b.lo].key, k.key))
+			common = min(common, commonPrefix(first, k.ent.key))
 		}
 		ranks = ranks[:0]
 		for i := b.lo; i < b.hi; i++ {
-			ranks = append(ranks, newRankKey(&kept[i], i, common))
+			ranks = append(ranks, newRankKey(kept[i].ent, i, common))
 		}
 		sortByRank(ranks, kept, common)
 		for _, r := range ranks {
-			if n := len(runs); n > 0 && runs[n-1].hi == len(order) && runs[n-1].sev == r.sev && runs[n-1].rule == b.rule {
+			if n := len(runs); n > 0 && runs[n-1].hi == len(order) && runs[n-1].sev == r.severity() && runs[n-1].rule == b.rule {
 				runs[n-1].hi++
 			} else {
-				runs = append(runs, run{len(order), len(order) + 1, r.sev, b.rule})
+				runs = append(runs, run{len(order), len(order) + 1, r.severity(), b.rule})
 			}
 			order = append(order, r.i)
 		}
@@ -734,16 +732,17 @@ func sortFindings(kept []keptRef) []int32 {
 type rankKey struct {
 	top   uint64 // severity in the top byte, then bytes + 1 (larger first)
 	words [3]uint64
-	sev   finding.Severity
 	i     int32
 }
 
-// newRankKey is the rank of kept finding k, at index i, whose rule's keys
-// share their first common bytes.
-func newRankKey(k *keptRef, i, common int) rankKey {
+func (r *rankKey) severity() finding.Severity { return finding.Severity(r.top >> 56) }
+
+// newRankKey is the rank of list entry k, at index i of kept, whose
+// rule's keys share their first common bytes.
+func newRankKey(k *fentry, i, common int) rankKey {
 	// Bytes are -1 (unknown) or far below 2^56.
 	b := uint64(max(k.score+1, 0))
-	r := rankKey{top: uint64(k.sev)<<56 | min(b, 1<<56-1), sev: k.sev, i: int32(i)}
+	r := rankKey{top: uint64(k.sev)<<56 | min(b, 1<<56-1), i: int32(i)}
 	for w := range r.words {
 		r.words[w] = wordAt(k.key, common+8*w)
 	}
@@ -779,7 +778,7 @@ func sortByRank(s []rankKey, kept []keptRef, common int) {
 		}
 		if j-i > 1 {
 			slices.SortFunc(s[i:j], func(p, q rankKey) int {
-				return strings.Compare(kept[p.i].key[common:], kept[q.i].key[common:])
+				return strings.Compare(kept[p.i].ent.key[common:], kept[q.i].ent.key[common:])
 			})
 		}
 		i = j
@@ -790,7 +789,7 @@ func sortByRank(s []rankKey, kept []keptRef, common int) {
 // shorter side first) that finishes short ranges by insertion and falls
 // back to a heapsort when it goes too deep. Written for rankKey rather
 // than slices.SortFunc: the generic sort calls its comparison through a
-// pointer with two 48-byte values, about four times as slow.
+// pointer with two 40-byte values, about four times as slow.
 func sortRanks(s []rankKey) {
 	sortRanksFrom(s, 0x9e3779b97f4a7c15)
 }
