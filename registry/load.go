@@ -274,7 +274,7 @@ var (
 	topFields    = []string{"version", "separator", "env", "policy", "domains", "keys"}
 	policyFields = []string{"max_key_bytes", "require_ttl", "big_key_bytes", "big_key_elements"}
 	domainFields = []string{"owner", "desc"}
-	entryFields  = []string{"key", "name", "type", "ttl", "ttl_jitter", "persistent", "owner", "desc", "guard", "hot", "writers", "readers", "pii", "deprecated", "domain", "entityType", "attribute"}
+	entryFields  = []string{"key", "name", "type", "ttl", "ttl_jitter", "persistent", "owner", "desc", "guard", "hot", "writers", "readers", "pii", "deprecated", "domain", "entityType", "attribute", "fields", "fields_extra"}
 	hotFields    = []string{"replicas", "local_ttl"}
 	deprFields   = []string{"replaced_by"}
 )
@@ -405,6 +405,16 @@ func (d *decoder) entries(n ast.Node, raw *rawRegistry) {
 				e.EntityType = d.str(v, name)
 			case "attribute":
 				e.Attribute = d.str(v, name)
+			case "fields":
+				e.Fields = d.strings(v, name)
+			case "fields_extra":
+				switch s := d.str(v, name); s {
+				case "allow":
+					e.FieldsExtra = true
+				case "", "deny":
+				default:
+					d.errAt(v, fmt.Sprintf("fields_extra: %q is not allow", s), "fields_extra: allow (the value may hold fields beyond those listed, e.g. a per-user map)")
+				}
 			}
 		})
 		if e.keyNode == nil {
@@ -504,6 +514,7 @@ func (d *decoder) build(raw *rawRegistry) *Registry {
 			}
 			names[e.Name] = re
 		}
+		d.checkFields(re, &e)
 		if e.Deprecated != nil && e.Deprecated.ReplacedBy == "" {
 			d.errAt(re.fields["deprecated"], "deprecated without replaced_by", "deprecated: {replaced_by: \"new:template:{id}\"}")
 		}
@@ -558,4 +569,32 @@ func validName(s string) bool {
 		}
 	}
 	return s != ""
+}
+
+// checkFields validates a declared value format: field names are
+// non-empty and distinct, the type can hold fields (a hash, or a string
+// holding a JSON object), and a guarded hash leaves __ns__ to the guard.
+func (d *decoder) checkFields(re *rawEntry, e *Entry) {
+	node := re.fields["fields"]
+	if node == nil {
+		if e.FieldsExtra {
+			d.errAt(re.fields["fields_extra"], "fields_extra without fields", "list the fields every value holds: fields: [id, name], or drop fields_extra")
+		}
+		return
+	}
+	if e.Type != "hash" && e.Type != "string" {
+		d.errAt(node, fmt.Sprintf("fields on a %s: only a hash (field names) or a string holding a JSON object (top-level keys) has fields", e.Type), "drop fields, or declare type: hash or type: string")
+	}
+	seen := map[string]bool{}
+	for _, f := range e.Fields {
+		switch {
+		case f == "":
+			d.errAt(node, "an empty field name", "list field names: fields: [activityId, discountType]")
+		case f == NSField && e.Guard:
+			d.errAt(node, "fields lists "+NSField+" on a guarded hash", "drop "+NSField+": the guard writes and checks it itself")
+		case seen[f]:
+			d.errAt(node, fmt.Sprintf("field %q is listed twice", f), "list each field once")
+		}
+		seen[f] = true
+	}
 }

@@ -78,21 +78,38 @@ type Entry struct {
 	Owner      string
 	Desc       string
 	Guard      bool
-	Hot        *Hot
-	Writers    []string
-	Readers    []string
-	PIIAllow   bool
-	Deprecated *Deprecated
-	Domain     string // the domain segment (declared field, or the first segment)
-	EntityType string
-	Attribute  string
-	Pos        Pos
+	Fields     []string // the value's declared field set (hash fields or JSON top-level keys); nil when undeclared
+	// FieldsExtra: the value may hold fields beyond Fields (an open map).
+	FieldsExtra bool
+	Hot         *Hot
+	Writers     []string
+	Readers     []string
+	PIIAllow    bool
+	Deprecated  *Deprecated
+	Domain      string // the domain segment (declared field, or the first segment)
+	EntityType  string
+	Attribute   string
+	Pos         Pos
 
 	explicitOwner bool
 	// quietUnder: a key of this template shorter than this holds no
 	// placeholder value a rule could flag (CheckEntry); 0 when any key
 	// may (an {any} placeholder).
 	quietUnder int
+}
+
+// NSField is the reserved hash field of a guarded hash: it names the
+// namespace that owns the key.
+const NSField = "__ns__"
+
+// HasField reports whether the entry declares field name.
+func (e *Entry) HasField(name string) bool {
+	for _, f := range e.Fields {
+		if f == name {
+			return true
+		}
+	}
+	return false
 }
 
 // Hot is the hot-key protection of an entry (seed 003).

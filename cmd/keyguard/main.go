@@ -61,8 +61,17 @@ func commands() []command {
 		{"audit", "audit a live Redis / Cluster (read-only SCAN; inventory and rule findings)", runAudit},
 		{"rdb", "the same audit from RDB snapshot files, offline (several files: one Cluster)", runRDB},
 		{"diff", "drift between two audit reports: new and gone groups, growth, new findings", runDiff},
+		{"merge", "one report from reports of different shards, hosts or resumed runs", runMerge},
+		{"investigate", "who overwrites whose key: find, look, watch TTLs, capture writers", runInvestigate},
+		{"migrate", "rename keys from one template to another: plan, copy, verify, cleanup", runMigrate},
+		{"scan-code", "find hand-built and unregistered Redis keys in Go, Java, Python and TypeScript code", runScanCode},
+		{"hotkeys", "hot keys merged from SDK reports and server evidence", runHotkeys},
+		{"preheat", "load a list of keys through the loader, rate-limited", runPreheat},
+		{"serve", "web dashboard and Prometheus /metrics, auditing on a schedule", runServe},
 		{"writers", "who wrote which template (from SDK writer records)", runWriters},
 		{"acl", "Redis ACL rules generated from the registry, one user per owner", runACL},
+		{"init", "write a commented starter keyguard.yaml (or one from an audit report)", runInit},
+		{"version", "print the version and VCS revision", runVersion},
 		{"demo", "the whole story on an embedded server, no setup", runDemo},
 	}
 }
