@@ -16,9 +16,15 @@ func (r Rules) PII(s string, emit Emit) {
 	}
 }
 
-// FindPII looks for a mainland mobile number, an e-mail address or an
-// 18-digit ID-card number (checksum and birth date valid) and describes
-// the first found without repeating it in full.
+// FindPII looks for a mainland mobile number (also with a 86, +86 or
+// 0086 prefix), an e-mail address or an 18-digit ID-card number (checksum
+// and birth date valid) and describes the first found without repeating
+// it in full.
+//
+// A number counts only when it stands as a token of its own: between
+// separators or other punctuation, or after a word such as "u", "tel" or
+// "mobile". Digits inside a longer alphanumeric token (an md5 or other hex
+// string, "a18812345678b") are part of an identifier, not a phone number.
 func FindPII(s string) (string, bool) {
 	for i := 0; i < len(s); {
 		if !isDigit(s[i]) {
@@ -30,16 +36,20 @@ func FindPII(s string) (string, bool) {
 			j++
 		}
 		run := s[i:j]
-		if j < len(s) && len(run) == 17 && (s[j] == 'X' || s[j] == 'x') && (j+1 == len(s) || !isAlnum(s[j+1])) {
+		if j < len(s) && len(run) == 17 && (s[j] == 'X' || s[j] == 'x') {
 			run = s[i : j+1]
 		}
-		switch {
-		case isMobile(run):
-			return "mobile number " + mask(run), true
-		case len(run) == 13 && strings.HasPrefix(run, "86") && isMobile(run[2:]):
-			return "mobile number " + mask(run), true
-		case isIDCard(run):
-			return "ID-card number " + mask(run), true
+		if standsAlone(s, i, i+len(run)) {
+			switch {
+			case isMobile(run):
+				return "mobile number " + mask(run), true
+			case len(run) == 13 && strings.HasPrefix(run, "86") && isMobile(run[2:]):
+				return "mobile number " + mask(run), true
+			case len(run) == 15 && strings.HasPrefix(run, "0086") && isMobile(run[4:]):
+				return "mobile number " + mask(run), true
+			case isIDCard(run):
+				return "ID-card number " + mask(run), true
+			}
 		}
 		i = j
 	}
@@ -61,6 +71,26 @@ func FindPII(s string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// standsAlone reports whether s[i:j] is a token of its own: nothing
+// alphanumeric follows it, and what precedes it is either not
+// alphanumeric or a word of letters that starts the token and is not all
+// hex digits ("u", "tel", "mobile" but not "ab", which may be the head of
+// a hex string).
+func standsAlone(s string, i, j int) bool {
+	if j < len(s) && isAlnum(s[j]) {
+		return false
+	}
+	if i == 0 || !isAlnum(s[i-1]) {
+		return true
+	}
+	k, word := i, false
+	for k > 0 && isLetter(s[k-1]) {
+		k--
+		word = word || s[k]|0x20 > 'f'
+	}
+	return word && (k == 0 || !isAlnum(s[k-1]))
 }
 
 func isMobile(run string) bool {
@@ -92,8 +122,9 @@ func mask(s string) string {
 	return s[:3] + strings.Repeat("*", len(s)-5) + s[len(s)-2:]
 }
 
-func isDigit(c byte) bool { return c >= '0' && c <= '9' }
-func isAlnum(c byte) bool { return isDigit(c) || (c|0x20 >= 'a' && c|0x20 <= 'z') }
+func isDigit(c byte) bool  { return c >= '0' && c <= '9' }
+func isAlnum(c byte) bool  { return isDigit(c) || isLetter(c) }
+func isLetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
 func isEmailLocal(c byte) bool {
 	return isAlnum(c) || c == '.' || c == '_' || c == '%' || c == '+' || c == '-'
 }

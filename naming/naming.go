@@ -52,7 +52,7 @@ func (r Rules) Length(key string, emit Emit) {
 	if r.MaxKeyBytes > 0 && len(key) > r.MaxKeyBytes {
 		emit(finding.Length, finding.Warning,
 			fmt.Sprintf("%d bytes, over the %d-byte limit", len(key), r.MaxKeyBytes),
-			"shorten the literal words or move filters out of the key (seed 004 pit 1)")
+			"shorten the literal words, or move filters and paging out of the key into the value")
 	}
 }
 

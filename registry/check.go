@@ -84,8 +84,8 @@ func (c *Checker) CheckEntry(key string, e *Entry, emit func(finding.Finding)) R
 
 // quietUnder is Entry.quietUnder for template t. The rules registered
 // applies to placeholder values are the value rule (only on {any}
-// values) and the personal-data rule (not on hash and enum values, nor
-// under pii: allow), and every personal datum naming.FindPII knows needs
+// values) and the personal-data rule (only where piiScanned, never under
+// pii: allow), and every personal datum naming.FindPII knows needs
 // either an '@', which no typed value holds, or a run of 11 digits. A
 // key is its literal bytes plus its values: when it is shorter than the
 // literal bytes plus 11, no value reaches 11 bytes.
@@ -98,7 +98,7 @@ func quietUnder(t *keytmpl.Template, piiAllow bool) int {
 				lit += len(p.Lit)
 			case p.Kind == keytmpl.Any:
 				return 0
-			case p.Kind != keytmpl.Hash && p.Kind != keytmpl.Enum:
+			case piiScanned(keytmpl.Placeholder{Name: p.Name, Kind: p.Kind}):
 				pii = true
 			}
 		}
@@ -189,7 +189,7 @@ func (c *Checker) registered(key string, e *Entry, emit func(finding.Finding)) R
 		if p.Kind == keytmpl.Any {
 			c.rules.Value(v, add)
 		}
-		if !e.PIIAllow && p.Kind != keytmpl.Hash && p.Kind != keytmpl.Enum {
+		if !e.PIIAllow && piiScanned(p) {
 			if what, ok := naming.FindPII(v); ok {
 				add(finding.PII, finding.Warning, fmt.Sprintf("placeholder {%s} holds what looks like a %s", p.Name, what),
 					fmt.Sprintf("if it is personal data, make it {%s:hash}; if reviewed, mark the template pii: allow", p.Name))
@@ -197,6 +197,22 @@ func (c *Checker) registered(key string, e *Entry, emit func(finding.Finding)) R
 		}
 	}
 	return Result{Entry: e, Captures: c.caps}
+}
+
+// piiScanned reports whether the values of p are looked at for personal
+// data: free text ({name}), or a typed value whose name says it is
+// personal ({phone:int}). The digits of an {orderId:int}, a {token:hex} or
+// a {id:uuid} are an identifier, whatever they happen to spell; a :hash or
+// :enum value cannot hold personal data at all.
+func piiScanned(p keytmpl.Placeholder) bool {
+	switch p.Kind {
+	case keytmpl.Any:
+		return true
+	case keytmpl.Hash, keytmpl.Enum:
+		return false
+	}
+	_, personal := naming.PIIName(p.Name)
+	return personal
 }
 
 func (c *Checker) value(name string) string {
