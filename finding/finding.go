@@ -12,7 +12,7 @@ import (
 	"strings"
 )
 
-// Stable rule IDs (SPEC §3).
+// Stable rule IDs. Each has a section in docs/rules.md (DocURL).
 const (
 	Overlap          = "overlap"
 	Domain           = "domain"
@@ -32,12 +32,15 @@ const (
 	GuardOwnerless   = "guard/ownerless"
 	GuardForeign     = "guard/foreign-owner"
 	MixedSchema      = "mixed-schema"
+	Schema           = "schema"
 	UnregisteredCode = "unregistered-code"
 	RawKey           = "raw-key"
-	// Registry-only sanity rules beyond SPEC §3.
+	// Registry-only rules.
 	TTLPolicy = "ttl-policy" // persistent with a ttl, jitter over ttl, lock/verify TTLs too long
 	KeyModel  = "key-model"  // domain/entityType/attribute fields that disagree with the key
-	Owner     = "owner"      // an entry nobody owns
+	Owner     = "owner"      // an entry nobody owns, or whose owner is still FILL-IN
+	FillIn    = "fill-in"    // a value still FILL-IN, as keyguard init and audits' suggested entries leave them
+	Load      = "load"       // the registry file does not load (syntax, unknown field, bad value)
 )
 
 // Severity orders findings. The zero value is Info.

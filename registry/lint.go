@@ -10,7 +10,7 @@ import (
 	"github.com/keyguard/keyguard/naming"
 )
 
-// Domain-specific TTL ceilings (seed 004 §5): a lock held longer than this
+// Domain-specific TTL ceilings: a lock held longer than this
 // outlives any reasonable critical section; a verification code longer
 // than this is a security risk.
 const (
@@ -24,11 +24,20 @@ func (r *Registry) Rules() naming.Rules {
 }
 
 // Lint checks the registry: overlapping templates, domains, TTL policy,
-// naming rules on the templates, personal data. Findings come in entry
-// order, overlaps last.
+// naming rules on the templates, personal data, values still FILL-IN.
+// Findings come in file order (domains, then entries), overlaps last.
 func (r *Registry) Lint() []finding.Finding {
 	var out []finding.Finding
 	rules := r.Rules()
+	if !r.BareList { // a bare list's domains are its entries' fields, reported there
+		for _, d := range r.Domains {
+			add := func(rule string, sev finding.Severity, msg, hint string) {
+				out = append(out, finding.Finding{Rule: rule, Severity: sev, Owner: d.Owner,
+					Message: msg, Hint: hint, File: d.Pos.File, Line: d.Pos.Line, Column: d.Pos.Col})
+			}
+			lintDomain(&d, add)
+		}
+	}
 	for _, e := range r.Entries {
 		add := func(rule string, sev finding.Severity, msg, hint string) {
 			out = append(out, finding.Finding{Rule: rule, Severity: sev, Template: e.Key, Owner: e.Owner,
@@ -38,20 +47,83 @@ func (r *Registry) Lint() []finding.Finding {
 	}
 	for _, o := range r.Overlaps() {
 		a, b := r.Entries[o.A], r.Entries[o.B]
-		sev := finding.Error
-		who := fmt.Sprintf("owned by %s and %s", orNobody(a.Owner), orNobody(b.Owner))
-		if a.Owner == b.Owner {
-			sev, who = finding.Warning, "both owned by "+orNobody(a.Owner)
-		}
-		out = append(out, finding.Finding{
-			Rule: finding.Overlap, Severity: sev, Template: b.Key, Owner: b.Owner,
-			Message: fmt.Sprintf("%q (line %d) and %q can produce the same key %s (%s): %s",
-				a.Key, a.Pos.Line, b.Key, finding.Display(o.Explanation.Witness), who, o.Explanation),
-			Hint: "make the templates disjoint: start each with its own domain, add a distinguishing literal segment, or type the placeholder ({id:int})",
-			File: b.Pos.File, Line: b.Pos.Line, Column: b.Pos.Col,
-		})
+		f := finding.Finding{Rule: finding.Overlap, Severity: finding.Error, Template: b.Key, Owner: b.Owner,
+			File: b.Pos.File, Line: b.Pos.Line, Column: b.Pos.Col}
+		f.Message, f.Hint, f.Severity = overlapText(a, b, o.Explanation)
+		out = append(out, f)
 	}
 	return out
+}
+
+// overlapText describes an overlap. It is an error between owners, and a
+// warning within one owner, who can only hurt their own keys, unless the
+// two templates declare the very same keys with different types: one of
+// the two entries is then wrong whoever owns it.
+func overlapText(a, b *Entry, ex keytmpl.Explanation) (msg, hint string, sev finding.Severity) {
+	who := fmt.Sprintf("owned by %s and %s", orNobody(a.Owner), orNobody(b.Owner))
+	sev = finding.Error
+	if a.Owner == b.Owner {
+		sev, who = finding.Warning, "both owned by "+orNobody(a.Owner)
+	}
+	if ex.Relation == keytmpl.Equal {
+		if a.Type != b.Type {
+			return fmt.Sprintf("%q (line %d) declares exactly the keys of %q, as a %s where this entry says %s (%s): a key has one type",
+					a.Key, a.Pos.Line, b.Key, a.Type, b.Type, who),
+				"keep one of the two entries with the type the keys really have (keyguard audit shows the types seen)", finding.Error
+		}
+		return fmt.Sprintf("%q (line %d) declares exactly the keys of %q (%s): a duplicate entry", a.Key, a.Pos.Line, b.Key, who),
+			"remove one of the two entries", sev
+	}
+	return fmt.Sprintf("%q (line %d) and %q can produce the same key %s (%s): %s",
+			a.Key, a.Pos.Line, b.Key, finding.Display(ex.Witness), who, ex),
+		"make the templates disjoint: start each with its own domain, add a distinguishing literal segment, or type the placeholder ({id:int})", sev
+}
+
+// FillInMark is what keyguard init and an audit's suggested entries write
+// where a person must decide; lint fails until every one is replaced.
+const FillInMark = "FILL-IN"
+
+func isFillIn(s string) bool { return strings.Contains(s, FillInMark) }
+
+func lintDomain(d *Domain, add naming.Emit) {
+	if isFillIn(d.Owner) {
+		add(finding.Owner, finding.Error, fmt.Sprintf("domain %s: owner is still FILL-IN", d.Name),
+			"name the team that owns the keys of this domain: owner: TEAM; it gets the ACL user and the alerts")
+	}
+	if isFillIn(d.Desc) {
+		add(finding.FillIn, finding.Error, fmt.Sprintf("domain %s: desc is still FILL-IN", d.Name), "describe the domain in a few words, or remove desc")
+	}
+}
+
+// lintFillIn reports the entry's fields still marked FILL-IN, saying what
+// each wants.
+func lintFillIn(e *Entry, add naming.Emit) {
+	if e.explicitOwner && isFillIn(e.Owner) {
+		add(finding.Owner, finding.Error, "owner is still FILL-IN",
+			"name the team that writes these keys: owner: TEAM, or remove owner: to take the domain's owner")
+	}
+	for _, f := range []struct{ field, value, want string }{
+		{"desc", e.Desc, "say what these keys hold, or remove desc"},
+		{"domain", e.Domain, "write the domain the key starts with"},
+		{"entityType", e.EntityType, "write the entity segment of the key, or remove entityType"},
+		{"attribute", e.Attribute, "write the attribute segment of the key, or remove attribute"},
+		{"name", e.Name, "name the generated builder, or remove name"},
+	} {
+		if isFillIn(f.value) {
+			add(finding.FillIn, finding.Error, f.field+" is still FILL-IN", f.want)
+		}
+	}
+	for _, l := range []struct {
+		field string
+		list  []string
+	}{{"writers", e.Writers}, {"readers", e.Readers}} {
+		for _, v := range l.list {
+			if isFillIn(v) {
+				add(finding.FillIn, finding.Error, l.field+" still holds FILL-IN", "list the services by name, or remove "+l.field)
+				break
+			}
+		}
+	}
 }
 
 func orNobody(s string) string {
@@ -70,6 +142,7 @@ func (r *Registry) lintEntry(e *Entry, rules naming.Rules, add naming.Emit) {
 	if e.Owner == "" {
 		add(finding.Owner, finding.Error, "nobody owns this key", "add owner: TEAM, or declare its domain with an owner under domains:")
 	}
+	lintFillIn(e, add)
 	first, literal := segs[dom].Literal()
 	first = domainOf(first)
 	switch {
@@ -95,11 +168,11 @@ func (r *Registry) lintEntry(e *Entry, rules naming.Rules, add naming.Emit) {
 			return
 		}
 		if seg >= len(segs) {
-			add(finding.KeyModel, finding.Warning, fmt.Sprintf("%s: %s but the key has no segment %d", field, want, seg+1), "domain:entity:{id}:attribute (seed 000 §3)")
+			add(finding.KeyModel, finding.Warning, fmt.Sprintf("%s: %s but the key has no segment %d", field, want, seg+1), "name keys domain:entity:{id}:attribute, and make the field say the same")
 			return
 		}
 		if got, ok := segs[seg].Literal(); ok && got != want {
-			add(finding.KeyModel, finding.Warning, fmt.Sprintf("%s: %s but segment %d is %q", field, want, seg+1, got), "domain:entity:{id}:attribute (seed 000 §3)")
+			add(finding.KeyModel, finding.Warning, fmt.Sprintf("%s: %s but segment %d is %q", field, want, seg+1, got), "name keys domain:entity:{id}:attribute, and make the field say the same")
 		}
 	}
 	checkField("entityType", e.EntityType, dom+1)
@@ -128,10 +201,10 @@ func (r *Registry) lintEntry(e *Entry, rules naming.Rules, add naming.Emit) {
 	}
 	if ex := e.Template.Example(); rules.MaxKeyBytes > 0 && len(ex) > rules.MaxKeyBytes {
 		add(finding.Length, finding.Warning, fmt.Sprintf("a typical key is %d bytes, over the %d-byte limit: %s", len(ex), rules.MaxKeyBytes, finding.Display(ex)),
-			"shorten the literal words; move filters and paging out of the key (seed 004 pit 1)")
+			"shorten the literal words; move filters and paging out of the key into the value")
 	}
 	if e.Deprecated != nil {
-		add(finding.KeyModel, finding.Info, "deprecated, replaced by "+e.Deprecated.ReplacedBy, "migrate with keyguard migrate, then remove this entry")
+		add(finding.KeyModel, finding.Info, "deprecated, replaced by "+e.Deprecated.ReplacedBy, "move the keys to the new template, then remove this entry")
 	}
 }
 
@@ -149,9 +222,9 @@ func (r *Registry) lintTTL(e *Entry, domain string, add naming.Emit) {
 	}
 	switch {
 	case domain == "lock" && e.MaxTTL() > MaxLockTTL:
-		add(finding.TTLPolicy, finding.Warning, fmt.Sprintf("a lock held up to %s: a crashed holder blocks everyone that long", e.MaxTTL()), "lock TTLs are the longest acceptable hold, usually seconds (seed 004 §5); renew with a watchdog instead")
+		add(finding.TTLPolicy, finding.Warning, fmt.Sprintf("a lock held up to %s: a crashed holder blocks everyone that long", e.MaxTTL()), "a lock TTL is the longest acceptable hold, usually seconds; renew a long hold with a watchdog instead")
 	case domain == "verify" && e.MaxTTL() > MaxVerifyTTL:
-		add(finding.TTLPolicy, finding.Warning, fmt.Sprintf("a verification code valid for %s", e.MaxTTL()), "verification TTLs equal the code's validity, usually 5m (seed 004 §5)")
+		add(finding.TTLPolicy, finding.Warning, fmt.Sprintf("a verification code valid for %s", e.MaxTTL()), "a verification TTL equals the code's validity, usually 5m")
 	}
 	if e.Hot != nil && e.TTL > 0 && e.Hot.LocalTTL >= e.TTL {
 		add(finding.TTLPolicy, finding.Warning, fmt.Sprintf("hot.local_ttl %s is not shorter than ttl %s", e.Hot.LocalTTL, e.TTL), "keep the local tier much shorter than the Redis TTL")
