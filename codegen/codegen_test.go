@@ -100,6 +100,24 @@ keys:
 keys:
   - {key: "a:{s:enum(a-b,a_b)}", ttl: 1m}
 `, Options{Lang: TypeScript, Package: "keys"}, "two members named A_B"},
+		{"field constants", `version: 1
+keys:
+  - {key: "a:{id}", type: hash, ttl: 1m, fields: [userId, user_id]}
+`, Options{Lang: Go, Package: "keys"}, `fields "userId" and "user_id" of "a:{id}" both give the Go constant AFieldUserId`},
+		{"field constants upper", `version: 1
+keys:
+  - {key: "a:{id}", type: hash, ttl: 1m, fields: [userID, user_id]}
+`, Options{Lang: Python, Package: "keys"}, `both give the Java, Python and TypeScript constant A_FIELD_USER_ID`},
+		{"field list and builder", `version: 1
+keys:
+  - {key: "a:{id}", name: Order, type: hash, ttl: 1m, fields: [x]}
+  - {key: "b:{id}", name: OrderFields, ttl: 1m}
+`, Options{Lang: Go, Package: "keys"}, `builder OrderFields of "b:{id}" collides with "a:{id}" (line 3)`},
+		{"field constant and TTL constant", `version: 1
+keys:
+  - {key: "a:{id}", name: Order, type: hash, ttl: 1m, fields: [ttl]}
+  - {key: "b:{id}", name: OrderFieldTtl, ttl: 1m}
+`, Options{Lang: Go, Package: "keys"}, `builder OrderFieldTtl of "b:{id}" collides with "a:{id}"`},
 		{"bad package", `version: 1
 keys: [{key: "a:{id}", ttl: 1m}]
 `, Options{Lang: Go, Package: "func"}, "not a Go package name"},
@@ -145,6 +163,59 @@ keys:
 	}
 	if got := strings.Join(pyNames, " "); got != "type class_ k keybuild def_" {
 		t.Errorf("Python params %q", got)
+	}
+}
+
+func TestFieldNames(t *testing.T) {
+	reg := parseRegistry(t, `version: 1
+keys:
+  - {key: "promo:sku:{skuId:int}", type: hash, ttl: 1m, fields: [activityId, discount_type, 2nd, 名称, "a b", __ns]}
+  - {key: "promo:rule:{id}", type: string, ttl: 1m, fields: [x], fields_extra: allow}
+  - {key: "promo:flag:{id}", type: string, ttl: 1m}
+`)
+	m, err := buildModel(reg, Options{Lang: Go, Package: "keys"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var goIDs, upper []string
+	for _, f := range m.Entries[0].Fields {
+		goIDs, upper = append(goIDs, f.Go), append(upper, f.Upper)
+	}
+	if got := strings.Join(goIDs, " "); got != "PromoSkuFieldActivityId PromoSkuFieldDiscountType PromoSkuField2nd PromoSkuField3 PromoSkuFieldAB PromoSkuFieldNs" {
+		t.Errorf("Go constants %q", got)
+	}
+	if got := strings.Join(upper, " "); got != "PROMO_SKU_FIELD_ACTIVITY_ID PROMO_SKU_FIELD_DISCOUNT_TYPE PROMO_SKU_FIELD_2ND PROMO_SKU_FIELD_3 PROMO_SKU_FIELD_A_B PROMO_SKU_FIELD_NS" {
+		t.Errorf("constants %q", got)
+	}
+	if m.Entries[0].FieldsExtra || !m.Entries[1].FieldsExtra || len(m.Entries[2].Fields) != 0 {
+		t.Errorf("fields_extra or undeclared fields wrong: %v %v %v", m.Entries[0].FieldsExtra, m.Entries[1].FieldsExtra, m.Entries[2].Fields)
+	}
+	if m.FieldsExample != m.Entries[0] {
+		t.Error("the package doc's example is not the first entry with fields")
+	}
+	// Every language compiles the constants in (the vector tests run them);
+	// here: a registry without fields generates none of it.
+	noFields := parseRegistry(t, "version: 1\nkeys: [{key: \"a:{id}\", ttl: 1m}]\n")
+	for _, l := range Langs() {
+		f, err := Generate(noFields, Options{Lang: l, Package: goldenPackage(l)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(f.Data), "FIELD_") || strings.Contains(string(f.Data), "AFields") {
+			t.Errorf("%s: field constants for a template without fields", l)
+		}
+	}
+}
+
+func TestWrapComment(t *testing.T) {
+	got := wrapComment("// ", strings.Repeat("word ", 20)+strings.Repeat("x", 90))
+	for _, line := range strings.Split(got, "\n") {
+		if !strings.HasPrefix(line, "// ") || len(line) > 76 && strings.Contains(line[3:], " ") {
+			t.Errorf("line %q", line)
+		}
+	}
+	if !strings.HasSuffix(got, "\n// "+strings.Repeat("x", 90)) {
+		t.Errorf("long word not on its own line:\n%s", got)
 	}
 }
 

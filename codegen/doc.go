@@ -20,7 +20,17 @@
 //   - a key value carrying its template, Redis type, owner, TTL and a
 //     jittered-TTL helper, with the entry's desc as documentation;
 //   - a table of every template (Templates() in Go, TEMPLATES elsewhere)
-//     for runtime hooks that classify keys without the YAML.
+//     for runtime hooks that classify keys without the YAML;
+//   - for a template that declares its value's fields (registry fields:
+//     hash fields, or the top-level keys of a JSON string), a constant per
+//     field named by the builder and the field (OrderBaseFieldPayTime in
+//     Go, ORDER_BASE_FIELD_PAY_TIME elsewhere; a name without ASCII letters
+//     or digits by its position), the list of them (OrderBaseFields(),
+//     ORDER_BASE_FIELDS) and whether other fields are allowed
+//     (OrderBaseFieldsExtra, ORDER_BASE_FIELDS_EXTRA: fields_extra: allow).
+//     Java, Python and TypeScript templates also carry fields and
+//     fieldsExtra; Go's keybuild.Spec does not. Two fields that give one
+//     constant are an error naming both.
 //
 // Go builders call package keybuild; the other languages carry the same
 // runtime inline, so a generated file needs nothing but the language's

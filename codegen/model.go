@@ -22,6 +22,8 @@ type model struct {
 	Entries     []*entry
 	UsesTime    bool // the Go file needs package time
 	Example     *entry
+	// FieldsExample is the first entry that declares fields; nil when none does.
+	FieldsExample *entry
 }
 
 type entry struct {
@@ -49,7 +51,18 @@ type entry struct {
 	Enums      []*enum
 	Infallible bool // Go: every value is an int64 and the longest key fits
 	Deprecated bool
-	spec       keybuild.Spec
+	// Fields is the declared value format (registry fields), in registry
+	// order; FieldsExtra says the set is open (fields_extra: allow).
+	Fields      []*field
+	FieldsExtra bool
+	spec        keybuild.Spec
+}
+
+// field is one declared field of a template's value and its constants.
+type field struct {
+	Name  string // as in the registry: activityId
+	Go    string // PromoSkuFieldActivityId
+	Upper string // PROMO_SKU_FIELD_ACTIVITY_ID, for Java, Python and TypeScript
 }
 
 type part struct {
@@ -149,6 +162,9 @@ func buildModel(reg *registry.Registry, opt Options) (*model, error) {
 		if e.TTL != 0 || e.Jitter != 0 || e.HotTTL != 0 {
 			m.UsesTime = true
 		}
+		if m.FieldsExample == nil && len(e.Fields) > 0 {
+			m.FieldsExample = e
+		}
 	}
 	if len(n.errs) > 0 {
 		return nil, n.errs
@@ -244,6 +260,9 @@ func newEntry(reg *registry.Registry, re *registry.Entry, n *names) (*entry, *re
 	if err := e.nameParams(n, re); err != nil {
 		return nil, err
 	}
+	if err := e.nameFields(n, re); err != nil {
+		return nil, err
+	}
 	e.spec = specOf(reg, re, e.Name)
 	e.Infallible = infallible(e, reg.Policy.MaxKeyBytes)
 	e.Policy = policyLine(re)
@@ -278,6 +297,84 @@ func (e *entry) nameParams(n *names, re *registry.Entry) *registry.ParseError {
 		}
 	}
 	return nil
+}
+
+// nameFields gives each declared field its constants: the entry's name,
+// "Field" and the field name's words ("activityId" of PromoSku gives
+// PromoSkuFieldActivityId and PROMO_SKU_FIELD_ACTIVITY_ID). A field name
+// without ASCII letters or digits is named by its position (PromoSkuField3).
+// Two fields that give one constant are an error naming both, as two
+// builders are: the constants must say which field they hold.
+func (e *entry) nameFields(n *names, re *registry.Entry) *registry.ParseError {
+	if len(re.Fields) == 0 {
+		return nil
+	}
+	e.FieldsExtra = re.FieldsExtra
+	goSeen, upSeen := map[string]string{}, map[string]string{}
+	for i, name := range re.Fields {
+		fw := words(name)
+		f := &field{Name: name, Go: e.Name + "Field" + pascal(fw), Upper: e.Upper + "_FIELD_" + upperSnake(fw)}
+		if len(fw) == 0 {
+			f.Go, f.Upper = fmt.Sprintf("%sField%d", e.Name, i), fmt.Sprintf("%s_FIELD_%d", e.Upper, i)
+		}
+		for _, c := range []struct {
+			seen      map[string]string
+			id, langs string
+		}{{goSeen, f.Go, "Go"}, {upSeen, f.Upper, "Java, Python and TypeScript"}} {
+			if prev, dup := c.seen[c.id]; dup {
+				return &registry.ParseError{Pos: re.Pos,
+					Msg: fmt.Sprintf("gen: fields %q and %q of %q both give the %s constant %s", prev, name, re.Key, c.langs, c.id),
+					Hint: "field names that differ only in case or punctuation cannot both have a constant; keep one spelling in the data and in fields, " +
+						"or list one of them and set fields_extra: allow"}
+			}
+			c.seen[c.id] = name
+		}
+		n.declare("Go", f.Go, re, "field constant")
+		for _, lang := range []string{"Java", "Python", "TypeScript"} {
+			n.declare(lang, f.Upper, re, "field constant")
+		}
+		e.Fields = append(e.Fields, f)
+	}
+	n.declare("Go", e.Name+"Fields", re, "field list")
+	n.declare("Go", e.Name+"FieldsExtra", re, "field set constant")
+	for _, lang := range []string{"Java", "Python", "TypeScript"} {
+		n.declare(lang, e.Upper+"_FIELDS", re, "field list")
+		n.declare(lang, e.Upper+"_FIELDS_EXTRA", re, "field set constant")
+	}
+	return nil
+}
+
+// FieldsDoc says what the entry's fields are, for the comments of the
+// constants.
+func (e *entry) FieldsDoc() string {
+	what := "the hash fields"
+	if e.Type == "string" {
+		what = "the top-level keys of the JSON object"
+	}
+	open := "A value holds no other field: keyguard's hook refuses one in enforce mode, and keyguard audit reports it."
+	if e.FieldsExtra {
+		open = "Values may hold other fields too (fields_extra: allow)."
+	}
+	return fmt.Sprintf("Fields of %q: %s its values hold, as the registry declares them. %s", e.Template, what, open)
+}
+
+// FieldIDs returns the constants of the declared fields (Java, Python and
+// TypeScript spelling).
+func (e *entry) FieldIDs() []string {
+	out := make([]string, len(e.Fields))
+	for i, f := range e.Fields {
+		out[i] = f.Upper
+	}
+	return out
+}
+
+// FieldNames returns the declared field names.
+func (e *entry) FieldNames() []string {
+	out := make([]string, len(e.Fields))
+	for i, f := range e.Fields {
+		out[i] = f.Name
+	}
+	return out
 }
 
 func hasKey(m map[string]*registry.Entry, k string) bool {

@@ -14,22 +14,24 @@ import (
 
 func funcs() template.FuncMap {
 	return template.FuncMap{
-		"goq":     strconv.Quote,
-		"javaq":   javaQuote,
-		"pyq":     pyQuote,
-		"tsq":     tsQuote,
-		"godur":   goDuration,
-		"javadur": javaDuration,
-		"pydur":   pyDuration,
-		"ms":      milliseconds,
-		"javadoc": javadocEscape,
-		"jsdoc":   jsdocEscape,
-		"pydoc":   pydocEscape,
-		"join":    strings.Join,
-		"last":    func(i, n int) bool { return i == n-1 },
-		"header":  func() string { return Header },
-		"pytuple": pyTuple,
-		"gorune":  func(b byte) string { return strconv.QuoteRune(rune(b)) },
+		"goq":       strconv.Quote,
+		"javaq":     javaQuote,
+		"pyq":       pyQuote,
+		"tsq":       tsQuote,
+		"godur":     goDuration,
+		"javadur":   javaDuration,
+		"pydur":     pyDuration,
+		"ms":        milliseconds,
+		"javadoc":   javadocEscape,
+		"jsdoc":     jsdocEscape,
+		"pydoc":     pydocEscape,
+		"join":      strings.Join,
+		"last":      func(i, n int) bool { return i == n-1 },
+		"header":    func() string { return Header },
+		"pytuple":   pyTuple,
+		"pyidtuple": pyExprTuple,
+		"wrap":      wrapComment,
+		"gorune":    func(b byte) string { return strconv.QuoteRune(rune(b)) },
 	}
 }
 
@@ -178,11 +180,42 @@ func pyTuple(ss []string) string {
 	for i, s := range ss {
 		q[i] = pyQuote(s)
 	}
-	switch len(q) {
+	return pyExprTuple(q)
+}
+
+// pyExprTuple writes a Python tuple of expressions: (), (a,), (a, b).
+func pyExprTuple(xs []string) string {
+	switch len(xs) {
 	case 0:
 		return "()"
 	case 1:
-		return "(" + q[0] + ",)"
+		return "(" + xs[0] + ",)"
 	}
-	return "(" + strings.Join(q, ", ") + ")"
+	return "(" + strings.Join(xs, ", ") + ")"
+}
+
+// wrapComment breaks text into lines of at most about 76 columns, each
+// starting with prefix ("// "); a word longer than a line stays whole.
+func wrapComment(prefix, text string) string {
+	const width = 76
+	var b strings.Builder
+	n := 0
+	for _, w := range strings.Fields(text) {
+		switch {
+		case n == 0:
+		case n+1+len(w) > width:
+			b.WriteByte('\n')
+			n = 0
+		default:
+			b.WriteByte(' ')
+			n++
+		}
+		if n == 0 {
+			b.WriteString(prefix)
+			n = len(prefix)
+		}
+		b.WriteString(w)
+		n += len(w)
+	}
+	return b.String()
 }

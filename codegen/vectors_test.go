@@ -24,8 +24,9 @@ type call struct {
 	path   string // typed: the generated builder; runtime: the generic build
 	e      *entry
 	values []string // in placeholder order
-	want   string   // "ok HEX" or "err REASON PLACEHOLDER"
+	want   string   // "ok HEX" or "err REASON PLACEHOLDER"; "fields HEX open|closed" for field calls
 	lit    []string // extras: argument literals written as they are
+	fields bool     // a field call: print the entry's declared fields instead of building a key
 }
 
 func (c call) label() string { return c.id + " " + c.path }
@@ -96,6 +97,37 @@ func roundTripCalls(m *model) []call {
 	return out
 }
 
+// fieldCalls read the declared fields of the templates: through the list
+// constant ("typed"), through the constant of each field ("const"), and
+// from the template table ("runtime", every template: an undeclared set is
+// empty). Each prints "fields HEX open|closed", HEX the field names joined
+// by newlines (- for none).
+func fieldCalls(m *model, runtime bool) []call {
+	var out []call
+	for _, e := range m.Entries {
+		want := "fields " + fieldsHex(e.FieldNames()) + " closed"
+		if e.FieldsExtra {
+			want = "fields " + fieldsHex(e.FieldNames()) + " open"
+		}
+		id := "f" + strconv.Itoa(e.Index)
+		if len(e.Fields) > 0 {
+			out = append(out, call{id: id, path: "typed", e: e, want: want, fields: true},
+				call{id: id, path: "const", e: e, want: want, fields: true})
+		}
+		if runtime {
+			out = append(out, call{id: id, path: "runtime", e: e, want: want, fields: true})
+		}
+	}
+	return out
+}
+
+func fieldsHex(names []string) string {
+	if len(names) == 0 {
+		return "-"
+	}
+	return hex.EncodeToString([]byte(strings.Join(names, "\n")))
+}
+
 // typedOK reports whether the typed builder can take the call's values.
 func typedOK(c call, javaEnums bool) bool {
 	for i, p := range c.e.Params {
@@ -127,7 +159,7 @@ func enumMember(p *param, v string) (string, bool) {
 func emitted(calls []call, javaEnums bool) []call {
 	var out []call
 	for _, c := range calls {
-		if c.path != "typed" || typedOK(c, javaEnums) {
+		if c.fields || c.path != "typed" || typedOK(c, javaEnums) {
 			out = append(out, c)
 		}
 	}
@@ -164,6 +196,19 @@ func compare(t *testing.T, lang, out string, calls []call) {
 	if len(calls) < 100 {
 		t.Errorf("%s: only %d calls", lang, len(calls))
 	}
+	if n := countFields(calls); n < 6 {
+		t.Errorf("%s: only %d field calls", lang, n)
+	}
+}
+
+func countFields(calls []call) int {
+	n := 0
+	for _, c := range calls {
+		if c.fields {
+			n++
+		}
+	}
+	return n
 }
 
 func decodeOK(s string) string {
@@ -240,6 +285,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/keyguard/keyguard/keybuild"
 	"keygentest/keys"
@@ -261,12 +307,32 @@ func report(id string, k keybuild.Key, err error) {
 	}
 }
 
+func fields(id string, fs []string, extra bool) {
+	h := "-"
+	if len(fs) > 0 {
+		h = hex.EncodeToString([]byte(strings.Join(fs, "\n")))
+	}
+	set := "closed"
+	if extra {
+		set = "open"
+	}
+	fmt.Println(id, "fields", h, set)
+}
+
 func main() {
 	specs := keys.Templates()
 	_ = specs
 `)
 	for _, c := range calls {
 		var args []string
+		if c.fields {
+			list := "keys." + c.e.Name + "Fields()"
+			if c.path == "const" {
+				list = "[]string{" + strings.Join(prefixEach("keys.", goFieldIDs(c.e)), ", ") + "}"
+			}
+			fmt.Fprintf(&b, "\tfields(%q, %s, keys.%sFieldsExtra)\n", c.label(), list, c.e.Name)
+			continue
+		}
 		if c.path == "runtime" {
 			for _, v := range c.values {
 				args = append(args, "keybuild.String("+strconv.Quote(v)+")")
@@ -295,6 +361,22 @@ func main() {
 	}
 	b.WriteString("}\n")
 	return b.String()
+}
+
+func prefixEach(p string, ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = p + s
+	}
+	return out
+}
+
+func goFieldIDs(e *entry) []string {
+	out := make([]string, len(e.Fields))
+	for i, f := range e.Fields {
+		out[i] = f.Go
+	}
+	return out
 }
 
 func prefixAll(p string, ss []string) string {
@@ -326,6 +408,7 @@ func TestGeneratedGo(t *testing.T) {
 	}
 	m := genModel(t, Go)
 	calls := append(vectorCalls(t, m, loadVectors(t)), roundTripCalls(m)...)
+	calls = append(calls, fieldCalls(m, false)...) // keybuild.Spec carries no fields: no runtime path
 	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(goHarness(calls)), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -393,12 +476,30 @@ public final class Harness {
         }
     }
 
+    static void fields(String id, java.util.List<String> fs, boolean extra) {
+        StringBuilder h = new StringBuilder();
+        for (byte x : String.join("\n", fs).getBytes(java.nio.charset.StandardCharsets.UTF_8)) {
+            h.append(String.format("%%02x", x));
+        }
+        System.out.println(id + " fields " + (fs.isEmpty() ? "-" : h) + " " + (extra ? "open" : "closed"));
+    }
+
     @SuppressWarnings("deprecation") // the deprecated builders are tested too
     public static void main(String[] args) {
 `, pkg)
 	for _, c := range calls {
 		var args []string
 		switch {
+		case c.fields:
+			switch c.path {
+			case "typed":
+				fmt.Fprintf(&b, "        fields(%q, Keys.%s_FIELDS, Keys.%[2]s_FIELDS_EXTRA);\n", c.label(), c.e.Upper)
+			case "const":
+				fmt.Fprintf(&b, "        fields(%q, java.util.List.of(%s), Keys.%s_FIELDS_EXTRA);\n", c.label(), strings.Join(prefixEach("Keys.", c.e.FieldIDs()), ", "), c.e.Upper)
+			default:
+				fmt.Fprintf(&b, "        fields(%q, Keys.TEMPLATES.get(%d).fields, Keys.TEMPLATES.get(%[2]d).fieldsExtra);\n", c.label(), c.e.Index)
+			}
+			continue
 		case c.lit != nil:
 			args = c.lit
 			fmt.Fprintf(&b, "        report(%q, () -> Keys.build(Keys.%s%s));\n", c.label(), c.e.Upper, prefixAll(", ", args))
@@ -443,10 +544,25 @@ def report(id, f):
         print(id, "err", e.reason, e.placeholder or "-")
 
 
+def fields(id, fs, extra):
+    assert isinstance(fs, tuple)
+    print(id, "fields", "\n".join(fs).encode("utf-8").hex() or "-", "open" if extra else "closed")
+
+
 `)
 	for _, c := range calls {
 		var args []string
 		switch {
+		case c.fields:
+			switch c.path {
+			case "typed":
+				fmt.Fprintf(&b, "fields(%q, keys.%s_FIELDS, keys.%[2]s_FIELDS_EXTRA)\n", c.label(), c.e.Upper)
+			case "const":
+				fmt.Fprintf(&b, "fields(%q, (%s,), keys.%s_FIELDS_EXTRA)\n", c.label(), strings.Join(prefixEach("keys.", c.e.FieldIDs()), ", "), c.e.Upper)
+			default:
+				fmt.Fprintf(&b, "fields(%q, keys.TEMPLATES[%d].fields, keys.TEMPLATES[%[2]d].fields_extra)\n", c.label(), c.e.Index)
+			}
+			continue
 		case c.lit != nil:
 			fmt.Fprintf(&b, "report(%q, lambda: keys.build(keys.%s%s))\n", c.label(), c.e.Upper, prefixAll(", ", c.lit))
 			continue
@@ -493,10 +609,25 @@ function report(id, f) {
   }
 }
 
+function fields(id, fs, extra) {
+  if (!Array.isArray(fs) || typeof extra !== "boolean") throw new Error("bad fields");
+  console.log(id, "fields", Buffer.from(fs.join("\n"), "utf8").toString("hex") || "-", extra ? "open" : "closed");
+}
+
 `)
 	for _, c := range calls {
 		var args []string
 		switch {
+		case c.fields:
+			switch c.path {
+			case "typed":
+				fmt.Fprintf(&b, "fields(%q, keys.%s_FIELDS, keys.%[2]s_FIELDS_EXTRA);\n", c.label(), c.e.Upper)
+			case "const":
+				fmt.Fprintf(&b, "fields(%q, [%s], keys.%s_FIELDS_EXTRA);\n", c.label(), strings.Join(prefixEach("keys.", c.e.FieldIDs()), ", "), c.e.Upper)
+			default:
+				fmt.Fprintf(&b, "fields(%q, keys.TEMPLATES[%d].fields, keys.TEMPLATES[%[2]d].fieldsExtra);\n", c.label(), c.e.Index)
+			}
+			continue
 		case c.lit != nil:
 			fmt.Fprintf(&b, "report(%q, () => keys.build(keys.%s%s));\n", c.label(), c.e.Upper, prefixAll(", ", c.lit))
 			continue
@@ -586,6 +717,7 @@ func TestGeneratedJava(t *testing.T) {
 	m := genModel(t, Java)
 	calls := append(vectorCalls(t, m, loadVectors(t)), roundTripCalls(m)...)
 	calls = append(calls, extraCalls(m, "java")...)
+	calls = append(calls, fieldCalls(m, true)...)
 	if err := os.WriteFile(filepath.Join(src, "Harness.java"), []byte(javaHarness("com.example.keys", calls)), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -603,6 +735,7 @@ func TestGeneratedPython(t *testing.T) {
 	m := genModel(t, Python)
 	calls := append(vectorCalls(t, m, loadVectors(t)), roundTripCalls(m)...)
 	calls = append(calls, extraCalls(m, "python")...)
+	calls = append(calls, fieldCalls(m, true)...)
 	if err := os.WriteFile(filepath.Join(dir, "harness.py"), []byte(pyHarness(calls)), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -628,6 +761,7 @@ func TestGeneratedTypeScript(t *testing.T) {
 	m := genModel(t, TypeScript)
 	calls := append(vectorCalls(t, m, loadVectors(t)), roundTripCalls(m)...)
 	calls = append(calls, extraCalls(m, "js")...)
+	calls = append(calls, fieldCalls(m, true)...)
 	files := map[string]string{
 		"node-crypto.d.ts": nodeCryptoShim,
 		"out/package.json": `{"type": "module"}`,
@@ -652,7 +786,8 @@ func TestGeneratedTypeScript(t *testing.T) {
 }
 
 // typecheckTS must compile: the typed API accepts what it should.
-const typecheckTS = `import { orderBase, verifySMS, VerifySMSScene, feedV2, FeedV2Class, Key, TEMPLATES, Template } from "./keys.js";
+const typecheckTS = `import { orderBase, verifySMS, VerifySMSScene, feedV2, FeedV2Class, Key, TEMPLATES, Template,
+  ORDER_BASE_FIELDS, ORDER_BASE_FIELD_AMOUNT, AUTH_SESSION_FIELDS_EXTRA } from "./keys.js";
 
 const a: Key = orderBase(1001);
 const b: Key = orderBase(9007199254740993n);
@@ -660,7 +795,12 @@ const c: Key = verifySMS("13800138000", VerifySMSScene.LOGIN);
 const d: Key = verifySMS("13800138000", "BIND");
 const e: Key = feedV2("news", FeedV2Class.V_1X);
 const all: readonly Template[] = TEMPLATES;
-export const used = [a, b, c, d, e, all];
+// The list keeps its literal types: a field constant is one of them.
+type OrderBaseField = (typeof ORDER_BASE_FIELDS)[number];
+const f: OrderBaseField = ORDER_BASE_FIELD_AMOUNT;
+const g: readonly string[] = TEMPLATES[0].fields;
+const h: boolean = AUTH_SESSION_FIELDS_EXTRA || TEMPLATES[0].fieldsExtra;
+export const used = [a, b, c, d, e, all, f, g, h];
 `
 
 func TestIntBounds(t *testing.T) {
