@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -14,7 +15,12 @@ import (
 
 	"github.com/keyguard/keyguard/inventory"
 	"github.com/keyguard/keyguard/registry"
+	"github.com/keyguard/keyguard/report"
 )
+
+// maxAggregators bounds the aggregators of a run: each keeps up to
+// MaxFindings per rule, and one keeps up with several nodes.
+const maxAggregators = 4
 
 // Defaults of Options.
 const (
@@ -60,7 +66,7 @@ type Options struct {
 
 	// Resume continues a stopped run: only the nodes listed are walked,
 	// each from its cursor (the Stopped list of the earlier report).
-	Resume []inventory.NodeStop
+	Resume []report.NodeStop
 
 	Inventory inventory.Options // MaxFindings, TopKeys, HotKeys…; Sampled and SampleRatio are set by Run
 
@@ -125,9 +131,9 @@ func (p Progress) ETA() (d time.Duration, ok bool) {
 // any node stopped early; Stopped says where, and the report carries the
 // same.
 type Result struct {
-	Report   *inventory.Report
+	Report   *report.Report
 	Complete bool
-	Stopped  []inventory.NodeStop
+	Stopped  []report.NodeStop
 	Scanned  int64 // keys SCAN returned
 	Probed   int64 // keys probed and added (fewer with Sample)
 	Vanished int64 // keys gone between SCAN and the probes
@@ -208,7 +214,7 @@ func Run(ctx context.Context, reg *registry.Registry, t Target, opts Options) (*
 		}
 	}
 
-	r.agg = inventory.New(reg, r.opts.Inventory)
+	r.pipe = inventory.NewPipeline(reg, r.opts.Inventory, min(runtime.GOMAXPROCS(0), len(r.walkers), maxAggregators))
 	stopProgress := r.progressLoop(started)
 	var wg sync.WaitGroup
 	for _, w := range r.walkers {
@@ -220,6 +226,7 @@ func Run(ctx context.Context, reg *registry.Registry, t Target, opts Options) (*
 	}
 	wg.Wait()
 	stopProgress()
+	agg := r.pipe.Close()
 
 	res := &Result{}
 	stopped := slices.Clone(r.stopped)
@@ -275,7 +282,7 @@ func Run(ctx context.Context, reg *registry.Registry, t Target, opts Options) (*
 	if len(opts.Resume) > 0 {
 		r.note("resumed from an earlier partial report: this report covers only the keys after its cursors, on the nodes it listed as stopped")
 	}
-	slices.SortFunc(stopped, func(a, b inventory.NodeStop) int { return strings.Compare(a.Node, b.Node) })
+	slices.SortFunc(stopped, func(a, b report.NodeStop) int { return strings.Compare(a.Node, b.Node) })
 	kind := "redis"
 	if t.Cluster {
 		kind = "cluster"
@@ -284,8 +291,8 @@ func Run(ctx context.Context, reg *registry.Registry, t Target, opts Options) (*
 	if display == "" {
 		display = "redis://" + t.Conn.Addr
 	}
-	meta := inventory.Meta{
-		Source:    inventory.Source{Kind: kind, Target: display, Nodes: len(r.walkers) + len(r.stopped)},
+	meta := report.Meta{
+		Source:    report.Source{Kind: kind, Target: display, Nodes: len(r.walkers) + len(r.stopped)},
 		Registry:  reg.File,
 		StartedAt: started,
 		Duration:  time.Since(started),
@@ -293,7 +300,7 @@ func Run(ctx context.Context, reg *registry.Registry, t Target, opts Options) (*
 		Stopped:   stopped,
 		Notes:     dedupe(r.notes),
 	}
-	res.Report = r.agg.Report(meta)
+	res.Report = agg.Report(meta)
 	res.Complete = meta.Complete
 	res.Stopped = stopped
 	if opts.Progress != nil {
@@ -313,12 +320,12 @@ type run struct {
 	total int64
 
 	walkers []*walker
-	stopped []inventory.NodeStop // nodes that could not start
+	stopped []report.NodeStop // nodes that could not start
 
-	// One aggregator for all nodes, fed a batch at a time under aggMu:
-	// per-node aggregators would each keep a full set of capped findings.
-	aggMu sync.Mutex
-	agg   *inventory.Aggregator
+	// The aggregation: a few aggregators whatever the number of nodes
+	// (each keeps a full set of capped findings), fed batches by every
+	// walker.
+	pipe *inventory.Pipeline
 
 	mu    sync.Mutex
 	notes []string
@@ -456,7 +463,7 @@ func (r *run) pickNodes(nodes []clusterNode) ([]nodePlan, error) {
 		masters++
 		if !n.usable() {
 			if n.slots > 0 {
-				r.stopped = append(r.stopped, inventory.NodeStop{Node: n.addr, Reason: "the cluster marks this master failed (" + strings.Join(n.flags, ",") + "); its keys were not audited", Cursor: "0"})
+				r.stopped = append(r.stopped, report.NodeStop{Node: n.addr, Reason: "the cluster marks this master failed (" + strings.Join(n.flags, ",") + "); its keys were not audited", Cursor: "0"})
 			}
 			continue
 		}
@@ -518,7 +525,7 @@ func (r *run) start(ctx context.Context, plans []nodePlan) error {
 		case errors.As(err, &pe), !r.t.Cluster, errors.As(err, &ce) && ce.Auth, ctx.Err() != nil:
 			return err
 		}
-		r.stopped = append(r.stopped, inventory.NodeStop{Node: plans[i].addr, Reason: "unreachable at the start: " + err.Error(), Cursor: plans[i].cursor})
+		r.stopped = append(r.stopped, report.NodeStop{Node: plans[i].addr, Reason: "unreachable at the start: " + err.Error(), Cursor: plans[i].cursor})
 		walkers[i] = nil
 	}
 	for _, w := range walkers {

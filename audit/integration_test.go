@@ -16,7 +16,7 @@ import (
 
 	"github.com/keyguard/keyguard/internal/plant"
 	"github.com/keyguard/keyguard/internal/redistest"
-	"github.com/keyguard/keyguard/inventory"
+	"github.com/keyguard/keyguard/report"
 )
 
 // lfuConfig makes OBJECT FREQ count every access (factor 0), so that 100
@@ -34,7 +34,7 @@ func clusterTarget(c *redistest.Cluster) Target {
 }
 
 // found returns the report's findings as "rule key" lines, sorted.
-func found(rep *inventory.Report) []string {
+func found(rep *report.Report) []string {
 	var out []string
 	for _, f := range rep.Findings {
 		out = append(out, f.Rule+" "+f.Key)
@@ -121,7 +121,7 @@ func TestCleanDatasetHasNoFindings(t *testing.T) {
 		t.Errorf("no note on hot-key data: %q", rep.Notes)
 	}
 	for _, g := range rep.Groups {
-		if g.Kind != inventory.KindTemplate {
+		if g.Kind != report.KindTemplate {
 			t.Errorf("group %q of kind %s on a clean dataset", g.Name, g.Kind)
 		}
 	}
@@ -167,7 +167,7 @@ func TestClusterCountsEveryKeyOnce(t *testing.T) {
 	}
 }
 
-func hasNote(rep *inventory.Report, s string) bool {
+func hasNote(rep *report.Report, s string) bool {
 	for _, n := range rep.Notes {
 		if strings.Contains(n, s) {
 			return true
@@ -299,7 +299,7 @@ func TestInterruptAndResume(t *testing.T) {
 	if err := first.Report.WriteJSON(&buf); err != nil {
 		t.Fatal(err)
 	}
-	back, err := inventory.ReadReport(&buf)
+	back, err := report.ReadReport(&buf)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -361,7 +361,7 @@ func TestKeysOfAnyBytes(t *testing.T) {
 	if err := rep.WriteJSON(&buf); err != nil {
 		t.Fatal(err)
 	}
-	back, err := inventory.ReadReport(&buf)
+	back, err := report.ReadReport(&buf)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/keyguard/keyguard/inventory"
+	"github.com/keyguard/keyguard/report"
 )
 
 // walker walks one node: a prober goroutine (SCAN and probes on conn) and
@@ -23,8 +24,9 @@ type walker struct {
 	addr string
 	sess session // for redials
 
-	conn  *conn // the prober's
-	conn2 *conn // the classifier's, dialed on first need
+	conn  *conn                 // the prober's
+	conn2 *conn                 // the classifier's, dialed on first need
+	cls   *inventory.Classifier // the prober's: one lookup per key
 
 	runID   string
 	version int
@@ -51,7 +53,7 @@ type walker struct {
 	restarted   bool
 	touches     bool // no CLIENT NO-TOUCH: counts refresh LRU/LFU clocks
 	shrunk      bool
-	stop        *inventory.NodeStop
+	stop        *report.NodeStop
 	notes       []string
 }
 
@@ -92,10 +94,11 @@ type batch struct {
 	next    string // the cursor it returned
 	scanned int64  // keys it returned, sampled or not
 	recs    []inventory.Record
-	drop    []uint8  // why a record is skipped (dropNone: it is added)
-	guess   []string // the template's type, whose count goes with the probes; "" unknown
-	ns      []bool   // HGET key __ns__ goes with the element count (a guarded hash)
-	stage   []uint8  // what the count stage still reads
+	class   []inventory.Class // of each record, from its key
+	drop    []uint8           // why a record is skipped (dropNone: it is added)
+	guess   []string          // the template's type, whose count goes with the probes; "" unknown
+	ns      []bool            // HGET key __ns__ goes with the element count (a guarded hash)
+	stage   []uint8           // what the count stage still reads
 }
 
 const (
@@ -253,6 +256,7 @@ func unknownCommand(e string) bool { return strings.HasPrefix(e, "ERR unknown co
 // walk runs the prober and the classifier until the node is done, fails
 // or ctx ends, and records where it stopped.
 func (w *walker) walk(ctx context.Context) {
+	w.cls = w.r.pipe.Classifier()
 	nctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	ch := make(chan *batch, 2)
@@ -284,7 +288,7 @@ func (w *walker) walk(ctx context.Context) {
 	default:
 		reason = "stopped"
 	}
-	w.stop = &inventory.NodeStop{Node: w.addr, Reason: reason, Cursor: w.resume, Keys: w.scannedDone}
+	w.stop = &report.NodeStop{Node: w.addr, Reason: reason, Cursor: w.resume, Keys: w.scannedDone}
 }
 
 func (w *walker) closeConns() {
@@ -755,12 +759,14 @@ func (w *walker) readScan(c *conn, cursor string, free chan *batch) (*batch, err
 			continue
 		}
 		key := string(k.str)
+		cl := w.cls.Classify(key)
 		guess, ns := "", false
-		if e := w.r.reg.Lookup(key); e != nil && countCmd(e.Type) != "" {
+		if e := cl.Entry; e != nil && countCmd(e.Type) != "" {
 			guess = e.Type
-			ns = w.canNS && e.Guard && e.Type == "hash"
+			ns = w.canNS && cl.NS && e.Type == "hash"
 		}
 		b.recs = append(b.recs, inventory.Record{Key: key, DB: w.r.db, Node: w.addr, Bytes: -1, Elements: -1, Freq: -1})
+		b.class = append(b.class, cl)
 		b.drop = append(b.drop, dropNone)
 		b.guess = append(b.guess, guess)
 		b.ns = append(b.ns, ns)
@@ -781,7 +787,7 @@ func newBatch(free chan *batch) *batch {
 // reuse hands a batch back to the prober.
 func (b *batch) reuse(free chan *batch) {
 	clear(b.recs) // drop the key strings
-	b.recs, b.drop, b.ns, b.stage, b.guess = b.recs[:0], b.drop[:0], b.ns[:0], b.stage[:0], b.guess[:0]
+	b.recs, b.class, b.drop, b.ns, b.stage, b.guess = b.recs[:0], b.class[:0], b.drop[:0], b.ns[:0], b.stage[:0], b.guess[:0]
 	select {
 	case free <- b:
 	default:
@@ -790,8 +796,7 @@ func (b *batch) reuse(free chan *batch) {
 
 // compact removes the records dropped by the probes, counting them, and
 // marks the guarded hashes whose type was not known in advance for
-// HGET key __ns__ with their element count (what the aggregator's NeedsNS
-// answers: the registry entry is guarded).
+// HGET key __ns__ with their element count.
 func (b *batch) compact(w *walker) {
 	j := 0
 	for i := range b.recs {
@@ -799,17 +804,12 @@ func (b *batch) compact(w *walker) {
 			w.countDrop(b.drop[i])
 			continue
 		}
-		b.recs[j], b.drop[j], b.stage[j] = b.recs[i], dropNone, b.stage[i]
-		ns := false
-		if b.stage[j] == stageCount && w.canNS && b.recs[j].Type == "hash" {
-			e := w.r.reg.Lookup(b.recs[j].Key)
-			ns = e != nil && e.Guard
-		}
-		b.ns[j] = ns
+		b.recs[j], b.class[j], b.drop[j], b.stage[j] = b.recs[i], b.class[i], dropNone, b.stage[i]
+		b.ns[j] = b.stage[j] == stageCount && w.canNS && b.recs[j].Type == "hash" && b.class[j].NS
 		j++
 	}
 	clear(b.recs[j:])
-	b.recs, b.drop, b.stage, b.ns = b.recs[:j], b.drop[:j], b.stage[:j], b.ns[:j]
+	b.recs, b.class, b.drop, b.stage, b.ns = b.recs[:j], b.class[:j], b.drop[:j], b.stage[:j], b.ns[:j]
 	b.guess = b.guess[:0]
 }
 
@@ -890,9 +890,9 @@ func typeName(b []byte) string {
 	return string(b) // a module type, e.g. ReJSON-RL
 }
 
-// consume is the classifier: it probes __ns__ and field names where the
-// aggregator asks for them, adds the records, and moves the resume cursor
-// one whole batch at a time.
+// consume reads the field names the classes ask for, hands the batch to
+// the pipeline, and moves the resume cursor one whole batch at a time
+// (every batch handed over is added before the report is made).
 func (w *walker) consume(ctx context.Context, in <-chan *batch, free chan *batch) error {
 	for b := range in {
 		if err := ctx.Err(); err != nil {
@@ -901,43 +901,42 @@ func (w *walker) consume(ctx context.Context, in <-chan *batch, free chan *batch
 		if err := w.extras(ctx, b); err != nil {
 			return err
 		}
-		w.r.aggMu.Lock()
+		j := 0
 		for i := range b.recs {
-			if b.drop[i] == dropNone {
-				w.r.agg.Add(&b.recs[i])
-				w.probed++
-			} else {
+			if b.drop[i] != dropNone {
 				w.countDrop(b.drop[i])
+				continue
 			}
+			b.recs[j], b.class[j] = b.recs[i], b.class[i]
+			j++
 		}
-		w.r.aggMu.Unlock()
+		w.probed += int64(j)
+		w.r.pipe.Add(b.recs[:j], b.class[:j], func() { b.reuse(free) })
 		w.scannedDone += b.scanned
 		w.resume = b.next
 		if b.next == "0" {
 			w.finished.Store(true)
 		}
-		b.reuse(free)
 	}
 	return nil
 }
 
-// extras reads the field names of the keys the aggregator samples for
-// mixed-schema (HRANDFIELD for hashes, the first bytes of strings for
-// their top-level JSON keys) on the classifier's connection, with a TYPE
-// first to tell a key that vanished or changed meanwhile.
+// extras reads the field names of the keys whose class asks for them
+// (HRANDFIELD for hashes, the first bytes of strings for their top-level
+// JSON keys) on the consumer's connection, with a TYPE first to tell a
+// key that vanished or changed meanwhile.
 func (w *walker) extras(ctx context.Context, b *batch) error {
-	if !w.canFlds {
-		return nil
-	}
 	var need []int
-	w.r.aggMu.Lock()
 	for i := range b.recs {
 		r := &b.recs[i]
-		if b.drop[i] == dropNone && (r.Type == "hash" || r.Type == "string") && w.r.agg.NeedsFields(r.Key) {
+		if !w.canFlds || r.Type != "hash" && r.Type != "string" {
+			b.class[i].Fields = false // not asked: no miss to count
+			continue
+		}
+		if b.drop[i] == dropNone && b.class[i].Fields {
 			need = append(need, i)
 		}
 	}
-	w.r.aggMu.Unlock()
 	if len(need) == 0 {
 		return nil
 	}

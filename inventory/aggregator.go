@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
 	"github.com/keyguard/keyguard/finding"
 	"github.com/keyguard/keyguard/registry"
+	"github.com/keyguard/keyguard/report"
 )
 
 // Aggregator folds records into bounded counters, heaps and samples. It is
@@ -27,8 +29,7 @@ type Aggregator struct {
 	foldedCap        int64             // keys counted in other because of MaxGroups
 	foldedLong       int64             // keys counted in other because their family name is too long
 	inferredSamplers int
-	inferredMisses   int64               // asked keys of unregistered families that held no field names
-	asked            map[string]struct{} // keys NeedsFields said yes to, not added yet
+	inferredMisses   int64 // asked keys of unregistered families that held no field names
 
 	t       totals
 	ttlHist [ttlSlots]slot
@@ -65,27 +66,17 @@ type group struct {
 	example                   string // inferred families: the sample key with the smallest hash
 	exampleHash               uint64
 	fields                    *sampler
-	fieldHits, fieldMisses    int64  // keys with field names; asked keys without
-	binary                    bool   // the inferred template is not UTF-8: its name is escaped
-	noTTLMsg                  string // cached no-ttl message of a template
+	fieldHits, fieldMisses    int64          // keys with field names; asked keys without
+	binary                    bool           // the inferred template is not UTF-8: its name is escaped
+	family                    string         // inferred families: the template as inferred (name may be escaped)
+	hintBound                 *atomic.Uint64 // inferred families: the bound FieldHint reads
+	noTTLMsg                  string         // cached no-ttl message of a template
 }
-
-// Group kinds.
-const (
-	KindTemplate = "template" // a registry template
-	KindPrefix   = "prefix"   // an inferred family of unregistered keys
-)
-
-// OtherGroup names the group that counts unregistered keys past the
-// family cap or with inferred templates over 256 bytes.
-const OtherGroup = "(other)"
-
-var typeNames = [...]string{"string", "hash", "list", "set", "zset", "stream", "module", "unknown"}
 
 const (
 	typeModule  = 6
 	typeUnknown = 7
-	numTypes    = len(typeNames)
+	numTypes    = len(report.TypeNames)
 )
 
 func typeIndex(t string) int {
@@ -172,75 +163,12 @@ func New(reg *registry.Registry, opts Options) *Aggregator {
 	}
 	a.emitFn = a.emit
 	for i, e := range reg.Entries {
-		a.entries[i] = group{name: e.Key, kind: KindTemplate, owner: e.Owner, domain: e.Domain, entry: e}
+		a.entries[i] = group{name: e.Key, kind: report.KindTemplate, owner: e.Owner, domain: e.Domain, entry: e}
 	}
 	return a
 }
 
 func (a *Aggregator) emit(f finding.Finding) { a.pending = append(a.pending, f) }
-
-// NeedsNS reports whether key's template is guarded, so that the walker
-// probes HGET key __ns__ and sets Record.NS, HasNS and NSProbed.
-func (a *Aggregator) NeedsNS(key string) bool {
-	e := a.reg.Lookup(key)
-	return e != nil && e.Guard
-}
-
-// NeedsFields reports whether the walker should sample key's field names
-// (hash fields, or top-level JSON keys of a string) into Record.Fields,
-// and then Add the key. It is true for a bounded random subset of each
-// hash or string template and of the first inferred families: about
-// k·(1+ln(n/k)) of n keys, k = Options.FieldSamples. Probe a few dozen
-// fields (HRANDFIELD key 32 or one HSCAN page), not the whole hash.
-//
-// Values without field names (plain strings, counters) stop the asking:
-// once 32 asked keys of a template or family came back without any, and
-// fewer than one in five asked keys had some, it is not asked again; and
-// unregistered families without a sample share a budget of 2,048 such
-// keys. A walker that asks for a whole batch before adding it may get a
-// batch's worth of asks more per template.
-func (a *Aggregator) NeedsFields(key string) bool {
-	if len(key) > maxSampleKey {
-		return false
-	}
-	return a.NeedsFieldsEntry(key, a.reg.Lookup(key))
-}
-
-// NeedsFieldsEntry is NeedsFields for a walker that has looked the key up
-// already: e must be the registry's Lookup(key) (nil: unregistered), the
-// same Entry it then gives AddEntry. The registry is safe for concurrent
-// use, so the lookup can run on the walker's goroutine.
-func (a *Aggregator) NeedsFieldsEntry(key string, e *registry.Entry) bool {
-	if len(key) > maxSampleKey {
-		return false
-	}
-	var g *group
-	if e != nil {
-		if !fieldType(e.Type) {
-			return false
-		}
-		g = &a.entries[e.Index]
-	} else {
-		inf := a.chk.Infer(key) // remembered: Add does not infer the key again
-		g = a.inferred[inf]
-		if g == nil && (len(inf) > maxGroupName || len(a.inferred) >= a.opts.MaxGroups) {
-			return false
-		}
-		if (g == nil || g.fields == nil) && (a.inferredSamplers >= maxInferredSamplers || a.inferredMisses >= maxInferredMisses) {
-			return false
-		}
-	}
-	if g != nil && (g.barren() || !g.fields.admits(keyHash(key))) {
-		return false
-	}
-	if len(a.asked) >= maxPendingAsks {
-		clear(a.asked) // asked keys that never came: forget them
-	} else if a.asked == nil {
-		a.asked = map[string]struct{}{}
-	}
-	a.asked[key] = struct{}{}
-	return true
-}
 
 // barren reports whether g's values mostly hold no field names.
 func (g *group) barren() bool {
@@ -251,30 +179,20 @@ func (g *group) barren() bool {
 // holding JSON objects. "" is a template without a declared type.
 func fieldType(t string) bool { return t == "hash" || t == "string" || t == "" }
 
-// Add counts one record and checks it against the key rules. It keeps no
-// reference to r or r.Fields.
-func (a *Aggregator) Add(r *Record) {
-	a.AddEntry(r, a.reg.Lookup(r.Key))
-}
-
-// AddEntry is Add for a walker that has looked the key up already: e must
-// be the registry's Lookup(r.Key), nil when the key is unregistered. The
-// report is the same as Add's.
-func (a *Aggregator) AddEntry(r *Record, e *registry.Entry) {
+// Add counts one record of class cl (Classify or a Classifier gave it
+// for r.Key) and checks it against the key rules. It keeps no reference
+// to r, r.Fields or cl.
+func (a *Aggregator) Add(r *Record, cl Class) {
+	e := cl.Entry
 	a.pending = a.pending[:0]
 	a.rec, a.keptKey = r, false
-	asked := false
-	if len(a.asked) > 0 {
-		if _, asked = a.asked[r.Key]; asked {
-			delete(a.asked, r.Key)
-		}
-	}
-	res := a.chk.CheckEntry(r.Key, e, a.emitFn)
 	var g *group
 	if e != nil {
+		a.chk.CheckEntry(r.Key, e, a.emitFn)
 		g = &a.entries[e.Index]
 	} else {
-		g = a.family(res.Inferred, r.Key)
+		a.chk.CheckInferred(r.Key, cl.Family, a.emitFn)
+		g = a.family(cl.Family, r.Key)
 		a.t.unregistered++
 	}
 	a.t.keys++
@@ -307,8 +225,8 @@ func (a *Aggregator) AddEntry(r *Record, e *registry.Entry) {
 		a.freqKnown++
 		a.offerHot(r, g)
 	}
-	if r.Fields != nil || asked {
-		a.offerFields(r, g, asked)
+	if r.Fields != nil || cl.Fields {
+		a.offerFields(r, g, cl.Fields)
 	}
 	clear(a.pending) // they hold r.Key: keep no reference to the walker's buffers
 	a.rec = nil
@@ -337,7 +255,7 @@ func (a *Aggregator) family(inferred, key string) *group {
 }
 
 func (a *Aggregator) newFamily(name string) *group {
-	g := &group{name: name, kind: KindPrefix, binary: !utf8.ValidString(name)}
+	g := &group{name: name, family: name, kind: report.KindPrefix, binary: !utf8.ValidString(name)}
 	if g.binary {
 		g.name = escapeInvalid(name) // JSON keeps the name exactly; such keys get no suggestion
 	}
@@ -351,7 +269,7 @@ func (a *Aggregator) newFamily(name string) *group {
 
 func (a *Aggregator) otherGroup() *group {
 	if a.other == nil {
-		a.other = &group{name: OtherGroup, kind: KindPrefix}
+		a.other = &group{name: report.OtherGroup, kind: report.KindPrefix}
 	}
 	return a.other
 }
@@ -386,7 +304,7 @@ func (a *Aggregator) check(r *Record, e *registry.Entry, g *group) {
 		case e.Persistent:
 		case e.TTL > 0:
 			if g.noTTLMsg == "" { // formatted once per template: legacy keyspaces lack TTLs by the million
-				g.noTTLMsg = fmt.Sprintf("no TTL, but the template's TTL is %s: it was written without EXPIRE (around the generated builder or SDK)", fmtDur(e.TTL))
+				g.noTTLMsg = fmt.Sprintf("no TTL, but the template's TTL is %s: it was written without EXPIRE (around the generated builder or SDK)", report.HumanDuration(e.TTL))
 			}
 			add(finding.NoTTL, finding.Error, tmpl, owner, g.noTTLMsg,
 				"find the writer (keyguard investigate --key KEY), then EXPIRE the key or delete it")
@@ -400,11 +318,11 @@ func (a *Aggregator) check(r *Record, e *registry.Entry, g *group) {
 			switch limit := e.MaxTTL(); {
 			case e.Persistent:
 				add(finding.TTLMismatch, finding.Warning, tmpl, owner,
-					fmt.Sprintf("expires in %s, but the template is persistent: the key will vanish", fmtDur(r.TTL)),
+					fmt.Sprintf("expires in %s, but the template is persistent: the key will vanish", report.HumanDuration(r.TTL)),
 					"find who set the expiry (keyguard investigate --key KEY) and PERSIST the key")
 			case e.TTL > 0 && r.TTL > limit+time.Second+limit/100:
 				add(finding.TTLMismatch, finding.Error, tmpl, owner,
-					fmt.Sprintf("expires in %s, over the template's %s: someone else set this TTL", fmtDur(r.TTL), ttlPolicy(e)),
+					fmt.Sprintf("expires in %s, over the template's %s: someone else set this TTL", report.HumanDuration(r.TTL), ttlPolicy(e)),
 					"find the other writer (keyguard investigate --key KEY)")
 			}
 		}
@@ -434,9 +352,9 @@ func (a *Aggregator) check(r *Record, e *registry.Entry, g *group) {
 		var what string
 		switch {
 		case bigBytes && bigElems:
-			what = fmt.Sprintf("%s and %d elements, over the policy's %s / %d", fmtBytes(r.Bytes), r.Elements, fmtBytes(pol.BigKeyBytes), pol.BigKeyElements)
+			what = fmt.Sprintf("%s and %d elements, over the policy's %s / %d", report.HumanBytes(r.Bytes), r.Elements, report.HumanBytes(pol.BigKeyBytes), pol.BigKeyElements)
 		case bigBytes:
-			what = fmt.Sprintf("%s, over the policy's %s", fmtBytes(r.Bytes), fmtBytes(pol.BigKeyBytes))
+			what = fmt.Sprintf("%s, over the policy's %s", report.HumanBytes(r.Bytes), report.HumanBytes(pol.BigKeyBytes))
 		default:
 			what = fmt.Sprintf("%d elements, over the policy's %d", r.Elements, pol.BigKeyElements)
 		}
@@ -467,9 +385,9 @@ func nsMayWrite(e *registry.Entry, ns string) bool {
 
 func ttlPolicy(e *registry.Entry) string {
 	if e.TTLJitter > 0 {
-		return fmtDur(e.TTL) + "+" + fmtDur(e.TTLJitter)
+		return report.HumanDuration(e.TTL) + "+" + report.HumanDuration(e.TTLJitter)
 	}
-	return fmtDur(e.TTL)
+	return report.HumanDuration(e.TTL)
 }
 
 // keep counts a finding and keeps it when it ranks among the rule's top
@@ -595,7 +513,7 @@ func (a *Aggregator) offerHot(r *Record, g *group) {
 // constants, others (module type names) are copied.
 func retainType(t string) string {
 	if i := typeIndex(t); i != typeModule && i != typeUnknown {
-		return typeNames[i]
+		return report.TypeNames[i]
 	}
 	return strings.Clone(t)
 }

@@ -25,7 +25,7 @@ func BenchmarkAdd(b *testing.B) {
 		b.ResetTimer()
 		for i := 0; i < b.N; i++ {
 			r.Key = keys[i&4095]
-			agg.Add(r)
+			add(agg, r)
 		}
 		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "records/s")
 	})
@@ -36,7 +36,7 @@ func BenchmarkAdd(b *testing.B) {
 		b.ResetTimer()
 		for i := 0; i < b.N; i++ {
 			r.Key = keys[i&4095]
-			agg.Add(r)
+			add(agg, r)
 		}
 		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "records/s")
 	})
@@ -51,7 +51,7 @@ func BenchmarkAdd(b *testing.B) {
 		b.ResetTimer()
 		for i := 0; i < b.N; i++ {
 			r.Key = ukeys[i&(1<<16-1)]
-			agg.Add(r)
+			add(agg, r)
 		}
 		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "records/s")
 	}) // What the live walker does for each unregistered string: NeedsFields,
@@ -68,10 +68,11 @@ func BenchmarkAdd(b *testing.B) {
 		b.ResetTimer()
 		for i := 0; i < b.N; i++ {
 			r.Key = ukeys[i&(1<<16-1)]
-			if agg.NeedsFields(r.Key) {
+			cl := agg.Classify(r.Key)
+			if cl.Fields {
 				asked++
 			}
-			agg.Add(r)
+			agg.Add(r, cl)
 		}
 		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "records/s")
 		b.ReportMetric(float64(asked)/float64(b.N), "asked/op")
@@ -83,9 +84,9 @@ func BenchmarkAdd(b *testing.B) {
 func BenchmarkReportJSON(b *testing.B) {
 	agg := inventory.New(loadReg(b), inventory.Options{})
 	for i := range 30_000 {
-		agg.Add(rec(fmt.Sprintf("order:order:%d:base", i), ttl(-1), size(int64(i), 1)))
-		agg.Add(rec(fmt.Sprintf("user_%d_token", i), typ("string"), size(int64(i), 1), ttl(-1)))
-		agg.Add(rec(fmt.Sprintf("order:order:%d:base", 100000+i), typ("string"), size(int64(2<<20+i), 1)))
+		add(agg, rec(fmt.Sprintf("order:order:%d:base", i), ttl(-1), size(int64(i), 1)))
+		add(agg, rec(fmt.Sprintf("user_%d_token", i), typ("string"), size(int64(i), 1), ttl(-1)))
+		add(agg, rec(fmt.Sprintf("order:order:%d:base", 100000+i), typ("string"), size(int64(2<<20+i), 1)))
 	}
 	b.ReportAllocs()
 	b.ResetTimer()

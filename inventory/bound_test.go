@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/keyguard/keyguard/registry"
+	"github.com/keyguard/keyguard/report"
 )
 
 // letters writes n in base 26 with a-z, so that inferred families differ
@@ -56,10 +57,11 @@ func TestMemoryBounded(t *testing.T) {
 		r.Key = string(buf)
 		r.Bytes, r.Elements, r.Freq = int64(i%100_000), int64(i%20_000), i%256
 		r.Fields = nil
-		if a.NeedsFields(r.Key) {
+		cl := a.Classify(r.Key)
+		if cl.Fields {
 			r.Fields = fs
 		}
-		a.Add(r)
+		a.Add(r, cl)
 		if i == n/2 {
 			runtime.GC()
 			runtime.ReadMemStats(&m0)
@@ -73,7 +75,7 @@ func TestMemoryBounded(t *testing.T) {
 		t.Errorf("%d inferred families, want the cap %d", got, DefaultMaxGroups)
 	}
 	if a.other == nil || a.foldedCap == 0 || a.other.keys != a.foldedCap {
-		t.Errorf("families past the cap not folded into %s", OtherGroup)
+		t.Errorf("families past the cap not folded into %s", report.OtherGroup)
 	}
 	if len(a.top.items) != opts.TopKeys || len(a.hot.items) != opts.HotKeys {
 		t.Errorf("top keys %d, hot keys %d", len(a.top.items), len(a.hot.items))
@@ -101,7 +103,7 @@ func TestMemoryBounded(t *testing.T) {
 	if samples == 0 {
 		t.Error("no family was sampled")
 	}
-	rep := a.Report(Meta{Source: Source{Kind: "redis"}, Complete: true})
+	rep := a.Report(report.Meta{Source: report.Source{Kind: "redis"}, Complete: true})
 	if rep.Summary.Keys != int64(n) || len(rep.Groups) > DefaultMaxGroups+len(reg.Entries)+1 {
 		t.Errorf("report: %d keys, %d groups", rep.Summary.Keys, len(rep.Groups))
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/keyguard/keyguard/finding"
 	"github.com/keyguard/keyguard/inventory"
+	"github.com/keyguard/keyguard/report"
 )
 
 func TestDiff(t *testing.T) {
@@ -32,9 +33,9 @@ func TestDiff(t *testing.T) {
 
 	// Through JSON, as keyguard diff reads them.
 	old, cur = reread(t, old), reread(t, cur)
-	d := inventory.Diff(old, cur)
+	d := report.Diff(old, cur)
 
-	names := func(gs []inventory.GroupDrift) string {
+	names := func(gs []report.GroupDrift) string {
 		var s []string
 		for _, g := range gs {
 			s = append(s, g.Kind+" "+g.Name)
@@ -80,13 +81,13 @@ func TestDiff(t *testing.T) {
 	if err := d.WriteJSON(&js); err != nil {
 		t.Fatal(err)
 	}
-	var back inventory.DriftReport
+	var back report.DriftReport
 	if err := json.Unmarshal(js.Bytes(), &back); err != nil || len(back.NewGroups) != 1 {
 		t.Errorf("JSON: %v %+v", err, back.NewGroups)
 	}
 
 	// A report against itself has no drift.
-	same := inventory.Diff(old, old)
+	same := report.Diff(old, old)
 	if len(same.NewGroups)+len(same.GoneGroups)+len(same.Changed)+len(same.NewFindings) != 0 || same.Resolved != 0 {
 		t.Errorf("self diff: %+v", same)
 	}
@@ -95,25 +96,25 @@ func TestDiff(t *testing.T) {
 func TestDiffNotes(t *testing.T) {
 	reg := loadReg(t)
 	agg := inventory.New(reg, inventory.Options{MaxFindings: 1})
-	agg.Add(rec("order:order:1:base", ttl(-1)))
-	agg.Add(rec("order:order:2:base", ttl(-1)))
+	add(agg, rec("order:order:1:base", ttl(-1)))
+	add(agg, rec("order:order:2:base", ttl(-1)))
 	m := meta()
 	m.Complete = false
 	capped := agg.Report(m)
-	d := inventory.Diff(capped, capped)
+	d := report.Diff(capped, capped)
 	joined := strings.Join(d.Notes, "\n")
 	if !strings.Contains(joined, "incomplete") || !strings.Contains(joined, "capped for no-ttl") {
 		t.Errorf("notes: %q", d.Notes)
 	}
 }
 
-func reread(t *testing.T, r *inventory.Report) *inventory.Report {
+func reread(t *testing.T, r *report.Report) *report.Report {
 	t.Helper()
 	var b bytes.Buffer
 	if err := r.WriteJSON(&b); err != nil {
 		t.Fatal(err)
 	}
-	back, err := inventory.ReadReport(&b)
+	back, err := report.ReadReport(&b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +130,7 @@ func FuzzReadReport(f *testing.F) {
 	f.Add([]byte(`{"source":{"kind":"redis"},"groups":null,"top_keys":[{"key":"k","ttl_ms":-1}]}`))
 	f.Add([]byte(`{"source":{"kind":"x"},"findings":[{"severity":"bogus"}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		r, err := inventory.ReadReport(bytes.NewReader(data))
+		r, err := report.ReadReport(bytes.NewReader(data))
 		if err != nil {
 			return
 		}
@@ -138,11 +139,11 @@ func FuzzReadReport(f *testing.F) {
 		if err := r.WriteJSON(&out); err != nil {
 			t.Fatalf("WriteJSON of a read report: %v", err)
 		}
-		r2, err := inventory.ReadReport(&out)
+		r2, err := report.ReadReport(&out)
 		if err != nil {
 			t.Fatalf("re-read: %v\n%s", err, out.String())
 		}
-		inventory.Diff(r, r2)
+		report.Diff(r, r2)
 		r2.WriteText(&bytes.Buffer{})
 		r2.WriteCSV(&bytes.Buffer{})
 		r2.WriteHTML(&bytes.Buffer{})

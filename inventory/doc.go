@@ -6,7 +6,7 @@
 //
 //	agg := inventory.New(reg, inventory.Options{})
 //	for r := range records { agg.Add(r) }            // one goroutine; Merge per-node aggregators
-//	rep := agg.Report(inventory.Meta{Source: inventory.Source{Kind: "redis", Target: url, Nodes: 1}, Complete: true})
+//	rep := agg.Report(report.Meta{Source: report.Source{Kind: "redis", Target: url, Nodes: 1}, Complete: true})
 //
 // # Memory
 //

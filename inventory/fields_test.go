@@ -8,29 +8,31 @@ import (
 	"github.com/keyguard/keyguard/inventory"
 )
 
-// walk feeds records the way a walker does: NeedsFields for every hash or
-// string key of a batch, then Add for each, with field names only for the
-// keys that were asked (value gives them, nil when the value holds none).
-// batch 1 is the RDB reader (ask, add, key by key); the live walker asks
-// for a whole SCAN batch first. It returns how many keys were asked.
+// walk feeds records the way a walker does: Classify for every key of a
+// batch, then Add for each, with field names only for the keys whose
+// class asks for them (value gives them, nil when the value holds none).
+// batch 1 is key by key; the live walker classifies a whole SCAN batch
+// first. It returns how many keys were asked.
 func walk(agg *inventory.Aggregator, rs []*inventory.Record, batch int, value func(*inventory.Record) []string) int {
 	asked := 0
 	for lo := 0; lo < len(rs); lo += batch {
 		b := rs[lo:min(lo+batch, len(rs))]
-		need := make([]bool, len(b))
+		cls := make([]inventory.Class, len(b))
 		for i, r := range b {
-			if (r.Type == "hash" || r.Type == "string") && agg.NeedsFields(r.Key) {
-				need[i] = true
+			cls[i] = agg.Classify(r.Key)
+			if cls[i].Fields && (r.Type == "hash" || r.Type == "string") {
 				asked++
+			} else {
+				cls[i].Fields = false
 			}
 		}
 		for i, r := range b {
 			c := *r
 			c.Fields = nil
-			if need[i] {
+			if cls[i].Fields {
 				c.Fields = value(r)
 			}
-			agg.Add(&c)
+			agg.Add(&c, cls[i])
 		}
 	}
 	return asked
@@ -68,7 +70,7 @@ func keys(n int, format string, with ...func(*inventory.Record)) []*inventory.Re
 // for a few dozen times per template or family, not for every key: the
 // audit of seed 000's legacy keyspace sent a GETRANGE for each of its
 // unregistered strings.
-func TestNeedsFieldsStopsOnValuesWithoutFields(t *testing.T) {
+func TestFieldsStopOnValuesWithoutFields(t *testing.T) {
 	reg := loadReg(t)
 	const n = 20000
 	cases := []struct {
@@ -100,7 +102,7 @@ func TestNeedsFieldsStopsOnValuesWithoutFields(t *testing.T) {
 // A template or family whose values do hold field names is still sampled
 // as before: a bottom-k sample, asked for about k·(1+ln(n/k)) keys, the
 // same whether the walker asks key by key or batch by batch.
-func TestNeedsFieldsKeepsSamplingFields(t *testing.T) {
+func TestFieldsKeepSampling(t *testing.T) {
 	reg := loadReg(t)
 	const n, k = 20000, 16
 	var rs []*inventory.Record
@@ -139,28 +141,33 @@ func TestNeedsFieldsKeepsSamplingFields(t *testing.T) {
 	}
 }
 
-// NeedsFields infers the template of an unregistered key, and Add does
-// not infer it a second time: asking costs no allocation once the family
+// Classify infers the template of an unregistered key, and Add does not
+// infer it a second time: classifying costs no allocation once the family
 // is known to hold no field names.
-func TestNeedsFieldsDoesNotInferTwice(t *testing.T) {
+func TestClassifyDoesNotInferTwice(t *testing.T) {
 	reg := loadReg(t)
 	agg := inventory.New(reg, inventory.Options{})
 	rs := keys(4000, "legacy_cart_%d_items", typ("string"))
 	walk(agg, rs[:1000], 1, noFields) // the family is found to hold no fields
 	i := 1000
-	add := testing.AllocsPerRun(1000, func() {
-		agg.Add(rs[i%len(rs)])
+	cls := make([]inventory.Class, len(rs))
+	for j, r := range rs {
+		cls[j] = agg.Classify(r.Key)
+	}
+	alone := testing.AllocsPerRun(1000, func() {
+		agg.Add(rs[i%len(rs)], cls[i%len(rs)])
 		i++
 	})
 	both := testing.AllocsPerRun(1000, func() {
 		r := rs[i%len(rs)]
-		if agg.NeedsFields(r.Key) {
+		cl := agg.Classify(r.Key)
+		if cl.Fields {
 			t.Fatal("asked again")
 		}
-		agg.Add(r)
+		agg.Add(r, cl)
 		i++
 	})
-	if both > add+0.5 {
-		t.Errorf("NeedsFields+Add allocates %.1f times per key, Add alone %.1f", both, add)
+	if both > alone+0.5 {
+		t.Errorf("Classify+Add allocates %.1f times per key, Add alone %.1f", both, alone)
 	}
 }

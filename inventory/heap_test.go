@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/keyguard/keyguard/finding"
+	"github.com/keyguard/keyguard/report"
 )
 
 // TestFindTopSameAsBHeap checks that the finding buffer keeps the same
@@ -122,7 +123,7 @@ func TestSortFindings(t *testing.T) {
 		}
 		want := slices.Clone(items)
 		slices.SortStableFunc(want, func(p, q keptRef) int {
-			return cmp.Or(cmp.Compare(q.ent.sev, p.ent.sev), cmp.Compare(ruleRank(p.rule), ruleRank(q.rule)),
+			return cmp.Or(cmp.Compare(q.ent.sev, p.ent.sev), cmp.Compare(report.RuleRank(p.rule), report.RuleRank(q.rule)),
 				strings.Compare(p.rule, q.rule), cmp.Compare(q.ent.score, p.ent.score), strings.Compare(p.ent.key, q.ent.key))
 		})
 		// As Report builds it, one block per rule (severities mixed in a

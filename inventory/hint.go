@@ -2,24 +2,25 @@ package inventory
 
 import (
 	"math"
+	"sync"
 	"sync/atomic"
-
-	"github.com/keyguard/keyguard/registry"
 )
 
-// FieldHint tells a walker, on its own goroutine and while the Aggregator
-// runs on another, which keys the Aggregator may ask the field names of
-// (NeedsFieldsEntry). A walker that reads field names at a cost (keyguard
-// rdb decodes them out of every hash and JSON string) reads them only for
-// those keys. The answer errs on the side of yes: a key it says no to,
-// NeedsFieldsEntry would refuse too, however far behind the walker the
-// Aggregator is.
+// FieldHint tells Classifiers, on the walkers' goroutines, which keys an
+// Aggregator running on another goroutine may take into a field sample,
+// so that a walker reads field names (keyguard rdb decodes them out of
+// every hash and JSON string; the live audit sends HRANDFIELD) only for
+// those. The answer errs on the side of yes: a key it says no to, the
+// Aggregator would refuse too, however far behind the walker it is.
 //
-// For each template with a field sample, the hint holds the sample's
-// admission bound (published by the Aggregator with atomic stores). The
-// bound only falls as the sample fills, so a stale one admits more.
+// For each template and each family with a field sample, the hint holds
+// the sample's admission bound (published by the Aggregator with atomic
+// stores). The bound only falls as the sample fills, so a stale one
+// admits more.
 type FieldHint struct {
-	bound []atomic.Uint64 // by Entry.Index: keys with keyHash <= bound may be asked
+	bound    []atomic.Uint64 // by Entry.Index: keys with keyHash <= bound may be asked
+	families sync.Map        // inferred family → *atomic.Uint64, its bound
+	closed   atomic.Bool     // families without a bound get no new sample
 }
 
 // FieldHint returns the hint of a, made on first call. Call it before
@@ -34,29 +35,32 @@ func (a *Aggregator) FieldHint() *FieldHint {
 		for i := range a.entries {
 			a.publish(&a.entries[i])
 		}
+		for _, g := range a.inferred {
+			a.publish(g)
+		}
 	}
 	return a.hint
 }
 
-// MayNeedFields reports whether the Aggregator may ask for the field names
-// of key, whose template is e (nil: unregistered — always yes: the
-// families of unregistered keys are found by the Aggregator alone). The
-// __ns__ field of guarded hashes is another matter: NeedsNS asks for it
-// from every key of a guarded template.
-func (h *FieldHint) MayNeedFields(key string, e *registry.Entry) bool {
-	if e == nil {
-		return true
-	}
-	if !fieldType(e.Type) || len(key) > maxSampleKey {
+// mayNeedFields reports whether the Aggregator may take a key of class
+// cl into a field sample.
+func (h *FieldHint) mayNeedFields(key string, cl *Class) bool {
+	if len(key) > maxSampleKey {
 		return false
 	}
-	return keyHash(key) <= h.bound[e.Index].Load()
+	if e := cl.Entry; e != nil {
+		return fieldType(e.Type) && keyHash(key) <= h.bound[e.Index].Load()
+	}
+	if b, ok := h.families.Load(cl.Family); ok {
+		return keyHash(key) <= b.(*atomic.Uint64).Load()
+	}
+	return !h.closed.Load()
 }
 
 // publish stores g's admission bound in the hint, after its sample or
 // its miss count changed.
 func (a *Aggregator) publish(g *group) {
-	if a.hint == nil || g.entry == nil {
+	if a.hint == nil || g == a.other {
 		return
 	}
 	bound := uint64(math.MaxUint64)
@@ -66,5 +70,27 @@ func (a *Aggregator) publish(g *group) {
 	case s != nil && len(s.items) >= s.k:
 		bound = s.items[s.max].hash // admits wants hash < this one
 	}
-	a.hint.bound[g.entry.Index].Store(bound)
+	if g.entry != nil {
+		a.hint.bound[g.entry.Index].Store(bound)
+		return
+	}
+	closing := !a.hint.closed.Load() && (!a.familySamplerLeft() || len(a.inferred) >= a.opts.MaxGroups)
+	if closing {
+		a.hint.closed.Store(true)
+	}
+	if g.fields == nil && a.hint.closed.Load() {
+		bound = 0 // no sample, and none to come
+	}
+	if g.hintBound == nil {
+		g.hintBound = new(atomic.Uint64)
+		a.hint.families.Store(g.family, g.hintBound)
+	}
+	g.hintBound.Store(bound)
+	if closing {
+		for _, f := range a.inferred { // the families without a sample get none now
+			if f.fields == nil && f != g {
+				a.publish(f)
+			}
+		}
+	}
 }

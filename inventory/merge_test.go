@@ -41,7 +41,7 @@ func TestMergeEquivalence(t *testing.T) {
 	parts := []*inventory.Aggregator{inventory.New(reg, opts), inventory.New(reg, opts), inventory.New(reg, opts)}
 	for i := range rs {
 		r := rs[len(rs)-1-i] // another order, too
-		parts[(i*7)%3].Add(r)
+		add(parts[(i*7)%3], r)
 	}
 	parts[1].Merge(parts[2])
 	parts[0].Merge(parts[1])
@@ -78,7 +78,7 @@ func TestReportTwice(t *testing.T) {
 	agg := inventory.New(loadReg(t), inventory.Options{HotFreqFloor: 100})
 	rs := dataset()
 	for _, r := range rs[:len(rs)/2] {
-		agg.Add(r)
+		add(agg, r)
 	}
 	var a, b bytes.Buffer
 	agg.Report(meta()).WriteJSON(&a)
@@ -87,7 +87,7 @@ func TestReportTwice(t *testing.T) {
 		t.Fatalf("second report differs:\n%s", firstDiff(a.String(), b.String()))
 	}
 	for _, r := range rs[len(rs)/2:] {
-		agg.Add(r)
+		add(agg, r)
 	}
 	var c, want bytes.Buffer
 	agg.Report(meta()).WriteJSON(&c)

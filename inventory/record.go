@@ -62,7 +62,6 @@ const (
 	maxInferredSamplers = 64   // inferred families that get a field sampler
 	fieldMissLimit      = 32   // asked keys without field names before a template or family may be given up
 	maxInferredMisses   = maxInferredSamplers * fieldMissLimit
-	maxPendingAsks      = 4096 // keys NeedsFields said yes to that Add has not seen yet
 )
 
 func (o Options) withDefaults() Options {

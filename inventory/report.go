@@ -1,407 +1,21 @@
 package inventory
 
 import (
-	"bufio"
-	"bytes"
 	"cmp"
-	"encoding/base64"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"math"
 	"math/bits"
 	"slices"
 	"strings"
-	"time"
-	"unicode/utf8"
 
 	"github.com/keyguard/keyguard/finding"
+	"github.com/keyguard/keyguard/report"
 )
-
-// Meta is what the walker knows about the run.
-type Meta struct {
-	Source    Source
-	Registry  string // registry file
-	StartedAt time.Time
-	Duration  time.Duration
-	Complete  bool       // the whole keyspace was walked
-	Stopped   []NodeStop // where nodes stopped early
-	Notes     []string   // e.g. why hot-key data is unavailable
-}
-
-// Source is what was audited.
-type Source struct {
-	Kind   string `json:"kind"`   // redis|cluster|rdb
-	Target string `json:"target"` // URL without password, or file names
-	Nodes  int    `json:"nodes"`
-}
-
-// NodeStop says where a node's walk stopped, so that it can be resumed.
-type NodeStop struct {
-	Node   string `json:"node"`
-	Reason string `json:"reason"`
-	Cursor string `json:"cursor,omitempty"` // SCAN cursor to resume from, or RDB byte offset
-	Keys   int64  `json:"keys"`             // keys read from the node before it stopped
-}
-
-// Report is the audit report, SPEC §5 plus the fields marked as
-// extensions. Its JSON is the --format json output and what ReadReport
-// and Diff read back.
-type Report struct {
-	Source     Source    `json:"source"`
-	Registry   string    `json:"registry"`
-	StartedAt  time.Time `json:"started_at"`
-	DurationMS int64     `json:"duration_ms"`
-	Complete   bool      `json:"complete"`
-	Summary    Summary   `json:"summary"`
-	Groups     []Group   `json:"groups"`
-	TopKeys    []TopKey  `json:"top_keys"`
-	Findings   []Finding `json:"findings"`
-
-	// Extensions.
-	FindingsOmitted map[string]int64 `json:"findings_omitted,omitempty"` // per rule: findings counted but not listed (cap)
-	Stopped         []NodeStop       `json:"stopped,omitempty"`
-	Notes           []string         `json:"notes,omitempty"`
-	Estimate        bool             `json:"estimate,omitempty"` // counts are extrapolated from a sample
-	Sample          *Sample          `json:"sample,omitempty"`
-	TTLHistogram    []TTLBucket      `json:"ttl_histogram,omitempty"`
-	UnusedTemplates []string         `json:"unused_templates,omitempty"` // registry templates with no key
-}
-
-// Summary totals the report. With a sample, keys, bytes, no_ttl and
-// unregistered are extrapolated; findings are what the sample showed.
-type Summary struct {
-	Keys         int64 `json:"keys"`
-	Bytes        int64 `json:"bytes"`
-	NoTTL        int64 `json:"no_ttl"`
-	Unregistered int64 `json:"unregistered"`
-	Findings     int64 `json:"findings"`
-
-	// Extensions.
-	BytesUnknown int64            `json:"bytes_unknown,omitempty"` // keys whose size could not be read
-	BySeverity   SeverityCount    `json:"by_severity"`
-	ByRule       map[string]int64 `json:"by_rule,omitempty"`
-}
-
-// SeverityCount counts findings per severity.
-type SeverityCount struct {
-	Error   int64 `json:"error"`
-	Warning int64 `json:"warning"`
-	Info    int64 `json:"info"`
-}
-
-// Group is one template (kind "template") or inferred family of
-// unregistered keys (kind "prefix").
-type Group struct {
-	Name       string           `json:"name"`
-	Kind       string           `json:"kind"`
-	Owner      string           `json:"owner"`
-	Keys       int64            `json:"keys"`
-	Bytes      int64            `json:"bytes"`
-	NoTTL      int64            `json:"no_ttl"`
-	Types      map[string]int64 `json:"types"`
-	TTLSeconds TTLStats         `json:"ttl_seconds"`
-
-	// Extensions.
-	Domain    string `json:"domain,omitempty"`
-	WithTTL   int64  `json:"with_ttl"`            // keys with a TTL (the ttl_seconds population)
-	Findings  int64  `json:"findings"`            // findings on keys of the group
-	Example   string `json:"example,omitempty"`   // prefix groups: one key of the family
-	Suggested string `json:"suggested,omitempty"` // prefix groups: a registry entry to paste under keys:
-}
-
-// TTLStats are remaining TTLs in seconds of the keys that have one; p50
-// is approximate (log buckets, within 12.5%), min and max are exact.
-type TTLStats struct {
-	Min int64 `json:"min"`
-	P50 int64 `json:"p50"`
-	Max int64 `json:"max"`
-}
-
-// TopKey is one of the largest keys.
-type TopKey struct {
-	Key       string `json:"key"`
-	KeyBase64 string `json:"key_base64,omitempty"` // the exact bytes when key is not valid UTF-8
-	KeyLen    int    `json:"key_len,omitempty"`    // the full length when key was cut at 1 KiB
-	Type      string `json:"type"`
-	Bytes     int64  `json:"bytes"`
-	Elements  int64  `json:"elements"`
-	TTLMS     *int64 `json:"ttl_ms,omitempty"` // -1 no TTL; absent when unknown
-	Template  string `json:"template,omitempty"`
-	Node      string `json:"node,omitempty"`
-	DB        int    `json:"db,omitempty"`
-}
-
-// Finding is a finding of the report: finding.Finding's fields, plus the
-// exact key bytes when the key is not valid UTF-8 and the full length when
-// the key was cut.
-type Finding struct {
-	finding.Finding
-	KeyBase64 string `json:"key_base64,omitempty"`
-	KeyLen    int    `json:"key_len,omitempty"`
-}
-
-// Sample describes a sampled audit.
-type Sample struct {
-	Ratio    float64 `json:"ratio"`     // fraction of the keyspace sampled; 0 unknown (nothing extrapolated)
-	KeysSeen int64   `json:"keys_seen"` // records actually read
-}
-
-// TTLBucket is one bar of the TTL histogram: keys and memory by remaining
-// TTL, then keys without TTL and keys whose TTL is unknown.
-type TTLBucket struct {
-	Label string `json:"label"`
-	Keys  int64  `json:"keys"`
-	Bytes int64  `json:"bytes"`
-}
-
-// ruleRank orders rules as SPEC §3's table does; other rules come last.
-func ruleRank(rule string) int {
-	switch rule {
-	case finding.Unregistered:
-		return 0
-	case finding.Domain:
-		return 1
-	case finding.NoTTL:
-		return 2
-	case finding.Case:
-		return 3
-	case finding.Charset:
-		return 4
-	case finding.Length:
-		return 5
-	case finding.Separator:
-		return 6
-	case finding.LeadingID:
-		return 7
-	case finding.Timestamp:
-		return 8
-	case finding.PII:
-		return 9
-	case finding.TypeMismatch:
-		return 10
-	case finding.TTLMismatch:
-		return 11
-	case finding.BigKey:
-		return 12
-	case finding.HotKey:
-		return 13
-	case finding.GuardOwnerless:
-		return 14
-	case finding.GuardForeign:
-		return 15
-	case finding.MixedSchema:
-		return 16
-	}
-	return 17
-}
-
-// WriteJSON writes the report as indented JSON (SPEC §5). It streams:
-// the top-level fields, and the groups, top keys and findings one by one,
-// go through a small buffer, so the document is never whole in memory.
-// The bytes are those encoding/json's Encoder gives the whole Report with
-// a two-space indent and no HTML escaping.
-func (r *Report) WriteJSON(w io.Writer) error {
-	j := newJSONWriter(w)
-	j.field("source", &r.Source)
-	j.field("registry", r.Registry)
-	j.field("started_at", r.StartedAt)
-	j.field("duration_ms", r.DurationMS)
-	j.field("complete", r.Complete)
-	j.field("summary", &r.Summary)
-	jsonArray(j, "groups", r.Groups)
-	jsonArray(j, "top_keys", r.TopKeys)
-	j.findings(r.Findings)
-	// The extensions, omitted when empty as their omitempty tags say.
-	if len(r.FindingsOmitted) > 0 {
-		j.field("findings_omitted", r.FindingsOmitted)
-	}
-	if len(r.Stopped) > 0 {
-		jsonArray(j, "stopped", r.Stopped)
-	}
-	if len(r.Notes) > 0 {
-		j.field("notes", r.Notes)
-	}
-	if r.Estimate {
-		j.field("estimate", r.Estimate)
-	}
-	if r.Sample != nil {
-		j.field("sample", r.Sample)
-	}
-	if len(r.TTLHistogram) > 0 {
-		jsonArray(j, "ttl_histogram", r.TTLHistogram)
-	}
-	if len(r.UnusedTemplates) > 0 {
-		j.field("unused_templates", r.UnusedTemplates)
-	}
-	if err := j.close(); err != nil {
-		return fmt.Errorf("write report: %w", err)
-	}
-	return nil
-}
-
-// jsonWriter writes one indented JSON object field by field.
-type jsonWriter struct {
-	w      *bufio.Writer
-	buf    bytes.Buffer
-	field1 *json.Encoder // a field's value, one level deep
-	elem2  *json.Encoder // an array element, two levels deep
-	fields int
-	err    error
-}
-
-func newJSONWriter(w io.Writer) *jsonWriter {
-	j := &jsonWriter{w: bufio.NewWriterSize(w, 32<<10)}
-	j.field1 = json.NewEncoder(&j.buf)
-	j.field1.SetIndent("  ", "  ")
-	j.field1.SetEscapeHTML(false)
-	j.elem2 = json.NewEncoder(&j.buf)
-	j.elem2.SetIndent("    ", "  ")
-	j.elem2.SetEscapeHTML(false)
-	j.w.WriteByte('{')
-	return j
-}
-
-// key starts the next field of the object.
-func (j *jsonWriter) key(name string) {
-	if j.fields > 0 {
-		j.w.WriteByte(',')
-	}
-	j.fields++
-	j.w.WriteString("\n  \"")
-	j.w.WriteString(name) // field names need no escaping
-	j.w.WriteString("\": ")
-}
-
-// value encodes v with enc and writes it without the encoder's newline.
-func (j *jsonWriter) value(enc *json.Encoder, v any) {
-	if j.err != nil {
-		return
-	}
-	j.buf.Reset()
-	if j.err = enc.Encode(v); j.err != nil {
-		return
-	}
-	b := j.buf.Bytes()
-	_, j.err = j.w.Write(b[:len(b)-1])
-}
-
-func (j *jsonWriter) field(name string, v any) {
-	j.key(name)
-	j.value(j.field1, v)
-}
-
-// jsonArray writes a field holding the elements of s, one at a time.
-func jsonArray[T any](j *jsonWriter, name string, s []T) {
-	j.key(name)
-	if len(s) == 0 {
-		j.w.WriteString("[]")
-		return
-	}
-	j.w.WriteByte('[')
-	for i := range s {
-		if j.err != nil {
-			return
-		}
-		if i > 0 {
-			j.w.WriteByte(',')
-		}
-		j.w.WriteString("\n    ")
-		j.value(j.elem2, &s[i])
-	}
-	j.w.WriteString("\n  ]")
-}
-
-// findings writes the findings field with a findingEncoder: the bytes
-// jsonArray would write, without encoding/json's reflection and
-// re-indentation (a report can hold 10,000 findings per rule).
-func (j *jsonWriter) findings(s []Finding) {
-	j.key("findings")
-	if len(s) == 0 {
-		j.w.WriteString("[]")
-		return
-	}
-	j.w.WriteByte('[')
-	b := make([]byte, 0, 20<<10)
-	var enc findingEncoder
-	for i := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, "\n    "...)
-		b = enc.append(b, &s[i])
-		if len(b) >= 16<<10 {
-			j.write(b)
-			b = b[:0]
-		}
-	}
-	j.write(b)
-	j.w.WriteString("\n  ]")
-}
-
-// write writes b unless an earlier write failed.
-func (j *jsonWriter) write(b []byte) {
-	if j.err == nil {
-		_, j.err = j.w.Write(b)
-	}
-}
-
-func (j *jsonWriter) close() error {
-	j.w.WriteString("\n}\n")
-	if j.err != nil {
-		return j.err
-	}
-	return j.w.Flush()
-}
-
-// ReadReport reads a report written by WriteJSON (keyguard audit or rdb
-// --format json). Keys given as key_base64 get their exact bytes back.
-func ReadReport(r io.Reader) (*Report, error) {
-	var rep Report
-	dec := json.NewDecoder(r)
-	if err := dec.Decode(&rep); err != nil {
-		return nil, fmt.Errorf("read audit report: %w (expected the JSON of keyguard audit --format json)", err)
-	}
-	if rep.Source.Kind == "" {
-		return nil, errors.New("read audit report: no source.kind: this is not a keyguard audit or rdb report (make one with keyguard audit --format json)")
-	}
-	for i := range rep.Findings {
-		if err := fromBase64(&rep.Findings[i].Key, rep.Findings[i].KeyBase64); err != nil {
-			return nil, fmt.Errorf("read audit report: finding %d: %w", i, err)
-		}
-	}
-	for i := range rep.TopKeys {
-		if err := fromBase64(&rep.TopKeys[i].Key, rep.TopKeys[i].KeyBase64); err != nil {
-			return nil, fmt.Errorf("read audit report: top key %d: %w", i, err)
-		}
-	}
-	return &rep, nil
-}
-
-func fromBase64(key *string, b64 string) error {
-	if b64 == "" {
-		return nil
-	}
-	b, err := base64.StdEncoding.DecodeString(b64)
-	if err != nil {
-		return fmt.Errorf("key_base64: %w", err)
-	}
-	*key = string(b)
-	return nil
-}
-
-func keyBase64(k string) string {
-	if utf8.ValidString(k) {
-		return ""
-	}
-	return base64.StdEncoding.EncodeToString([]byte(k))
-}
 
 // Report builds the report of everything added so far. It does not change
 // the aggregator: a walker may report, add more and report again.
-func (a *Aggregator) Report(meta Meta) *Report {
-	rep := &Report{
+func (a *Aggregator) Report(meta report.Meta) *report.Report {
+	rep := &report.Report{
 		Source:     meta.Source,
 		Registry:   meta.Registry,
 		StartedAt:  meta.StartedAt.UTC(),
@@ -413,7 +27,7 @@ func (a *Aggregator) Report(meta Meta) *Report {
 	scale := 1.0
 	if a.opts.Sampled {
 		rep.Estimate = true
-		rep.Sample = &Sample{Ratio: a.opts.SampleRatio, KeysSeen: a.t.keys}
+		rep.Sample = &report.Sample{Ratio: a.opts.SampleRatio, KeysSeen: a.t.keys}
 		if a.opts.SampleRatio > 0 {
 			scale = 1 / a.opts.SampleRatio
 		} else {
@@ -446,23 +60,23 @@ func (a *Aggregator) Report(meta Meta) *Report {
 		return cmp.Or(cmp.Compare(q.bytes, p.bytes), cmp.Compare(q.keys, p.keys), strings.Compare(p.name, q.name), strings.Compare(p.kind, q.kind))
 	})
 	byName := make(map[string]int, len(gs))
-	rep.Groups = make([]Group, len(gs))
+	rep.Groups = make([]report.Group, len(gs))
 	suggested := 0
 	for i, g := range gs {
-		rg := Group{
+		rg := report.Group{
 			Name: g.name, Kind: g.kind, Owner: g.owner, Domain: g.domain,
 			Keys: x(g.keys), Bytes: x(g.bytes), NoTTL: x(g.noTTL), WithTTL: x(g.ttl.n),
 			Types: map[string]int64{}, Findings: g.findings, Example: g.example,
 		}
 		for t, n := range g.types {
 			if n > 0 {
-				rg.Types[typeNames[t]] = x(n)
+				rg.Types[report.TypeNames[t]] = x(n)
 			}
 		}
 		if g.ttl.n > 0 {
-			rg.TTLSeconds = TTLStats{Min: ttlSeconds(g.ttl.min), P50: g.ttl.p50(), Max: ttlSeconds(g.ttl.max)}
+			rg.TTLSeconds = report.TTLStats{Min: ttlSeconds(g.ttl.min), P50: g.ttl.p50(), Max: ttlSeconds(g.ttl.max)}
 		}
-		if g.kind == KindPrefix && g != a.other && suggested < maxSuggestions {
+		if g.kind == report.KindPrefix && g != a.other && suggested < maxSuggestions {
 			if rg.Suggested = a.suggest(g); rg.Suggested != "" {
 				suggested++
 			}
@@ -470,7 +84,7 @@ func (a *Aggregator) Report(meta Meta) *Report {
 		rep.Groups[i] = rg
 		byName[g.kind+"\x00"+g.name] = i
 	}
-	groupOf := func(kind, name string) *Group {
+	groupOf := func(kind, name string) *report.Group {
 		if i, ok := byName[kind+"\x00"+name]; ok {
 			return &rep.Groups[i]
 		}
@@ -535,7 +149,7 @@ func (a *Aggregator) Report(meta Meta) *Report {
 	late(finding.MixedSchema, a.mixedFindings())
 
 	order := sortFindings(kept)
-	rep.Findings = make([]Finding, 0, len(kept))
+	rep.Findings = make([]report.Finding, 0, len(kept))
 	listed := map[string]int64{}
 	for i, o := range order {
 		r := &kept[o]
@@ -543,8 +157,8 @@ func (a *Aggregator) Report(meta Meta) *Report {
 		if prev := kept[order[max(i-1, 0)]]; i > 0 && prev.rule == r.rule && prev.ent.key == e.key && prev.ent.keyLen == e.keyLen {
 			continue // the same key twice (a walker's duplicate)
 		}
-		f := Finding{Finding: finding.Finding{Rule: r.rule, Severity: e.sev, Key: e.key, Template: d.template, Owner: d.owner, Message: d.message, Hint: d.hint},
-			KeyBase64: keyBase64(e.key)}
+		f := report.Finding{Finding: finding.Finding{Rule: r.rule, Severity: e.sev, Key: e.key, Template: d.template, Owner: d.owner, Message: d.message, Hint: d.hint},
+			KeyBase64: report.KeyBase64(e.key)}
 		if int(e.keyLen) > len(e.key) {
 			f.KeyLen = int(e.keyLen)
 		}
@@ -562,10 +176,10 @@ func (a *Aggregator) Report(meta Meta) *Report {
 		}
 	}
 
-	rep.Summary = Summary{
+	rep.Summary = report.Summary{
 		Keys: x(a.t.keys), Bytes: x(a.t.bytes), NoTTL: x(a.t.noTTL), Unregistered: x(a.t.unregistered),
 		Findings: total, BytesUnknown: x(a.t.bytesUnknown),
-		BySeverity: SeverityCount{Error: sev[finding.Error], Warning: sev[finding.Warning], Info: sev[finding.Info]},
+		BySeverity: report.SeverityCount{Error: sev[finding.Error], Warning: sev[finding.Warning], Info: sev[finding.Info]},
 	}
 	if len(count) > 0 {
 		rep.Summary.ByRule = count
@@ -574,9 +188,9 @@ func (a *Aggregator) Report(meta Meta) *Report {
 	// Top keys.
 	tops := slices.Clone(a.top.items)
 	slices.SortFunc(tops, func(p, q topItem) int { return cmpRanked(p.bytes, p.key, q.bytes, q.key) })
-	rep.TopKeys = make([]TopKey, len(tops))
+	rep.TopKeys = make([]report.TopKey, len(tops))
 	for i, t := range tops {
-		tk := TopKey{Key: t.key, KeyBase64: keyBase64(t.key), Type: t.typ, Bytes: t.bytes, Elements: t.elements,
+		tk := report.TopKey{Key: t.key, KeyBase64: report.KeyBase64(t.key), Type: t.typ, Bytes: t.bytes, Elements: t.elements,
 			Template: t.template, Node: t.node, DB: t.db}
 		if t.keyLen > len(t.key) {
 			tk.KeyLen = t.keyLen
@@ -594,7 +208,7 @@ func (a *Aggregator) Report(meta Meta) *Report {
 
 	// TTL histogram.
 	if a.t.keys > 0 {
-		rep.TTLHistogram = make([]TTLBucket, ttlSlots)
+		rep.TTLHistogram = make([]report.TTLBucket, ttlSlots)
 		for i := range rep.TTLHistogram {
 			label := "unknown"
 			switch {
@@ -603,7 +217,7 @@ func (a *Aggregator) Report(meta Meta) *Report {
 			case i == ttlSlotNone:
 				label = "no TTL"
 			}
-			rep.TTLHistogram[i] = TTLBucket{Label: label, Keys: x(a.ttlHist[i].keys), Bytes: x(a.ttlHist[i].bytes)}
+			rep.TTLHistogram[i] = report.TTLBucket{Label: label, Keys: x(a.ttlHist[i].keys), Bytes: x(a.ttlHist[i].bytes)}
 		}
 	}
 
@@ -613,18 +227,18 @@ func (a *Aggregator) Report(meta Meta) *Report {
 	}
 	if a.foldedCap > 0 {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("more than %d inferred families of unregistered keys: %s keys of the rest are counted in the group %s",
-			a.opts.MaxGroups, fmtCount(x(a.foldedCap)), OtherGroup))
+			a.opts.MaxGroups, report.HumanCount(x(a.foldedCap)), report.OtherGroup))
 	}
 	if a.foldedLong > 0 {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("%s unregistered keys with inferred templates over %d bytes are counted in the group %s",
-			fmtCount(x(a.foldedLong)), maxGroupName, OtherGroup))
+			report.HumanCount(x(a.foldedLong)), maxGroupName, report.OtherGroup))
 	}
 	if sampled, ok := a.fieldSampleSize(); ok {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("mixed-schema compared the field names of a random sample of up to %d keys per template (%d keys in all): a rare mixed key can be missed",
 			a.opts.FieldSamples, sampled))
 	}
 	if a.t.bytesUnknown > 0 {
-		rep.Notes = append(rep.Notes, fmt.Sprintf("memory of %s keys unknown: not included in bytes", fmtCount(x(a.t.bytesUnknown))))
+		rep.Notes = append(rep.Notes, fmt.Sprintf("memory of %s keys unknown: not included in bytes", report.HumanCount(x(a.t.bytesUnknown))))
 	}
 	return rep
 }
@@ -673,7 +287,7 @@ func sortFindings(kept []keptRef) []int32 {
 			// whole list at once.
 			slices.SortFunc(order, func(i, j int32) int {
 				p, q := kept[i].ent, kept[j].ent
-				return cmp.Or(cmp.Compare(q.sev, p.sev), cmp.Compare(ruleRank(kept[i].rule), ruleRank(kept[j].rule)),
+				return cmp.Or(cmp.Compare(q.sev, p.sev), cmp.Compare(report.RuleRank(kept[i].rule), report.RuleRank(kept[j].rule)),
 					strings.Compare(kept[i].rule, kept[j].rule), cmp.Compare(q.score, p.score), strings.Compare(p.key, q.key))
 			})
 			return order
@@ -717,7 +331,7 @@ func sortFindings(kept []keptRef) []int32 {
 		}
 	}
 	slices.SortStableFunc(runs, func(p, q run) int {
-		return cmp.Or(cmp.Compare(q.sev, p.sev), cmp.Compare(ruleRank(p.rule), ruleRank(q.rule)), strings.Compare(p.rule, q.rule))
+		return cmp.Or(cmp.Compare(q.sev, p.sev), cmp.Compare(report.RuleRank(p.rule), report.RuleRank(q.rule)), strings.Compare(p.rule, q.rule))
 	})
 	sorted := make([]int32, 0, len(order))
 	for _, r := range runs {

@@ -16,6 +16,7 @@ import (
 	"github.com/keyguard/keyguard/finding"
 	"github.com/keyguard/keyguard/inventory"
 	"github.com/keyguard/keyguard/registry"
+	"github.com/keyguard/keyguard/report"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden")
@@ -58,11 +59,11 @@ func dataset() []*inventory.Record {
 	return rs
 }
 
-func buildReport(tb testing.TB, reg *registry.Registry, opts inventory.Options, rs []*inventory.Record) *inventory.Report {
+func buildReport(tb testing.TB, reg *registry.Registry, opts inventory.Options, rs []*inventory.Record) *report.Report {
 	tb.Helper()
 	agg := inventory.New(reg, opts)
 	for _, r := range rs {
-		agg.Add(r)
+		add(agg, r)
 	}
 	return agg.Report(meta())
 }
@@ -151,13 +152,13 @@ func TestDatasetReport(t *testing.T) {
 	if rep.Summary.Unregistered != 12+5+1+1+1 { // families, binary key, long key, …
 		t.Logf("unregistered %d", rep.Summary.Unregistered)
 	}
-	var fam *inventory.Group
+	var fam *report.Group
 	for i, g := range rep.Groups {
 		if g.Name == "user_{id:int}_token" {
 			fam = &rep.Groups[i]
 		}
 	}
-	if fam == nil || fam.Kind != inventory.KindPrefix || fam.Keys != 12 || fam.NoTTL != 12 || fam.Suggested == "" {
+	if fam == nil || fam.Kind != report.KindPrefix || fam.Keys != 12 || fam.NoTTL != 12 || fam.Suggested == "" {
 		t.Fatalf("family user_{id:int}_token: %+v", fam)
 	}
 	// The suggested entry loads as a registry.
@@ -209,7 +210,7 @@ func TestJSONRoundTrip(t *testing.T) {
 			t.Errorf("JSON lacks %q", k)
 		}
 	}
-	back, err := inventory.ReadReport(bytes.NewReader(b.Bytes()))
+	back, err := report.ReadReport(bytes.NewReader(b.Bytes()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -231,7 +232,7 @@ func TestJSONRoundTrip(t *testing.T) {
 
 func TestReadReportErrors(t *testing.T) {
 	for _, in := range []string{"", "{", `{"registry":"x","templates":3}`, `[1,2]`, `{"source":{"kind":"redis"},"findings":[{"rule":"x","key_base64":"!!"}]}`} {
-		if _, err := inventory.ReadReport(strings.NewReader(in)); err == nil {
+		if _, err := report.ReadReport(strings.NewReader(in)); err == nil {
 			t.Errorf("ReadReport(%q) gave no error", in)
 		}
 	}
@@ -300,7 +301,7 @@ func TestSampled(t *testing.T) {
 	reg := loadReg(t)
 	agg := inventory.New(reg, inventory.Options{Sampled: true, SampleRatio: 0.1})
 	for i := range 50 {
-		agg.Add(rec(fmt.Sprintf("order:order:%d:base", i), size(100, 3)))
+		add(agg, rec(fmt.Sprintf("order:order:%d:base", i), size(100, 3)))
 	}
 	rep := agg.Report(meta())
 	if !rep.Estimate || rep.Sample == nil || rep.Sample.KeysSeen != 50 || rep.Summary.Keys != 500 || rep.Summary.Bytes != 50000 {
@@ -318,9 +319,9 @@ func TestSampled(t *testing.T) {
 
 func TestIncomplete(t *testing.T) {
 	agg := inventory.New(loadReg(t), inventory.Options{})
-	agg.Add(rec("order:order:1:base"))
+	add(agg, rec("order:order:1:base"))
 	m := meta()
-	m.Stopped = []inventory.NodeStop{{Node: "127.0.0.1:7001", Reason: "connection refused", Cursor: "1234", Keys: 5000}}
+	m.Stopped = []report.NodeStop{{Node: "127.0.0.1:7001", Reason: "connection refused", Cursor: "1234", Keys: 5000}}
 	rep := agg.Report(m)
 	if rep.Complete || len(rep.Stopped) != 1 {
 		t.Fatalf("complete %v stopped %v", rep.Complete, rep.Stopped)
@@ -335,7 +336,7 @@ func TestIncomplete(t *testing.T) {
 func TestFindingsCapped(t *testing.T) {
 	agg := inventory.New(loadReg(t), inventory.Options{MaxFindings: 5})
 	for i := range 50 {
-		agg.Add(rec(fmt.Sprintf("order:order:%d:base", i), ttl(-1), size(int64(i), 1)))
+		add(agg, rec(fmt.Sprintf("order:order:%d:base", i), ttl(-1), size(int64(i), 1)))
 	}
 	rep := agg.Report(meta())
 	var listed []string
@@ -352,3 +353,6 @@ func TestFindingsCapped(t *testing.T) {
 		t.Errorf("by_rule %v omitted %v findings %d", rep.Summary.ByRule, rep.FindingsOmitted, rep.Summary.Findings)
 	}
 }
+
+// add adds r as a walker that feeds agg alone does: classified by agg.
+func add(agg *inventory.Aggregator, r *inventory.Record) { agg.Add(r, agg.Classify(r.Key)) }

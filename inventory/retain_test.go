@@ -45,11 +45,11 @@ func TestAddKeepsNoReferenceToRecordStrings(t *testing.T) {
 			Elements: 3, TTL: []time.Duration{-1, time.Hour, 400 * 24 * time.Hour}[i%3], Freq: i % 200,
 			NS: str(nss[i]), HasNS: true, NSProbed: true,
 		}
-		e := reg.Lookup(r.Key)
-		if a.NeedsFieldsEntry(r.Key, e) {
+		cl := a.Classify(r.Key)
+		if cl.Fields {
 			r.Fields = []string{str(fields[i]), str(fields[(i+1)%len(fields)])}
 		}
-		a.AddEntry(r, e)
+		a.Add(r, cl)
 	}
 	lo, hi := uintptr(unsafe.Pointer(&buf[0])), uintptr(unsafe.Pointer(&buf[0]))+uintptr(len(buf))
 	seen := map[uintptr]bool{}

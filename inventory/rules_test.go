@@ -9,6 +9,7 @@ import (
 	"github.com/keyguard/keyguard/finding"
 	"github.com/keyguard/keyguard/inventory"
 	"github.com/keyguard/keyguard/registry"
+	"github.com/keyguard/keyguard/report"
 )
 
 func loadReg(tb testing.TB) *registry.Registry {
@@ -41,16 +42,16 @@ func ns(probed, has bool, v string) func(*inventory.Record) {
 }
 func fields(fs ...string) func(*inventory.Record) { return func(r *inventory.Record) { r.Fields = fs } }
 
-func meta() inventory.Meta {
-	return inventory.Meta{
-		Source:   inventory.Source{Kind: "redis", Target: "redis://127.0.0.1:6379", Nodes: 1},
+func meta() report.Meta {
+	return report.Meta{
+		Source:   report.Source{Kind: "redis", Target: "redis://127.0.0.1:6379", Nodes: 1},
 		Registry: "testdata/keyguard.yaml", StartedAt: time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC),
 		Duration: 1234 * time.Millisecond, Complete: true,
 	}
 }
 
-func findingsOf(rep *inventory.Report, rule, key string) []inventory.Finding {
-	var out []inventory.Finding
+func findingsOf(rep *report.Report, rule, key string) []report.Finding {
+	var out []report.Finding
 	for _, f := range rep.Findings {
 		if f.Rule == rule && f.Key == key {
 			out = append(out, f)
@@ -127,7 +128,7 @@ func TestRecordRules(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			agg := inventory.New(reg, inventory.Options{})
-			agg.Add(c.rec)
+			add(agg, c.rec)
 			rep := agg.Report(meta())
 			got := findingsOf(rep, c.rule, c.rec.Key)
 			if c.want != (len(got) > 0) {
@@ -153,8 +154,8 @@ func TestRecordRules(t *testing.T) {
 // limit applies, and the message speaks of bytes.
 func TestBigKeyString(t *testing.T) {
 	agg := inventory.New(loadReg(t), inventory.Options{})
-	agg.Add(rec("cache:product:detail:p-1", typ("string"), size(2<<20, 2<<20)))
-	agg.Add(rec("order:list:1", typ("list"), size(2<<20, 20001)))
+	add(agg, rec("cache:product:detail:p-1", typ("string"), size(2<<20, 2<<20)))
+	add(agg, rec("order:list:1", typ("list"), size(2<<20, 20001)))
 	rep := agg.Report(meta())
 	str := findingsOf(rep, finding.BigKey, "cache:product:detail:p-1")
 	if len(str) != 1 || strings.Contains(str[0].Message, "element") || !strings.Contains(str[0].Message, "2.0 MiB") {
@@ -170,11 +171,11 @@ func TestCleanKeysHaveNoFindings(t *testing.T) {
 	reg := loadReg(t)
 	agg := inventory.New(reg, inventory.Options{})
 	for i := range 100 {
-		agg.Add(rec(fmt.Sprintf("order:order:%d:base", i), ttl(time.Duration(i+1)*time.Second), freq(5)))
-		agg.Add(rec(fmt.Sprintf("promo:order:%d:promo-info", i), ns(true, true, "promo-team:promo")))
-		agg.Add(rec(fmt.Sprintf("cache:product:detail:p%d", i), typ("string"), ttl(11*time.Minute)))
+		add(agg, rec(fmt.Sprintf("order:order:%d:base", i), ttl(time.Duration(i+1)*time.Second), freq(5)))
+		add(agg, rec(fmt.Sprintf("promo:order:%d:promo-info", i), ns(true, true, "promo-team:promo")))
+		add(agg, rec(fmt.Sprintf("cache:product:detail:p%d", i), typ("string"), ttl(11*time.Minute)))
 	}
-	agg.Add(rec("seq:order:no", typ("string"), ttl(-1)))
+	add(agg, rec("seq:order:no", typ("string"), ttl(-1)))
 	rep := agg.Report(meta())
 	if len(rep.Findings) != 0 || rep.Summary.Findings != 0 {
 		t.Fatalf("clean keys gave findings: %+v", rep.Findings)
@@ -187,11 +188,11 @@ func TestCleanKeysHaveNoFindings(t *testing.T) {
 func TestHotKey(t *testing.T) {
 	reg := loadReg(t)
 	agg := inventory.New(reg, inventory.Options{HotKeys: 3, HotFreqFloor: 50})
-	agg.Add(rec("order:order:1:base", freq(200)))
-	agg.Add(rec("cache:product:detail:p-9", typ("string"), ttl(10*time.Minute), freq(180))) // protected: hot: in the registry
-	agg.Add(rec("order:order:2:base", freq(40)))                                            // in the top 3, under the floor
-	agg.Add(rec("order:order:3:base", freq(30)))                                            // out of the top 3
-	agg.Add(rec("order:order:4:base", freq(5)))
+	add(agg, rec("order:order:1:base", freq(200)))
+	add(agg, rec("cache:product:detail:p-9", typ("string"), ttl(10*time.Minute), freq(180))) // protected: hot: in the registry
+	add(agg, rec("order:order:2:base", freq(40)))                                            // in the top 3, under the floor
+	add(agg, rec("order:order:3:base", freq(30)))                                            // out of the top 3
+	add(agg, rec("order:order:4:base", freq(5)))
 	rep := agg.Report(meta())
 	hot := map[string]finding.Severity{}
 	for _, f := range rep.Findings {
@@ -212,7 +213,7 @@ func TestHotKey(t *testing.T) {
 	// Without frequency data the report says hot-key data is missing,
 	// unless the walker already said why.
 	agg = inventory.New(reg, inventory.Options{})
-	agg.Add(rec("order:order:1:base"))
+	add(agg, rec("order:order:1:base"))
 	if rep := agg.Report(meta()); len(rep.Notes) != 1 || !strings.HasPrefix(rep.Notes[0], "hot-key data unavailable") {
 		t.Errorf("notes %q", rep.Notes)
 	}
@@ -237,13 +238,13 @@ func TestMixedSchema(t *testing.T) {
 	}{
 		{"two writers, some keys mixed", func(agg *inventory.Aggregator) {
 			for i := range 40 {
-				agg.Add(rec(fmt.Sprintf("promo:sku:%d", i), fields(promo...)))
+				add(agg, rec(fmt.Sprintf("promo:sku:%d", i), fields(promo...)))
 			}
 			for i := 40; i < 60; i++ {
-				agg.Add(rec(fmt.Sprintf("promo:sku:%d", i), fields(order...)))
+				add(agg, rec(fmt.Sprintf("promo:sku:%d", i), fields(order...)))
 			}
-			agg.Add(rec("promo:sku:1001", fields(append(slices(promo), order...)...)))
-			agg.Add(rec("promo:sku:1002", fields("activityId", "discountValue", "promoTotal")))
+			add(agg, rec("promo:sku:1001", fields(append(slices(promo), order...)...)))
+			add(agg, rec("promo:sku:1002", fields("activityId", "discountValue", "promoTotal")))
 		}, []string{"promo:sku:1001", "promo:sku:1002"}},
 		{"optional fields of one writer", func(agg *inventory.Aggregator) {
 			for i := range 60 {
@@ -254,30 +255,30 @@ func TestMixedSchema(t *testing.T) {
 				if i%5 == 0 {
 					fs = append(fs, "limitPerUser", "endAt")
 				}
-				agg.Add(rec(fmt.Sprintf("promo:sku:%d", i), fields(fs...)))
+				add(agg, rec(fmt.Sprintf("promo:sku:%d", i), fields(fs...)))
 			}
 		}, nil},
 		{"per-id field names", func(agg *inventory.Aggregator) {
 			for i := range 60 {
-				agg.Add(rec(fmt.Sprintf("auth:session:u%d", i), fields(fmt.Sprint(i*7), fmt.Sprint(i*7+1), "token")))
+				add(agg, rec(fmt.Sprintf("auth:session:u%d", i), fields(fmt.Sprint(i*7), fmt.Sprint(i*7+1), "token")))
 			}
 		}, nil},
 		{"random field names", func(agg *inventory.Aggregator) {
 			for i := range 60 {
-				agg.Add(rec(fmt.Sprintf("auth:session:u%d", i), fields(fmt.Sprintf("f%x", i*7919)+"zz", fmt.Sprintf("g%xq", i*104729))))
+				add(agg, rec(fmt.Sprintf("auth:session:u%d", i), fields(fmt.Sprintf("f%x", i*7919)+"zz", fmt.Sprintf("g%xq", i*104729))))
 			}
 		}, nil},
 		{"JSON string values of an unregistered family", func(agg *inventory.Aggregator) {
 			for i := range 30 {
-				agg.Add(rec(fmt.Sprintf("promo:cart:%d", i), typ("string"), fields("items", "total")))
-				agg.Add(rec(fmt.Sprintf("promo:cart:%d", i+100), typ("string"), fields("couponId", "discount")))
+				add(agg, rec(fmt.Sprintf("promo:cart:%d", i), typ("string"), fields("items", "total")))
+				add(agg, rec(fmt.Sprintf("promo:cart:%d", i+100), typ("string"), fields("couponId", "discount")))
 			}
-			agg.Add(rec("promo:cart:999", typ("string"), fields("items", "total", "couponId", "discount")))
+			add(agg, rec("promo:cart:999", typ("string"), fields("items", "total", "couponId", "discount")))
 		}, []string{"promo:cart:999"}},
 		{"too few samples", func(agg *inventory.Aggregator) {
-			agg.Add(rec("promo:sku:1", fields(promo...)))
-			agg.Add(rec("promo:sku:2", fields(order...)))
-			agg.Add(rec("promo:sku:3", fields(append(slices(promo), order...)...)))
+			add(agg, rec("promo:sku:1", fields(promo...)))
+			add(agg, rec("promo:sku:2", fields(order...)))
+			add(agg, rec("promo:sku:3", fields(append(slices(promo), order...)...)))
 		}, nil},
 	}
 	for _, c := range cases {
@@ -306,19 +307,19 @@ func TestMixedSchema(t *testing.T) {
 
 func slices(s []string) []string { return append([]string(nil), s...) }
 
-func TestNeedsNSAndFields(t *testing.T) {
+func TestClassifyNSAndFields(t *testing.T) {
 	reg := loadReg(t)
 	agg := inventory.New(reg, inventory.Options{FieldSamples: 4})
-	if !agg.NeedsNS("promo:order:1:promo-info") || agg.NeedsNS("order:order:1:base") || agg.NeedsNS("nosuch") {
+	if !agg.Classify("promo:order:1:promo-info").NS || agg.Classify("order:order:1:base").NS || agg.Classify("nosuch").NS {
 		t.Error("NeedsNS: only guard templates")
 	}
-	if agg.NeedsFields("order:list:1") {
+	if agg.Classify("order:list:1").Fields {
 		t.Error("NeedsFields on a list template")
 	}
-	if !agg.NeedsFields("order:order:1:base") || !agg.NeedsFields("user:1:profile") {
+	if !agg.Classify("order:order:1:base").Fields || !agg.Classify("user:1:profile").Fields {
 		t.Error("NeedsFields false on an empty sample")
 	}
-	if agg.NeedsFields(strings.Repeat("k", 10000)) {
+	if agg.Classify(strings.Repeat("k", 10000)).Fields {
 		t.Error("NeedsFields on a 10 kB key")
 	}
 	// After many keys the sample is full: only keys with small hashes
@@ -327,11 +328,12 @@ func TestNeedsNSAndFields(t *testing.T) {
 	for i := range 10000 {
 		k := fmt.Sprintf("order:order:%d:base", i)
 		r := rec(k)
-		if agg.NeedsFields(k) {
+		cl := agg.Classify(k)
+		if cl.Fields {
 			asked++
 			r.Fields = []string{"amount", "status"}
 		}
-		agg.Add(r)
+		agg.Add(r, cl)
 	}
 	if asked > 4*(1+10) || asked < 4 {
 		t.Errorf("fields asked for %d of 10000 keys with a sample of 4", asked)

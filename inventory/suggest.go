@@ -8,6 +8,8 @@ import (
 
 	"github.com/keyguard/keyguard/keytmpl"
 	"github.com/keyguard/keyguard/naming"
+	"github.com/keyguard/keyguard/registry"
+	"github.com/keyguard/keyguard/report"
 )
 
 // suggest writes a registry entry for an inferred family, indented to go
@@ -34,11 +36,11 @@ func (a *Aggregator) suggest(g *group) string {
 		}
 	}
 	if best >= 0 {
-		fmt.Fprintf(&b, "    type: %s\n", typeNames[best])
+		fmt.Fprintf(&b, "    type: %s\n", report.TypeNames[best])
 	}
 	switch {
 	case g.ttl.n > 0:
-		fmt.Fprintf(&b, "    ttl: %s # longest remaining TTL seen: %s", fmtRegDur(niceTTL(g.ttl.max)), fmtDur(g.ttl.max))
+		fmt.Fprintf(&b, "    ttl: %s # longest remaining TTL seen: %s", registry.FormatTTL(niceTTL(g.ttl.max)), report.HumanDuration(g.ttl.max))
 		if g.noTTL > 0 {
 			fmt.Fprintf(&b, "; %d keys have none", g.noTTL)
 		}

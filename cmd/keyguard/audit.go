@@ -13,6 +13,7 @@ import (
 	"github.com/keyguard/keyguard/audit"
 	"github.com/keyguard/keyguard/finding"
 	"github.com/keyguard/keyguard/inventory"
+	"github.com/keyguard/keyguard/report"
 )
 
 func runAudit(ctx context.Context, e *env, args []string) error {
@@ -132,7 +133,7 @@ cursor per node for --resume.`)
 // incompleteError is an audit that stopped early; its partial report has
 // been written. main maps it to exit 2 like any other error.
 type incompleteError struct {
-	stops []inventory.NodeStop
+	stops []report.NodeStop
 	out   string
 	json  bool
 }
@@ -155,7 +156,7 @@ func (e *incompleteError) Error() string {
 }
 
 // auditVerdict is errFindings when a finding reaches the threshold.
-func auditVerdict(c inventory.SeverityCount, threshold finding.Severity) error {
+func auditVerdict(c report.SeverityCount, threshold finding.Severity) error {
 	n := int64(0)
 	switch threshold {
 	case finding.Info:
@@ -184,13 +185,13 @@ func auditError(err error) error {
 }
 
 // readResume reads the stopped nodes of a partial report.
-func readResume(path, target string) ([]inventory.NodeStop, error) {
+func readResume(path, target string) ([]report.NodeStop, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, usagef("--resume: %v", err)
 	}
 	defer f.Close()
-	rep, err := inventory.ReadReport(f)
+	rep, err := report.ReadReport(f)
 	if err != nil {
 		return nil, usagef("--resume %s: %v", path, err)
 	}

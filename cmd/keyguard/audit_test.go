@@ -11,19 +11,19 @@ import (
 
 	"github.com/keyguard/keyguard/audit"
 	"github.com/keyguard/keyguard/internal/redistest"
-	"github.com/keyguard/keyguard/inventory"
+	"github.com/keyguard/keyguard/report"
 )
 
 const auditRegistry = "../../audit/testdata/keyguard.yaml"
 
-func loadAuditReport(t *testing.T, path string) *inventory.Report {
+func loadAuditReport(t *testing.T, path string) *report.Report {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	rep, err := inventory.ReadReport(f)
+	rep, err := report.ReadReport(f)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,7 @@ import (
 	"os"
 
 	"github.com/keyguard/keyguard/finding"
-	"github.com/keyguard/keyguard/inventory"
+	"github.com/keyguard/keyguard/report"
 )
 
 func runDiff(ctx context.Context, e *env, args []string) error {
@@ -36,7 +36,7 @@ func runDiff(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	d := inventory.Diff(old, cur)
+	d := report.Diff(old, cur)
 	out, err := fs.openOutput(e)
 	if err != nil {
 		return err
@@ -60,7 +60,7 @@ func runDiff(ctx context.Context, e *env, args []string) error {
 }
 
 // readReportFile reads an audit report from path, or from stdin for "-".
-func readReportFile(e *env, path string) (*inventory.Report, error) {
+func readReportFile(e *env, path string) (*report.Report, error) {
 	var r io.Reader
 	if path == "-" {
 		r = e.stdin
@@ -72,7 +72,7 @@ func readReportFile(e *env, path string) (*inventory.Report, error) {
 		defer f.Close()
 		r = f
 	}
-	rep, err := inventory.ReadReport(bufio.NewReaderSize(r, 1<<16))
+	rep, err := report.ReadReport(bufio.NewReaderSize(r, 1<<16))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

@@ -19,8 +19,9 @@ import (
 	"github.com/keyguard/keyguard/finding"
 	"github.com/keyguard/keyguard/internal/plant"
 	"github.com/keyguard/keyguard/internal/redistest"
-	"github.com/keyguard/keyguard/inventory"
 	"github.com/keyguard/keyguard/registry"
+	"github.com/keyguard/keyguard/report"
+	"github.com/keyguard/keyguard/snapshot"
 )
 
 // rdbTestRegistry is the audit tests' registry: one template per type, a
@@ -63,7 +64,7 @@ func writeRDBDataset(t *testing.T, s *redistest.Server) ([]plant.Anomaly, int) {
 }
 
 // findingSet is the (rule, key) pairs of a report.
-func rdbFindingSet(rep *inventory.Report) map[[2]string]bool {
+func rdbFindingSet(rep *report.Report) map[[2]string]bool {
 	m := map[[2]string]bool{}
 	for _, f := range rep.Findings {
 		m[[2]string{f.Rule, f.Key}] = true
@@ -71,14 +72,14 @@ func rdbFindingSet(rep *inventory.Report) map[[2]string]bool {
 	return m
 }
 
-func rdbReadReport(t *testing.T, path string) *inventory.Report {
+func rdbReadReport(t *testing.T, path string) *report.Report {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	rep, err := inventory.ReadReport(f)
+	rep, err := report.ReadReport(f)
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
@@ -99,7 +100,7 @@ func TestRDBCommand(t *testing.T) {
 	rep := rdbReadReport(t, rdbJSON)
 
 	t.Run("planted anomalies", func(t *testing.T) {
-		if rep.Source != (inventory.Source{Kind: "rdb", Target: dump, Nodes: 1}) || !rep.Complete || rep.Registry != rdbTestRegistry {
+		if rep.Source != (report.Source{Kind: "rdb", Target: dump, Nodes: 1}) || !rep.Complete || rep.Registry != rdbTestRegistry {
 			t.Errorf("source %+v complete %v registry %q", rep.Source, rep.Complete, rep.Registry)
 		}
 		if rep.Summary.Keys != int64(keys) {
@@ -264,7 +265,7 @@ func TestRDBCommand(t *testing.T) {
 		if code != exitError || strings.Count(stderr, "\n") != 1 {
 			t.Fatalf("exit %d, stderr %q", code, stderr)
 		}
-		var r inventory.Report
+		var r report.Report
 		if err := json.Unmarshal([]byte(stdout), &r); err != nil || r.Complete || len(r.Stopped) != 1 {
 			t.Errorf("report: %v, complete %v, stopped %+v", err, r.Complete, r.Stopped)
 		}
@@ -300,12 +301,12 @@ func TestRDBCommand(t *testing.T) {
 	})
 }
 
-func rdbDecodeReport(t *testing.T, code int, stdout, stderr string) *inventory.Report {
+func rdbDecodeReport(t *testing.T, code int, stdout, stderr string) *report.Report {
 	t.Helper()
 	if code != exitClean {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	rep, err := inventory.ReadReport(strings.NewReader(stdout))
+	rep, err := report.ReadReport(strings.NewReader(stdout))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -355,7 +356,7 @@ func TestRDBCluster(t *testing.T) {
 	if rep.Summary.Keys != n || rep.Summary.NoTTL != n/10 || rep.Summary.ByRule[finding.NoTTL] != n/10 {
 		t.Errorf("summary %+v, want %d keys, %d without TTL", rep.Summary, n, n/10)
 	}
-	if rep.Source != (inventory.Source{Kind: "rdb", Target: strings.Join(files, ","), Nodes: 3}) || !rep.Complete {
+	if rep.Source != (report.Source{Kind: "rdb", Target: strings.Join(files, ","), Nodes: 3}) || !rep.Complete {
 		t.Errorf("source %+v complete %v", rep.Source, rep.Complete)
 	}
 	nodes := map[string]bool{}
@@ -373,21 +374,19 @@ func TestRDBCluster(t *testing.T) {
 		}
 		var first string
 		for _, procs := range []int{1, 3, 8} { // 1 decoder, 1 aggregator; 3 and 1; 3 and 4
-			ins, err := openRDBs(&env{}, files)
+			ins, err := snapshot.Open(files, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
-			s := rdbScan{reg: reg, db: -1, procs: procs}
-			agg, res := s.run(context.Background(), ins)
-			for _, in := range ins {
-				in.close()
+			res, err := snapshot.Run(context.Background(), reg, ins, snapshot.Options{DB: -1, Procs: procs})
+			snapshot.Close(ins)
+			if err != nil {
+				t.Fatal(err)
 			}
-			var keys int64
-			for _, r := range res {
-				keys += r.keys
-			}
+			keys := res.Report.Summary.Keys
+			res.Report.StartedAt, res.Report.DurationMS = time.Time{}, 0
 			var b bytes.Buffer
-			if err := agg.Report(inventory.Meta{Complete: true}).WriteJSON(&b); err != nil {
+			if err := res.Report.WriteJSON(&b); err != nil {
 				t.Fatal(err)
 			}
 			switch {
@@ -407,7 +406,7 @@ func TestRDBCluster(t *testing.T) {
 		var out, errb bytes.Buffer
 		e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb, getenv: func(string) string { return "" }}
 		code := run(ctx, append([]string{"rdb", "--registry", rdbTestRegistry, "--format", "json"}, files...), e)
-		r, err := inventory.ReadReport(&out)
+		r, err := report.ReadReport(&out)
 		if code != exitError || err != nil || r.Complete || len(r.Stopped) != 3 || !strings.Contains(errb.String(), "interrupted") {
 			t.Fatalf("exit %d, report %v, stderr %s", code, err, errb.String())
 		}

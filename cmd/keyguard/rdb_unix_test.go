@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/keyguard/keyguard/internal/redistest"
-	"github.com/keyguard/keyguard/inventory"
+	"github.com/keyguard/keyguard/report"
 )
 
 // TestOutToFIFO: --out naming a device or pipe (/dev/null in
@@ -35,7 +35,7 @@ func TestOutToFIFO(t *testing.T) {
 	if code != exitClean {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	if _, err := inventory.ReadReport(bytes.NewReader(<-got)); err != nil {
+	if _, err := report.ReadReport(bytes.NewReader(<-got)); err != nil {
 		t.Errorf("read from the FIFO: %v", err)
 	}
 	if fi, err := os.Lstat(fifo); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {

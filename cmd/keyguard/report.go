@@ -3,7 +3,7 @@ package main
 import (
 	"fmt"
 
-	"github.com/keyguard/keyguard/inventory"
+	"github.com/keyguard/keyguard/report"
 )
 
 // reportFormats are the --format values of the commands that print an
@@ -13,7 +13,7 @@ var reportFormats = []string{"text", "json", "csv", "html"}
 // writeReport renders rep in format (one of reportFormats) to out, then
 // commits out: an --out file is renamed into place only when the whole
 // report was written, and removed otherwise.
-func writeReport(out *output, format string, rep *inventory.Report) error {
+func writeReport(out *output, format string, rep *report.Report) error {
 	var err error
 	switch format {
 	case "json":

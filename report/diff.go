@@ -1,4 +1,4 @@
-package inventory
+package report
 
 import (
 	"bufio"
@@ -302,7 +302,7 @@ func byRule(fs []Finding) string {
 		rows[i].n++
 	}
 	slices.SortFunc(rows, func(a, b row) int {
-		return cmp.Or(cmp.Compare(b.sev, a.sev), cmp.Compare(ruleRank(a.rule), ruleRank(b.rule)), strings.Compare(a.rule, b.rule))
+		return cmp.Or(cmp.Compare(b.sev, a.sev), cmp.Compare(RuleRank(a.rule), RuleRank(b.rule)), strings.Compare(a.rule, b.rule))
 	})
 	var parts []string
 	for _, r := range rows {

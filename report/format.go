@@ -1,4 +1,4 @@
-package inventory
+package report
 
 import (
 	"fmt"
@@ -10,9 +10,6 @@ import (
 // fmtDur writes a duration for people: 90s → 1m30s, 3600s → 1h, 36h →
 // 1d12h.
 func fmtDur(d time.Duration) string { return fmtDuration(d, true) }
-
-// fmtRegDur writes a duration the registry reads (a Go duration, no days).
-func fmtRegDur(d time.Duration) string { return fmtDuration(d, false) }
 
 func fmtDuration(d time.Duration, days bool) string {
 	if d < time.Second {
@@ -85,3 +82,12 @@ func fmtApprox(d time.Duration) string {
 	}
 	return fmtDur(d)
 }
+
+// HumanDuration writes a duration for people: 90s → 1m30s, 36h → 1d12h.
+func HumanDuration(d time.Duration) string { return fmtDur(d) }
+
+// HumanBytes is a size in binary units: 512 B, 1.5 KiB, 12.3 MiB.
+func HumanBytes(n int64) string { return fmtBytes(n) }
+
+// HumanCount writes 1234567 as 1,234,567.
+func HumanCount(n int64) string { return fmtCount(n) }

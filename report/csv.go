@@ -1,4 +1,4 @@
-package inventory
+package report
 
 import (
 	"encoding/csv"
@@ -25,7 +25,7 @@ func (r *Report) WriteCSV(w io.Writer) error {
 	for _, g := range r.Groups {
 		row := []string{cell(g.Name), g.Kind, cell(g.Domain), cell(g.Owner), i(g.Keys, 10), i(g.Bytes, 10), i(g.NoTTL, 10), i(g.WithTTL, 10),
 			i(g.TTLSeconds.Min, 10), i(g.TTLSeconds.P50, 10), i(g.TTLSeconds.Max, 10)}
-		for _, t := range typeNames {
+		for _, t := range TypeNames {
 			row = append(row, i(g.Types[t], 10))
 		}
 		row = append(row, i(g.Findings, 10), est)

@@ -1,4 +1,4 @@
-package inventory
+package report
 
 import (
 	"cmp"
@@ -97,7 +97,7 @@ func (r *Report) htmlView() *htmlView {
 		v.Rules = append(v.Rules, ruleRow{Rule: id, Severity: sevOf[id], Count: n, Omitted: r.FindingsOmitted[id]})
 	}
 	slices.SortFunc(v.Rules, func(a, b ruleRow) int {
-		return cmp.Or(cmp.Compare(ruleRank(a.Rule), ruleRank(b.Rule)), strings.Compare(a.Rule, b.Rule))
+		return cmp.Or(cmp.Compare(RuleRank(a.Rule), RuleRank(b.Rule)), strings.Compare(a.Rule, b.Rule))
 	})
 	return v
 }
@@ -163,7 +163,7 @@ func (v *htmlView) treemap(groups []Group) {
 		if d.rest > 0 {
 			isz = append(isz, d.rest)
 		}
-		hue := int(keyHash(d.name) % 360)
+		hue := int(nameHash(d.name) % 360)
 		if inner.w > 1 && inner.h > 1 {
 			for k, ir := range squarify(isz, inner) {
 				it := tmItem{X: ir.x, Y: ir.y, W: ir.w, H: ir.h, Class: "t"}
@@ -378,3 +378,13 @@ pre{background:#f6f6f6;padding:8px;overflow:auto}
 </body>
 </html>
 `
+
+// nameHash gives a domain a fixed colour (FNV-1a).
+func nameHash(s string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= 1099511628211
+	}
+	return h
+}

@@ -1,4 +1,4 @@
-package main
+package snapshot
 
 // globMatch reports whether key matches pattern as SCAN MATCH decides it
 // (stringmatchlen in Redis' src/util.c, case-sensitive), so that

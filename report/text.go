@@ -1,4 +1,4 @@
-package inventory
+package report
 
 import (
 	"bufio"
@@ -211,7 +211,7 @@ func (r *Report) textRules(w *bufio.Writer) {
 		rows[i].n = r.Summary.ByRule[rows[i].rule]
 	}
 	slices.SortFunc(rows, func(a, b row) int {
-		return cmp.Or(cmp.Compare(b.sev, a.sev), cmp.Compare(ruleRank(a.rule), ruleRank(b.rule)), strings.Compare(a.rule, b.rule))
+		return cmp.Or(cmp.Compare(b.sev, a.sev), cmp.Compare(RuleRank(a.rule), RuleRank(b.rule)), strings.Compare(a.rule, b.rule))
 	})
 	fmt.Fprintf(w, "\nfindings by rule\n")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)

@@ -1,0 +1,107 @@
+package inventory
+
+import (
+	"github.com/keyguard/keyguard/registry"
+)
+
+// Class is what the pipeline decides about a key from its name alone,
+// before its value is read: the template it belongs to (or the family of
+// an unregistered key) and what a walker must read besides type, TTL and
+// size. A walker classifies each key once and hands the Class to Add
+// with the record.
+type Class struct {
+	Entry  *registry.Entry // the key's template; nil when unregistered
+	Family string          // unregistered keys: the template inferred from the key
+	// NS: read the guard's reserved field __ns__ (a guarded hash) into
+	// Record.NS, HasNS and NSProbed.
+	NS bool
+	// Fields: sample the value's field names (hash fields, or the
+	// top-level keys of a JSON string) into Record.Fields: the key may
+	// enter a field sample. Probe a few dozen fields (HRANDFIELD key 32
+	// or one HSCAN page), not the whole hash; a key asked for that comes
+	// with nil Fields counts as a value without field names.
+	Fields bool
+}
+
+// Classifier classifies keys on a walker's goroutine, while aggregators
+// run on others: the template lookup, the inferred family, the guard
+// probe and the field-sample decision. The decision reads the
+// aggregators' FieldHints and errs on the side of yes: a key it says no
+// to, no aggregator would take into a sample. A Classifier is not safe
+// for concurrent use; give each walker goroutine its own.
+type Classifier struct {
+	reg   *registry.Registry
+	chk   *registry.Checker
+	hints []*FieldHint
+}
+
+// NewClassifier returns a Classifier for reg that asks hints (those of
+// the aggregators its records go to) whether a key may be sampled. With
+// no hints every hash or string key is sampled.
+func NewClassifier(reg *registry.Registry, hints ...*FieldHint) *Classifier {
+	return &Classifier{reg: reg, chk: reg.NewChecker(), hints: hints}
+}
+
+// Classify returns the class of key. The Class holds no reference to key.
+func (c *Classifier) Classify(key string) Class {
+	cl := classOf(c.reg, c.chk, key)
+	if len(c.hints) == 0 {
+		cl.Fields = len(key) <= maxSampleKey && (cl.Entry == nil || fieldType(cl.Entry.Type))
+		return cl
+	}
+	for _, h := range c.hints {
+		if h.mayNeedFields(key, &cl) {
+			cl.Fields = true
+			break
+		}
+	}
+	return cl
+}
+
+// classOf is the name part of a class: template or family, and the
+// guard probe.
+func classOf(reg *registry.Registry, chk *registry.Checker, key string) Class {
+	e := reg.Lookup(key)
+	if e == nil {
+		return Class{Family: chk.Infer(key)}
+	}
+	return Class{Entry: e, NS: e.Guard}
+}
+
+// Classify is Classifier.Classify for a caller that feeds this
+// aggregator alone, on its goroutine: the field-sample decision is exact.
+func (a *Aggregator) Classify(key string) Class {
+	cl := classOf(a.reg, a.chk, key)
+	cl.Fields = a.wantsFields(key, &cl)
+	return cl
+}
+
+// wantsFields reports whether a key of class cl may enter a field sample
+// now: the aggregator's own answer, which the hints publish.
+func (a *Aggregator) wantsFields(key string, cl *Class) bool {
+	if len(key) > maxSampleKey {
+		return false
+	}
+	var g *group
+	if cl.Entry != nil {
+		if !fieldType(cl.Entry.Type) {
+			return false
+		}
+		g = &a.entries[cl.Entry.Index]
+	} else {
+		g = a.inferred[cl.Family]
+		if g == nil && (len(cl.Family) > maxGroupName || len(a.inferred) >= a.opts.MaxGroups) {
+			return false
+		}
+		if (g == nil || g.fields == nil) && !a.familySamplerLeft() {
+			return false
+		}
+	}
+	return g == nil || !g.barren() && g.fields.admits(keyHash(key))
+}
+
+// familySamplerLeft reports whether a family without a field sample may
+// still get one.
+func (a *Aggregator) familySamplerLeft() bool {
+	return a.inferredSamplers < maxInferredSamplers && a.inferredMisses < maxInferredMisses
+}

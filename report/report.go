@@ -1,0 +1,408 @@
+package report
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+	"unicode/utf8"
+
+	"github.com/keyguard/keyguard/finding"
+)
+
+// Meta is what the walker knows about the run.
+type Meta struct {
+	Source    Source
+	Registry  string // registry file
+	StartedAt time.Time
+	Duration  time.Duration
+	Complete  bool       // the whole keyspace was walked
+	Stopped   []NodeStop // where nodes stopped early
+	Notes     []string   // e.g. why hot-key data is unavailable
+}
+
+// Source is what was audited.
+type Source struct {
+	Kind   string `json:"kind"`   // redis|cluster|rdb
+	Target string `json:"target"` // URL without password, or file names
+	Nodes  int    `json:"nodes"`
+}
+
+// NodeStop says where a node's walk stopped, so that it can be resumed.
+type NodeStop struct {
+	Node   string `json:"node"`
+	Reason string `json:"reason"`
+	Cursor string `json:"cursor,omitempty"` // SCAN cursor to resume from, or RDB byte offset
+	Keys   int64  `json:"keys"`             // keys read from the node before it stopped
+}
+
+// Report is the audit report, SPEC §5 plus the fields marked as
+// extensions. Its JSON is the --format json output and what ReadReport
+// and Diff read back.
+type Report struct {
+	Source     Source    `json:"source"`
+	Registry   string    `json:"registry"`
+	StartedAt  time.Time `json:"started_at"`
+	DurationMS int64     `json:"duration_ms"`
+	Complete   bool      `json:"complete"`
+	Summary    Summary   `json:"summary"`
+	Groups     []Group   `json:"groups"`
+	TopKeys    []TopKey  `json:"top_keys"`
+	Findings   []Finding `json:"findings"`
+
+	// Extensions.
+	FindingsOmitted map[string]int64 `json:"findings_omitted,omitempty"` // per rule: findings counted but not listed (cap)
+	Stopped         []NodeStop       `json:"stopped,omitempty"`
+	Notes           []string         `json:"notes,omitempty"`
+	Estimate        bool             `json:"estimate,omitempty"` // counts are extrapolated from a sample
+	Sample          *Sample          `json:"sample,omitempty"`
+	TTLHistogram    []TTLBucket      `json:"ttl_histogram,omitempty"`
+	UnusedTemplates []string         `json:"unused_templates,omitempty"` // registry templates with no key
+}
+
+// Summary totals the report. With a sample, keys, bytes, no_ttl and
+// unregistered are extrapolated; findings are what the sample showed.
+type Summary struct {
+	Keys         int64 `json:"keys"`
+	Bytes        int64 `json:"bytes"`
+	NoTTL        int64 `json:"no_ttl"`
+	Unregistered int64 `json:"unregistered"`
+	Findings     int64 `json:"findings"`
+
+	// Extensions.
+	BytesUnknown int64            `json:"bytes_unknown,omitempty"` // keys whose size could not be read
+	BySeverity   SeverityCount    `json:"by_severity"`
+	ByRule       map[string]int64 `json:"by_rule,omitempty"`
+}
+
+// SeverityCount counts findings per severity.
+type SeverityCount struct {
+	Error   int64 `json:"error"`
+	Warning int64 `json:"warning"`
+	Info    int64 `json:"info"`
+}
+
+// Group is one template (kind "template") or inferred family of
+// unregistered keys (kind "prefix").
+type Group struct {
+	Name       string           `json:"name"`
+	Kind       string           `json:"kind"`
+	Owner      string           `json:"owner"`
+	Keys       int64            `json:"keys"`
+	Bytes      int64            `json:"bytes"`
+	NoTTL      int64            `json:"no_ttl"`
+	Types      map[string]int64 `json:"types"`
+	TTLSeconds TTLStats         `json:"ttl_seconds"`
+
+	// Extensions.
+	Domain    string `json:"domain,omitempty"`
+	WithTTL   int64  `json:"with_ttl"`            // keys with a TTL (the ttl_seconds population)
+	Findings  int64  `json:"findings"`            // findings on keys of the group
+	Example   string `json:"example,omitempty"`   // prefix groups: one key of the family
+	Suggested string `json:"suggested,omitempty"` // prefix groups: a registry entry to paste under keys:
+}
+
+// TTLStats are remaining TTLs in seconds of the keys that have one; p50
+// is approximate (log buckets, within 12.5%), min and max are exact.
+type TTLStats struct {
+	Min int64 `json:"min"`
+	P50 int64 `json:"p50"`
+	Max int64 `json:"max"`
+}
+
+// TopKey is one of the largest keys.
+type TopKey struct {
+	Key       string `json:"key"`
+	KeyBase64 string `json:"key_base64,omitempty"` // the exact bytes when key is not valid UTF-8
+	KeyLen    int    `json:"key_len,omitempty"`    // the full length when key was cut at 1 KiB
+	Type      string `json:"type"`
+	Bytes     int64  `json:"bytes"`
+	Elements  int64  `json:"elements"`
+	TTLMS     *int64 `json:"ttl_ms,omitempty"` // -1 no TTL; absent when unknown
+	Template  string `json:"template,omitempty"`
+	Node      string `json:"node,omitempty"`
+	DB        int    `json:"db,omitempty"`
+}
+
+// Finding is a finding of the report: finding.Finding's fields, plus the
+// exact key bytes when the key is not valid UTF-8 and the full length when
+// the key was cut.
+type Finding struct {
+	finding.Finding
+	KeyBase64 string `json:"key_base64,omitempty"`
+	KeyLen    int    `json:"key_len,omitempty"`
+}
+
+// Sample describes a sampled audit.
+type Sample struct {
+	Ratio    float64 `json:"ratio"`     // fraction of the keyspace sampled; 0 unknown (nothing extrapolated)
+	KeysSeen int64   `json:"keys_seen"` // records actually read
+}
+
+// TTLBucket is one bar of the TTL histogram: keys and memory by remaining
+// TTL, then keys without TTL and keys whose TTL is unknown.
+type TTLBucket struct {
+	Label string `json:"label"`
+	Keys  int64  `json:"keys"`
+	Bytes int64  `json:"bytes"`
+}
+
+// RuleRank orders rules as SPEC §3's table does; other rules come last.
+func RuleRank(rule string) int {
+	switch rule {
+	case finding.Unregistered:
+		return 0
+	case finding.Domain:
+		return 1
+	case finding.NoTTL:
+		return 2
+	case finding.Case:
+		return 3
+	case finding.Charset:
+		return 4
+	case finding.Length:
+		return 5
+	case finding.Separator:
+		return 6
+	case finding.LeadingID:
+		return 7
+	case finding.Timestamp:
+		return 8
+	case finding.PII:
+		return 9
+	case finding.TypeMismatch:
+		return 10
+	case finding.TTLMismatch:
+		return 11
+	case finding.BigKey:
+		return 12
+	case finding.HotKey:
+		return 13
+	case finding.GuardOwnerless:
+		return 14
+	case finding.GuardForeign:
+		return 15
+	case finding.MixedSchema:
+		return 16
+	}
+	return 17
+}
+
+// WriteJSON writes the report as indented JSON (SPEC §5). It streams:
+// the top-level fields, and the groups, top keys and findings one by one,
+// go through a small buffer, so the document is never whole in memory.
+// The bytes are those encoding/json's Encoder gives the whole Report with
+// a two-space indent and no HTML escaping.
+func (r *Report) WriteJSON(w io.Writer) error {
+	j := newJSONWriter(w)
+	j.field("source", &r.Source)
+	j.field("registry", r.Registry)
+	j.field("started_at", r.StartedAt)
+	j.field("duration_ms", r.DurationMS)
+	j.field("complete", r.Complete)
+	j.field("summary", &r.Summary)
+	jsonArray(j, "groups", r.Groups)
+	jsonArray(j, "top_keys", r.TopKeys)
+	j.findings(r.Findings)
+	// The extensions, omitted when empty as their omitempty tags say.
+	if len(r.FindingsOmitted) > 0 {
+		j.field("findings_omitted", r.FindingsOmitted)
+	}
+	if len(r.Stopped) > 0 {
+		jsonArray(j, "stopped", r.Stopped)
+	}
+	if len(r.Notes) > 0 {
+		j.field("notes", r.Notes)
+	}
+	if r.Estimate {
+		j.field("estimate", r.Estimate)
+	}
+	if r.Sample != nil {
+		j.field("sample", r.Sample)
+	}
+	if len(r.TTLHistogram) > 0 {
+		jsonArray(j, "ttl_histogram", r.TTLHistogram)
+	}
+	if len(r.UnusedTemplates) > 0 {
+		j.field("unused_templates", r.UnusedTemplates)
+	}
+	if err := j.close(); err != nil {
+		return fmt.Errorf("write report: %w", err)
+	}
+	return nil
+}
+
+// jsonWriter writes one indented JSON object field by field.
+type jsonWriter struct {
+	w      *bufio.Writer
+	buf    bytes.Buffer
+	field1 *json.Encoder // a field's value, one level deep
+	elem2  *json.Encoder // an array element, two levels deep
+	fields int
+	err    error
+}
+
+func newJSONWriter(w io.Writer) *jsonWriter {
+	j := &jsonWriter{w: bufio.NewWriterSize(w, 32<<10)}
+	j.field1 = json.NewEncoder(&j.buf)
+	j.field1.SetIndent("  ", "  ")
+	j.field1.SetEscapeHTML(false)
+	j.elem2 = json.NewEncoder(&j.buf)
+	j.elem2.SetIndent("    ", "  ")
+	j.elem2.SetEscapeHTML(false)
+	j.w.WriteByte('{')
+	return j
+}
+
+// key starts the next field of the object.
+func (j *jsonWriter) key(name string) {
+	if j.fields > 0 {
+		j.w.WriteByte(',')
+	}
+	j.fields++
+	j.w.WriteString("\n  \"")
+	j.w.WriteString(name) // field names need no escaping
+	j.w.WriteString("\": ")
+}
+
+// value encodes v with enc and writes it without the encoder's newline.
+func (j *jsonWriter) value(enc *json.Encoder, v any) {
+	if j.err != nil {
+		return
+	}
+	j.buf.Reset()
+	if j.err = enc.Encode(v); j.err != nil {
+		return
+	}
+	b := j.buf.Bytes()
+	_, j.err = j.w.Write(b[:len(b)-1])
+}
+
+func (j *jsonWriter) field(name string, v any) {
+	j.key(name)
+	j.value(j.field1, v)
+}
+
+// jsonArray writes a field holding the elements of s, one at a time.
+func jsonArray[T any](j *jsonWriter, name string, s []T) {
+	j.key(name)
+	if len(s) == 0 {
+		j.w.WriteString("[]")
+		return
+	}
+	j.w.WriteByte('[')
+	for i := range s {
+		if j.err != nil {
+			return
+		}
+		if i > 0 {
+			j.w.WriteByte(',')
+		}
+		j.w.WriteString("\n    ")
+		j.value(j.elem2, &s[i])
+	}
+	j.w.WriteString("\n  ]")
+}
+
+// findings writes the findings field with a findingEncoder: the bytes
+// jsonArray would write, without encoding/json's reflection and
+// re-indentation (a report can hold 10,000 findings per rule).
+func (j *jsonWriter) findings(s []Finding) {
+	j.key("findings")
+	if len(s) == 0 {
+		j.w.WriteString("[]")
+		return
+	}
+	j.w.WriteByte('[')
+	b := make([]byte, 0, 20<<10)
+	var enc findingEncoder
+	for i := range s {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, "\n    "...)
+		b = enc.append(b, &s[i])
+		if len(b) >= 16<<10 {
+			j.write(b)
+			b = b[:0]
+		}
+	}
+	j.write(b)
+	j.w.WriteString("\n  ]")
+}
+
+// write writes b unless an earlier write failed.
+func (j *jsonWriter) write(b []byte) {
+	if j.err == nil {
+		_, j.err = j.w.Write(b)
+	}
+}
+
+func (j *jsonWriter) close() error {
+	j.w.WriteString("\n}\n")
+	if j.err != nil {
+		return j.err
+	}
+	return j.w.Flush()
+}
+
+// ReadReport reads a report written by WriteJSON (keyguard audit or rdb
+// --format json). Keys given as key_base64 get their exact bytes back.
+func ReadReport(r io.Reader) (*Report, error) {
+	var rep Report
+	dec := json.NewDecoder(r)
+	if err := dec.Decode(&rep); err != nil {
+		return nil, fmt.Errorf("read audit report: %w (expected the JSON of keyguard audit --format json)", err)
+	}
+	if rep.Source.Kind == "" {
+		return nil, errors.New("read audit report: no source.kind: this is not a keyguard audit or rdb report (make one with keyguard audit --format json)")
+	}
+	for i := range rep.Findings {
+		if err := fromBase64(&rep.Findings[i].Key, rep.Findings[i].KeyBase64); err != nil {
+			return nil, fmt.Errorf("read audit report: finding %d: %w", i, err)
+		}
+	}
+	for i := range rep.TopKeys {
+		if err := fromBase64(&rep.TopKeys[i].Key, rep.TopKeys[i].KeyBase64); err != nil {
+			return nil, fmt.Errorf("read audit report: top key %d: %w", i, err)
+		}
+	}
+	return &rep, nil
+}
+
+func fromBase64(key *string, b64 string) error {
+	if b64 == "" {
+		return nil
+	}
+	b, err := base64.StdEncoding.DecodeString(b64)
+	if err != nil {
+		return fmt.Errorf("key_base64: %w", err)
+	}
+	*key = string(b)
+	return nil
+}
+
+func KeyBase64(k string) string {
+	if utf8.ValidString(k) {
+		return ""
+	}
+	return base64.StdEncoding.EncodeToString([]byte(k))
+}
+
+// Group kinds.
+const (
+	KindTemplate = "template" // a registry template
+	KindPrefix   = "prefix"   // an inferred family of unregistered keys
+)
+
+// OtherGroup names the group that counts unregistered keys past the
+// family cap or with inferred templates over 256 bytes.
+const OtherGroup = "(other)"
+
+// TypeNames are the key types a group counts, in report order: Redis's
+// types, then module values, then keys whose type is unknown.
+var TypeNames = [...]string{"string", "hash", "list", "set", "zset", "stream", "module", "unknown"}

@@ -1,0 +1,108 @@
+package snapshot
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"sync/atomic"
+	"time"
+)
+
+// Input is one RDB file of a run, checked and open.
+type Input struct {
+	Name string // as given; "-" is stdin
+	Size int64  // 0 unknown (a pipe)
+	Mod  time.Time
+
+	r    io.Reader
+	file *os.File // nil for stdin
+	read atomic.Int64
+	done atomic.Bool
+}
+
+// Read reads the file, counting the bytes for Progress.
+func (in *Input) Read(p []byte) (int, error) {
+	n, err := in.r.Read(p)
+	in.read.Add(int64(n))
+	return n, err
+}
+
+// Display is the name for messages: "stdin" for "-".
+func (in *Input) Display() string { return displayName(in.Name) }
+
+// Close closes every input opened from a file.
+func Close(ins []*Input) {
+	for _, in := range ins {
+		if in.file != nil {
+			in.file.Close()
+		}
+	}
+}
+
+// Open opens every file ("-" reads stdin) and checks that each starts
+// like an RDB file, so that a typo or a wrong file fails before anything
+// is decoded or written. On error the inputs opened so far are returned
+// too, for Close.
+func Open(names []string, stdin io.Reader) ([]*Input, error) {
+	var ins []*Input
+	seen := map[string]bool{}
+	for _, name := range names {
+		if seen[name] {
+			return ins, fmt.Errorf("%s is named twice: its keys would be counted twice", name)
+		}
+		seen[name] = true
+		in := &Input{Name: name, r: stdin, Mod: time.Now()}
+		if name != "-" {
+			f, err := os.Open(name)
+			if err != nil {
+				return ins, err // "open NAME: no such file or directory"
+			}
+			in.file, in.r = f, f
+			fi, err := f.Stat()
+			switch {
+			case err != nil:
+				f.Close()
+				return ins, err
+			case fi.IsDir():
+				f.Close()
+				return ins, fmt.Errorf("%s is a directory: name the RDB file (dump.rdb) in it", name)
+			case fi.Mode().IsRegular():
+				in.Size = fi.Size()
+			}
+			in.Mod = fi.ModTime()
+		}
+		ins = append(ins, in)
+		var head [9]byte
+		n, err := io.ReadFull(in.r, head[:])
+		switch {
+		case n == 0 && (err == io.EOF || err == nil):
+			return ins, fmt.Errorf("%s is empty: a snapshot holds at least a 9-byte header; copy it again once the save has finished", displayName(name))
+		case err != nil && err != io.ErrUnexpectedEOF:
+			return ins, fmt.Errorf("read %s: %w", displayName(name), err)
+		case !rdbHeader(head[:n]):
+			return ins, fmt.Errorf("%s is not an RDB file: it starts with %q, not REDIS and a 4-digit version", displayName(name), head[:n])
+		}
+		in.r = io.MultiReader(bytes.NewReader(head[:n]), in.r)
+	}
+	return ins, nil
+}
+
+func rdbHeader(b []byte) bool {
+	if len(b) < 9 || string(b[:5]) != "REDIS" {
+		return false
+	}
+	for _, c := range b[5:9] {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+func displayName(name string) string {
+	if name == "-" {
+		return "stdin"
+	}
+	return name
+}
