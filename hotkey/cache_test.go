@@ -1,0 +1,234 @@
+package hotkey
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/keyguard/keyguard/internal/redistest"
+)
+
+// TestLocalTierAbsorbsReads: after the first read of a hot key, reads are
+// answered locally; Redis sees one GET.
+func TestLocalTierAbsorbsReads(t *testing.T) {
+	ctx := context.Background()
+	srv := redistest.Start(t)
+	admin := srv.Client(t)
+	reg := testRegistry(t)
+	c, pr := newCache(t, reg, srv.Client(t), Options{})
+	l := &loaderCount{value: `{"name":"phone"}`}
+	key := "cache:product:detail:P1001"
+	if err := admin.ConfigResetStat(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	for range 1000 {
+		v, err := c.Get(ctx, key, l.load)
+		if err != nil || v != l.value {
+			t.Fatalf("Get = %q, %v", v, err)
+		}
+	}
+	if l.n() != 1 {
+		t.Errorf("loader called %d times, want 1", l.n())
+	}
+	// The miss, the check under the lock, and the lock release's GET.
+	if n := commandCalls(t, admin, "get"); n != 3 {
+		t.Errorf("Redis saw %d GETs for 1000 reads, want 3", n)
+	}
+	if hits := counter(t, pr, MetricLocal, "template", "cache:product:detail:{productNo}", "result", "hit"); hits != 999 {
+		t.Errorf("local hits = %v, want 999", hits)
+	}
+	// Every copy holds the value with one TTL, within the template's jitter.
+	var ttls []time.Duration
+	for _, name := range ReplicaKeys(key, 3) {
+		v, err := admin.Get(ctx, name).Result()
+		if err != nil || v != l.value {
+			t.Fatalf("copy %s = %q, %v", name, v, err)
+		}
+		ttl := admin.PTTL(ctx, name).Val()
+		if ttl < 9*time.Minute || ttl > 12*time.Minute {
+			t.Errorf("copy %s TTL %v outside ttl 10m + jitter 2m", name, ttl)
+		}
+		ttls = append(ttls, ttl)
+	}
+	for _, d := range ttls[1:] {
+		if diff := (d - ttls[0]).Abs(); diff > time.Second {
+			t.Errorf("copies' TTLs differ by %v: %v", diff, ttls)
+		}
+	}
+	if n, _ := admin.Exists(ctx, key).Result(); n != 0 {
+		t.Errorf("the key itself was stored besides its copies")
+	}
+}
+
+// TestInvalidationReachesEveryInstance: four instances hold a key in
+// their local tier (local_ttl 1h, so only the broadcast can change it); a
+// write through any of them is seen by all.
+func TestInvalidationReachesEveryInstance(t *testing.T) {
+	t.Run("standalone", func(t *testing.T) {
+		srv := redistest.Start(t)
+		testInvalidation(t, func() redis.UniversalClient { return srv.Client(t) })
+	})
+	t.Run("cluster", func(t *testing.T) {
+		cl := redistest.StartCluster(t, 3)
+		testInvalidation(t, func() redis.UniversalClient { return cl.Client(t) })
+	})
+}
+
+func testInvalidation(t *testing.T, client func() redis.UniversalClient) {
+	ctx := context.Background()
+	reg := testRegistry(t)
+	const n = 4
+	var cs []*Cache
+	for i := range n {
+		c, _ := newCache(t, reg, client(), Options{Service: fmt.Sprintf("svc-%d", i)})
+		cs = append(cs, c)
+	}
+	key := "config:switch:activity_home"
+	l := &loaderCount{value: "off"}
+	for _, c := range cs {
+		if v, err := c.Get(ctx, key, l.load); err != nil || v != "off" {
+			t.Fatalf("Get = %q, %v", v, err)
+		}
+	}
+	for round, writer := range []int{0, 2, 3, 1} {
+		want := fmt.Sprintf("on-%d", round)
+		if err := cs[writer].Set(ctx, key, want); err != nil {
+			t.Fatal(err)
+		}
+		for i, c := range cs {
+			eventually(t, fmt.Sprintf("round %d: instance %d sees %q", round, i, want), func() bool {
+				v, err := c.Get(ctx, key, l.load)
+				return err == nil && v == want
+			})
+		}
+	}
+	if l.n() != 1 {
+		t.Errorf("loader called %d times, want 1 (the first miss)", l.n())
+	}
+	// Delete reaches everyone too: the next read loads again.
+	if err := cs[1].Delete(ctx, key); err != nil {
+		t.Fatal(err)
+	}
+	l.mu.Lock()
+	l.value = "reloaded"
+	l.mu.Unlock()
+	for i, c := range cs {
+		eventually(t, fmt.Sprintf("instance %d reloads after Delete", i), func() bool {
+			v, err := c.Get(ctx, key, l.load)
+			return err == nil && v == "reloaded"
+		})
+	}
+}
+
+// TestStampedeOncePerProcess: 1,000 concurrent misses on one key call the
+// loader once, with and without the local tier.
+func TestStampedeOncePerProcess(t *testing.T) {
+	ctx := context.Background()
+	srv := redistest.Start(t)
+	reg := testRegistry(t)
+	c, pr := newCache(t, reg, srv.Client(t), Options{})
+	for _, key := range []string{"cache:product:detail:P2001", "config:global:homepage"} {
+		l := &loaderCount{value: "v", gate: make(chan struct{})}
+		var wg sync.WaitGroup
+		errs := make(chan error, 1000)
+		for range 1000 {
+			wg.Go(func() {
+				v, err := c.Get(ctx, key, l.load)
+				if err == nil && v != "v" {
+					err = fmt.Errorf("got %q", v)
+				}
+				if err != nil {
+					errs <- err
+				}
+			})
+		}
+		eventually(t, "the loader is called", func() bool { return l.n() > 0 })
+		close(l.gate)
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Fatal(err)
+		}
+		if l.n() != 1 {
+			t.Errorf("%s: loader called %d times for 1000 concurrent misses, want 1", key, l.n())
+		}
+	}
+	if a := counter(t, pr, MetricLock, "result", "acquired"); a != 2 {
+		t.Errorf("lock acquired %v times, want 2", a)
+	}
+}
+
+// TestLockTakenOverWhenHolderFails: a load that fails releases the lock,
+// and a waiting process takes it and loads.
+func TestLockTakenOverWhenHolderFails(t *testing.T) {
+	ctx := context.Background()
+	srv := redistest.Start(t)
+	reg := testRegistry(t)
+	a, _ := newCache(t, reg, srv.Client(t), Options{})
+	b, _ := newCache(t, reg, srv.Client(t), Options{})
+	key := "config:global:banner"
+	started, fail := make(chan struct{}), make(chan struct{})
+	errA := make(chan error, 1)
+	go func() {
+		_, err := a.Get(ctx, key, func(ctx context.Context, key string) (string, error) {
+			close(started)
+			<-fail
+			return "", errors.New("database down")
+		})
+		errA <- err
+	}()
+	<-started
+	got := make(chan string, 1)
+	go func() {
+		v, err := b.Get(ctx, key, func(ctx context.Context, key string) (string, error) { return "from-b", nil })
+		if err != nil {
+			v = err.Error()
+		}
+		got <- v
+	}()
+	close(fail)
+	if err := <-errA; err == nil || !errors.Is(err, err) {
+		t.Fatalf("holder: %v, want its loader's error", err)
+	}
+	if v := <-got; v != "from-b" {
+		t.Fatalf("waiter got %q, want from-b", v)
+	}
+}
+
+// TestUnregisteredAndWrongType: errors say what to do, nothing is sent.
+func TestUnregisteredAndWrongType(t *testing.T) {
+	ctx := context.Background()
+	srv := redistest.Start(t)
+	c, _ := newCache(t, testRegistry(t), srv.Client(t), Options{})
+	l := &loaderCount{value: "x"}
+	_, err := c.Get(ctx, "user_1024_token", l.load)
+	if !errors.Is(err, ErrUnregistered) {
+		t.Errorf("unregistered: %v", err)
+	}
+	err = c.Set(ctx, "order:order:1:base", "x")
+	if !errors.Is(err, ErrType) {
+		t.Errorf("hash template: %v", err)
+	}
+	if l.n() != 0 {
+		t.Errorf("loader called")
+	}
+}
+
+// TestNoLockTemplate: a template without a registered lock: template
+// cannot load a miss, and the error says what to register.
+func TestNoLockTemplate(t *testing.T) {
+	ctx := context.Background()
+	srv := redistest.Start(t)
+	c, _ := newCache(t, testRegistry(t), srv.Client(t), Options{})
+	_, err := c.Get(ctx, "{cart:42}:items", (&loaderCount{value: "x"}).load)
+	var he *Error
+	if !errors.Is(err, ErrNoLock) || !errors.As(err, &he) || he.Hint == "" {
+		t.Fatalf("err = %v", err)
+	}
+	t.Log(err)
+}
