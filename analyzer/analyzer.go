@@ -1,0 +1,181 @@
+package analyzer
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"go/ast"
+	"go/types"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+
+	"golang.org/x/tools/go/analysis"
+
+	"github.com/keyguard/keyguard/finding"
+	"github.com/keyguard/keyguard/registry"
+	"github.com/keyguard/keyguard/scancode/keyshape"
+)
+
+// Name is the analyzer's name: go vet prefixes its flags with it
+// (-keylint.registry).
+const Name = "keylint"
+
+const doc = `report Redis keys built by hand or matching no registered template
+
+keylint finds the calls into github.com/redis/go-redis/v9 (and keyguard's
+SDK) whose key argument is not the String() of a key built by the generated
+builder (keyguard gen --lang go). It rebuilds the key's shape from literals,
++, fmt.Sprintf, strings.Join, constants and simple local data flow, and
+compares it with the registry: raw-key when a registered template holds it
+(with the builder to call instead), unregistered-code when none does.`
+
+// New returns the analyzer checking keys against reg.
+func New(reg *registry.Registry) *analysis.Analyzer {
+	c := keyshape.NewClassifier(reg)
+	return newAnalyzer(func() (*keyshape.Classifier, error) { return c, nil })
+}
+
+// NewWithFlags returns the analyzer with a -registry flag: the registry
+// file, loaded once on first use. Without the flag it is KEYGUARD_REGISTRY,
+// else keyguard.yaml in the working directory or the nearest parent that
+// has one (go vet runs the tool in each package's directory).
+func NewWithFlags() *analysis.Analyzer {
+	var path string
+	var once sync.Once
+	var c *keyshape.Classifier
+	var err error
+	a := newAnalyzer(func() (*keyshape.Classifier, error) {
+		once.Do(func() {
+			var reg *registry.Registry
+			reg, err = loadRegistry(path)
+			if err == nil {
+				c = keyshape.NewClassifier(reg)
+			}
+		})
+		return c, err
+	})
+	a.Flags.StringVar(&path, "registry", os.Getenv("KEYGUARD_REGISTRY"), "registry `file` (default: keyguard.yaml here or in the nearest parent directory)")
+	return a
+}
+
+func loadRegistry(path string) (*registry.Registry, error) {
+	if path == "" {
+		dir, err := os.Getwd()
+		if err != nil {
+			return nil, fmt.Errorf("keylint: %w", err)
+		}
+		for {
+			p := filepath.Join(dir, "keyguard.yaml")
+			if _, err := os.Stat(p); err == nil {
+				path = p
+				break
+			}
+			up := filepath.Dir(dir)
+			if up == dir {
+				return nil, errors.New("keylint: no keyguard.yaml in this directory or its parents\n\tTry: -registry /abs/path/keyguard.yaml (go vet: -keylint.registry=...)")
+			}
+			dir = up
+		}
+	}
+	reg, err := registry.Load(path)
+	if err != nil {
+		return nil, fmt.Errorf("keylint: %w", err)
+	}
+	return reg, nil
+}
+
+func newAnalyzer(classifier func() (*keyshape.Classifier, error)) *analysis.Analyzer {
+	a := &analysis.Analyzer{
+		Name:      Name,
+		Doc:       doc,
+		URL:       "https://github.com/keyguard/keyguard/blob/main/docs/scan-code.md",
+		FactTypes: []analysis.Fact{new(KeyParams)},
+		Flags:     *flag.NewFlagSet(Name, flag.ContinueOnError),
+	}
+	a.Run = func(pass *analysis.Pass) (any, error) {
+		c, err := classifier()
+		if err != nil {
+			return nil, err
+		}
+		run(pass, c)
+		return nil, nil
+	}
+	return a
+}
+
+// KeyParams is the fact that a function passes some of its string
+// parameters whole to Redis as keys: its callers' arguments are checked as
+// keys, at the call.
+type KeyParams struct {
+	Params []int // parameter indexes, ascending
+}
+
+// AFact marks KeyParams as an analysis fact.
+func (*KeyParams) AFact() {}
+
+func (k *KeyParams) String() string { return fmt.Sprintf("keyParams%v", k.Params) }
+
+// run checks one package: first which of its functions hand a parameter to
+// Redis as a key (exported as facts), then every key argument.
+func run(pass *analysis.Pass, c *keyshape.Classifier) {
+	p := newPkg(pass, c)
+	p.findKeyParams()
+	for fn, params := range p.keyParams {
+		if len(params) == 0 {
+			continue
+		}
+		idx := make([]int, 0, len(params))
+		for i := range params {
+			idx = append(idx, i)
+		}
+		sort.Ints(idx)
+		pass.ExportObjectFact(fn, &KeyParams{Params: idx})
+	}
+	p.check()
+}
+
+// report turns a shape into a diagnostic at the key argument.
+func (p *pkg) report(arg ast.Expr, s keyshape.Shape, f *ast.File) {
+	fd := p.c.Finding(keyshape.Go, s)
+	d := analysis.Diagnostic{
+		Pos:      arg.Pos(),
+		End:      arg.End(),
+		Category: fd.Rule,
+		Message:  fd.Rule + ": " + fd.Message,
+		URL:      "https://github.com/keyguard/keyguard/blob/main/docs/scan-code.md#" + anchor(fd.Rule),
+	}
+	if fd.Hint != "" {
+		d.Message += "; " + fd.Hint
+	}
+	if fd.Rule == finding.RawKey {
+		if fix, ok := p.fix(arg, s, f); ok {
+			d.SuggestedFixes = []analysis.SuggestedFix{fix}
+		}
+	}
+	p.pass.Report(d)
+}
+
+func anchor(rule string) string { return rule }
+
+// callee is the function a call calls, or nil (a func value, a builtin, a
+// conversion).
+func callee(info *types.Info, call *ast.CallExpr) *types.Func {
+	var id *ast.Ident
+	switch fun := ast.Unparen(call.Fun).(type) {
+	case *ast.Ident:
+		id = fun
+	case *ast.SelectorExpr:
+		id = fun.Sel
+	case *ast.IndexExpr: // generic instantiation
+		return callee(info, &ast.CallExpr{Fun: fun.X})
+	default:
+		return nil
+	}
+	fn, _ := info.Uses[id].(*types.Func)
+	if fn == nil {
+		return nil
+	}
+	return fn.Origin()
+}

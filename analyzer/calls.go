@@ -1,0 +1,395 @@
+package analyzer
+
+import (
+	"go/ast"
+	"go/constant"
+	"go/token"
+	"go/types"
+	"strings"
+
+	"golang.org/x/tools/go/analysis"
+
+	"github.com/keyguard/keyguard/rediscmd"
+	"github.com/keyguard/keyguard/scancode/keyshape"
+)
+
+const (
+	goRedis  = "github.com/redis/go-redis/v9"
+	keybuild = "github.com/keyguard/keyguard/keybuild"
+)
+
+// sdkPackages are keyguard's own Redis-facing packages: their key and keys
+// parameters are Redis keys.
+var sdkPackages = map[string]bool{
+	"github.com/keyguard/keyguard/guard":     true,
+	"github.com/keyguard/keyguard/ttlpolicy": true,
+	"github.com/keyguard/keyguard/hotkey":    true,
+}
+
+// keyParamNames are the names go-redis gives its key parameters
+// (Set(ctx, key, …), Del(ctx, keys…), Rename(ctx, key, newkey),
+// LMove(ctx, source, destination, …), Eval(ctx, script, keys, …)).
+var keyParamNames = map[string]bool{
+	"key": true, "keys": true, "newkey": true, "source": true, "destination": true,
+	"dest": true, "destKey": true, "sourceKey": true, "sourceKeys": true, "stream": true, "store": true,
+}
+
+// keyFields are the key fields of go-redis and SDK argument structs.
+var keyFields = map[string]bool{
+	goRedis + ".ZStore.Keys":                       true,
+	goRedis + ".XAddArgs.Stream":                   true,
+	"github.com/keyguard/keyguard/guard.SetOp.Key": true,
+}
+
+// pkg is the state of one package's check.
+type pkg struct {
+	pass      *analysis.Pass
+	c         *keyshape.Classifier
+	funcs     map[*types.Func]*ast.FuncDecl
+	keyParams map[*types.Func]map[int]bool
+	defs      map[*types.Var][]ast.Expr // every value assigned to a variable; nil: unknown
+}
+
+func newPkg(pass *analysis.Pass, c *keyshape.Classifier) *pkg {
+	p := &pkg{pass: pass, c: c, funcs: map[*types.Func]*ast.FuncDecl{}, keyParams: map[*types.Func]map[int]bool{}, defs: map[*types.Var][]ast.Expr{}}
+	for _, f := range pass.Files {
+		for _, d := range f.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok && fd.Body != nil {
+				if fn, ok := pass.TypesInfo.Defs[fd.Name].(*types.Func); ok {
+					p.funcs[fn] = fd
+				}
+			}
+		}
+		p.collectDefs(f)
+	}
+	return p
+}
+
+// collectDefs records every assignment to every variable of the package
+// (variables are distinct objects, so one table serves all functions).
+func (p *pkg) collectDefs(f *ast.File) {
+	info := p.pass.TypesInfo
+	varOf := func(e ast.Expr) *types.Var {
+		id, ok := ast.Unparen(e).(*ast.Ident)
+		if !ok {
+			return nil
+		}
+		obj := info.Defs[id]
+		if obj == nil {
+			obj = info.Uses[id]
+		}
+		v, _ := obj.(*types.Var)
+		return v
+	}
+	add := func(e ast.Expr, val ast.Expr) {
+		if v := varOf(e); v != nil {
+			p.defs[v] = append(p.defs[v], val)
+		}
+	}
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			for i, l := range n.Lhs {
+				var val ast.Expr
+				if (n.Tok == token.DEFINE || n.Tok == token.ASSIGN) && len(n.Lhs) == len(n.Rhs) {
+					val = n.Rhs[i]
+				}
+				add(l, val)
+			}
+		case *ast.ValueSpec:
+			for i, name := range n.Names {
+				if len(n.Values) == len(n.Names) {
+					add(name, n.Values[i])
+				} else if len(n.Values) > 0 {
+					add(name, nil)
+				}
+			}
+		case *ast.RangeStmt:
+			if n.Key != nil {
+				add(n.Key, nil)
+			}
+			if n.Value != nil {
+				add(n.Value, nil)
+			}
+		case *ast.IncDecStmt:
+			add(n.X, nil)
+		case *ast.UnaryExpr:
+			if n.Op == token.AND {
+				add(n.X, nil)
+			}
+		}
+		return true
+	})
+}
+
+// def is the one value a variable ever gets, or nil.
+func (p *pkg) def(v *types.Var) ast.Expr {
+	ds := p.defs[v]
+	if len(ds) != 1 {
+		return nil
+	}
+	return ds[0]
+}
+
+// keyArgs returns the arguments of call that Redis receives as keys.
+func (p *pkg) keyArgs(call *ast.CallExpr) []ast.Expr {
+	fn := callee(p.pass.TypesInfo, call)
+	if fn == nil || fn.Pkg() == nil {
+		return nil
+	}
+	sig := fn.Type().(*types.Signature)
+	params := p.keyParams[fn]
+	if params == nil {
+		var kp KeyParams
+		if fn.Pkg() != p.pass.Pkg && p.pass.ImportObjectFact(fn, &kp) {
+			params = map[int]bool{}
+			for _, i := range kp.Params {
+				params[i] = true
+			}
+		}
+	}
+	path := fn.Pkg().Path()
+	if params == nil && (path == goRedis || sdkPackages[path]) {
+		if path == goRedis && fn.Name() == "Do" {
+			return p.doKeys(call, sig)
+		}
+		params = map[int]bool{}
+		for i := 0; i < sig.Params().Len(); i++ {
+			v := sig.Params().At(i)
+			if keyParamNames[v.Name()] && isStringish(v.Type()) {
+				params[i] = true
+			}
+		}
+	}
+	if len(params) == 0 {
+		return nil
+	}
+	var out []ast.Expr
+	n := sig.Params().Len()
+	for j, a := range call.Args {
+		i := j
+		if sig.Variadic() && i >= n-1 {
+			i = n - 1
+		}
+		if !params[i] {
+			continue
+		}
+		if sig.Variadic() && i == n-1 && !call.Ellipsis.IsValid() {
+			out = append(out, a)
+			continue
+		}
+		if _, ok := p.pass.TypesInfo.TypeOf(a).Underlying().(*types.Slice); ok {
+			out = append(out, p.elements(a)...)
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// elements are the elements of a []string literal, directly or through a
+// variable assigned once; nil when they cannot be seen.
+func (p *pkg) elements(e ast.Expr) []ast.Expr {
+	for range 8 {
+		switch x := ast.Unparen(e).(type) {
+		case *ast.CompositeLit:
+			var out []ast.Expr
+			for _, el := range x.Elts {
+				if kv, ok := el.(*ast.KeyValueExpr); ok {
+					el = kv.Value
+				}
+				out = append(out, el)
+			}
+			return out
+		case *ast.Ident:
+			v, _ := p.pass.TypesInfo.Uses[x].(*types.Var)
+			if v == nil || p.def(v) == nil {
+				return nil
+			}
+			e = p.def(v)
+		default:
+			return nil
+		}
+	}
+	return nil
+}
+
+// doKeys finds the keys of rdb.Do(ctx, "set", key, v) with the server's own
+// key positions, when the command name is a constant.
+func (p *pkg) doKeys(call *ast.CallExpr, sig *types.Signature) []ast.Expr {
+	if call.Ellipsis.IsValid() || len(call.Args) < 2 {
+		return nil
+	}
+	args := call.Args[1:]
+	vec := make([]any, len(args))
+	for i, a := range args {
+		tv := p.pass.TypesInfo.Types[a]
+		switch {
+		case tv.Value != nil && tv.Value.Kind() == constant.String:
+			vec[i] = constant.StringVal(tv.Value)
+		case tv.Value != nil && tv.Value.Kind() == constant.Int:
+			vec[i] = tv.Value.ExactString()
+		default:
+			vec[i] = "\x00arg"
+		}
+	}
+	name, ok := vec[0].(string)
+	if !ok || strings.HasPrefix(name, "\x00") {
+		return nil
+	}
+	cmd, ok := rediscmd.LookupArgs(vec)
+	if !ok {
+		return nil
+	}
+	var out []ast.Expr
+	_ = cmd.Keys(vec, func(pos int, _ string, _ rediscmd.KeyFlags) bool {
+		out = append(out, args[pos])
+		return true
+	})
+	return out
+}
+
+func isStringish(t types.Type) bool {
+	if s, ok := t.Underlying().(*types.Slice); ok {
+		t = s.Elem()
+	}
+	b, ok := t.Underlying().(*types.Basic)
+	return ok && b.Kind() == types.String
+}
+
+// paramIndex is the index of v among fd's parameters, or -1.
+func (p *pkg) paramIndex(fd *ast.FuncDecl, v *types.Var) int {
+	fn, _ := p.pass.TypesInfo.Defs[fd.Name].(*types.Func)
+	if fn == nil {
+		return -1
+	}
+	ps := fn.Type().(*types.Signature).Params()
+	for i := 0; i < ps.Len(); i++ {
+		if ps.At(i) == v {
+			return i
+		}
+	}
+	return -1
+}
+
+// wholeParam follows a key argument through variables assigned once and
+// returns the string parameter of fd it is, whole, or -1.
+func (p *pkg) wholeParam(fd *ast.FuncDecl, e ast.Expr) int {
+	for range 8 {
+		id, ok := ast.Unparen(e).(*ast.Ident)
+		if !ok {
+			return -1
+		}
+		v, _ := p.pass.TypesInfo.Uses[id].(*types.Var)
+		if v == nil {
+			return -1
+		}
+		if i := p.paramIndex(fd, v); i >= 0 {
+			if len(p.defs[v]) > 0 || !isStringish(v.Type()) {
+				return -1 // reassigned: no longer what the caller passed
+			}
+			return i
+		}
+		if e = p.def(v); e == nil {
+			return -1
+		}
+	}
+	return -1
+}
+
+// findKeyParams finds the functions that pass a string parameter whole to
+// Redis as a key, directly or through another such function of the
+// package, until nothing changes.
+func (p *pkg) findKeyParams() {
+	for changed := true; changed; {
+		changed = false
+		for fn, fd := range p.funcs {
+			ast.Inspect(fd.Body, func(n ast.Node) bool {
+				call, ok := n.(*ast.CallExpr)
+				if !ok {
+					return true
+				}
+				for _, a := range p.keyArgs(call) {
+					if i := p.wholeParam(fd, a); i >= 0 && !p.keyParams[fn][i] {
+						if p.keyParams[fn] == nil {
+							p.keyParams[fn] = map[int]bool{}
+						}
+						p.keyParams[fn][i] = true
+						changed = true
+					}
+				}
+				return true
+			})
+		}
+	}
+}
+
+// check reports every key argument that is not a builder's key, except a
+// parameter passed whole (its callers are checked instead).
+func (p *pkg) check() {
+	for _, f := range p.pass.Files {
+		var stack []*ast.FuncDecl
+		ast.Inspect(f, func(n ast.Node) bool {
+			if n == nil {
+				return true
+			}
+			switch n := n.(type) {
+			case *ast.FuncDecl:
+				stack = append(stack[:0], n)
+			case *ast.CallExpr:
+				for _, a := range p.keyArgs(n) {
+					if len(stack) > 0 && stack[0].Body != nil && p.wholeParam(stack[0], a) >= 0 {
+						continue
+					}
+					p.checkKey(a, f)
+				}
+			case *ast.CompositeLit:
+				for _, a := range p.keyFieldValues(n) {
+					p.checkKey(a, f)
+				}
+			}
+			return true
+		})
+	}
+}
+
+func (p *pkg) checkKey(a ast.Expr, f *ast.File) {
+	s, builder := p.eval(a, 0)
+	if !builder {
+		p.report(a, s, f)
+	}
+}
+
+// keyFieldValues are the key fields set in a composite literal of a
+// go-redis or SDK argument struct (redis.ZStore{Keys: …}).
+func (p *pkg) keyFieldValues(cl *ast.CompositeLit) []ast.Expr {
+	t := p.pass.TypesInfo.TypeOf(cl)
+	if t == nil {
+		return nil
+	}
+	if ptr, ok := t.(*types.Pointer); ok {
+		t = ptr.Elem()
+	}
+	named, ok := t.(*types.Named)
+	if !ok || named.Obj().Pkg() == nil {
+		return nil
+	}
+	prefix := named.Obj().Pkg().Path() + "." + named.Obj().Name() + "."
+	var out []ast.Expr
+	for _, el := range cl.Elts {
+		kv, ok := el.(*ast.KeyValueExpr)
+		if !ok {
+			continue
+		}
+		id, ok := kv.Key.(*ast.Ident)
+		if !ok || !keyFields[prefix+id.Name] {
+			continue
+		}
+		if _, ok := p.pass.TypesInfo.TypeOf(kv.Value).Underlying().(*types.Slice); ok {
+			out = append(out, p.elements(kv.Value)...)
+		} else {
+			out = append(out, kv.Value)
+		}
+	}
+	return out
+}
