@@ -1,0 +1,88 @@
+package migrate
+
+import "time"
+
+// Counts are what a run did with the keys it saw. Copy fills Copied,
+// Existing, Expired, NotFit, WrongType and NoFields; Verify fills Verified
+// and Mismatched; Cleanup fills Removed, Changed and Mismatched. In a dry
+// run they count what would have happened.
+type Counts struct {
+	Scanned    int64 `json:"scanned"`                    // keys SCAN returned
+	Keys       int64 `json:"keys"`                       // keys of the old template among them
+	Copied     int64 `json:"copied,omitempty"`           // new key written
+	Existing   int64 `json:"skipped_existing,omitempty"` // new key already there, left alone
+	Expired    int64 `json:"expired,omitempty"`          // old key gone between SCAN and the copy
+	NotFit     int64 `json:"not_fit,omitempty"`          // a value does not fit the new template
+	WrongType  int64 `json:"wrong_type,omitempty"`       // old key of another type than the template's
+	NoFields   int64 `json:"no_fields,omitempty"`        // --fields: the old hash has none of them
+	Verified   int64 `json:"verified,omitempty"`         // new key matches the old one
+	Mismatched int64 `json:"mismatched,omitempty"`       // new key missing or different
+	Removed    int64 `json:"removed,omitempty"`          // old key (or its moved fields) deleted
+	Changed    int64 `json:"changed,omitempty"`          // old key changed between verify and delete, left alone
+}
+
+func (c *Counts) add(o Counts) {
+	c.Scanned += o.Scanned
+	c.Keys += o.Keys
+	c.Copied += o.Copied
+	c.Existing += o.Existing
+	c.Expired += o.Expired
+	c.NotFit += o.NotFit
+	c.WrongType += o.WrongType
+	c.NoFields += o.NoFields
+	c.Verified += o.Verified
+	c.Mismatched += o.Mismatched
+	c.Removed += o.Removed
+	c.Changed += o.Changed
+}
+
+// Mismatch kinds.
+const (
+	MismatchMissing   = "missing"    // no new key
+	MismatchType      = "type"       // the new key has another type
+	MismatchContent   = "content"    // the values differ
+	MismatchTTL       = "ttl"        // the expiries differ by more than the tolerance
+	MismatchNotFit    = "not-fit"    // the old key has no new key: a value does not fit
+	MismatchWrongType = "wrong-type" // the old key is not of the template's type: not copied
+)
+
+// Mismatch is an old key whose new key does not verify.
+type Mismatch struct {
+	Old    string `json:"old"`
+	New    string `json:"new,omitempty"`
+	Kind   string `json:"kind"`
+	Detail string `json:"detail"`
+}
+
+// NodeResult is one master's part of a run.
+type NodeResult struct {
+	ID     string `json:"id"` // "standalone", or the slot ranges a Cluster master serves
+	Addr   string `json:"addr"`
+	Cursor uint64 `json:"cursor"` // where the SCAN stopped (0 and Done: finished)
+	Done   bool   `json:"done"`
+	Counts Counts `json:"counts"`
+}
+
+// Result is the outcome of Copy, Verify or Cleanup.
+type Result struct {
+	Op         string        `json:"op"` // copy, verify or cleanup
+	From       string        `json:"from"`
+	To         string        `json:"to"`
+	Fields     []string      `json:"fields,omitempty"`
+	DryRun     bool          `json:"dry_run,omitempty"`
+	StartedAt  time.Time     `json:"started_at"`
+	Duration   time.Duration `json:"-"`
+	DurationMS int64         `json:"duration_ms"`
+	// Complete is true when every master was scanned to the end.
+	Complete bool `json:"complete"`
+	// Stopped says why an incomplete run stopped: interrupted, max-keys,
+	// or the error.
+	Stopped    string       `json:"stopped,omitempty"`
+	ResumedOf  string       `json:"resumed_from,omitempty"` // the cursor file a run continued
+	Counts     Counts       `json:"counts"`
+	Nodes      []NodeResult `json:"nodes"`
+	Mismatches []Mismatch   `json:"mismatches,omitempty"`
+	// MoreMismatches counts mismatches beyond Options.MaxMismatches.
+	MoreMismatches int64    `json:"more_mismatches,omitempty"`
+	Notes          []string `json:"notes,omitempty"`
+}

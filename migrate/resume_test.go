@@ -1,0 +1,239 @@
+package migrate
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/keyguard/keyguard/internal/redistest"
+)
+
+// killer is a go-redis hook that cancels a run's context at its nth
+// pipeline: before sending it (the process dies between batches) or after
+// the server applied it (the process dies before it could record the batch).
+type killer struct {
+	mu     sync.Mutex
+	n      int
+	after  bool
+	cancel context.CancelFunc
+}
+
+func (k *killer) arm(n int, after bool, cancel context.CancelFunc) {
+	k.mu.Lock()
+	k.n, k.after, k.cancel = n, after, cancel
+	k.mu.Unlock()
+}
+
+// fire counts a pipeline and returns the cancel function when it is the nth.
+func (k *killer) fire() (context.CancelFunc, bool) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.cancel == nil {
+		return nil, false
+	}
+	k.n--
+	if k.n > 0 {
+		return nil, false
+	}
+	cancel := k.cancel
+	k.cancel = nil
+	return cancel, k.after
+}
+
+func (k *killer) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (k *killer) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return next
+}
+
+func (k *killer) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		cancel, after := k.fire()
+		if cancel == nil {
+			return next(ctx, cmds)
+		}
+		if after {
+			next(ctx, cmds)
+		}
+		cancel()
+		return context.Canceled
+	}
+}
+
+var _ redis.Hook = (*killer)(nil)
+
+func readState(t *testing.T, path string) *stateFile {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st stateFile
+	if err := json.Unmarshal(data, &st); err != nil {
+		t.Fatal(err)
+	}
+	return &st
+}
+
+// TestResumeAfterKill interrupts copy and cleanup at several points, before
+// and after a batch reached the server, and by MaxKeys, resumes each from
+// its cursor file, and checks the end state is the one an uninterrupted run
+// gives: every new key a copy of its old key, every old key gone after
+// cleanup, and counts that add up.
+func TestResumeAfterKill(t *testing.T) {
+	const n = 400
+	ctx := context.Background()
+	for _, tg := range targets(t) {
+		t.Run(tg.name, func(t *testing.T) {
+			k := &killer{}
+			tg.rdb.AddHook(k)
+			fill(t, ctx, tg.rdb, "hash", n)
+			p := plan(t, "old:hash:{id}", "new:hash:{id}")
+			dir := t.TempDir()
+			for _, op := range []string{opCopy, opCleanup} {
+				cursor := filepath.Join(dir, op+".json")
+				opts := Options{CursorFile: cursor, CheckpointEvery: 40, Batch: 25}
+				run := func(ctx context.Context, opts Options) (*Result, error) {
+					if op == opCopy {
+						return p.Copy(ctx, tg.rdb, opts)
+					}
+					return p.Cleanup(ctx, tg.rdb, opts)
+				}
+				var last *Result
+				for i, cut := range []int{2, 3, 5, 8} {
+					rctx, cancel := context.WithCancel(ctx)
+					k.arm(cut, i%2 == 1, cancel)
+					res, err := run(rctx, opts)
+					cancel()
+					if err != nil {
+						t.Fatalf("%s cut at %d: %v", op, cut, err)
+					}
+					if res.Complete || res.Stopped != "interrupted" {
+						t.Fatalf("%s cut at pipeline %d: complete=%v stopped=%q", op, cut, res.Complete, res.Stopped)
+					}
+					if i > 0 && res.ResumedOf != cursor {
+						t.Errorf("%s: resumed_from %q", op, res.ResumedOf)
+					}
+					last = res
+				}
+				st := readState(t, cursor)
+				if len(st.Plans) != 1 || st.Plans[0].Complete {
+					t.Fatalf("%s: cursor file %+v", op, st)
+				}
+				moved := false
+				for _, ns := range st.Plans[0].Nodes {
+					moved = moved || ns.Cursor != 0 || ns.Done
+				}
+				if !moved {
+					t.Errorf("%s: the cursor file has made no progress: %+v", op, st.Plans[0].Nodes)
+				}
+				for range 100 { // then stops by MaxKeys, until done
+					o := opts
+					o.MaxKeys = 60
+					res, err := run(ctx, o)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if last = res; res.Complete {
+						break
+					}
+					if res.Stopped != "max-keys" {
+						t.Fatalf("%s: stopped %q", op, res.Stopped)
+					}
+				}
+				if !last.Complete {
+					t.Fatalf("%s never completed", op)
+				}
+				c := last.Counts
+				// A batch applied by the server but not recorded is done again on
+				// resume (copy: found existing) or is gone (cleanup: not counted).
+				if op == opCopy && (c.Keys < n || c.Copied+c.Existing != c.Keys) || op == opCleanup && (c.Removed > n || c.Removed < n-2*25) {
+					t.Errorf("%s counts %+v: %d keys", op, c, n)
+				}
+				if op == opCopy {
+					for i := range n {
+						sameKey(t, ctx, tg.rdb, "hash", fmt.Sprintf("old:hash:%d", i), fmt.Sprintf("new:hash:%d", i))
+					}
+					v, err := p.Verify(ctx, tg.rdb, Options{})
+					if err != nil || v.Counts.Verified != n {
+						t.Fatalf("verify after resumed copy %+v %v", v.Counts, err)
+					}
+				}
+				again, err := run(ctx, opts)
+				if err != nil || !again.Complete || !strings.Contains(strings.Join(again.Notes, " "), "finished") {
+					t.Errorf("%s rerun on a finished cursor file: %+v %v", op, again, err)
+				}
+			}
+			for i := range n {
+				if tg.rdb.Exists(ctx, fmt.Sprintf("old:hash:%d", i)).Val() != 0 || tg.rdb.Exists(ctx, fmt.Sprintf("new:hash:%d", i)).Val() != 1 {
+					t.Fatalf("after cleanup: old:hash:%d exists or new:hash:%d is gone", i, i)
+				}
+			}
+		})
+	}
+}
+
+// TestResumeAfterServerRestart: a cursor is only good on the process that
+// gave it, so a master that restarted is scanned again from the start.
+func TestResumeAfterServerRestart(t *testing.T) {
+	ctx := context.Background()
+	srv := redistest.Start(t)
+	rdb := srv.Client(t)
+	fill(t, ctx, rdb, "string", 200)
+	p := plan(t, "old:string:{id}", "new:string:{id}")
+	cursor := filepath.Join(t.TempDir(), "c.json")
+	res, err := p.Copy(ctx, rdb, Options{CursorFile: cursor, MaxKeys: 50, Batch: 10})
+	if err != nil || res.Complete {
+		t.Fatalf("%+v %v", res, err)
+	}
+	if err := rdb.Save(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	srv.Restart(t)
+	res, err = p.Copy(ctx, rdb, Options{CursorFile: cursor})
+	if err != nil || !res.Complete {
+		t.Fatalf("%+v %v", res, err)
+	}
+	if !strings.Contains(strings.Join(res.Notes, " "), "restarted") {
+		t.Errorf("notes %q", res.Notes)
+	}
+	if res.Counts.Keys != 200 || res.Counts.Copied+res.Counts.Existing != 200 {
+		t.Errorf("counts %+v", res.Counts)
+	}
+}
+
+// TestNodeDown: a master that goes away mid-run fails the run with the
+// address, and the cursor file keeps what was done.
+func TestNodeDown(t *testing.T) {
+	ctx := context.Background()
+	srv := redistest.Start(t)
+	rdb := srv.Client(t)
+	fill(t, ctx, rdb, "string", 300)
+	p := plan(t, "old:string:{id}", "new:string:{id}")
+	cursor := filepath.Join(t.TempDir(), "c.json")
+	var once sync.Once
+	res, err := p.Copy(ctx, rdb, Options{CursorFile: cursor, Batch: 10, Rate: 2000, ProgressEvery: 1,
+		Progress: func(pr Progress) {
+			if pr.Counts.Keys >= 50 {
+				once.Do(srv.Kill)
+			}
+		}})
+	var ne net.Error
+	if err == nil || res.Complete || !strings.Contains(err.Error(), srv.Addr) || (!errors.As(err, &ne) && !strings.Contains(err.Error(), "refused") && !strings.Contains(err.Error(), "EOF")) {
+		t.Fatalf("copy with the server killed: %+v, %v", res, err)
+	}
+	if !strings.HasPrefix(res.Stopped, "error:") {
+		t.Errorf("stopped %q", res.Stopped)
+	}
+	if st := readState(t, cursor); st.Plans[0].Nodes[0].Counts.Keys == 0 {
+		t.Errorf("the cursor file lost the work done: %+v", st.Plans[0].Nodes[0])
+	}
+}

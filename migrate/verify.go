@@ -1,0 +1,254 @@
+package migrate
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha1"
+	"encoding/hex"
+	"fmt"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Verify checks, on every master, that every key of the old template has
+// its new key with the same type, the same content and an expiry within
+// opts.TTLTolerance (with moved fields: the same values of those fields).
+// Content is compared on DUMP payloads and, when they differ (two
+// encodings of one value, the order of a hash table) or the server cannot
+// DUMP, on a digest of the value read with commands of its type. A
+// mismatch is checked a second time after its batch, so a dual-writer
+// caught between its two writes is not reported. Result.Mismatches lists
+// them; Counts.Mismatched counts them.
+func (p *Plan) Verify(ctx context.Context, rdb redis.UniversalClient, opts Options) (*Result, error) {
+	j := newJob(opVerify, p, rdb, opts)
+	j.work = &verifyBatch{v: &verifier{j: j, sc: newScripts()}}
+	return j.run(ctx)
+}
+
+type verifyBatch struct{ v *verifier }
+
+func (b *verifyBatch) batch(ctx context.Context, pairs []pair, n *Counts) error {
+	vs, err := b.v.check(ctx, pairs)
+	if err != nil {
+		return err
+	}
+	var again []pair
+	var idx []int
+	for i := range vs {
+		if vs[i].state == stMismatch {
+			again = append(again, pairs[i])
+			idx = append(idx, i)
+		}
+	}
+	if len(again) > 0 {
+		vs2, err := b.v.check(ctx, again)
+		if err != nil {
+			return err
+		}
+		for k, i := range idx {
+			vs[i] = vs2[k]
+		}
+	}
+	for i := range vs {
+		vs[i].count(n)
+		if vs[i].state == stMismatch || vs[i].state == stWrongType {
+			b.v.j.mismatch(vs[i].m)
+		}
+	}
+	return nil
+}
+
+// Verdict states.
+const (
+	stOK = iota
+	stMismatch
+	stExpired   // the old key is gone
+	stWrongType // the old key is not of the template's type
+	stNoFields  // --fields: the old hash has none of them
+)
+
+// verdict is the comparison of one pair, with what cleanup needs to
+// delete the old key only if it is still what was compared.
+type verdict struct {
+	state    int
+	m        Mismatch
+	oldSum   string // SHA-1 of the old key's DUMP
+	deadline int64  // the old key's PEXPIRETIME
+	vals     []*string
+}
+
+func (v *verdict) count(n *Counts) {
+	switch v.state {
+	case stOK:
+		n.Verified++
+	case stMismatch:
+		n.Mismatched++
+	case stExpired:
+		n.Expired++
+	case stWrongType:
+		n.WrongType++
+		n.Mismatched++
+	case stNoFields:
+		n.NoFields++
+	}
+}
+
+type verifier struct {
+	j  *job
+	sc *scripts
+}
+
+// check compares each pair's old and new key.
+func (v *verifier) check(ctx context.Context, pairs []pair) ([]verdict, error) {
+	if v.j.plan.Fields != nil {
+		return v.checkFields(ctx, pairs)
+	}
+	calls := make([]call, 0, 2*len(pairs))
+	for _, pr := range pairs {
+		calls = append(calls, call{s: v.sc.read, keys: []string{pr.old}}, call{s: v.sc.read, keys: []string{pr.new}})
+	}
+	cmds, err := exec(ctx, v.j.rdb, v.sc, calls)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]verdict, len(pairs))
+	for i, pr := range pairs {
+		var rs [2]keyRead
+		for k := range rs {
+			if err := cmds[2*i+k].Err(); err != nil {
+				return nil, replyErr(&calls[2*i+k], err)
+			}
+			if rs[k], err = parseRead(cmds[2*i+k]); err != nil {
+				return nil, err
+			}
+		}
+		vd, err := v.compare(ctx, pr, rs[0], rs[1])
+		if err != nil {
+			return nil, err
+		}
+		out[i] = vd
+	}
+	return out, nil
+}
+
+func (v *verifier) compare(ctx context.Context, pr pair, o, nw keyRead) (verdict, error) {
+	vd := verdict{deadline: o.deadline, m: Mismatch{Old: pr.old, New: pr.new}}
+	if o.payload != nil {
+		sum := sha1.Sum([]byte(*o.payload))
+		vd.oldSum = hex.EncodeToString(sum[:])
+	}
+	mism := func(kind, format string, args ...any) (verdict, error) {
+		vd.state, vd.m.Kind, vd.m.Detail = stMismatch, kind, fmt.Sprintf(format, args...)
+		return vd, nil
+	}
+	switch {
+	case o.typ == "none":
+		vd.state = stExpired
+		return vd, nil
+	case o.typ != v.j.plan.Type:
+		vd.state, vd.m.Kind = stWrongType, MismatchWrongType
+		vd.m.Detail = fmt.Sprintf("the old key is a %s, the template holds a %s: it was not copied", o.typ, v.j.plan.Type)
+		return vd, nil
+	case nw.typ == "none":
+		return mism(MismatchMissing, "the new key does not exist")
+	case nw.typ != o.typ:
+		return mism(MismatchType, "the new key is a %s, the old one a %s", nw.typ, o.typ)
+	}
+	if o.payload == nil || nw.payload == nil || *o.payload != *nw.payload {
+		a, err := digest(ctx, v.j.rdb, pr.old, o.typ)
+		if err != nil {
+			return vd, err
+		}
+		b, err := digest(ctx, v.j.rdb, pr.new, o.typ)
+		if err != nil {
+			return vd, err
+		}
+		if !bytes.Equal(a, b) {
+			return mism(MismatchContent, "the values differ")
+		}
+	}
+	if d, ok := ttlApart(o.deadline, nw.deadline, v.j.opts.TTLTolerance); !ok {
+		return mism(MismatchTTL, "%s", d)
+	}
+	return vd, nil
+}
+
+// ttlApart compares two PEXPIRETIME answers.
+func ttlApart(a, b int64, tol time.Duration) (string, bool) {
+	switch {
+	case a < 0 && b < 0:
+		return "", true
+	case a < 0:
+		return "the old key has no TTL, the new one expires", false
+	case b < 0:
+		return "the new key has no TTL, the old one expires", false
+	}
+	d := time.Duration(b-a) * time.Millisecond
+	if d.Abs() <= tol {
+		return "", true
+	}
+	when := "before"
+	if d > 0 {
+		when = "after"
+	}
+	return fmt.Sprintf("the new key expires %s %s the old one (tolerance %s)", d.Abs(), when, tol), false
+}
+
+// checkFields compares the moved fields of each pair. The old key's TTL
+// is its template owner's business, so expiries are not compared.
+func (v *verifier) checkFields(ctx context.Context, pairs []pair) ([]verdict, error) {
+	keys := make([]string, 0, 2*len(pairs))
+	for _, pr := range pairs {
+		keys = append(keys, pr.old, pr.new)
+	}
+	reads, err := readFields(ctx, v.j.rdb, v.sc, v.j.plan.Fields, keys)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]verdict, len(pairs))
+	for i, pr := range pairs {
+		o, nw := reads[2*i], reads[2*i+1]
+		vd := verdict{deadline: o.deadline, vals: o.vals, m: Mismatch{Old: pr.old, New: pr.new}}
+		switch {
+		case o.typ == "none":
+			vd.state = stExpired
+		case o.typ != "hash":
+			vd.state, vd.m.Kind = stWrongType, MismatchWrongType
+			vd.m.Detail = fmt.Sprintf("the old key is a %s, not a hash: nothing was copied", o.typ)
+		case !o.any():
+			vd.state = stNoFields
+		case nw.typ == "none":
+			vd.state, vd.m.Kind, vd.m.Detail = stMismatch, MismatchMissing, "the new key does not exist"
+		case nw.typ != "hash":
+			vd.state, vd.m.Kind, vd.m.Detail = stMismatch, MismatchType, fmt.Sprintf("the new key is a %s, not a hash", nw.typ)
+		default:
+			for k, f := range v.j.plan.Fields {
+				if !sameVal(o.vals[k], nw.vals[k]) {
+					vd.state, vd.m.Kind = stMismatch, MismatchContent
+					vd.m.Detail = fmt.Sprintf("field %s: old %s, new %s", f, show(o.vals[k]), show(nw.vals[k]))
+					break
+				}
+			}
+		}
+		out[i] = vd
+	}
+	return out, nil
+}
+
+func sameVal(a, b *string) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
+}
+
+func show(s *string) string {
+	if s == nil {
+		return "absent"
+	}
+	if len(*s) > 40 {
+		return fmt.Sprintf("%q…", (*s)[:40])
+	}
+	return fmt.Sprintf("%q", *s)
+}
