@@ -1,0 +1,667 @@
+package dashboard
+
+import (
+	"bytes"
+	"embed"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"io"
+	"io/fs"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+)
+
+//go:embed templates/*.html
+var pageFS embed.FS
+
+//go:embed assets
+var assetFS embed.FS
+
+// pageNames are the page templates; each defines "content" for layout.
+var pageNames = []string{"overview", "templates", "template", "unregistered", "findings", "hotkeys", "writers", "history", "empty"}
+
+func parsePages() (map[string]*template.Template, error) {
+	funcs := template.FuncMap{
+		"bytes": fmtBytes, "count": fmtCount, "dur": fmtDur, "sec": fmtSec, "time": fmtTime, "ago": fmtAgo, "pct": pct,
+		"bar": func(part, whole int64, class string) template.HTML {
+			if whole <= 0 {
+				return barSVG(0, class)
+			}
+			return barSVG(float64(part)/float64(whole), class)
+		},
+		"templateURL": templateURL,
+		"findingsURL": func(kv ...string) string {
+			v := url.Values{}
+			for i := 0; i+1 < len(kv); i += 2 {
+				v.Set(kv[i], kv[i+1])
+			}
+			return "/findings?" + v.Encode()
+		},
+		"join":  strings.Join,
+		"int64": func(n int) int64 { return int64(n) },
+		"div": func(a, b int64) int64 {
+			if b == 0 {
+				return 0
+			}
+			return a / b
+		},
+	}
+	layout, err := template.New("layout").Funcs(funcs).ParseFS(pageFS, "templates/layout.html")
+	if err != nil {
+		return nil, fmt.Errorf("dashboard: page templates: %w", err)
+	}
+	pages := map[string]*template.Template{}
+	for _, name := range pageNames {
+		t, err := template.Must(layout.Clone()).ParseFS(pageFS, "templates/"+name+".html")
+		if err != nil {
+			return nil, fmt.Errorf("dashboard: page templates: %w", err)
+		}
+		pages[name] = t
+	}
+	return pages, nil
+}
+
+func templateURL(name string) string { return "/template?name=" + url.QueryEscape(name) }
+
+func assetHandler() http.Handler {
+	sub, _ := fs.Sub(assetFS, "assets")
+	files := http.FileServerFS(sub)
+	return http.StripPrefix("/assets/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "public, max-age=3600")
+		files.ServeHTTP(w, r)
+	}))
+}
+
+// page is what every page template gets.
+type page struct {
+	Title   string
+	Active  string
+	Nav     []navItem
+	Snap    *Snapshot
+	Status  Status
+	Now     time.Time
+	Banners []banner
+	Refresh int
+	Est     string // "~" before counts extrapolated from a sample
+	Body    any
+}
+
+type navItem struct {
+	Href, Label, Badge string
+	Active, Alert      bool
+}
+
+type banner struct {
+	Class, Title, Text string
+}
+
+// newPage gathers what every page shows: navigation, status and banners.
+func (s *Server) newPage(title, active string) *page {
+	snap, st := s.Latest()
+	p := &page{Title: title, Active: active, Snap: snap, Status: st, Now: s.now()}
+	if snap != nil && snap.Estimate {
+		p.Est = "~"
+	}
+	nav := []navItem{{Href: "/", Label: "Overview"}, {Href: "/templates", Label: "Templates"}, {Href: "/unregistered", Label: "Unregistered"},
+		{Href: "/findings", Label: "Findings"}, {Href: "/hot-keys", Label: "Hot keys"}, {Href: "/writers", Label: "Writers"}, {Href: "/history", Label: "History"}}
+	if snap != nil {
+		nav[1].Badge = fmtCount(int64(len(snap.Templates)))
+		if len(snap.Families) > 0 {
+			nav[2].Badge, nav[2].Alert = fmtCount(snap.Unregistered), true
+		}
+		if snap.FindingCount > 0 {
+			nav[3].Badge, nav[3].Alert = fmtCount(snap.FindingCount), snap.Errors > 0
+		}
+		if len(snap.HotKeys) > 0 {
+			nav[4].Badge = fmtCount(int64(len(snap.HotKeys)))
+		}
+		second := 0
+		for _, tw := range snap.Writers {
+			if len(tw.Writers) > 1 {
+				second++
+			}
+		}
+		if second > 0 {
+			nav[5].Badge, nav[5].Alert = fmtCount(int64(second)), true
+		}
+	}
+	for i := range nav {
+		nav[i].Active = nav[i].Label == active
+	}
+	p.Nav = nav
+	p.Banners, p.Refresh = banners(snap, st, p.Now)
+	return p
+}
+
+// banners say what is wrong with the data on show: no audit yet, a failed
+// audit (with the last good one), an incomplete or sampled audit.
+func banners(snap *Snapshot, st Status, now time.Time) ([]banner, int) {
+	var bs []banner
+	refresh := 0
+	switch {
+	case snap == nil && st.LastResult == resultFailed:
+		bs = append(bs, banner{"error", "The audit failed.",
+			fmt.Sprintf("At %s (%s): %s. Next attempt %s.", fmtTime(st.LastErrorAt), fmtAgo(st.LastErrorAt, now), st.LastError, fmtAgo(st.Next, now))})
+		refresh = 30
+	case snap == nil:
+		since := st.RunningSince
+		if since.IsZero() {
+			since = st.Started
+		}
+		bs = append(bs, banner{"info", "The first audit is running.",
+			fmt.Sprintf("Started %s. This page reloads itself until it is done.", fmtAgo(since, now))})
+		refresh = 5
+	case st.LastResult == resultFailed:
+		good := "no complete audit since the server started"
+		if !st.LastGood.IsZero() {
+			good = fmt.Sprintf("the last complete audit ended at %s (%s)", fmtTime(st.LastGood), fmtAgo(st.LastGood, now))
+		}
+		bs = append(bs, banner{"error", "The last audit failed.",
+			fmt.Sprintf("At %s (%s, %d in a row): %s. Showing the audit of %s; %s.", fmtTime(st.LastErrorAt), fmtAgo(st.LastErrorAt, now),
+				st.Failures, st.LastError, fmtTime(snap.StartedAt), good)})
+	case st.LastAttempt.IsZero():
+		bs = append(bs, banner{"info", "Showing the last saved audit.",
+			fmt.Sprintf("It ran at %s, before this server started; the first audit of this run is under way.", fmtTime(snap.StartedAt))})
+	}
+	if snap != nil && !snap.Complete {
+		text := "The audit stopped early; its counts cover part of the keyspace."
+		for i, stop := range snap.Stopped {
+			if i == 3 {
+				text += fmt.Sprintf(" And %d more nodes.", len(snap.Stopped)-3)
+				break
+			}
+			text += fmt.Sprintf(" %s stopped after %s keys: %s.", stop.Node, fmtCount(stop.Keys), strings.TrimSuffix(stop.Reason, "."))
+		}
+		bs = append(bs, banner{"warn", "Incomplete audit.", text})
+	}
+	if snap != nil && snap.Estimate {
+		bs = append(bs, banner{"info", "Estimates.", "The audit probed a random sample of keys: counts marked ~ are extrapolated."})
+	}
+	return bs, refresh
+}
+
+func (s *Server) render(w http.ResponseWriter, name string, p *page, code int) {
+	var buf bytes.Buffer
+	if err := s.pages[name].ExecuteTemplate(&buf, "layout", p); err != nil {
+		s.log.Error("render", "page", name, "err", err)
+		http.Error(w, "keyguard: the page could not be drawn: "+err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(code)
+	w.Write(buf.Bytes())
+}
+
+// withSnapshot renders the "empty" page when there is no audit yet.
+func (s *Server) withSnapshot(w http.ResponseWriter, p *page) bool {
+	if p.Snap != nil {
+		return true
+	}
+	s.render(w, "empty", p, http.StatusOK)
+	return false
+}
+
+type trend struct {
+	Title, Last string
+	Chart       template.HTML
+}
+
+type overviewBody struct {
+	Treemap           template.HTML
+	TreemapBy         string
+	Domains           []domainLine
+	TTL               template.HTML
+	Trends            []trend
+	DomainTrend       template.HTML
+	Legend            []domainLine
+	Top               []TemplateRow
+	More              int
+	Rules             []RuleRow
+	Used, Declared    int
+	SecondWriters     int
+	DisallowedWriters int
+}
+
+type domainLine struct {
+	DomainRow
+	Color string
+}
+
+func (s *Server) overview(w http.ResponseWriter, r *http.Request) {
+	p := s.newPage("Overview", "Overview")
+	if !s.withSnapshot(w, p) {
+		return
+	}
+	snap := p.Snap
+	b := &overviewBody{}
+	colors := domainColors(snap)
+	for _, d := range snap.Domains {
+		b.Domains = append(b.Domains, domainLine{d, colors[d.Name]})
+	}
+	b.Treemap, b.TreemapBy = treemapOf(snap, colors)
+	b.TTL = histogramSVG(snap.TTL)
+	b.Trends, b.DomainTrend, b.Legend = s.trends(snap, colors)
+	b.Top = snap.Templates[:min(12, len(snap.Templates))]
+	b.More = len(snap.Templates) - len(b.Top)
+	b.Rules = snap.Rules
+	for i := range snap.Templates {
+		t := &snap.Templates[i]
+		if t.Declared {
+			b.Declared++
+			if t.Keys > 0 {
+				b.Used++
+			}
+		}
+		if t.SecondWriter() {
+			b.SecondWriters++
+		}
+		if t.Disallowed() > 0 {
+			b.DisallowedWriters++
+		}
+	}
+	p.Body = b
+	s.render(w, "overview", p, http.StatusOK)
+}
+
+// domainColors gives each domain its palette colour, by memory.
+func domainColors(snap *Snapshot) map[string]string {
+	m := map[string]string{}
+	i := 0
+	for _, d := range snap.Domains {
+		if d.Name == Unregistered {
+			m[d.Name] = colorUnregistered
+			continue
+		}
+		m[d.Name] = palette[i%len(palette)]
+		i++
+	}
+	return m
+}
+
+// treemapOf lays out memory by domain then template (families for the
+// unregistered keys); by key count when no memory was measured.
+func treemapOf(snap *Snapshot, colors map[string]string) (template.HTML, string) {
+	by := "memory"
+	size := func(t Totals) float64 { return float64(t.Bytes) }
+	if snap.Totals.Bytes == 0 {
+		by = "keys"
+		size = func(t Totals) float64 { return float64(t.Keys) }
+	}
+	idx := map[string]int{}
+	var doms []tmDomain
+	for _, d := range snap.Domains {
+		idx[d.Name] = len(doms)
+		doms = append(doms, tmDomain{Name: d.Name, Color: colors[d.Name], Size: size(d.Totals),
+			Tip: fmt.Sprintf("%s: %s, %s keys, %s without TTL", d.Name, fmtBytes(d.Bytes), fmtCount(d.Keys), fmtCount(d.NoTTL))})
+	}
+	for i := range snap.Templates {
+		t := &snap.Templates[i]
+		if j, ok := idx[t.Domain]; ok && size(t.Totals) > 0 {
+			doms[j].Items = append(doms[j].Items, tmItem{Name: t.Name, Href: templateURL(t.Name), Kind: "template",
+				Keys: t.Keys, Bytes: t.Bytes, Size: size(t.Totals),
+				Tip: fmt.Sprintf("%s (%s): %s, %s keys, %s without TTL", t.Name, t.Owner, fmtBytes(t.Bytes), fmtCount(t.Keys), fmtCount(t.NoTTL))})
+		}
+	}
+	if j, ok := idx[Unregistered]; ok {
+		for _, f := range snap.Families {
+			if size(f.Totals) > 0 {
+				doms[j].Items = append(doms[j].Items, tmItem{Name: f.Name, Href: "/unregistered", Kind: "family",
+					Keys: f.Keys, Bytes: f.Bytes, Size: size(f.Totals),
+					Tip: fmt.Sprintf("unregistered %s: %s, %s keys, e.g. %s", f.Name, fmtBytes(f.Bytes), fmtCount(f.Keys), f.Example)})
+			}
+		}
+	}
+	return treemapSVG(doms, by), by
+}
+
+// trends draws the history: the totals, and memory per domain.
+func (s *Server) trends(snap *Snapshot, colors map[string]string) ([]trend, template.HTML, []domainLine) {
+	pts := s.history.Points()
+	times := make([]time.Time, len(pts))
+	for i, p := range pts {
+		times[i] = p.At
+	}
+	line := func(title string, color string, v func(Point) int64, f func(float64) string) trend {
+		vals := make([]float64, len(pts))
+		for i, p := range pts {
+			vals[i] = float64(v(p))
+		}
+		last := ""
+		if len(vals) > 0 {
+			last = f(vals[len(vals)-1])
+		}
+		return trend{Title: title, Last: last, Chart: lineChart(title, times, []series{{Name: title, Color: color, Vals: vals}}, 300, 120, f)}
+	}
+	bytesF := func(v float64) string { return fmtBytes(int64(v)) }
+	ts := []trend{
+		line("Keys", "#4e79a7", func(p Point) int64 { return p.Totals.Keys }, fmtShort),
+		line("Memory", "#59a14f", func(p Point) int64 { return p.Totals.Bytes }, bytesF),
+		line("Keys without TTL", "#e15759", func(p Point) int64 { return p.Totals.NoTTL }, fmtShort),
+		line("Unregistered keys", "#8f8f8f", func(p Point) int64 { return p.Unreg }, fmtShort),
+		line("Findings", "#f28e2b", func(p Point) int64 { return p.Findings }, fmtShort),
+	}
+	var ss []series
+	var legend []domainLine
+	for i, d := range snap.Domains {
+		if i == len(palette) {
+			break
+		}
+		vals := make([]float64, len(pts))
+		for k, p := range pts {
+			vals[k] = float64(p.Domains[d.Name].Bytes)
+		}
+		ss = append(ss, series{Name: d.Name, Color: colors[d.Name], Vals: vals})
+		legend = append(legend, domainLine{d, colors[d.Name]})
+	}
+	return ts, lineChart("memory by domain", times, ss, 900, 220, bytesF), legend
+}
+
+type templatesBody struct {
+	Q       tableQuery
+	Rows    []TemplateRow
+	Total   int
+	Owners  []string
+	Domains []string
+	Headers []header
+}
+
+type header struct {
+	Label, Href, Mark string
+	Numeric           bool
+}
+
+func (s *Server) templatesPage(w http.ResponseWriter, r *http.Request) {
+	p := s.newPage("Templates", "Templates")
+	if !s.withSnapshot(w, p) {
+		return
+	}
+	q := parseTableQuery(r.URL.Query())
+	b := &templatesBody{Q: q, Rows: q.apply(p.Snap.Templates), Total: len(p.Snap.Templates)}
+	owners, domains := map[string]bool{}, map[string]bool{}
+	for i := range p.Snap.Templates {
+		owners[p.Snap.Templates[i].Owner] = true
+		domains[p.Snap.Templates[i].Domain] = true
+	}
+	b.Owners, b.Domains = sortedKeys(owners), sortedKeys(domains)
+	for _, c := range tableColumns {
+		h := header{Label: c.Label, Href: q.sortedBy(c.Key), Numeric: c.Numeric}
+		if q.Sort == c.Key {
+			h.Mark = "▲"
+			if q.Desc {
+				h.Mark = "▼"
+			}
+		}
+		b.Headers = append(b.Headers, h)
+	}
+	p.Body = b
+	s.render(w, "templates", p, http.StatusOK)
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		if k != "" {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+type templateBody struct {
+	T             *TemplateRow
+	Trends        []trend
+	TTL           template.HTML
+	Findings      []FindingRow
+	FindingsTotal int
+	FindingsURL   string
+	TopKeys       []KeyRow
+	TopKeysListed int
+	HotKeys       []HotKey
+	WritersErr    string
+	WritersRead   bool
+}
+
+func (s *Server) templatePage(w http.ResponseWriter, r *http.Request) {
+	name := r.URL.Query().Get("name")
+	p := s.newPage(name, "Templates")
+	if !s.withSnapshot(w, p) {
+		return
+	}
+	t, ok := p.Snap.Template(name)
+	if !ok {
+		p.Title = "No such template"
+		p.Body = fmt.Sprintf("No template %q in the registry or in the last audit.", name)
+		s.render(w, "empty", p, http.StatusNotFound)
+		return
+	}
+	b := &templateBody{T: t, TTL: ttlRangeSVG(t), WritersErr: p.Snap.WritersErr, WritersRead: s.writers != nil}
+	b.Findings, b.FindingsTotal = p.Snap.Findings(FindingFilter{Template: name}, 0, 50)
+	b.FindingsURL = findingQuery{FindingFilter: FindingFilter{Template: name}}.at(1)
+	b.TopKeysListed = len(p.Snap.TopKeys)
+	for _, k := range p.Snap.TopKeys {
+		if k.Template == name {
+			b.TopKeys = append(b.TopKeys, k)
+		}
+	}
+	for _, h := range p.Snap.HotKeys {
+		if h.Template == name {
+			b.HotKeys = append(b.HotKeys, h)
+		}
+	}
+	pts := s.history.Points()
+	times := make([]time.Time, len(pts))
+	keys, mem, nottl := make([]float64, len(pts)), make([]float64, len(pts)), make([]float64, len(pts))
+	for i, pt := range pts {
+		times[i] = pt.At
+		v := pt.Templates[name]
+		keys[i], mem[i], nottl[i] = float64(v.Keys), float64(v.Bytes), float64(v.NoTTL)
+	}
+	bytesF := func(v float64) string { return fmtBytes(int64(v)) }
+	b.Trends = []trend{
+		{Title: "Keys", Last: fmtCount(t.Keys), Chart: lineChart("keys", times, []series{{"keys", "#4e79a7", keys}}, 300, 120, fmtShort)},
+		{Title: "Memory", Last: fmtBytes(t.Bytes), Chart: lineChart("memory", times, []series{{"memory", "#59a14f", mem}}, 300, 120, bytesF)},
+		{Title: "Keys without TTL", Last: fmtCount(t.NoTTL), Chart: lineChart("keys without TTL", times, []series{{"no TTL", "#e15759", nottl}}, 300, 120, fmtShort)},
+	}
+	p.Body = b
+	s.render(w, "template", p, http.StatusOK)
+}
+
+func (s *Server) unregisteredPage(w http.ResponseWriter, r *http.Request) {
+	p := s.newPage("Unregistered keys", "Unregistered")
+	if !s.withSnapshot(w, p) {
+		return
+	}
+	s.render(w, "unregistered", p, http.StatusOK)
+}
+
+type findingsBody struct {
+	Q          findingQuery
+	Rows       []FindingRow
+	Total      int
+	From, To   int
+	Prev, Next string
+	Rules      []string
+	Owners     []string
+	Severities []string
+	Clear      string
+}
+
+func (s *Server) findingsPage(w http.ResponseWriter, r *http.Request) {
+	p := s.newPage("Findings", "Findings")
+	if !s.withSnapshot(w, p) {
+		return
+	}
+	q := parseFindingQuery(r.URL.Query())
+	b := &findingsBody{Q: q, Owners: p.Snap.FindingOwners(), Severities: severities, Clear: "/findings"}
+	offset := (q.Page - 1) * findingsPerPage
+	b.Rows, b.Total = p.Snap.Findings(q.FindingFilter, offset, findingsPerPage)
+	if len(b.Rows) > 0 {
+		b.From, b.To = offset+1, offset+len(b.Rows)
+	}
+	if q.Page > 1 {
+		b.Prev = q.at(q.Page - 1)
+	}
+	if offset+len(b.Rows) < b.Total {
+		b.Next = q.at(q.Page + 1)
+	}
+	for _, rr := range p.Snap.Rules {
+		b.Rules = append(b.Rules, rr.Rule)
+	}
+	p.Body = b
+	s.render(w, "findings", p, http.StatusOK)
+}
+
+type hotKeysBody struct {
+	Notes      []string
+	SDK        bool
+	HotKeysErr string
+}
+
+func (s *Server) hotKeysPage(w http.ResponseWriter, r *http.Request) {
+	p := s.newPage("Hot keys", "Hot keys")
+	if !s.withSnapshot(w, p) {
+		return
+	}
+	b := &hotKeysBody{SDK: s.hot != nil, HotKeysErr: p.Snap.HotKeysErr}
+	for _, n := range p.Snap.Notes {
+		if l := strings.ToLower(n); strings.Contains(l, "hot") || strings.Contains(l, "lfu") {
+			b.Notes = append(b.Notes, n)
+		}
+	}
+	p.Body = b
+	s.render(w, "hotkeys", p, http.StatusOK)
+}
+
+type writersBody struct {
+	Read bool
+	Err  string
+}
+
+func (s *Server) writersPage(w http.ResponseWriter, r *http.Request) {
+	p := s.newPage("Writers", "Writers")
+	if !s.withSnapshot(w, p) {
+		return
+	}
+	p.Body = &writersBody{Read: s.writers != nil, Err: p.Snap.WritersErr}
+	s.render(w, "writers", p, http.StatusOK)
+}
+
+type historyLine struct {
+	Point
+	Saved bool
+}
+
+func (s *Server) historyPage(w http.ResponseWriter, r *http.Request) {
+	p := s.newPage("History", "History")
+	pts := s.history.Points()
+	lines := make([]historyLine, len(pts))
+	for i, pt := range pts {
+		lines[len(pts)-1-i] = historyLine{pt, s.history.Saved(pt.ID)}
+	}
+	p.Body = lines
+	s.render(w, "history", p, http.StatusOK)
+}
+
+// reportJSON writes the latest report as keyguard audit --format json
+// does, or with ?at=ID a saved one.
+func (s *Server) reportJSON(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Cache-Control", "no-store")
+	if id := r.URL.Query().Get("at"); id != "" {
+		f, err := s.history.open(id)
+		if err != nil {
+			jsonError(w, http.StatusNotFound, fmt.Sprintf("no saved report %q (saved reports are listed at /history; they need --history-dir)", id))
+			return
+		}
+		defer f.Close()
+		w.Header().Set("Content-Type", "application/json")
+		io.Copy(w, f)
+		return
+	}
+	snap, _ := s.Latest()
+	if snap == nil {
+		jsonError(w, http.StatusServiceUnavailable, "no audit yet: the first one is running or failed (see /healthz)")
+		return
+	}
+	var buf bytes.Buffer
+	if err := writeReport(&buf, snap.Report); err != nil {
+		jsonError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Write(buf.Bytes())
+}
+
+func jsonError(w http.ResponseWriter, code int, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	json.NewEncoder(w).Encode(map[string]string{"error": msg})
+}
+
+// historyJSON lists the audits of the history with their totals.
+func (s *Server) historyJSON(w http.ResponseWriter, r *http.Request) {
+	type totals struct {
+		Keys  int64 `json:"keys"`
+		Bytes int64 `json:"bytes"`
+		NoTTL int64 `json:"no_ttl"`
+	}
+	type audit struct {
+		ID           string            `json:"id"`
+		StartedAt    time.Time         `json:"started_at"`
+		DurationMS   int64             `json:"duration_ms"`
+		Complete     bool              `json:"complete"`
+		Estimate     bool              `json:"estimate,omitempty"`
+		Keys         int64             `json:"keys"`
+		Bytes        int64             `json:"bytes"`
+		NoTTL        int64             `json:"no_ttl"`
+		Unregistered int64             `json:"unregistered"`
+		Findings     int64             `json:"findings"`
+		Domains      map[string]totals `json:"domains"`
+		Report       string            `json:"report,omitempty"` // URL of the saved report
+	}
+	out := []audit{}
+	for _, p := range s.history.Points() {
+		a := audit{ID: p.ID, StartedAt: p.At.UTC(), DurationMS: p.Duration.Milliseconds(), Complete: p.Complete, Estimate: p.Estimate,
+			Keys: p.Totals.Keys, Bytes: p.Totals.Bytes, NoTTL: p.Totals.NoTTL, Unregistered: p.Unreg, Findings: p.Findings,
+			Domains: map[string]totals{}}
+		for d, t := range p.Domains {
+			a.Domains[d] = totals{t.Keys, t.Bytes, t.NoTTL}
+		}
+		if s.history.Saved(p.ID) {
+			a.Report = "/api/report.json?at=" + url.QueryEscape(p.ID)
+		}
+		out = append(out, a)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.Encode(out)
+}
+
+// healthz says whether the server runs and how its audits go, without
+// details (it needs no credentials). It answers 200 while the server
+// runs: a failing audit is for the pages and alerts, not for a restart.
+func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
+	_, st := s.Latest()
+	now := s.now()
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	var msg string
+	switch {
+	case st.LastResult == resultFailed:
+		msg = fmt.Sprintf("degraded: the last audit failed %s (%d in a row); last complete audit: %s", fmtAgo(st.LastErrorAt, now), st.Failures, fmtAgo(st.LastGood, now))
+	case st.LastAttempt.IsZero():
+		msg = "starting: the first audit is running"
+	case st.LastResult == resultPartial:
+		msg = fmt.Sprintf("degraded: the last audit stopped early; last complete audit: %s", fmtAgo(st.LastGood, now))
+	default:
+		msg = fmt.Sprintf("ok: last complete audit %s", fmtAgo(st.LastGood, now))
+	}
+	fmt.Fprintln(w, msg)
+}

@@ -1,0 +1,204 @@
+package dashboard
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+var t0 = time.Date(2026, 1, 29, 12, 0, 0, 0, time.UTC)
+
+// clock is a settable time for the server under test.
+type clock struct{ t time.Time }
+
+func (c *clock) now() time.Time { return c.t }
+
+// TestPages fetches every page and API of a server with one audit and
+// checks what each must show.
+func TestPages(t *testing.T) {
+	clk := &clock{t0.Add(5 * time.Minute)}
+	aud := &fixedAuditor{reps: []*Report{smallReport(t0)}}
+	s, hs := newTestServer(t, Config{Auditor: aud, Now: clk.now})
+	if err := s.AuditNow(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		path string
+		code int
+		want []string
+	}{
+		{"/", 200, []string{`id="total-keys">130<`, `62.5 KiB`, `data-name="order:order:{orderId:int}:base"`, `data-kind="family"`,
+			`Second writers`, `href="/template?name=order%3Aorder%3A%7BorderId%3Aint%7D%3Abase"`, "(unregistered)", "2 of 10 templates have keys"}},
+		{"/templates", 200, []string{`data-template="promo:sku:{skuId:int}" data-keys="38"`, `data-template="cache:unused:{id:int}" data-keys="0"`, "10 of 10 templates"}},
+		{"/templates?owner=promo-team", 200, []string{"2 of 10 templates", `data-template="promo:sku:{skuId:int}"`}},
+		{"/templates?q=SKU", 200, []string{"1 of 10 templates"}},
+		{"/template?name=order%3Aorder%3A%7BorderId%3Aint%7D%3Abase", 200, []string{`id="tpl-keys">80<`, "order-team", "declared 1h", "no TTL", "order:order:1:base"}},
+		{"/template?name=nope", 404, []string{"No template &#34;nope&#34;"}},
+		{"/unregistered", 200, []string{"legacy:user:{id:int}:token", "legacy:user:100:token", "Registry entry to paste", "cache:unused:{id:int}"}},
+		{"/findings", 200, []string{"Findings 1–4 of 4", "matches no template", "11 counted, not listed"}},
+		{"/findings?rule=no-ttl", 200, []string{"Findings 1–2 of 2", `data-rule="no-ttl"`}},
+		{"/findings?severity=warning", 200, []string{"Findings 1–1 of 1", "promo:sku:7"}},
+		{"/hot-keys", 200, []string{"promo:sku:7", "server LFU", "LFU counter 200"}},
+		{"/writers", 200, []string{"Writer records are not read"}},
+		{"/history", 200, []string{"2026-01-29 12:00:00 UTC", "in memory only"}},
+		{"/healthz", 200, []string{"ok: last complete audit"}},
+		{"/assets/style.css", 200, []string{"--ink"}},
+		{"/assets/app.js", 200, []string{"data-filter"}},
+		{"/nope", 404, nil},
+	} {
+		code, body := get(t, hs, tc.path)
+		if code != tc.code {
+			t.Errorf("GET %s: %d, want %d", tc.path, code, tc.code)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(body, w) {
+				t.Errorf("GET %s: no %q in the page", tc.path, w)
+			}
+		}
+	}
+}
+
+// TestReportJSON: /api/report.json is the bytes keyguard audit --format
+// json writes.
+func TestReportJSON(t *testing.T) {
+	rep := smallReport(t0)
+	s, hs := newTestServer(t, Config{Auditor: &fixedAuditor{reps: []*Report{rep}}})
+	code, body := get(t, hs, "/api/report.json")
+	if code != http.StatusServiceUnavailable || !strings.Contains(body, "no audit yet") {
+		t.Errorf("before the first audit: %d %s", code, body)
+	}
+	if err := s.AuditNow(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	code, body = get(t, hs, "/api/report.json")
+	if code != 200 || body != string(reportJSONBytes(t, rep)) {
+		t.Errorf("report.json: %d\n%s", code, body)
+	}
+	code, body = get(t, hs, "/api/history.json")
+	var hist []struct {
+		ID      string `json:"id"`
+		Keys    int64  `json:"keys"`
+		Domains map[string]struct {
+			Keys int64 `json:"keys"`
+		} `json:"domains"`
+	}
+	if err := json.Unmarshal([]byte(body), &hist); err != nil || code != 200 {
+		t.Fatalf("history.json: %d %v\n%s", code, err, body)
+	}
+	if len(hist) != 1 || hist[0].Keys != 130 || hist[0].Domains["order"].Keys != 80 || hist[0].Domains[Unregistered].Keys != 12 {
+		t.Errorf("history.json: %+v", hist)
+	}
+	if code, _ := get(t, hs, "/api/report.json?at=20260129T120000.000Z"); code != http.StatusNotFound {
+		t.Errorf("a saved report without a history directory: %d", code)
+	}
+}
+
+// TestFailureBanner: when the server cannot audit, the pages keep the last
+// good audit and say when and why the last one failed.
+func TestFailureBanner(t *testing.T) {
+	clk := &clock{t0}
+	aud := &fixedAuditor{reps: []*Report{smallReport(t0)}}
+	s, hs := newTestServer(t, Config{Auditor: aud, Now: clk.now})
+
+	aud.setErr(errors.New("cannot connect to 127.0.0.1:6379: connection refused"))
+	clk.t = t0.Add(time.Minute)
+	if err := s.AuditNow(context.Background()); err == nil {
+		t.Fatal("no error")
+	}
+	_, body := get(t, hs, "/")
+	if !strings.Contains(body, "The audit failed.") || !strings.Contains(body, "connection refused") {
+		t.Errorf("no first-audit failure banner:\n%s", body)
+	}
+	_, health := get(t, hs, "/healthz")
+	if !strings.HasPrefix(health, "degraded: the last audit failed") {
+		t.Errorf("healthz: %s", health)
+	}
+
+	aud.setErr(nil)
+	clk.t = t0.Add(2 * time.Minute)
+	if err := s.AuditNow(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	aud.setErr(errors.New("cannot connect to 127.0.0.1:6379: connection refused"))
+	clk.t = t0.Add(12 * time.Minute)
+	s.AuditNow(context.Background())
+	_, body = get(t, hs, "/templates")
+	for _, want := range []string{"The last audit failed.", "2026-01-29 12:12:00 UTC", "connection refused",
+		"the last complete audit ended at 2026-01-29 12:02:00 UTC", `data-template="promo:sku:{skuId:int}" data-keys="38"`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("no %q in the page", want)
+		}
+	}
+}
+
+// TestFirstAuditRunning: before any audit the pages say so and reload.
+func TestFirstAuditRunning(t *testing.T) {
+	_, hs := newTestServer(t, Config{Auditor: &fixedAuditor{reps: []*Report{smallReport(t0)}}})
+	for _, p := range []string{"/", "/templates", "/findings", "/unregistered", "/hot-keys", "/writers", "/template?name=x"} {
+		code, body := get(t, hs, p)
+		if code != 200 || !strings.Contains(body, "The first audit is running.") || !strings.Contains(body, `http-equiv="refresh"`) {
+			t.Errorf("%s: %d\n%s", p, code, body)
+		}
+	}
+	if _, body := get(t, hs, "/healthz"); !strings.HasPrefix(body, "starting") {
+		t.Errorf("healthz: %s", body)
+	}
+}
+
+// TestPartialBanner: an audit that stopped early is shown, marked.
+func TestPartialBanner(t *testing.T) {
+	rep := smallReport(t0)
+	rep.Complete = false
+	rep.Stopped = []reportNodeStop{{Node: "127.0.0.1:7001", Reason: "connection reset", Keys: 4000}}
+	s, hs := newTestServer(t, Config{Auditor: &fixedAuditor{reps: []*Report{rep}}})
+	s.AuditNow(context.Background())
+	_, body := get(t, hs, "/")
+	if !strings.Contains(body, "Incomplete audit.") || !strings.Contains(body, "127.0.0.1:7001 stopped after 4,000 keys: connection reset") {
+		t.Errorf("no partial banner:\n%s", body)
+	}
+	if _, h := get(t, hs, "/healthz"); !strings.HasPrefix(h, "degraded: the last audit stopped early") {
+		t.Errorf("healthz: %s", h)
+	}
+}
+
+// TestHeaders: pages forbid inline and foreign scripts, styles and frames.
+func TestHeaders(t *testing.T) {
+	_, hs := newTestServer(t, Config{Auditor: &fixedAuditor{reps: []*Report{smallReport(t0)}}})
+	resp, err := hs.Client().Get(hs.URL + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	csp := resp.Header.Get("Content-Security-Policy")
+	for _, want := range []string{"default-src 'none'", "script-src 'self'", "style-src 'self'", "frame-ancestors 'none'"} {
+		if !strings.Contains(csp, want) {
+			t.Errorf("CSP %q lacks %q", csp, want)
+		}
+	}
+	if resp.Header.Get("X-Content-Type-Options") != "nosniff" {
+		t.Error("no nosniff")
+	}
+}
+
+// TestEscaping: key and template names are text, never markup.
+func TestEscaping(t *testing.T) {
+	rep := smallReport(t0)
+	rep.Groups[2].Name = `<script>alert(1)</script>:{id}`
+	rep.Groups[2].Example = "a\x00b\nc\xff"
+	rep.Findings[3].Key = `<img src=x onerror=alert(1)>`
+	s, hs := newTestServer(t, Config{Auditor: &fixedAuditor{reps: []*Report{rep}}})
+	s.AuditNow(context.Background())
+	for _, p := range []string{"/", "/unregistered", "/findings"} {
+		_, body := get(t, hs, p)
+		if strings.Contains(body, "<script>alert") || strings.Contains(body, "<img src=x") {
+			t.Errorf("%s: unescaped markup", p)
+		}
+	}
+	if _, body := get(t, hs, "/unregistered"); !strings.Contains(body, `a\x00b\nc\xff`) {
+		t.Error("binary example key not escaped as text")
+	}
+}

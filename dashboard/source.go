@@ -1,0 +1,143 @@
+package dashboard
+
+// This file is the dashboard's one seam to the audit and its report: the
+// report type, how a report is read and written, how an audit is run, and
+// where writer records and hot keys come from. Everything else works on
+// the view model (view.go) built from a report.
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/keyguard/keyguard/audit"
+	"github.com/keyguard/keyguard/redishook"
+	"github.com/keyguard/keyguard/registry"
+	"github.com/keyguard/keyguard/report"
+)
+
+// Report is the audit report the dashboard shows: the JSON of
+// keyguard audit --format json.
+type Report = report.Report
+
+// Aliases of the report's parts the view model is built from.
+type (
+	reportGroup     = report.Group
+	reportFinding   = report.Finding
+	reportTopKey    = report.TopKey
+	reportSource    = report.Source
+	reportSummary   = report.Summary
+	reportTTLBucket = report.TTLBucket
+	reportNodeStop  = report.NodeStop
+)
+
+// kindTemplate is the kind of a report group that is a registry template
+// (the others are inferred families of unregistered keys).
+const kindTemplate = report.KindTemplate
+
+// readReport reads a report written by writeReport.
+func readReport(r io.Reader) (*Report, error) { return report.ReadReport(r) }
+
+// writeReport writes rep as keyguard audit --format json does.
+func writeReport(w io.Writer, rep *Report) error { return rep.WriteJSON(w) }
+
+// An Auditor runs one audit. It returns an error only when the audit could
+// not run at all (server unreachable, credentials refused); a run that
+// stopped early returns its partial report (Complete false).
+type Auditor interface {
+	Audit(ctx context.Context) (*Report, error)
+}
+
+// NewAuditor audits a live Redis or Cluster with package audit: read-only
+// SCAN and probes, as keyguard audit does.
+func NewAuditor(reg *registry.Registry, t audit.Target, opts audit.Options) Auditor {
+	return &liveAuditor{reg: reg, target: t, opts: opts}
+}
+
+type liveAuditor struct {
+	reg    *registry.Registry
+	target audit.Target
+	opts   audit.Options
+}
+
+func (a *liveAuditor) Audit(ctx context.Context) (*Report, error) {
+	res, err := audit.Run(ctx, a.reg, a.target, a.opts)
+	if err != nil {
+		return nil, err
+	}
+	return res.Report, nil
+}
+
+// A WriterSource lists who wrote which template recently (the SDK's writer
+// records).
+type WriterSource interface {
+	Writers(ctx context.Context) ([]TemplateWriters, error)
+}
+
+// TemplateWriters is the services that wrote one template.
+type TemplateWriters struct {
+	Template   string
+	Owner      string // "" when the template is not in the registry
+	Registered bool
+	Writers    []Writer // most recent first
+}
+
+// Writer is one service that wrote a template.
+type Writer struct {
+	Service   string
+	LastWrite time.Time
+	Allowed   bool // the owner, or listed in the template's writers
+}
+
+// NewWriterSource reads the records redishook.Recorder flushes to the
+// server c points at, written within window before each read.
+func NewWriterSource(c redis.Cmdable, reg *registry.Registry, window time.Duration) WriterSource {
+	return &hookWriters{c: c, reg: reg, window: window, now: time.Now}
+}
+
+type hookWriters struct {
+	c      redis.Cmdable
+	reg    *registry.Registry
+	window time.Duration
+	now    func() time.Time
+}
+
+func (h *hookWriters) Writers(ctx context.Context) ([]TemplateWriters, error) {
+	tws, err := redishook.ReadWriters(ctx, h.c, h.reg, h.now().Add(-h.window))
+	if err != nil {
+		return nil, fmt.Errorf("read writer records: %w", err)
+	}
+	out := make([]TemplateWriters, 0, len(tws))
+	for _, tw := range tws {
+		t := TemplateWriters{Template: tw.Template, Registered: tw.Entry != nil}
+		if tw.Entry != nil {
+			t.Template, t.Owner = tw.Entry.Key, tw.Entry.Owner // as the report names it (no env prefix)
+		}
+		for _, w := range tw.Writers {
+			t.Writers = append(t.Writers, Writer{Service: w.Service, LastWrite: w.LastWrite, Allowed: w.Allowed})
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// A HotKeySource lists hot keys seen outside the audit, such as the
+// access counts services' SDKs report. The dashboard shows them beside the
+// hot-key findings of the audit (the server's LFU counters).
+type HotKeySource interface {
+	HotKeys(ctx context.Context) ([]HotKey, error)
+}
+
+// HotKey is one hot key. Source says who saw it ("server LFU" for the
+// audit's findings; an SDK source names itself).
+type HotKey struct {
+	Key      string
+	Template string
+	Owner    string
+	Source   string
+	Score    float64 // accesses per second, or the LFU counter; what Detail says
+	Detail   string
+}
