@@ -348,7 +348,7 @@ func (c *Cache) read(ctx context.Context, s *entState, key string) (string, int6
 		return "", 0, false, fmt.Errorf("hotkey: get %q: %w", clip(name), err)
 	}
 	if s.soft > 0 {
-		v, soft := decodeLogical(v)
+		v, soft, _ := decodeLogical(v)
 		return v, soft, true, nil
 	}
 	return v, 0, true, nil

@@ -24,18 +24,18 @@ func encodeLogical(v string, soft time.Time) string {
 
 // decodeLogical unwraps an envelope: the value and its soft deadline in
 // unix ms. A string that is not an envelope is returned whole with
-// deadline 0 (already due), so that a value written around the SDK gets
-// refreshed into one.
-func decodeLogical(s string) (v string, softMS int64) {
+// deadline 0 (already due) and ok false, so that a value written around
+// the SDK gets refreshed into one.
+func decodeLogical(s string) (v string, softMS int64, ok bool) {
 	if len(s) < envelopeLen || s[:len(envelope)] != envelope {
-		return s, 0
+		return s, 0, false
 	}
 	var ms uint64
 	for i := len(envelope); i < envelopeLen; i++ {
 		ms = ms<<8 | uint64(s[i])
 	}
 	if ms > 1<<62 {
-		return s, 0
+		return s, 0, false
 	}
-	return s[envelopeLen:], int64(ms)
+	return s[envelopeLen:], int64(ms), true
 }
