@@ -71,10 +71,10 @@ func TestMemoryBounded(t *testing.T) {
 	runtime.ReadMemStats(&m1)
 	t.Logf("%d records: heap %.1f MiB at half, %.1f MiB at the end", n, float64(m0.HeapAlloc)/(1<<20), float64(m1.HeapAlloc)/(1<<20))
 
-	if got := len(a.inferred); got != DefaultMaxGroups {
+	if got := a.families; got != DefaultMaxGroups {
 		t.Errorf("%d inferred families, want the cap %d", got, DefaultMaxGroups)
 	}
-	if a.other == nil || a.foldedCap == 0 || a.other.keys != a.foldedCap {
+	if other := a.groups[groupKey{kind: gOther}]; other == nil || a.foldedCap == 0 || other.keys != a.foldedCap {
 		t.Errorf("families past the cap not folded into %s", report.OtherGroup)
 	}
 	if len(a.top.items) != opts.TopKeys || len(a.hot.items) != opts.HotKeys {
@@ -85,19 +85,19 @@ func TestMemoryBounded(t *testing.T) {
 			t.Errorf("rule %s keeps %d findings (%d texts), cap %d", id, len(rs.kept.kept()), len(rs.kept.details), opts.MaxFindings)
 		}
 	}
-	if a.inferredSamplers > maxInferredSamplers {
-		t.Errorf("%d samplers", a.inferredSamplers)
+	if a.famSamples > maxInferredSamplers {
+		t.Errorf("%d samplers", a.famSamples)
 	}
 	samples := 0
-	for _, g := range a.inferred {
-		if g.fields != nil {
-			if len(g.fields.items) > opts.FieldSamples {
-				t.Errorf("sampler of %s holds %d", g.name, len(g.fields.items))
+	for name, fs := range a.famFields {
+		if fs.sample != nil {
+			if len(fs.sample.items) > opts.FieldSamples {
+				t.Errorf("sampler of %s holds %d", name, len(fs.sample.items))
 			}
-			samples += len(g.fields.items)
+			samples += len(fs.sample.items)
 		}
 	}
-	if s := a.entries[0].fields; s == nil || len(s.items) != opts.FieldSamples {
+	if s := a.tmplFields[0].sample; s == nil || len(s.items) != opts.FieldSamples {
 		t.Errorf("registered template sample: %+v", s)
 	}
 	if samples == 0 {

@@ -82,26 +82,20 @@ func (a *Aggregator) wantsFields(key string, cl *Class) bool {
 	if len(key) > maxSampleKey {
 		return false
 	}
-	var g *group
+	var fs *fieldState
 	if cl.Entry != nil {
 		if !fieldType(cl.Entry.Type) {
 			return false
 		}
-		g = &a.entries[cl.Entry.Index]
+		fs = &a.tmplFields[cl.Entry.Index]
 	} else {
-		g = a.inferred[cl.Family]
-		if g == nil && (len(cl.Family) > maxGroupName || len(a.inferred) >= a.opts.MaxGroups) {
+		fs = a.famFields[cl.Family]
+		if fs == nil && (len(cl.Family) > maxGroupName || a.families >= a.opts.MaxGroups) {
 			return false
 		}
-		if (g == nil || g.fields == nil) && !a.familySamplerLeft() {
+		if (fs == nil || fs.sample == nil) && !a.familySamplerLeft() {
 			return false
 		}
 	}
-	return g == nil || !g.barren() && g.fields.admits(keyHash(key))
-}
-
-// familySamplerLeft reports whether a family without a field sample may
-// still get one.
-func (a *Aggregator) familySamplerLeft() bool {
-	return a.inferredSamplers < maxInferredSamplers && a.inferredMisses < maxInferredMisses
+	return fs == nil || !fs.barren() && fs.sample.admits(keyHash(key))
 }

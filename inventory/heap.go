@@ -107,6 +107,7 @@ type fentry struct {
 	key    string
 	keyLen int32  // of the key before it was cut
 	detail uint32 // in findTop.details
+	db     int32
 	sev    finding.Severity
 }
 
@@ -152,13 +153,6 @@ type findTop struct {
 
 func newFindTop(n int) findTop { return findTop{n: n, last: -1} }
 
-// item is the finding of entry e.
-func (h *findTop) item(e *fentry) findItem {
-	d := &h.details[e.detail]
-	return findItem{score: e.score, hash: e.hash, keyLen: e.keyLen, sev: e.sev,
-		key: e.key, template: d.template, owner: d.owner, message: d.message, hint: d.hint}
-}
-
 // detailOf interns d: the findings taken in one after the other mostly
 // share their texts (same strings), so the last one answers first.
 func (h *findTop) detailOf(d findDetail) uint32 {
@@ -179,6 +173,9 @@ func (h *findTop) detailOf(d findDetail) uint32 {
 }
 
 func fentryWorse(a, b *fentry) bool {
+	if a.key == b.key && a.score == b.score && a.hash == b.hash {
+		return a.db > b.db // the same key name in two databases
+	}
 	return findWorse(a.score, a.hash, a.key, b.score, b.hash, b.key)
 }
 
@@ -194,9 +191,9 @@ func (h *findTop) admits(score int64, hash uint64, key string) bool {
 	return !h.cut || findWorse(h.thresh.score, h.thresh.hash, h.thresh.key, score, hash, key)
 }
 
-// push takes x in when it beats the threshold, and reports whether it
-// did.
-func (h *findTop) push(x findItem) bool {
+// push takes x, with its texts d, in when it beats the threshold, and
+// reports whether it did.
+func (h *findTop) push(x fentry, d findDetail) bool {
 	if !h.admits(x.score, x.hash, x.key) {
 		return false
 	}
@@ -216,8 +213,8 @@ func (h *findTop) push(x findItem) bool {
 		}
 		h.h = slices.Grow(h.h, min(next, h.room())-len(h.h))
 	}
-	h.h = append(h.h, fentry{score: x.score, hash: x.hash, key: x.key, keyLen: x.keyLen, sev: x.sev,
-		detail: h.detailOf(findDetail{x.template, x.owner, x.message, x.hint})})
+	x.detail = h.detailOf(d)
+	h.h = append(h.h, x)
 	return true
 }
 

@@ -4,6 +4,8 @@ import (
 	"math"
 	"sync"
 	"sync/atomic"
+
+	"github.com/keyguard/keyguard/report"
 )
 
 // FieldHint tells Classifiers, on the walkers' goroutines, which keys an
@@ -35,7 +37,7 @@ func (a *Aggregator) FieldHint() *FieldHint {
 		for i := range a.entries {
 			a.publish(&a.entries[i])
 		}
-		for _, g := range a.inferred {
+		for _, g := range a.groups {
 			a.publish(g)
 		}
 	}
@@ -57,15 +59,16 @@ func (h *FieldHint) mayNeedFields(key string, cl *Class) bool {
 	return !h.closed.Load()
 }
 
-// publish stores g's admission bound in the hint, after its sample or
-// its miss count changed.
+// publish stores the admission bound of g's template or family in the
+// hint, after its sample or its miss count changed.
 func (a *Aggregator) publish(g *group) {
-	if a.hint == nil || g == a.other {
+	if a.hint == nil || g.fs == nil {
 		return
 	}
+	fs := g.fs
 	bound := uint64(math.MaxUint64)
-	switch s := g.fields; {
-	case g.barren():
+	switch s := fs.sample; {
+	case fs.barren():
 		bound = 0 // nothing is asked any more (0 is admitted: a yes too many is harmless)
 	case s != nil && len(s.items) >= s.k:
 		bound = s.items[s.max].hash // admits wants hash < this one
@@ -74,21 +77,21 @@ func (a *Aggregator) publish(g *group) {
 		a.hint.bound[g.entry.Index].Store(bound)
 		return
 	}
-	closing := !a.hint.closed.Load() && (!a.familySamplerLeft() || len(a.inferred) >= a.opts.MaxGroups)
+	closing := !a.hint.closed.Load() && (!a.familySamplerLeft() || a.families >= a.opts.MaxGroups)
 	if closing {
 		a.hint.closed.Store(true)
 	}
-	if g.fields == nil && a.hint.closed.Load() {
+	if fs.sample == nil && a.hint.closed.Load() {
 		bound = 0 // no sample, and none to come
 	}
-	if g.hintBound == nil {
-		g.hintBound = new(atomic.Uint64)
-		a.hint.families.Store(g.family, g.hintBound)
+	if fs.hintBound == nil {
+		fs.hintBound = new(atomic.Uint64)
+		a.hint.families.Store(g.family, fs.hintBound)
 	}
-	g.hintBound.Store(bound)
+	fs.hintBound.Store(bound)
 	if closing {
-		for _, f := range a.inferred { // the families without a sample get none now
-			if f.fields == nil && f != g {
+		for _, f := range a.groups { // the families without a sample get none now
+			if f.kind == report.KindPrefix && f.fs != nil && f.fs.sample == nil && f != g {
 				a.publish(f)
 			}
 		}

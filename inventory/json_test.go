@@ -47,6 +47,10 @@ func full(t *testing.T) *report.Report {
 	rep.FindingsOmitted = map[string]int64{"no-ttl": 3, "big-key": 1}
 	rep.Findings[0].Message = "<b>&amp;</b> \u2028 \x00"
 	rep.UnusedTemplates = []string{"a:{b}"}
+	rep.ResumedFrom = "partial.json"
+	rep.Databases = []int{0, 3}
+	rep.Prefixes = []report.Prefix{{Prefix: "order", Depth: 1, Keys: 3, Bytes: 300, Groups: 1}}
+	rep.MergedFrom = []string{"a.json", "b.json"}
 	v := reflect.ValueOf(rep).Elem()
 	for i := range v.NumField() {
 		if v.Field(i).IsZero() {

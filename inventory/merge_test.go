@@ -47,11 +47,8 @@ func TestMergeEquivalence(t *testing.T) {
 	parts[0].Merge(parts[1])
 	got := parts[0].Report(meta())
 
-	var w, g bytes.Buffer
-	want.WriteJSON(&w)
-	got.WriteJSON(&g)
-	if !bytes.Equal(w.Bytes(), g.Bytes()) {
-		t.Fatalf("merged report differs:\n%s", firstDiff(w.String(), g.String()))
+	if w, g := visibleJSON(t, want), visibleJSON(t, got); !bytes.Equal(w, g) {
+		t.Fatalf("merged report differs:\n%s", firstDiff(string(w), string(g)))
 	}
 	if want.Summary.ByRule["mixed-schema"] == 0 || want.FindingsOmitted["no-ttl"] == 0 {
 		t.Errorf("the dataset should exercise capping and sampling: %v %v", want.Summary.ByRule, want.FindingsOmitted)

@@ -37,6 +37,7 @@ type sampler struct {
 type fieldSample struct {
 	hash   uint64
 	key    string
+	db     int
 	bytes  int64
 	fields []string // normalized, sorted, unique, at most maxFieldsPerKey
 }
@@ -74,7 +75,7 @@ func (s *sampler) admits(h uint64) bool {
 
 func (s *sampler) offer(x fieldSample) {
 	for i := range s.items {
-		if s.items[i].hash == x.hash && s.items[i].key == x.key {
+		if s.items[i].hash == x.hash && s.items[i].key == x.key && s.items[i].db == x.db {
 			return // the same key twice
 		}
 	}
@@ -155,6 +156,7 @@ func isAlnum(c byte) bool {
 // mixedKey is one finding of the analysis.
 type mixedKey struct {
 	key    string
+	db     int
 	bytes  int64
 	styles [][]string // the key's fields in each style it touches
 	pure   []int      // keys holding only that style
@@ -260,7 +262,7 @@ func (s *sampler) analyze() []mixedKey {
 		if established < 2 {
 			continue
 		}
-		m := mixedKey{key: s.items[j].key, bytes: s.items[j].bytes}
+		m := mixedKey{key: s.items[j].key, db: s.items[j].db, bytes: s.items[j].bytes}
 		for _, r := range roots {
 			if pure[r] < minPure {
 				continue

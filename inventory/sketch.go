@@ -140,3 +140,14 @@ func ttlClass(d time.Duration) int {
 	}
 	return len(ttlClasses) - 1
 }
+
+// ttlSlotLabel names slot i of the TTL histogram.
+func ttlSlotLabel(i int) string {
+	switch {
+	case i < len(ttlClasses):
+		return ttlClasses[i].label
+	case i == ttlSlotNone:
+		return "no TTL"
+	}
+	return "unknown"
+}

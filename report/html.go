@@ -1,12 +1,14 @@
 package report
 
 import (
+	"bytes"
 	"cmp"
 	"fmt"
 	"html/template"
 	"io"
 	"slices"
-	"strings"
+
+	"github.com/keyguard/keyguard/finding"
 )
 
 // HTML report sizes: the file stays small enough to open anywhere; the
@@ -26,12 +28,18 @@ const (
 func (r *Report) WriteHTML(w io.Writer) error {
 	t, err := template.New("report").Funcs(template.FuncMap{
 		"bytes": fmtBytes, "count": fmtCount, "show": show, "showKey": showKey, "ttl": ttlText, "ms": fmtMS,
-		"sec": fmtSec, "approx": func(s int64) string { return fmtApprox(secDur(s)) }, "dash": orDash, "f1": func(v float64) string { return fmt.Sprintf("%.1f", v) },
+		"sec": fmtSec, "approx": func(s int64) string { return fmtApprox(secDur(s)) }, "dash": orDash, "doc": finding.DocURL, "f1": func(v float64) string { return fmt.Sprintf("%.1f", v) },
 	}).Parse(htmlTemplate)
 	if err != nil {
 		return fmt.Errorf("write report: %w", err)
 	}
-	if err := t.Execute(w, r.htmlView()); err != nil {
+	// The page is bounded (htmlFindings, htmlGroups): render it whole
+	// first, so that a failure leaves no half page behind.
+	var b bytes.Buffer
+	if err := t.Execute(&b, r.htmlView()); err != nil {
+		return fmt.Errorf("write report: %w", err)
+	}
+	if _, err := w.Write(b.Bytes()); err != nil {
 		return fmt.Errorf("write report: %w", err)
 	}
 	return nil
@@ -45,9 +53,9 @@ type htmlView struct {
 	TTL          []ttlBar
 	Rules        []ruleRow
 	Findings     []Finding
-	FindingsMore int
+	FindingsMore int64
 	Groups       []Group
-	GroupsMore   int
+	GroupsMore   int64
 	W, H         float64
 }
 
@@ -72,8 +80,8 @@ type ttlBar struct {
 }
 
 type ruleRow struct {
-	Rule, Severity string
-	Count, Omitted int64
+	Rule, Doc, Severity string
+	Count, Omitted      int64
 }
 
 func (r *Report) htmlView() *htmlView {
@@ -82,23 +90,14 @@ func (r *Report) htmlView() *htmlView {
 		v.Est = "~"
 	}
 	v.Findings = r.Findings[:min(len(r.Findings), htmlFindings)]
-	v.FindingsMore = len(r.Findings) - len(v.Findings)
+	v.FindingsMore = int64(len(r.Findings)-len(v.Findings)) + sumValues(r.FindingsOmitted)
 	v.Groups = r.Groups[:min(len(r.Groups), htmlGroups)]
-	v.GroupsMore = len(r.Groups) - len(v.Groups)
+	v.GroupsMore = int64(len(r.Groups) - len(v.Groups))
 	v.treemap(r.Groups)
 	v.ttlBars(r.TTLHistogram)
-	sevOf := map[string]string{}
-	for _, f := range r.Findings {
-		if _, ok := sevOf[f.Rule]; !ok {
-			sevOf[f.Rule] = f.Severity.String()
-		}
+	for _, row := range r.ruleRows() {
+		v.Rules = append(v.Rules, ruleRow{Rule: row.Rule, Doc: finding.DocURL(row.Rule), Severity: row.Severity.String(), Count: row.Count, Omitted: row.Omitted})
 	}
-	for id, n := range r.Summary.ByRule {
-		v.Rules = append(v.Rules, ruleRow{Rule: id, Severity: sevOf[id], Count: n, Omitted: r.FindingsOmitted[id]})
-	}
-	slices.SortFunc(v.Rules, func(a, b ruleRow) int {
-		return cmp.Or(cmp.Compare(RuleRank(a.Rule), RuleRank(b.Rule)), strings.Compare(a.Rule, b.Rule))
-	})
 	return v
 }
 
@@ -351,13 +350,13 @@ pre{background:#f6f6f6;padding:8px;overflow:auto}
 {{if .Rules}}
 <h2>Findings by rule</h2>
 <table><tr><th>rule</th><th>severity</th><th>count</th><th>not listed</th></tr>
-{{range .Rules}}<tr><td>{{.Rule}}</td><td class="sev-{{.Severity}}">{{.Severity}}</td><td class="n">{{count .Count}}</td><td class="n">{{if .Omitted}}{{count .Omitted}}{{end}}</td></tr>
+{{range .Rules}}<tr><td><a href="{{.Doc}}">{{.Rule}}</a></td><td class="sev-{{.Severity}}">{{.Severity}}</td><td class="n">{{count .Count}}</td><td class="n">{{if .Omitted}}{{count .Omitted}}{{end}}</td></tr>
 {{end}}</table>
 {{end}}
 {{if .Findings}}
 <h2>Findings</h2>
 <table><tr><th>severity</th><th>rule</th><th>key</th><th>template</th><th>owner</th><th>message</th></tr>
-{{range .Findings}}<tr><td class="sev-{{.Severity}}">{{.Severity}}</td><td>{{.Rule}}</td><td><code>{{showKey .Key .KeyLen}}</code></td><td><code>{{show .Template}}</code></td><td>{{dash .Owner}}</td><td>{{.Message}}</td></tr>
+{{range .Findings}}<tr><td class="sev-{{.Severity}}">{{.Severity}}</td><td><a href="{{doc .Rule}}">{{.Rule}}</a></td><td><code>{{showKey .Key .KeyLen}}</code></td><td><code>{{show .Template}}</code></td><td>{{dash .Owner}}</td><td>{{.Message}}</td></tr>
 {{end}}</table>
 {{if .FindingsMore}}<p class="meta">{{count .FindingsMore}} more findings in the JSON report.</p>{{end}}
 {{end}}

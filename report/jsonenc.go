@@ -111,6 +111,12 @@ func (e *findingEncoder) append(b []byte, f *Finding) []byte {
 	b = appendIntField(b, "column", f.Column)
 	b = appendStringField(b, "key_base64", f.KeyBase64)
 	b = appendIntField(b, "key_len", f.KeyLen)
+	if f.DB != nil {
+		b = strconv.AppendInt(appendField(b, "db"), int64(*f.DB), 10)
+	}
+	if f.Bytes != 0 {
+		b = strconv.AppendInt(appendField(b, "bytes"), f.Bytes, 10)
+	}
 	return append(b, "\n    }"...)
 }
 

@@ -29,7 +29,7 @@ func findingCases() []report.Finding {
 		{Finding: finding.Finding{Rule: "pii", Severity: finding.Error, Key: "user:13800138000", Template: "user:{id}", Owner: "team-a",
 			Message: "looks like a phone", Hint: "hash it", File: "keyguard.yaml", Line: 12, Column: 5}, KeyLen: 2048},
 		{Finding: finding.Finding{Rule: "naming/charset", Severity: finding.Severity(7), Key: "k\xff\x00\x1f\"\\\b\f\n\r\t\u2028\u2029<&>é漢", Message: "\x7f\u2027",
-			Line: -3}, KeyBase64: "a2V5"},
+			Line: -3}, KeyBase64: "a2V5", Bytes: -1, DB: new(int)},
 		{Finding: finding.Finding{Rule: "", Severity: finding.Info, Key: "\xed\xa0\x80 \xf4\x90\x80\x80 \xc0\xaf", Message: ""}},
 	}
 }
@@ -70,7 +70,11 @@ func FuzzAppendFindingAsEncoded(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, rule, key, tmpl, msg, hint, file string, line, keyLen int, sev uint8) {
 		c := report.Finding{Finding: finding.Finding{Rule: rule, Severity: finding.Severity(sev), Key: key, Template: tmpl, Owner: hint,
-			Message: msg, Hint: hint, File: file, Line: line, Column: keyLen / 3}, KeyBase64: tmpl, KeyLen: keyLen}
+			Message: msg, Hint: hint, File: file, Line: line, Column: keyLen / 3}, KeyBase64: tmpl, KeyLen: keyLen, Bytes: int64(line) * 7}
+		if sev%3 == 1 {
+			db := keyLen % 16
+			c.DB = &db
+		}
 		if got, want := string(report.AppendFindingJSON(nil, &c)), encodedFinding(t, &c); got != want {
 			t.Errorf("\n got %q\nwant %q", got, want)
 		}

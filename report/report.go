@@ -3,11 +3,14 @@ package report
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -49,10 +52,13 @@ type Report struct {
 	StartedAt  time.Time `json:"started_at"`
 	DurationMS int64     `json:"duration_ms"`
 	Complete   bool      `json:"complete"`
-	Summary    Summary   `json:"summary"`
-	Groups     []Group   `json:"groups"`
-	TopKeys    []TopKey  `json:"top_keys"`
-	Findings   []Finding `json:"findings"`
+	// ResumedFrom names the partial report a resumed audit carried over
+	// (its keys are in this report), or the reports merged into this one.
+	ResumedFrom string    `json:"resumed_from,omitempty"`
+	Summary     Summary   `json:"summary"`
+	Groups      []Group   `json:"groups"`
+	TopKeys     []TopKey  `json:"top_keys"`
+	Findings    []Finding `json:"findings"`
 
 	// Extensions.
 	FindingsOmitted map[string]int64 `json:"findings_omitted,omitempty"` // per rule: findings counted but not listed (cap)
@@ -62,6 +68,14 @@ type Report struct {
 	Sample          *Sample          `json:"sample,omitempty"`
 	TTLHistogram    []TTLBucket      `json:"ttl_histogram,omitempty"`
 	UnusedTemplates []string         `json:"unused_templates,omitempty"` // registry templates with no key
+	Databases       []int            `json:"databases,omitempty"`        // the databases keys came from, when more than one
+	Prefixes        []Prefix         `json:"prefixes,omitempty"`         // memory by key prefix (PrefixTree)
+	MergedFrom      []string         `json:"merged_from,omitempty"`      // the reports merged into this one
+
+	// State is what merge and resume need to carry this report's
+	// aggregates over (exact counts, TTL sketches, samples). Not meant
+	// for reading; its shape may change between versions.
+	State *State `json:"state,omitempty"`
 }
 
 // Summary totals the report. With a sample, keys, bytes, no_ttl and
@@ -74,9 +88,10 @@ type Summary struct {
 	Findings     int64 `json:"findings"`
 
 	// Extensions.
-	BytesUnknown int64            `json:"bytes_unknown,omitempty"` // keys whose size could not be read
-	BySeverity   SeverityCount    `json:"by_severity"`
-	ByRule       map[string]int64 `json:"by_rule,omitempty"`
+	BytesUnknown   int64                    `json:"bytes_unknown,omitempty"` // keys whose size could not be read
+	BySeverity     SeverityCount            `json:"by_severity"`
+	ByRule         map[string]int64         `json:"by_rule,omitempty"`
+	ByRuleSeverity map[string]SeverityCount `json:"by_rule_severity,omitempty"` // a rule's findings per severity (some rules' severity depends on the key: docs/rules.md)
 }
 
 // SeverityCount counts findings per severity.
@@ -91,6 +106,7 @@ type SeverityCount struct {
 type Group struct {
 	Name       string           `json:"name"`
 	Kind       string           `json:"kind"`
+	DB         *int             `json:"db,omitempty"` // when the source holds more than one database
 	Owner      string           `json:"owner"`
 	Keys       int64            `json:"keys"`
 	Bytes      int64            `json:"bytes"`
@@ -125,7 +141,7 @@ type TopKey struct {
 	TTLMS     *int64 `json:"ttl_ms,omitempty"` // -1 no TTL; absent when unknown
 	Template  string `json:"template,omitempty"`
 	Node      string `json:"node,omitempty"`
-	DB        int    `json:"db,omitempty"`
+	DB        *int   `json:"db,omitempty"` // when the source holds more than one database
 }
 
 // Finding is a finding of the report: finding.Finding's fields, plus the
@@ -135,6 +151,8 @@ type Finding struct {
 	finding.Finding
 	KeyBase64 string `json:"key_base64,omitempty"`
 	KeyLen    int    `json:"key_len,omitempty"`
+	DB        *int   `json:"db,omitempty"`    // when the source holds more than one database
+	Bytes     int64  `json:"bytes,omitempty"` // the key's memory, when known
 }
 
 // Sample describes a sampled audit.
@@ -204,6 +222,9 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	j.field("started_at", r.StartedAt)
 	j.field("duration_ms", r.DurationMS)
 	j.field("complete", r.Complete)
+	if r.ResumedFrom != "" {
+		j.field("resumed_from", r.ResumedFrom)
+	}
 	j.field("summary", &r.Summary)
 	jsonArray(j, "groups", r.Groups)
 	jsonArray(j, "top_keys", r.TopKeys)
@@ -229,6 +250,18 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	}
 	if len(r.UnusedTemplates) > 0 {
 		j.field("unused_templates", r.UnusedTemplates)
+	}
+	if len(r.Databases) > 0 {
+		j.field("databases", r.Databases)
+	}
+	if len(r.Prefixes) > 0 {
+		jsonArray(j, "prefixes", r.Prefixes)
+	}
+	if len(r.MergedFrom) > 0 {
+		j.field("merged_from", r.MergedFrom)
+	}
+	if r.State != nil {
+		j.field("state", r.State)
 	}
 	if err := j.close(); err != nil {
 		return fmt.Errorf("write report: %w", err)
@@ -406,3 +439,74 @@ const OtherGroup = "(other)"
 // TypeNames are the key types a group counts, in report order: Redis's
 // types, then module values, then keys whose type is unknown.
 var TypeNames = [...]string{"string", "hash", "list", "set", "zset", "stream", "module", "unknown"}
+
+// RuleRow is one line of a findings-by-rule table: a rule at one
+// severity (a rule whose severity depends on the key has a row per
+// severity, as docs/rules.md explains), with the example the report
+// lists first.
+type RuleRow struct {
+	Rule     string
+	Severity finding.Severity
+	Count    int64
+	Omitted  int64 // findings of the rule counted but not listed (on its first row)
+	Example  *Finding
+}
+
+// ruleRows are the findings-by-rule rows of the report: by severity
+// (highest first), then the rule table's order.
+func (r *Report) ruleRows() []RuleRow {
+	type key struct {
+		rule string
+		sev  finding.Severity
+	}
+	idx := map[key]int{}
+	var rows []RuleRow
+	row := func(rule string, sev finding.Severity) *RuleRow {
+		k := key{rule, sev}
+		i, ok := idx[k]
+		if !ok {
+			i = len(rows)
+			idx[k] = i
+			rows = append(rows, RuleRow{Rule: rule, Severity: sev})
+		}
+		return &rows[i]
+	}
+	for rule, c := range r.Summary.ByRuleSeverity {
+		for _, s := range []struct {
+			sev finding.Severity
+			n   int64
+		}{{finding.Error, c.Error}, {finding.Warning, c.Warning}, {finding.Info, c.Info}} {
+			if s.n > 0 {
+				row(rule, s.sev).Count = s.n
+			}
+		}
+	}
+	for rule, n := range r.Summary.ByRule {
+		if _, ok := r.Summary.ByRuleSeverity[rule]; !ok { // a report without per-severity counts
+			sev := finding.Info
+			for i := range r.Findings {
+				if r.Findings[i].Rule == rule {
+					sev = max(sev, r.Findings[i].Severity)
+				}
+			}
+			row(rule, sev).Count = n
+		}
+	}
+	for i := range r.Findings {
+		f := &r.Findings[i]
+		if rw := row(f.Rule, f.Severity); rw.Example == nil {
+			rw.Example = f
+		}
+	}
+	slices.SortFunc(rows, func(a, b RuleRow) int {
+		return cmp.Or(cmp.Compare(b.Severity, a.Severity), cmp.Compare(RuleRank(a.Rule), RuleRank(b.Rule)), strings.Compare(a.Rule, b.Rule))
+	})
+	seen := map[string]bool{}
+	for i := range rows {
+		if !seen[rows[i].Rule] {
+			seen[rows[i].Rule] = true
+			rows[i].Omitted = r.FindingsOmitted[rows[i].Rule]
+		}
+	}
+	return rows
+}

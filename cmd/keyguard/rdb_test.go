@@ -384,7 +384,7 @@ func TestRDBCluster(t *testing.T) {
 				t.Fatal(err)
 			}
 			keys := res.Report.Summary.Keys
-			res.Report.StartedAt, res.Report.DurationMS = time.Time{}, 0
+			res.Report.StartedAt, res.Report.DurationMS, res.Report.State = time.Time{}, 0, nil // the state counts asked keys, which depend on timing
 			var b bytes.Buffer
 			if err := res.Report.WriteJSON(&b); err != nil {
 				t.Fatal(err)

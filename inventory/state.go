@@ -1,0 +1,214 @@
+package inventory
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/keyguard/keyguard/finding"
+	"github.com/keyguard/keyguard/registry"
+	"github.com/keyguard/keyguard/report"
+)
+
+// state is what FromReport needs besides the report's own lists.
+func (a *Aggregator) state() *report.State {
+	o := a.opts
+	st := &report.State{
+		Version: report.StateVersion,
+		Options: report.StateOptions{MaxFindings: o.MaxFindings, TopKeys: o.TopKeys, HotKeys: o.HotKeys, HotFreqFloor: o.HotFreqFloor,
+			MaxGroups: o.MaxGroups, FieldSamples: o.FieldSamples, Sampled: o.Sampled, SampleRatio: o.SampleRatio},
+		Totals: report.StateTotals{Keys: a.t.keys, Bytes: a.t.bytes, BytesUnknown: a.t.bytesUnknown, NoTTL: a.t.noTTL,
+			Unregistered: a.t.unregistered, Severity: a.t.sev, FreqKnown: a.freqKnown, FoldedCap: a.foldedCap,
+			FoldedLong: a.foldedLong, FamilyMisses: a.famMisses},
+	}
+	for _, s := range a.ttlHist {
+		st.TTLHistogram = append(st.TTLHistogram, [2]int64{s.keys, s.bytes})
+	}
+	a.eachGroup(func(g *group) {
+		sg := report.StateGroup{Kind: g.kind, Name: report.Str(g.name), DB: g.db, Keys: g.keys, Bytes: g.bytes, NoTTL: g.noTTL,
+			Findings: g.findings, Types: g.types[:], TTL: g.ttl.state(), Example: report.Str(g.example)}
+		switch {
+		case g.kind == report.KindPrefix && g.fs == nil:
+			sg.Kind = "other"
+		case g.kind == report.KindPrefix:
+			sg.Name = report.Str(g.family)
+		}
+		st.Groups = append(st.Groups, sg)
+	})
+	slices.SortFunc(st.Groups, func(p, q report.StateGroup) int {
+		return cmp.Or(strings.Compare(p.Kind, q.Kind), strings.Compare(string(p.Name), string(q.Name)), cmp.Compare(p.DB, q.DB))
+	})
+	fields := func(kind, name string, fs *fieldState) {
+		if fs.hits == 0 && fs.misses == 0 && fs.sample == nil {
+			return
+		}
+		sf := report.StateFields{Kind: kind, Name: report.Str(name), Hits: fs.hits, Misses: fs.misses}
+		if fs.sample != nil {
+			for _, it := range fs.sample.items {
+				sf.Sample = append(sf.Sample, report.StateSample{Key: report.Str(it.key), DB: it.db, Bytes: it.bytes, Fields: it.fields})
+			}
+			slices.SortFunc(sf.Sample, func(p, q report.StateSample) int {
+				return cmp.Or(strings.Compare(string(p.Key), string(q.Key)), cmp.Compare(p.DB, q.DB))
+			})
+		}
+		st.Fields = append(st.Fields, sf)
+	}
+	for i, e := range a.reg.Entries {
+		fields(report.KindTemplate, e.Key, &a.tmplFields[i])
+	}
+	for name, fs := range a.famFields {
+		fields(report.KindPrefix, name, fs)
+	}
+	slices.SortFunc(st.Fields, func(p, q report.StateFields) int {
+		return cmp.Or(strings.Compare(p.Kind, q.Kind), strings.Compare(string(p.Name), string(q.Name)))
+	})
+	for _, h := range a.hot.items {
+		st.Hot = append(st.Hot, report.StateHot{Key: report.Str(h.key), KeyLen: h.keyLen, Freq: h.freq, Bytes: h.bytes,
+			Template: report.Str(h.template), Owner: h.owner, Kind: h.kind, Protected: h.protected, Node: h.node, DB: h.db})
+	}
+	slices.SortFunc(st.Hot, func(p, q report.StateHot) int {
+		return cmp.Or(cmp.Compare(q.Freq, p.Freq), strings.Compare(string(p.Key), string(q.Key)), cmp.Compare(p.DB, q.DB))
+	})
+	return st
+}
+
+func (s *ttlSketch) state() report.StateTTL {
+	st := report.StateTTL{N: s.n, MinMS: s.min.Milliseconds(), MaxMS: s.max.Milliseconds()}
+	if s.hist != nil {
+		for i, c := range s.hist {
+			if c > 0 {
+				st.Buckets = append(st.Buckets, [2]int64{int64(i), int64(c)})
+			}
+		}
+	}
+	return st
+}
+
+// ErrNoState is a report without the state FromReport needs.
+var ErrNoState = errors.New("the report carries no aggregation state: write it with this version of keyguard (--format json)")
+
+// lateRules are decided at report time from the state (hot set, field
+// samples), not kept per key.
+func decidedLate(rule string) bool { return rule == finding.HotKey || rule == finding.MixedSchema }
+
+// FromReport returns an Aggregator holding the aggregates of rep (a JSON
+// report of keyguard audit or rdb, read back), so that a resumed audit
+// or a merge carries them on: reporting it again gives rep's numbers.
+// reg must be the registry rep was made with (templates are matched by
+// their text).
+func FromReport(reg *registry.Registry, rep *report.Report) (*Aggregator, error) {
+	st := rep.State
+	switch {
+	case st == nil:
+		return nil, ErrNoState
+	case st.Version != report.StateVersion:
+		return nil, fmt.Errorf("the report's state has version %d; this keyguard reads version %d: make the report again with this version", st.Version, report.StateVersion)
+	}
+	o := st.Options
+	a := New(reg, Options{MaxFindings: o.MaxFindings, TopKeys: o.TopKeys, HotKeys: o.HotKeys, HotFreqFloor: o.HotFreqFloor,
+		MaxGroups: o.MaxGroups, FieldSamples: o.FieldSamples, Sampled: o.Sampled, SampleRatio: o.SampleRatio})
+	t := st.Totals
+	a.t = totals{keys: t.Keys, bytes: t.Bytes, bytesUnknown: t.BytesUnknown, noTTL: t.NoTTL, unregistered: t.Unregistered, sev: t.Severity}
+	a.freqKnown, a.foldedCap, a.foldedLong, a.famMisses = t.FreqKnown, t.FoldedCap, t.FoldedLong, t.FamilyMisses
+	for i, s := range st.TTLHistogram {
+		if i < len(a.ttlHist) {
+			a.ttlHist[i] = slot{s[0], s[1]}
+		}
+	}
+	for _, db := range rep.Databases {
+		a.seeDB(db)
+	}
+	entry := func(name string) (*registry.Entry, error) {
+		if e := reg.EntryByKey(name); e != nil {
+			return e, nil
+		}
+		return nil, fmt.Errorf("template %q of the report is not in the registry %s: use the registry the report was made with", name, reg.File)
+	}
+	for _, sg := range st.Groups {
+		var g *group
+		switch sg.Kind {
+		case report.KindTemplate:
+			e, err := entry(string(sg.Name))
+			if err != nil {
+				return nil, err
+			}
+			g = a.template(e, sg.DB)
+		case report.KindPrefix:
+			g = a.newFamily(sg.DB, string(sg.Name))
+		default:
+			g = a.otherGroup(sg.DB)
+		}
+		a.seeDB(sg.DB)
+		g.keys, g.bytes, g.noTTL, g.findings = sg.Keys, sg.Bytes, sg.NoTTL, sg.Findings
+		copy(g.types[:], sg.Types)
+		g.ttl.load(sg.TTL)
+		if sg.Example != "" {
+			g.example, g.exampleHash = string(sg.Example), keyHash(string(sg.Example))
+		}
+	}
+	for _, sf := range st.Fields {
+		var fs *fieldState
+		if sf.Kind == report.KindTemplate {
+			e, err := entry(string(sf.Name))
+			if err != nil {
+				return nil, err
+			}
+			fs = &a.tmplFields[e.Index]
+		} else if fs = a.famFields[string(sf.Name)]; fs == nil {
+			continue // a family of no group: it had fallen into "(other)"
+		}
+		fs.hits, fs.misses = sf.Hits, sf.Misses
+		if len(sf.Sample) > 0 {
+			if sf.Kind != report.KindTemplate {
+				a.famSamples++
+			}
+			fs.sample = &sampler{k: a.opts.FieldSamples}
+			for _, s := range sf.Sample {
+				fs.sample.offer(fieldSample{hash: keyHash(string(s.Key)), key: string(s.Key), db: s.DB, bytes: s.Bytes, fields: s.Fields})
+			}
+		}
+	}
+	for _, h := range st.Hot {
+		a.pushHot(hotItem{freq: h.Freq, key: string(h.Key), keyLen: h.KeyLen, bytes: h.Bytes, template: string(h.Template),
+			owner: h.Owner, kind: h.Kind, protected: h.Protected, node: h.Node, db: h.DB})
+	}
+	for _, tk := range rep.TopKeys {
+		it := topItem{bytes: tk.Bytes, elements: tk.Elements, key: tk.Key, keyLen: max(tk.KeyLen, len(tk.Key)), typ: tk.Type,
+			template: tk.Template, node: tk.Node, db: dbOf(tk.DB)}
+		if tk.TTLMS != nil {
+			it.ttl = time.Duration(*tk.TTLMS) * time.Millisecond
+			if *tk.TTLMS == -1 {
+				it.ttl = -1
+			}
+		}
+		a.pushTop(it)
+	}
+	for id, c := range rep.Summary.ByRuleSeverity {
+		if !decidedLate(id) {
+			a.rule(id).count = [3]int64{finding.Info: c.Info, finding.Warning: c.Warning, finding.Error: c.Error}
+		}
+	}
+	for _, f := range rep.Findings {
+		if decidedLate(f.Rule) {
+			continue
+		}
+		a.rule(f.Rule).kept.push(fentry{score: f.Bytes, hash: keyHash(f.Key), key: f.Key, keyLen: keyLen32(max(f.KeyLen, len(f.Key))),
+			db: int32(dbOf(f.DB)), sev: f.Severity}, findDetail{f.Template, f.Owner, f.Message, f.Hint})
+	}
+	return a, nil
+}
+
+func (s *ttlSketch) load(st report.StateTTL) {
+	s.n, s.min, s.max = st.N, time.Duration(st.MinMS)*time.Millisecond, time.Duration(st.MaxMS)*time.Millisecond
+	for _, b := range st.Buckets {
+		if b[0] >= 0 && b[0] < ttlBuckets {
+			if s.hist == nil {
+				s.hist = new([ttlBuckets]uint32)
+			}
+			s.hist[b[0]] = uint32(b[1])
+		}
+	}
+}

@@ -1,0 +1,144 @@
+package report
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"unicode/utf8"
+)
+
+// StateVersion is the version of State this build writes and reads.
+const StateVersion = 1
+
+// State is the part of a report that lets its aggregates be carried on:
+// what a resumed audit starts from, and what merge adds up. The report's
+// own lists (findings, top keys) are part of it too; State holds what
+// the report shows only rounded, extrapolated or not at all: exact
+// counts, TTL sketches, field samples, the hot-key candidates.
+type State struct {
+	Version      int           `json:"version"`
+	Options      StateOptions  `json:"options"`
+	Totals       StateTotals   `json:"totals"`
+	TTLHistogram [][2]int64    `json:"ttl_histogram"` // keys and bytes per slot of TTLHistogram, not extrapolated
+	Groups       []StateGroup  `json:"groups"`
+	Fields       []StateFields `json:"fields,omitempty"`
+	Hot          []StateHot    `json:"hot,omitempty"`
+}
+
+// StateOptions are the aggregation's bounds.
+type StateOptions struct {
+	MaxFindings  int     `json:"max_findings"`
+	TopKeys      int     `json:"top_keys"`
+	HotKeys      int     `json:"hot_keys"`
+	HotFreqFloor int     `json:"hot_freq_floor"`
+	MaxGroups    int     `json:"max_groups"`
+	FieldSamples int     `json:"field_samples"`
+	Sampled      bool    `json:"sampled,omitempty"`
+	SampleRatio  float64 `json:"sample_ratio,omitempty"`
+}
+
+// StateTotals are the report's totals before extrapolation, and counts
+// the report does not show.
+type StateTotals struct {
+	Keys         int64    `json:"keys"`
+	Bytes        int64    `json:"bytes"`
+	BytesUnknown int64    `json:"bytes_unknown"`
+	NoTTL        int64    `json:"no_ttl"`
+	Unregistered int64    `json:"unregistered"`
+	Severity     [3]int64 `json:"severity"` // findings decided per key, by severity
+	FreqKnown    int64    `json:"freq_known"`
+	FoldedCap    int64    `json:"folded_cap"`
+	FoldedLong   int64    `json:"folded_long"`
+	FamilyMisses int64    `json:"family_misses"`
+}
+
+// StateGroup is one group's counters.
+type StateGroup struct {
+	Kind     string   `json:"kind"` // template, prefix (a family) or other
+	Name     Str      `json:"name"` // the template as written, or the family as inferred
+	DB       int      `json:"db,omitempty"`
+	Keys     int64    `json:"keys"`
+	Bytes    int64    `json:"bytes"`
+	NoTTL    int64    `json:"no_ttl"`
+	Findings int64    `json:"findings"` // decided per key
+	Types    []int64  `json:"types"`    // by TypeNames
+	TTL      StateTTL `json:"ttl"`
+	Example  Str      `json:"example,omitempty"`
+}
+
+// StateTTL is a TTL sketch: count, exact bounds and the log buckets.
+type StateTTL struct {
+	N       int64      `json:"n"`
+	MinMS   int64      `json:"min_ms,omitempty"`
+	MaxMS   int64      `json:"max_ms,omitempty"`
+	Buckets [][2]int64 `json:"buckets,omitempty"` // [bucket, count], only the counted ones
+}
+
+// StateFields is the field-name sample of one template or family.
+type StateFields struct {
+	Kind   string        `json:"kind"` // template or prefix
+	Name   Str           `json:"name"`
+	Hits   int64         `json:"hits"`
+	Misses int64         `json:"misses"`
+	Sample []StateSample `json:"sample,omitempty"`
+}
+
+// StateSample is one sampled key and its normalized field names.
+type StateSample struct {
+	Key    Str      `json:"key"`
+	DB     int      `json:"db,omitempty"`
+	Bytes  int64    `json:"bytes"`
+	Fields []string `json:"fields"`
+}
+
+// StateHot is a candidate of the hot-key set.
+type StateHot struct {
+	Key       Str    `json:"key"`
+	KeyLen    int    `json:"key_len,omitempty"`
+	Freq      int    `json:"freq"`
+	Bytes     int64  `json:"bytes"`
+	Template  Str    `json:"template"`
+	Owner     string `json:"owner,omitempty"`
+	Kind      string `json:"kind"`
+	Protected bool   `json:"protected,omitempty"`
+	Node      string `json:"node,omitempty"`
+	DB        int    `json:"db,omitempty"`
+}
+
+// Str is a string of any bytes: JSON text when it is UTF-8, else
+// {"b64": "..."}, so that binary keys survive a round trip.
+type Str string
+
+// MarshalJSON implements json.Marshaler.
+func (s Str) MarshalJSON() ([]byte, error) {
+	if utf8.ValidString(string(s)) {
+		return json.Marshal(string(s))
+	}
+	return json.Marshal(struct {
+		B64 string `json:"b64"`
+	}{base64.StdEncoding.EncodeToString([]byte(s))})
+}
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (s *Str) UnmarshalJSON(b []byte) error {
+	if len(b) > 0 && b[0] == '{' {
+		var v struct {
+			B64 string `json:"b64"`
+		}
+		if err := json.Unmarshal(b, &v); err != nil {
+			return err
+		}
+		raw, err := base64.StdEncoding.DecodeString(v.B64)
+		if err != nil {
+			return fmt.Errorf("b64: %w", err)
+		}
+		*s = Str(raw)
+		return nil
+	}
+	var v string
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*s = Str(v)
+	return nil
+}
