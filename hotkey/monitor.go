@@ -1,0 +1,518 @@
+package hotkey
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/keyguard/keyguard/hotkey/topk"
+	"github.com/keyguard/keyguard/rediscmd"
+)
+
+// MONITOR defaults.
+const (
+	DefaultMonitorLines    = 1_000_000
+	DefaultMonitorBytes    = 256 << 20
+	DefaultMonitorLineSize = 64 << 10
+	maxCostProbe           = 5 * time.Second
+)
+
+// MonitorOptions bounds a MONITOR sample.
+type MonitorOptions struct {
+	// Duration is how long to listen (required).
+	Duration time.Duration
+	// MaxLines and MaxBytes stop the sample early, all nodes together
+	// (DefaultMonitorLines, DefaultMonitorBytes).
+	MaxLines, MaxBytes int64
+	// MaxLineBytes skips longer lines (counted, not parsed):
+	// DefaultMonitorLineSize.
+	MaxLineBytes int
+	// TopK is how many keys are kept (DefaultTopK).
+	TopK int
+	// NoCostProbe skips measuring the server's throughput before MONITOR
+	// (the probe lasts as long as the sample, at most 5 s).
+	NoCostProbe bool
+}
+
+// MonitorNode is what one node's MONITOR gave, and what it cost.
+type MonitorNode struct {
+	Addr      string `json:"addr"`
+	Lines     int64  `json:"lines"`
+	Bytes     int64  `json:"bytes"`
+	LongLines int64  `json:"long_lines"` // over MaxLineBytes, skipped
+	Unparsed  int64  `json:"unparsed"`   // lines that are not MONITOR command lines
+	// Commands per second and server CPU (fraction of one core, user +
+	// system) before and during MONITOR, from INFO; -1 when not measured.
+	OpsBefore float64 `json:"ops_before"`
+	OpsDuring float64 `json:"ops_during"`
+	CPUBefore float64 `json:"cpu_before"`
+	CPUDuring float64 `json:"cpu_during"`
+	Err       string  `json:"error,omitempty"`
+}
+
+// Cost describes the node's throughput change under MONITOR, or "".
+func (n *MonitorNode) Cost() string {
+	if n.OpsBefore < 0 || n.OpsDuring < 0 {
+		return ""
+	}
+	s := fmt.Sprintf("%s ops/s before, %s during", fmtRate(n.OpsBefore), fmtRate(n.OpsDuring))
+	if n.OpsBefore > 0 {
+		s += fmt.Sprintf(" (%+.1f%%)", 100*(n.OpsDuring-n.OpsBefore)/n.OpsBefore)
+	}
+	if n.CPUBefore >= 0 && n.CPUDuring >= 0 {
+		s += fmt.Sprintf("; server CPU %.0f%% → %.0f%% of a core", 100*n.CPUBefore, 100*n.CPUDuring)
+	}
+	return s
+}
+
+// MonitorResult is a MONITOR sample of every node.
+type MonitorResult struct {
+	Duration   time.Duration `json:"-"` // how long it listened
+	DurationMS int64         `json:"duration_ms"`
+	Lines      int64         `json:"lines"`
+	Bytes      int64         `json:"bytes"`
+	Truncated  string        `json:"truncated,omitempty"` // why the sample stopped early, or ""
+	Nodes      []MonitorNode `json:"nodes"`
+	Keys       []KeyRate     `json:"-"` // keys per second over Duration, hottest first (in Report.Keys)
+}
+
+// Monitor listens with MONITOR on every address for opts.Duration
+// (concurrently), counting the keys of every command it sees. conn gives
+// the credentials, TLS and dialer (its Addr is ignored). MONITOR costs
+// the server throughput: each node's commands per second and CPU are
+// measured before and during the sample.
+func Monitor(ctx context.Context, conn *redis.Options, addrs []string, opts MonitorOptions) (*MonitorResult, error) {
+	if opts.Duration <= 0 {
+		return nil, fmt.Errorf("hotkey: MONITOR needs a duration")
+	}
+	if opts.MaxLines <= 0 {
+		opts.MaxLines = DefaultMonitorLines
+	}
+	if opts.MaxBytes <= 0 {
+		opts.MaxBytes = DefaultMonitorBytes
+	}
+	if opts.MaxLineBytes <= 0 {
+		opts.MaxLineBytes = DefaultMonitorLineSize
+	}
+	if opts.TopK <= 0 {
+		opts.TopK = DefaultTopK
+	}
+	m := &monitorRun{opts: opts, sk: topk.New(topk.Options{K: opts.TopK}), res: &MonitorResult{Nodes: make([]MonitorNode, len(addrs))}}
+	ctx, m.stop = context.WithCancel(ctx)
+	defer m.stop()
+	probe := min(opts.Duration, maxCostProbe)
+	if opts.NoCostProbe {
+		probe = 0
+	}
+	var wg sync.WaitGroup
+	start := time.Now().Add(probe)
+	for i, addr := range addrs {
+		wg.Go(func() { m.node(ctx, conn, addr, start, &m.res.Nodes[i]) })
+	}
+	wg.Wait()
+	res := m.res
+	res.Duration = opts.Duration
+	if d := time.Duration(m.elapsed.Load()); d > 0 && d < res.Duration {
+		res.Duration = d
+	}
+	res.DurationMS = res.Duration.Milliseconds()
+	res.Lines, res.Bytes = m.lines.Load(), m.bytes.Load()
+	if v := m.truncated.Load(); v != nil {
+		res.Truncated = v.(string)
+	}
+	secs := max(res.Duration.Seconds(), 0.001)
+	for _, it := range m.sk.Top(nil) {
+		res.Keys = append(res.Keys, KeyRate{Key: it.Key, Rate: float64(it.Count) / secs})
+	}
+	failed := 0
+	for i := range res.Nodes {
+		if res.Nodes[i].Err != "" {
+			failed++
+		}
+	}
+	if failed == len(addrs) && failed > 0 {
+		return res, fmt.Errorf("MONITOR failed on every node: %s", res.Nodes[0].Err)
+	}
+	return res, nil
+}
+
+type monitorRun struct {
+	opts         MonitorOptions
+	sk           *topk.Sketch
+	res          *MonitorResult
+	stop         context.CancelFunc
+	lines, bytes atomic.Int64
+	elapsed      atomic.Int64 // the shortest node run that stopped on a cap, ns
+	truncated    atomic.Value // string
+}
+
+// node measures and monitors one address; results go to n.
+func (m *monitorRun) node(ctx context.Context, conn *redis.Options, addr string, start time.Time, n *MonitorNode) {
+	n.Addr = addr
+	n.OpsBefore, n.OpsDuring, n.CPUBefore, n.CPUDuring = -1, -1, -1, -1
+	o := *conn
+	o.Addr = addr
+	o.PoolSize = 1
+	info := redis.NewClient(&o)
+	defer info.Close()
+	before, beforeErr := readLoad(ctx, info)
+	if wait := time.Until(start); wait > 0 {
+		select {
+		case <-ctx.Done():
+			n.Err = ctx.Err().Error()
+			return
+		case <-time.After(wait):
+		}
+	}
+	mid, midErr := readLoad(ctx, info)
+	if beforeErr == nil && midErr == nil && !m.opts.NoCostProbe {
+		n.OpsBefore, n.CPUBefore = mid.since(before)
+	}
+	err := m.listen(ctx, &o, n)
+	if err != nil && n.Lines == 0 {
+		n.Err = err.Error()
+		return
+	}
+	if err != nil {
+		n.Err = err.Error()
+	}
+	end, endErr := readLoad(context.WithoutCancel(ctx), info)
+	if midErr == nil && endErr == nil {
+		n.OpsDuring, n.CPUDuring = end.since(mid)
+	}
+}
+
+// listen runs MONITOR on one node until the duration ends or a cap is hit.
+func (m *monitorRun) listen(ctx context.Context, o *redis.Options, n *MonitorNode) error {
+	c, err := dialRaw(ctx, o)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	start := time.Now()
+	deadline := start.Add(m.opts.Duration)
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		deadline = d
+	}
+	c.SetDeadline(deadline)
+	stop := context.AfterFunc(ctx, func() { c.SetDeadline(time.Now()) })
+	defer stop()
+	rd := bufio.NewReaderSize(c, m.opts.MaxLineBytes)
+	if err := command(c, rd, "MONITOR"); err != nil {
+		return err
+	}
+	var args []string
+	var anys []any
+	long := false
+	for {
+		line, err := rd.ReadSlice('\n')
+		n.Bytes += int64(len(line))
+		if m.bytes.Add(int64(len(line))) > m.opts.MaxBytes {
+			m.cap(fmt.Sprintf("byte cap %d", m.opts.MaxBytes), start)
+			return nil
+		}
+		switch {
+		case errors.Is(err, bufio.ErrBufferFull):
+			long = true
+			continue
+		case err != nil:
+			if ne, ok := err.(net.Error); ok && ne.Timeout() {
+				return nil // the duration is over (or the sample was stopped)
+			}
+			if errors.Is(err, io.EOF) {
+				return fmt.Errorf("%s closed the MONITOR connection", o.Addr)
+			}
+			return err
+		}
+		if long {
+			long = false
+			n.LongLines++
+			continue
+		}
+		n.Lines++
+		if m.lines.Add(1) > m.opts.MaxLines {
+			m.cap(fmt.Sprintf("line cap %d", m.opts.MaxLines), start)
+			return nil
+		}
+		l, perr := parseMonitorLine(line, args[:0])
+		if perr != nil {
+			n.Unparsed++
+			continue
+		}
+		args = l.Args
+		anys = anys[:0]
+		for _, a := range args {
+			anys = append(anys, a)
+		}
+		m.observe(anys)
+	}
+}
+
+// cap stops every node's sample: a cap is reached.
+func (m *monitorRun) cap(why string, start time.Time) {
+	if m.truncated.CompareAndSwap(nil, why) {
+		m.elapsed.Store(int64(time.Since(start)))
+		m.stop()
+	}
+}
+
+func (m *monitorRun) observe(args []any) {
+	c, ok := rediscmd.LookupArgs(args)
+	if !ok || c.Class == rediscmd.ClassNone {
+		return
+	}
+	_ = c.Keys(args, func(_ int, key string, _ rediscmd.KeyFlags) bool {
+		m.sk.Observe(key)
+		return true
+	})
+}
+
+// load is a node's cumulative commands and CPU seconds at a time.
+type load struct {
+	at   time.Time
+	cmds int64
+	cpu  float64
+}
+
+func readLoad(ctx context.Context, c *redis.Client) (load, error) {
+	s, err := c.Info(ctx, "stats", "cpu").Result()
+	if err != nil {
+		return load{}, err
+	}
+	l := load{at: time.Now()}
+	for _, line := range strings.Split(s, "\n") {
+		k, v, ok := strings.Cut(strings.TrimSpace(line), ":")
+		if !ok {
+			continue
+		}
+		switch k {
+		case "total_commands_processed":
+			l.cmds, _ = strconv.ParseInt(v, 10, 64)
+		case "used_cpu_sys", "used_cpu_user":
+			f, _ := strconv.ParseFloat(v, 64)
+			l.cpu += f
+		}
+	}
+	return l, nil
+}
+
+// since returns commands per second and CPU fraction between p and l.
+func (l load) since(p load) (float64, float64) {
+	secs := l.at.Sub(p.at).Seconds()
+	if secs <= 0 {
+		return -1, -1
+	}
+	return float64(l.cmds-p.cmds) / secs, (l.cpu - p.cpu) / secs
+}
+
+// dialRaw opens a plain RESP connection with o's dialer, TLS and
+// credentials (go-redis has no streaming MONITOR reader with caps).
+func dialRaw(ctx context.Context, o *redis.Options) (net.Conn, error) {
+	dctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	var c net.Conn
+	var err error
+	if o.Dialer != nil {
+		c, err = o.Dialer(dctx, "tcp", o.Addr)
+	} else {
+		c, err = (&net.Dialer{}).DialContext(dctx, "tcp", o.Addr)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("connect to %s: %w", o.Addr, err)
+	}
+	if o.TLSConfig != nil {
+		tc := tls.Client(c, o.TLSConfig.Clone())
+		if err := tc.HandshakeContext(dctx); err != nil {
+			c.Close()
+			return nil, fmt.Errorf("TLS with %s: %w", o.Addr, err)
+		}
+		c = tc
+	}
+	c.SetDeadline(time.Now().Add(10 * time.Second))
+	rd := bufio.NewReader(c)
+	if o.Password != "" {
+		args := []string{"AUTH", o.Password}
+		if o.Username != "" {
+			args = []string{"AUTH", o.Username, o.Password}
+		}
+		if err := command(c, rd, args...); err != nil {
+			c.Close()
+			return nil, err
+		}
+	}
+	if rd.Buffered() > 0 {
+		c.Close()
+		return nil, fmt.Errorf("%s: unexpected data after AUTH", o.Addr)
+	}
+	c.SetDeadline(time.Time{})
+	return c, nil
+}
+
+// command sends a command and reads a simple-string reply.
+func command(c net.Conn, rd *bufio.Reader, args ...string) error {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "*%d\r\n", len(args))
+	for _, a := range args {
+		fmt.Fprintf(&b, "$%d\r\n%s\r\n", len(a), a)
+	}
+	if _, err := c.Write(b.Bytes()); err != nil {
+		return err
+	}
+	line, err := rd.ReadString('\n')
+	if err != nil {
+		return fmt.Errorf("%s: %w", args[0], err)
+	}
+	if strings.HasPrefix(line, "-") {
+		return fmt.Errorf("%s refused: %s", args[0], strings.TrimSpace(line[1:]))
+	}
+	return nil
+}
+
+// MonitorLine is one parsed MONITOR line:
+//
+//	+1339518083.107412 [0 127.0.0.1:60866] "keys" "*"
+type MonitorLine struct {
+	Time   string // seconds.microseconds, as written
+	DB     int
+	Client string // "127.0.0.1:60866", "lua", "unix:/tmp/redis.sock"
+	Args   []string
+}
+
+var errMonitorLine = errors.New("not a MONITOR command line")
+
+// parseMonitorLine parses one line (with or without the leading '+' and
+// the trailing CRLF), appending the arguments to args. Arguments are
+// unquoted as Redis quotes them (sdscatrepr: \\ \" \n \r \t \a \b \xHH).
+func parseMonitorLine(line []byte, args []string) (MonitorLine, error) {
+	line = bytes.TrimSuffix(bytes.TrimSuffix(line, []byte("\n")), []byte("\r"))
+	line = bytes.TrimPrefix(line, []byte("+"))
+	var l MonitorLine
+	sp := bytes.IndexByte(line, ' ')
+	if sp <= 0 || len(line) < sp+2 || line[sp+1] != '[' {
+		return l, errMonitorLine
+	}
+	l.Time = string(line[:sp])
+	rest := line[sp+2:]
+	sp = bytes.IndexByte(rest, ' ')
+	if sp <= 0 {
+		return l, errMonitorLine
+	}
+	db, err := strconv.Atoi(string(rest[:sp]))
+	if err != nil || db < 0 {
+		return l, errMonitorLine
+	}
+	l.DB = db
+	rest = rest[sp+1:]
+	end := bytes.Index(rest, []byte(`] "`))
+	if end < 0 {
+		return l, errMonitorLine
+	}
+	l.Client = string(rest[:end])
+	rest = rest[end+2:]
+	for len(rest) > 0 {
+		a, n, ok := unquote(rest)
+		if !ok {
+			return l, errMonitorLine
+		}
+		args = append(args, a)
+		rest = rest[n:]
+		if len(rest) > 0 {
+			if rest[0] != ' ' {
+				return l, errMonitorLine
+			}
+			rest = rest[1:]
+		}
+	}
+	if len(args) == 0 {
+		return l, errMonitorLine
+	}
+	l.Args = args
+	return l, nil
+}
+
+// unquote reads one quoted argument at the start of b and returns it and
+// the bytes it took.
+func unquote(b []byte) (string, int, bool) {
+	if len(b) < 2 || b[0] != '"' {
+		return "", 0, false
+	}
+	var out []byte
+	for i := 1; i < len(b); i++ {
+		c := b[i]
+		switch c {
+		case '"':
+			return string(out), i + 1, true
+		case '\\':
+			if i+1 >= len(b) {
+				return "", 0, false
+			}
+			i++
+			switch b[i] {
+			case '\\', '"':
+				out = append(out, b[i])
+			case 'n':
+				out = append(out, '\n')
+			case 'r':
+				out = append(out, '\r')
+			case 't':
+				out = append(out, '\t')
+			case 'a':
+				out = append(out, '\a')
+			case 'b':
+				out = append(out, '\b')
+			case 'x':
+				if i+2 >= len(b) {
+					return "", 0, false
+				}
+				h, ok1 := unhex(b[i+1])
+				l, ok2 := unhex(b[i+2])
+				if !ok1 || !ok2 {
+					return "", 0, false
+				}
+				out = append(out, h<<4|l)
+				i += 2
+			default:
+				return "", 0, false
+			}
+		default:
+			out = append(out, c)
+		}
+	}
+	return "", 0, false
+}
+
+func unhex(c byte) (byte, bool) {
+	switch {
+	case c >= '0' && c <= '9':
+		return c - '0', true
+	case c >= 'a' && c <= 'f':
+		return c - 'a' + 10, true
+	case c >= 'A' && c <= 'F':
+		return c - 'A' + 10, true
+	}
+	return 0, false
+}
+
+// fmtRate writes a rate with thousands separators and no decimals above 10.
+func fmtRate(r float64) string {
+	if r < 10 {
+		return strconv.FormatFloat(r, 'f', 1, 64)
+	}
+	s := strconv.FormatInt(int64(r+0.5), 10)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
