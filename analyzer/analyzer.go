@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"go/ast"
+	"go/token"
 	"go/types"
 	"os"
 	"path/filepath"
@@ -99,7 +100,9 @@ func newAnalyzer(classifier func() (*keyshape.Classifier, error)) *analysis.Anal
 		if err != nil {
 			return nil, err
 		}
-		run(pass, c)
+		p := newPkg(pass, c)
+		p.emit = p.diagnose
+		p.run()
 		return nil, nil
 	}
 	return a
@@ -117,10 +120,24 @@ func (*KeyParams) AFact() {}
 
 func (k *KeyParams) String() string { return fmt.Sprintf("keyParams%v", k.Params) }
 
+// Check runs keylint on one type-checked package for a driver that is not a
+// go/analysis one (keyguard scan-code). The pass needs Fset, Files, Pkg,
+// TypesInfo, ImportObjectFact and ExportObjectFact (KeyParams facts of the
+// packages it imports, in dependency order); emit gets every finding with
+// the position of its key argument and the Redis command the call sends
+// (lower case, "" when not known).
+func Check(pass *analysis.Pass, c *keyshape.Classifier, emit func(pos token.Pos, f finding.Finding, command string)) {
+	p := newPkg(pass, c)
+	p.emit = func(arg ast.Expr, s keyshape.Shape, _ *ast.File) {
+		emit(arg.Pos(), c.Finding(keyshape.Go, s), p.command)
+	}
+	p.run()
+}
+
 // run checks one package: first which of its functions hand a parameter to
 // Redis as a key (exported as facts), then every key argument.
-func run(pass *analysis.Pass, c *keyshape.Classifier) {
-	p := newPkg(pass, c)
+func (p *pkg) run() {
+	pass := p.pass
 	p.findKeyParams()
 	for fn, params := range p.keyParams {
 		if len(params) == 0 {
@@ -136,8 +153,8 @@ func run(pass *analysis.Pass, c *keyshape.Classifier) {
 	p.check()
 }
 
-// report turns a shape into a diagnostic at the key argument.
-func (p *pkg) report(arg ast.Expr, s keyshape.Shape, f *ast.File) {
+// diagnose turns a shape into a diagnostic at the key argument.
+func (p *pkg) diagnose(arg ast.Expr, s keyshape.Shape, f *ast.File) {
 	fd := p.c.Finding(keyshape.Go, s)
 	d := analysis.Diagnostic{
 		Pos:      arg.Pos(),

@@ -48,6 +48,8 @@ type pkg struct {
 	funcs     map[*types.Func]*ast.FuncDecl
 	keyParams map[*types.Func]map[int]bool
 	defs      map[*types.Var][]ast.Expr // every value assigned to a variable; nil: unknown
+	emit      func(arg ast.Expr, s keyshape.Shape, f *ast.File)
+	command   string // the Redis command of the call being checked
 }
 
 func newPkg(pass *analysis.Pass, c *keyshape.Classifier) *pkg {
@@ -337,6 +339,7 @@ func (p *pkg) check() {
 			case *ast.FuncDecl:
 				stack = append(stack[:0], n)
 			case *ast.CallExpr:
+				p.command = p.commandOf(n)
 				for _, a := range p.keyArgs(n) {
 					if len(stack) > 0 && stack[0].Body != nil && p.wholeParam(stack[0], a) >= 0 {
 						continue
@@ -344,6 +347,7 @@ func (p *pkg) check() {
 					p.checkKey(a, f)
 				}
 			case *ast.CompositeLit:
+				p.command = compositeCommand[typeName(p.pass.TypesInfo.TypeOf(n))]
 				for _, a := range p.keyFieldValues(n) {
 					p.checkKey(a, f)
 				}
@@ -356,7 +360,7 @@ func (p *pkg) check() {
 func (p *pkg) checkKey(a ast.Expr, f *ast.File) {
 	s, builder := p.eval(a, 0)
 	if !builder {
-		p.report(a, s, f)
+		p.emit(a, s, f)
 	}
 }
 
@@ -392,4 +396,44 @@ func (p *pkg) keyFieldValues(cl *ast.CompositeLit) []ast.Expr {
 		}
 	}
 	return out
+}
+
+// compositeCommand is the command an argument struct's keys go to.
+var compositeCommand = map[string]string{
+	goRedis + ".ZStore":                        "zunionstore",
+	goRedis + ".XAddArgs":                      "xadd",
+	"github.com/keyguard/keyguard/guard.SetOp": "hset",
+}
+
+func typeName(t types.Type) string {
+	if ptr, ok := t.(*types.Pointer); ok {
+		t = ptr.Elem()
+	}
+	if n, ok := t.(*types.Named); ok && n.Obj().Pkg() != nil {
+		return n.Obj().Pkg().Path() + "." + n.Obj().Name()
+	}
+	return ""
+}
+
+// commandOf is the Redis command a call sends: the go-redis method's name,
+// Do's constant first argument, HSET for the guard's writes.
+func (p *pkg) commandOf(call *ast.CallExpr) string {
+	fn := callee(p.pass.TypesInfo, call)
+	if fn == nil || fn.Pkg() == nil {
+		return ""
+	}
+	switch path := fn.Pkg().Path(); {
+	case path == goRedis && fn.Name() == "Do" && len(call.Args) > 1:
+		if v := p.pass.TypesInfo.Types[call.Args[1]].Value; v != nil && v.Kind() == constant.String {
+			return strings.ToLower(constant.StringVal(v))
+		}
+		return ""
+	case path == goRedis:
+		return strings.ToLower(fn.Name())
+	case path == "github.com/keyguard/keyguard/guard":
+		return "hset"
+	case sdkPackages[path]:
+		return strings.ToLower(fn.Name())
+	}
+	return ""
 }

@@ -1,0 +1,130 @@
+package scancode
+
+import (
+	"bufio"
+	"bytes"
+	"regexp"
+	"strings"
+)
+
+// ignoreRule is one line of a .gitignore.
+type ignoreRule struct {
+	re      *regexp.Regexp // matches the path relative to the file's directory
+	negate  bool           // !pattern: include again
+	dirOnly bool           // pattern/: directories only
+}
+
+// parseIgnore reads a .gitignore: blank lines and # comments skipped,
+// trailing spaces trimmed unless escaped, ! negates, a trailing / matches
+// directories only, a pattern with a slash elsewhere is anchored to the
+// file's directory, ** spans directories.
+func parseIgnore(data []byte) []ignoreRule {
+	var rules []ignoreRule
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 0, 4096), 1<<20)
+	for sc.Scan() {
+		line := strings.TrimSuffix(sc.Text(), "\r")
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		for strings.HasSuffix(line, " ") && !strings.HasSuffix(line, `\ `) {
+			line = line[:len(line)-1]
+		}
+		var r ignoreRule
+		if line[0] == '!' {
+			r.negate, line = true, line[1:]
+		} else if strings.HasPrefix(line, `\!`) || strings.HasPrefix(line, `\#`) {
+			line = line[1:]
+		}
+		if strings.HasSuffix(line, "/") {
+			r.dirOnly, line = true, strings.TrimRight(line, "/")
+		}
+		if line == "" {
+			continue
+		}
+		anchored := strings.Contains(line, "/")
+		line = strings.TrimPrefix(line, "/")
+		expr := globRegexp(line)
+		if !anchored {
+			expr = "(?:.*/)?" + expr
+		}
+		re, err := regexp.Compile("^" + expr + "$")
+		if err != nil {
+			continue // a pattern git would not understand either
+		}
+		r.re = re
+		rules = append(rules, r)
+	}
+	return rules
+}
+
+// globRegexp turns a gitignore glob into a regular expression.
+func globRegexp(glob string) string {
+	var b strings.Builder
+	for i := 0; i < len(glob); i++ {
+		c := glob[i]
+		switch {
+		case strings.HasPrefix(glob[i:], "**/"):
+			b.WriteString("(?:.*/)?")
+			i += 2
+		case strings.HasPrefix(glob[i:], "/**") && i+3 == len(glob):
+			b.WriteString("/.*")
+			i += 2
+		case strings.HasPrefix(glob[i:], "**"):
+			b.WriteString(".*")
+			i++
+		case c == '*':
+			b.WriteString("[^/]*")
+		case c == '?':
+			b.WriteString("[^/]")
+		case c == '[':
+			j := strings.IndexByte(glob[i+1:], ']')
+			if j < 0 {
+				b.WriteString(`\[`)
+				continue
+			}
+			class := glob[i+1 : i+1+j]
+			if strings.HasPrefix(class, "!") {
+				class = "^" + class[1:]
+			}
+			b.WriteString("[" + strings.ReplaceAll(class, `\`, `\\`) + "]")
+			i += j + 1
+		case c == '\\' && i+1 < len(glob):
+			i++
+			b.WriteString(regexp.QuoteMeta(glob[i : i+1]))
+		default:
+			b.WriteString(regexp.QuoteMeta(glob[i : i+1]))
+		}
+	}
+	return b.String()
+}
+
+// ignoreSet is the .gitignore rules that apply in one directory: its own
+// and its parents', the deepest last.
+type ignoreSet struct {
+	parent *ignoreSet
+	dir    string // slash path of the directory whose .gitignore this is, relative to the walk's root
+	rules  []ignoreRule
+}
+
+// ignored reports whether rel (slash path relative to the walk's root)
+// is ignored: the last rule that matches decides.
+func (s *ignoreSet) ignored(rel string, isDir bool) bool {
+	for ; s != nil; s = s.parent {
+		sub := rel
+		if s.dir != "" {
+			if !strings.HasPrefix(rel, s.dir+"/") {
+				continue
+			}
+			sub = rel[len(s.dir)+1:]
+		}
+		for i := len(s.rules) - 1; i >= 0; i-- {
+			r := s.rules[i]
+			if r.dirOnly && !isDir || !r.re.MatchString(sub) {
+				continue
+			}
+			return !r.negate
+		}
+	}
+	return false
+}

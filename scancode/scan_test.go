@@ -1,0 +1,104 @@
+package scancode
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/keyguard/keyguard/registry"
+	"github.com/keyguard/keyguard/scancode/keyshape"
+)
+
+func testRegistry(t testing.TB) *registry.Registry {
+	t.Helper()
+	reg, err := registry.Load("testdata/keyguard.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reg
+}
+
+// wantRE reads the expectations written in the fixtures: a comment
+// "want RULE TEMPLATE" on the line of the key.
+var wantRE = regexp.MustCompile(`(?://|#) want (\S+) (\S+)`)
+
+func wants(t *testing.T, root string) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for i, line := range strings.Split(string(data), "\n") {
+			for _, m := range wantRE.FindAllStringSubmatch(line, -1) {
+				out = append(out, fmt.Sprintf("%s:%d %s %s", filepath.ToSlash(path), i+1, m[1], m[2]))
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func got(res *Result) []string {
+	var out []string
+	for _, f := range res.Findings {
+		out = append(out, fmt.Sprintf("%s:%d %s %s", f.File, f.Line, f.Rule, f.Template))
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Each fixture is a small service with raw keys (registered and not,
+// concatenated over lines, behind constants) and keys from the generated
+// builder; the comments say what the scan must find.
+func TestFixtures(t *testing.T) {
+	reg := testRegistry(t)
+	for _, dir := range []string{"testdata/src/java", "testdata/src/python", "testdata/src/ts"} {
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			res, err := Scan(context.Background(), []string{dir}, Options{Registry: reg})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, have := wants(t, dir), got(res)
+			if !slices.Equal(want, have) {
+				t.Errorf("findings differ\n--- got\n%s\n--- want\n%s", strings.Join(have, "\n"), strings.Join(want, "\n"))
+			}
+			for _, f := range res.Findings {
+				if f.Message == "" || f.Severity.String() == "" || f.Column < 1 {
+					t.Errorf("incomplete finding %+v", f)
+				}
+			}
+		})
+	}
+}
+
+func TestScanGo(t *testing.T) {
+	if testing.Short() && os.Getenv("CI") == "" {
+		// runs in CI and in full runs: it loads packages with the go command
+	}
+	res, err := Scan(context.Background(), []string{"../analyzer/testdata/store"}, Options{Registry: testRegistry(t), Langs: []keyshape.Lang{keyshape.Go}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	have := got(res)
+	want := []string{"../analyzer/testdata/store/store.go:18 unregistered-code tmp:touch:{id}"}
+	if !slices.Equal(have, want) {
+		t.Errorf("got %q, want %q", have, want)
+	}
+	if res.Files[keyshape.Go] != 1 || res.Findings[0].Command != "expire" {
+		t.Errorf("files %v, command %q", res.Files, res.Findings[0].Command)
+	}
+}
