@@ -64,9 +64,11 @@ type Options struct {
 	Rate          float64 // commands per second across all nodes and connections; 0 no limit
 	Replicas      bool    // walk a replica of each master (or of the standalone server) instead
 
-	// Resume continues a stopped run: only the nodes listed are walked,
-	// each from its cursor (the Stopped list of the earlier report).
-	Resume []report.NodeStop
+	// Resume continues the stopped run of a partial report (read back
+	// with report.ReadReport): only the nodes it lists as stopped are
+	// walked, each from its cursor, and its aggregates are carried over,
+	// so the new report covers every key of both runs once.
+	Resume *report.Report
 
 	Inventory inventory.Options // MaxFindings, TopKeys, HotKeys…; Sampled and SampleRatio are set by Run
 
@@ -179,6 +181,13 @@ func Run(ctx context.Context, reg *registry.Registry, t Target, opts Options) (*
 	opts = opts.withDefaults()
 	started := time.Now()
 	r := &run{reg: reg, t: t, opts: opts, db: t.Conn.DB, lim: newLimiter(opts.Rate)}
+	var carry *inventory.Aggregator
+	if opts.Resume != nil {
+		var err error
+		if carry, err = inventory.FromReport(reg, opts.Resume); err != nil {
+			return nil, fmt.Errorf("resume: %w", err)
+		}
+	}
 	if t.Cluster && r.db != 0 {
 		return nil, fmt.Errorf("database %d: a Redis Cluster has only database 0", r.db)
 	}
@@ -227,6 +236,9 @@ func Run(ctx context.Context, reg *registry.Registry, t Target, opts Options) (*
 	wg.Wait()
 	stopProgress()
 	agg := r.pipe.Close()
+	if carry != nil {
+		agg.Merge(carry)
+	}
 
 	res := &Result{}
 	stopped := slices.Clone(r.stopped)
@@ -279,8 +291,9 @@ func Run(ctx context.Context, reg *registry.Registry, t Target, opts Options) (*
 	if opts.Match != "" {
 		r.note("only keys matching %q were audited", opts.Match)
 	}
-	if len(opts.Resume) > 0 {
-		r.note("resumed from an earlier partial report: this report covers only the keys after its cursors, on the nodes it listed as stopped")
+	if opts.Resume != nil {
+		r.notes = append(r.notes, opts.Resume.Notes...)
+		r.note("resumed from an earlier partial report: this report counts its keys and those after its cursors, each once")
 	}
 	slices.SortFunc(stopped, func(a, b report.NodeStop) int { return strings.Compare(a.Node, b.Node) })
 	kind := "redis"
@@ -299,6 +312,11 @@ func Run(ctx context.Context, reg *registry.Registry, t Target, opts Options) (*
 		Complete:  len(stopped) == 0,
 		Stopped:   stopped,
 		Notes:     dedupe(r.notes),
+	}
+	if p := opts.Resume; p != nil {
+		meta.Source.Nodes = max(meta.Source.Nodes, p.Source.Nodes)
+		meta.StartedAt = p.StartedAt
+		meta.Duration += time.Duration(p.DurationMS) * time.Millisecond
 	}
 	res.Report = agg.Report(meta)
 	res.Complete = meta.Complete
@@ -381,7 +399,7 @@ func (r *run) plan(ctx context.Context) ([]nodePlan, error) {
 	for i := range plans {
 		plans[i].cursor = "0"
 	}
-	if len(r.opts.Resume) == 0 {
+	if r.opts.Resume == nil {
 		return plans, nil
 	}
 	byAddr := map[string]int{}
@@ -389,7 +407,7 @@ func (r *run) plan(ctx context.Context) ([]nodePlan, error) {
 		byAddr[p.addr] = i
 	}
 	var out []nodePlan
-	for _, s := range r.opts.Resume {
+	for _, s := range r.opts.Resume.Stopped {
 		i, ok := byAddr[s.Node]
 		if !ok {
 			var have []string

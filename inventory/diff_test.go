@@ -144,7 +144,7 @@ func FuzzReadReport(f *testing.F) {
 			t.Fatalf("re-read: %v\n%s", err, out.String())
 		}
 		report.Diff(r, r2)
-		r2.WriteText(&bytes.Buffer{})
+		r2.WriteText(&bytes.Buffer{}, report.TextOptions{})
 		r2.WriteCSV(&bytes.Buffer{})
 		r2.WriteHTML(&bytes.Buffer{})
 	})

@@ -104,12 +104,18 @@ func firstDiff(want, got string) string {
 }
 
 func TestGolden(t *testing.T) {
-	rep := buildReport(t, loadReg(t), inventory.Options{HotFreqFloor: 100}, dataset())
+	reg := loadReg(t)
+	rep := buildReport(t, reg, inventory.Options{HotFreqFloor: 100}, dataset())
+	rep.Prefixes = report.PrefixTree(rep.Groups, reg.Separator, report.DefaultPrefixDepth)
+	text := func(o report.TextOptions) func(io.Writer) error {
+		return func(w io.Writer) error { return rep.WriteText(w, o) }
+	}
 	for _, c := range []struct {
 		name  string
 		write func(io.Writer) error
 	}{
-		{"report.txt.golden", rep.WriteText},
+		{"report.txt.golden", text(report.TextOptions{})},
+		{"report-verbose.txt.golden", text(report.TextOptions{Verbose: true})},
 		{"report.json.golden", rep.WriteJSON},
 		{"report.csv.golden", rep.WriteCSV},
 	} {
@@ -312,7 +318,7 @@ func TestSampled(t *testing.T) {
 		t.Errorf("group not extrapolated: %+v", rep.Groups[0])
 	}
 	var b bytes.Buffer
-	rep.WriteText(&b)
+	rep.WriteText(&b, report.TextOptions{})
 	if !strings.Contains(b.String(), "~500 keys") {
 		t.Errorf("text does not mark estimates:\n%s", b.String())
 	}
@@ -328,7 +334,7 @@ func TestIncomplete(t *testing.T) {
 		t.Fatalf("complete %v stopped %v", rep.Complete, rep.Stopped)
 	}
 	var b bytes.Buffer
-	rep.WriteText(&b)
+	rep.WriteText(&b, report.TextOptions{})
 	if !strings.Contains(b.String(), "INCOMPLETE") || !strings.Contains(b.String(), "at cursor 1234") {
 		t.Errorf("text:\n%s", b.String())
 	}

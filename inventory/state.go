@@ -212,3 +212,66 @@ func (s *ttlSketch) load(st report.StateTTL) {
 		}
 	}
 }
+
+// MergeReports merges reports of different shards, hosts or databases
+// into one, as if their keys had been audited together: the aggregates
+// of each (FromReport) are added up and the report is made again, so
+// that capped lists keep the best of all, TTL quantiles come from the
+// summed sketches and mixed-schema compares the pooled field samples.
+// names label the reports in the result (merged_from).
+func MergeReports(reg *registry.Registry, reps []*report.Report, names []string) (*report.Report, error) {
+	if len(reps) == 0 {
+		return nil, errors.New("merge: no report")
+	}
+	var (
+		agg     *Aggregator
+		meta    report.Meta
+		targets []string
+		end     time.Time
+		seen    = map[string]string{}
+	)
+	for i, rep := range reps {
+		id := rep.Source.Kind + " " + rep.Source.Target + " " + rep.StartedAt.String()
+		if prev, dup := seen[id]; dup {
+			return nil, fmt.Errorf("merge: %s and %s are the same audit (%s of %s at %s): its keys would be counted twice", prev, names[i], rep.Source.Kind, rep.Source.Target, rep.StartedAt.Format(time.RFC3339))
+		}
+		seen[id] = names[i]
+		a, err := FromReport(reg, rep)
+		if err != nil {
+			return nil, fmt.Errorf("merge %s: %w", names[i], err)
+		}
+		if agg == nil {
+			agg = a
+			meta = report.Meta{Source: report.Source{Kind: rep.Source.Kind}, Registry: rep.Registry, StartedAt: rep.StartedAt, Complete: true}
+		} else {
+			if a.opts.Sampled != agg.opts.Sampled || a.opts.SampleRatio != agg.opts.SampleRatio {
+				return nil, fmt.Errorf("merge %s: sampled at %.4g, %s at %.4g: merge reports sampled alike, or audit every key", names[i], a.opts.SampleRatio, names[0], agg.opts.SampleRatio)
+			}
+			agg.Merge(a)
+			if rep.Source.Kind != meta.Source.Kind {
+				meta.Source.Kind = "merged"
+			}
+			if rep.StartedAt.Before(meta.StartedAt) {
+				meta.StartedAt = rep.StartedAt
+			}
+		}
+		targets = append(targets, rep.Source.Target)
+		meta.Source.Nodes += rep.Source.Nodes
+		meta.Complete = meta.Complete && rep.Complete
+		meta.Stopped = append(meta.Stopped, rep.Stopped...)
+		for _, n := range rep.Notes {
+			if !slices.Contains(meta.Notes, n) {
+				meta.Notes = append(meta.Notes, n)
+			}
+		}
+		if e := rep.StartedAt.Add(time.Duration(rep.DurationMS) * time.Millisecond); e.After(end) {
+			end = e
+		}
+	}
+	meta.Source.Target = strings.Join(targets, ",")
+	meta.Duration = end.Sub(meta.StartedAt)
+	meta.Notes = append(meta.Notes, fmt.Sprintf("merged from %d reports: counts are their sums, lists the best of all", len(reps)))
+	out := agg.Report(meta)
+	out.MergedFrom = slices.Clone(names)
+	return out, nil
+}

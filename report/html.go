@@ -16,6 +16,7 @@ import (
 const (
 	htmlFindings = 1000
 	htmlGroups   = 200
+	htmlPrefixes = 100
 	htmlTreemap  = 300
 	treemapW     = 960.0
 	treemapH     = 480.0
@@ -56,6 +57,8 @@ type htmlView struct {
 	FindingsMore int64
 	Groups       []Group
 	GroupsMore   int64
+	Prefixes     []Prefix
+	PrefixesMore int64
 	W, H         float64
 }
 
@@ -93,6 +96,8 @@ func (r *Report) htmlView() *htmlView {
 	v.FindingsMore = int64(len(r.Findings)-len(v.Findings)) + sumValues(r.FindingsOmitted)
 	v.Groups = r.Groups[:min(len(r.Groups), htmlGroups)]
 	v.GroupsMore = int64(len(r.Groups) - len(v.Groups))
+	v.Prefixes = r.Prefixes[:min(len(r.Prefixes), htmlPrefixes)]
+	v.PrefixesMore = int64(len(r.Prefixes) - len(v.Prefixes))
 	v.treemap(r.Groups)
 	v.ttlBars(r.TTLHistogram)
 	for _, row := range r.ruleRows() {
@@ -311,7 +316,7 @@ h1{font-size:20px;margin:0 0 4px}h2{font-size:16px;margin:28px 0 8px}
 .card b{display:block;font-size:20px}
 table{border-collapse:collapse;font-size:13px}
 th,td{border-bottom:1px solid #eee;padding:3px 8px;text-align:left;vertical-align:top}
-th{background:#f6f6f6}td.n{text-align:right;font-variant-numeric:tabular-nums}
+th{background:#f6f6f6}td.n{text-align:right;font-variant-numeric:tabular-nums}td.d2{padding-left:1.6em}td.d3{padding-left:2.8em}td.d4{padding-left:4em}
 .sev-error{color:#b00020}.sev-warning{color:#9a6700}.sev-info{color:#555}
 code{font-size:12px;word-break:break-all}
 svg text{font:11px system-ui,sans-serif;pointer-events:none}
@@ -340,6 +345,13 @@ pre{background:#f6f6f6;padding:8px;overflow:auto}
 {{range .Items}}<rect class="{{.Class}}" x="{{f1 .X}}" y="{{f1 .Y}}" width="{{f1 .W}}" height="{{f1 .H}}" fill="{{.Fill}}"><title>{{.Tip}}</title></rect>{{if .Label}}<text x="{{f1 .X}}" y="{{f1 .Y}}" dx="3" dy="12">{{.Label}}</text>{{end}}
 {{end}}</g>
 {{end}}</svg>
+{{end}}
+{{if .Prefixes}}
+<h2>Memory by prefix</h2>
+<table><tr><th>prefix</th><th>keys</th><th>memory</th><th>no TTL</th><th>groups</th></tr>
+{{range .Prefixes}}<tr><td class="d{{.Depth}}"><code>{{show .Prefix}}</code></td><td class="n">{{$.Est}}{{count .Keys}}</td><td class="n">{{$.Est}}{{bytes .Bytes}}</td><td class="n">{{count .NoTTL}}</td><td class="n">{{.Groups}}</td></tr>
+{{end}}</table>
+{{if .PrefixesMore}}<p class="meta">{{count .PrefixesMore}} more prefixes in the JSON and CSV reports.</p>{{end}}
 {{end}}
 {{if .TTL}}
 <h2>Remaining TTL</h2>

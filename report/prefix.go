@@ -90,9 +90,11 @@ func segmentsOf(name string, sep byte) []string {
 	var segs []string
 	for _, s := range t.Segments() {
 		var b strings.Builder
-		for _, p := range s.Parts {
+		for i, p := range s.Parts {
 			if p.IsPlaceholder() {
-				b.WriteByte('*')
+				if i == 0 || !s.Parts[i-1].IsPlaceholder() {
+					b.WriteByte('*')
+				}
 			} else {
 				b.WriteString(p.Lit)
 			}

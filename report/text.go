@@ -14,27 +14,59 @@ import (
 	"github.com/keyguard/keyguard/finding"
 )
 
-// Sizes of the text report's lists: it is meant to fit one screen.
+// Sizes of the text report's lists by default: it is meant to fit one
+// screen. TextOptions.Verbose lists everything.
 const (
 	textDomains   = 8
+	textPrefixes  = 8
 	textTemplates = 10
 	textWorstKeys = 8
 	textSuggest   = 3
 )
 
+// TextOptions tune WriteText.
+type TextOptions struct {
+	Verbose bool // every section in full
+	Top     int  // largest keys listed; 0 the default (8, or all with Verbose)
+}
+
 // WriteText writes a summary a person reads in one screen: totals, memory
-// by domain and by template, findings by rule, the worst keys, and
-// registry entries to paste for the largest unregistered families.
-func (r *Report) WriteText(w io.Writer) error {
+// by domain, by prefix and by template, findings by rule, the largest
+// keys, and registry entries to paste for the largest unregistered
+// families. Every list that is cut says how many more there are.
+func (r *Report) WriteText(w io.Writer, o TextOptions) error {
 	bw := bufio.NewWriter(w)
-	r.writeText(bw)
+	t := textWriter{r: r, w: bw, o: o}
+	t.write()
 	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("write report: %w", err)
 	}
 	return nil
 }
 
-func (r *Report) writeText(w *bufio.Writer) {
+type textWriter struct {
+	r *Report
+	w *bufio.Writer
+	o TextOptions
+}
+
+// limit is how many of n items a section of default size def lists.
+func (t *textWriter) limit(n, def int) int {
+	if t.o.Verbose {
+		return n
+	}
+	return min(n, def)
+}
+
+// more writes the line that says what a cut list left out.
+func (t *textWriter) more(left int, what string) {
+	if left > 0 {
+		fmt.Fprintf(t.w, "  … %d more %s (--verbose, or --format json|csv|html)\n", left, what)
+	}
+}
+
+func (t *textWriter) write() {
+	r, w := t.r, t.w
 	est := ""
 	if r.Estimate {
 		est = "~"
@@ -70,33 +102,46 @@ func (r *Report) writeText(w *bufio.Writer) {
 		fmtCount(s.BySeverity.Error), fmtCount(s.BySeverity.Warning), fmtCount(s.BySeverity.Info))
 
 	if len(r.Groups) > 0 {
-		r.textDomains(w, est)
-		r.textTemplates(w, est)
+		t.domains(est)
+		t.prefixes(est)
+		t.templates(est)
 	}
 	if len(r.Findings) > 0 || len(s.ByRule) > 0 {
-		r.textRules(w)
+		t.rules()
 	}
 	if len(r.TopKeys) > 0 {
 		fmt.Fprintf(w, "\nlargest keys\n")
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		for _, k := range r.TopKeys[:min(len(r.TopKeys), textWorstKeys)] {
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", fmtBytes(k.Bytes), k.Type, showKey(k.Key, k.KeyLen), ttlText(k.TTLMS), show(k.Template))
+		n := t.limit(len(r.TopKeys), textWorstKeys)
+		if t.o.Top > 0 {
+			n = min(len(r.TopKeys), t.o.Top)
+		}
+		for _, k := range r.TopKeys[:n] {
+			fmt.Fprintf(tw, "  %s\t%s\t%s%s\t%s\t%s\n", fmtBytes(k.Bytes), k.Type, showKey(k.Key, k.KeyLen), dbText(k.DB), ttlText(k.TTLMS), show(k.Template))
 		}
 		tw.Flush()
+		t.more(len(r.TopKeys)-n, "keys")
 	}
-	n := 0
+	var sugg []Group
 	for _, g := range r.Groups {
-		if g.Suggested == "" || n == textSuggest {
-			continue
+		if g.Suggested != "" {
+			sugg = append(sugg, g)
 		}
-		if n == 0 {
-			fmt.Fprintf(w, "\nlargest unregistered families: paste under keys: in %s and replace every FILL-IN\n", show(r.Registry))
+	}
+	if len(sugg) > 0 {
+		fmt.Fprintf(w, "\nlargest unregistered families: paste under keys: in %s and replace every FILL-IN\n", show(r.Registry))
+		n := t.limit(len(sugg), textSuggest)
+		for _, g := range sugg[:n] {
+			fmt.Fprintf(w, "  # %s%s keys, %s%s\n%s", est, fmtCount(g.Keys), est, fmtBytes(g.Bytes), g.Suggested)
 		}
-		n++
-		fmt.Fprintf(w, "  # %s%s keys, %s%s\n%s", est, fmtCount(g.Keys), est, fmtBytes(g.Bytes), g.Suggested)
+		t.more(len(sugg)-n, "suggested entries (keyguard init --from-audit REPORT.json writes them all)")
 	}
 	if len(r.UnusedTemplates) > 0 {
-		fmt.Fprintf(w, "\n%d templates have no keys: %s\n", len(r.UnusedTemplates), listShort(r.UnusedTemplates, 5))
+		n := len(r.UnusedTemplates)
+		if !t.o.Verbose {
+			n = 5
+		}
+		fmt.Fprintf(w, "\n%d templates have no keys: %s\n", len(r.UnusedTemplates), listShort(r.UnusedTemplates, n))
 	}
 	if len(r.Notes) > 0 {
 		fmt.Fprintf(w, "\nnotes\n")
@@ -106,7 +151,8 @@ func (r *Report) writeText(w *bufio.Writer) {
 	}
 }
 
-func (r *Report) textDomains(w *bufio.Writer, est string) {
+func (t *textWriter) domains(est string) {
+	r, w := t.r, t.w
 	type dom struct {
 		name        string
 		bytes, keys int64
@@ -130,18 +176,51 @@ func (r *Report) textDomains(w *bufio.Writer, est string) {
 	fmt.Fprintf(w, "\nmemory by domain\n")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	var restB, restK int64
+	n := t.limit(len(ds), textDomains)
 	for i, d := range ds {
-		if i >= textDomains {
+		if i >= n {
 			restB += d.bytes
 			restK += d.keys
 			continue
 		}
 		fmt.Fprintf(tw, "  %s\t%11s\t%4s\t%s\n", d.name, est+fmtBytes(d.bytes), pct(d.bytes, r.Summary.Bytes), keysText(est, d.keys))
 	}
-	if len(ds) > textDomains {
-		fmt.Fprintf(tw, "  %d more\t%11s\t%4s\t%s\n", len(ds)-textDomains, est+fmtBytes(restB), pct(restB, r.Summary.Bytes), keysText(est, restK))
+	if len(ds) > n {
+		fmt.Fprintf(tw, "  … %d more\t%11s\t%4s\t%s\n", len(ds)-n, est+fmtBytes(restB), pct(restB, r.Summary.Bytes), keysText(est, restK))
 	}
 	tw.Flush()
+}
+
+// prefixes lists memory by key prefix: by default the largest top-level
+// prefixes with their largest children, every node with Verbose.
+func (t *textWriter) prefixes(est string) {
+	r, w := t.r, t.w
+	if len(r.Prefixes) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nmemory by prefix\n")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	shown, tops, kids := 0, 0, 0
+	for _, p := range r.Prefixes {
+		if !t.o.Verbose {
+			switch {
+			case p.Depth == 1:
+				tops++
+				kids = 0
+				if tops > textPrefixes {
+					continue
+				}
+			case p.Depth == 2 && tops <= textPrefixes && kids < 2:
+				kids++
+			default:
+				continue
+			}
+		}
+		shown++
+		fmt.Fprintf(tw, "  %s%s\t%11s\t%4s\t%s\n", strings.Repeat("  ", p.Depth-1), show(p.Prefix), est+fmtBytes(p.Bytes), pct(p.Bytes, r.Summary.Bytes), keysText(est, p.Keys))
+	}
+	tw.Flush()
+	t.more(len(r.Prefixes)-shown, "prefixes")
 }
 
 // domainLabel is the domain a group is shown under, ready to print.
@@ -162,12 +241,14 @@ func keysText(est string, n int64) string {
 	return est + fmtCount(n) + " keys"
 }
 
-func (r *Report) textTemplates(w *bufio.Writer, est string) {
+func (t *textWriter) templates(est string) {
+	r, w := t.r, t.w
 	fmt.Fprintf(w, "\ntemplates and families by memory\n")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "  group\towner\tkeys\tmemory\tno TTL\tTTL p50\tfindings\n")
-	for _, g := range r.Groups[:min(len(r.Groups), textTemplates)] {
-		name := show(g.Name)
+	n := t.limit(len(r.Groups), textTemplates)
+	for _, g := range r.Groups[:n] {
+		name := show(g.Name) + dbText(g.DB)
 		if g.Kind == KindPrefix && g.Name != OtherGroup {
 			name += " (unregistered)"
 		}
@@ -178,57 +259,35 @@ func (r *Report) textTemplates(w *bufio.Writer, est string) {
 		fmt.Fprintf(tw, "  %s\t%s\t%s%s\t%s%s\t%s\t%s\t%s\n", name, orDash(g.Owner), est, fmtCount(g.Keys), est, fmtBytes(g.Bytes), fmtCount(g.NoTTL), p50, fmtCount(g.Findings))
 	}
 	tw.Flush()
-	if len(r.Groups) > textTemplates {
-		fmt.Fprintf(w, "  … %d more groups in --format json, csv or html\n", len(r.Groups)-textTemplates)
-	}
+	t.more(len(r.Groups)-n, "groups")
 }
 
-func (r *Report) textRules(w *bufio.Writer) {
-	type row struct {
-		rule    string
-		sev     finding.Severity
-		n       int64
-		example *Finding
-	}
-	idx := map[string]int{}
-	var rows []row
-	for i := range r.Findings {
-		f := &r.Findings[i]
-		if j, ok := idx[f.Rule]; ok {
-			rows[j].sev = max(rows[j].sev, f.Severity)
-			continue
-		}
-		idx[f.Rule] = len(rows)
-		rows = append(rows, row{rule: f.Rule, sev: f.Severity, example: f})
-	}
-	for id := range r.Summary.ByRule {
-		if _, ok := idx[id]; !ok {
-			idx[id] = len(rows)
-			rows = append(rows, row{rule: id})
-		}
-	}
-	for i := range rows {
-		rows[i].n = r.Summary.ByRule[rows[i].rule]
-	}
-	slices.SortFunc(rows, func(a, b row) int {
-		return cmp.Or(cmp.Compare(b.sev, a.sev), cmp.Compare(RuleRank(a.rule), RuleRank(b.rule)), strings.Compare(a.rule, b.rule))
-	})
-	fmt.Fprintf(w, "\nfindings by rule\n")
+func (t *textWriter) rules() {
+	r, w := t.r, t.w
+	fmt.Fprintf(w, "\nfindings by rule (docs/rules.md explains each)\n")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	for _, rw := range rows {
+	for _, rw := range r.ruleRows() {
 		ex := ""
-		if rw.example != nil {
-			ex = showKey(rw.example.Key, rw.example.KeyLen) + ": " + rw.example.Message
+		if rw.Example != nil {
+			ex = showKey(rw.Example.Key, rw.Example.KeyLen) + dbText(rw.Example.DB) + ": " + rw.Example.Message
 			if n := 100; utf8.RuneCountInString(ex) > n {
 				ex = string([]rune(ex)[:n]) + "…"
 			}
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", rw.sev, rw.rule, fmtCount(rw.n), ex)
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", rw.Severity, rw.Rule, fmtCount(rw.Count), ex)
 	}
 	tw.Flush()
 	if len(r.FindingsOmitted) > 0 {
 		fmt.Fprintf(w, "  (lists are capped per rule; %s findings are counted but not listed)\n", fmtCount(sumValues(r.FindingsOmitted)))
 	}
+}
+
+// dbText is " (db N)" for a name of a multi-database report.
+func dbText(db *int) string {
+	if db == nil {
+		return ""
+	}
+	return fmt.Sprintf(" (db %d)", *db)
 }
 
 func sumValues(m map[string]int64) int64 {

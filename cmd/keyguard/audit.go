@@ -1,10 +1,10 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"runtime"
 	"strings"
@@ -45,6 +45,8 @@ cursor per node for --resume.`)
 		top         = fs.Int("top", inventory.DefaultTopKeys, "largest keys listed")
 		resume      = fs.String("resume", "", "continue from a partial JSON report `FILE` (its per-node cursors)")
 	)
+	progressMode := fs.progressFlag()
+	view := fs.reportFlags()
 	pos, err := fs.parse(args)
 	if err != nil {
 		return err
@@ -57,8 +59,12 @@ cursor per node for --resume.`)
 		return usagef("--count must be positive")
 	case *memSamples < 0:
 		return usagef("--memory-samples must be 0 (exact) or positive")
-	case *sample < 0, *rate < 0, *timeout < 0, *maxFindings < 0, *top < 0:
-		return usagef("--sample, --rate, --timeout, --max-findings and --top cannot be negative")
+	case *sample < 0, *rate < 0, *timeout < 0, *maxFindings < 0, *top < 0, view.depth < 0:
+		return usagef("--sample, --rate, --timeout, --max-findings, --top and --depth cannot be negative")
+	}
+	prog, err := newProgress(e, *progressMode)
+	if err != nil {
+		return err
 	}
 	reg, err := fs.loadRegistry()
 	if err != nil {
@@ -88,44 +94,52 @@ cursor per node for --resume.`)
 		opts.MemorySamples = audit.AllSamples
 	}
 	if *resume != "" {
-		stops, err := readResume(*resume, tgt.display)
+		prev, err := readResume(*resume, tgt.display)
 		if err != nil {
 			return err
 		}
-		opts.Resume = stops
+		opts.Resume = prev
+	}
+	out, err := fs.openOutput(e)
+	if err != nil {
+		return err
 	}
 	if *timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, *timeout)
 		defer cancel()
 	}
-	var bar *progressBar
-	if isTerminal(e.stderr) {
-		bar = &progressBar{w: e.stderr}
-		opts.Progress = bar.show
+	if prog != nil {
+		opts.Progress = func(p audit.Progress) { prog.show(auditProgressLine(p), false) }
 	}
 	target := audit.Target{Conn: &conn, Cluster: tgt.cluster, Seeds: tgt.addrs[1:], Display: tgt.display}
 	res, err := audit.Run(ctx, reg, target, opts)
-	if bar != nil {
-		bar.clear()
-	}
+	prog.clear()
 	if err != nil {
+		out.close(false)
 		return auditError(err)
 	}
 	// The walk's buffers are garbage now: collect them before writing, so
 	// the heap goal starts from the report alone (lower peak RSS).
 	runtime.GC()
 
-	out, err := fs.openOutput(e)
-	if err != nil {
-		return err
-	}
 	rep := res.Report
-	if err := writeReport(out, fs.opts.format, rep); err != nil {
+	if *resume != "" {
+		rep.ResumedFrom = *resume
+	}
+	written := fs.opts.out
+	if !res.Complete {
+		written = out.keepExisting()
+	}
+	view.sep = reg.Separator
+	if fs.isSet("top") {
+		view.top = *top
+	}
+	if err := writeReport(out, fs.opts.format, rep, *view); err != nil {
 		return err
 	}
 	if !res.Complete {
-		return &incompleteError{stops: res.Stopped, out: fs.opts.out, json: fs.opts.format == "json"}
+		return &incompleteError{stops: res.Stopped, out: written, kept: written != fs.opts.out, json: fs.opts.format == "json"}
 	}
 	return auditVerdict(rep.Summary.BySeverity, fs.threshold())
 }
@@ -134,7 +148,8 @@ cursor per node for --resume.`)
 // been written. main maps it to exit 2 like any other error.
 type incompleteError struct {
 	stops []report.NodeStop
-	out   string
+	out   string // where the partial report went
+	kept  bool   // beside an existing --out file, which was left as it was
 	json  bool
 }
 
@@ -144,6 +159,9 @@ func (e *incompleteError) Error() string {
 		parts = append(parts, fmt.Sprintf("%s stopped after %d keys at cursor %s: %s", s.Node, s.Keys, s.Cursor, oneLine(s.Reason)))
 	}
 	msg := "audit incomplete: " + strings.Join(parts, "; ")
+	if e.kept {
+		msg += fmt.Sprintf("; the existing report at --out was kept, the partial one written beside it")
+	}
 	switch {
 	case e.out != "" && e.json:
 		msg += fmt.Sprintf("; partial report in %s; continue with --resume %s", e.out, e.out)
@@ -184,46 +202,33 @@ func auditError(err error) error {
 	return errors.New(oneLine(err.Error()))
 }
 
-// readResume reads the stopped nodes of a partial report.
-func readResume(path, target string) ([]report.NodeStop, error) {
+// readResume reads the partial report to resume from.
+func readResume(path, target string) (*report.Report, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, usagef("--resume: %v", err)
 	}
 	defer f.Close()
-	rep, err := report.ReadReport(f)
+	rep, err := report.ReadReport(bufio.NewReaderSize(f, 1<<16))
 	if err != nil {
 		return nil, usagef("--resume %s: %v", path, err)
 	}
-	if rep.Source.Kind != "redis" && rep.Source.Kind != "cluster" {
+	switch {
+	case rep.Source.Kind != "redis" && rep.Source.Kind != "cluster":
 		return nil, usagef("--resume %s: a %s report, not a live audit", path, rep.Source.Kind)
-	}
-	if len(rep.Stopped) == 0 {
+	case len(rep.Stopped) == 0:
 		return nil, usagef("--resume %s: the report is complete; there is nothing to resume", path)
-	}
-	if rep.Source.Target != target {
+	case rep.Source.Target != target:
 		return nil, usagef("--resume %s: the report audited %s, not %s", path, rep.Source.Target, target)
+	case rep.State == nil:
+		return nil, usagef("--resume %s: %v", path, inventory.ErrNoState)
 	}
-	return rep.Stopped, nil
+	return rep, nil
 }
 
-// isTerminal reports whether w is a terminal (a character device).
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
-}
-
-// progressBar redraws one line on a terminal.
-type progressBar struct {
-	w     io.Writer
-	drawn bool
-}
-
-func (b *progressBar) show(p audit.Progress) {
+// auditProgressLine is "audit [######....]  25% 250,000/1,000,000 keys
+// 50,000 keys/s  ETA 15s  nodes 1/3".
+func auditProgressLine(p audit.Progress) string {
 	line := fmt.Sprintf("audit: %s keys", fmtThousands(p.Scanned))
 	if p.Total > 0 {
 		line = fmt.Sprintf("audit %s %s/%s keys", meter(float64(p.Scanned)/float64(p.Total)), fmtThousands(p.Scanned), fmtThousands(p.Total))
@@ -235,37 +240,5 @@ func (b *progressBar) show(p audit.Progress) {
 	if p.Nodes > 1 {
 		line += fmt.Sprintf("  nodes %d/%d", p.NodesDone, p.Nodes)
 	}
-	b.redraw(line)
-}
-
-// meter draws a fraction as "[######..................]  25%".
-func meter(frac float64) string {
-	const width = 24
-	frac = max(min(frac, 1), 0)
-	fill := int(frac * width)
-	return fmt.Sprintf("[%s%s] %3.0f%%", strings.Repeat("#", fill), strings.Repeat(".", width-fill), frac*100)
-}
-
-// redraw replaces the bar's line with line.
-func (b *progressBar) redraw(line string) {
-	fmt.Fprintf(b.w, "\r%s\x1b[K", line)
-	b.drawn = true
-}
-
-func (b *progressBar) clear() {
-	if b.drawn {
-		fmt.Fprint(b.w, "\r\x1b[K")
-	}
-}
-
-func fmtThousands(n int64) string {
-	s := fmt.Sprint(n)
-	var out []byte
-	for i := range len(s) {
-		if i > 0 && (len(s)-i)%3 == 0 && s[i-1] != '-' {
-			out = append(out, ',')
-		}
-		out = append(out, s[i])
-	}
-	return string(out)
+	return line
 }

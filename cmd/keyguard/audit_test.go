@@ -118,8 +118,16 @@ func TestAuditTimeoutThenResume(t *testing.T) {
 		t.Fatalf("resume: exit %d %s", code, stderr)
 	}
 	second := loadAuditReport(t, rest)
-	if !second.Complete || first.Summary.Keys+second.Summary.Keys != keys {
-		t.Errorf("resumed: complete %v, %d + %d keys, want %d", second.Complete, first.Summary.Keys, second.Summary.Keys, keys)
+	if !second.Complete || second.Summary.Keys != keys || second.ResumedFrom != part {
+		t.Errorf("resumed: complete %v, %d keys (first run %d), want %d; resumed_from %q", second.Complete, second.Summary.Keys, first.Summary.Keys, keys, second.ResumedFrom)
+	}
+	// A partial run never replaces a complete report at --out unannounced.
+	code, _, stderr = runCLI(t, "", "audit", "--registry", auditRegistry, "--redis", s.URL(), "--count", "5", "--rate", "400", "--timeout", "200ms", "--format", "json", "--out", rest)
+	if kept := loadAuditReport(t, rest); code != exitError || !kept.Complete || !strings.Contains(stderr, "existing report at --out was kept") {
+		t.Errorf("partial over a complete report: exit %d, complete report kept %v, stderr %q", code, kept.Complete, stderr)
+	}
+	if p := loadAuditReport(t, filepath.Join(dir, "rest.partial.json")); p.Complete {
+		t.Error("the partial report beside it says complete")
 	}
 	if code, _, stderr := runCLI(t, "", "audit", "--registry", auditRegistry, "--redis", s.URL(), "--resume", rest); code != exitError || !strings.Contains(stderr, "nothing to resume") {
 		t.Errorf("resume of a complete report: exit %d %q", code, stderr)
@@ -188,16 +196,31 @@ func TestConnectRedisHelper(t *testing.T) {
 	}
 }
 
-func TestProgressBar(t *testing.T) {
+func TestProgress(t *testing.T) {
+	line := auditProgressLine(audit.Progress{Scanned: 250000, Total: 1000000, Nodes: 3, NodesDone: 1, Elapsed: 5 * time.Second})
+	if want := "audit [######..................]  25% 250,000/1,000,000 keys  50,000 keys/s  ETA 15s  nodes 1/3"; line != want {
+		t.Errorf("progress line\n got %q\nwant %q", line, want)
+	}
 	var buf strings.Builder
-	b := &progressBar{w: &buf}
-	b.show(audit.Progress{Scanned: 250000, Total: 1000000, Nodes: 3, NodesDone: 1, Elapsed: 5 * time.Second})
-	b.clear()
-	want := "\raudit [######..................]  25% 250,000/1,000,000 keys  50,000 keys/s  ETA 15s  nodes 1/3\x1b[K\r\x1b[K"
-	if buf.String() != want {
-		t.Errorf("progress line\n got %q\nwant %q", buf.String(), want)
+	bar := &progress{w: &buf, bar: true, now: time.Now}
+	bar.show(line, false)
+	bar.clear()
+	if want := "\r" + line + "\x1b[K\r\x1b[K"; buf.String() != want {
+		t.Errorf("bar\n got %q\nwant %q", buf.String(), want)
 	}
 	if isTerminal(&buf) {
 		t.Error("a strings.Builder is a terminal")
+	}
+	// Off a terminal: a line every 10 s, and the final one.
+	buf.Reset()
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	lines := &progress{w: &buf, now: func() time.Time { return now }}
+	for range 25 { // 25 s of updates every second
+		lines.show("x", false)
+		now = now.Add(time.Second)
+	}
+	lines.show("done", true)
+	if got := strings.Count(buf.String(), "\n"); got != 3 || !strings.HasSuffix(buf.String(), "Z done\n") {
+		t.Errorf("lines off a terminal:\n%s", buf.String())
 	}
 }

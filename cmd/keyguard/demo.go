@@ -21,6 +21,7 @@ import (
 	"github.com/keyguard/keyguard/keybuild"
 	"github.com/keyguard/keyguard/redishook"
 	"github.com/keyguard/keyguard/registry"
+	"github.com/keyguard/keyguard/report"
 )
 
 // runDemo tells the seed 000 story on an embedded Redis-protocol server:
@@ -363,5 +364,5 @@ func (d *demo) audit() error {
 	if err != nil {
 		return fmt.Errorf("demo audit: %w", err)
 	}
-	return res.Report.WriteText(d.w)
+	return res.Report.WriteText(d.w, report.TextOptions{})
 }

@@ -1,8 +1,63 @@
 package main
 
-import "context"
+import (
+	"context"
 
-// runMerge is being built; this placeholder keeps the command list whole.
+	"github.com/keyguard/keyguard/inventory"
+	"github.com/keyguard/keyguard/report"
+)
+
 func runMerge(ctx context.Context, e *env, args []string) error {
-	return usagef("this command is being built")
+	fs := newFlags(e, "merge", "merge [--registry FILE] [--format text|json|csv|html] [--out FILE] [--fail-on SEV] REPORT.json...",
+		`  keyguard merge node1.json node2.json node3.json --format json --out cluster.json
+  keyguard merge --format html --out fleet.html shard-*.json
+
+One report from the JSON reports (keyguard audit or rdb --format json) of
+different shards, hosts or databases, as if they had been audited
+together: counts add up, capped lists keep the best of all, TTL quantiles
+and mixed-schema come from the pooled sketches and samples. Give the
+registry the reports were made with.`)
+	fs.registryFlag(e)
+	fs.outputFlags(reportFormats...)
+	fs.failOnFlag()
+	view := fs.reportFlags()
+	files, err := fs.parse(args)
+	if err != nil {
+		return err
+	}
+	if len(files) == 0 {
+		return usagef("name the JSON reports to merge (keyguard audit --format json --out FILE writes one)")
+	}
+	reg, err := fs.loadRegistry()
+	if err != nil {
+		return err
+	}
+	stdin := 0
+	var reps []*report.Report
+	for _, f := range files {
+		if f == "-" {
+			if stdin++; stdin > 1 {
+				return usagef("only one of the reports can come from stdin (-)")
+			}
+		}
+		rep, err := readReportFile(e, f)
+		if err != nil {
+			return err
+		}
+		reps = append(reps, rep)
+	}
+	out, err := fs.openOutput(e)
+	if err != nil {
+		return err
+	}
+	rep, err := inventory.MergeReports(reg, reps, files)
+	if err != nil {
+		out.close(false)
+		return err
+	}
+	view.sep = reg.Separator
+	if err := writeReport(out, fs.opts.format, rep, *view); err != nil {
+		return err
+	}
+	return auditVerdict(rep.Summary.BySeverity, fs.threshold())
 }

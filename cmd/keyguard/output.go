@@ -1,15 +1,20 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // output is where a command writes: stdout, or --out written to a
-// temporary file and renamed into place only on success, so a failed run
-// never leaves half a report.
+// temporary file beside it and renamed into place only on success, so a
+// failed run never leaves half a report. Commands open it before they
+// start their work, so that an --out that cannot be written fails at
+// once rather than after an hour's scan.
 type output struct {
 	io.Writer
 	file   *os.File
@@ -18,23 +23,50 @@ type output struct {
 }
 
 func (fs *flagSet) openOutput(e *env) (*output, error) {
-	if fs.opts.out == "" || fs.opts.out == "-" {
+	return openOutputPath(e, fs.opts.out)
+}
+
+func openOutputPath(e *env, path string) (*output, error) {
+	if path == "" || path == "-" {
 		return &output{Writer: e.stdout}, nil
 	}
-	if fi, err := os.Stat(fs.opts.out); err == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
+	fi, err := os.Stat(path)
+	switch {
+	case err == nil && fi.IsDir():
+		return nil, usagef("--out %s is a directory: name a file in it, e.g. --out %s", path, filepath.Join(path, "report"+extFor(path)))
+	case err == nil && !fi.Mode().IsRegular():
 		// /dev/null, /dev/stdout, a FIFO: renaming a temporary file over
 		// it would replace the device node itself (as root).
-		f, err := os.OpenFile(fs.opts.out, os.O_WRONLY, 0)
+		f, err := os.OpenFile(path, os.O_WRONLY, 0)
 		if err != nil {
-			return nil, fmt.Errorf("--out: %w", err)
+			return nil, fmt.Errorf("cannot write --out %s: %w", path, errors.Unwrap(err))
 		}
 		return &output{Writer: f, file: f, direct: true}, nil
 	}
-	f, err := os.CreateTemp(filepath.Dir(fs.opts.out), "."+filepath.Base(fs.opts.out)+".*")
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*")
 	if err != nil {
-		return nil, fmt.Errorf("--out: %w", err)
+		return nil, outError(path, dir, err)
 	}
-	return &output{Writer: f, file: f, path: fs.opts.out}, nil
+	return &output{Writer: f, file: f, path: path}, nil
+}
+
+func extFor(string) string { return ".json" }
+
+// outError says why --out cannot be written without naming the
+// temporary file it tried.
+func outError(path, dir string, err error) error {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("cannot write --out %s: the directory %s does not exist (create it first: mkdir -p %s)", path, dir, dir)
+	case errors.Is(err, fs.ErrPermission):
+		return fmt.Errorf("cannot write --out %s: no permission to create files in %s", path, dir)
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return fmt.Errorf("cannot write --out %s: %v", path, err)
 }
 
 // close commits the output when ok, or removes it.
@@ -49,11 +81,34 @@ func (o *output) close(ok bool) error {
 	err := o.file.Close()
 	if !ok || err != nil {
 		os.Remove(name)
-		return err
+		if err != nil {
+			return outError(o.path, filepath.Dir(o.path), err)
+		}
+		return nil
 	}
 	if err := os.Rename(name, o.path); err != nil {
 		os.Remove(name)
-		return fmt.Errorf("--out: %w", err)
+		return outError(o.path, filepath.Dir(o.path), err)
 	}
 	return nil
+}
+
+// keepExisting makes a partial run's output go beside an existing --out
+// file instead of over it (a complete report of an earlier run must not
+// be replaced by a partial one unannounced). It returns the path the
+// output will be written to.
+func (o *output) keepExisting() string {
+	if o.file == nil || o.direct {
+		return o.path
+	}
+	if _, err := os.Stat(o.path); err == nil {
+		o.path = partialPath(o.path)
+	}
+	return o.path
+}
+
+// partialPath is "a.partial.json" for "a.json".
+func partialPath(path string) string {
+	ext := filepath.Ext(path)
+	return strings.TrimSuffix(path, ext) + ".partial" + ext
 }

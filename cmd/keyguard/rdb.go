@@ -36,6 +36,8 @@ the byte offset where each file stopped.`)
 		maxFindings = fs.Int("max-findings", inventory.DefaultMaxFindings, "findings listed per rule; the report counts the rest")
 		top         = fs.Int("top", inventory.DefaultTopKeys, "largest keys listed")
 	)
+	progressMode := fs.progressFlag()
+	view := fs.reportFlags()
 	files, err := fs.parse(args)
 	if err != nil {
 		return err
@@ -45,8 +47,12 @@ the byte offset where each file stopped.`)
 		return usagef("name at least one RDB file (several: the shards of one Cluster; - reads stdin)")
 	case *db < -1:
 		return usagef("--db must be a database number (0, 1, ...)")
-	case *maxFindings < 0, *top < 0:
-		return usagef("--max-findings and --top cannot be negative")
+	case *maxFindings < 0, *top < 0, view.depth < 0:
+		return usagef("--max-findings, --top and --depth cannot be negative")
+	}
+	prog, err := newProgress(e, *progressMode)
+	if err != nil {
+		return err
 	}
 	reg, err := fs.loadRegistry()
 	if err != nil {
@@ -67,23 +73,23 @@ the byte offset where each file stopped.`)
 		Match:     *match,
 		TuneGC:    e.getenv("GOGC") == "",
 	}
-	var bar *progressBar
-	if isTerminal(e.stderr) {
-		bar = &progressBar{w: e.stderr}
+	if prog != nil {
 		opts.Progress = func(p snapshot.Progress) {
-			bar.redraw(rdbProgressLine(p.Read, p.Total, p.Elapsed, p.FilesDone, p.Files))
+			prog.show(rdbProgressLine(p.Read, p.Total, p.Elapsed, p.FilesDone, p.Files), false)
 		}
 	}
 	res, err := snapshot.Run(ctx, reg, ins, opts)
-	if bar != nil {
-		bar.clear()
-	}
+	prog.clear()
 	if err != nil {
 		out.close(false)
 		return err
 	}
 	rep := res.Report
-	if err := writeReport(out, fs.opts.format, rep); err != nil {
+	view.sep = reg.Separator
+	if fs.isSet("top") {
+		view.top = *top
+	}
+	if err := writeReport(out, fs.opts.format, rep, *view); err != nil {
 		return err
 	}
 	if !res.Complete {

@@ -1,19 +1,31 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 
 	"github.com/keyguard/keyguard/report"
 )
 
 // reportFormats are the --format values of the commands that print an
-// audit report (audit, rdb); the first is the default. Read-only.
+// audit report (audit, rdb, merge); the first is the default. Read-only.
 var reportFormats = []string{"text", "json", "csv", "html"}
+
+// reportView is how a report is shown beyond its format.
+type reportView struct {
+	depth   int  // memory by prefix down to this many segments; 0 none
+	sep     byte // the registry's separator
+	verbose bool // text: every section in full
+	top     int  // text: largest keys listed (0: the default)
+}
 
 // writeReport renders rep in format (one of reportFormats) to out, then
 // commits out: an --out file is renamed into place only when the whole
 // report was written, and removed otherwise.
-func writeReport(out *output, format string, rep *report.Report) error {
+func writeReport(out *output, format string, rep *report.Report, v reportView) error {
+	if v.depth > 0 {
+		rep.Prefixes = report.PrefixTree(rep.Groups, v.sep, v.depth)
+	}
 	var err error
 	switch format {
 	case "json":
@@ -23,7 +35,7 @@ func writeReport(out *output, format string, rep *report.Report) error {
 	case "html":
 		err = rep.WriteHTML(out)
 	case "text":
-		err = rep.WriteText(out)
+		err = rep.WriteText(out, report.TextOptions{Verbose: v.verbose, Top: v.top})
 	default:
 		err = fmt.Errorf("unknown report format %q (use text, json, csv or html)", format)
 	}
@@ -34,4 +46,19 @@ func writeReport(out *output, format string, rep *report.Report) error {
 		return fmt.Errorf("write the report: %w", err)
 	}
 	return nil
+}
+
+// reportFlags registers the flags every report-writing command shares.
+func (fs *flagSet) reportFlags() *reportView {
+	v := &reportView{}
+	fs.IntVar(&v.depth, "depth", report.DefaultPrefixDepth, "memory by key prefix down to `N` segments (0: none)")
+	fs.BoolVar(&v.verbose, "verbose", false, "text: every section in full, not one screen")
+	return v
+}
+
+// isSet reports whether the flag name was given on the command line.
+func (fs *flagSet) isSet(name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }
