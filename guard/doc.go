@@ -27,5 +27,9 @@
 // for managed servers that refuse EVAL. That mode is not atomic; see Options.
 //
 // The guard takes plain values (namespace, key, TTL policy): the registry
-// layer maps key templates to Guards.
+// layer maps key templates to Guards. It does not know a template's declared
+// fields either: on a client with package redishook's hook, a guarded write
+// of a field the template does not declare is refused by the hook like an
+// HSET of it (SetPairs reads the fields out of the script call), and the
+// owner field the script writes is never a business field.
 package guard

@@ -1,6 +1,7 @@
 package redishook
 
 import (
+	"slices"
 	"strings"
 	"time"
 
@@ -24,6 +25,7 @@ type tally struct {
 	reason Reason
 	key    string
 	entry  int32 // -1: unregistered
+	pos    int   // the key's index in the command's arguments (ReasonSchema)
 }
 
 // add records a (template, access) pair; false when it was seen already.
@@ -48,6 +50,12 @@ func (t *tally) violate(r Reason, key string, entry int32) {
 	}
 }
 
+func (t *tally) violateAt(r Reason, key string, entry int32, pos int) {
+	if t.reason == 0 {
+		t.reason, t.key, t.entry, t.pos = r, key, entry, pos
+	}
+}
+
 const (
 	accRead  = 0
 	accWrite = 1
@@ -67,8 +75,8 @@ func (h *Hook) scan(t *tally, args []any, pipe []redis.Cmder, at int) {
 		return
 	}
 	// The closure does not escape (Keys only calls it), so it stays on the stack.
-	_ = c.Keys(args, func(_ int, key string, f rediscmd.KeyFlags) bool {
-		h.key(t, c, args, pipe, at, key, f)
+	_ = c.Keys(args, func(pos int, key string, f rediscmd.KeyFlags) bool {
+		h.key(t, c, args, pipe, at, pos, key, f)
 		return true
 	})
 	// A Keys error (arity, missing numkeys keys, a key go-redis cannot
@@ -79,8 +87,8 @@ func (h *Hook) scan(t *tally, args []any, pipe []redis.Cmder, at int) {
 	}
 }
 
-// key classifies one key.
-func (h *Hook) key(t *tally, c *rediscmd.Command, args []any, pipe []redis.Cmder, at int, key string, f rediscmd.KeyFlags) {
+// key classifies one key, args[pos].
+func (h *Hook) key(t *tally, c *rediscmd.Command, args []any, pipe []redis.Cmder, at, pos int, key string, f rediscmd.KeyFlags) {
 	acc := int32(accRead)
 	if f.Writes() {
 		acc = accWrite
@@ -106,11 +114,15 @@ func (h *Hook) key(t *tally, c *rediscmd.Command, args []any, pipe []redis.Cmder
 		t.violate(ReasonNotWriter, key, idx)
 		return
 	}
-	if h.mode == Observe {
-		return
+	if h.mode != Observe {
+		if r := ttlRule(c, args, pipe, at, es, key); r != 0 {
+			t.violate(r, key, idx)
+			return
+		}
 	}
-	if r := ttlRule(c, args, pipe, at, es, key); r != 0 {
-		t.violate(r, key, idx)
+	// Checked in observe mode too: schema writes are metered in every mode.
+	if es.fields.kind != fieldsNone && es.fields.broken(c.Name, args, pos, h.guardSHA, nil) {
+		t.violateAt(ReasonSchema, key, idx, pos)
 	}
 }
 
@@ -162,8 +174,11 @@ func (h *Hook) commit(t *tally, args []any, pipe []redis.Cmder, at int) {
 	if t.reason == 0 {
 		return
 	}
-	if t.reason == ReasonNotWriter {
+	switch t.reason {
+	case ReasonNotWriter:
 		h.ents[t.entry].foreign.Inc()
+	case ReasonSchema:
+		h.ents[t.entry].schema.Inc()
 	}
 	if h.mode == Warn {
 		h.warn(t, args, "keyguard: command breaks the key registry (warn mode: sent anyway)")
@@ -218,8 +233,13 @@ func (h *Hook) deny(t *tally, args []any) error {
 		d.Template, d.Owner = es.e.Template.String(), es.e.Owner
 		d.Writers = es.e.Writers
 		es.denied.Inc()
-		if es.foreign != nil && t.reason == ReasonNotWriter {
+		switch {
+		case es.foreign != nil && t.reason == ReasonNotWriter:
 			es.foreign.Inc()
+		case t.reason == ReasonSchema:
+			es.schema.Inc()
+			d.Declared = slices.Clone(es.e.Fields)
+			d.Undeclared = es.fields.undeclared(t.cmd.Name, args, t.pos, h.guardSHA)
 		}
 	} else {
 		h.unreg.denied.Inc()
@@ -264,8 +284,14 @@ func (h *Hook) warn(t *tally, args []any, msg string) {
 		attrs = append(attrs, "key", clip(t.key))
 	}
 	if t.entry >= 0 {
-		e := h.ents[t.entry].e
-		attrs = append(attrs, "template", e.Template.String(), "owner", e.Owner)
+		es := &h.ents[t.entry]
+		attrs = append(attrs, "template", es.e.Template.String(), "owner", es.e.Owner)
+		if t.reason == ReasonSchema {
+			if u := es.fields.undeclared(t.cmd.Name, args, t.pos, h.guardSHA); len(u) > 0 {
+				attrs = append(attrs, "undeclared", u)
+			}
+			attrs = append(attrs, "declared", es.e.Fields)
+		}
 	}
 	if n := s.quiet.Swap(0); n > 0 {
 		attrs = append(attrs, "suppressed", n)

@@ -22,7 +22,18 @@
 //   - a TTL given to a key of a persistent template (ReasonPersistent);
 //   - FLUSHALL, FLUSHDB and SWAPDB (ReasonKeyspace);
 //   - a command missing from the command table, unless listed in
-//     Options.AllowUnknown (ReasonUnknownCommand).
+//     Options.AllowUnknown (ReasonUnknownCommand);
+//   - on a template that declares its value's fields (registry fields,
+//     without fields_extra: allow), an HSET, HSETNX, HMSET, HINCRBY,
+//     HINCRBYFLOAT or namespace-guard write (package guard) of a field it
+//     does not declare; on a string template whose values are JSON objects,
+//     a SET, SETNX, SETEX, PSETEX, GETSET, MSET or MSETNX value that is not
+//     a JSON object or has a top-level key it does not declare, and an
+//     in-place edit (APPEND, SETRANGE, INCR…, SETBIT, BITFIELD, BITOP) that
+//     cannot be checked (ReasonSchema). These are counted in
+//     keyguard_schema_writes_total in every mode. The guard's own owner
+//     field (written by its script, or claimed by HSETNX in its best-effort
+//     mode) is not a business field and passes.
 //
 // A refused pipeline or transaction is refused whole; every command in it
 // carries the *DeniedError of the offending one. Reads are never refused.
@@ -30,7 +41,10 @@
 // # Limits, honestly
 //
 // The hook sees commands, not the server's state, and never asks Redis
-// anything. So HSET, SADD, INCR, APPEND… on a TTL template are let
+// anything. Field checks see the fields a command names: a value copied
+// or restored whole (COPY, RENAME, RESTORE, SORT … STORE) or written by a
+// script other than the guard's is not checked, and a JSON value is
+// scanned (validated, not decoded) at most 256 levels deep. So HSET, SADD, INCR, APPEND… on a TTL template are let
 // through: whether the key already exists with a TTL is unknown to it (write
 // such keys through package ttlpolicy, which sends the write and its
 // PEXPIRE in one transaction; 'keyguard audit' finds keys without TTL

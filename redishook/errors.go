@@ -3,6 +3,7 @@ package redishook
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // ErrDenied matches every *DeniedError with errors.Is: the hook refused a
@@ -31,6 +32,13 @@ const (
 	// command table (a module command, or one newer than 7.0), so its keys
 	// cannot be checked. Options.AllowUnknown lets it through.
 	ReasonUnknownCommand
+	// ReasonSchema: the write breaks the template's declared fields
+	// (registry fields without fields_extra: allow): an HSET, HSETNX,
+	// HMSET, HINCRBY, HINCRBYFLOAT or guarded write of a field the template
+	// does not declare; on a template whose string values are JSON objects,
+	// a value that is not one (or keys it does not declare), or an in-place
+	// edit (APPEND, SETRANGE, INCR…) that keyguard cannot check.
+	ReasonSchema
 )
 
 func (r Reason) String() string {
@@ -47,6 +55,8 @@ func (r Reason) String() string {
 		return "keyspace"
 	case ReasonUnknownCommand:
 		return "unknown-command"
+	case ReasonSchema:
+		return "schema"
 	}
 	return "unknown"
 }
@@ -63,6 +73,12 @@ type DeniedError struct {
 	Reason   Reason
 	// Writers lists the other services the template allows (registry writers).
 	Writers []string
+	// Undeclared lists the fields the write names that the template does
+	// not declare (ReasonSchema; at most 16). Empty when the problem is a
+	// value that is not a JSON object.
+	Undeclared []string
+	// Declared is the template's declared field set (ReasonSchema).
+	Declared []string
 }
 
 // Is makes errors.Is(err, ErrDenied) true for every *DeniedError.
@@ -88,8 +104,26 @@ func (e *DeniedError) Error() string {
 		return fmt.Sprintf("keyguard: %s by service %q refused: it writes every key of the database, other teams' included; use the admin tooling, not a service client", e.Command, e.Service)
 	case ReasonUnknownCommand:
 		return fmt.Sprintf("keyguard: %s by service %q refused: keyguard's command table (Redis 7.0) does not know it, so its keys cannot be checked; list it in redishook.Options.AllowUnknown if it is safe", e.Command, e.Service)
+	case ReasonSchema:
+		return head + e.schemaText()
 	}
 	return head + "denied"
+}
+
+func (e *DeniedError) schemaText() string {
+	fix := fmt.Sprintf("add them to its fields in the registry (owner %q)", e.Owner)
+	if e.Owner == e.Service {
+		fix = "add them to its fields in the registry"
+	}
+	switch {
+	case len(e.Undeclared) > 0:
+		return fmt.Sprintf("template %q declares the fields %q, not %q; write only declared fields (the generated constants name them), or %s",
+			e.Template, e.Declared, e.Undeclared, fix)
+	case editsInPlace(e.Command):
+		return fmt.Sprintf("template %q holds JSON objects of the fields %q and %s edits the value in place, which keyguard cannot check; write the whole object with SET",
+			e.Template, e.Declared, strings.ToUpper(e.Command))
+	}
+	return fmt.Sprintf("template %q holds JSON objects of the fields %q and the value is not one; write a JSON object of those fields", e.Template, e.Declared)
 }
 
 // clip keeps messages readable for huge keys; %q takes care of binary bytes.

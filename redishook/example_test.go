@@ -59,3 +59,30 @@ func Example() {
 		fmt.Println(tw.Template, len(tw.Writers), tw.Violation())
 	}
 }
+
+// A template that declares its value's fields: in enforce mode a write of
+// another field is refused before it is sent, naming the undeclared fields
+// and the declared set (no server is needed to see it: nothing is sent).
+func ExampleDeniedError_fields() {
+	reg, err := registry.Parse("keyguard.yaml", []byte(`version: 1
+domains: {order: {owner: order-team}}
+keys:
+  - key: "order:order:{orderId:int}:promo"
+    type: hash
+    ttl: 1h
+    fields: [couponAmount, promoTotal]
+`))
+	if err != nil {
+		panic(err)
+	}
+	rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"})
+	defer rdb.Close()
+	redishook.New(reg, redishook.Options{Service: "order-team", Mode: redishook.Enforce}).Install(rdb)
+
+	err = rdb.HSet(context.Background(), "order:order:1001:promo", "couponAmount", 10, "activityId", 7).Err()
+	var denied *redishook.DeniedError
+	if errors.As(err, &denied) {
+		fmt.Println(denied.Reason, denied.Undeclared, denied.Declared)
+	}
+	// Output: schema [activityId] [couponAmount promoTotal]
+}

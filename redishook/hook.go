@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/keyguard/keyguard/guard"
 	"github.com/keyguard/keyguard/registry"
 )
 
@@ -95,6 +96,7 @@ type Hook struct {
 	unknown   prometheus.Counter
 	rec       *writeTable
 	allow     []string
+	guardSHA  string // the guard script's digest: guarded writes are checked against declared fields
 	err       error
 }
 
@@ -105,6 +107,8 @@ type entryState struct {
 	mayWrite   bool
 	ttl        bool // a TTL template: writes must leave a TTL
 	persistent bool
+	fields     fieldSet           // the declared value format; kind fieldsNone when undeclared
+	schema     prometheus.Counter // nil when the template declares no fields
 	slotState
 }
 
@@ -121,7 +125,8 @@ type slotState struct {
 // collector type) is returned by Err, and every command through the hook
 // then fails with it: a misconfigured guard must not pass writes silently.
 func New(reg *registry.Registry, opts Options) *Hook {
-	h := &Hook{reg: reg, service: opts.Service, mode: opts.Mode, log: opts.Logger, warnEvery: int64(opts.WarnEvery)}
+	h := &Hook{reg: reg, service: opts.Service, mode: opts.Mode, log: opts.Logger, warnEvery: int64(opts.WarnEvery),
+		guardSHA: guard.ScriptSHA()}
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
 	}
@@ -162,6 +167,9 @@ func New(reg *registry.Registry, opts Options) *Hook {
 			es.denied = m.denied.WithLabelValues(t, e.Owner, s)
 			if !es.mayWrite {
 				es.foreign = m.foreign.WithLabelValues(t, e.Owner, s)
+			}
+			if es.fields = newFieldSet(e); es.fields.kind != fieldsNone {
+				es.schema = m.schema.WithLabelValues(t, e.Owner, s)
 			}
 		}
 		if opts.Recorder != nil {

@@ -382,7 +382,7 @@ func lintMetrics(t *testing.T, pr *prometheus.Registry) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range []prometheus.Collector{m.commands, m.denied, m.unregistered, m.foreign, m.unknown, m.guard} {
+	for _, c := range []prometheus.Collector{m.commands, m.denied, m.unregistered, m.foreign, m.unknown, m.guard, m.schema} {
 		problems, err := testutil.CollectAndLint(c)
 		if err != nil {
 			t.Fatal(err)

@@ -29,6 +29,12 @@ const (
 	// MetricGuardConflicts counts namespace-guard conflicts per template and
 	// the owner the guard found (see Hook.GuardConflict).
 	MetricGuardConflicts = "keyguard_guard_conflicts_total"
+	// MetricSchemaWrites counts writes, per template, owner and service,
+	// that break the template's declared fields: a field it does not
+	// declare, or a value of a JSON template that is not a JSON object. In
+	// every mode (in enforce mode they are also denied). Field names are
+	// never labels.
+	MetricSchemaWrites = "keyguard_schema_writes_total"
 )
 
 // TemplateUnregistered is the template label of keys that match no template.
@@ -41,7 +47,7 @@ const (
 )
 
 type metrics struct {
-	commands, denied, unregistered, foreign, unknown, guard *prometheus.CounterVec
+	commands, denied, unregistered, foreign, unknown, guard, schema *prometheus.CounterVec
 }
 
 // newMetrics builds the collectors and registers them with r (nil: counted
@@ -68,11 +74,14 @@ func newMetrics(r prometheus.Registerer) (*metrics, error) {
 		guard: prometheus.NewCounterVec(prometheus.CounterOpts{Name: MetricGuardConflicts,
 			Help: "Namespace guard conflicts: writes refused because another namespace owns the key."},
 			[]string{"template", "owner"}),
+		schema: prometheus.NewCounterVec(prometheus.CounterOpts{Name: MetricSchemaWrites,
+			Help: "Writes that break the template's declared fields: an undeclared field, or a JSON template's value that is not a JSON object."},
+			[]string{"template", "owner", "service"}),
 	}
 	if r == nil {
 		return m, nil
 	}
-	for _, v := range []**prometheus.CounterVec{&m.commands, &m.denied, &m.unregistered, &m.foreign, &m.unknown, &m.guard} {
+	for _, v := range []**prometheus.CounterVec{&m.commands, &m.denied, &m.unregistered, &m.foreign, &m.unknown, &m.guard, &m.schema} {
 		if err := r.Register(*v); err != nil {
 			var are prometheus.AlreadyRegisteredError
 			if !errors.As(err, &are) {
