@@ -1,0 +1,207 @@
+package investigate
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/keyguard/keyguard/finding"
+	"github.com/keyguard/keyguard/registry"
+)
+
+// Rule IDs of the evidence only an investigation gathers; the value and
+// TTL rules it shares with the audit keep their IDs (mixed-schema, schema,
+// ttl-mismatch, no-ttl, type-mismatch, unregistered).
+const (
+	RuleSecondWriter   = "second-writer"   // two services wrote one key during the capture
+	RuleForeignWriter  = "foreign-writer"  // a service wrote a key its team does not own
+	RuleTTLFluctuation = "ttl-fluctuation" // writes gave one key different TTLs
+	RuleSchema         = "schema"          // fields outside the template's declared fields
+)
+
+// parts is what the steps gathered, for the conclusion.
+type parts struct {
+	reg      *registry.Registry
+	keys     []*KeyInfo
+	watched  []*watched
+	interval time.Duration
+	caps     []*NodeCapture
+	notify   *NotifyResult
+	self     string
+}
+
+// conclusion builds the report's styles, findings, narrative and fixes.
+type conclusion struct {
+	r     *Report
+	p     parts
+	seen  map[string]bool // rule+key already reported
+	info  map[string]*KeyInfo
+	acts  []KeyActivity
+	set   *StyleSet
+	ttls  []TTLWatch
+	types map[string][]string // key → types seen during the watch
+}
+
+func conclude(r *Report, p parts) {
+	c := &conclusion{r: r, p: p, seen: map[string]bool{}, info: map[string]*KeyInfo{}, types: map[string][]string{}}
+	for _, k := range p.keys {
+		c.info[k.Key] = k
+	}
+	if len(p.caps) > 0 {
+		c.acts = activities(p.reg, p.caps, p.self)
+	}
+	for _, w := range p.watched {
+		c.ttls = append(c.ttls, analyzeTTL(w.key.Key, w.samples, p.interval))
+		for _, t := range w.types {
+			if t != "none" {
+				c.types[w.key.Key] = appendOnce(c.types[w.key.Key], t)
+			}
+		}
+	}
+	c.styles()
+	c.writers()
+	if r.Capture != nil && c.acts != nil {
+		r.Capture.Keys = c.acts
+	}
+	c.valueFindings()
+	c.ttlFindings()
+	c.keyFindings()
+	c.captureNotes()
+	if len(r.Conclusion) == 0 {
+		r.Conclusion = append(r.Conclusion, c.quiet())
+	}
+	sort.SliceStable(r.Findings, func(i, j int) bool { return r.Findings[i].Severity > r.Findings[j].Severity })
+}
+
+func (c *conclusion) say(format string, args ...any) {
+	c.r.Conclusion = append(c.r.Conclusion, fmt.Sprintf(format, args...))
+}
+
+// add records a finding once per rule and key (or template).
+func (c *conclusion) add(f finding.Finding) { c.addAs("", f) }
+
+// addAs is add for a second finding of one rule on one key, told apart by
+// kind.
+func (c *conclusion) addAs(kind string, f finding.Finding) {
+	id := f.Rule + "\x00" + f.Key + "\x00" + f.Template + "\x00" + kind
+	if c.seen[id] {
+		return
+	}
+	c.seen[id] = true
+	if f.Key != "" && f.Template == "" {
+		if e := c.p.reg.Lookup(f.Key); e != nil {
+			f.Template, f.Owner = e.Key, e.Owner
+		}
+	}
+	c.r.Findings = append(c.r.Findings, f)
+}
+
+// styles explains every value seen (looked at, sampled, written) by styles.
+func (c *conclusion) styles() {
+	var obs []Observation
+	for _, k := range c.p.keys {
+		obs = append(obs, Observation{Key: k.Key, From: "value", Shape: k.Shape})
+	}
+	for _, w := range c.p.watched {
+		for _, s := range w.shapes {
+			obs = append(obs, Observation{Key: w.key.Key, From: "watch", Shape: s})
+		}
+	}
+	for _, a := range c.acts {
+		for _, w := range a.Writers {
+			for _, s := range writtenShapes(&w) {
+				obs = append(obs, Observation{Key: a.Key, From: "write", Writer: w.Service, Shape: s})
+			}
+		}
+	}
+	c.set = groupStyles(obs, DeclaredStyles(c.p.reg), c.p.reg.Lookup)
+	c.r.Styles = c.set.Styles
+	for _, o := range c.set.Obs {
+		ids := c.ids(o.Styles)
+		switch o.From {
+		case "write":
+			for i := range c.acts {
+				for j := range c.acts[i].Writers {
+					w := &c.acts[i].Writers[j]
+					if c.acts[i].Key == o.Key && w.Service == o.Writer {
+						for _, id := range ids {
+							w.Styles = appendOnce(w.Styles, id)
+						}
+					}
+				}
+			}
+		default:
+			if k := c.info[o.Key]; k != nil {
+				for _, id := range ids {
+					k.Styles = appendOnce(k.Styles, id)
+				}
+				sort.Strings(k.Styles)
+			}
+		}
+	}
+}
+
+// writtenShapes is the shapes a writer's writes gave the key: the fields
+// it set, and the kinds of string values without fields.
+func writtenShapes(w *Writer) []Shape {
+	var out []Shape
+	typ := writeType(w)
+	if len(w.Fields) > 0 {
+		out = append(out, newShape(typ, "", w.Fields, len(w.Fields)))
+	}
+	for _, k := range w.Kinds {
+		if k != KindJSON {
+			out = append(out, Shape{Type: "string", Kind: k})
+		}
+	}
+	return out
+}
+
+func (c *conclusion) ids(idx []int) []string {
+	var out []string
+	for _, i := range idx {
+		out = append(out, c.set.Styles[i].ID)
+	}
+	return out
+}
+
+// styleText is "A {a, b} (declared by T, owner O)".
+func (c *conclusion) styleText(i int) string {
+	s := &c.set.Styles[i]
+	t := s.ID + " " + s.Label()
+	if s.Declared != "" {
+		t += fmt.Sprintf(" (declared by %s, %s)", s.Declared, s.Owner)
+	}
+	return t
+}
+
+func (c *conclusion) styleTexts(idx []int) string {
+	var parts []string
+	for _, i := range idx {
+		parts = append(parts, c.styleText(i))
+	}
+	return joinAnd(parts)
+}
+
+// joinAnd joins "a", "a and b", "a, b and c".
+func joinAnd(parts []string) string {
+	switch len(parts) {
+	case 0:
+		return ""
+	case 1:
+		return parts[0]
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
+}
+
+// quiet is the conclusion when nothing is suspicious.
+func (c *conclusion) quiet() string {
+	switch {
+	case len(c.p.keys) == 0:
+		return "no key matched: check the ID or pattern (and --db); keys created later are caught by --monitor or --notify"
+	case c.r.Capture == nil:
+		return "nothing suspicious in the values and TTLs; --monitor names the clients that write these keys (MONITOR costs throughput while it runs)"
+	}
+	return "nothing suspicious: one writer per key, one style per template, steady TTLs"
+}

@@ -1,0 +1,99 @@
+package investigate
+
+import (
+	"encoding/json"
+	"io"
+	"strconv"
+	"time"
+
+	"github.com/keyguard/keyguard/finding"
+)
+
+// Report is everything an investigation found, in the order the chain is
+// walked: keys, their values' styles, the slow log, the TTL watch, the
+// capture of writers, then the conclusion and the findings.
+type Report struct {
+	Target     string    `json:"target"` // the server, as a URL without password
+	Registry   string    `json:"registry"`
+	Query      Query     `json:"query"`
+	StartedAt  time.Time `json:"started_at"`
+	Duration   Millis    `json:"duration_ms"`
+	Nodes      int       `json:"nodes"`
+	ShowValues bool      `json:"values_shown"`
+
+	Keys     []KeyInfo      `json:"keys"`
+	MoreKeys int            `json:"more_keys,omitempty"` // found beyond Options.MaxKeys, left out
+	Styles   []Style        `json:"styles"`
+	SlowLog  []SlowEntry    `json:"slowlog"`
+	Watch    *WatchResult   `json:"watch,omitempty"`
+	Capture  *CaptureResult `json:"capture,omitempty"`
+	Notify   *NotifyResult  `json:"notify,omitempty"`
+
+	Conclusion []string          `json:"conclusion"` // the story, one sentence an item
+	Fixes      []string          `json:"fixes"`      // what the registry says to change
+	Findings   []finding.Finding `json:"findings"`
+}
+
+// Query is what was asked for.
+type Query struct {
+	ID    string `json:"id,omitempty"`
+	Key   string `json:"key,omitempty"`
+	Match string `json:"match,omitempty"`
+}
+
+// WatchResult is the TTL watch.
+type WatchResult struct {
+	Duration  Millis     `json:"duration_ms"`
+	Interval  Millis     `json:"interval_ms"`
+	Keys      []TTLWatch `json:"keys"`
+	Unwatched int        `json:"unwatched,omitempty"` // keys found beyond the watch's bound
+}
+
+// CaptureResult is the MONITOR capture of every node that holds the keys.
+type CaptureResult struct {
+	Limits struct {
+		Duration Millis `json:"duration_ms"`
+		MaxLines int64  `json:"max_lines"`
+		MaxBytes int64  `json:"max_bytes"`
+	} `json:"limits"`
+	Nodes []NodeCapture `json:"nodes"`
+	Keys  []KeyActivity `json:"keys"`
+}
+
+// Millis is a duration that JSON writes in whole milliseconds.
+type Millis time.Duration
+
+// MarshalJSON writes the milliseconds.
+func (m Millis) MarshalJSON() ([]byte, error) {
+	return strconv.AppendInt(nil, time.Duration(m).Milliseconds(), 10), nil
+}
+
+// Micros is a duration that JSON writes in whole microseconds.
+type Micros time.Duration
+
+// MarshalJSON writes the microseconds.
+func (m Micros) MarshalJSON() ([]byte, error) {
+	return strconv.AppendInt(nil, time.Duration(m).Microseconds(), 10), nil
+}
+
+// WriteJSON writes the report as one indented JSON document.
+func (r *Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(r)
+}
+
+// Worst is the highest severity among the findings, and false when there
+// are none.
+func (r *Report) Worst() (finding.Severity, bool) {
+	var worst finding.Severity
+	for _, f := range r.Findings {
+		worst = max(worst, f.Severity)
+	}
+	return worst, len(r.Findings) > 0
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }
+
+func seconds(s int64) time.Duration { return time.Duration(s) * time.Second }
