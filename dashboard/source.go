@@ -6,14 +6,18 @@ package dashboard
 // the view model (view.go) built from a report.
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/keyguard/keyguard/audit"
+	"github.com/keyguard/keyguard/hotkey"
 	"github.com/keyguard/keyguard/redishook"
 	"github.com/keyguard/keyguard/registry"
 	"github.com/keyguard/keyguard/report"
@@ -140,4 +144,60 @@ type HotKey struct {
 	Source   string
 	Score    float64 // accesses per second, or the LFU counter; what Detail says
 	Detail   string
+}
+
+// NewHotKeySource reads the hot-key reports services' SDKs (package
+// hotkey's Detector) leave on the server c points at, those reported
+// within window before each read. A key reported by several instances is
+// one hot key: their rates add up. At most top keys are listed, hottest
+// first.
+func NewHotKeySource(c redis.Cmdable, reg *registry.Registry, window time.Duration, top int) HotKeySource {
+	return &sdkHotKeys{c: c, reg: reg, window: window, top: top, now: time.Now}
+}
+
+type sdkHotKeys struct {
+	c      redis.Cmdable
+	reg    *registry.Registry
+	window time.Duration
+	top    int
+	now    func() time.Time
+}
+
+func (h *sdkHotKeys) HotKeys(ctx context.Context) ([]HotKey, error) {
+	reps, err := hotkey.ReadReports(ctx, h.c, h.now().Add(-h.window))
+	if err != nil {
+		return nil, fmt.Errorf("read hot-key reports: %w", err)
+	}
+	type agg struct {
+		rate     float64
+		services []string
+	}
+	byKey := map[string]*agg{}
+	for _, r := range reps {
+		for _, k := range r.Keys {
+			a := byKey[k.Key]
+			if a == nil {
+				a = &agg{}
+				byKey[k.Key] = a
+			}
+			a.rate += k.Rate
+			if !slices.Contains(a.services, r.Service) {
+				a.services = append(a.services, r.Service)
+			}
+		}
+	}
+	out := make([]HotKey, 0, len(byKey))
+	for key, a := range byKey {
+		hk := HotKey{Key: key, Source: "SDK", Score: a.rate,
+			Detail: fmt.Sprintf("%s ops/s reported by %s", fmtShort(a.rate), strings.Join(a.services, ", "))}
+		if e := h.reg.Lookup(key); e != nil {
+			hk.Template, hk.Owner = e.Key, e.Owner
+		}
+		out = append(out, hk)
+	}
+	slices.SortFunc(out, func(a, b HotKey) int { return cmp.Or(cmp.Compare(b.Score, a.Score), strings.Compare(a.Key, b.Key)) })
+	if h.top > 0 && len(out) > h.top {
+		out = out[:h.top]
+	}
+	return out, nil
 }
