@@ -1,8 +1,130 @@
 package main
 
-import "context"
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
 
-// runServe is being built; this placeholder keeps the command list whole.
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/keyguard/keyguard/audit"
+	"github.com/keyguard/keyguard/dashboard"
+	"github.com/keyguard/keyguard/hotkey"
+	"github.com/keyguard/keyguard/inventory"
+	"github.com/keyguard/keyguard/redishook"
+)
+
+// runServe audits on a schedule and serves the dashboard, the report as
+// JSON and /metrics until interrupted (package dashboard).
 func runServe(ctx context.Context, e *env, args []string) error {
-	return usagef("this command is being built")
+	fs := newFlags(e, "serve", "serve --redis URL [--cluster] [--registry FILE] [--listen 127.0.0.1:8080] [--interval 10m] [flags]",
+		`  keyguard serve --redis redis://127.0.0.1:6379
+  keyguard serve --redis redis://audit:PASSWORD@10.0.0.1:6379,10.0.0.2:6379 --cluster --interval 30m --rate 20000 --history-dir /var/lib/keyguard
+  KEYGUARD_SERVE_TOKEN=$(cat token) keyguard serve --redis "$KEYGUARD_REDIS" --listen 0.0.0.0:8080
+
+Pages at http://LISTEN/, the last report at /api/report.json, Prometheus
+metrics at /metrics, health at /healthz. Audits run on their own schedule,
+never on a scrape. docs/serve.md has the metrics and alert rules.`)
+	fs.registryFlag(e)
+	fs.redisFlags(e)
+	var (
+		listen     = fs.String("listen", "127.0.0.1:8080", "serve on `host:port`; one other machines reach needs --auth-token, --basic-auth or --insecure-public")
+		interval   = fs.Duration("interval", dashboard.DefaultInterval, "time between two audit starts")
+		timeout    = fs.Duration("audit-timeout", 0, "stop an audit after this `duration`, keeping its partial report (0: --interval)")
+		history    = fs.Int("history", dashboard.DefaultHistory, "audits kept for the trends (and in --history-dir)")
+		historyDir = fs.String("history-dir", "", "save each audit's JSON report in `dir`, so that a restart keeps the history")
+		token      = fs.String("auth-token", e.getenv("KEYGUARD_SERVE_TOKEN"), "require this bearer `token` (env KEYGUARD_SERVE_TOKEN); in a browser, any user name and the token as password")
+		basic      = fs.String("basic-auth", e.getenv("KEYGUARD_SERVE_BASIC_AUTH"), "require basic auth `user:password` (env KEYGUARD_SERVE_BASIC_AUTH)")
+		insecure   = fs.Bool("insecure-public", false, "serve a --listen address other machines reach without authentication")
+		writersWin = fs.Duration("writers-window", redishook.DefaultWindow, "SDK writer records younger than this count")
+		hotWin     = fs.Duration("hotkeys-window", hotkey.DefaultReportTTL, "SDK hot-key reports younger than this count")
+
+		count       = fs.Int("count", audit.DefaultCount, "SCAN COUNT: keys asked for per batch")
+		match       = fs.String("match", "", "audit only keys matching this SCAN `pattern` (glob)")
+		memSamples  = fs.Int("memory-samples", audit.DefaultMemorySamples, "MEMORY USAGE SAMPLES for collections; 0 = every element")
+		sample      = fs.Int64("sample", 0, "probe a random subset of about `N` keys per audit and extrapolate; 0 = every key")
+		rate        = fs.Float64("rate", 0, "at most `OPS` commands per second during an audit, all nodes together; 0 = no limit")
+		db          = fs.Int("db", -1, "database `N` (default: the URL's, else 0)")
+		replicas    = fs.Bool("replicas", false, "audit a replica of each master instead of the master")
+		maxFindings = fs.Int("max-findings", inventory.DefaultMaxFindings, "findings listed per rule; the report counts the rest")
+		top         = fs.Int("top", inventory.DefaultTopKeys, "largest keys listed")
+	)
+	pos, err := fs.parse(args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("serve takes no arguments; got %q", pos[0])
+	}
+	switch {
+	case *interval <= 0:
+		return usagef("--interval must be positive, such as 10m")
+	case *count <= 0:
+		return usagef("--count must be positive")
+	case *memSamples < 0:
+		return usagef("--memory-samples must be 0 (exact) or positive")
+	case *history <= 0:
+		return usagef("--history must be positive")
+	case *timeout < 0, *sample < 0, *rate < 0, *maxFindings < 0, *top < 0, *writersWin <= 0, *hotWin <= 0:
+		return usagef("--audit-timeout, --sample, --rate, --max-findings and --top cannot be negative; the windows must be positive")
+	}
+	access := dashboard.Access{Token: *token}
+	if *basic != "" {
+		if access.User, access.Password, err = dashboard.ParseBasicAuth(*basic); err != nil {
+			return usagef("--basic-auth: %v", err)
+		}
+	}
+	if err := dashboard.CheckListen(*listen, access, *insecure); err != nil {
+		return usagef("%v", err)
+	}
+	reg, err := fs.loadRegistry()
+	if err != nil {
+		return err
+	}
+	tgt, err := fs.redisTarget()
+	if err != nil {
+		return err
+	}
+	conn := *tgt.opts
+	if *db >= 0 {
+		if tgt.cluster && *db != 0 {
+			return usagef("--db %d: a Redis Cluster has only database 0", *db)
+		}
+		conn.DB = *db
+	}
+	opts := audit.Options{Count: *count, Match: *match, MemorySamples: *memSamples, Sample: *sample, Rate: *rate, Replicas: *replicas,
+		Inventory: inventory.Options{MaxFindings: *maxFindings, TopKeys: *top}}
+	if *memSamples == 0 {
+		opts.MemorySamples = audit.AllSamples
+	}
+	client := tgt.client() // for the SDK's records; not checked now: the server starts even while Redis is down
+	defer client.Close()
+
+	pr := prometheus.NewRegistry()
+	pr.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	srv, err := dashboard.New(dashboard.Config{
+		Registry:   reg,
+		Auditor:    dashboard.NewAuditor(reg, audit.Target{Conn: &conn, Cluster: tgt.cluster, Seeds: tgt.addrs[1:], Display: tgt.display}, opts),
+		Writers:    dashboard.NewWriterSource(client, reg, *writersWin),
+		HotKeys:    dashboard.NewHotKeySource(client, reg, *hotWin, 100),
+		Interval:   *interval,
+		Timeout:    *timeout,
+		History:    *history,
+		HistoryDir: *historyDir,
+		Access:     access,
+		Registerer: pr,
+		Gatherer:   pr,
+		Logger:     slog.New(slog.NewTextHandler(e.stderr, nil)),
+	})
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", *listen)
+	if err != nil {
+		return fmt.Errorf("--listen %s: %w (is another server on that port?)", *listen, err)
+	}
+	fmt.Fprintf(e.stderr, "keyguard serve: http://%s/ auditing %s every %s\n", ln.Addr(), tgt.display, *interval)
+	return srv.Run(ctx, ln)
 }
