@@ -65,6 +65,9 @@ type Options struct {
 	// Detector receives every key read; nil makes one, reporting to the
 	// Cache's client, started by New and stopped by Close.
 	Detector *Detector
+	// NoReports keeps the Detector New makes from reporting to Redis (a
+	// tool that writes keys, as keyguard preheat, is not a service).
+	NoReports bool
 	// Registerer receives the metrics; nil counts without exporting.
 	Registerer prometheus.Registerer
 	// Logger receives background errors; nil discards.
@@ -187,7 +190,7 @@ func New(ctx context.Context, reg *registry.Registry, rdb redis.UniversalClient,
 		c.local.StopAllGoroutines()
 		return nil, err
 	}
-	if c.ownDet {
+	if c.ownDet && !opts.NoReports {
 		c.det.Start(c.bg, rdb)
 	}
 	return c, nil
@@ -367,15 +370,24 @@ func (c *Cache) Set(ctx context.Context, key, value string) error {
 }
 
 func (c *Cache) set(ctx context.Context, s *entState, key, value string) error {
+	_, err := c.setSoft(ctx, s, key, value)
+	return err
+}
+
+// setSoft is set, returning the soft deadline written (unix ms, 0 when
+// the template has no logical expiry).
+func (c *Cache) setSoft(ctx context.Context, s *entState, key, value string) (int64, error) {
+	soft := int64(0)
 	if s.soft > 0 {
-		value = encodeLogical(value, time.Now().Add(s.soft))
+		t := time.Now().Add(s.soft)
+		value, soft = encodeLogical(value, t), t.UnixMilli()
 	}
 	err := c.store(ctx, s, key, value)
 	var fe *FanoutError
 	if err != nil && !errors.As(err, &fe) {
-		return err
+		return 0, err
 	}
-	return errors.Join(err, c.invalidate(ctx, s, key))
+	return soft, errors.Join(err, c.invalidate(ctx, s, key))
 }
 
 // store writes value to key or to all its copies, pipelined.

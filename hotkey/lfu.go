@@ -161,3 +161,24 @@ func topLFU(keys []LFUKey, k int) []LFUKey {
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// MasterAddrs returns the address of every master of rdb: the client's
+// own for a *redis.Client, each master's for a *redis.ClusterClient.
+func MasterAddrs(ctx context.Context, rdb redis.UniversalClient) ([]string, error) {
+	switch c := rdb.(type) {
+	case *redis.Client:
+		return []string{c.Options().Addr}, nil
+	case *redis.ClusterClient:
+		var mu sync.Mutex
+		var addrs []string
+		err := c.ForEachMaster(ctx, func(ctx context.Context, m *redis.Client) error {
+			mu.Lock()
+			addrs = append(addrs, m.Options().Addr)
+			mu.Unlock()
+			return nil
+		})
+		slices.Sort(addrs)
+		return addrs, err
+	}
+	return nil, fmt.Errorf("hotkey: need a *redis.Client or *redis.ClusterClient, not %T", rdb)
+}

@@ -37,7 +37,8 @@ func TestHelperProcess(t *testing.T) {
 	reg := testRegistry(t)
 	ctx := context.Background()
 	pr := prometheus.NewRegistry()
-	c, err := New(ctx, reg, rdb, Options{Service: "helper-" + role, Registerer: pr})
+	// Generous bounds: a loaded machine must not turn a wait into a second load.
+	c, err := New(ctx, reg, rdb, Options{Service: "helper-" + role, Registerer: pr, LockWait: 30 * time.Second, LoadTimeout: time.Minute})
 	if err != nil {
 		fmt.Println("error", err)
 		os.Exit(1)
@@ -55,16 +56,45 @@ func TestHelperProcess(t *testing.T) {
 	os.Exit(0) // skip the testing framework's output
 }
 
+// lockSpy records in test:attempted that this process tried a lock
+// (SET lock:… NX), from a client of its own.
+type lockSpy struct {
+	rdb  *redis.Client
+	once sync.Once
+}
+
+func (s *lockSpy) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (s *lockSpy) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return next
+}
+func (s *lockSpy) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		if a := cmd.Args(); cmd.Name() == "set" && len(a) > 1 && strings.HasPrefix(fmt.Sprint(a[1]), LockPrefix) {
+			s.once.Do(func() { s.rdb.SAdd(context.Background(), "test:attempted", os.Getpid()) })
+		}
+		return next(ctx, cmd)
+	}
+}
+
 // helperStampede waits for "go", then misses key from 1,000 goroutines.
-// The loader counts itself in Redis (test:loads) and locally.
+// The loader counts itself in Redis (test:loads) and locally, and returns
+// only once all three processes have tried the lock, so that every
+// process really misses while the load runs.
 func helperStampede(ctx context.Context, c *Cache, rdb *redis.Client, in *bufio.Scanner, key string) {
+	spy := &lockSpy{rdb: redis.NewClient(&redis.Options{Addr: rdb.Options().Addr})}
+	defer spy.rdb.Close()
+	rdb.AddHook(spy)
 	var local atomic.Int64
 	load := func(ctx context.Context, key string) (string, error) {
 		local.Add(1)
 		if err := rdb.Incr(ctx, "test:loads").Err(); err != nil {
 			return "", err
 		}
-		time.Sleep(200 * time.Millisecond) // a slow database: the other processes miss meanwhile
+		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+			if spy.rdb.SCard(ctx, "test:attempted").Val() >= 3 {
+				break
+			}
+		}
 		return "loaded", nil
 	}
 	fmt.Println("ready")
@@ -195,7 +225,7 @@ func TestStampedeOnceAcrossProcesses(t *testing.T) {
 		}
 		total += local
 		// The lock line: acquired and waited. A process that did not load
-		// must have waited for the one that did: all three missed at once.
+		// waited for the one that did.
 		l := strings.Fields(h.line(t))
 		if len(l) != 3 || l[0] != "lock" || (local == 0 && l[2] != "1") || (local == 1 && l[1] != "1") {
 			t.Errorf("process %d (loads %d): lock acquired/waited %v", i, local, l)
