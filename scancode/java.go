@@ -255,7 +255,7 @@ func (f *srcFile) javaElements(n *sitter.Node, depth int) []*sitter.Node {
 func javaEval(f *srcFile, n *sitter.Node, depth int) (keyshape.Shape, bool, bool) {
 	switch typeOf(n) {
 	case "string_literal":
-		s, _ := f.stringShape(n, false, depth)
+		s, _ := f.stringShape(n, false, false, depth)
 		return s, false, true
 	case "character_literal":
 		return keyshape.Lit(unescape(strings.Trim(f.text(n), "'"))), false, true

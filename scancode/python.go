@@ -171,11 +171,12 @@ func isLiteral(s keyshape.Shape) bool { _, ok := s.Literal(); return ok }
 func pythonEval(f *srcFile, n *sitter.Node, depth int) (keyshape.Shape, bool, bool) {
 	switch typeOf(n) {
 	case "string":
-		raw := false
+		raw, fstr := false, false
 		if st := n.Child(0); st != nil && typeOf(st) == "string_start" {
 			raw = strings.ContainsAny(f.text(st), "rR")
+			fstr = strings.ContainsAny(f.text(st), "fF")
 		}
-		s, _ := f.stringShape(n, raw, depth)
+		s, _ := f.stringShape(n, raw, fstr, depth)
 		return s, false, true
 	case "concatenated_string":
 		var parts []keyshape.Shape

@@ -102,3 +102,5 @@ func TestScanGo(t *testing.T) {
 		t.Errorf("files %v, command %q", res.Files, res.Findings[0].Command)
 	}
 }
+
+func testRegistryErr() (*registry.Registry, error) { return registry.Load("testdata/keyguard.yaml") }

@@ -241,7 +241,8 @@ func (f *srcFile) hole(n *sitter.Node, typ string) keyshape.Shape {
 
 // stringShape reads a string literal, template literal or f-string:
 // its text, with a hole for each interpolated value.
-func (f *srcFile) stringShape(n *sitter.Node, raw bool, depth int) (keyshape.Shape, bool) {
+// In a Python f-string, {{ and }} are literal braces.
+func (f *srcFile) stringShape(n *sitter.Node, raw, fstring bool, depth int) (keyshape.Shape, bool) {
 	var parts []keyshape.Shape
 	for i := 0; i < int(n.ChildCount()); i++ {
 		c := n.Child(i)
@@ -251,9 +252,14 @@ func (f *srcFile) stringShape(n *sitter.Node, raw bool, depth int) (keyshape.Sha
 			if !raw {
 				t = unescape(t)
 			}
+			if fstring {
+				t = strings.ReplaceAll(strings.ReplaceAll(t, "{{", "{"), "}}", "}")
+			}
 			parts = append(parts, keyshape.Lit(t))
 		case "escape_sequence":
 			parts = append(parts, keyshape.Lit(unescape(f.text(c))))
+		case "escape_interpolation": // {{ in an f-string
+			parts = append(parts, keyshape.Lit(f.text(c)[:1]))
 		case "interpolation", "template_substitution":
 			e := c.ChildByFieldName("expression")
 			if e == nil && c.NamedChildCount() > 0 {

@@ -198,7 +198,7 @@ func (f *srcFile) tsKeys(method string, as []*sitter.Node) ([]*sitter.Node, stri
 func tsEval(f *srcFile, n *sitter.Node, depth int) (keyshape.Shape, bool, bool) {
 	switch typeOf(n) {
 	case "string", "template_string":
-		s, _ := f.stringShape(n, false, depth)
+		s, _ := f.stringShape(n, false, false, depth)
 		return s, false, true
 	case "as_expression", "non_null_expression", "satisfies_expression", "type_assertion":
 		if n.NamedChildCount() > 0 {

@@ -1,8 +1,100 @@
 package main
 
-import "context"
+import (
+	"context"
+	"fmt"
+	"os"
+	"runtime/debug"
+	"strings"
 
-// runScanCode is being built; this placeholder keeps the command list whole.
+	"github.com/keyguard/keyguard/scancode"
+	"github.com/keyguard/keyguard/scancode/keyshape"
+)
+
 func runScanCode(ctx context.Context, e *env, args []string) error {
-	return usagef("this command is being built")
+	fs := newFlags(e, "scan-code", "scan-code [--registry FILE] [--format text|json|sarif] [--baseline FILE] [--suggest] [--lang LIST] [--tests] [--fail-on SEVERITY] [PATH...]",
+		"  keyguard scan-code                                   # the tree here: Go, Java, Python, TypeScript, JavaScript\n"+
+			"  keyguard scan-code --format sarif --out keys.sarif   # for code scanning\n"+
+			"  keyguard scan-code --format json --out baseline.json # accept today's findings once...\n"+
+			"  keyguard scan-code --baseline baseline.json          # ...then fail only on new ones\n"+
+			"  keyguard scan-code --suggest >> new-entries.yaml     # registry entries for the keys nobody declared")
+	fs.registryFlag(e)
+	fs.outputFlags("text", "json", "sarif")
+	fs.failOnFlag()
+	baseline := fs.String("baseline", "", "a scan-code JSON report (`file`) whose findings are accepted: only new ones are reported")
+	suggest := fs.Bool("suggest", false, "write registry entries for the key templates that match none, instead of the report")
+	langs := fs.String("lang", "", "scan only these languages, comma-separated: go, java, python, ts (ts covers JavaScript)")
+	tests := fs.Bool("tests", false, "also scan test files (_test.go, src/test/, test_*.py, *.test.ts...)")
+	pos, err := fs.parse(args)
+	if err != nil {
+		return err
+	}
+	var only []keyshape.Lang
+	for _, l := range strings.Split(*langs, ",") {
+		switch l = strings.TrimSpace(l); l {
+		case "":
+		case "go", "java", "python", "ts":
+			only = append(only, keyshape.Lang(l))
+		case "js", "javascript", "typescript":
+			only = append(only, keyshape.TypeScript)
+		default:
+			return usagef("--lang %q: use go, java, python or ts", l)
+		}
+	}
+	if len(pos) == 0 {
+		pos = []string{"."}
+	}
+	reg, err := fs.loadRegistry()
+	if err != nil {
+		return err
+	}
+	res, err := scancode.Scan(ctx, pos, scancode.Options{Registry: reg, Langs: only, Tests: *tests})
+	if err != nil {
+		return err
+	}
+	rep := scancode.NewReport(reg.File, res)
+	if *baseline != "" {
+		f, err := os.Open(*baseline)
+		if err != nil {
+			return fmt.Errorf("--baseline: %w\n\tTry: write one with keyguard scan-code --format json --out %s", err, *baseline)
+		}
+		b, err := scancode.ReadBaseline(f, *baseline)
+		f.Close()
+		if err != nil {
+			return err
+		}
+		b.Apply(rep)
+	}
+	out, err := fs.openOutput(e)
+	if err != nil {
+		return err
+	}
+	switch {
+	case *suggest:
+		err = scancode.WriteSuggestions(out, scancode.Suggest(reg, rep.Findings))
+	case fs.opts.format == "json":
+		err = rep.WriteJSON(out)
+	case fs.opts.format == "sarif":
+		err = rep.WriteSARIF(out, moduleVersion())
+	default:
+		err = rep.WriteText(out)
+	}
+	if cerr := out.close(err == nil); err == nil {
+		err = cerr
+	}
+	if err != nil || *suggest {
+		return err
+	}
+	if w, ok := rep.Worst(); ok && w.AtLeast(fs.threshold()) {
+		return errFindings
+	}
+	return nil
+}
+
+// moduleVersion is the version SARIF names the tool with.
+func moduleVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return ""
 }
