@@ -133,7 +133,7 @@ func newJob(op string, p *Plan, rdb redis.UniversalClient, opts Options) *job {
 // could not finish (not an interrupt, not MaxKeys).
 func (j *job) run(ctx context.Context) (*Result, error) {
 	start := time.Now()
-	res := &Result{Op: j.op, From: j.plan.From, To: j.plan.To, Fields: j.plan.Fields, DryRun: j.opts.DryRun, StartedAt: start.UTC()}
+	res := &Result{Op: j.op, From: j.plan.From, To: j.plan.To, Type: j.plan.Type, Fields: j.plan.Fields, DryRun: j.opts.DryRun, StartedAt: start.UTC()}
 	nodes, err := discover(ctx, j.rdb)
 	if err != nil {
 		return res, err
@@ -399,7 +399,7 @@ func (j *job) finish(res *Result, start time.Time) *Result {
 		}
 	}
 	res.Mismatches, res.MoreMismatches = j.mism, j.moreMism
-	res.Notes = append(slices.Clone(j.plan.Notes), j.notes...)
+	res.PlanNotes, res.Notes = j.plan.Notes, j.notes
 	return res
 }
 
@@ -462,7 +462,7 @@ func discoverCluster(ctx context.Context, c *redis.ClusterClient) ([]*node, erro
 // that gave it) and DBSIZE.
 func (n *node) describe(ctx context.Context) error {
 	info, err := n.c.Info(ctx, "server").Result()
-	if err != nil {
+	if err != nil && !isReply(err) { // a server without INFO server has no run_id to give
 		return fmt.Errorf("INFO %s: %w", n.addr, err)
 	}
 	for line := range strings.Lines(info) {

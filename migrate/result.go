@@ -68,6 +68,7 @@ type Result struct {
 	Op         string        `json:"op"` // copy, verify or cleanup
 	From       string        `json:"from"`
 	To         string        `json:"to"`
+	Type       string        `json:"type"` // the Redis type of the template's keys
 	Fields     []string      `json:"fields,omitempty"`
 	DryRun     bool          `json:"dry_run,omitempty"`
 	StartedAt  time.Time     `json:"started_at"`
@@ -83,6 +84,9 @@ type Result struct {
 	Nodes      []NodeResult `json:"nodes"`
 	Mismatches []Mismatch   `json:"mismatches,omitempty"`
 	// MoreMismatches counts mismatches beyond Options.MaxMismatches.
-	MoreMismatches int64    `json:"more_mismatches,omitempty"`
-	Notes          []string `json:"notes,omitempty"`
+	MoreMismatches int64 `json:"more_mismatches,omitempty"`
+	// PlanNotes are the plan's notes (what the migration does); Notes what
+	// happened in this run (a resume, a restarted master).
+	PlanNotes []string `json:"plan_notes,omitempty"`
+	Notes     []string `json:"notes,omitempty"`
 }

@@ -1,8 +1,300 @@
 package main
 
-import "context"
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
 
-// runMigrate is being built; this placeholder keeps the command list whole.
+	"github.com/keyguard/keyguard/migrate"
+	"github.com/keyguard/keyguard/registry"
+)
+
+const migrateUsage = `Usage: keyguard migrate STEP (--from OLD --to NEW | --all-deprecated) [flags]
+
+Steps, in order (docs/migrate.md has the whole procedure with the SDK):
+  plan      check the two templates and show how old keys map to new ones
+  copy      copy every old key to its new key (never overwriting one that exists)
+  verify    check every new key against its old key; exit 1 on a mismatch
+  cleanup   delete old keys whose new key verifies (needs --confirm)
+
+Run 'keyguard migrate STEP -h' for a step's flags.`
+
+// runMigrate renames keys from one template to another: plan, copy,
+// verify, cleanup (package migrate does the work).
 func runMigrate(ctx context.Context, e *env, args []string) error {
-	return usagef("this command is being built")
+	if len(args) == 0 {
+		return usagef("give a step: plan, copy, verify or cleanup")
+	}
+	switch args[0] {
+	case "-h", "--help", "-help", "help":
+		fmt.Fprintln(e.stdout, migrateUsage)
+		return errHelp
+	case "plan":
+		return runMigratePlan(ctx, e, args[1:])
+	case "copy", "verify", "cleanup":
+		return runMigrateStep(ctx, e, args[0], args[1:])
+	}
+	return usagef("unknown step %q: use plan, copy, verify or cleanup", args[0])
+}
+
+// migrateSelection is the migration a step works on.
+type migrateSelection struct {
+	from, to, fields *string
+	all              *bool
+}
+
+func selectionFlags(fs *flagSet) migrateSelection {
+	return migrateSelection{
+		from:   fs.String("from", "", "the old `TEMPLATE`, as written in the registry (it need not be registered)"),
+		to:     fs.String("to", "", "the new `TEMPLATE`; it must be registered"),
+		all:    fs.Bool("all-deprecated", false, "every registry entry marked deprecated: {replaced_by: …}, one after the other"),
+		fields: fs.String("fields", "", "move only these hash `FIELDS` (comma-separated), for a key two teams wrote into: the old hash keeps its other fields"),
+	}
+}
+
+func (s migrateSelection) plans(reg *registry.Registry) ([]*migrate.Plan, error) {
+	var opts migrate.PlanOptions
+	if *s.fields != "" {
+		opts.Fields = strings.Split(*s.fields, ",")
+	}
+	switch {
+	case *s.all && (*s.from != "" || *s.to != ""):
+		return nil, usagef("give --from and --to, or --all-deprecated, not both")
+	case *s.all:
+		return migrate.Deprecated(reg, opts)
+	case *s.from == "" || *s.to == "":
+		return nil, usagef("give --from OLD_TEMPLATE and --to NEW_TEMPLATE, or --all-deprecated")
+	}
+	p, err := migrate.NewPlan(reg, *s.from, *s.to, opts)
+	if err != nil {
+		return nil, err
+	}
+	return []*migrate.Plan{p}, nil
+}
+
+func runMigratePlan(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "migrate plan", "migrate plan (--from OLD --to NEW | --all-deprecated) [--fields F,…] [--redis URL [--cluster] --sample N] [--format text|json]",
+		"  keyguard migrate plan --from 'promo:sku:{skuId:int}' --to 'order:sku:{skuId:int}:settle-preview' --fields couponAmount,promoTotal\n"+
+			"  keyguard migrate plan --all-deprecated --redis redis://127.0.0.1:6379 --sample 10   # real keys as samples (reads only)")
+	fs.registryFlag(e)
+	fs.redisFlags(e)
+	fs.outputFlags("text", "json")
+	sel := selectionFlags(fs)
+	sample := fs.Int("sample", 5, "with --redis, show up to `N` real keys of each old template and their new keys")
+	pos, err := fs.parse(args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("migrate plan takes no arguments; got %q", pos[0])
+	}
+	reg, err := fs.loadRegistry()
+	if err != nil {
+		return err
+	}
+	plans, err := sel.plans(reg)
+	if err != nil {
+		return err
+	}
+	samples := make([][]migrate.Sample, len(plans))
+	for i, p := range plans {
+		samples[i] = p.ExampleSamples()
+	}
+	if fs.opts.redis != "" {
+		tgt, err := fs.redisTarget()
+		if err != nil {
+			return err
+		}
+		rdb, err := connectRedis(ctx, tgt)
+		if err != nil {
+			return err
+		}
+		defer rdb.Close()
+		for i, p := range plans {
+			if samples[i], err = p.Samples(ctx, rdb, *sample); err != nil {
+				return err
+			}
+		}
+	}
+	out, err := fs.openOutput(e)
+	if err != nil {
+		return err
+	}
+	if fs.opts.format == "json" {
+		err = migrate.WritePlansJSON(out, plans, samples)
+	} else {
+		for i, p := range plans {
+			if i > 0 {
+				fmt.Fprintln(out)
+			}
+			if err = p.WriteText(out, samples[i]); err != nil {
+				break
+			}
+		}
+	}
+	if cerr := out.close(err == nil); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+func runMigrateStep(ctx context.Context, e *env, step string, args []string) error {
+	examples := map[string]string{
+		"copy": "  keyguard migrate copy --from 'promo:sku:{skuId:int}' --to 'order:sku:{skuId:int}:settle-preview' --redis redis://127.0.0.1:6379 --dry-run\n" +
+			"  keyguard migrate copy --all-deprecated --redis redis://10.0.0.1:7000,10.0.0.2:7000 --cluster --rate 5000 --cursor copy.cursor\n" +
+			"  # interrupted (Ctrl-C, a lost node)? run the same command again: it continues from copy.cursor",
+		"verify": "  keyguard migrate verify --all-deprecated --redis redis://127.0.0.1:6379 --format json --out verify.json\n" +
+			"  keyguard migrate verify --from 'old:{id}' --to 'new:{id}' --redis redis://127.0.0.1:6379 --ttl-tolerance 2s",
+		"cleanup": "  keyguard migrate cleanup --all-deprecated --redis redis://127.0.0.1:6379 --dry-run\n" +
+			"  keyguard migrate cleanup --all-deprecated --redis redis://127.0.0.1:6379 --confirm --rate 2000 --cursor cleanup.cursor",
+	}
+	fs := newFlags(e, "migrate "+step, "migrate "+step+" (--from OLD --to NEW | --all-deprecated) --redis URL [--cluster] [flags]", examples[step])
+	fs.registryFlag(e)
+	fs.redisFlags(e)
+	fs.outputFlags("text", "json")
+	sel := selectionFlags(fs)
+	var opts migrate.Options
+	fs.Float64Var(&opts.Rate, "rate", 0, "at most `KEYS` per second, all masters together; 0 = no limit")
+	fs.IntVar(&opts.Batch, "batch", 500, "keys per SCAN and per pipeline")
+	fs.StringVar(&opts.Match, "match", "", "only keys matching this SCAN `pattern` (they must still belong to the old template)")
+	fs.BoolVar(&opts.DryRun, "dry-run", false, "write nothing; count what would be done")
+	progressMode := fs.progressFlag()
+	var confirm bool
+	switch step {
+	case "copy":
+		fs.BoolVar(&opts.Overwrite, "overwrite", false, "replace new keys that exist (by default they are left alone: a dual-writing service may have newer data there)")
+	case "cleanup":
+		fs.BoolVar(&confirm, "confirm", false, "delete for real (without it, cleanup refuses; see --dry-run)")
+	}
+	if step != "verify" {
+		fs.StringVar(&opts.CursorFile, "cursor", "", "resumable run: save each master's SCAN cursor and the counts to `FILE`, and continue from it if it exists")
+		fs.Int64Var(&opts.MaxKeys, "max-keys", 0, "stop after about `N` keys of the template (resume with the same --cursor); 0 = no limit")
+	}
+	if step != "copy" {
+		fs.DurationVar(&opts.TTLTolerance, "ttl-tolerance", time.Second, "how far apart an old and a new key's expiries may be")
+		fs.IntVar(&opts.MaxMismatches, "max-mismatches", 1000, "mismatches listed (the rest are counted)")
+	}
+	pos, err := fs.parse(args)
+	if err != nil {
+		return err
+	}
+	switch {
+	case len(pos) > 0:
+		return usagef("migrate %s takes no arguments; got %q", step, pos[0])
+	case opts.Rate < 0 || opts.Batch <= 0 || opts.MaxKeys < 0 || opts.TTLTolerance < 0 || opts.MaxMismatches < 0:
+		return usagef("--rate, --max-keys, --ttl-tolerance and --max-mismatches cannot be negative, --batch must be positive")
+	case step == "cleanup" && !confirm && !opts.DryRun:
+		return usagef("cleanup deletes old keys: pass --confirm, or --dry-run to count what it would delete")
+	case opts.MaxKeys > 0 && opts.CursorFile == "":
+		return usagef("--max-keys stops a run to be resumed: give --cursor FILE too")
+	}
+	prog, err := newProgress(e, *progressMode)
+	if err != nil {
+		return err
+	}
+	reg, err := fs.loadRegistry()
+	if err != nil {
+		return err
+	}
+	plans, err := sel.plans(reg)
+	if err != nil {
+		return err
+	}
+	tgt, err := fs.redisTarget()
+	if err != nil {
+		return err
+	}
+	rdb, err := connectRedis(ctx, tgt)
+	if err != nil {
+		return err
+	}
+	defer rdb.Close()
+
+	opts.Progress = func(p migrate.Progress) { prog.show(migrateProgressLine(p), p.Final) }
+	var results []*migrate.Result
+	var runErr error
+	for _, p := range plans {
+		var res *migrate.Result
+		switch step {
+		case "copy":
+			res, runErr = p.Copy(ctx, rdb, opts)
+		case "verify":
+			res, runErr = p.Verify(ctx, rdb, opts)
+		default:
+			res, runErr = p.Cleanup(ctx, rdb, opts)
+		}
+		results = append(results, res)
+		if runErr != nil || !res.Complete {
+			break
+		}
+	}
+	prog.clear()
+	if err := writeMigrateResults(e, fs, tgt.display, results); err != nil {
+		return err
+	}
+	return migrateVerdict(e, step, opts, results, runErr)
+}
+
+func writeMigrateResults(e *env, fs *flagSet, target string, results []*migrate.Result) error {
+	out, err := fs.openOutput(e)
+	if err != nil {
+		return err
+	}
+	if fs.opts.format == "json" {
+		err = migrate.WriteResultsJSON(out, target, results)
+	} else {
+		for i, r := range results {
+			if i > 0 {
+				fmt.Fprintln(out)
+			}
+			if err = r.WriteText(out); err != nil {
+				break
+			}
+		}
+	}
+	if cerr := out.close(err == nil); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// migrateVerdict is the exit: 2 for a run that failed or was interrupted
+// (after its report), 1 for keys that do not verify, else 0.
+func migrateVerdict(e *env, step string, opts migrate.Options, results []*migrate.Result, runErr error) error {
+	resume := "run the same command again to continue from --cursor " + opts.CursorFile
+	if opts.CursorFile == "" {
+		resume = "run it again (copy skips the keys it copied; pass --cursor FILE to make a run resumable)"
+	}
+	last := results[len(results)-1]
+	switch {
+	case runErr != nil:
+		return fmt.Errorf("%w\n\tTry: check the server, then %s", runErr, resume)
+	case !last.Complete && last.Stopped == "max-keys":
+		fmt.Fprintf(e.stderr, "keyguard migrate %s: stopped at --max-keys; %s\n", step, resume)
+		return nil
+	case !last.Complete:
+		return errors.New("interrupted; " + resume)
+	}
+	for _, r := range results {
+		if r.Counts.Mismatched > 0 {
+			return errFindings
+		}
+	}
+	return nil
+}
+
+func migrateProgressLine(p migrate.Progress) string {
+	c := p.Counts
+	frac := 0.0
+	if p.Total > 0 {
+		frac = float64(c.Scanned) / float64(p.Total)
+	}
+	done := map[string]int64{"copy": c.Copied, "verify": c.Verified, "cleanup": c.Removed}[p.Op]
+	rate := ""
+	if s := p.Elapsed.Seconds(); s > 0 {
+		rate = fmt.Sprintf("  %s keys/s", fmtThousands(int64(float64(c.Keys)/s)))
+	}
+	return fmt.Sprintf("%s %s %s  %s scanned, %s keys, %s done%s", p.Op, p.From, meter(frac), fmtThousands(c.Scanned), fmtThousands(c.Keys), fmtThousands(done), rate)
 }
