@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -255,5 +256,73 @@ func TestRun(t *testing.T) {
 	}
 	if _, err := http.Get(url + "/healthz"); err == nil || errors.Is(err, context.Canceled) {
 		t.Error("the server still answers after Run returned")
+	}
+}
+
+// documentedACL returns the rules of the ACL SETUSER line in
+// docs/serve.md, the password placeholder replaced.
+func documentedACL(t *testing.T, password string) []string {
+	t.Helper()
+	b, err := os.ReadFile("../docs/serve.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "ACL SETUSER keyguard-serve "); ok {
+			if !strings.Contains(rest, ">CHANGE-ME") {
+				t.Fatalf("docs/serve.md: the ACL line has no >CHANGE-ME password: %s", rest)
+			}
+			return strings.Fields(strings.ReplaceAll(rest, ">CHANGE-ME", ">"+password))
+		}
+	}
+	t.Fatal("docs/serve.md has no ACL SETUSER keyguard-serve line")
+	return nil
+}
+
+// TestDocumentedACL: the server audits and reads the SDK's records with
+// exactly the user docs/serve.md documents, and that user cannot write.
+func TestDocumentedACL(t *testing.T) {
+	srv := redistest.Start(t)
+	admin := srv.Client(t)
+	reg := testRegistry(t)
+	ctx := context.Background()
+	ds := writeDataset(t, admin, 1)
+	writeAsServices(t, srv, reg)
+	det, err := hotkey.NewDetector(reg, hotkey.DetectorOptions{Service: "catalog-team"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer det.Close()
+	det.Observe("cache:product:detail:p-1")
+	if err := det.Flush(ctx, admin); err != nil {
+		t.Fatal(err)
+	}
+	args := []any{"ACL", "SETUSER", "keyguard-serve", "reset"}
+	for _, r := range documentedACL(t, "pw-1") {
+		args = append(args, r)
+	}
+	if err := admin.Do(ctx, args...).Err(); err != nil {
+		t.Fatalf("%v: %v", args, err)
+	}
+	url := "redis://keyguard-serve:pw-1@" + srv.Addr
+	user := redis.NewClient(&redis.Options{Addr: srv.Addr, Username: "keyguard-serve", Password: "pw-1"})
+	defer user.Close()
+	s, _ := newTestServer(t, Config{Registry: reg, Auditor: NewAuditor(reg, liveTarget(t, url), audit.Options{}),
+		Writers: NewWriterSource(user, reg, time.Hour), HotKeys: NewHotKeySource(user, reg, 10*time.Minute, 10)})
+	if err := s.AuditNow(ctx); err != nil {
+		t.Fatal(err)
+	}
+	snap, _ := s.Latest()
+	if !snap.Complete || snap.WritersErr != "" || snap.HotKeysErr != "" {
+		t.Errorf("complete %v, writers %q, hot keys %q", snap.Complete, snap.WritersErr, snap.HotKeysErr)
+	}
+	if row, _ := snap.Template("promo:sku:{skuId:int}"); len(row.Writers) != 2 {
+		t.Errorf("writers with the documented user: %+v", row.Writers)
+	}
+	if snap.Totals.Keys < int64(ds.total) || len(snap.HotKeys) == 0 {
+		t.Errorf("%d keys, %d hot keys", snap.Totals.Keys, len(snap.HotKeys))
+	}
+	if err := user.Set(ctx, "x", "y", 0).Err(); err == nil || !strings.Contains(err.Error(), "NOPERM") {
+		t.Errorf("the documented user can write: %v", err)
 	}
 }
