@@ -159,3 +159,36 @@ func FuzzJSONObjectKeys(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkJSONObjectKeys: the scan of a 4 KiB JSON value, beside
+// encoding/json.Valid (which validates the same bytes) and a decode into a
+// map of raw values (what reading the keys with encoding/json costs).
+func BenchmarkJSONObjectKeys(b *testing.B) {
+	s := `{"threshold":100,"discount":{"tiers":[` + strings.Repeat(`{"min":100,"pct":5,"note":"tier"},`, 120) + `{"min":0}]}}`
+	raw := []byte(s)
+	b.Run("scan", func(b *testing.B) {
+		b.SetBytes(int64(len(s)))
+		b.ReportAllocs()
+		n := 0
+		for b.Loop() {
+			jsonObjectKeys(s, func(string) { n++ })
+		}
+	})
+	b.Run("json.Valid", func(b *testing.B) {
+		b.SetBytes(int64(len(s)))
+		b.ReportAllocs()
+		for b.Loop() {
+			json.Valid(raw)
+		}
+	})
+	b.Run("json.Unmarshal", func(b *testing.B) {
+		b.SetBytes(int64(len(s)))
+		b.ReportAllocs()
+		for b.Loop() {
+			var m map[string]json.RawMessage
+			if err := json.Unmarshal(raw, &m); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
