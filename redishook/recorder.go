@@ -272,6 +272,18 @@ func (t *TemplateWriters) Violation() bool {
 	return false
 }
 
+// IndexedTemplates is the number of templates the writer records name,
+// however old their records. Zero means no Recorder has ever flushed to
+// this server (or its database), which 'keyguard writers' reports as a
+// warning rather than as a clean result.
+func IndexedTemplates(ctx context.Context, c redis.Cmdable) (int64, error) {
+	n, err := c.HLen(ctx, RecordIndexKey).Result()
+	if err != nil {
+		return 0, fmt.Errorf("read %s: %w", RecordIndexKey, err)
+	}
+	return n, nil
+}
+
 // ReadWriters reads the writer records written since since and judges them
 // against reg. Templates without a write since then are left out. The
 // result is sorted by template.

@@ -206,11 +206,14 @@ type keyJSON struct {
 	Jitter     int64             `json:"ttl_jitter_seconds,omitempty"`
 	Persistent bool              `json:"persistent,omitempty"`
 	Captures   map[string]string `json:"captures,omitempty"`
-	Findings   []finding.Finding `json:"findings"`
+	Findings   []docFinding      `json:"findings"`
 }
 
 func (c *checkRun) writeJSON(k string, res registry.Result) {
-	v := keyJSON{Key: k, Findings: c.fds}
+	for i := range c.fds {
+		c.fds[i].Key = "" // the line's key already says it
+	}
+	v := keyJSON{Key: k, Findings: withDocs(c.fds)}
 	if !utf8.ValidString(k) {
 		v.KeyBase64 = base64.StdEncoding.EncodeToString([]byte(k))
 	}
@@ -225,12 +228,6 @@ func (c *checkRun) writeJSON(k string, res registry.Result) {
 		}
 	} else {
 		v.Inferred = res.Inferred
-	}
-	for i := range v.Findings {
-		v.Findings[i].Key = "" // the line's key already says it
-	}
-	if v.Findings == nil {
-		v.Findings = []finding.Finding{}
 	}
 	b, _ := json.Marshal(v)
 	c.w.Write(b)

@@ -4,8 +4,13 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
+	"math"
 	"os"
+	"sort"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/keyguard/keyguard/finding"
 	"github.com/keyguard/keyguard/registry"
@@ -14,8 +19,8 @@ import (
 // errHelp is returned when -h was asked for; usage has been printed.
 var errHelp = errors.New("help shown")
 
-// options are the flags shared by commands (SPEC §4). Each command
-// registers the ones it uses.
+// options are the flags shared by commands. Each command registers the
+// ones it uses.
 type options struct {
 	registry string
 	redis    string
@@ -25,25 +30,95 @@ type options struct {
 	failOn   string
 }
 
+// flagSet is a flag.FlagSet that prints its flags as --name (as the usage
+// lines write them), answers a misspelt flag with one line, takes -o for
+// --out and reads durations with days.
 type flagSet struct {
 	*flag.FlagSet
 	opts     options
+	usage    string
 	examples string
 	formats  []string
+	stdout   io.Writer
+	aliases  map[string]string // short name → long name
 }
 
 func newFlags(e *env, name, usage, examples string) *flagSet {
-	fs := &flagSet{FlagSet: flag.NewFlagSet(name, flag.ContinueOnError), examples: examples}
-	fs.SetOutput(e.stderr)
-	fs.Usage = func() {
-		w := fs.Output()
-		fmt.Fprintf(w, "Usage: keyguard %s\n\n", usage)
-		fs.PrintDefaults()
-		if fs.examples != "" {
-			fmt.Fprintf(w, "\nExamples:\n%s\n", fs.examples)
-		}
-	}
+	fs := &flagSet{FlagSet: flag.NewFlagSet(name, flag.ContinueOnError), usage: usage, examples: examples, stdout: e.stdout}
+	fs.SetOutput(io.Discard) // errors are returned, help is printed by printUsage
+	fs.Usage = func() {}
 	return fs
+}
+
+// printUsage writes the usage line, the flags and the examples.
+func (fs *flagSet) printUsage(w io.Writer) {
+	fmt.Fprintf(w, "Usage: keyguard %s\n\nFlags:\n", fs.usage)
+	long := map[string]string{} // long name → short alias
+	for s, l := range fs.aliases {
+		long[l] = s
+	}
+	fs.VisitAll(func(f *flag.Flag) {
+		if _, isAlias := fs.aliases[f.Name]; isAlias {
+			return
+		}
+		names := dashed(f.Name)
+		if s, ok := long[f.Name]; ok {
+			names = dashed(s) + ", " + names
+		}
+		arg, text := flagArg(f)
+		if arg != "" {
+			names += " " + arg
+		}
+		if def := defaultText(f); def != "" {
+			text += " (default " + def + ")"
+		}
+		if len(names) <= 22 {
+			fmt.Fprintf(w, "  %-22s %s\n", names, text)
+		} else {
+			fmt.Fprintf(w, "  %s\n  %-22s %s\n", names, "", text)
+		}
+	})
+	if fs.examples != "" {
+		fmt.Fprintf(w, "\nExamples:\n%s\n", fs.examples)
+	}
+}
+
+// dashed writes a flag name as the command line takes it: -0, -o, --out.
+func dashed(name string) string {
+	if len(name) == 1 {
+		return "-" + name
+	}
+	return "--" + name
+}
+
+// flagArg is the placeholder of a flag's value (the back-quoted word of its
+// usage, or one for its type; "" for a boolean) and the usage text.
+func flagArg(f *flag.Flag) (arg, text string) {
+	arg, text = flag.UnquoteUsage(f)
+	if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+		return "", text
+	}
+	if _, ok := f.Value.(*durationValue); ok && arg == "value" {
+		arg = "duration"
+	}
+	switch arg {
+	case "string", "value":
+		arg = "value"
+	case "int", "uint", "int64", "uint64":
+		arg = "n"
+	case "float":
+		arg = "number"
+	}
+	return strings.ToUpper(arg), text
+}
+
+// defaultText is the default worth showing, or "".
+func defaultText(f *flag.Flag) string {
+	switch f.DefValue {
+	case "", "0", "false", "0s":
+		return ""
+	}
+	return f.DefValue
 }
 
 func (fs *flagSet) registryFlag(e *env) {
@@ -61,24 +136,112 @@ func (fs *flagSet) redisFlags(e *env) {
 
 func (fs *flagSet) outputFlags(formats ...string) {
 	fs.formats = formats
-	fs.StringVar(&fs.opts.format, "format", formats[0], "output format: "+strings.Join(formats, "|"))
+	fs.StringVar(&fs.opts.format, "format", formats[0], "output `format`: "+strings.Join(formats, "|"))
 	fs.StringVar(&fs.opts.out, "out", "", "write the output to `file` instead of stdout (written whole or not at all)")
 }
 
 func (fs *flagSet) failOnFlag() {
-	fs.StringVar(&fs.opts.failOn, "fail-on", "error", "exit 1 when a finding is at or above this severity: error|warning|info|never")
+	fs.StringVar(&fs.opts.failOn, "fail-on", "error", "exit 1 when a finding is at or above this `severity`: error|warning|info|never")
+}
+
+// Duration defines a duration flag that also takes days (7d, 1d12h). It
+// shadows flag.FlagSet's, so every command's duration flags read days.
+func (fs *flagSet) Duration(name string, value time.Duration, usage string) *time.Duration {
+	p := new(time.Duration)
+	fs.DurationVar(p, name, value, usage)
+	return p
+}
+
+// DurationVar is Duration into p.
+func (fs *flagSet) DurationVar(p *time.Duration, name string, value time.Duration, usage string) {
+	*p = value
+	fs.Var((*durationValue)(p), name, usage)
+}
+
+// durationValue is a flag.Value read by parseDuration.
+type durationValue time.Duration
+
+func (d *durationValue) Set(s string) error {
+	v, err := parseDuration(s)
+	if err != nil {
+		return err
+	}
+	*d = durationValue(v)
+	return nil
+}
+
+func (d *durationValue) String() string { return formatDuration(time.Duration(*d)) }
+
+// parseDuration reads a duration the way Go writes one (90s, 1h30m,
+// 250ms) or with a leading count of days, the way keyguard's reports
+// print long ones (7d, 1d12h, 1.5d). It is the one duration parser of the
+// command line.
+func parseDuration(s string) (time.Duration, error) {
+	bad := fmt.Errorf("%q is not a duration: write it as 90s, 10m, 1h30m, 7d or 1d12h", s)
+	in := strings.TrimSpace(s)
+	i := strings.IndexByte(in, 'd')
+	if i < 0 {
+		d, err := time.ParseDuration(in)
+		if err != nil {
+			return 0, bad
+		}
+		return d, nil
+	}
+	count, rest, neg := in[:i], in[i+1:], false
+	if len(count) > 0 && (count[0] == '-' || count[0] == '+') {
+		neg, count = count[0] == '-', count[1:]
+	}
+	if count == "" || strings.Trim(count, "0123456789.") != "" || (rest != "" && (rest[0] == '-' || rest[0] == '+')) {
+		return 0, bad
+	}
+	n, err := strconv.ParseFloat(count, 64)
+	if err != nil || n*float64(24*time.Hour) >= math.MaxInt64 {
+		return 0, bad
+	}
+	d := time.Duration(n * float64(24*time.Hour))
+	if rest != "" {
+		r, err := time.ParseDuration(rest)
+		if err != nil || d+r < d {
+			return 0, bad
+		}
+		d += r
+	}
+	if neg {
+		d = -d
+	}
+	return d, nil
+}
+
+// formatDuration writes d as parseDuration reads it, with days when it
+// is at least one: 7d, 1d12h, 30m, 1h30m.
+func formatDuration(d time.Duration) string {
+	if d < 24*time.Hour || d%time.Second != 0 {
+		return registry.FormatTTL(d)
+	}
+	days := d / (24 * time.Hour)
+	s := strconv.FormatInt(int64(days), 10) + "d"
+	if rest := d - days*24*time.Hour; rest > 0 {
+		s += registry.FormatTTL(rest)
+	}
+	return s
 }
 
 // parse parses flags and positional arguments in any order ("check KEY
-// --fail-on warning" works); "--" ends flags.
+// --fail-on warning" works); "--" ends flags. -h prints the usage to
+// stdout and returns errHelp; a flag error is one line.
 func (fs *flagSet) parse(args []string) ([]string, error) {
+	if fs.Lookup("out") != nil && fs.Lookup("o") == nil {
+		fs.Var(fs.Lookup("out").Value, "o", "")
+		fs.aliases = map[string]string{"o": "out"}
+	}
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
+				fs.printUsage(fs.stdout)
 				return nil, errHelp
 			}
-			return nil, &usageError{err.Error()}
+			return nil, fs.flagError(err)
 		}
 		rest := fs.Args()
 		if len(rest) == 0 {
@@ -108,6 +271,99 @@ func (fs *flagSet) parse(args []string) ([]string, error) {
 	return pos, nil
 }
 
+// flagError rewrites the flag package's errors, which write every flag
+// with one dash, into one line about the --flag, with a suggestion for a
+// misspelt one.
+func (fs *flagSet) flagError(err error) error {
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+		if near := fs.nearest(name); near != "" {
+			return &usageError{msg: fmt.Sprintf("unknown flag %s: did you mean %s?", dashed(name), dashed(near)), oneLine: true}
+		}
+		return &usageError{msg: fmt.Sprintf("unknown flag %s ('keyguard %s -h' lists the flags)", dashed(name), fs.Name()), oneLine: true}
+	}
+	if name, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
+		arg, long := "a value", name
+		if l, ok := fs.aliases[name]; ok {
+			long = l
+		}
+		if f := fs.Lookup(long); f != nil {
+			if a, _ := flagArg(f); a != "" {
+				arg = a
+			}
+		}
+		return &usageError{msg: fmt.Sprintf("%s needs %s after it", dashed(name), arg), oneLine: true}
+	}
+	// invalid value "x" for flag -name: why / invalid boolean value "x" for -name: why
+	for _, prefix := range []string{"invalid value ", "invalid boolean value "} {
+		rest, ok := strings.CutPrefix(msg, prefix)
+		if !ok {
+			continue
+		}
+		val, rest, _ := strings.Cut(rest, " for ")
+		rest = strings.TrimPrefix(rest, "flag ")
+		name, why, _ := strings.Cut(strings.TrimPrefix(rest, "-"), ": ")
+		if strings.Contains(why, val) { // the reason quotes the value already
+			return &usageError{msg: fmt.Sprintf("%s: %s", dashed(name), why), oneLine: true}
+		}
+		return &usageError{msg: fmt.Sprintf("%s %s: %s", dashed(name), val, why), oneLine: true}
+	}
+	return &usageError{msg: msg}
+}
+
+// nearest is the defined flag name closest to name: within two edits,
+// or one that starts with it, else "".
+func (fs *flagSet) nearest(name string) string {
+	name = strings.TrimLeft(name, "-")
+	var names []string
+	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+	sort.Strings(names)
+	best, bestD := "", 3
+	for _, n := range names {
+		if len(n) == 1 {
+			continue
+		}
+		d := editDistance(name, n)
+		if d < bestD {
+			best, bestD = n, d
+		}
+	}
+	if best == "" && len(name) >= 2 {
+		for _, n := range names {
+			if strings.HasPrefix(n, name) || strings.HasPrefix(name, n) && len(n) > 2 {
+				return n
+			}
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance of a and b, counting an
+// adjacent transposition as one edit.
+func editDistance(a, b string) int {
+	prev2 := make([]int, len(b)+1)
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
+		}
+		prev2, prev, cur = prev, cur, prev2
+	}
+	return prev[len(b)]
+}
+
 func (fs *flagSet) threshold() finding.Severity {
 	s, _ := finding.ParseSeverity(fs.opts.failOn)
 	return s
@@ -117,10 +373,9 @@ func (fs *flagSet) loadRegistry() (*registry.Registry, error) {
 	r, err := registry.Load(fs.opts.registry)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("%w\n\tTry: write a keyguard.yaml (see 'keyguard demo' for one) or pass --registry FILE", err)
+			return nil, fmt.Errorf("%w\n\tTry: keyguard init writes a starter keyguard.yaml (keyguard init --from-audit REPORT.json builds one from an audit), or pass --registry FILE", err)
 		}
 		return nil, err
 	}
 	return r, nil
 }
-

@@ -1,8 +1,305 @@
 package main
 
-import "context"
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
 
-// runInit is being built; this placeholder keeps the command list whole.
+	"github.com/keyguard/keyguard/finding"
+	"github.com/keyguard/keyguard/keytmpl"
+	"github.com/keyguard/keyguard/registry"
+	"github.com/keyguard/keyguard/report"
+)
+
 func runInit(ctx context.Context, e *env, args []string) error {
-	return usagef("this command is being built")
+	fs := newFlags(e, "init", "init [--out FILE] [--force] [--from-audit REPORT.json]",
+		"  keyguard init                       # a commented starter keyguard.yaml here\n"+
+			"  keyguard init -o conf/keyguard.yaml\n"+
+			"  keyguard audit --redis redis://10.0.0.1:6379 --format json --out audit.json\n"+
+			"  keyguard init --from-audit audit.json   # the families the audit found, every decision marked FILL-IN\n"+
+			"  keyguard lint                       # fails until every FILL-IN is replaced")
+	fs.StringVar(&fs.opts.out, "out", "keyguard.yaml", "write the registry to `file` (- for stdout)")
+	force := fs.Bool("force", false, "replace an existing file")
+	from := fs.String("from-audit", "", "build the registry from the suggested entries of an audit report `file` (keyguard audit or rdb --format json)")
+	pos, err := fs.parse(args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("init takes no arguments; got %q (use --out FILE)", pos[0])
+	}
+	if fs.opts.out != "-" && !*force {
+		if _, err := os.Stat(fs.opts.out); err == nil {
+			return usagef("%s exists: keyguard init does not overwrite a registry; pass --force to replace it, or --out another file", fs.opts.out)
+		}
+	}
+	var doc []byte
+	summary := ""
+	if *from != "" {
+		rep, err := readReportFile(e, *from)
+		if err != nil {
+			return err
+		}
+		var entries int
+		doc, entries, err = registryFromAudit(rep, *from)
+		if err != nil {
+			return err
+		}
+		summary = fmt.Sprintf("%d entries from %s", entries, *from)
+	} else {
+		doc = []byte(starterRegistry)
+		summary = "a starter registry"
+	}
+	// What init writes must load: check it as lint will read it.
+	reg, err := registry.Parse(fs.opts.out, doc)
+	if err != nil {
+		return fmt.Errorf("the registry built does not load (please report this): %w", err)
+	}
+	out, err := fs.openOutput(e)
+	if err != nil {
+		return err
+	}
+	_, err = out.Write(doc)
+	if cerr := out.close(err == nil); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	if fs.opts.out != "-" {
+		fmt.Fprintf(e.stderr, "keyguard init: wrote %s: %s%s\n", fs.opts.out, summary, nextStep(reg, fs.opts.out))
+	}
+	return nil
 }
+
+// nextStep says what is left to do with the file written.
+func nextStep(reg *registry.Registry, path string) string {
+	fill := 0
+	for _, f := range reg.Lint() {
+		if f.Rule == finding.FillIn || f.Rule == finding.Owner {
+			fill++
+		}
+	}
+	lint := "keyguard lint"
+	if path != "keyguard.yaml" {
+		lint += " --registry " + path
+	}
+	if fill == 0 {
+		return fmt.Sprintf("; adapt it to your keys, then run %s", lint)
+	}
+	return fmt.Sprintf("; %d values are FILL-IN (grep -n FILL-IN %s): %s fails until they are replaced", fill, path, lint)
+}
+
+// registryFromAudit writes a registry from the suggested entries of a
+// report's prefix groups: each domain they start with declared with its
+// owner FILL-IN, then the entries as the audit wrote them, largest family
+// first. An entry suggested twice (once per database) is written once.
+func registryFromAudit(rep *report.Report, path string) ([]byte, int, error) {
+	type suggestion struct {
+		template, text string
+		keys, bytes    int64
+	}
+	var sugg []suggestion
+	seen := map[string]bool{}
+	for _, g := range rep.Groups {
+		if g.Kind != "prefix" || g.Suggested == "" {
+			continue
+		}
+		tmpl := suggestedTemplate(g.Suggested)
+		if tmpl == "" || seen[tmpl] {
+			continue
+		}
+		seen[tmpl] = true
+		sugg = append(sugg, suggestion{tmpl, g.Suggested, g.Keys, g.Bytes})
+	}
+	if len(sugg) == 0 {
+		return nil, 0, fmt.Errorf("%s has no suggested entries: every key the audit saw matched a template of its registry (%s), or the report lists no groups of unregistered keys", path, orDash(rep.Registry))
+	}
+	domains := map[string]bool{}
+	for _, s := range sugg {
+		if t, err := keytmpl.Parse(s.template, ':'); err == nil {
+			if first, lit := t.Segments()[0].Literal(); lit {
+				domains[strings.TrimPrefix(first, "{")] = true
+			}
+		}
+	}
+	names := make([]string, 0, len(domains))
+	for d := range domains {
+		names = append(names, d)
+	}
+	sort.Strings(names)
+
+	var b bytes.Buffer
+	fmt.Fprintf(&b, `# keyguard.yaml built by keyguard init from the audit report %s
+# (%s %s, %s, registry %s): one entry per family of keys the audit found
+# unregistered, largest first.
+#
+# Every value a person must decide is marked FILL-IN: the owners, the
+# descriptions, and TTLs the keys did not show. keyguard lint fails until each
+# is replaced (grep -n FILL-IN this file). Rules and their fixes: docs/rules.md.
+version: 1
+separator: ":"
+%s
+domains:
+`, path, rep.Source.Kind, rep.Source.Target, rep.StartedAt.UTC().Format("2006-01-02 15:04 UTC"), orDash(rep.Registry), starterPolicy)
+	for _, d := range names {
+		fmt.Fprintf(&b, "  %s: {owner: FILL-IN, desc: \"FILL-IN: what the %s keys are for\"}\n", yamlKey(d), d)
+	}
+	b.WriteString("\nkeys:\n")
+	for i, s := range sugg {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		fmt.Fprintf(&b, "  # %d keys, %d bytes\n%s", s.keys, s.bytes, strings.TrimRight(s.text, "\n")+"\n")
+	}
+	return b.Bytes(), len(sugg), nil
+}
+
+// suggestedTemplate reads the template of a suggested entry: the quoted
+// value of its "- key:" line.
+func suggestedTemplate(entry string) string {
+	sc := bufio.NewScanner(strings.NewReader(entry))
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if v, ok := strings.CutPrefix(line, "- key:"); ok {
+			v = strings.TrimSpace(v)
+			if len(v) >= 2 && v[0] == '"' {
+				var s string
+				if _, err := fmt.Sscanf(v, "%q", &s); err == nil {
+					return s
+				}
+			}
+			return v
+		}
+	}
+	return ""
+}
+
+// yamlKey quotes a mapping key that YAML would not read as plain text.
+func yamlKey(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyz0123456789_-.") == "" && !isYAMLWord(s) {
+		return s
+	}
+	return fmt.Sprintf("%q", s)
+}
+
+func isYAMLWord(s string) bool {
+	switch s {
+	case "y", "n", "yes", "no", "on", "off", "true", "false", "null":
+		return true
+	}
+	return false
+}
+
+const starterPolicy = `policy:
+  max_key_bytes: 64           # longer keys are reported (naming/length)
+  require_ttl: true           # every key expires, unless its entry says persistent: true
+  big_key_bytes: 1048576      # 1 MiB: bigger keys are reported by the audits (big-key)
+  big_key_elements: 10000     # collections with more elements too`
+
+// starterRegistry is what keyguard init writes: the domains of a common
+// naming standard, one example entry each, every field commented. It lints
+// clean.
+const starterRegistry = `# keyguard.yaml: the registry of the keys of one Redis (or Redis Cluster)
+# shared by several teams. Every key the services write matches exactly one
+# entry here, which says who owns it, its Redis type and how long it lives.
+#
+#   keyguard lint                    check this file (CI)
+#   keyguard check KEY...            classify concrete keys against it
+#   keyguard gen --lang go ...       typed key builders, so nobody writes a key by hand
+#   keyguard audit --redis URL       compare a live server with it
+#
+# Rules and their fixes: docs/rules.md. The entries below are examples of the
+# usual domains: keep the domains you use, give them your teams, and replace
+# the examples with your keys.
+version: 1
+separator: ":"                # segments: domain:entity:{id}:attribute
+` + starterPolicy + `
+
+# The first segment of every key is a domain, owned by one team. An entry
+# takes its domain's owner unless it names its own.
+domains:
+  auth:    {owner: identity-team, desc: "login state: sessions, refresh tokens"}
+  cache:   {owner: platform-team, desc: "caches of data stored elsewhere"}
+  lock:    {owner: platform-team, desc: "distributed locks: seconds, never minutes"}
+  rate:    {owner: platform-team, desc: "rate-limit counters"}
+  verify:  {owner: identity-team, desc: "one-time codes (SMS, e-mail)"}
+  seq:     {owner: platform-team, desc: "sequence numbers (INCR): never expire"}
+  channel: {owner: platform-team, desc: "streams between services"}
+  queue:   {owner: platform-team, desc: "work queues"}
+  rank:    {owner: growth-team, desc: "leaderboards (sorted sets)"}
+  config:  {owner: platform-team, desc: "runtime configuration, feature flags"}
+
+# Placeholders: {name} any text without ':', {name:int}, {name:hex},
+# {name:uuid}, {name:date} (yyyyMMdd), {name:region} (6 digits),
+# {name:enum(A,B)}, {name:hash} (the builder stores a hash: for phone numbers,
+# e-mail addresses and other personal data). A literal brace is doubled:
+# "{{order:{id}}}:items" makes the Cluster hash tag {order:1001}.
+#
+# Other fields an entry may have:
+#   owner: TEAM                 instead of the domain's owner
+#   writers: [svc-a, svc-b]     services besides the owner that may write (SDK, ACLs)
+#   readers: [svc-c]            services that may read (ACLs)
+#   ttl_jitter: 1m              random extra TTL, so keys written together expire apart
+#   guard: true                 hash with its owner in the field __ns__ (guard SDK)
+#   hot: {replicas: 10, local_ttl: 5s}   hot-key protection (SDK)
+#   fields: [a, b]              the hash fields (or JSON keys) of the value
+#   pii: allow                  personal data in clear, after review
+#   deprecated: {replaced_by: "new:template:{id}"}
+#   name: OrderBase             the generated builder's name
+keys:
+  - key: "auth:session:{userId:int}"
+    type: hash
+    ttl: 30m                    # renewed on every request
+    desc: "a signed-in user's session"
+
+  - key: "cache:user:profile:{userId:int}"
+    type: string
+    ttl: 10m
+    ttl_jitter: 1m
+    desc: "user profile JSON; deleted when the profile changes"
+
+  - key: "lock:order:pay:{orderNo}"
+    type: string
+    ttl: 30s                    # the longest acceptable hold
+    desc: "one payment at a time per order"
+
+  - key: "rate:login:{phone:hash}"
+    type: string
+    ttl: 1m                     # the window
+    desc: "login attempts per phone number per minute"
+
+  - key: "verify:sms:{phone:hash}:{scene:enum(LOGIN,RESET_PWD,BIND)}"
+    type: string
+    ttl: 5m                     # exactly the code's validity
+    desc: "the latest SMS code per phone number and scene"
+
+  - key: "seq:order:no"
+    type: string
+    persistent: true            # INCR counter: must never expire
+    desc: "order number sequence"
+
+  - key: "channel:order:events"
+    type: stream
+    persistent: true            # trimmed by XADD MAXLEN, not expired
+    desc: "order state changes for other services"
+
+  - key: "queue:email:send"
+    type: list
+    persistent: true            # drained by the mail workers
+    desc: "e-mails waiting to be sent"
+
+  - key: "rank:sales:daily:{day:date}"
+    type: zset
+    ttl: 48h                    # a day's board, kept one more day
+    desc: "products by sales, one board per day"
+
+  - key: "config:feature:flags"
+    type: hash
+    persistent: true
+    desc: "feature flags by name"
+`

@@ -10,10 +10,18 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/redis/go-redis/v9/logging"
 )
 
 func main() {
+	// go-redis logs dial retries and cluster state through a package
+	// logger, to stderr, before keyguard can say what went wrong in one
+	// line. The process is keyguard's: silence the library here, once.
+	redis.SetLogger(&logging.VoidLogger{})
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv})
 	stop()
@@ -29,7 +37,7 @@ type env struct {
 	getenv func(string) string
 }
 
-// Exit codes (SPEC §4).
+// Exit codes, the same for every command.
 const (
 	exitClean    = 0 // nothing at or above --fail-on
 	exitFindings = 1 // findings at or above --fail-on
@@ -40,12 +48,17 @@ const (
 // --fail-on threshold; it is not printed.
 var errFindings = errors.New("findings at or above the threshold")
 
-// usageError is a command line that cannot run.
-type usageError struct{ msg string }
+// usageError is a command line that cannot run. A oneLine error says
+// all there is (a misspelt flag and its correction) without pointing to
+// the help.
+type usageError struct {
+	msg     string
+	oneLine bool
+}
 
 func (e *usageError) Error() string { return e.msg }
 
-func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
+func usagef(format string, args ...any) error { return &usageError{msg: fmt.Sprintf(format, args...)} }
 
 type command struct {
 	name    string
@@ -77,19 +90,42 @@ func commands() []command {
 }
 
 func run(ctx context.Context, args []string, e *env) int {
-	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" || args[0] == "-help" {
+	if len(args) == 0 {
+		printHelp(e.stderr) // a command line that does nothing is a usage error
+		return exitError
+	}
+	switch args[0] {
+	case "help", "-h", "--help", "-help":
 		if len(args) > 1 {
 			return run(ctx, []string{args[1], "-h"}, e)
 		}
 		printHelp(e.stdout)
 		return exitClean
+	case "--version", "-version", "-V":
+		return run(ctx, append([]string{"version"}, args[1:]...), e)
 	}
+	var names []string
 	for _, c := range commands() {
 		if c.name == args[0] {
 			return exitCode(e, c.name, c.run(ctx, e, args[1:]))
 		}
+		names = append(names, c.name)
 	}
-	fmt.Fprintf(e.stderr, "keyguard: unknown command %q\nRun 'keyguard help' for the list.\n", args[0])
+	if strings.HasPrefix(args[0], "-") {
+		fmt.Fprintf(e.stderr, "keyguard: %s before a command: write keyguard COMMAND [flags] ('keyguard help' lists the commands)\n", args[0])
+		return exitError
+	}
+	best, bestD := "", 3
+	for _, n := range names {
+		if d := editDistance(args[0], n); d < bestD {
+			best, bestD = n, d
+		}
+	}
+	if best != "" {
+		fmt.Fprintf(e.stderr, "keyguard: unknown command %q: did you mean %s?\n", args[0], best)
+	} else {
+		fmt.Fprintf(e.stderr, "keyguard: unknown command %q\nRun 'keyguard help' for the list.\n", args[0])
+	}
 	return exitError
 }
 
@@ -103,6 +139,9 @@ func exitCode(e *env, name string, err error) int {
 		return exitFindings
 	case errors.Is(err, errHelp):
 		return exitClean
+	case errors.As(err, &ue) && ue.oneLine:
+		fmt.Fprintf(e.stderr, "keyguard %s: %v\n", name, err)
+		return exitError
 	case errors.As(err, &ue):
 		fmt.Fprintf(e.stderr, "keyguard %s: %v\nRun 'keyguard %s -h' for usage.\n", name, err, name)
 		return exitError
@@ -119,5 +158,5 @@ func printHelp(w io.Writer) {
 		fmt.Fprintf(w, "  %-12s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w, "\nExit codes: 0 clean, 1 findings at or above --fail-on, 2 usage, configuration or connection error.")
-	fmt.Fprintln(w, "Run 'keyguard COMMAND -h' for a command's flags and examples.")
+	fmt.Fprintln(w, "Run 'keyguard COMMAND -h' for a command's flags and examples; docs/rules.md explains every rule.")
 }

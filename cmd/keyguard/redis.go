@@ -2,12 +2,16 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
+	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 	"github.com/redis/go-redis/v9/maintnotifications"
@@ -135,16 +139,54 @@ func (t *redisTarget) client() redis.UniversalClient {
 // one-line reason.
 func connectRedis(ctx context.Context, t *redisTarget) (redis.UniversalClient, error) {
 	c := t.client()
-	if err := c.Ping(ctx).Err(); err != nil {
+	// One dial and one reply are enough to tell: without a bound, the
+	// client's retries make a wrong port or a TLS mismatch wait ~25 s.
+	dial, read := t.opts.DialTimeout, t.opts.ReadTimeout
+	if dial <= 0 {
+		dial = 5 * time.Second
+	}
+	if read <= 0 {
+		read = 3 * time.Second
+	}
+	pctx, cancel := context.WithTimeout(ctx, dial+read)
+	defer cancel()
+	if err := c.Ping(pctx).Err(); err != nil {
 		c.Close()
-		return nil, redisError(t.addrs[0], err)
+		return nil, redisErrorTLS(t.addrs[0], tlsOf(t.opts.TLSConfig != nil), err)
 	}
 	return c, nil
 }
 
+// tlsUse is whether the failed connection used TLS, when the caller knows.
+type tlsUse uint8
+
+const (
+	tlsUnknown tlsUse = iota
+	tlsUsed
+	tlsNotUsed
+)
+
+func tlsOf(used bool) tlsUse {
+	if used {
+		return tlsUsed
+	}
+	return tlsNotUsed
+}
+
 // redisError turns a connection or authentication failure into one line
 // that says what to check.
-func redisError(addr string, err error) error {
+func redisError(addr string, err error) error { return redisErrorTLS(addr, tlsUnknown, err) }
+
+// redisErrorTLS is redisError for a connection known to use TLS or not.
+// A TLS client on a plain port usually waits for a handshake answer that
+// never comes (or reads a plain error reply), and a plain client on a TLS
+// port is hung up on: both look like a network problem. When the failure
+// has one of those shapes, the port is asked once, with a plain PING and
+// with a TLS handshake, what it speaks.
+func redisErrorTLS(addr string, use tlsUse, err error) error {
+	if msg := tlsMismatch(addr, use, err); msg != "" {
+		return errors.New(msg)
+	}
 	msg := err.Error()
 	var ne net.Error
 	switch {
@@ -164,4 +206,213 @@ func redisError(addr string, err error) error {
 
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
+}
+
+// tlsMismatch names a TLS client on a plain port or a plain client on a
+// TLS port, or returns "".
+func tlsMismatch(addr string, use tlsUse, err error) string {
+	var rh tls.RecordHeaderError
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "dial" {
+		return "" // nothing answered at all
+	}
+	msg := err.Error()
+	timeout := errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded)
+	hungUp := errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) ||
+		strings.Contains(msg, "connection reset") || strings.Contains(msg, "can't parse") || strings.Contains(msg, "invalid reply")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	switch {
+	case use != tlsNotUsed && (errors.As(err, &rh) || strings.Contains(msg, "does not look like a TLS handshake") || (use == tlsUsed && timeout)):
+		if speaksRESP(ctx, addr) {
+			return fmt.Sprintf("%s answers plain Redis, not TLS: use redis:// instead of rediss:// (or point rediss:// at the server's tls-port)", addr)
+		}
+	case use != tlsUsed && hungUp:
+		if speaksTLS(ctx, addr) {
+			return fmt.Sprintf("%s expects TLS and hung up on a plain connection: use rediss:// instead of redis:// (add ?skip_verify=true only to test with a self-signed certificate)", addr)
+		}
+	}
+	return ""
+}
+
+// speaksRESP reports whether addr answers a plain inline PING with a RESP
+// reply (+PONG, or an error such as -NOAUTH).
+func speaksRESP(ctx context.Context, addr string) bool {
+	var d net.Dialer
+	c, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return false
+	}
+	defer c.Close()
+	if dl, ok := ctx.Deadline(); ok {
+		c.SetDeadline(dl)
+	}
+	if _, err := io.WriteString(c, "PING\r\n"); err != nil {
+		return false
+	}
+	var b [1]byte
+	if _, err := io.ReadFull(c, b[:]); err != nil {
+		return false
+	}
+	return b[0] == '+' || b[0] == '-'
+}
+
+// speaksTLS reports whether addr takes part in a TLS handshake: it
+// completes, or the server answers with a TLS alert (it may want a client
+// certificate). The certificate is not checked: nothing is sent over the
+// connection, it only tells a TLS port from a plain one.
+func speaksTLS(ctx context.Context, addr string) bool {
+	d := tls.Dialer{Config: &tls.Config{InsecureSkipVerify: true}} //nolint:gosec // a probe: no data is sent
+	c, err := d.DialContext(ctx, "tcp", addr)
+	if err == nil {
+		c.Close()
+		return true
+	}
+	var alert tls.AlertError
+	return errors.As(err, &alert) || strings.Contains(err.Error(), "remote error: tls")
+}
+
+// clusterTrouble explains a failed command on a Cluster by asking the
+// nodes themselves: the masters that do not answer or that the cluster
+// marks failed, and whether key's slot is on one of them. It returns ""
+// when every master answers, so the caller keeps its own message.
+func clusterTrouble(ctx context.Context, t *redisTarget, key string) string {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	var nodes []clusterNode
+	var unreachable []string
+	slot := int64(-1)
+	for _, addr := range t.addrs {
+		c := t.nodeClient(addr)
+		out, err := c.ClusterNodes(ctx).Result()
+		if err == nil {
+			nodes = parseClusterNodes(out)
+			slot, _ = c.ClusterKeySlot(ctx, key).Result()
+		}
+		c.Close()
+		if err == nil {
+			break
+		}
+		unreachable = append(unreachable, fmt.Sprintf("%s (%s)", addr, oneLine(err.Error())))
+	}
+	if nodes == nil {
+		return fmt.Sprintf("no Redis Cluster node of --redis answers: %s; check that the cluster runs and that --redis lists its nodes", strings.Join(unreachable, ", "))
+	}
+	var down []string
+	recordsDown := ""
+	for _, n := range nodes {
+		if !n.master || len(n.slots) == 0 { // a failed master whose replica took over serves nothing
+			continue
+		}
+		why := ""
+		c := t.nodeClient(n.addr)
+		if err := c.Ping(ctx).Err(); err != nil {
+			why = "does not answer: " + oneLine(err.Error())
+		}
+		c.Close()
+		if why == "" && n.failed {
+			why = "is marked failed by the cluster"
+		}
+		if why == "" {
+			continue
+		}
+		d := fmt.Sprintf("master %s (slots %s) is down: it %s", n.addr, n.slotText(), why)
+		down = append(down, d)
+		if slot >= 0 && n.serves(int(slot)) {
+			recordsDown = n.addr
+		}
+	}
+	if len(down) == 0 {
+		return ""
+	}
+	msg := "Redis Cluster " + strings.Join(down, "; ")
+	if recordsDown != "" {
+		msg += fmt.Sprintf("; %s lives in slot %d, on that node", key, slot)
+	}
+	return msg + ": bring the node back, or promote its replica (CLUSTER FAILOVER FORCE on the replica), then run this again"
+}
+
+// nodeClient is a plain client for one node of the target, failing fast.
+func (t *redisTarget) nodeClient(addr string) *redis.Client {
+	o := *t.opts
+	o.Addr = addr
+	o.DB = 0
+	o.DialTimeout = time.Second
+	o.ReadTimeout = time.Second
+	o.MaxRetries = -1
+	o.DialerRetries = 1
+	o.PoolSize = 1
+	o.MaintNotificationsConfig = &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}
+	return redis.NewClient(&o)
+}
+
+// clusterNode is one line of CLUSTER NODES.
+type clusterNode struct {
+	addr   string
+	master bool
+	failed bool // flags fail or fail?, or the link is down
+	slots  [][2]int
+}
+
+// parseClusterNodes reads CLUSTER NODES: id addr flags master ping pong
+// epoch link slot…; addr is ip:port@cport[,hostname].
+func parseClusterNodes(s string) []clusterNode {
+	var out []clusterNode
+	for _, line := range strings.Split(s, "\n") {
+		f := strings.Fields(line)
+		if len(f) < 8 {
+			continue
+		}
+		addr, _, _ := strings.Cut(f[1], "@")
+		n := clusterNode{addr: addr}
+		for _, flag := range strings.Split(f[2], ",") {
+			switch flag {
+			case "master":
+				n.master = true
+			case "fail", "fail?":
+				n.failed = true
+			}
+		}
+		n.failed = n.failed || (f[7] == "disconnected" && !strings.Contains(f[2], "myself"))
+		for _, r := range f[8:] {
+			if strings.HasPrefix(r, "[") { // a slot being migrated
+				continue
+			}
+			lo, hi, ok := strings.Cut(r, "-")
+			if !ok {
+				hi = lo
+			}
+			a, err1 := strconv.Atoi(lo)
+			b, err2 := strconv.Atoi(hi)
+			if err1 == nil && err2 == nil {
+				n.slots = append(n.slots, [2]int{a, b})
+			}
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+func (n clusterNode) serves(slot int) bool {
+	for _, r := range n.slots {
+		if slot >= r[0] && slot <= r[1] {
+			return true
+		}
+	}
+	return false
+}
+
+func (n clusterNode) slotText() string {
+	if len(n.slots) == 0 {
+		return "none"
+	}
+	var parts []string
+	for _, r := range n.slots {
+		if r[0] == r[1] {
+			parts = append(parts, strconv.Itoa(r[0]))
+		} else {
+			parts = append(parts, fmt.Sprintf("%d-%d", r[0], r[1]))
+		}
+	}
+	return strings.Join(parts, ",")
 }

@@ -3,29 +3,36 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
+	"github.com/keyguard/keyguard/finding"
 	"github.com/keyguard/keyguard/redishook"
 	"github.com/keyguard/keyguard/registry"
 )
 
 // runWriters lists who wrote which template, from the records the SDK's
-// redishook.Recorder flushes to Redis (seed 000 §5.3: a second writer of a
-// key within 24 hours is the warning sign of a conflict). It exits 1 when
-// a writer is not allowed by the template's owner/writers: cron it.
+// redishook.Recorder flushes to Redis: a second writer of a key within
+// 24 hours is the warning sign of a conflict. A writer the registry does
+// not allow is an error, no records at all a warning (the services may
+// not be recording), a template shared by allowed writers is info; the
+// exit code follows --fail-on, so it can be cronned.
 func runWriters(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "writers", "writers --redis URL [--cluster] [--registry FILE] [--window 24h] [--format text|json]",
+	fs := newFlags(e, "writers", "writers --redis URL [--cluster] [--registry FILE] [--window 24h] [--format text|json] [--fail-on SEVERITY]",
 		"  keyguard writers --redis redis://127.0.0.1:6379\n"+
 			"  keyguard writers --redis redis://10.0.0.1:7000,10.0.0.2:7000 --cluster --window 1h --format json\n"+
-			"  # cron: alert when a service writes a template it does not own\n"+
-			"  keyguard writers --redis \"$KEYGUARD_REDIS\" >/dev/null || page-oncall")
+			"  # cron: page when a service writes a template it does not own, or when nothing records at all\n"+
+			"  keyguard writers --redis \"$KEYGUARD_REDIS\" --fail-on warning >/dev/null || page-oncall")
 	fs.registryFlag(e)
 	fs.redisFlags(e)
 	fs.outputFlags("text", "json")
-	window := fs.Duration("window", redishook.DefaultWindow, "how far back to look (records are kept 24h by default)")
+	fs.failOnFlag()
+	window := fs.Duration("window", redishook.DefaultWindow, "how far back to look (records are kept 24h by default): 1h, 7d")
 	pos, err := fs.parse(args)
 	if err != nil {
 		return err
@@ -46,22 +53,31 @@ func runWriters(ctx context.Context, e *env, args []string) error {
 	}
 	rdb, err := connectRedis(ctx, target)
 	if err != nil {
+		if target.cluster {
+			if msg := clusterTrouble(ctx, target, redishook.RecordIndexKey); msg != "" {
+				return errors.New(msg)
+			}
+		}
 		return err
 	}
 	defer rdb.Close()
 	now := time.Now()
-	tws, err := redishook.ReadWriters(ctx, rdb, reg, now.Add(-*window))
+	w, err := readWriters(ctx, rdb, reg, now.Add(-*window))
 	if err != nil {
-		return fmt.Errorf("%w\n\tTry: check that the services run the SDK with a redishook.Recorder on this server", err)
+		return writersError(ctx, target, err)
 	}
+	w.target, w.window, w.now = target.display, *window, now
 	out, err := fs.openOutput(e)
 	if err != nil {
 		return err
 	}
+	for _, warn := range w.warnings() {
+		fmt.Fprintf(e.stderr, "keyguard writers: warning: %s\n", warn)
+	}
 	if fs.opts.format == "json" {
-		err = writeWritersJSON(out, target.display, *window, now, tws)
+		err = w.writeJSON(out)
 	} else {
-		err = writeWritersText(out, *window, now, tws)
+		err = w.writeText(out)
 	}
 	if cerr := out.close(err == nil); err == nil {
 		err = cerr
@@ -69,18 +85,96 @@ func runWriters(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	for i := range tws {
-		if tws[i].Violation() {
-			return errFindings
-		}
+	if w.failed(fs.threshold()) {
+		return errFindings
 	}
 	return nil
 }
 
-func writeWritersText(w io.Writer, window time.Duration, now time.Time, tws []redishook.TemplateWriters) error {
+// writers is what the records say, judged.
+type writers struct {
+	tws     []redishook.TemplateWriters
+	indexed int64 // templates the records name at all, however old
+	target  string
+	window  time.Duration
+	now     time.Time
+}
+
+func readWriters(ctx context.Context, c redis.Cmdable, reg *registry.Registry, since time.Time) (*writers, error) {
+	tws, err := redishook.ReadWriters(ctx, c, reg, since)
+	if err != nil {
+		return nil, err
+	}
+	w := &writers{tws: tws, indexed: int64(len(tws))}
+	if len(tws) == 0 {
+		if w.indexed, err = redishook.IndexedTemplates(ctx, c); err != nil {
+			return nil, err
+		}
+	}
+	return w, nil
+}
+
+// writersError says why the records could not be read: a Cluster node
+// down, a connection lost, a key of another type where the records live,
+// or an ACL user that may not read them.
+func writersError(ctx context.Context, t *redisTarget, err error) error {
+	msg := err.Error()
+	switch {
+	case strings.Contains(msg, "WRONGTYPE"):
+		return fmt.Errorf("%w\n\tTry: %s* are the SDK's writer records; another program wrote a key of another type there: rename or delete it", err, redishook.RecordPrefix)
+	case strings.Contains(msg, "NOPERM"):
+		return fmt.Errorf("%w\n\tTry: let the user read the records: ACL SETUSER <user> +hgetall +hlen +zrevrangebyscore ~%s*", err, redishook.RecordPrefix)
+	}
+	if t.cluster {
+		if m := clusterTrouble(ctx, t, redishook.RecordIndexKey); m != "" {
+			return errors.New(m)
+		}
+	}
+	return redisErrorTLS(t.addrs[0], tlsOf(t.opts.TLSConfig != nil), err)
+}
+
+// severity of one template's records: error when a writer is not
+// allowed, info when allowed writers share it.
+func templateSeverity(tw *redishook.TemplateWriters) (finding.Severity, bool) {
+	switch {
+	case tw.Violation():
+		return finding.Error, true
+	case len(tw.Writers) > 1:
+		return finding.Info, true
+	}
+	return finding.Info, false
+}
+
+// warnings say when the records cannot be trusted to show a conflict.
+func (w *writers) warnings() []string {
+	if len(w.tws) > 0 {
+		return nil
+	}
+	how := "services record with redishook.NewRecorder(client, redishook.RecorderOptions{}), passed as redishook.Options{Recorder: rec} to the hook, and rec.Start(ctx) (or rec.Close() at exit)"
+	if w.indexed == 0 {
+		return []string{fmt.Sprintf("no writer records at all on %s: the services' SDK may not be recording, or records to another server or database; %s", w.target, how)}
+	}
+	return []string{fmt.Sprintf("no writes recorded in the last %s on %s, though %d templates have older records: the services may have stopped recording; %s",
+		formatDuration(w.window), w.target, w.indexed, how)}
+}
+
+// failed reports whether something in the records reaches threshold.
+func (w *writers) failed(threshold finding.Severity) bool {
+	if len(w.warnings()) > 0 && finding.Warning.AtLeast(threshold) {
+		return true
+	}
+	for i := range w.tws {
+		if s, ok := templateSeverity(&w.tws[i]); ok && s.AtLeast(threshold) {
+			return true
+		}
+	}
+	return false
+}
+
+func (w *writers) writeText(out io.Writer) error {
 	violations, multi := 0, 0
-	for i := range tws {
-		tw := &tws[i]
+	for i := range w.tws {
+		tw := &w.tws[i]
 		owner := "not in the registry"
 		if tw.Entry != nil {
 			owner = "owner " + tw.Entry.Owner
@@ -97,24 +191,24 @@ func writeWritersText(w io.Writer, window time.Duration, now time.Time, tws []re
 			multi++
 			mark = "  shared"
 		}
-		fmt.Fprintf(w, "%s  (%s)%s\n", tw.Template, owner, mark)
+		fmt.Fprintf(out, "%s  (%s)%s\n", tw.Template, owner, mark)
 		for _, wr := range tw.Writers {
 			note := ""
 			if tw.Entry != nil && !wr.Allowed {
 				note = "  NOT ALLOWED: neither the owner nor in writers"
 			}
-			fmt.Fprintf(w, "  %-24s last write %s (%s ago)%s\n", wr.Service, wr.LastWrite.UTC().Format(time.RFC3339), now.Sub(wr.LastWrite).Round(time.Second), note)
+			fmt.Fprintf(out, "  %-24s last write %s (%s ago)%s\n", wr.Service, wr.LastWrite.UTC().Format(time.RFC3339), w.now.Sub(wr.LastWrite).Round(time.Second), note)
 		}
 	}
-	_, err := fmt.Fprintf(w, "%s written in the last %s: %d with a writer the registry does not allow, %d shared by allowed writers\n",
-		plural(len(tws), "template"), registry.FormatTTL(window), violations, multi)
+	_, err := fmt.Fprintf(out, "%s written in the last %s: %d with a writer the registry does not allow, %d shared by allowed writers\n",
+		plural(len(w.tws), "template"), formatDuration(w.window), violations, multi)
 	if violations > 0 {
-		fmt.Fprintln(w, "\tTry: move the foreign writer to a template it owns (seed 000 §3.1), or list it in the template's writers if the sharing is intended")
+		fmt.Fprintln(out, "\tTry: move the foreign writer to a template it owns, or list it in the template's writers if the sharing is intended")
 	}
 	return err
 }
 
-func writeWritersJSON(w io.Writer, target string, window time.Duration, now time.Time, tws []redishook.TemplateWriters) error {
+func (w *writers) writeJSON(out io.Writer) error {
 	type writer struct {
 		Service   string    `json:"service"`
 		LastWrite time.Time `json:"last_write"`
@@ -127,19 +221,29 @@ func writeWritersJSON(w io.Writer, target string, window time.Duration, now time
 		Owner      string   `json:"owner,omitempty"`
 		Writers    []writer `json:"writers"`
 		Violation  bool     `json:"violation"`
+		Severity   string   `json:"severity,omitempty"`
 	}
 	doc := struct {
 		Target     string     `json:"target"`
 		Window     string     `json:"window"`
 		Since      time.Time  `json:"since"`
 		Violations int        `json:"violations"`
+		Indexed    int64      `json:"templates_recorded"`
+		Warnings   []string   `json:"warnings"`
 		Templates  []template `json:"templates"`
-	}{Target: target, Window: registry.FormatTTL(window), Since: now.Add(-window).UTC(), Templates: []template{}}
-	for i := range tws {
-		tw := &tws[i]
+	}{Target: w.target, Window: formatDuration(w.window), Since: w.now.Add(-w.window).UTC(), Indexed: w.indexed,
+		Warnings: w.warnings(), Templates: []template{}}
+	if doc.Warnings == nil {
+		doc.Warnings = []string{}
+	}
+	for i := range w.tws {
+		tw := &w.tws[i]
 		t := template{Template: tw.Template, ID: tw.ID, Registered: tw.Entry != nil, Violation: tw.Violation()}
 		if tw.Entry != nil {
 			t.Owner = tw.Entry.Owner
+		}
+		if s, ok := templateSeverity(tw); ok {
+			t.Severity = s.String()
 		}
 		for _, wr := range tw.Writers {
 			t.Writers = append(t.Writers, writer{wr.Service, wr.LastWrite.UTC(), wr.Allowed})
@@ -149,7 +253,7 @@ func writeWritersJSON(w io.Writer, target string, window time.Duration, now time
 		}
 		doc.Templates = append(doc.Templates, t)
 	}
-	enc := json.NewEncoder(w)
+	enc := json.NewEncoder(out)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(doc)

@@ -128,3 +128,90 @@ func TestWritersErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestWritersNoRecords: a server where no SDK ever recorded is not a
+// clean bill: a warning says the SDK may not be recording and how to turn
+// it on, and --fail-on warning makes it exit 1.
+func TestWritersNoRecords(t *testing.T) {
+	srv := redistest.Start(t)
+	args := []string{"writers", "--redis", srv.URL(), "--registry", "testdata/sdk.yaml"}
+	code, out, errOut := runCLI(t, "", args...)
+	if code != 0 || !strings.Contains(errOut, "warning: no writer records at all") || !strings.Contains(errOut, "redishook.NewRecorder") ||
+		!strings.HasPrefix(out, "0 templates written in the last 1d") {
+		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, out, errOut)
+	}
+	if code, _, errOut := runCLI(t, "", append(args, "--fail-on", "warning")...); code != 1 {
+		t.Fatalf("--fail-on warning: exit %d, want 1: %s", code, errOut)
+	}
+	code, out, _ = runCLI(t, "", append(args, "--format", "json", "-o", "-")...)
+	var doc struct {
+		Warnings  []string `json:"warnings"`
+		Templates []any    `json:"templates"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || code != 0 || len(doc.Warnings) != 1 || doc.Templates == nil {
+		t.Fatalf("json: exit %d, %v\n%s", code, err, out)
+	}
+
+	// Records older than the window: a different warning.
+	ctx := context.Background()
+	reg, err := registry.Load("testdata/sdk.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := redishook.NewRecorder(srv.Client(t), redishook.RecorderOptions{})
+	writeAs(t, srv.Client(t), reg, rec, "promo-team", func(c redis.UniversalClient) error {
+		return c.HSet(ctx, "promo:sku:1001", "activityId", 1).Err()
+	})
+	if err := rec.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut = runCLI(t, "", append(args, "--window", "1ns", "--fail-on", "warning")...)
+	if code != 1 || !strings.Contains(errOut, "though 1 templates have older records") {
+		t.Fatalf("old records: exit %d: %s", code, errOut)
+	}
+	// Shared by allowed writers is info: --fail-on info fails, the default does not.
+	writeAs(t, srv.Client(t), reg, rec, "order-team", func(c redis.UniversalClient) error {
+		return c.Set(ctx, "verify:sms:abc:LOGIN", "1", time.Minute).Err()
+	})
+	if err := rec.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errOut := runCLI(t, "", append(args, "--fail-on", "info")...); code != 1 || errOut != "" {
+		t.Fatalf("--fail-on info: exit %d\n%s%s", code, out, errOut)
+	}
+}
+
+// TestWritersClusterNodeDown: with the master that holds the records
+// killed, the message names that node and says it is down.
+func TestWritersClusterNodeDown(t *testing.T) {
+	ctx := context.Background()
+	cl := redistest.StartCluster(t, 3)
+	reg, err := registry.Load("testdata/sdk.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := redishook.NewRecorder(cl.Client(t), redishook.RecorderOptions{})
+	writeAs(t, cl.Client(t), reg, rec, "promo-team", func(c redis.UniversalClient) error {
+		return c.HSet(ctx, "promo:sku:1001", "activityId", 1).Err()
+	})
+	if err := rec.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	owner, err := cl.Client(t).MasterForKey(ctx, redishook.RecordIndexKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := owner.Options().Addr
+	for i, n := range cl.Nodes {
+		if n.Addr == addr {
+			cl.Nodes[i].Kill()
+		}
+	}
+	// Seed the command with the live nodes first, as an operator would.
+	code, out, errOut := runCLI(t, "", "writers", "--cluster", "--redis", cl.URL(), "--registry", "testdata/sdk.yaml")
+	if code != 2 || !strings.Contains(errOut, addr) || !strings.Contains(errOut, "is down") || strings.Contains(errOut, "Recorder") ||
+		strings.Count(strings.TrimSpace(errOut), "\n") > 0 {
+		t.Fatalf("exit %d, want 2 and one line naming %s as down\nstdout %s\nstderr %s", code, addr, out, errOut)
+	}
+	t.Logf("stderr: %s", errOut)
+}

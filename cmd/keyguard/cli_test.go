@@ -1,0 +1,321 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/json"
+	"encoding/pem"
+	"math/big"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/redis/go-redis/v9/logging"
+
+	"github.com/keyguard/keyguard/internal/redistest"
+)
+
+// TestMain lets a test run the real main() in a child process (runMain):
+// what main sets up for the whole process, such as the quiet client
+// library, is seen only there.
+func TestMain(m *testing.M) {
+	if args, ok := os.LookupEnv("KEYGUARD_TEST_MAIN"); ok {
+		os.Args = append([]string{"keyguard"}, strings.Split(args, "\x1f")...)
+		main()
+		return
+	}
+	redis.SetLogger(&logging.VoidLogger{}) // in-process runs print what main would
+	os.Exit(m.Run())
+}
+
+// runMain runs main() with args in a child process.
+func runMain(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "KEYGUARD_TEST_MAIN="+strings.Join(args, "\x1f"))
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code = cmd.ProcessState.ExitCode()
+	if err != nil && code < 0 {
+		t.Fatal(err)
+	}
+	return code, out.String(), errb.String()
+}
+
+// TestNoLibraryLogLines: a server that is not there gets keyguard's one
+// line, not the client library's dial retries before it.
+func TestNoLibraryLogLines(t *testing.T) {
+	for _, args := range [][]string{
+		{"writers", "--registry", "testdata/sdk.yaml", "--redis", "redis://127.0.0.1:1"},
+		{"writers", "--registry", "testdata/sdk.yaml", "--cluster", "--redis", "redis://127.0.0.1:1,127.0.0.1:2"},
+	} {
+		code, _, errOut := runMain(t, args...)
+		if code != 2 || !strings.HasPrefix(errOut, "keyguard writers: ") || strings.Count(errOut, "\n") != 1 {
+			t.Errorf("%v: exit %d, want 2 and one line of keyguard's own:\n%s", args, code, errOut)
+		}
+	}
+}
+
+func TestNoCommand(t *testing.T) {
+	code, out, errOut := runCLI(t, "")
+	if code != 2 || out != "" || !strings.Contains(errOut, "Usage: keyguard COMMAND") {
+		t.Fatalf("no command: exit %d\nstdout %q\nstderr %q", code, out, errOut)
+	}
+	if code, out, _ := runCLI(t, "", "help"); code != 0 || !strings.Contains(out, "Usage: keyguard COMMAND") {
+		t.Fatalf("help: exit %d: %q", code, out)
+	}
+	if code, _, errOut := runCLI(t, "", "lnit"); code != 2 || !strings.Contains(errOut, "did you mean lint?") {
+		t.Fatalf("misspelt command: exit %d: %q", code, errOut)
+	}
+}
+
+func TestVersion(t *testing.T) {
+	bi := &debug.BuildInfo{GoVersion: "go1.26.0", Main: debug.Module{Path: "github.com/keyguard/keyguard", Version: "v0.3.0"},
+		Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "66cff97abc"}, {Key: "vcs.time", Value: "2026-11-29T12:00:00Z"}, {Key: "vcs.modified", Value: "true"}}}
+	v := buildVersion(bi, true)
+	if v.Version != "v0.3.0" || v.Revision != "66cff97abc" || v.Time != "2026-11-29T12:00:00Z" || !v.Modified || v.Go != "go1.26.0" {
+		t.Fatalf("%+v", v)
+	}
+	var b strings.Builder
+	if err := v.writeText(&b); err != nil || !strings.Contains(b.String(), "keyguard v0.3.0\nrevision 66cff97abc (2026-11-29T12:00:00Z), with uncommitted changes\n") {
+		t.Fatalf("%q %v", b.String(), err)
+	}
+	if v := buildVersion(nil, false); v.Version != "(unknown)" || v.Revision != "" {
+		t.Fatalf("no build info: %+v", v)
+	}
+
+	code, a, _ := runCLI(t, "", "version")
+	code2, b2, _ := runCLI(t, "", "--version")
+	if code != 0 || code2 != 0 || a != b2 || !strings.HasPrefix(a, "keyguard ") {
+		t.Fatalf("version %d %q, --version %d %q", code, a, code2, b2)
+	}
+	code, out, _ := runCLI(t, "", "--version", "--format", "json")
+	var doc versionInfo
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || code != 0 || doc.Go == "" || doc.Version == "" {
+		t.Fatalf("json: exit %d %v: %s", code, err, out)
+	}
+}
+
+// TestVersionVCS builds the binary as a user does and reads back the
+// commit it was built from.
+func TestVersionVCS(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	before, err := exec.Command("git", "rev-parse", "HEAD").Output()
+	if err != nil {
+		t.Skipf("no git checkout: %v", err)
+	}
+	bin := filepath.Join(t.TempDir(), "keyguard")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	after, _ := exec.Command("git", "rev-parse", "HEAD").Output()
+	out, err := exec.Command(bin, "version", "--format", "json").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v versionInfo
+	if err := json.Unmarshal(out, &v); err != nil {
+		t.Fatal(err)
+	}
+	if rev := strings.TrimSpace(string(before)); v.Revision != rev && v.Revision != strings.TrimSpace(string(after)) {
+		t.Fatalf("revision %q, HEAD %q", v.Revision, rev)
+	}
+	if v.Time == "" || v.Version == "" {
+		t.Fatalf("%+v", v)
+	}
+}
+
+func TestFlagHelpAndErrors(t *testing.T) {
+	code, out, errOut := runCLI(t, "", "lint", "-h")
+	if code != 0 || errOut != "" {
+		t.Fatalf("-h: exit %d, stderr %q", code, errOut)
+	}
+	for _, want := range []string{"Usage: keyguard lint", "  --fail-on SEVERITY", "  --format FORMAT", "  -o, --out FILE", "  --registry FILE", "(default keyguard.yaml)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("lint -h lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "\n  -fail-on") || strings.Contains(out, "\n  -registry") {
+		t.Errorf("lint -h shows single-dash long flags:\n%s", out)
+	}
+	if code, out, _ := runCLI(t, "", "check", "--help"); code != 0 || !strings.Contains(out, "  -0 ") || !strings.Contains(out, "  --only-findings ") {
+		t.Errorf("check --help: exit %d:\n%s", code, out)
+	}
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"lint", "--fail-onn", "warning"}, "keyguard lint: unknown flag --fail-onn: did you mean --fail-on?\n"},
+		{[]string{"lint", "--regsitry", "x"}, "keyguard lint: unknown flag --regsitry: did you mean --registry?\n"},
+		{[]string{"lint", "-formt", "json"}, "keyguard lint: unknown flag --formt: did you mean --format?\n"},
+		{[]string{"lint", "--zzzzzzz"}, "keyguard lint: unknown flag --zzzzzzz ('keyguard lint -h' lists the flags)\n"},
+		{[]string{"writers", "--window", "3x"}, "keyguard writers: --window: \"3x\" is not a duration: write it as 90s, 10m, 1h30m, 7d or 1d12h\n"},
+		{[]string{"lint", "--format"}, "keyguard lint: --format needs FORMAT after it\n"},
+		{[]string{"lint", "-o"}, "keyguard lint: -o needs FILE after it\n"},
+	} {
+		code, out, errOut := runCLI(t, "", tt.args...)
+		if code != 2 || out != "" || errOut != tt.want {
+			t.Errorf("%v: exit %d\nstdout %q\nstderr %q\nwant   %q", tt.args, code, out, errOut, tt.want)
+		}
+	}
+}
+
+func TestShortOut(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "lint.json")
+	if code, _, errOut := runCLI(t, "", "lint", "--registry", "testdata/clean.yaml", "--format", "json", "-o", path); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if b, err := os.ReadFile(path); err != nil || !json.Valid(b) {
+		t.Fatalf("-o %s: %v %s", path, err, b)
+	}
+}
+
+func TestParseDuration(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want time.Duration
+	}{
+		{"7d", 7 * 24 * time.Hour},
+		{"1d12h", 36 * time.Hour},
+		{"1.5d", 36 * time.Hour},
+		{"2d3h4m5s", 51*time.Hour + 4*time.Minute + 5*time.Second},
+		{"90s", 90 * time.Second},
+		{"1h30m", 90 * time.Minute},
+		{"250ms", 250 * time.Millisecond},
+		{"0", 0},
+		{"-1d", -24 * time.Hour},
+		{" 24h ", 24 * time.Hour},
+	} {
+		got, err := parseDuration(tt.in)
+		if err != nil || got != tt.want {
+			t.Errorf("parseDuration(%q) = %v, %v; want %v", tt.in, got, err, tt.want)
+		}
+	}
+	for _, bad := range []string{"", "d", "7", "3x", "1h1d", "d1h", "1d-1h", "1e3d", "infd", "0x10d", "1d1d", "106752d", "1_0d"} {
+		if got, err := parseDuration(bad); err == nil {
+			t.Errorf("parseDuration(%q) = %v, want an error", bad, got)
+		}
+	}
+	for _, d := range []time.Duration{0, time.Second, 90 * time.Minute, 24 * time.Hour, 36 * time.Hour, 7 * 24 * time.Hour, 8*24*time.Hour + 5*time.Second} {
+		if got, err := parseDuration(formatDuration(d)); err != nil || got != d {
+			t.Errorf("parseDuration(formatDuration(%v) = %q) = %v, %v", d, formatDuration(d), got, err)
+		}
+	}
+}
+
+// FuzzParseDuration holds parseDuration to time.ParseDuration where Go's
+// form applies, and to formatDuration's output.
+func FuzzParseDuration(f *testing.F) {
+	for _, s := range []string{"7d", "1d12h", "1.5d", "90s", "-1d", "1h1d", "0", "1d-1h", "9223372036854775807ns"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, err := parseDuration(s)
+		if !strings.Contains(s, "d") {
+			want, werr := time.ParseDuration(strings.TrimSpace(s))
+			if (err == nil) != (werr == nil) || (err == nil && got != want) {
+				t.Fatalf("parseDuration(%q) = %v, %v; time.ParseDuration: %v, %v", s, got, err, want, werr)
+			}
+		}
+		if err == nil && got >= 0 && got%time.Second == 0 {
+			back, err := parseDuration(formatDuration(got))
+			if err != nil || back != got {
+				t.Fatalf("%q: %v formats as %q, which reads as %v, %v", s, got, formatDuration(got), back, err)
+			}
+		}
+	})
+}
+
+func TestDurationFlagTakesDays(t *testing.T) {
+	fs := newFlags(&env{stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}, getenv: func(string) string { return "" }}, "x", "x", "")
+	d := fs.Duration("window", time.Hour, "how far back")
+	if _, err := fs.parse([]string{"--window", "7d"}); err != nil || *d != 7*24*time.Hour {
+		t.Fatalf("--window 7d: %v %v", *d, err)
+	}
+}
+
+// tlsRedis starts a redis-server with a plain port and a TLS port and
+// returns both addresses; it skips when the build has no TLS.
+func tlsRedis(t *testing.T) (plain, tlsAddr string) {
+	t.Helper()
+	dir := t.TempDir()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "keyguard test"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)}, KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kder, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	certFile, keyFile := filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600)
+	os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kder}), 0o600)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	srv := redistest.Start(t, "tls-port "+strconv.Itoa(port), "tls-cert-file "+certFile, "tls-key-file "+keyFile, "tls-auth-clients no")
+	return srv.Addr, "127.0.0.1:" + strconv.Itoa(port)
+}
+
+// TestTLSMismatch: rediss:// on a plain port and redis:// on a TLS port
+// each say which it probably is, against a real TLS redis-server.
+func TestTLSMismatch(t *testing.T) {
+	plain, tlsAddr := tlsRedis(t)
+	ctx := context.Background()
+	connect := func(url string) error {
+		tgt, err := parseRedisURL(url, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := connectRedis(ctx, tgt)
+		if err == nil {
+			c.Close()
+		}
+		return err
+	}
+	if err := connect("rediss://" + tlsAddr + "?skip_verify=true"); err != nil {
+		t.Fatalf("TLS port over TLS: %v", err)
+	}
+	if err := connect("redis://" + plain); err != nil {
+		t.Fatalf("plain port: %v", err)
+	}
+	for _, tt := range []struct{ url, want string }{
+		{"rediss://" + plain + "?dial_timeout=1s", plain + " answers plain Redis, not TLS: use redis:// instead of rediss://"},
+		{"redis://" + tlsAddr, tlsAddr + " expects TLS and hung up on a plain connection: use rediss://"},
+	} {
+		err := connect(tt.url)
+		if err == nil || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: %v\nwant %q", tt.url, err, tt.want)
+		}
+	}
+	// The command line says the same, in one line.
+	code, _, errOut := runCLI(t, "", "writers", "--registry", "testdata/sdk.yaml", "--redis", "redis://"+tlsAddr)
+	if code != 2 || !strings.Contains(errOut, "expects TLS") {
+		t.Errorf("writers on the TLS port: exit %d: %s", code, errOut)
+	}
+}
