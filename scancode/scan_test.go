@@ -104,3 +104,7 @@ func TestScanGo(t *testing.T) {
 }
 
 func testRegistryErr() (*registry.Registry, error) { return registry.Load("testdata/keyguard.yaml") }
+
+func parseRegistry(y string) (*registry.Registry, error) {
+	return registry.Parse("suggested.yaml", []byte(y))
+}
