@@ -63,7 +63,10 @@
 // (BenchmarkClassify): a hash lookup of the command name, the key
 // extraction, one registry lookup per key and one atomic add per counter
 // (metric children are resolved once, in New). Recording writes costs an
-// atomic load per write. Rate-limited log lines and refusals allocate.
+// atomic load per write. Rate-limited log lines and refusals allocate. On a
+// template that declares fields, each written field is compared with the
+// declared ones, and a JSON value is scanned whole (BenchmarkFields: tens of
+// nanoseconds for an HSET of 3 fields, about 2.5 ns a byte of JSON).
 //
 // # Cluster
 //
