@@ -68,52 +68,88 @@ func targets(t *testing.T) []target {
 	return []target{{"standalone", srv.Client(t), false}, {"cluster", c.Client(t), true}}
 }
 
+// TestIntegration runs the scenarios against one standalone server and one
+// 3-master Cluster, emptied (FLUSHALL, CONFIG RESETSTAT) before each.
+func TestIntegration(t *testing.T) {
+	ctx := context.Background()
+	tgs := targets(t)
+	for _, sc := range []struct {
+		name string
+		fn   func(*testing.T, context.Context, target)
+	}{
+		{"ReplaceWritesBothWithOneTTL", testReplaceWritesBothWithOneTTL},
+		{"UpdateSeedsTheNewKey", testUpdateSeedsTheNewKey},
+		{"PartialFailure", testPartialFailure},
+		{"WritersDuringCopy", testWritersDuringCopy},
+	} {
+		for _, tg := range tgs {
+			t.Run(sc.name+"/"+tg.name, func(t *testing.T) {
+				each(t, ctx, tg.rdb, func(c *redis.Client) error {
+					c.ConfigResetStat(ctx)
+					return c.FlushAll(ctx).Err()
+				})
+				sc.fn(t, ctx, tg)
+			})
+		}
+	}
+}
+
+// each runs fn on the server or on every Cluster master.
+func each(t *testing.T, ctx context.Context, rdb redis.UniversalClient, fn func(*redis.Client) error) {
+	t.Helper()
+	var err error
+	switch c := rdb.(type) {
+	case *redis.Client:
+		err = fn(c)
+	case *redis.ClusterClient:
+		err = c.ForEachMaster(ctx, func(ctx context.Context, m *redis.Client) error { return fn(m) })
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
 func set(v string) Write {
 	return func(p redis.Pipeliner, key string) { p.Set(context.Background(), key, v, 0) }
 }
 
-func TestReplaceWritesBothWithOneTTL(t *testing.T) {
-	ctx := context.Background()
-	for _, tg := range targets(t) {
-		t.Run(tg.name, func(t *testing.T) {
-			metrics := prometheus.NewRegistry()
-			for _, pr := range [][2]string{{"old:s:{id}", "new:s:{id}"}, {"tag:{{u{id}}}:old", "tag:{{u{id}}}:new"}} {
-				p := testPlan(t, pr[0], pr[1])
-				w, err := NewWriter(tg.rdb, p, Options{Registerer: metrics})
-				if err != nil {
-					t.Fatal(err)
-				}
-				old := strings.ReplaceAll(strings.ReplaceAll(pr[0], "{{", "{"), "{id}}}", "7}")
-				old = strings.ReplaceAll(old, "{id}", "7")
-				execs := calls(t, ctx, tg.rdb, "exec")
-				ks, err := w.Replace(ctx, old, set("v1"))
-				if err != nil {
-					t.Fatal(err)
-				}
-				for _, k := range []string{ks.Old, ks.New} {
-					if got := tg.rdb.Get(ctx, k).Val(); got != "v1" {
-						t.Errorf("%s = %q", k, got)
-					}
-				}
-				eo, en := tg.rdb.PExpireTime(ctx, ks.Old).Val(), tg.rdb.PExpireTime(ctx, ks.New).Val()
-				if eo <= 0 || (eo-en).Abs() > 5*time.Millisecond {
-					t.Errorf("expiries %v and %v", eo, en)
-				}
-				if ttl := tg.rdb.PTTL(ctx, ks.New).Val(); ttl < 59*time.Minute {
-					t.Errorf("TTL %v, want the template's 1h", ttl)
-				}
-				want := 1 // one MULTI/EXEC for both keys
-				if tg.cluster && migrate.Slot(ks.Old) != migrate.Slot(ks.New) {
-					want = 2 // one per key, sent at once
-				}
-				if got := calls(t, ctx, tg.rdb, "exec") - execs; got != want {
-					t.Errorf("%s: %d EXECs, want %d", pr[0], got, want)
-				}
+func testReplaceWritesBothWithOneTTL(t *testing.T, ctx context.Context, tg target) {
+	metrics := prometheus.NewRegistry()
+	for _, pr := range [][2]string{{"old:s:{id}", "new:s:{id}"}, {"tag:{{u{id}}}:old", "tag:{{u{id}}}:new"}} {
+		p := testPlan(t, pr[0], pr[1])
+		w, err := NewWriter(tg.rdb, p, Options{Registerer: metrics})
+		if err != nil {
+			t.Fatal(err)
+		}
+		old := strings.ReplaceAll(strings.ReplaceAll(pr[0], "{{", "{"), "{id}}}", "7}")
+		old = strings.ReplaceAll(old, "{id}", "7")
+		execs := calls(t, ctx, tg.rdb, "exec")
+		ks, err := w.Replace(ctx, old, set("v1"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range []string{ks.Old, ks.New} {
+			if got := tg.rdb.Get(ctx, k).Val(); got != "v1" {
+				t.Errorf("%s = %q", k, got)
 			}
-			if got := counter(t, metrics, MetricWrites, "old:s:{id}", "new:s:{id}", "ok"); got != 1 {
-				t.Errorf("writes ok = %v", got)
-			}
-		})
+		}
+		eo, en := tg.rdb.PExpireTime(ctx, ks.Old).Val(), tg.rdb.PExpireTime(ctx, ks.New).Val()
+		if eo <= 0 || (eo-en).Abs() > 5*time.Millisecond {
+			t.Errorf("expiries %v and %v", eo, en)
+		}
+		if ttl := tg.rdb.PTTL(ctx, ks.New).Val(); ttl < 59*time.Minute {
+			t.Errorf("TTL %v, want the template's 1h", ttl)
+		}
+		want := 1 // one MULTI/EXEC for both keys
+		if tg.cluster && migrate.Slot(ks.Old) != migrate.Slot(ks.New) {
+			want = 2 // one per key, sent at once
+		}
+		if got := calls(t, ctx, tg.rdb, "exec") - execs; got != want {
+			t.Errorf("%s: %d EXECs, want %d", pr[0], got, want)
+		}
+	}
+	if got := counter(t, metrics, MetricWrites, "old:s:{id}", "new:s:{id}", "ok"); got != 1 {
+		t.Errorf("writes ok = %v", got)
 	}
 }
 
@@ -174,121 +210,111 @@ func counter(t testing.TB, g prometheus.Gatherer, name string, labels ...string)
 	return 0
 }
 
-func TestUpdateSeedsTheNewKey(t *testing.T) {
-	ctx := context.Background()
-	for _, tg := range targets(t) {
-		t.Run(tg.name, func(t *testing.T) {
-			rdb := tg.rdb
-			rdb.HSet(ctx, "tag:{h1}:old", "a", "1", "b", "2")
-			w, err := NewWriter(rdb, testPlan(t, "tag:{{h{id}}}:old", "tag:{{h{id}}}:new"), Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			incr := func(p redis.Pipeliner, key string) { p.HIncrBy(ctx, key, "n", 1) }
-			for range 3 {
-				if _, err := w.Update(ctx, "tag:{h1}:old", incr); err != nil {
-					t.Fatal(err)
-				}
-			}
-			for _, k := range []string{"tag:{h1}:old", "tag:{h1}:new"} {
-				if got := rdb.HGetAll(ctx, k).Val(); len(got) != 3 || got["a"] != "1" || got["n"] != "3" {
-					t.Errorf("%s = %v", k, got)
-				}
-			}
-			// Moved fields: only the order team's fields seed the new key.
-			rdb.HSet(ctx, "promo:sku:1", "activityId", "9", "couponAmount", "10")
-			fw, err := NewWriter(rdb, testPlan(t, "promo:sku:{skuId:int}", "order:sku:{skuId:int}:settle-preview", "couponAmount", "promoTotal"), Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			_, err = fw.Update(ctx, "promo:sku:1", func(p redis.Pipeliner, key string) { p.HSet(ctx, key, "promoTotal", 30) })
-			if tg.cluster {
-				if !errors.Is(err, ErrCrossSlot) {
-					t.Fatalf("cross-slot Update: %v", err)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := rdb.HGetAll(ctx, "order:sku:1:settle-preview").Val(); len(got) != 2 || got["couponAmount"] != "10" || got["promoTotal"] != "30" {
-				t.Errorf("new hash %v", got)
-			}
-			if got := rdb.HGetAll(ctx, "promo:sku:1").Val(); len(got) != 3 {
-				t.Errorf("old hash %v", got)
-			}
-			// Replace with moved fields empties only those fields of the old hash.
-			if _, err := fw.Replace(ctx, "promo:sku:1", func(p redis.Pipeliner, key string) { p.HSet(ctx, key, "promoTotal", 31) }); err != nil {
-				t.Fatal(err)
-			}
-			if got := rdb.HGetAll(ctx, "promo:sku:1").Val(); len(got) != 2 || got["activityId"] != "9" || got["promoTotal"] != "31" {
-				t.Errorf("old hash after Replace %v", got)
-			}
-			if ttl := rdb.PTTL(ctx, "promo:sku:1").Val(); ttl < 4*time.Minute {
-				t.Errorf("the old hash without a TTL got %v", ttl)
-			}
-		})
+func testUpdateSeedsTheNewKey(t *testing.T, ctx context.Context, tg target) {
+	rdb := tg.rdb
+	rdb.HSet(ctx, "tag:{h1}:old", "a", "1", "b", "2")
+	w, err := NewWriter(rdb, testPlan(t, "tag:{{h{id}}}:old", "tag:{{h{id}}}:new"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	incr := func(p redis.Pipeliner, key string) { p.HIncrBy(ctx, key, "n", 1) }
+	for range 3 {
+		if _, err := w.Update(ctx, "tag:{h1}:old", incr); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, k := range []string{"tag:{h1}:old", "tag:{h1}:new"} {
+		if got := rdb.HGetAll(ctx, k).Val(); len(got) != 3 || got["a"] != "1" || got["n"] != "3" {
+			t.Errorf("%s = %v", k, got)
+		}
+	}
+	// Moved fields: only the order team's fields seed the new key.
+	rdb.HSet(ctx, "promo:sku:1", "activityId", "9", "couponAmount", "10")
+	fw, err := NewWriter(rdb, testPlan(t, "promo:sku:{skuId:int}", "order:sku:{skuId:int}:settle-preview", "couponAmount", "promoTotal"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = fw.Update(ctx, "promo:sku:1", func(p redis.Pipeliner, key string) { p.HSet(ctx, key, "promoTotal", 30) })
+	if tg.cluster {
+		if !errors.Is(err, ErrCrossSlot) {
+			t.Fatalf("cross-slot Update: %v", err)
+		}
+		return
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := rdb.HGetAll(ctx, "order:sku:1:settle-preview").Val(); len(got) != 2 || got["couponAmount"] != "10" || got["promoTotal"] != "30" {
+		t.Errorf("new hash %v", got)
+	}
+	if got := rdb.HGetAll(ctx, "promo:sku:1").Val(); len(got) != 3 {
+		t.Errorf("old hash %v", got)
+	}
+	// Replace with moved fields empties only those fields of the old hash.
+	if _, err := fw.Replace(ctx, "promo:sku:1", func(p redis.Pipeliner, key string) { p.HSet(ctx, key, "promoTotal", 31) }); err != nil {
+		t.Fatal(err)
+	}
+	if got := rdb.HGetAll(ctx, "promo:sku:1").Val(); len(got) != 2 || got["activityId"] != "9" || got["promoTotal"] != "31" {
+		t.Errorf("old hash after Replace %v", got)
+	}
+	if ttl := rdb.PTTL(ctx, "promo:sku:1").Val(); ttl < 4*time.Minute {
+		t.Errorf("the old hash without a TTL got %v", ttl)
 	}
 }
 
-func TestPartialFailure(t *testing.T) {
-	ctx := context.Background()
-	for _, tg := range targets(t) {
-		t.Run(tg.name, func(t *testing.T) {
-			rdb := tg.rdb
-			metrics := prometheus.NewRegistry()
-			// In one transaction: a runtime error on the new key only.
-			rdb.RPush(ctx, "tag:{l1}:old", "a")
-			rdb.Set(ctx, "tag:{l1}:new", "not a list", 0)
-			w, err := NewWriter(rdb, testPlan(t, "tag:{{l{id}}}:old", "tag:{{l{id}}}:new"), Options{Registerer: metrics})
-			if err != nil {
-				t.Fatal(err)
-			}
-			_, err = w.Update(ctx, "tag:{l1}:old", func(p redis.Pipeliner, key string) { p.RPush(ctx, key, "b") })
-			var pe *PartialError
-			if !errors.As(err, &pe) || pe.Old != nil || pe.New == nil || !strings.Contains(err.Error(), "WRONGTYPE") {
-				t.Fatalf("err = %v, want a PartialError on the new key", err)
-			}
-			if got := rdb.LRange(ctx, "tag:{l1}:old", 0, -1).Val(); len(got) != 2 {
-				t.Errorf("old list %v", got)
-			}
-			// Across slots: a user that may not write the new keys.
-			forbid(t, ctx, rdb)
-			restricted := restrictedClient(t, rdb)
-			cw, err := NewWriter(restricted, testPlan(t, "old:s:{id}", "new:s:{id}"), Options{Registerer: metrics})
-			if err != nil {
-				t.Fatal(err)
-			}
-			_, err = cw.Replace(ctx, "old:s:1", set("x"))
-			if !tg.cluster {
-				// One server: one transaction, which the refused command aborts.
-				if err == nil || errors.As(err, &pe) || rdb.Exists(ctx, "old:s:1").Val() != 0 {
-					t.Fatalf("standalone write with the new key forbidden: %v", err)
-				}
-				return
-			}
-			if !errors.As(err, &pe) || pe.New == nil || pe.Old != nil || !strings.Contains(err.Error(), "NOPERM") {
-				t.Fatalf("err = %v, want a PartialError on the new key", err)
-			}
-			if rdb.Get(ctx, "old:s:1").Val() != "x" {
-				t.Error("the old key was not written")
-			}
-			sw, err := NewWriter(restricted, testPlan(t, "tag:{{u{id}}}:old", "tag:{{u{id}}}:new"), Options{Registerer: metrics})
-			if err != nil {
-				t.Fatal(err)
-			}
-			// In one transaction a refused command aborts it: nothing written.
-			_, err = sw.Replace(ctx, "tag:{u1}:old", set("x"))
-			if err == nil || errors.As(err, &pe) {
-				t.Fatalf("one-slot write with the new key forbidden: %v", err)
-			}
-			if rdb.Exists(ctx, "tag:{u1}:old").Val() != 0 {
-				t.Error("an aborted transaction wrote the old key")
-			}
-			if got := counter(t, metrics, MetricWrites, "old:s:{id}", "new:s:{id}", "partial"); got != 1 {
-				t.Errorf("partial writes = %v", got)
-			}
-		})
+func testPartialFailure(t *testing.T, ctx context.Context, tg target) {
+	rdb := tg.rdb
+	metrics := prometheus.NewRegistry()
+	// In one transaction: a runtime error on the new key only.
+	rdb.RPush(ctx, "tag:{l1}:old", "a")
+	rdb.Set(ctx, "tag:{l1}:new", "not a list", 0)
+	w, err := NewWriter(rdb, testPlan(t, "tag:{{l{id}}}:old", "tag:{{l{id}}}:new"), Options{Registerer: metrics})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = w.Update(ctx, "tag:{l1}:old", func(p redis.Pipeliner, key string) { p.RPush(ctx, key, "b") })
+	var pe *PartialError
+	if !errors.As(err, &pe) || pe.Old != nil || pe.New == nil || !strings.Contains(err.Error(), "WRONGTYPE") {
+		t.Fatalf("err = %v, want a PartialError on the new key", err)
+	}
+	if got := rdb.LRange(ctx, "tag:{l1}:old", 0, -1).Val(); len(got) != 2 {
+		t.Errorf("old list %v", got)
+	}
+	// Across slots: a user that may not write the new keys.
+	forbid(t, ctx, rdb)
+	restricted := restrictedClient(t, rdb)
+	cw, err := NewWriter(restricted, testPlan(t, "old:s:{id}", "new:s:{id}"), Options{Registerer: metrics})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = cw.Replace(ctx, "old:s:1", set("x"))
+	if !tg.cluster {
+		// One server: one transaction, which the refused command aborts.
+		if err == nil || errors.As(err, &pe) || rdb.Exists(ctx, "old:s:1").Val() != 0 {
+			t.Fatalf("standalone write with the new key forbidden: %v", err)
+		}
+		return
+	}
+	if !errors.As(err, &pe) || pe.New == nil || pe.Old != nil || !strings.Contains(err.Error(), "NOPERM") {
+		t.Fatalf("err = %v, want a PartialError on the new key", err)
+	}
+	if rdb.Get(ctx, "old:s:1").Val() != "x" {
+		t.Error("the old key was not written")
+	}
+	sw, err := NewWriter(restricted, testPlan(t, "tag:{{u{id}}}:old", "tag:{{u{id}}}:new"), Options{Registerer: metrics})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// In one transaction a refused command aborts it: nothing written.
+	_, err = sw.Replace(ctx, "tag:{u1}:old", set("x"))
+	if err == nil || errors.As(err, &pe) {
+		t.Fatalf("one-slot write with the new key forbidden: %v", err)
+	}
+	if rdb.Exists(ctx, "tag:{u1}:old").Val() != 0 {
+		t.Error("an aborted transaction wrote the old key")
+	}
+	if got := counter(t, metrics, MetricWrites, "old:s:{id}", "new:s:{id}", "partial"); got != 1 {
+		t.Errorf("partial writes = %v", got)
 	}
 }
 

@@ -30,6 +30,44 @@ func targets(t *testing.T) []target {
 	return []target{{"standalone", srv.Client(t), false}, {"cluster", c.Client(t), true}}
 }
 
+// TestIntegration runs the scenarios against one standalone server and one
+// 3-master Cluster, emptied (FLUSHALL, CONFIG RESETSTAT) before each.
+func TestIntegration(t *testing.T) {
+	ctx := context.Background()
+	tgs := targets(t)
+	for _, sc := range []struct {
+		name string
+		fn   func(*testing.T, context.Context, target)
+	}{
+		{"CopyEveryType", testCopyEveryType},
+		{"CopySameSlotUsesCopy", testCopySameSlotUsesCopy},
+		{"CopyNeverOverwrites", testCopyNeverOverwrites},
+		{"CopyCountsWhatDoesNotFit", testCopyCountsWhatDoesNotFit},
+		{"ExpiredDuringCopy", testExpiredDuringCopy},
+		{"MovedFields", testMovedFields},
+		{"CleanupRemovesExactlyVerified", testCleanupRemovesExactlyVerified},
+		{"CleanupLeavesChangedKeys", testCleanupLeavesChangedKeys},
+		{"ScriptsReloaded", testScriptsReloaded},
+		{"ResumeAfterKill", testResumeAfterKill},
+	} {
+		for _, tg := range tgs {
+			t.Run(sc.name+"/"+tg.name, func(t *testing.T) {
+				nodes, err := discover(ctx, tg.rdb)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, n := range nodes {
+					if err := n.c.FlushAll(ctx).Err(); err != nil {
+						t.Fatal(err)
+					}
+					n.c.ConfigResetStat(ctx)
+				}
+				sc.fn(t, ctx, tg)
+			})
+		}
+	}
+}
+
 func plan(t testing.TB, from, to string, fields ...string) *Plan {
 	t.Helper()
 	p, err := NewPlan(testRegistry(t), from, to, PlanOptions{Fields: fields})
@@ -114,41 +152,36 @@ func fillStream(ctx context.Context, rdb redis.UniversalClient, k string, i int)
 
 var types = []string{"string", "hash", "list", "set", "zset", "stream"}
 
-func TestCopyEveryType(t *testing.T) {
-	ctx := context.Background()
-	for _, tg := range targets(t) {
-		t.Run(tg.name, func(t *testing.T) {
-			for _, typ := range types {
-				fill(t, ctx, tg.rdb, typ, 30)
-				p := plan(t, "old:"+typ+":{id}", "new:"+typ+":{id}")
-				res, err := p.Copy(ctx, tg.rdb, Options{Batch: 7})
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !res.Complete || res.Counts.Keys != 30 || res.Counts.Copied != 30 {
-					t.Errorf("%s: %+v", typ, res)
-				}
-				for i := range 30 {
-					old, nw := fmt.Sprintf("old:%s:%d", typ, i), fmt.Sprintf("new:%s:%d", typ, i)
-					sameKey(t, ctx, tg.rdb, typ, old, nw)
-				}
-				vres, err := p.Verify(ctx, tg.rdb, Options{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				if vres.Counts.Verified != 30 || vres.Counts.Mismatched != 0 {
-					t.Errorf("%s: verify %+v %v", typ, vres.Counts, vres.Mismatches)
-				}
-			}
-			if tg.cluster {
-				// Every pair is in two slots here: the copies went through RESTORE.
-				if n := commandCalls(t, ctx, tg.rdb, "restore"); n < 6*30 {
-					t.Errorf("%d RESTOREs on the Cluster, want at least %d", n, 6*30)
-				}
-			} else if n := commandCalls(t, ctx, tg.rdb, "copy"); n < 6*30 {
-				t.Errorf("%d COPYs on the server, want at least %d", n, 6*30)
-			}
-		})
+func testCopyEveryType(t *testing.T, ctx context.Context, tg target) {
+	for _, typ := range types {
+		fill(t, ctx, tg.rdb, typ, 30)
+		p := plan(t, "old:"+typ+":{id}", "new:"+typ+":{id}")
+		res, err := p.Copy(ctx, tg.rdb, Options{Batch: 7})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.Complete || res.Counts.Keys != 30 || res.Counts.Copied != 30 {
+			t.Errorf("%s: %+v", typ, res)
+		}
+		for i := range 30 {
+			old, nw := fmt.Sprintf("old:%s:%d", typ, i), fmt.Sprintf("new:%s:%d", typ, i)
+			sameKey(t, ctx, tg.rdb, typ, old, nw)
+		}
+		vres, err := p.Verify(ctx, tg.rdb, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if vres.Counts.Verified != 30 || vres.Counts.Mismatched != 0 {
+			t.Errorf("%s: verify %+v %v", typ, vres.Counts, vres.Mismatches)
+		}
+	}
+	if tg.cluster {
+		// Every pair is in two slots here: the copies went through RESTORE.
+		if n := commandCalls(t, ctx, tg.rdb, "restore"); n < 6*30 {
+			t.Errorf("%d RESTOREs on the Cluster, want at least %d", n, 6*30)
+		}
+	} else if n := commandCalls(t, ctx, tg.rdb, "copy"); n < 6*30 {
+		t.Errorf("%d COPYs on the server, want at least %d", n, 6*30)
 	}
 }
 
@@ -198,10 +231,11 @@ func commandCalls(t testing.TB, ctx context.Context, rdb redis.UniversalClient, 
 	return total
 }
 
-func TestCopySameSlotUsesCopy(t *testing.T) {
-	ctx := context.Background()
-	c := redistest.StartCluster(t, 3)
-	rdb := c.Client(t)
+func testCopySameSlotUsesCopy(t *testing.T, ctx context.Context, tg target) {
+	if !tg.cluster {
+		t.Skip("on one server every copy is a COPY")
+	}
+	rdb := tg.rdb
 	for i := range 50 {
 		rdb.Set(ctx, fmt.Sprintf("tag:{u%d}:old", i), i, time.Hour)
 	}
@@ -220,278 +254,243 @@ func TestCopySameSlotUsesCopy(t *testing.T) {
 	}
 }
 
-func TestCopyNeverOverwrites(t *testing.T) {
-	ctx := context.Background()
-	for _, tg := range targets(t) {
-		t.Run(tg.name, func(t *testing.T) {
-			rdb := tg.rdb
-			for i := range 20 {
-				rdb.HSet(ctx, fmt.Sprintf("old:hash:%d", i), "v", "old")
-			}
-			for i := range 5 { // a dual-writer got there first
-				rdb.HSet(ctx, fmt.Sprintf("new:hash:%d", i), "v", "newer")
-			}
-			p := plan(t, "old:hash:{id}", "new:hash:{id}")
-			dry, err := p.Copy(ctx, rdb, Options{DryRun: true})
-			if err != nil || dry.Counts.Copied != 15 || dry.Counts.Existing != 5 || !dry.DryRun {
-				t.Fatalf("dry run %+v %v", dry.Counts, err)
-			}
-			if n := rdb.Exists(ctx, "new:hash:10").Val(); n != 0 {
-				t.Fatal("the dry run wrote")
-			}
-			res, err := p.Copy(ctx, rdb, Options{})
-			if err != nil || res.Counts.Copied != 15 || res.Counts.Existing != 5 {
-				t.Fatalf("%+v %v", res.Counts, err)
-			}
-			for i := range 20 {
-				want := "old"
-				if i < 5 {
-					want = "newer"
-				}
-				if got := rdb.HGet(ctx, fmt.Sprintf("new:hash:%d", i), "v").Val(); got != want {
-					t.Errorf("new:hash:%d holds %q, want %q", i, got, want)
-				}
-			}
-			v, err := p.Verify(ctx, rdb, Options{})
-			if err != nil || v.Counts.Mismatched != 5 || len(v.Mismatches) != 5 || v.Mismatches[0].Kind != MismatchContent {
-				t.Errorf("verify %+v %v %v", v.Counts, v.Mismatches, err)
-			}
-			res, err = p.Copy(ctx, rdb, Options{Overwrite: true})
-			if err != nil || res.Counts.Copied != 20 {
-				t.Fatalf("overwrite %+v %v", res.Counts, err)
-			}
-			if got := rdb.HGet(ctx, "new:hash:1", "v").Val(); got != "old" {
-				t.Errorf("--overwrite left %q", got)
-			}
-		})
+func testCopyNeverOverwrites(t *testing.T, ctx context.Context, tg target) {
+	rdb := tg.rdb
+	for i := range 20 {
+		rdb.HSet(ctx, fmt.Sprintf("old:hash:%d", i), "v", "old")
+	}
+	for i := range 5 { // a dual-writer got there first
+		rdb.HSet(ctx, fmt.Sprintf("new:hash:%d", i), "v", "newer")
+	}
+	p := plan(t, "old:hash:{id}", "new:hash:{id}")
+	dry, err := p.Copy(ctx, rdb, Options{DryRun: true})
+	if err != nil || dry.Counts.Copied != 15 || dry.Counts.Existing != 5 || !dry.DryRun {
+		t.Fatalf("dry run %+v %v", dry.Counts, err)
+	}
+	if n := rdb.Exists(ctx, "new:hash:10").Val(); n != 0 {
+		t.Fatal("the dry run wrote")
+	}
+	res, err := p.Copy(ctx, rdb, Options{})
+	if err != nil || res.Counts.Copied != 15 || res.Counts.Existing != 5 {
+		t.Fatalf("%+v %v", res.Counts, err)
+	}
+	for i := range 20 {
+		want := "old"
+		if i < 5 {
+			want = "newer"
+		}
+		if got := rdb.HGet(ctx, fmt.Sprintf("new:hash:%d", i), "v").Val(); got != want {
+			t.Errorf("new:hash:%d holds %q, want %q", i, got, want)
+		}
+	}
+	v, err := p.Verify(ctx, rdb, Options{})
+	if err != nil || v.Counts.Mismatched != 5 || len(v.Mismatches) != 5 || v.Mismatches[0].Kind != MismatchContent {
+		t.Errorf("verify %+v %v %v", v.Counts, v.Mismatches, err)
+	}
+	res, err = p.Copy(ctx, rdb, Options{Overwrite: true})
+	if err != nil || res.Counts.Copied != 20 {
+		t.Fatalf("overwrite %+v %v", res.Counts, err)
+	}
+	if got := rdb.HGet(ctx, "new:hash:1", "v").Val(); got != "old" {
+		t.Errorf("--overwrite left %q", got)
 	}
 }
 
-func TestCopyCountsWhatDoesNotFit(t *testing.T) {
-	ctx := context.Background()
-	for _, tg := range targets(t) {
-		t.Run(tg.name, func(t *testing.T) {
-			rdb := tg.rdb
-			rdb.Set(ctx, "old:any:12", "a", 0)
-			rdb.Set(ctx, "old:any:abc", "b", 0)
-			rdb.HSet(ctx, "old:any:7", "wrong", "type")
-			rdb.Set(ctx, "old:any:x:y", "not the template", 0)
-			p := plan(t, "old:any:{id}", "new:int:{id:int}")
-			res, err := p.Copy(ctx, rdb, Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			want := Counts{Scanned: 4, Keys: 3, Copied: 1, NotFit: 1, WrongType: 1}
-			if res.Counts != want {
-				t.Errorf("counts %+v, want %+v", res.Counts, want)
-			}
-			v, err := p.Verify(ctx, rdb, Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			kinds := map[string]bool{}
-			for _, m := range v.Mismatches {
-				kinds[m.Kind] = true
-			}
-			if v.Counts.Mismatched != 2 || !kinds[MismatchNotFit] || !kinds[MismatchWrongType] {
-				t.Errorf("verify %+v %+v", v.Counts, v.Mismatches)
-			}
-		})
+func testCopyCountsWhatDoesNotFit(t *testing.T, ctx context.Context, tg target) {
+	rdb := tg.rdb
+	rdb.Set(ctx, "old:any:12", "a", 0)
+	rdb.Set(ctx, "old:any:abc", "b", 0)
+	rdb.HSet(ctx, "old:any:7", "wrong", "type")
+	rdb.Set(ctx, "old:any:x:y", "not the template", 0)
+	p := plan(t, "old:any:{id}", "new:int:{id:int}")
+	res, err := p.Copy(ctx, rdb, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Counts{Scanned: 4, Keys: 3, Copied: 1, NotFit: 1, WrongType: 1}
+	if res.Counts != want {
+		t.Errorf("counts %+v, want %+v", res.Counts, want)
+	}
+	v, err := p.Verify(ctx, rdb, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string]bool{}
+	for _, m := range v.Mismatches {
+		kinds[m.Kind] = true
+	}
+	if v.Counts.Mismatched != 2 || !kinds[MismatchNotFit] || !kinds[MismatchWrongType] {
+		t.Errorf("verify %+v %+v", v.Counts, v.Mismatches)
 	}
 }
 
 // TestExpiredDuringCopy drives a batch whose old keys are gone, and a
 // RESTORE whose deadline has passed: both count as expired.
-func TestExpiredDuringCopy(t *testing.T) {
-	ctx := context.Background()
-	for _, tg := range targets(t) {
-		t.Run(tg.name, func(t *testing.T) {
-			p := plan(t, "old:string:{id}", "new:string:{id}")
-			j := newJob(opCopy, p, tg.rdb, Options{})
-			c := &copier{j: j, sc: newScripts()}
-			var n Counts
-			pairs := []pair{{old: "old:string:1", new: "new:string:1", same: !tg.cluster}, {old: "tag:{u2}:old", new: "tag:{u2}:new", same: true}}
-			if err := c.batch(ctx, pairs, &n); err != nil {
-				t.Fatal(err)
-			}
-			if n.Expired != 2 {
-				t.Errorf("gone keys: %+v", n)
-			}
-			tg.rdb.Set(ctx, "old:string:3", "v", time.Hour)
-			payload := tg.rdb.Dump(ctx, "old:string:3").Val()
-			past := time.Now().Add(-time.Second).UnixMilli()
-			cmds, err := exec(ctx, tg.rdb, c.sc, []call{{s: c.sc.restore, keys: []string{"new:string:3"}, args: []any{payload, past, "0"}}})
-			if err != nil || cmds[0].Val() != int64(-1) {
-				t.Errorf("restore with a past deadline: %v %v", cmds[0].Val(), err)
-			}
-			if tg.rdb.Exists(ctx, "new:string:3").Val() != 0 {
-				t.Error("a key whose deadline passed was written")
-			}
-		})
+func testExpiredDuringCopy(t *testing.T, ctx context.Context, tg target) {
+	p := plan(t, "old:string:{id}", "new:string:{id}")
+	j := newJob(opCopy, p, tg.rdb, Options{})
+	c := &copier{j: j, sc: newScripts()}
+	var n Counts
+	pairs := []pair{{old: "old:string:1", new: "new:string:1", same: !tg.cluster}, {old: "tag:{u2}:old", new: "tag:{u2}:new", same: true}}
+	if err := c.batch(ctx, pairs, &n); err != nil {
+		t.Fatal(err)
+	}
+	if n.Expired != 2 {
+		t.Errorf("gone keys: %+v", n)
+	}
+	tg.rdb.Set(ctx, "old:string:3", "v", time.Hour)
+	payload := tg.rdb.Dump(ctx, "old:string:3").Val()
+	past := time.Now().Add(-time.Second).UnixMilli()
+	cmds, err := exec(ctx, tg.rdb, c.sc, []call{{s: c.sc.restore, keys: []string{"new:string:3"}, args: []any{payload, past, "0"}}})
+	if err != nil || cmds[0].Val() != int64(-1) {
+		t.Errorf("restore with a past deadline: %v %v", cmds[0].Val(), err)
+	}
+	if tg.rdb.Exists(ctx, "new:string:3").Val() != 0 {
+		t.Error("a key whose deadline passed was written")
 	}
 }
 
-func TestMovedFields(t *testing.T) {
-	ctx := context.Background()
-	for _, tg := range targets(t) {
-		t.Run(tg.name, func(t *testing.T) {
-			rdb := tg.rdb
-			// The incident: the promo team's activity and the order team's preview in one hash.
-			rdb.HSet(ctx, "promo:sku:1001", "__ns__", "promo-team", "activityId", "12345", "couponAmount", "10", "promoTotal", "30")
-			rdb.Expire(ctx, "promo:sku:1001", time.Hour)
-			rdb.HSet(ctx, "promo:sku:1002", "activityId", "12346") // promo only
-			rdb.HSet(ctx, "promo:sku:1003", "couponAmount", "5")   // order only, no TTL
-			p := plan(t, "promo:sku:{skuId:int}", "order:sku:{skuId:int}:settle-preview", "couponAmount", "promoTotal")
-			res, err := p.Copy(ctx, rdb, Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if want := (Counts{Scanned: 3, Keys: 3, Copied: 2, NoFields: 1}); res.Counts != want {
-				t.Errorf("copy %+v, want %+v", res.Counts, want)
-			}
-			got := rdb.HGetAll(ctx, "order:sku:1001:settle-preview").Val()
-			if len(got) != 2 || got["couponAmount"] != "10" || got["promoTotal"] != "30" {
-				t.Errorf("new hash %v", got)
-			}
-			// TTL: the old key's remaining hour, capped at the new template's 5m.
-			if ttl := rdb.PTTL(ctx, "order:sku:1001:settle-preview").Val(); ttl <= 4*time.Minute || ttl > 5*time.Minute {
-				t.Errorf("new TTL %v, want 5m", ttl)
-			}
-			if ttl := rdb.PTTL(ctx, "order:sku:1003:settle-preview").Val(); ttl <= 4*time.Minute {
-				t.Errorf("new TTL of a key without one %v, want 5m", ttl)
-			}
-			rdb.HSet(ctx, "order:sku:1003:settle-preview", "couponAmount", "6") // newer, or a bug: not verified
-			v, err := p.Verify(ctx, rdb, Options{})
-			if err != nil || v.Counts.Verified != 1 || v.Counts.Mismatched != 1 || v.Counts.NoFields != 1 {
-				t.Fatalf("verify %+v %+v %v", v.Counts, v.Mismatches, err)
-			}
-			if m := v.Mismatches[0]; m.Old != "promo:sku:1003" || !strings.Contains(m.Detail, `old "5", new "6"`) {
-				t.Errorf("mismatch %+v", m)
-			}
-			cl, err := p.Cleanup(ctx, rdb, Options{})
-			if err != nil || cl.Counts.Removed != 1 || cl.Counts.Mismatched != 1 {
-				t.Fatalf("cleanup %+v %v", cl.Counts, err)
-			}
-			if got := rdb.HGetAll(ctx, "promo:sku:1001").Val(); len(got) != 2 || got["activityId"] != "12345" || got["__ns__"] != "promo-team" {
-				t.Errorf("the promo team's hash after cleanup: %v", got)
-			}
-			if got := rdb.HGet(ctx, "promo:sku:1003", "couponAmount").Val(); got != "5" {
-				t.Errorf("an unverified old field was deleted: %q", got)
-			}
-		})
+func testMovedFields(t *testing.T, ctx context.Context, tg target) {
+	rdb := tg.rdb
+	// The incident: the promo team's activity and the order team's preview in one hash.
+	rdb.HSet(ctx, "promo:sku:1001", "__ns__", "promo-team", "activityId", "12345", "couponAmount", "10", "promoTotal", "30")
+	rdb.Expire(ctx, "promo:sku:1001", time.Hour)
+	rdb.HSet(ctx, "promo:sku:1002", "activityId", "12346") // promo only
+	rdb.HSet(ctx, "promo:sku:1003", "couponAmount", "5")   // order only, no TTL
+	p := plan(t, "promo:sku:{skuId:int}", "order:sku:{skuId:int}:settle-preview", "couponAmount", "promoTotal")
+	res, err := p.Copy(ctx, rdb, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (Counts{Scanned: 3, Keys: 3, Copied: 2, NoFields: 1}); res.Counts != want {
+		t.Errorf("copy %+v, want %+v", res.Counts, want)
+	}
+	got := rdb.HGetAll(ctx, "order:sku:1001:settle-preview").Val()
+	if len(got) != 2 || got["couponAmount"] != "10" || got["promoTotal"] != "30" {
+		t.Errorf("new hash %v", got)
+	}
+	// TTL: the old key's remaining hour, capped at the new template's 5m.
+	if ttl := rdb.PTTL(ctx, "order:sku:1001:settle-preview").Val(); ttl <= 4*time.Minute || ttl > 5*time.Minute {
+		t.Errorf("new TTL %v, want 5m", ttl)
+	}
+	if ttl := rdb.PTTL(ctx, "order:sku:1003:settle-preview").Val(); ttl <= 4*time.Minute {
+		t.Errorf("new TTL of a key without one %v, want 5m", ttl)
+	}
+	rdb.HSet(ctx, "order:sku:1003:settle-preview", "couponAmount", "6") // newer, or a bug: not verified
+	v, err := p.Verify(ctx, rdb, Options{})
+	if err != nil || v.Counts.Verified != 1 || v.Counts.Mismatched != 1 || v.Counts.NoFields != 1 {
+		t.Fatalf("verify %+v %+v %v", v.Counts, v.Mismatches, err)
+	}
+	if m := v.Mismatches[0]; m.Old != "promo:sku:1003" || !strings.Contains(m.Detail, `old "5", new "6"`) {
+		t.Errorf("mismatch %+v", m)
+	}
+	cl, err := p.Cleanup(ctx, rdb, Options{})
+	if err != nil || cl.Counts.Removed != 1 || cl.Counts.Mismatched != 1 {
+		t.Fatalf("cleanup %+v %v", cl.Counts, err)
+	}
+	if got := rdb.HGetAll(ctx, "promo:sku:1001").Val(); len(got) != 2 || got["activityId"] != "12345" || got["__ns__"] != "promo-team" {
+		t.Errorf("the promo team's hash after cleanup: %v", got)
+	}
+	if got := rdb.HGet(ctx, "promo:sku:1003", "couponAmount").Val(); got != "5" {
+		t.Errorf("an unverified old field was deleted: %q", got)
 	}
 }
 
-func TestCleanupRemovesExactlyVerified(t *testing.T) {
-	ctx := context.Background()
-	for _, tg := range targets(t) {
-		t.Run(tg.name, func(t *testing.T) {
-			rdb := tg.rdb
-			fill(t, ctx, rdb, "list", 40)
-			p := plan(t, "old:list:{id}", "new:list:{id}")
-			if _, err := p.Copy(ctx, rdb, Options{}); err != nil {
-				t.Fatal(err)
-			}
-			rdb.Del(ctx, "new:list:1")                  // missing
-			rdb.RPush(ctx, "new:list:2", "extra")       // content
-			rdb.PExpire(ctx, "new:list:4", time.Minute) // TTL
-			rdb.Persist(ctx, "new:list:5")
-			bad := map[string]bool{"old:list:1": true, "old:list:2": true, "old:list:4": true, "old:list:5": true}
-			dry, err := p.Cleanup(ctx, rdb, Options{DryRun: true})
-			if err != nil || dry.Counts.Removed != 36 || rdb.Exists(ctx, "old:list:0").Val() != 1 {
-				t.Fatalf("dry run %+v %v", dry.Counts, err)
-			}
-			res, err := p.Cleanup(ctx, rdb, Options{Batch: 9})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if res.Counts.Removed != 36 || res.Counts.Mismatched != 4 || res.Counts.Verified != 36 {
-				t.Errorf("cleanup %+v", res.Counts)
-			}
-			for i := range 40 {
-				k := fmt.Sprintf("old:list:%d", i)
-				if exists := rdb.Exists(ctx, k).Val() == 1; exists != bad[k] {
-					t.Errorf("%s exists=%v after cleanup", k, exists)
-				}
-				if i != 1 && rdb.Exists(ctx, fmt.Sprintf("new:list:%d", i)).Val() != 1 {
-					t.Errorf("new:list:%d is gone", i)
-				}
-			}
-		})
+func testCleanupRemovesExactlyVerified(t *testing.T, ctx context.Context, tg target) {
+	rdb := tg.rdb
+	fill(t, ctx, rdb, "list", 40)
+	p := plan(t, "old:list:{id}", "new:list:{id}")
+	if _, err := p.Copy(ctx, rdb, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	rdb.Del(ctx, "new:list:1")                  // missing
+	rdb.RPush(ctx, "new:list:2", "extra")       // content
+	rdb.PExpire(ctx, "new:list:4", time.Minute) // TTL
+	rdb.Persist(ctx, "new:list:5")
+	bad := map[string]bool{"old:list:1": true, "old:list:2": true, "old:list:4": true, "old:list:5": true}
+	dry, err := p.Cleanup(ctx, rdb, Options{DryRun: true})
+	if err != nil || dry.Counts.Removed != 36 || rdb.Exists(ctx, "old:list:0").Val() != 1 {
+		t.Fatalf("dry run %+v %v", dry.Counts, err)
+	}
+	res, err := p.Cleanup(ctx, rdb, Options{Batch: 9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Counts.Removed != 36 || res.Counts.Mismatched != 4 || res.Counts.Verified != 36 {
+		t.Errorf("cleanup %+v", res.Counts)
+	}
+	for i := range 40 {
+		k := fmt.Sprintf("old:list:%d", i)
+		if exists := rdb.Exists(ctx, k).Val() == 1; exists != bad[k] {
+			t.Errorf("%s exists=%v after cleanup", k, exists)
+		}
+		if i != 1 && rdb.Exists(ctx, fmt.Sprintf("new:list:%d", i)).Val() != 1 {
+			t.Errorf("new:list:%d is gone", i)
+		}
 	}
 }
 
 // TestCleanupLeavesChangedKeys changes old keys between the check and the
 // delete: the compare-and-delete scripts keep them.
-func TestCleanupLeavesChangedKeys(t *testing.T) {
-	ctx := context.Background()
-	for _, tg := range targets(t) {
-		t.Run(tg.name, func(t *testing.T) {
-			rdb := tg.rdb
-			rdb.Set(ctx, "old:string:1", "a", time.Hour)
-			rdb.Set(ctx, "old:string:2", "b", time.Hour)
-			rdb.HSet(ctx, "promo:sku:1", "couponAmount", "1", "x", "y")
-			for _, p := range []*Plan{plan(t, "old:string:{id}", "new:string:{id}"), plan(t, "promo:sku:{skuId:int}", "order:sku:{skuId:int}:settle-preview", "couponAmount")} {
-				if _, err := p.Copy(ctx, rdb, Options{}); err != nil {
-					t.Fatal(err)
-				}
-			}
-			p := plan(t, "old:string:{id}", "new:string:{id}")
-			j := newJob(opCleanup, p, rdb, Options{})
-			v := &verifier{j: j, sc: newScripts()}
-			pairs := []pair{{old: "old:string:1", new: "new:string:1"}, {old: "old:string:2", new: "new:string:2"}}
-			vs, err := v.check(ctx, pairs)
-			if err != nil || vs[0].state != stOK || vs[1].state != stOK {
-				t.Fatalf("%+v %v", vs, err)
-			}
-			rdb.Set(ctx, "old:string:1", "changed", time.Hour) // a write in between
-			rdb.PExpire(ctx, "old:string:2", 2*time.Hour)      // a TTL change in between
-			var calls []call
-			for i, pr := range pairs {
-				calls = append(calls, call{s: v.sc.unlink, keys: []string{pr.old}, args: []any{vs[i].oldSum, vs[i].deadline}})
-			}
-			fp := plan(t, "promo:sku:{skuId:int}", "order:sku:{skuId:int}:settle-preview", "couponAmount")
-			fj := newJob(opCleanup, fp, rdb, Options{})
-			fv := &verifier{j: fj, sc: v.sc}
-			fvs, err := fv.check(ctx, []pair{{old: "promo:sku:1", new: "order:sku:1:settle-preview"}})
-			if err != nil || fvs[0].state != stOK {
-				t.Fatalf("%+v %v", fvs, err)
-			}
-			rdb.HSet(ctx, "promo:sku:1", "couponAmount", "2")
-			calls = append(calls, hdelCall(v.sc, "promo:sku:1", fp.Fields, fvs[0].vals))
-			cmds, err := exec(ctx, rdb, v.sc, calls)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for i, c := range cmds {
-				if c.Val() != int64(0) {
-					t.Errorf("call %d deleted a changed key: %v", i, c.Val())
-				}
-			}
-			if rdb.Exists(ctx, "old:string:1").Val()+rdb.Exists(ctx, "old:string:2").Val() != 2 || rdb.HGet(ctx, "promo:sku:1", "couponAmount").Val() != "2" {
-				t.Error("a changed old key was deleted")
-			}
-		})
+func testCleanupLeavesChangedKeys(t *testing.T, ctx context.Context, tg target) {
+	rdb := tg.rdb
+	rdb.Set(ctx, "old:string:1", "a", time.Hour)
+	rdb.Set(ctx, "old:string:2", "b", time.Hour)
+	rdb.HSet(ctx, "promo:sku:1", "couponAmount", "1", "x", "y")
+	for _, p := range []*Plan{plan(t, "old:string:{id}", "new:string:{id}"), plan(t, "promo:sku:{skuId:int}", "order:sku:{skuId:int}:settle-preview", "couponAmount")} {
+		if _, err := p.Copy(ctx, rdb, Options{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := plan(t, "old:string:{id}", "new:string:{id}")
+	j := newJob(opCleanup, p, rdb, Options{})
+	v := &verifier{j: j, sc: newScripts()}
+	pairs := []pair{{old: "old:string:1", new: "new:string:1"}, {old: "old:string:2", new: "new:string:2"}}
+	vs, err := v.check(ctx, pairs)
+	if err != nil || vs[0].state != stOK || vs[1].state != stOK {
+		t.Fatalf("%+v %v", vs, err)
+	}
+	rdb.Set(ctx, "old:string:1", "changed", time.Hour) // a write in between
+	rdb.PExpire(ctx, "old:string:2", 2*time.Hour)      // a TTL change in between
+	var calls []call
+	for i, pr := range pairs {
+		calls = append(calls, call{s: v.sc.unlink, keys: []string{pr.old}, args: []any{vs[i].oldSum, vs[i].deadline}})
+	}
+	fp := plan(t, "promo:sku:{skuId:int}", "order:sku:{skuId:int}:settle-preview", "couponAmount")
+	fj := newJob(opCleanup, fp, rdb, Options{})
+	fv := &verifier{j: fj, sc: v.sc}
+	fvs, err := fv.check(ctx, []pair{{old: "promo:sku:1", new: "order:sku:1:settle-preview"}})
+	if err != nil || fvs[0].state != stOK {
+		t.Fatalf("%+v %v", fvs, err)
+	}
+	rdb.HSet(ctx, "promo:sku:1", "couponAmount", "2")
+	calls = append(calls, hdelCall(v.sc, "promo:sku:1", fp.Fields, fvs[0].vals))
+	cmds, err := exec(ctx, rdb, v.sc, calls)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range cmds {
+		if c.Val() != int64(0) {
+			t.Errorf("call %d deleted a changed key: %v", i, c.Val())
+		}
+	}
+	if rdb.Exists(ctx, "old:string:1").Val()+rdb.Exists(ctx, "old:string:2").Val() != 2 || rdb.HGet(ctx, "promo:sku:1", "couponAmount").Val() != "2" {
+		t.Error("a changed old key was deleted")
 	}
 }
 
-func TestScriptsReloaded(t *testing.T) {
-	ctx := context.Background()
-	for _, tg := range targets(t) {
-		t.Run(tg.name, func(t *testing.T) {
-			tg.rdb.Set(ctx, "old:string:1", "a", 0)
-			p := plan(t, "old:string:{id}", "new:string:{id}")
-			if _, err := p.Verify(ctx, tg.rdb, Options{}); err != nil {
-				t.Fatal(err)
-			}
-			if err := tg.rdb.ScriptFlush(ctx).Err(); err != nil {
-				t.Fatal(err)
-			}
-			res, err := p.Copy(ctx, tg.rdb, Options{})
-			if err != nil || res.Counts.Copied != 1 {
-				t.Fatalf("after SCRIPT FLUSH: %+v %v", res, err)
-			}
-		})
+func testScriptsReloaded(t *testing.T, ctx context.Context, tg target) {
+	tg.rdb.Set(ctx, "old:string:1", "a", 0)
+	p := plan(t, "old:string:{id}", "new:string:{id}")
+	if _, err := p.Verify(ctx, tg.rdb, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := tg.rdb.ScriptFlush(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	res, err := p.Copy(ctx, tg.rdb, Options{})
+	if err != nil || res.Counts.Copied != 1 {
+		t.Fatalf("after SCRIPT FLUSH: %+v %v", res, err)
 	}
 }
 

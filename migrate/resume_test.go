@@ -70,6 +70,20 @@ func (k *killer) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.Proce
 
 var _ redis.Hook = (*killer)(nil)
 
+// withHook returns a new client to the same server with hook h.
+func withHook(t *testing.T, rdb redis.UniversalClient, h redis.Hook) redis.UniversalClient {
+	var c redis.UniversalClient
+	switch x := rdb.(type) {
+	case *redis.Client:
+		c = redis.NewClient(x.Options())
+	case *redis.ClusterClient:
+		c = redis.NewClusterClient(x.Options())
+	}
+	c.AddHook(h)
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
 func readState(t *testing.T, path string) *stateFile {
 	t.Helper()
 	data, err := os.ReadFile(path)
@@ -88,96 +102,91 @@ func readState(t *testing.T, path string) *stateFile {
 // its cursor file, and checks the end state is the one an uninterrupted run
 // gives: every new key a copy of its old key, every old key gone after
 // cleanup, and counts that add up.
-func TestResumeAfterKill(t *testing.T) {
+func testResumeAfterKill(t *testing.T, ctx context.Context, tg target) {
 	const n = 400
-	ctx := context.Background()
-	for _, tg := range targets(t) {
-		t.Run(tg.name, func(t *testing.T) {
-			k := &killer{}
-			tg.rdb.AddHook(k)
-			fill(t, ctx, tg.rdb, "hash", n)
-			p := plan(t, "old:hash:{id}", "new:hash:{id}")
-			dir := t.TempDir()
-			for _, op := range []string{opCopy, opCleanup} {
-				cursor := filepath.Join(dir, op+".json")
-				opts := Options{CursorFile: cursor, CheckpointEvery: 40, Batch: 25}
-				run := func(ctx context.Context, opts Options) (*Result, error) {
-					if op == opCopy {
-						return p.Copy(ctx, tg.rdb, opts)
-					}
-					return p.Cleanup(ctx, tg.rdb, opts)
-				}
-				var last *Result
-				for i, cut := range []int{2, 3, 5, 8} {
-					rctx, cancel := context.WithCancel(ctx)
-					k.arm(cut, i%2 == 1, cancel)
-					res, err := run(rctx, opts)
-					cancel()
-					if err != nil {
-						t.Fatalf("%s cut at %d: %v", op, cut, err)
-					}
-					if res.Complete || res.Stopped != "interrupted" {
-						t.Fatalf("%s cut at pipeline %d: complete=%v stopped=%q", op, cut, res.Complete, res.Stopped)
-					}
-					if i > 0 && res.ResumedOf != cursor {
-						t.Errorf("%s: resumed_from %q", op, res.ResumedOf)
-					}
-					last = res
-				}
-				st := readState(t, cursor)
-				if len(st.Plans) != 1 || st.Plans[0].Complete {
-					t.Fatalf("%s: cursor file %+v", op, st)
-				}
-				moved := false
-				for _, ns := range st.Plans[0].Nodes {
-					moved = moved || ns.Cursor != 0 || ns.Done
-				}
-				if !moved {
-					t.Errorf("%s: the cursor file has made no progress: %+v", op, st.Plans[0].Nodes)
-				}
-				for range 100 { // then stops by MaxKeys, until done
-					o := opts
-					o.MaxKeys = 60
-					res, err := run(ctx, o)
-					if err != nil {
-						t.Fatal(err)
-					}
-					if last = res; res.Complete {
-						break
-					}
-					if res.Stopped != "max-keys" {
-						t.Fatalf("%s: stopped %q", op, res.Stopped)
-					}
-				}
-				if !last.Complete {
-					t.Fatalf("%s never completed", op)
-				}
-				c := last.Counts
-				// A batch applied by the server but not recorded is done again on
-				// resume (copy: found existing) or is gone (cleanup: not counted).
-				if op == opCopy && (c.Keys < n || c.Copied+c.Existing != c.Keys) || op == opCleanup && (c.Removed > n || c.Removed < n-2*25) {
-					t.Errorf("%s counts %+v: %d keys", op, c, n)
-				}
-				if op == opCopy {
-					for i := range n {
-						sameKey(t, ctx, tg.rdb, "hash", fmt.Sprintf("old:hash:%d", i), fmt.Sprintf("new:hash:%d", i))
-					}
-					v, err := p.Verify(ctx, tg.rdb, Options{})
-					if err != nil || v.Counts.Verified != n {
-						t.Fatalf("verify after resumed copy %+v %v", v.Counts, err)
-					}
-				}
-				again, err := run(ctx, opts)
-				if err != nil || !again.Complete || !strings.Contains(strings.Join(again.Notes, " "), "finished") {
-					t.Errorf("%s rerun on a finished cursor file: %+v %v", op, again, err)
-				}
+	k := &killer{}
+	tg.rdb = withHook(t, tg.rdb, k)
+	fill(t, ctx, tg.rdb, "hash", n)
+	p := plan(t, "old:hash:{id}", "new:hash:{id}")
+	dir := t.TempDir()
+	for _, op := range []string{opCopy, opCleanup} {
+		cursor := filepath.Join(dir, op+".json")
+		opts := Options{CursorFile: cursor, CheckpointEvery: 40, Batch: 25}
+		run := func(ctx context.Context, opts Options) (*Result, error) {
+			if op == opCopy {
+				return p.Copy(ctx, tg.rdb, opts)
 			}
+			return p.Cleanup(ctx, tg.rdb, opts)
+		}
+		var last *Result
+		for i, cut := range []int{2, 3, 5, 8} {
+			rctx, cancel := context.WithCancel(ctx)
+			k.arm(cut, i%2 == 1, cancel)
+			res, err := run(rctx, opts)
+			cancel()
+			if err != nil {
+				t.Fatalf("%s cut at %d: %v", op, cut, err)
+			}
+			if res.Complete || res.Stopped != "interrupted" {
+				t.Fatalf("%s cut at pipeline %d: complete=%v stopped=%q", op, cut, res.Complete, res.Stopped)
+			}
+			if i > 0 && res.ResumedOf != cursor {
+				t.Errorf("%s: resumed_from %q", op, res.ResumedOf)
+			}
+			last = res
+		}
+		st := readState(t, cursor)
+		if len(st.Plans) != 1 || st.Plans[0].Complete {
+			t.Fatalf("%s: cursor file %+v", op, st)
+		}
+		moved := false
+		for _, ns := range st.Plans[0].Nodes {
+			moved = moved || ns.Cursor != 0 || ns.Done
+		}
+		if !moved {
+			t.Errorf("%s: the cursor file has made no progress: %+v", op, st.Plans[0].Nodes)
+		}
+		for range 100 { // then stops by MaxKeys, until done
+			o := opts
+			o.MaxKeys = 60
+			res, err := run(ctx, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if last = res; res.Complete {
+				break
+			}
+			if res.Stopped != "max-keys" {
+				t.Fatalf("%s: stopped %q", op, res.Stopped)
+			}
+		}
+		if !last.Complete {
+			t.Fatalf("%s never completed", op)
+		}
+		c := last.Counts
+		// A batch applied by the server but not recorded is done again on
+		// resume (copy: found existing) or is gone (cleanup: not counted).
+		if op == opCopy && (c.Keys < n || c.Copied+c.Existing != c.Keys) || op == opCleanup && (c.Removed > n || c.Removed < n-2*25) {
+			t.Errorf("%s counts %+v: %d keys", op, c, n)
+		}
+		if op == opCopy {
 			for i := range n {
-				if tg.rdb.Exists(ctx, fmt.Sprintf("old:hash:%d", i)).Val() != 0 || tg.rdb.Exists(ctx, fmt.Sprintf("new:hash:%d", i)).Val() != 1 {
-					t.Fatalf("after cleanup: old:hash:%d exists or new:hash:%d is gone", i, i)
-				}
+				sameKey(t, ctx, tg.rdb, "hash", fmt.Sprintf("old:hash:%d", i), fmt.Sprintf("new:hash:%d", i))
 			}
-		})
+			v, err := p.Verify(ctx, tg.rdb, Options{})
+			if err != nil || v.Counts.Verified != n {
+				t.Fatalf("verify after resumed copy %+v %v", v.Counts, err)
+			}
+		}
+		again, err := run(ctx, opts)
+		if err != nil || !again.Complete || !strings.Contains(strings.Join(again.Notes, " "), "finished") {
+			t.Errorf("%s rerun on a finished cursor file: %+v %v", op, again, err)
+		}
+	}
+	for i := range n {
+		if tg.rdb.Exists(ctx, fmt.Sprintf("old:hash:%d", i)).Val() != 0 || tg.rdb.Exists(ctx, fmt.Sprintf("new:hash:%d", i)).Val() != 1 {
+			t.Fatalf("after cleanup: old:hash:%d exists or new:hash:%d is gone", i, i)
+		}
 	}
 }
 
