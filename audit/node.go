@@ -911,10 +911,13 @@ func (w *walker) consume(ctx context.Context, in <-chan *batch, free chan *batch
 			j++
 		}
 		w.probed += int64(j)
-		w.r.pipe.Add(b.recs[:j], b.class[:j], func() { b.reuse(free) })
+		// Read what the batch says before handing it over: once added,
+		// it goes back to the prober.
 		w.scannedDone += b.scanned
 		w.resume = b.next
-		if b.next == "0" {
+		done := b.next == "0"
+		w.r.pipe.Add(b.recs[:j], b.class[:j], func() { b.reuse(free) })
+		if done {
 			w.finished.Store(true)
 		}
 	}
