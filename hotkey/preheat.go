@@ -160,10 +160,18 @@ type KeyError struct {
 	Err error
 }
 
-// PreheatResult is the final count and the first failures.
+// PreheatResult is the final count, the count per batch and the first
+// failures.
 type PreheatResult struct {
 	PreheatProgress
+	Batches  []BatchResult
 	Failures []KeyError // at most 100
+}
+
+// BatchResult counts one batch's keys.
+type BatchResult struct {
+	Region                            string
+	Keys, OK, Skipped, Absent, Failed int
 }
 
 const maxFailures = 100
@@ -187,6 +195,8 @@ func (c *Cache) Preheat(ctx context.Context, batches []Batch, load Loader, opts 
 	ctx = withoutDetection(ctx)
 	for bi, b := range batches {
 		res.Batch, res.Region = bi, b.Region
+		res.Batches = append(res.Batches, BatchResult{Region: b.Region, Keys: len(b.Keys)})
+		br := &res.Batches[bi]
 		keys := make(chan string)
 		var wg sync.WaitGroup
 		for range opts.Concurrency {
@@ -198,12 +208,16 @@ func (c *Cache) Preheat(ctx context.Context, batches []Batch, load Loader, opts 
 					switch outcome {
 					case "ok":
 						res.OK++
+						br.OK++
 					case "skipped":
 						res.Skipped++
+						br.Skipped++
 					case "absent":
 						res.Absent++
+						br.Absent++
 					default:
 						res.Failed++
+						br.Failed++
 						if len(res.Failures) < maxFailures {
 							res.Failures = append(res.Failures, KeyError{Key: k, Err: err})
 						}

@@ -74,6 +74,9 @@ func TestPreheat(t *testing.T) {
 	if res.Total != 8 || res.Done != 8 || res.OK != 4 || res.Skipped != 1 || res.Absent != 1 || res.Failed != 2 || len(res.Failures) != 2 {
 		t.Fatalf("result %+v", res)
 	}
+	if len(res.Batches) != 3 || res.Batches[1].Region != "310100" || res.Batches[1].OK != 1 || res.Batches[1].Absent != 1 || res.Batches[2].Failed != 2 {
+		t.Errorf("batches %+v", res.Batches)
+	}
 	if len(calls) != 8 || calls[7].Done != 8 || calls[0].Region != "110101" || calls[7].Batch != 2 {
 		t.Fatalf("progress %+v", calls)
 	}

@@ -1,8 +1,286 @@
 package main
 
-import "context"
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
 
-// runPreheat is being built; this placeholder keeps the command list whole.
+	"github.com/keyguard/keyguard/hotkey"
+)
+
+// runPreheat loads keys into Redis before the traffic comes: each key's
+// value comes from a command (--exec) or another Redis (--from-redis)
+// and is stored as the SDK stores it (every copy of a replicated key, the
+// template's TTL and jitter, an invalidation of the services' local
+// tiers), rate-limited, region by region for a generated key list.
 func runPreheat(ctx context.Context, e *env, args []string) error {
-	return usagef("this command is being built")
+	fs := newFlags(e, "preheat", "preheat --redis URL [--cluster] [--registry FILE] (--exec CMD | --from-redis URL) [--rate N] [--missing] (KEYS-FILE | - | --template T --set NAME=VALUES…)",
+		"  # values from a command: $1 is the key, stdout the value, exit 3 = no data\n"+
+			"  keyguard preheat --redis redis://127.0.0.1:6379 --exec 'curl -sf http://catalog/internal/cache/\"$1\"' keys.txt\n"+
+			"  # copy from a warm Redis, only what the target lacks\n"+
+			"  keyguard preheat --redis redis://new:6379 --from-redis redis://old:6379 --missing - < keys.txt\n"+
+			"  # generate keys region by region\n"+
+			"  keyguard preheat --redis redis://127.0.0.1:6379 --exec ./load.sh \\\n"+
+			"      --template 'goods:hot:area:{area:region}:{sku:int}' --set area=110101,310100 --set sku=@skus.txt")
+	fs.registryFlag(e)
+	fs.redisFlags(e)
+	fs.outputFlags("text", "json")
+	var sets setValues
+	var (
+		execCmd     = fs.String("exec", "", "load each key by running `command` with /bin/sh -c: the key is $1 (and $KEYGUARD_KEY), the value its standard output; exit 3 means no data")
+		from        = fs.String("from-redis", "", "load each key by copying it from this Redis `URL` (a warm replica, another region)")
+		fromCluster = fs.Bool("from-cluster", false, "--from-redis lists Redis Cluster seeds")
+		rate        = fs.Float64("rate", 200, "at most `N` keys a second; 0 = no limit")
+		conc        = fs.Int("concurrency", 4, "keys loaded at once")
+		missing     = fs.Bool("missing", false, "only keys the target does not hold yet")
+		tmpl        = fs.String("template", "", "generate the keys of this registry `template` from --set values, one batch per region")
+		service     = fs.String("service", "keyguard-preheat", "the `name` this run writes as (the registry's owner and writers fields)")
+		prog        = fs.progressFlag()
+	)
+	fs.Var(&sets, "set", "values of a --template placeholder: `NAME=V1,V2` or NAME=@FILE (one per line); repeat per placeholder")
+	pos, err := fs.parse(args)
+	if err != nil {
+		return err
+	}
+	switch {
+	case (*execCmd == "") == (*from == ""):
+		return usagef("give one loader: --exec COMMAND or --from-redis URL")
+	case *tmpl == "" && len(pos) != 1:
+		return usagef("give the keys: a file (one key per line), - for stdin, or --template with --set")
+	case *tmpl != "" && len(pos) > 0:
+		return usagef("give the keys one way: a file or --template, not both")
+	case *tmpl == "" && len(sets) > 0:
+		return usagef("--set goes with --template")
+	case *rate < 0 || *conc <= 0:
+		return usagef("--rate must be 0 or more and --concurrency positive")
+	}
+	reg, err := fs.loadRegistry()
+	if err != nil {
+		return err
+	}
+	var batches []hotkey.Batch
+	if *tmpl != "" {
+		ent := reg.EntryByKey(*tmpl)
+		if ent == nil {
+			return usagef("--template %q is not a template of %s (write it as the registry does)", *tmpl, reg.File)
+		}
+		values, err := sets.values(e)
+		if err != nil {
+			return err
+		}
+		if batches, err = hotkey.Expand(reg, ent, values); err != nil {
+			return usagef("%v (--set NAME=V1,V2 or NAME=@FILE for each placeholder)", err)
+		}
+	} else {
+		keys, err := readKeyList(e, pos[0])
+		if err != nil {
+			return err
+		}
+		batches = []hotkey.Batch{{Keys: keys}}
+	}
+	target, err := fs.redisTarget()
+	if err != nil {
+		return err
+	}
+	rdb, err := connectRedis(ctx, target)
+	if err != nil {
+		return err
+	}
+	defer rdb.Close()
+	load, source := hotkey.ExecLoader(*execCmd), "command: "+*execCmd
+	if *from != "" {
+		st, err := parseRedisURL(*from, *fromCluster)
+		if err != nil {
+			return err
+		}
+		src, err := connectRedis(ctx, st)
+		if err != nil {
+			return fmt.Errorf("--from-redis: %w", err)
+		}
+		defer src.Close()
+		load, source = hotkey.RedisLoader(src, reg), "redis: "+st.display
+	}
+	c, err := hotkey.New(ctx, reg, rdb, hotkey.Options{Service: *service, NoReports: true})
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	bar, err := newProgress(e, *prog)
+	if err != nil {
+		return err
+	}
+	res, runErr := c.Preheat(ctx, batches, load, hotkey.PreheatOptions{Rate: *rate, Concurrency: *conc, Missing: *missing,
+		Progress: func(p hotkey.PreheatProgress) { bar.show(preheatLine(p), p.Done == p.Total) }})
+	bar.clear()
+	out, err := fs.openOutput(e)
+	if err != nil {
+		return err
+	}
+	if fs.opts.format == "json" {
+		err = writePreheatJSON(out, target.display, source, res)
+	} else {
+		err = writePreheatText(out, target.display, res)
+	}
+	if cerr := out.close(err == nil); err == nil {
+		err = cerr
+	}
+	switch {
+	case runErr != nil:
+		return runErr
+	case err != nil:
+		return err
+	case res.Failed > 0:
+		return errFindings
+	}
+	return nil
+}
+
+// setValues is the repeated --set NAME=V1,V2 | NAME=@FILE flag.
+type setValues []string
+
+func (s *setValues) String() string { return strings.Join(*s, " ") }
+
+func (s *setValues) Set(v string) error {
+	if name, _, ok := strings.Cut(v, "="); !ok || name == "" {
+		return fmt.Errorf("%q: write NAME=V1,V2 or NAME=@FILE", v)
+	}
+	*s = append(*s, v)
+	return nil
+}
+
+// values reads the --set flags into placeholder values.
+func (s setValues) values(e *env) (map[string][]string, error) {
+	out := map[string][]string{}
+	for _, v := range s {
+		name, list, _ := strings.Cut(v, "=")
+		if file, ok := strings.CutPrefix(list, "@"); ok {
+			keys, err := readKeyList(e, file)
+			if err != nil {
+				return nil, fmt.Errorf("--set %s: %w", name, err)
+			}
+			out[name] = append(out[name], keys...)
+			continue
+		}
+		for _, x := range strings.Split(list, ",") {
+			if x = strings.TrimSpace(x); x != "" {
+				out[name] = append(out[name], x)
+			}
+		}
+	}
+	return out, nil
+}
+
+// readKeyList reads one item per line from path (- for stdin), skipping
+// blank lines and a trailing CR.
+func readKeyList(e *env, path string) ([]string, error) {
+	var r io.Reader = e.stdin
+	if path != "-" {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		r = f
+	}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	var keys []string
+	for sc.Scan() {
+		if k := strings.TrimSuffix(sc.Text(), "\r"); k != "" {
+			keys = append(keys, k)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	return keys, nil
+}
+
+func preheatLine(p hotkey.PreheatProgress) string {
+	frac := 1.0
+	if p.Total > 0 {
+		frac = float64(p.Done) / float64(p.Total)
+	}
+	s := fmt.Sprintf("%s %s/%s keys", meter(frac), fmtThousands(int64(p.Done)), fmtThousands(int64(p.Total)))
+	if p.Region != "" {
+		s += "  region " + p.Region
+	}
+	if secs := p.Elapsed.Seconds(); secs > 0 && p.Done > 0 {
+		r := float64(p.Done) / secs
+		s += fmt.Sprintf("  %.0f/s", r)
+		if left := p.Total - p.Done; left > 0 && r > 0 {
+			s += "  eta " + formatDuration(time.Duration(float64(left)/r*float64(time.Second)).Round(time.Second))
+		}
+	}
+	if p.Failed > 0 {
+		s += fmt.Sprintf("  %d failed", p.Failed)
+	}
+	return s
+}
+
+func writePreheatText(w io.Writer, target string, r *hotkey.PreheatResult) error {
+	var b strings.Builder
+	rate := 0.0
+	if secs := r.Elapsed.Seconds(); secs > 0 {
+		rate = float64(r.Done) / secs
+	}
+	fmt.Fprintf(&b, "preheated %s of %s keys into %s in %s (%.0f/s): %d stored, %d present already, %d without data, %d failed\n",
+		fmtThousands(int64(r.Done)), fmtThousands(int64(r.Total)), target, r.Elapsed.Round(time.Millisecond), rate, r.OK, r.Skipped, r.Absent, r.Failed)
+	for _, bt := range r.Batches {
+		if bt.Region != "" {
+			fmt.Fprintf(&b, "  region %s: %d keys, %d stored, %d present, %d without data, %d failed\n", bt.Region, bt.Keys, bt.OK, bt.Skipped, bt.Absent, bt.Failed)
+		}
+	}
+	for _, f := range r.Failures {
+		fmt.Fprintf(&b, "  failed %s: %v\n", f.Key, f.Err)
+	}
+	if more := r.Failed - len(r.Failures); more > 0 {
+		fmt.Fprintf(&b, "  … and %d more failures\n", more)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func writePreheatJSON(w io.Writer, target, source string, r *hotkey.PreheatResult) error {
+	type batch struct {
+		Region  string `json:"region,omitempty"`
+		Keys    int    `json:"keys"`
+		OK      int    `json:"stored"`
+		Skipped int    `json:"present"`
+		Absent  int    `json:"without_data"`
+		Failed  int    `json:"failed"`
+	}
+	type failure struct {
+		Key   string `json:"key"`
+		Error string `json:"error"`
+	}
+	doc := struct {
+		Target    string    `json:"target"`
+		Source    string    `json:"source"`
+		Total     int       `json:"total"`
+		Done      int       `json:"done"`
+		OK        int       `json:"stored"`
+		Skipped   int       `json:"present"`
+		Absent    int       `json:"without_data"`
+		Failed    int       `json:"failed"`
+		ElapsedMS int64     `json:"elapsed_ms"`
+		Batches   []batch   `json:"batches"`
+		Failures  []failure `json:"failures"`
+	}{Target: target, Source: source, Total: r.Total, Done: r.Done, OK: r.OK, Skipped: r.Skipped, Absent: r.Absent, Failed: r.Failed,
+		ElapsedMS: r.Elapsed.Milliseconds(), Batches: []batch{}, Failures: []failure{}}
+	for _, b := range r.Batches {
+		doc.Batches = append(doc.Batches, batch{b.Region, b.Keys, b.OK, b.Skipped, b.Absent, b.Failed})
+	}
+	for _, f := range r.Failures {
+		doc.Failures = append(doc.Failures, failure{f.Key, f.Err.Error()})
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(doc)
 }

@@ -1,0 +1,179 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/keyguard/keyguard/hotkey"
+	"github.com/keyguard/keyguard/internal/redistest"
+	"github.com/keyguard/keyguard/registry"
+)
+
+// hotRegistry is the hotkey package's test registry: hot templates, a
+// region template, lock templates and the hot-key records.
+const hotRegistry = "../../hotkey/testdata/keyguard.yaml"
+
+// reportAs makes a detector for service, observes keys (key → times) and
+// flushes its report to c.
+func reportAs(t *testing.T, c redis.UniversalClient, reg *registry.Registry, service string, keys map[string]int) {
+	t.Helper()
+	d, err := hotkey.NewDetector(reg, hotkey.DetectorOptions{Service: service})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, n := range keys {
+		for range n {
+			d.Observe(k)
+		}
+	}
+	if err := d.Flush(context.Background(), c); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestHotkeysMergesServices: two services' SDK reports are merged per
+// key, template and region; an unprotected hot key is a warning.
+func TestHotkeysMergesServices(t *testing.T) {
+	for _, cluster := range []bool{false, true} {
+		name := "standalone"
+		if cluster {
+			name = "cluster"
+		}
+		t.Run(name, func(t *testing.T) {
+			reg, err := registry.Load(hotRegistry)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var c redis.UniversalClient
+			args := []string{"hotkeys", "--registry", hotRegistry, "--min-rate", "1000"}
+			if cluster {
+				cl := redistest.StartCluster(t, 3)
+				c = cl.Client(t)
+				args = append(args, "--redis", cl.URL(), "--cluster")
+			} else {
+				srv := redistest.Start(t)
+				c = srv.Client(t)
+				args = append(args, "--redis", srv.URL())
+			}
+			reportAs(t, c, reg, "catalog-team", map[string]int{"cache:product:detail:P1": 3000, "goods:hot:area:110101:7": 1500, "config:global:banner": 200})
+			reportAs(t, c, reg, "search-team", map[string]int{"cache:product:detail:P1": 2000, "goods:hot:area:310100:7": 1200, "config:global:banner": 1000})
+
+			code, out, errOut := runCLI(t, "", args...)
+			if code != 0 {
+				t.Fatalf("exit %d\n%s%s", code, out, errOut)
+			}
+			for _, want := range []string{
+				"SDK reports: 2 instances of catalog-team, search-team",
+				"cache:product:detail:P1  (cache:product:detail:{productNo}, catalog-team, hot: {replicas 3, local_ttl 5s})",
+				"region 110101: 1 key, 1 hot key",
+				"region 310100: 1 key, 1 hot key",
+				"warning hot-key config:global:banner",
+				"OBJECT FREQ on",
+				"maxmemory-policy is noeviction",
+			} {
+				if !strings.Contains(out, want) {
+					t.Errorf("output lacks %q:\n%s", want, out)
+				}
+			}
+			code, out, errOut = runCLI(t, "", append(args, "--fail-on", "warning", "--format", "json")...)
+			if code != 1 {
+				t.Fatalf("--fail-on warning: exit %d\n%s", code, errOut)
+			}
+			var doc struct {
+				Keys []struct {
+					Key       string   `json:"key"`
+					Rate      float64  `json:"rate"`
+					Services  []string `json:"services"`
+					Instances int      `json:"instances"`
+				} `json:"keys"`
+				Templates []struct {
+					Template string `json:"template"`
+					Regions  []struct {
+						Region string `json:"region"`
+					} `json:"regions"`
+				} `json:"templates"`
+				Findings []struct {
+					Rule     string `json:"rule"`
+					Severity string `json:"severity"`
+					Key      string `json:"key"`
+				} `json:"findings"`
+			}
+			if err := json.Unmarshal([]byte(out), &doc); err != nil {
+				t.Fatal(err)
+			}
+			if len(doc.Keys) == 0 || doc.Keys[0].Key != "cache:product:detail:P1" || doc.Keys[0].Instances != 2 || len(doc.Keys[0].Services) != 2 {
+				t.Errorf("json keys: %+v", doc.Keys)
+			}
+			hot := map[string]string{}
+			for _, f := range doc.Findings {
+				if f.Rule != "hot-key" {
+					t.Errorf("rule %q", f.Rule)
+				}
+				hot[f.Key] = f.Severity
+			}
+			want := map[string]string{"cache:product:detail:P1": "info", "goods:hot:area:110101:7": "info", "goods:hot:area:310100:7": "info", "config:global:banner": "warning"}
+			for k, s := range want {
+				if hot[k] != s {
+					t.Errorf("finding for %s: %q, want %q (all: %v)", k, hot[k], s, hot)
+				}
+			}
+		})
+	}
+}
+
+// TestHotkeysLFUAndMonitor: under an LFU policy the hot key shows its
+// counter; --monitor samples the traffic and prints its cost; --monitor
+// is refused without a positive duration.
+func TestHotkeysLFUAndMonitor(t *testing.T) {
+	ctx := context.Background()
+	srv := redistest.Start(t, "maxmemory-policy allkeys-lfu")
+	c := srv.Client(t)
+	c.Set(ctx, "config:global:banner", "x", 0)
+	c.Set(ctx, "config:global:cold", "x", 0)
+	for range 3000 {
+		c.Get(ctx, "config:global:banner")
+	}
+	base := []string{"hotkeys", "--registry", hotRegistry, "--redis", srv.URL(), "--min-freq", "20"}
+	code, out, errOut := runCLI(t, "", base...)
+	if code != 0 || !strings.Contains(out, "OBJECT FREQ on "+srv.Addr+" (allkeys-lfu): 2 keys sampled") || !strings.Contains(out, "warning hot-key config:global:banner: hot key: LFU counter") {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+
+	for _, bad := range []string{"0", "-1s", "11m"} {
+		if code, _, errOut := runCLI(t, "", append(base, "--monitor", bad)...); code != 2 || !strings.Contains(errOut, "--monitor") {
+			t.Errorf("--monitor %s: exit %d %s", bad, code, errOut)
+		}
+	}
+
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				c.Get(ctx, "cache:product:detail:P42")
+			}
+		}
+	}()
+	code, out, errOut = runCLI(t, "", append(base, "--no-lfu", "--monitor", "1s", "--min-rate", "50")...)
+	close(stop)
+	<-done
+	if code != 0 {
+		t.Fatalf("monitor: exit %d\n%s%s", code, out, errOut)
+	}
+	for _, want := range []string{"MONITOR for 1s:", "cost on " + srv.Addr + ":", "ops/s before", "info hot-key cache:product:detail:P42: hot key:", "ops/s in the MONITOR sample"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("monitor output lacks %q:\n%s", want, out)
+		}
+	}
+	if !strings.Contains(errOut, "MONITOR on 1 master for 1s") {
+		t.Errorf("stderr: %q", errOut)
+	}
+}
