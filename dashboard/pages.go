@@ -296,7 +296,11 @@ func treemapOf(snap *Snapshot, colors map[string]string) (template.HTML, string)
 	var doms []tmDomain
 	for _, d := range snap.Domains {
 		idx[d.Name] = len(doms)
-		doms = append(doms, tmDomain{Name: d.Name, Color: colors[d.Name], Size: size(d.Totals),
+		amount := fmtBytes(d.Bytes)
+		if by == "keys" {
+			amount = fmtCount(d.Keys) + " keys"
+		}
+		doms = append(doms, tmDomain{Name: d.Name, Color: colors[d.Name], Size: size(d.Totals), Amount: amount,
 			Tip: fmt.Sprintf("%s: %s, %s keys, %s without TTL", d.Name, fmtBytes(d.Bytes), fmtCount(d.Keys), fmtCount(d.NoTTL))})
 	}
 	for i := range snap.Templates {
@@ -472,11 +476,22 @@ func (s *Server) templatePage(w http.ResponseWriter, r *http.Request) {
 	s.render(w, "template", p, http.StatusOK)
 }
 
+// maxFamilies is how many families of unregistered keys the page lists,
+// largest first (an audit keeps up to 10,000; the report JSON has all).
+const maxFamilies = 500
+
+type unregisteredBody struct {
+	Families []FamilyRow
+	More     int
+}
+
 func (s *Server) unregisteredPage(w http.ResponseWriter, r *http.Request) {
 	p := s.newPage("Unregistered keys", "Unregistered")
 	if !s.withSnapshot(w, p) {
 		return
 	}
+	fams := p.Snap.Families
+	p.Body = &unregisteredBody{Families: fams[:min(len(fams), maxFamilies)], More: max(len(fams)-maxFamilies, 0)}
 	s.render(w, "unregistered", p, http.StatusOK)
 }
 

@@ -172,7 +172,7 @@ type findingQuery struct {
 	Page int // from 1
 }
 
-const findingsPerPage = 200
+const findingsPerPage = 100
 
 var severities = []string{"error", "warning", "info"}
 

@@ -118,6 +118,7 @@ type tmItem struct {
 // tmDomain is one domain of the treemap and its items, largest first.
 type tmDomain struct {
 	Name, Tip string
+	Amount    string // its size as the label says it
 	Color     string
 	Size      float64
 	Items     []tmItem
@@ -155,7 +156,11 @@ func treemapSVG(doms []tmDomain, by string) template.HTML {
 			num(dr.X), num(dr.Y), num(dr.W), num(dr.H), d.Color, esc(d.Tip))
 		inner := rect{dr.X + 1, dr.Y + 1, dr.W - 2, dr.H - 2}
 		if dr.H >= 2.5*tmBand && dr.W >= 48 {
-			b.f(`<text class="tm-dlabel" x="%s" y="%s">%s</text>`, num(dr.X+4), num(dr.Y+12.5), esc(fitLabel(d.Name, dr.W-8)))
+			label := d.Name
+			if d.Amount != "" && float64(len([]rune(d.Name))+len(d.Amount)+3)*charW < dr.W-8 {
+				label += " · " + d.Amount
+			}
+			b.f(`<text class="tm-dlabel" x="%s" y="%s">%s</text>`, num(dr.X+4), num(dr.Y+12.5), esc(fitLabel(label, dr.W-8)))
 			inner.Y += tmBand - 1
 			inner.H -= tmBand - 1
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/keyguard/keyguard/hotkey"
 	"github.com/keyguard/keyguard/inventory"
 	"github.com/keyguard/keyguard/redishook"
+	"github.com/keyguard/keyguard/registry"
 )
 
 // runServe audits on a schedule and serves the dashboard, the report as
@@ -125,6 +126,6 @@ never on a scrape. docs/serve.md has the metrics and alert rules.`)
 	if err != nil {
 		return fmt.Errorf("--listen %s: %w (is another server on that port?)", *listen, err)
 	}
-	fmt.Fprintf(e.stderr, "keyguard serve: http://%s/ auditing %s every %s\n", ln.Addr(), tgt.display, *interval)
+	fmt.Fprintf(e.stderr, "keyguard serve: http://%s/ auditing %s every %s\n", ln.Addr(), tgt.display, registry.FormatTTL(*interval))
 	return srv.Run(ctx, ln)
 }
