@@ -24,10 +24,14 @@ func (a *Aggregator) suggest(g *group) string {
 	if a.reg.Env != "" {
 		name = strings.TrimPrefix(name, a.reg.Env+sep)
 	}
-	if _, err := keytmpl.Parse(name, a.reg.Separator); err != nil {
+	name, notes, ok := a.suggestable(name, g.example)
+	if !ok {
 		return ""
 	}
 	var b strings.Builder
+	for _, n := range notes {
+		fmt.Fprintf(&b, "  # %s\n", n)
+	}
 	fmt.Fprintf(&b, "  - key: %s\n", strconv.Quote(name))
 	best, n := -1, int64(0)
 	for t, c := range g.types[:typeModule] {
@@ -70,4 +74,111 @@ func niceTTL(d time.Duration) time.Duration {
 		}
 	}
 	return d.Round(24 * time.Hour)
+}
+
+// suggestable makes an inferred template fit to paste: placeholders whose
+// example value is personal data become {phone:hash} (or email, idcard),
+// and a template that would overlap a registered one is narrowed, left to
+// right, to the example's literal values until it does not. ok is false
+// when no narrowing helps or the template does not parse.
+func (a *Aggregator) suggestable(name, example string) (string, []string, bool) {
+	sep := a.reg.Separator
+	full := func(n string) string {
+		if a.reg.Env != "" {
+			return a.reg.Env + string(sep) + n
+		}
+		return n
+	}
+	t, err := keytmpl.Parse(full(name), sep)
+	if err != nil {
+		return "", nil, false
+	}
+	var notes []string
+	var caps []keytmpl.Capture
+	if example != "" {
+		caps, _ = t.Match(example)
+	}
+	for _, c := range caps {
+		what, pii := naming.FindPII(c.Value)
+		if !pii {
+			continue
+		}
+		kind := "phone"
+		switch {
+		case strings.Contains(what, "e-mail"):
+			kind = "email"
+		case strings.Contains(what, "ID"):
+			kind = "idcard"
+		}
+		if next, ok := replacePlaceholder(name, c.Name, "{"+kind+":hash}"); ok {
+			name = next
+			notes = append(notes, fmt.Sprintf("these keys hold a %s in clear: the template stores a hash of it instead; move the keys (keyguard migrate) once writers build them with it", strings.Fields(what)[0]))
+		}
+	}
+	for _, c := range caps { // narrow while it overlaps a registered template
+		if _, pii := naming.FindPII(c.Value); pii {
+			continue // never a personal datum as literal text
+		}
+		t, err = keytmpl.Parse(full(name), sep)
+		if err != nil {
+			return "", nil, false
+		}
+		e := a.overlapping(t)
+		if e == nil {
+			return name, notes, true
+		}
+		lit := strings.NewReplacer("{", "{{", "}", "}}").Replace(c.Value)
+		next, ok := replacePlaceholder(name, c.Name, lit)
+		if !ok {
+			break
+		}
+		name = next
+		notes = append(notes, fmt.Sprintf("narrowed to %q: {%s} would overlap %s, which %s owns", c.Value, c.Name, e.Key, orNobody(e.Owner)))
+	}
+	if t, err = keytmpl.Parse(full(name), sep); err != nil || a.overlapping(t) != nil {
+		return "", nil, false
+	}
+	return name, notes, true
+}
+
+// overlapping returns a registered template sharing keys with t (among
+// those of its first segment), or nil.
+func (a *Aggregator) overlapping(t *keytmpl.Template) *registry.Entry {
+	first, fixed := t.Segments()[0].Literal()
+	for _, e := range a.reg.Entries {
+		if ef, ok := e.Template.Segments()[0].Literal(); fixed && ok && ef != first {
+			continue
+		}
+		if keytmpl.Relate(t, e.Template).Relation != keytmpl.Disjoint {
+			return e
+		}
+	}
+	return nil
+}
+
+// replacePlaceholder replaces the placeholder called name ({name} or
+// {name:kind}) in the template text by with.
+func replacePlaceholder(tmpl, name, with string) (string, bool) {
+	for _, open := range []string{"{" + name + "}", "{" + name + ":"} {
+		i := strings.Index(tmpl, open)
+		if i < 0 || i > 0 && tmpl[i-1] == '{' {
+			continue
+		}
+		j := strings.IndexByte(tmpl[i:], '}')
+		if open[len(open)-1] == '}' {
+			j = len(open) - 1
+		}
+		if j < 0 {
+			continue
+		}
+		return tmpl[:i] + with + tmpl[i+j+1:], true
+	}
+	return tmpl, false
+}
+
+func orNobody(s string) string {
+	if s == "" {
+		return "nobody"
+	}
+	return s
 }

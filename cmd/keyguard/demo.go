@@ -83,7 +83,7 @@ func (d *demo) lint() error {
 
 // incident replays seed 000 §1.1 on the embedded server.
 func (d *demo) incident() error {
-	d.title("The incident: two services write promo:sku:1001 (seed 000 §1.1)")
+	d.title("The incident: two services write promo:sku:1001")
 	ctx, r := d.ctx, d.rdb
 	steps := []struct {
 		who  string

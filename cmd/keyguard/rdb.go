@@ -58,13 +58,14 @@ the byte offset where each file stopped.`)
 	if err != nil {
 		return err
 	}
-	ins, err := snapshot.Open(files, e.stdin)
-	defer snapshot.Close(ins)
+	out, err := fs.openOutput(e)
 	if err != nil {
 		return err
 	}
-	out, err := fs.openOutput(e)
+	ins, err := snapshot.Open(files, e.stdin)
+	defer snapshot.Close(ins)
 	if err != nil {
+		out.close(false)
 		return err
 	}
 	opts := snapshot.Options{
