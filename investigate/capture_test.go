@@ -146,3 +146,36 @@ func TestMonitorRefused(t *testing.T) {
 	}
 	checkNoMonitor(t, []*redis.Client{admin})
 }
+
+// TestCaptureUnixSocket: writes over a unix socket are attributed through
+// CLIENT LIST's "path:0" address.
+func TestCaptureUnixSocket(t *testing.T) {
+	sock := t.TempDir() + "/r.sock"
+	srv := redistest.Start(t, "unixsocket "+sock, "unixsocketperm 700")
+	n := testNode(t, srv)
+	w := redis.NewClient(&redis.Options{Network: "unix", Addr: sock, ClientName: "unix-writer"})
+	defer w.Close()
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; ctx.Err() == nil; i++ {
+			w.HSet(ctx, "load:1", "f", i)
+			sleepCtx(ctx, 20*time.Millisecond)
+		}
+	}()
+	nc := captureOn(context.Background(), t, n, CaptureLimits{Duration: 1500 * time.Millisecond, MaxLines: 1 << 40, MaxBytes: 1 << 40})
+	stop()
+	<-done
+	var got []string
+	for _, a := range nc.att.Accesses() {
+		c := resolve(nc.clients, a.Source)
+		got = append(got, a.Source+" → "+c.Service())
+		if c.Service() != "unix-writer" || !strings.HasPrefix(a.Source, "unix:") {
+			t.Errorf("%s resolved to %+v", a.Source, c)
+		}
+	}
+	if len(got) == 0 {
+		t.Error("no write over the unix socket was captured")
+	}
+}

@@ -67,10 +67,10 @@ func conclude(r *Report, p parts) {
 	c.valueFindings()
 	c.ttlFindings()
 	c.keyFindings()
-	c.captureNotes()
 	if len(r.Conclusion) == 0 {
 		r.Conclusion = append(r.Conclusion, c.quiet())
 	}
+	c.captureNotes()
 	sort.SliceStable(r.Findings, func(i, j int) bool { return r.Findings[i].Severity > r.Findings[j].Severity })
 }
 
@@ -195,13 +195,17 @@ func joinAnd(parts []string) string {
 	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
 }
 
-// quiet is the conclusion when nothing is suspicious.
+// quiet is the conclusion when no step found a sign of a second writer.
 func (c *conclusion) quiet() string {
+	what := "nothing suspicious"
+	if len(c.r.Findings) > 0 {
+		what = "no sign of a second writer (the findings below are about the keys themselves)"
+	}
 	switch {
 	case len(c.p.keys) == 0:
-		return "no key matched: check the ID or pattern (and --db); keys created later are caught by --monitor or --notify"
+		return "no key matched: check the ID or pattern (and the database in --redis); keys created later are caught by --monitor or --notify"
 	case c.r.Capture == nil:
-		return "nothing suspicious in the values and TTLs; --monitor names the clients that write these keys (MONITOR costs throughput while it runs)"
+		return what + " in the values and TTLs; --monitor names the clients that write these keys (MONITOR costs throughput while it runs)"
 	}
-	return "nothing suspicious: one writer per key, one style per template, steady TTLs"
+	return what + ": no key had a second writer, a value of two styles or a changing TTL"
 }

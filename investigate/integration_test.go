@@ -2,6 +2,7 @@ package investigate
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -113,7 +114,7 @@ func story(ctx context.Context, t *testing.T, newClient clientFactory) *sync.Wai
 }
 
 func TestStoryStandalone(t *testing.T) {
-	srv := redistest.Start(t)
+	srv := redistest.Start(t, "slowlog-log-slower-than 0", "slowlog-max-len 1024")
 	self := redis.NewClient(&redis.Options{Addr: srv.Addr, ClientName: DefaultSelf})
 	t.Cleanup(func() { self.Close() })
 	testStory(t, self, standaloneClients(srv), 1, func() []*redis.Client { return []*redis.Client{srv.Client(t)} })
@@ -188,6 +189,27 @@ func testStory(t *testing.T, c redis.UniversalClient, newClient clientFactory, c
 	checkStyles(t, rep, promo, order)
 	checkFindings(t, rep)
 	checkNoMonitor(t, servers())
+	if captures == 1 { // the standalone server logs every command
+		checkSlowLog(t, rep)
+	}
+}
+
+// checkSlowLog: the slow log's entries on the key name their client and
+// hide the values.
+func checkSlowLog(t *testing.T, rep *Report) {
+	t.Helper()
+	names := map[string]bool{}
+	for _, e := range rep.SlowLog {
+		if slices.Contains(e.Keys, "promo:sku:1001") {
+			names[e.Name] = true
+			if strings.Contains(e.Command, "couponAmount") || strings.Contains(e.Command, "12345") {
+				t.Errorf("slow log entry shows a value: %s", e.Command)
+			}
+		}
+	}
+	if !names["promo-service"] || !names["order-service"] || !names["catalog-reader"] {
+		t.Errorf("slow log clients %v, entries %+v", names, rep.SlowLog)
+	}
 }
 
 func checkStyles(t *testing.T, rep *Report, promo, order *Writer) {

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestStringShape(t *testing.T) {
@@ -42,8 +43,8 @@ func FuzzJSONKeys(f *testing.F) {
 	f.Add([]byte(`[{"a":1}]`), "\u00e9", "\\", 3)
 	f.Fuzz(func(t *testing.T, raw []byte, k1, k2 string, cut int) {
 		stringShape(raw)
-		if k1 == k2 {
-			return
+		if k1 == k2 || !utf8.ValidString(k1) || !utf8.ValidString(k2) {
+			return // json.Marshal would write two invalid keys as one "\ufffd"
 		}
 		obj := map[string]any{k1: []any{1, map[string]any{"}": "{"}}, k2: "x\"y"}
 		b, err := json.Marshal(obj)
@@ -52,14 +53,6 @@ func FuzzJSONKeys(f *testing.F) {
 		}
 		kind, keys := stringShape(b)
 		want := []string{k1, k2}
-		sort.Strings(want)
-		// json.Marshal replaces invalid UTF-8; compare with what it wrote.
-		var back map[string]any
-		json.Unmarshal(b, &back)
-		want = want[:0]
-		for k := range back {
-			want = append(want, k)
-		}
 		sort.Strings(want)
 		got := slices.Clone(keys)
 		sort.Strings(got)

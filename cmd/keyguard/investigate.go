@@ -34,7 +34,7 @@ func runInvestigate(ctx context.Context, e *env, args []string) error {
 	fs.DurationVar(&o.Monitor, "monitor", 0, "capture the writers with MONITOR this long on every master holding the keys (MONITOR costs the server throughput while it runs; off unless given)")
 	fs.Int64Var(&o.MaxLines, "max-lines", investigate.DefaultMonitorLines, "stop a node's capture after `n` MONITOR lines")
 	maxBytes := fs.String("max-bytes", "64MiB", "stop a node's capture after this many MONITOR `bytes` (64MiB, 500KB, 1048576)")
-	fs.BoolVar(&o.Notify, "notify", false, "listen to keyspace notifications for --watch (timing and command kinds, no client identity)")
+	fs.BoolVar(&o.Notify, "notify", false, "listen to keyspace notifications as long as --watch (10s when it is 0): timing and kinds of writes, no client identity")
 	fs.BoolVar(&o.EnableNotify, "enable-notify", false, "with --notify: turn notify-keyspace-events on where it is off, and restore it afterwards")
 	fs.BoolVar(&o.ShowValues, "show-values", false, "show values, cut, in the report (hidden by default: keys may hold personal data)")
 	pos, err := fs.parse(args)

@@ -81,8 +81,12 @@ func TestInvestigateCommand(t *testing.T) {
 	admin.Expire(ctx, "promo:sku:7", 10*time.Minute)
 
 	code, out, errOut := runCLI(t, "", "investigate", "--redis", srv.URL(), "--registry", reg, "--key", "promo:sku:7", "--watch", "500ms")
-	if code != 0 || !strings.Contains(out, "nothing suspicious") || !strings.Contains(out, "--monitor names the clients") {
+	if code != 0 || !strings.Contains(out, "nothing suspicious") || !strings.Contains(out, "--monitor names the clients") || strings.Contains(out, `="5"`) {
 		t.Fatalf("clean key: exit %d\n%s%s", code, out, errOut)
+	}
+	code, out, errOut = runCLI(t, "", "investigate", "--redis", srv.URL(), "--registry", reg, "--key", "promo:sku:7", "--watch", "0", "--show-values")
+	if code != 0 || !strings.Contains(out, `"discountValue"="5"`) {
+		t.Fatalf("--show-values: exit %d\n%s%s", code, out, errOut)
 	}
 
 	wctx, stop := context.WithCancel(ctx)
