@@ -93,6 +93,7 @@ type Cache struct {
 	m        *metrics
 	log      *slog.Logger
 	local    *otter.Cache[string, localValue]
+	clock    *otter.CoarseClock
 	ps       *redis.PubSub
 	up       atomic.Bool // the subscription is live: the local tier may be used
 	sf       singleflight.Group
@@ -112,6 +113,7 @@ type localValue struct {
 	v    string
 	soft int64 // unix ms soft deadline (logical expiry), 0 when none
 	ttl  time.Duration
+	s    *entState // the key's template: a hit needs no registry lookup
 }
 
 // entState is what the Cache needs about one registry entry, resolved at New.
@@ -177,17 +179,23 @@ func New(ctx context.Context, reg *registry.Registry, rdb redis.UniversalClient,
 		}
 		c.ownDet = true
 	}
+	// A clock read every 10 ms instead of at each read: reading the time
+	// is a large part of a local hit, and local_ttl is seconds.
+	c.clock = otter.NewCoarseClock(10 * time.Millisecond)
 	c.local, err = otter.New(&otter.Options[string, localValue]{
 		MaximumSize:      opts.LocalSize,
 		ExpiryCalculator: otter.ExpiryWritingFunc(func(e otter.Entry[string, localValue]) time.Duration { return e.Value.ttl }),
+		Clock:            c.clock,
 	})
 	if err != nil {
+		c.clock.Stop()
 		return nil, fmt.Errorf("hotkey: local tier: %w", err)
 	}
 	c.bg, c.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	if err := c.subscribe(ctx); err != nil {
 		c.cancel()
 		c.local.StopAllGoroutines()
+		c.clock.Stop()
 		return nil, err
 	}
 	if c.ownDet && !opts.NoReports {
@@ -277,20 +285,24 @@ func (c *Cache) useLocal(s *entState, key string) bool {
 // template, once per cluster, and stored with the template's TTL and
 // jitter (on every copy).
 func (c *Cache) Get(ctx context.Context, key string, load Loader) (string, error) {
+	// The hot path: a key in the local tier is of a hot template already.
+	if c.up.Load() {
+		if lv, ok := c.local.GetIfPresent(key); ok {
+			lv.s.hit.Inc()
+			c.det.Observe(key)
+			return c.served(lv.s, key, lv.v, lv.soft, load), nil
+		}
+	}
 	s, err := c.state("get", key)
 	if err != nil {
 		return "", err
 	}
 	c.det.Observe(key)
 	if c.useLocal(s, key) {
-		if lv, ok := c.local.GetIfPresent(key); ok {
-			s.hit.Inc()
-			return c.served(s, key, lv.v, lv.soft, load), nil
-		}
 		s.miss.Inc()
 		lv, err := c.local.Get(ctx, key, otter.LoaderFunc[string, localValue](func(lctx context.Context, key string) (localValue, error) {
 			v, soft, err := c.fetch(lctx, s, key, load)
-			return localValue{v: v, soft: soft, ttl: s.localTTL}, err
+			return localValue{v: v, soft: soft, ttl: s.localTTL, s: s}, err
 		}))
 		if err != nil {
 			return "", err
@@ -482,5 +494,6 @@ func (c *Cache) Close() error {
 	}
 	c.local.InvalidateAll()
 	c.local.StopAllGoroutines()
+	c.clock.Stop()
 	return err
 }

@@ -291,7 +291,7 @@ func (c *Cache) preheatState(ctx context.Context, s *entState, key string, load 
 		return "error", err
 	}
 	if opts.Local && s.localTTL > 0 && c.up.Load() {
-		c.local.Set(key, localValue{v: v, soft: soft, ttl: s.localTTL})
+		c.local.Set(key, localValue{v: v, soft: soft, ttl: s.localTTL, s: s})
 	}
 	return "ok", nil
 }

@@ -26,7 +26,7 @@ type Options struct {
 	// K is how many keys Top reports (default 32).
 	K int
 	// Width is the number of buckets per row, rounded up to a power of two
-	// (default 16·K, at least 256).
+	// (default 16·K, at least 256; at most 65536).
 	Width int
 	// Depth is the number of rows (default 4).
 	Depth int
@@ -81,7 +81,7 @@ func New(o Options) *Sketch {
 	if o.Seed == 0 {
 		o.Seed = uint64(time.Now().UnixNano())
 	}
-	w := 1 << bits.Len(uint(o.Width-1))
+	w := 1 << bits.Len(uint(min(o.Width, 1<<16)-1))
 	s := &Sketch{
 		seed:    fmix(o.Seed),
 		depth:   o.Depth,
@@ -113,7 +113,7 @@ func (s *Sketch) K() int { return s.top.k }
 // It does not allocate unless key enters the top list (a copy is kept).
 func (s *Sketch) Observe(key string) uint32 {
 	h := hashString(s.seed, key)
-	fp := uint32(h>>32) | 1 // never 0: 0 marks an empty bucket
+	fp := fingerprint(h)
 	var est uint32
 	for row := 0; row < s.depth; row++ {
 		if c := s.bump(&s.buckets[row<<s.shift|int(rowIndex(h, row)&s.mask)], fp); c > est {
@@ -164,7 +164,7 @@ func (s *Sketch) bump(b *atomic.Uint64, fp uint32) uint32 {
 func (s *Sketch) Count(key string) uint32 { return s.countHash(hashString(s.seed, key)) }
 
 func (s *Sketch) countHash(h uint64) uint32 {
-	fp := uint32(h>>32) | 1
+	fp := fingerprint(h)
 	var est uint32
 	for row := 0; row < s.depth; row++ {
 		v := s.buckets[row<<s.shift|int(rowIndex(h, row)&s.mask)].Load()
@@ -364,9 +364,19 @@ func (t *topList) refreshMin(s *Sketch) {
 	t.min.Store(m)
 }
 
-// rowIndex derives row's bucket index from the key hash.
+// rowIndex derives row's bucket index from the key hash: 16 bits of it
+// per row (Width is at most 1<<16), each row its own.
 func rowIndex(h uint64, row int) uint64 {
-	return fmix(h + uint64(row+1)*0x9e3779b97f4a7c15)
+	if row < 4 {
+		return h >> (16 * row)
+	}
+	return fmix(h + uint64(row)*0x9e3779b97f4a7c15)
+}
+
+// fingerprint is a 32-bit digest of the key hash independent of its row
+// bits, never 0 (0 marks an empty bucket).
+func fingerprint(h uint64) uint32 {
+	return uint32(fmix(h^0x9e3779b97f4a7c15)>>32) | 1
 }
 
 // hashString is a seeded 64-bit hash of s (murmur3-style rounds over
