@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/keyguard/keyguard/finding"
@@ -167,11 +168,9 @@ func suggestedTemplate(entry string) string {
 		line := strings.TrimSpace(sc.Text())
 		if v, ok := strings.CutPrefix(line, "- key:"); ok {
 			v = strings.TrimSpace(v)
-			if len(v) >= 2 && v[0] == '"' {
-				var s string
-				if _, err := fmt.Sscanf(v, "%q", &s); err == nil {
-					return s
-				}
+			if q, err := strconv.QuotedPrefix(v); err == nil {
+				s, _ := strconv.Unquote(q)
+				return s
 			}
 			return v
 		}
