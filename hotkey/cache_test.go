@@ -232,3 +232,78 @@ func TestNoLockTemplate(t *testing.T) {
 	}
 	t.Log(err)
 }
+
+// TestPromoteAbove: with a rate threshold a key of a hot template enters
+// the local tier only once this process reads it that often.
+func TestPromoteAbove(t *testing.T) {
+	ctx := context.Background()
+	srv := redistest.Start(t)
+	c, pr := newCache(t, testRegistry(t), srv.Client(t), Options{PromoteAbove: 100})
+	key := "cache:product:detail:P77"
+	l := &loaderCount{value: "v"}
+	hits := func() float64 { return counter(t, pr, MetricLocal, "result", "hit") }
+	// The detector's span is at least a second: 99 reads are under 100/s.
+	for range 99 {
+		if _, err := c.Get(ctx, key, l.load); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if h := hits(); h != 0 {
+		t.Fatalf("%v local hits below the threshold", h)
+	}
+	for range 100 {
+		if _, err := c.Get(ctx, key, l.load); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if h := hits(); h < 90 {
+		t.Fatalf("%v local hits above the threshold, want the key promoted", h)
+	}
+	// A cold key of the same template stays out.
+	if _, err := c.Get(ctx, "cache:product:detail:P78", l.load); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := c.local.GetIfPresent("cache:product:detail:P78"); ok {
+		t.Errorf("a key read once is in the local tier")
+	}
+}
+
+// TestSubscriptionLoss: when the invalidation subscription is killed the
+// local tier is emptied and bypassed until go-redis has resubscribed.
+func TestSubscriptionLoss(t *testing.T) {
+	ctx := context.Background()
+	srv := redistest.Start(t)
+	admin := srv.Client(t)
+	c, pr := newCache(t, testRegistry(t), srv.Client(t), Options{})
+	key := "config:switch:flag"
+	l := &loaderCount{value: "v"}
+	if _, err := c.Get(ctx, key, l.load); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := c.local.GetIfPresent(key); !ok {
+		t.Fatal("not in the local tier")
+	}
+	if err := admin.Do(ctx, "CLIENT", "KILL", "TYPE", "pubsub").Err(); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the loss is noticed", func() bool { return !c.up.Load() })
+	if _, ok := c.local.GetIfPresent(key); ok {
+		t.Error("the local tier kept an entry while invalidations could be missed")
+	}
+	eventually(t, "the subscription comes back", func() bool { return c.up.Load() })
+	if s := counter(t, pr, MetricSubscribed); s != 1 {
+		t.Errorf("%s = %v", MetricSubscribed, s)
+	}
+	// Invalidations flow again.
+	other, _ := newCache(t, testRegistry(t), srv.Client(t), Options{})
+	if _, err := c.Get(ctx, key, l.load); err != nil {
+		t.Fatal(err)
+	}
+	if err := other.Set(ctx, key, "changed"); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the change arrives", func() bool {
+		v, err := c.Get(ctx, key, l.load)
+		return err == nil && v == "changed"
+	})
+}
