@@ -151,7 +151,9 @@ func (p *pkg) keyArgs(call *ast.CallExpr) []ast.Expr {
 		}
 	}
 	path := fn.Pkg().Path()
-	if params == nil && (path == goRedis || sdkPackages[path]) {
+	// go-redis's and the SDK's own code passes keys around as parameters:
+	// only calls from outside the package are Redis calls made by a service.
+	if params == nil && (path == goRedis || sdkPackages[path]) && path != p.pass.Pkg.Path() && fn.Exported() {
 		if path == goRedis && fn.Name() == "Do" {
 			return p.doKeys(call, sig)
 		}

@@ -35,7 +35,7 @@ func scanGo(ctx context.Context, files []string, tests bool, c *keyshape.Classif
 	for _, f := range files {
 		abs, err := filepath.Abs(f)
 		if err != nil {
-			return 0, fmt.Errorf("scan-code: %w", err)
+			return 0, err
 		}
 		shown[abs] = filepath.ToSlash(f)
 		dir := filepath.Dir(abs)
@@ -45,7 +45,7 @@ func scanGo(ctx context.Context, files []string, tests bool, c *keyshape.Classif
 			roots[dir] = root
 		}
 		if root == "" {
-			return 0, fmt.Errorf("scan-code: %s is in no Go module (no go.mod in its directory or above)\n\tTry: scan from inside the module, or --lang to leave Go out", f)
+			return 0, fmt.Errorf("%s is in no Go module (no go.mod in its directory or above)\n\tTry: scan from inside the module, or --lang to leave Go out", f)
 		}
 		if dirs[root] == nil {
 			dirs[root] = map[string]bool{}
@@ -88,7 +88,7 @@ func scanModule(ctx context.Context, root string, dirs map[string]bool, tests bo
 	cfg := &packages.Config{Context: ctx, Dir: root, Mode: loadMode, Tests: tests}
 	pkgs, err := packages.Load(cfg, patterns...)
 	if err != nil {
-		return fmt.Errorf("scan-code: load the Go packages of %s: %w\n\tTry: go build ./... in %s shows what the go command needs", root, err, root)
+		return fmt.Errorf("load the Go packages of %s: %w\n\tTry: go build ./... in %s shows what the go command needs", root, err, root)
 	}
 	inScan := map[*packages.Package]bool{}
 	for _, p := range pkgs {
@@ -101,10 +101,11 @@ func scanModule(ctx context.Context, root string, dirs map[string]bool, tests bo
 		if !inScan[p] || loadErr != nil {
 			return
 		}
-		if p.Types == nil || p.TypesInfo == nil || len(p.Syntax) == 0 {
-			if len(p.Errors) > 0 {
-				loadErr = fmt.Errorf("scan-code: Go package %s: %v\n\tTry: go build %s", p.PkgPath, p.Errors[0], p.PkgPath)
-			}
+		if len(p.Syntax) == 0 {
+			return // every file excluded by build constraints: nothing to check
+		}
+		if p.Types == nil || p.TypesInfo == nil {
+			loadErr = fmt.Errorf("Go package %s did not load: %v\n\tTry: go build %s", p.PkgPath, p.Errors, p.PkgPath)
 			return
 		}
 		emit(checkPackage(p, c, facts, shown, seen))

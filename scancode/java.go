@@ -11,19 +11,22 @@ import (
 )
 
 func javaLanguage() *language {
-	return &language{
+	return (&language{
 		name:    keyshape.Java,
 		grammar: java.GetLanguage(),
 		scopes:  set("method_declaration", "constructor_declaration", "lambda_expression", "class_body", "interface_body", "enum_body", "program"),
 		classes: set("class_body", "enum_body"),
 		bind:    javaBind,
-		keyArgs: javaKeyArgs,
-		eval:    javaEval,
+		bindTypes: []string{"local_variable_declaration", "field_declaration", "formal_parameter", "spread_parameter",
+			"resource", "enhanced_for_statement", "assignment_expression"},
+		callTypes: []string{"method_invocation"},
+		keyArgs:   javaKeyArgs,
+		eval:      javaEval,
 		intType: func(t string) bool {
 			return set("int", "long", "short", "byte", "Integer", "Long", "Short", "BigInteger")[t]
 		},
 		keyType: func(t string) bool { return t == "Key" || t == "Keys.Key" },
-	}
+	}).compile()
 }
 
 func set(names ...string) map[string]bool {

@@ -11,17 +11,19 @@ import (
 )
 
 func pythonLanguage() *language {
-	return &language{
-		name:    keyshape.Python,
-		grammar: python.GetLanguage(),
-		scopes:  set("function_definition", "lambda", "class_definition", "module"),
-		classes: set("class_definition"),
-		bind:    pythonBind,
-		keyArgs: pythonKeyArgs,
-		eval:    pythonEval,
-		intType: func(t string) bool { return t == "int" },
-		keyType: func(t string) bool { return t == "Key" || strings.HasSuffix(t, ".Key") },
-	}
+	return (&language{
+		name:      keyshape.Python,
+		grammar:   python.GetLanguage(),
+		scopes:    set("function_definition", "lambda", "class_definition", "module"),
+		classes:   set("class_definition"),
+		bind:      pythonBind,
+		bindTypes: []string{"assignment", "augmented_assignment", "parameters", "lambda_parameters", "for_statement", "as_pattern"},
+		callTypes: []string{"call"},
+		keyArgs:   pythonKeyArgs,
+		eval:      pythonEval,
+		intType:   func(t string) bool { return t == "int" },
+		keyType:   func(t string) bool { return t == "Key" || strings.HasSuffix(t, ".Key") },
+	}).compile()
 }
 
 func pythonBind(f *srcFile, n *sitter.Node) {

@@ -134,7 +134,7 @@ func scanSources(ctx context.Context, files map[keyshape.Lang][]string, workers 
 func scanFile(ctx context.Context, path string, lang *language, c *keyshape.Classifier) ([]Finding, error) {
 	src, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("scan-code: %w", err)
+		return nil, err
 	}
 	return scanSource(ctx, path, src, lang, c)
 }
@@ -145,7 +145,7 @@ func scanSource(ctx context.Context, path string, src []byte, lang *language, c 
 	p.SetLanguage(lang.grammar)
 	tree, err := p.ParseCtx(ctx, nil, src)
 	if err != nil {
-		return nil, fmt.Errorf("scan-code: parse %s: %w", path, err)
+		return nil, fmt.Errorf("parse %s: %w", path, err)
 	}
 	defer tree.Close()
 	f := &srcFile{path: filepath.ToSlash(path), src: src, lang: lang, c: c, binds: map[string][]binding{}}
@@ -190,7 +190,7 @@ func (w *walker) wanted(l keyshape.Lang) bool {
 func (w *walker) add(root string) error {
 	fi, err := os.Stat(root)
 	if err != nil {
-		return fmt.Errorf("scan-code: %w\n\tTry: pass the files or directories to scan (default: .)", err)
+		return fmt.Errorf("%w\n\tTry: pass the files or directories to scan (default: .)", err)
 	}
 	if !fi.IsDir() {
 		if l, ok := langOf(root); ok && w.wanted(l) {
@@ -205,7 +205,7 @@ func (w *walker) add(root string) error {
 				w.skipped++
 				return nil
 			}
-			return fmt.Errorf("scan-code: %w", err)
+			return err
 		}
 		rel, _ := filepath.Rel(root, path)
 		rel = filepath.ToSlash(rel)

@@ -19,8 +19,14 @@ type language struct {
 	scopes map[string]bool
 	// classes are the scope types whose this./self. members are fields.
 	classes map[string]bool
-	// bind records the variables a node declares or assigns.
-	bind func(f *srcFile, n *sitter.Node)
+	// bind records the variables a node declares or assigns; bindTypes
+	// are the node types it looks at, callTypes those keyArgs looks at.
+	bind                 func(f *srcFile, n *sitter.Node)
+	bindTypes, callTypes []string
+	// query finds the nodes of bindTypes (pattern 0) and callTypes
+	// (pattern 1) in one pass inside tree-sitter: far fewer calls from Go
+	// into C than walking every node.
+	query *sitter.Query
 	// keyArgs returns the arguments of a call that Redis receives as keys,
 	// nil when the node is not a Redis call, and the command or client
 	// method the call names (lower case), which tells --suggest the type.
@@ -126,27 +132,48 @@ func (f *srcFile) resolve(name string, at *sitter.Node) (value *sitter.Node, typ
 	return best[0].value, typ, true
 }
 
-// walk visits every node under n.
-func walk(n *sitter.Node, fn func(*sitter.Node)) {
-	c := sitter.NewTreeCursor(n)
-	defer c.Close()
-	for {
-		fn(c.CurrentNode())
-		if c.GoToFirstChild() {
-			continue
-		}
-		for !c.GoToNextSibling() {
-			if !c.GoToParent() {
-				return
+// compile builds the language's query from the node types its grammar
+// knows (JavaScript has no public_field_definition, TypeScript no
+// field_definition).
+func (l *language) compile() *language {
+	alt := func(types []string) string {
+		var b strings.Builder
+		for _, t := range types {
+			if q, err := sitter.NewQuery([]byte("("+t+")"), l.grammar); err == nil {
+				q.Close()
+				b.WriteString(" (" + t + ")")
 			}
 		}
+		return "[" + b.String() + " ]"
 	}
+	q, err := sitter.NewQuery([]byte(alt(l.bindTypes)+" @bind\n"+alt(l.callTypes)+" @call"), l.grammar)
+	if err != nil {
+		panic("scancode: query for " + string(l.name) + ": " + err.Error()) // a bug in the node type lists
+	}
+	l.query = q
+	return l
 }
 
 // scan finds the Redis calls of the file and reports their keys.
 func (f *srcFile) scan(root *sitter.Node) {
-	walk(root, func(n *sitter.Node) { f.lang.bind(f, n) })
-	walk(root, func(n *sitter.Node) {
+	qc := sitter.NewQueryCursor()
+	defer qc.Close()
+	qc.Exec(f.lang.query, root)
+	var calls []*sitter.Node
+	for {
+		m, ok := qc.NextMatch()
+		if !ok {
+			break
+		}
+		for _, c := range m.Captures {
+			if m.PatternIndex == 0 {
+				f.lang.bind(f, c.Node)
+			} else {
+				calls = append(calls, c.Node)
+			}
+		}
+	}
+	for _, n := range calls {
 		keys, command := f.lang.keyArgs(f, n)
 		for _, a := range keys {
 			if a == nil {
@@ -161,7 +188,7 @@ func (f *srcFile) scan(root *sitter.Node) {
 			fd.File, fd.Line, fd.Column = f.path, int(p.Row)+1, int(p.Column)+1
 			f.out = append(f.out, Finding{Finding: fd, Lang: f.lang.name, Command: command})
 		}
-	})
+	}
 }
 
 // eval rebuilds the shape of an expression; builder is true when its value

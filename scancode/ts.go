@@ -14,18 +14,21 @@ import (
 // tsLanguage is TypeScript, TSX or JavaScript: one grammar family, one
 // set of clients (ioredis, node-redis), the TypeScript builders.
 func tsLanguage(grammar *sitter.Language) *language {
-	return &language{
+	return (&language{
 		name:    keyshape.TypeScript,
 		grammar: grammar,
 		scopes: set("function_declaration", "function_expression", "function", "arrow_function", "method_definition",
 			"generator_function_declaration", "class_body", "program"),
 		classes: set("class_body"),
 		bind:    tsBind,
-		keyArgs: tsKeyArgs,
-		eval:    tsEval,
-		intType: func(t string) bool { return t == "number" || t == "bigint" },
-		keyType: func(t string) bool { return t == "Key" || strings.HasSuffix(t, ".Key") },
-	}
+		bindTypes: []string{"variable_declarator", "required_parameter", "optional_parameter", "formal_parameters", "arrow_function",
+			"public_field_definition", "field_definition", "assignment_expression", "augmented_assignment_expression"},
+		callTypes: []string{"call_expression"},
+		keyArgs:   tsKeyArgs,
+		eval:      tsEval,
+		intType:   func(t string) bool { return t == "number" || t == "bigint" },
+		keyType:   func(t string) bool { return t == "Key" || strings.HasSuffix(t, ".Key") },
+	}).compile()
 }
 
 func typeScript() *language  { return tsLanguage(typescript.GetLanguage()) }
