@@ -15,18 +15,17 @@ import (
 	"github.com/keyguard/keyguard/report"
 )
 
-// walker walks one node: a prober goroutine (SCAN and probes on conn) and
-// a classifier goroutine (aggregator, plus __ns__ and field probes on
-// conn2) joined by a channel of batches in SCAN order.
+// walker walks one node: a prober goroutine (SCAN and the probes, one
+// pipeline per batch on conn) and a consumer goroutine that hands the
+// batches, in SCAN order, to the run's aggregation pipeline.
 type walker struct {
 	r    *run
 	plan nodePlan
 	addr string
 	sess session // for redials
 
-	conn  *conn                 // the prober's
-	conn2 *conn                 // the classifier's, dialed on first need
-	cls   *inventory.Classifier // the prober's: one lookup per key
+	conn *conn                 // the prober's
+	cls  *inventory.Classifier // the prober's: one lookup per key
 
 	runID   string
 	version int
@@ -60,21 +59,33 @@ type walker struct {
 // encodings are the per-key commands of a walk, encoded once.
 type encodings struct {
 	typ, pttl, mem, freq, hgetNS keyCmd
+	hashFields, jsonHead         keyCmd // the field probes: HRANDFIELD key 32, GETRANGE key 0 4095
 	count                        [len(countCmds)]keyCmd
 }
 
 func newEncodings(samples int) encodings {
 	e := encodings{
-		typ:    newKeyCmd([]string{"TYPE"}),
-		pttl:   newKeyCmd([]string{"PTTL"}),
-		mem:    newKeyCmd([]string{"MEMORY", "USAGE"}, "SAMPLES", strconv.Itoa(max(samples, 0))),
-		freq:   newKeyCmd([]string{"OBJECT", "FREQ"}),
-		hgetNS: newKeyCmd([]string{"HGET"}, "__ns__"),
+		typ:        newKeyCmd([]string{"TYPE"}),
+		pttl:       newKeyCmd([]string{"PTTL"}),
+		mem:        newKeyCmd([]string{"MEMORY", "USAGE"}, "SAMPLES", strconv.Itoa(max(samples, 0))),
+		freq:       newKeyCmd([]string{"OBJECT", "FREQ"}),
+		hgetNS:     newKeyCmd([]string{"HGET"}, "__ns__"),
+		hashFields: newKeyCmd([]string{"HRANDFIELD"}, strconv.Itoa(fieldProbeCount)),
+		jsonHead:   newKeyCmd([]string{"GETRANGE"}, "0", strconv.Itoa(jsonPrefixBytes-1)),
 	}
 	for i, c := range countCmds {
 		e.count[i] = newKeyCmd([]string{c})
 	}
 	return e
+}
+
+// fieldProbe is the field-name probe of a type: HRANDFIELD for a hash,
+// the head of a string for its top-level JSON keys.
+func (e *encodings) fieldProbe(t string) keyCmd {
+	if t == "hash" {
+		return e.hashFields
+	}
+	return e.jsonHead
 }
 
 // countOf is the element count command of a type (ok false for module
@@ -98,6 +109,8 @@ type batch struct {
 	drop    []uint8           // why a record is skipped (dropNone: it is added)
 	guess   []string          // the template's type, whose count goes with the probes; "" unknown
 	ns      []bool            // HGET key __ns__ goes with the element count (a guarded hash)
+	fld     []bool            // a field probe goes with the element count (the class asks for field names)
+	fldRead []bool            // the field probe's reply was read into the record
 	stage   []uint8           // what the count stage still reads
 }
 
@@ -296,10 +309,6 @@ func (w *walker) closeConns() {
 		w.conn.close()
 		w.conn = nil
 	}
-	if w.conn2 != nil {
-		w.conn2.close()
-		w.conn2 = nil
-	}
 }
 
 // produce is the prober: one round trip per iteration carries the element
@@ -435,8 +444,11 @@ func (b *batch) probeCmds(freq bool) int {
 	if freq {
 		n += len(b.recs)
 	}
-	for _, ns := range b.ns {
+	for i, ns := range b.ns {
 		if ns {
+			n++
+		}
+		if b.fld[i] {
 			n++
 		}
 	}
@@ -450,6 +462,9 @@ func (b *batch) countCmds() int {
 		case stageCount:
 			n++
 			if b.ns[i] {
+				n++
+			}
+			if b.fld[i] {
 				n++
 			}
 		case stageMismatch:
@@ -470,6 +485,9 @@ func (b *batch) writeProbes(c *conn, e *encodings, freq bool) {
 			if b.ns[i] {
 				c.key(e.hgetNS, k)
 			}
+			if b.fld[i] {
+				c.key(e.fieldProbe(b.guess[i]), k)
+			}
 		} else {
 			c.key(e.typ, k)
 		}
@@ -487,6 +505,9 @@ func (b *batch) writeCounts(c *conn, e *encodings) {
 			c.key(cc, k)
 			if b.ns[i] {
 				c.key(e.hgetNS, k)
+			}
+			if b.fld[i] {
+				c.key(e.fieldProbe(b.recs[i].Type), k)
 			}
 		case stageMismatch:
 			c.key(e.typ, k)
@@ -551,6 +572,11 @@ func (w *walker) readProbes(c *conn, b *batch, freq bool) error {
 				}
 				if r.Type == "" {
 					r.NS, r.HasNS, r.NSProbed = "", false, false
+				}
+			}
+			if b.fld[i] {
+				if err := w.readFields(c, b, i); err != nil {
+					return err
 				}
 			}
 		} else {
@@ -702,6 +728,11 @@ func (w *walker) readCounts(c *conn, b *batch) error {
 				return err
 			}
 		}
+		if b.fld[i] {
+			if err := w.readFields(c, b, i); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }
@@ -770,6 +801,8 @@ func (w *walker) readScan(c *conn, cursor string, free chan *batch) (*batch, err
 		b.drop = append(b.drop, dropNone)
 		b.guess = append(b.guess, guess)
 		b.ns = append(b.ns, ns)
+		b.fld = append(b.fld, w.canFlds && cl.Fields && (guess == "hash" || guess == "string"))
+		b.fldRead = append(b.fldRead, false)
 		b.stage = append(b.stage, stageDone)
 	}
 	return b, nil
@@ -788,6 +821,7 @@ func newBatch(free chan *batch) *batch {
 func (b *batch) reuse(free chan *batch) {
 	clear(b.recs) // drop the key strings
 	b.recs, b.class, b.drop, b.ns, b.stage, b.guess = b.recs[:0], b.class[:0], b.drop[:0], b.ns[:0], b.stage[:0], b.guess[:0]
+	b.fld, b.fldRead = b.fld[:0], b.fldRead[:0]
 	select {
 	case free <- b:
 	default:
@@ -804,12 +838,16 @@ func (b *batch) compact(w *walker) {
 			w.countDrop(b.drop[i])
 			continue
 		}
-		b.recs[j], b.class[j], b.drop[j], b.stage[j] = b.recs[i], b.class[i], dropNone, b.stage[i]
-		b.ns[j] = b.stage[j] == stageCount && w.canNS && b.recs[j].Type == "hash" && b.class[j].NS
+		b.recs[j], b.class[j], b.drop[j], b.stage[j], b.fldRead[j] = b.recs[i], b.class[i], dropNone, b.stage[i], b.fldRead[i]
+		counting := b.stage[j] == stageCount
+		t := b.recs[j].Type
+		b.ns[j] = counting && w.canNS && t == "hash" && b.class[j].NS
+		b.fld[j] = counting && w.canFlds && b.class[j].Fields && (t == "hash" || t == "string")
 		j++
 	}
 	clear(b.recs[j:])
 	b.recs, b.class, b.drop, b.stage, b.ns = b.recs[:j], b.class[:j], b.drop[:j], b.stage[:j], b.ns[:j]
+	b.fld, b.fldRead = b.fld[:j], b.fldRead[:j]
 	b.guess = b.guess[:0]
 }
 
@@ -898,9 +936,6 @@ func (w *walker) consume(ctx context.Context, in <-chan *batch, free chan *batch
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := w.extras(ctx, b); err != nil {
-			return err
-		}
 		j := 0
 		for i := range b.recs {
 			if b.drop[i] != dropNone {
@@ -908,6 +943,7 @@ func (w *walker) consume(ctx context.Context, in <-chan *batch, free chan *batch
 				continue
 			}
 			b.recs[j], b.class[j] = b.recs[i], b.class[i]
+			b.class[j].Fields = b.fldRead[i] // asked and read: a value without names counts as one
 			j++
 		}
 		w.probed += int64(j)
@@ -924,96 +960,45 @@ func (w *walker) consume(ctx context.Context, in <-chan *batch, free chan *batch
 	return nil
 }
 
-// extras reads the field names of the keys whose class asks for them
-// (HRANDFIELD for hashes, the first bytes of strings for their top-level
-// JSON keys) on the consumer's connection, with a TYPE first to tell a
-// key that vanished or changed meanwhile.
-func (w *walker) extras(ctx context.Context, b *batch) error {
-	var need []int
-	for i := range b.recs {
-		r := &b.recs[i]
-		if !w.canFlds || r.Type != "hash" && r.Type != "string" {
-			b.class[i].Fields = false // not asked: no miss to count
-			continue
-		}
-		if b.drop[i] == dropNone && b.class[i].Fields {
-			need = append(need, i)
-		}
+// readFields reads the reply to the field probe of record i: the
+// field names of a hash, or the top-level keys of a JSON string's head. A
+// key whose type turned out otherwise gets none, and is not counted as a
+// value without field names.
+func (w *walker) readFields(c *conn, b *batch, i int) error {
+	r := &b.recs[i]
+	rp, err := c.read()
+	if err != nil {
+		return err
 	}
-	if len(need) == 0 {
-		return nil
-	}
-	return w.retry(ctx, &w.conn2, false, func(c *conn) error {
-		if err := w.r.lim.wait(ctx, 2*len(need)); err != nil {
-			return err
-		}
-		if err := c.begin(ctx); err != nil {
-			return err
-		}
-		for _, i := range need {
-			k := b.recs[i].Key
-			c.cmd("TYPE", k)
-			if b.recs[i].Type == "hash" {
-				c.cmd("HRANDFIELD", k, strconv.Itoa(fieldProbeCount))
-			} else {
-				c.cmd("GETRANGE", k, "0", strconv.Itoa(jsonPrefixBytes-1))
-			}
-		}
-		c.take()
-		if err := c.flush(); err != nil {
-			return err
-		}
-		for _, i := range need {
-			r := &b.recs[i]
-			d := &b.drop[i]
-			rp, err := c.read()
+	switch rp.kind {
+	case '*':
+		fs := make([]string, 0, rp.n)
+		for range rp.n {
+			e, err := c.read()
 			if err != nil {
 				return err
 			}
-			switch rp.kind {
-			case '+':
-				if string(rp.str) != r.Type {
-					*d = dropVanished // gone, or replaced by another type
-				}
-			case '-':
-				if err := w.keyError(rp, d); err != nil {
-					return err
-				}
-			default:
-				return unexpected("TYPE", rp)
+			if e.kind == '$' && string(e.str) != "__ns__" {
+				fs = append(fs, string(e.str))
 			}
-			if rp, err = c.read(); err != nil {
+			if err := c.skip(e); err != nil {
 				return err
 			}
-			switch rp.kind {
-			case '*':
-				fs := make([]string, 0, rp.n)
-				for range rp.n {
-					e, err := c.read()
-					if err != nil {
-						return err
-					}
-					if e.kind == '$' && string(e.str) != "__ns__" {
-						fs = append(fs, string(e.str))
-					}
-					if err := c.skip(e); err != nil {
-						return err
-					}
-				}
-				r.Fields = fs
-			case '$':
-				r.Fields = jsonKeys(rp.str)
-			case 0:
-			case '-':
-				if err := w.keyError(rp, d); err != nil {
-					return err
-				}
-			default:
-				return unexpected("field sample", rp)
-			}
 		}
-		return nil
-	})
+		r.Fields = fs
+	case '$':
+		r.Fields = jsonKeys(rp.str)
+	case 0:
+	case '-':
+		return w.keyError(rp, &b.drop[i]) // WRONGTYPE: another type now; nothing read
+	default:
+		return unexpected("field probe", rp)
+	}
+	b.fldRead[i] = r.Type == "hash" || r.Type == "string"
+	if !b.fldRead[i] {
+		r.Fields = nil
+	}
+	return nil
 }
 
 // retry runs fn on *cp, dialing when *cp is nil, until it succeeds, fails

@@ -31,7 +31,8 @@ type Aggregator struct {
 	lastDB     int // the database of the last record (in dbs), -1 before the first
 	tmplFields []fieldState
 	famFields  map[string]*fieldState
-	famSamples int   // families with a sample, up to maxInferredSamplers
+	famCensus  int   // families with a census, up to maxFamilyCensuses
+	censusKeys int   // keys the censuses keep, up to maxCensusKeys
 	famMisses  int64 // asked keys of families that held no field names
 	foldedCap  int64 // keys counted in an "(other)" group because of MaxGroups
 	foldedLong int64 // keys counted there because their family's name is too long
@@ -91,12 +92,12 @@ const (
 	gOther
 )
 
-// fieldState is the field-name sample of a template or family and how
+// fieldState is the field-set census of a template or family and how
 // often its values held names.
 type fieldState struct {
-	sample       *sampler // nil until a value with names came (families: while samples are left)
-	hits, misses int64    // keys with field names; asked keys without
-	hintBound    *atomic.Uint64
+	census       *census // nil until a value with names came (families: while censuses are left)
+	hits, misses int64   // keys with field names; asked keys without
+	hintAsk      *atomic.Bool
 	name, owner  string // families: the group name and owner their findings carry
 }
 

@@ -34,7 +34,7 @@ func TestMemoryBounded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := Options{MaxFindings: 1000, TopKeys: 50, HotKeys: 20, FieldSamples: 16}
+	opts := Options{MaxFindings: 1000, TopKeys: 50, HotKeys: 20}
 	a := New(reg, opts)
 	r := &Record{Node: "127.0.0.1:6379", Type: "hash", Freq: -1}
 	buf := make([]byte, 0, 64)
@@ -85,23 +85,39 @@ func TestMemoryBounded(t *testing.T) {
 			t.Errorf("rule %s keeps %d findings (%d texts), cap %d", id, len(rs.kept.kept()), len(rs.kept.details), opts.MaxFindings)
 		}
 	}
-	if a.famSamples > maxInferredSamplers {
-		t.Errorf("%d samplers", a.famSamples)
+	if a.famCensus > maxFamilyCensuses {
+		t.Errorf("%d family censuses", a.famCensus)
 	}
-	samples := 0
+	censused, kept := 0, 0
 	for name, fs := range a.famFields {
-		if fs.sample != nil {
-			if len(fs.sample.items) > opts.FieldSamples {
-				t.Errorf("sampler of %s holds %d", name, len(fs.sample.items))
+		if c := fs.census; c != nil {
+			censused++
+			if len(c.sigs) > maxSigs {
+				t.Errorf("census of %s holds %d field sets", name, len(c.sigs))
 			}
-			samples += len(fs.sample.items)
+			for _, s := range c.sigs {
+				kept += len(s.keys)
+			}
 		}
 	}
-	if s := a.tmplFields[0].sample; s == nil || len(s.items) != opts.FieldSamples {
-		t.Errorf("registered template sample: %+v", s)
+	for i := range a.tmplFields {
+		if c := a.tmplFields[i].census; c != nil {
+			for _, s := range c.sigs {
+				if len(s.keys) > maxSigKeys {
+					t.Errorf("a field set keeps %d keys", len(s.keys))
+				}
+				kept += len(s.keys)
+			}
+		}
 	}
-	if samples == 0 {
-		t.Error("no family was sampled")
+	if kept > maxCensusKeys || kept != a.censusKeys {
+		t.Errorf("censuses keep %d keys (counted %d), bound %d", kept, a.censusKeys, maxCensusKeys)
+	}
+	if c := a.tmplFields[0].census; c == nil || c.keys == 0 {
+		t.Errorf("registered template census: %+v", c)
+	}
+	if censused == 0 {
+		t.Error("no family was counted")
 	}
 	rep := a.Report(report.Meta{Source: report.Source{Kind: "redis"}, Complete: true})
 	if rep.Summary.Keys != int64(n) || len(rep.Groups) > DefaultMaxGroups+len(reg.Entries)+1 {

@@ -15,9 +15,9 @@ type Class struct {
 	// NS: read the guard's reserved field __ns__ (a guarded hash) into
 	// Record.NS, HasNS and NSProbed.
 	NS bool
-	// Fields: sample the value's field names (hash fields, or the
-	// top-level keys of a JSON string) into Record.Fields: the key may
-	// enter a field sample. Probe a few dozen fields (HRANDFIELD key 32
+	// Fields: read the value's field names (hash fields, or the
+	// top-level keys of a JSON string) into Record.Fields, for the field
+	// census of its template. Probe a few dozen fields (HRANDFIELD key 32
 	// or one HSCAN page), not the whole hash; a key asked for that comes
 	// with nil Fields counts as a value without field names.
 	Fields bool
@@ -93,9 +93,9 @@ func (a *Aggregator) wantsFields(key string, cl *Class) bool {
 		if fs == nil && (len(cl.Family) > maxGroupName || a.families >= a.opts.MaxGroups) {
 			return false
 		}
-		if (fs == nil || fs.sample == nil) && !a.familySamplerLeft() {
+		if (fs == nil || fs.census == nil) && !a.familySamplerLeft() {
 			return false
 		}
 	}
-	return fs == nil || !fs.barren() && fs.sample.admits(keyHash(key))
+	return fs == nil || fs.asks()
 }

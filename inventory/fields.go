@@ -1,7 +1,5 @@
 package inventory
 
-import "strings"
-
 // offerFields offers the field names of r to the sample of g's template
 // or family, and counts whether a key its class asked for had any.
 func (a *Aggregator) offerFields(r *Record, g *group, asked bool) {
@@ -18,30 +16,27 @@ func (a *Aggregator) offerFields(r *Record, g *group, asked bool) {
 		}
 		return
 	}
-	h := keyHash(r.Key)
-	if !fs.sample.admits(h) {
-		fs.hits++
-		return
-	}
-	names := normalizeFields(r.Fields)
-	if len(names) == 0 {
-		if asked {
-			a.fieldMiss(g)
+	if fs.census == nil {
+		if _, n := fieldSetHash(r.Fields); n == 0 {
+			if asked {
+				a.fieldMiss(g)
+			}
+			return
 		}
-		return
-	}
-	fs.hits++
-	if fs.sample == nil {
 		if g.entry == nil {
-			if a.famSamples >= maxInferredSamplers {
+			if a.famCensus >= maxFamilyCensuses {
 				return
 			}
-			a.famSamples++
+			a.famCensus++
 		}
-		fs.sample = &sampler{k: a.opts.FieldSamples}
+		fs.census = &census{}
+		defer a.publish(g)
 	}
-	fs.sample.offer(fieldSample{hash: h, key: strings.Clone(r.Key), db: r.DB, bytes: r.Bytes, fields: names})
-	a.publish(g)
+	fs.hits++
+	a.censusKeys += fs.census.add(r.Fields, r.Key, r.DB, r.Bytes, maxCensusKeys-a.censusKeys)
+	if fs.census.overflow {
+		a.publish(g)
+	}
 }
 
 func (a *Aggregator) fieldMiss(g *group) {
@@ -52,8 +47,15 @@ func (a *Aggregator) fieldMiss(g *group) {
 	a.publish(g)
 }
 
-// familySamplerLeft reports whether a family without a field sample may
-// still get one.
+// familySamplerLeft reports whether a family without a census may still
+// get one.
 func (a *Aggregator) familySamplerLeft() bool {
-	return a.famSamples < maxInferredSamplers && a.famMisses < maxInferredMisses
+	return a.famCensus < maxFamilyCensuses && a.famMisses < maxInferredMisses
+}
+
+// asks reports whether the values of a template or family are still read
+// for their field names: not once they mostly held none (barren), nor
+// once their field sets proved too varied to tell styles (overflow).
+func (fs *fieldState) asks() bool {
+	return !fs.barren() && (fs.census == nil || !fs.census.overflow)
 }

@@ -312,3 +312,29 @@ func selectEntries(s []fentry, k int) {
 		}
 	}
 }
+
+// keyHash is a fixed 64-bit hash of a key, so that samples and capped
+// lists are reproducible across runs and aggregators: eight bytes at a
+// time through a multiply and a shift (each step a bijection of the
+// state), then murmur3's finalizer.
+func keyHash(s string) uint64 {
+	const m = 0x9e3779b97f4a7c15
+	h := uint64(len(s)) * m
+	for ; len(s) >= 8; s = s[8:] {
+		v := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+			uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+		h = (h ^ v) * m
+		h ^= h >> 29
+	}
+	var v uint64
+	for i := 0; i < len(s); i++ {
+		v |= uint64(s[i]) << (8 * i)
+	}
+	h = (h ^ v) * m
+	h ^= h >> 33
+	h *= 0xff51afd7ed558ccd
+	h ^= h >> 33
+	h *= 0xc4ceb9fe1a85ec53
+	h ^= h >> 33
+	return h
+}

@@ -1,38 +1,30 @@
 package inventory
 
 import (
-	"math"
 	"sync"
 	"sync/atomic"
 
 	"github.com/keyguard/keyguard/report"
 )
 
-// FieldHint tells Classifiers, on the walkers' goroutines, which keys an
-// Aggregator running on another goroutine may take into a field sample,
-// so that a walker reads field names (keyguard rdb decodes them out of
-// every hash and JSON string; the live audit sends HRANDFIELD) only for
-// those. The answer errs on the side of yes: a key it says no to, the
-// Aggregator would refuse too, however far behind the walker it is.
-//
-// For each template and each family with a field sample, the hint holds
-// the sample's admission bound (published by the Aggregator with atomic
-// stores). The bound only falls as the sample fills, so a stale one
-// admits more.
+// FieldHint tells Classifiers, on the walkers' goroutines, whether an
+// Aggregator running on another goroutine still reads the field names of
+// a template's or family's values, so that a walker reads them (keyguard
+// rdb decodes them out of every hash and JSON string; the live audit
+// sends HRANDFIELD or GETRANGE) only while they count. The Aggregator
+// publishes each change with an atomic store; a walker ahead of it reads
+// names a little longer, never less.
 type FieldHint struct {
-	bound    []atomic.Uint64 // by Entry.Index: keys with keyHash <= bound may be asked
-	families sync.Map        // inferred family → *atomic.Uint64, its bound
-	closed   atomic.Bool     // families without a bound get no new sample
+	ask      []atomic.Bool // by Entry.Index
+	families sync.Map      // inferred family → *atomic.Bool
+	closed   atomic.Bool   // families not in the map get no census
 }
 
 // FieldHint returns the hint of a, made on first call. Call it before
 // the walkers start.
 func (a *Aggregator) FieldHint() *FieldHint {
 	if a.hint == nil {
-		h := &FieldHint{bound: make([]atomic.Uint64, len(a.reg.Entries))}
-		for i := range h.bound {
-			h.bound[i].Store(math.MaxUint64)
-		}
+		h := &FieldHint{ask: make([]atomic.Bool, len(a.reg.Entries))}
 		a.hint = h
 		for i := range a.entries {
 			a.publish(&a.entries[i])
@@ -44,54 +36,48 @@ func (a *Aggregator) FieldHint() *FieldHint {
 	return a.hint
 }
 
-// mayNeedFields reports whether the Aggregator may take a key of class
-// cl into a field sample.
+// mayNeedFields reports whether the Aggregator may read the field names
+// of a key of class cl.
 func (h *FieldHint) mayNeedFields(key string, cl *Class) bool {
 	if len(key) > maxSampleKey {
 		return false
 	}
 	if e := cl.Entry; e != nil {
-		return fieldType(e.Type) && keyHash(key) <= h.bound[e.Index].Load()
+		return fieldType(e.Type) && h.ask[e.Index].Load()
 	}
 	if b, ok := h.families.Load(cl.Family); ok {
-		return keyHash(key) <= b.(*atomic.Uint64).Load()
+		return b.(*atomic.Bool).Load()
 	}
 	return !h.closed.Load()
 }
 
-// publish stores the admission bound of g's template or family in the
-// hint, after its sample or its miss count changed.
+// publish stores whether g's template or family is still asked for field
+// names, after its census or its miss count changed.
 func (a *Aggregator) publish(g *group) {
 	if a.hint == nil || g.fs == nil {
 		return
 	}
 	fs := g.fs
-	bound := uint64(math.MaxUint64)
-	switch s := fs.sample; {
-	case fs.barren():
-		bound = 0 // nothing is asked any more (0 is admitted: a yes too many is harmless)
-	case s != nil && len(s.items) >= s.k:
-		bound = s.items[s.max].hash // admits wants hash < this one
-	}
+	ask := fs.asks()
 	if g.entry != nil {
-		a.hint.bound[g.entry.Index].Store(bound)
+		a.hint.ask[g.entry.Index].Store(ask)
 		return
 	}
 	closing := !a.hint.closed.Load() && (!a.familySamplerLeft() || a.families >= a.opts.MaxGroups)
 	if closing {
 		a.hint.closed.Store(true)
 	}
-	if fs.sample == nil && a.hint.closed.Load() {
-		bound = 0 // no sample, and none to come
+	if fs.census == nil && a.hint.closed.Load() {
+		ask = false // no census, and none to come
 	}
-	if fs.hintBound == nil {
-		fs.hintBound = new(atomic.Uint64)
-		a.hint.families.Store(g.family, fs.hintBound)
+	if fs.hintAsk == nil {
+		fs.hintAsk = new(atomic.Bool)
+		a.hint.families.Store(g.family, fs.hintAsk)
 	}
-	fs.hintBound.Store(bound)
+	fs.hintAsk.Store(ask)
 	if closing {
-		for _, f := range a.groups { // the families without a sample get none now
-			if f.kind == report.KindPrefix && f.fs != nil && f.fs.sample == nil && f != g {
+		for _, f := range a.groups { // the families without a census get none now
+			if f.kind == report.KindPrefix && f.fs != nil && f.fs.census == nil && f != g {
 				a.publish(f)
 			}
 		}

@@ -107,21 +107,21 @@ func (a *Aggregator) mergeGroup(dst, src *group) {
 }
 
 // mergeFields adds the field state src to dst (a template's when
-// template, else a family's, which needs one of the family samples).
+// template, else a family's, which needs one of the family censuses).
 func (a *Aggregator) mergeFields(dst, src *fieldState, template bool) {
 	dst.hits += src.hits
 	dst.misses += src.misses
-	if src.sample == nil {
+	if src.census == nil {
 		return
 	}
-	if dst.sample == nil {
+	if dst.census == nil {
 		if !template {
-			if a.famSamples >= maxInferredSamplers {
+			if a.famCensus >= maxFamilyCensuses {
 				return
 			}
-			a.famSamples++
+			a.famCensus++
 		}
-		dst.sample = &sampler{k: a.opts.FieldSamples}
+		dst.census = &census{}
 	}
-	dst.sample.merge(src.sample)
+	a.censusKeys += dst.census.merge(src.census, maxCensusKeys-a.censusKeys)
 }

@@ -34,7 +34,7 @@ func mergeDataset() []*inventory.Record {
 // merged, give the report one aggregator gives.
 func TestMergeEquivalence(t *testing.T) {
 	reg := loadReg(t)
-	opts := inventory.Options{MaxFindings: 50, TopKeys: 10, HotKeys: 5, HotFreqFloor: 100, FieldSamples: 32}
+	opts := inventory.Options{MaxFindings: 50, TopKeys: 10, HotKeys: 5, HotFreqFloor: 100}
 	rs := mergeDataset()
 	want := buildReport(t, reg, opts, rs)
 

@@ -36,7 +36,6 @@ type Options struct {
 	// Extensions beyond the shared API.
 	HotFreqFloor int // LFU counter a top-set key needs to be a hot-key finding; default 32 (a few thousand recent hits)
 	MaxGroups    int // inferred families of unregistered keys before folding into "(other)"; default 10000
-	FieldSamples int // keys per template whose field names are kept for mixed-schema; default 128
 }
 
 // Defaults.
@@ -46,7 +45,6 @@ const (
 	DefaultHotKeys      = 20
 	DefaultHotFreqFloor = 32
 	DefaultMaxGroups    = 10000
-	DefaultFieldSamples = 128
 )
 
 // Bounds on what is retained per key, so that a 1 MB key name cannot
@@ -59,9 +57,9 @@ const (
 	maxFieldName        = 64   // bytes of a field name kept
 	maxSampleKey        = 512  // keys longer than this are not sampled for fields
 	maxFieldBytes       = 512  // bytes of field names kept per sampled key
-	maxInferredSamplers = 64   // inferred families that get a field sampler
+	maxFamilyCensuses   = 64   // inferred families that get a field census
 	fieldMissLimit      = 32   // asked keys without field names before a template or family may be given up
-	maxInferredMisses   = maxInferredSamplers * fieldMissLimit
+	maxInferredMisses   = maxFamilyCensuses * fieldMissLimit
 )
 
 func (o Options) withDefaults() Options {
@@ -79,9 +77,6 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxGroups <= 0 {
 		o.MaxGroups = DefaultMaxGroups
-	}
-	if o.FieldSamples <= 0 {
-		o.FieldSamples = DefaultFieldSamples
 	}
 	if !(o.SampleRatio >= 0 && o.SampleRatio <= 1) { // NaN too
 		o.SampleRatio = 0

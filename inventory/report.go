@@ -185,7 +185,7 @@ func (a *Aggregator) reportFindings(multi bool, gi groupIndex, groups []report.G
 		list(id, &rs.kept)
 	}
 	for _, lr := range a.lateFindings() {
-		if len(lr.items) == 0 {
+		if len(lr.items) == 0 && lr.unlisted == [3]int64{} {
 			continue // no zero rows: a rule is in by_rule only when it found something
 		}
 		t := newFindTop(a.opts.MaxFindings)
@@ -196,6 +196,9 @@ func (a *Aggregator) reportFindings(multi bool, gi groupIndex, groups []report.G
 				groups[i].Findings++
 			}
 			t.push(it.ent, it.det)
+		}
+		for i, u := range lr.unlisted {
+			n[i] += u
 		}
 		c := count[lr.rule]
 		c.Error, c.Warning, c.Info = c.Error+n[finding.Error], c.Warning+n[finding.Warning], c.Info+n[finding.Info]
@@ -229,10 +232,12 @@ func dbOf(p *int) int {
 	return *p
 }
 
-// lateRule is the findings of a rule decided at report time.
+// lateRule is the findings of a rule decided at report time: those it
+// lists, and how many more it counts (by severity).
 type lateRule struct {
-	rule  string
-	items []lateItem
+	rule     string
+	items    []lateItem
+	unlisted [3]int64
 }
 
 type lateItem struct {
@@ -242,7 +247,8 @@ type lateItem struct {
 }
 
 func (a *Aggregator) lateFindings() []lateRule {
-	return []lateRule{{finding.HotKey, a.hotFindings()}, {finding.MixedSchema, a.mixedFindings()}}
+	mixed, schema := a.schemaFindings()
+	return []lateRule{{rule: finding.HotKey, items: a.hotFindings()}, mixed, schema}
 }
 
 func newLate(f *finding.Finding, score int64, keyLen, db int, g groupRef) lateItem {
@@ -273,28 +279,6 @@ func (a *Aggregator) hotFindings() []lateItem {
 	return out
 }
 
-// mixedFindings analyses every field sample.
-func (a *Aggregator) mixedFindings() []lateItem {
-	var out []lateItem
-	check := func(fs *fieldState, name, kind, owner string) {
-		if fs.sample == nil {
-			return
-		}
-		for _, m := range fs.sample.analyze() {
-			f := finding.Finding{Rule: finding.MixedSchema, Severity: finding.Error, Key: m.key, Template: name, Owner: owner,
-				Message: clipText(m.message()), Hint: mixedHint}
-			out = append(out, newLate(&f, m.bytes, len(m.key), m.db, groupRef{kind, name, m.db}))
-		}
-	}
-	for i, e := range a.reg.Entries {
-		check(&a.tmplFields[i], e.Key, report.KindTemplate, e.Owner)
-	}
-	for _, fs := range a.famFields {
-		check(fs, fs.name, report.KindPrefix, fs.owner)
-	}
-	return out
-}
-
 // notes are what the aggregation itself can say about the report.
 func (a *Aggregator) notes(have []string, x func(int64) int64) []string {
 	var notes []string
@@ -309,10 +293,7 @@ func (a *Aggregator) notes(have []string, x func(int64) int64) []string {
 		notes = append(notes, fmt.Sprintf("%s unregistered keys with inferred templates over %d bytes are counted in the group %s",
 			report.HumanCount(x(a.foldedLong)), maxGroupName, report.OtherGroup))
 	}
-	if sampled := a.fieldSampleSize(); sampled > 0 {
-		notes = append(notes, fmt.Sprintf("mixed-schema compared the field names of a random sample of up to %d keys per template (%d keys in all): a rare mixed key can be missed",
-			a.opts.FieldSamples, sampled))
-	}
+	notes = append(notes, a.censusNotes()...)
 	if a.t.bytesUnknown > 0 {
 		notes = append(notes, fmt.Sprintf("memory of %s keys unknown: not included in bytes", report.HumanCount(x(a.t.bytesUnknown))))
 	}
@@ -348,18 +329,34 @@ func (a *Aggregator) reportTop(multi bool) []report.TopKey {
 	return out
 }
 
-// fieldSampleSize is the number of keys whose fields were sampled.
-func (a *Aggregator) fieldSampleSize() int {
-	n := 0
-	for i := range a.tmplFields {
-		if s := a.tmplFields[i].sample; s != nil {
-			n += len(s.items)
+// censusNotes say where value formats could not be told.
+func (a *Aggregator) censusNotes() []string {
+	var varied []string
+	lost := false
+	each := func(name string, fs *fieldState) {
+		if c := fs.census; c != nil {
+			if c.overflow {
+				varied = append(varied, name)
+			}
+			for _, s := range c.sigs {
+				lost = lost || s.lost
+			}
 		}
+	}
+	for i, e := range a.reg.Entries {
+		each(e.Key, &a.tmplFields[i])
 	}
 	for _, fs := range a.famFields {
-		if fs.sample != nil {
-			n += len(fs.sample.items)
-		}
+		each(fs.name, fs)
 	}
-	return n
+	var notes []string
+	if len(varied) > 0 {
+		slices.Sort(varied)
+		notes = append(notes, fmt.Sprintf("the values of %d templates or families hold more than %d different field sets (maps keyed by IDs, values wider than the %d fields read): mixed-schema and schema were not decided for %s",
+			len(varied), maxSigs, maxFieldsPerKey, strings.Join(varied[:min(len(varied), 5)], ", ")))
+	}
+	if lost {
+		notes = append(notes, fmt.Sprintf("more than %s keys with rare field sets: mixed-schema and schema count them all but list only the first", report.HumanCount(maxCensusKeys)))
+	}
+	return notes
 }

@@ -20,7 +20,7 @@ func TestAddKeepsNoReferenceToRecordStrings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := New(reg, Options{MaxFindings: 5, TopKeys: 5, HotKeys: 5, FieldSamples: 4})
+	a := New(reg, Options{MaxFindings: 5, TopKeys: 5, HotKeys: 5})
 	var buf []byte
 	type span struct{ lo, hi int }
 	var keys, nss, fields []span

@@ -19,7 +19,7 @@ func (a *Aggregator) state() *report.State {
 	st := &report.State{
 		Version: report.StateVersion,
 		Options: report.StateOptions{MaxFindings: o.MaxFindings, TopKeys: o.TopKeys, HotKeys: o.HotKeys, HotFreqFloor: o.HotFreqFloor,
-			MaxGroups: o.MaxGroups, FieldSamples: o.FieldSamples, Sampled: o.Sampled, SampleRatio: o.SampleRatio},
+			MaxGroups: o.MaxGroups, Sampled: o.Sampled, SampleRatio: o.SampleRatio},
 		Totals: report.StateTotals{Keys: a.t.keys, Bytes: a.t.bytes, BytesUnknown: a.t.bytesUnknown, NoTTL: a.t.noTTL,
 			Unregistered: a.t.unregistered, Severity: a.t.sev, FreqKnown: a.freqKnown, FoldedCap: a.foldedCap,
 			FoldedLong: a.foldedLong, FamilyMisses: a.famMisses},
@@ -42,17 +42,19 @@ func (a *Aggregator) state() *report.State {
 		return cmp.Or(strings.Compare(p.Kind, q.Kind), strings.Compare(string(p.Name), string(q.Name)), cmp.Compare(p.DB, q.DB))
 	})
 	fields := func(kind, name string, fs *fieldState) {
-		if fs.hits == 0 && fs.misses == 0 && fs.sample == nil {
+		if fs.hits == 0 && fs.misses == 0 && fs.census == nil {
 			return
 		}
 		sf := report.StateFields{Kind: kind, Name: report.Str(name), Hits: fs.hits, Misses: fs.misses}
-		if fs.sample != nil {
-			for _, it := range fs.sample.items {
-				sf.Sample = append(sf.Sample, report.StateSample{Key: report.Str(it.key), DB: it.db, Bytes: it.bytes, Fields: it.fields})
+		if c := fs.census; c != nil {
+			sf.Census, sf.Overflow, sf.Values = true, c.overflow, c.keys
+			for _, s := range c.sets() {
+				ss := report.StateSet{Names: s.names, Count: s.count, Lost: s.lost}
+				for _, k := range s.keys {
+					ss.Keys = append(ss.Keys, report.StateSample{Key: report.Str(k.key), DB: k.db, Bytes: k.bytes})
+				}
+				sf.Sets = append(sf.Sets, ss)
 			}
-			slices.SortFunc(sf.Sample, func(p, q report.StateSample) int {
-				return cmp.Or(strings.Compare(string(p.Key), string(q.Key)), cmp.Compare(p.DB, q.DB))
-			})
 		}
 		st.Fields = append(st.Fields, sf)
 	}
@@ -92,7 +94,9 @@ var ErrNoState = errors.New("the report carries no aggregation state: write it w
 
 // lateRules are decided at report time from the state (hot set, field
 // samples), not kept per key.
-func decidedLate(rule string) bool { return rule == finding.HotKey || rule == finding.MixedSchema }
+func decidedLate(rule string) bool {
+	return rule == finding.HotKey || rule == finding.MixedSchema || rule == finding.Schema
+}
 
 // FromReport returns an Aggregator holding the aggregates of rep (a JSON
 // report of keyguard audit or rdb, read back), so that a resumed audit
@@ -109,7 +113,7 @@ func FromReport(reg *registry.Registry, rep *report.Report) (*Aggregator, error)
 	}
 	o := st.Options
 	a := New(reg, Options{MaxFindings: o.MaxFindings, TopKeys: o.TopKeys, HotKeys: o.HotKeys, HotFreqFloor: o.HotFreqFloor,
-		MaxGroups: o.MaxGroups, FieldSamples: o.FieldSamples, Sampled: o.Sampled, SampleRatio: o.SampleRatio})
+		MaxGroups: o.MaxGroups, Sampled: o.Sampled, SampleRatio: o.SampleRatio})
 	t := st.Totals
 	a.t = totals{keys: t.Keys, bytes: t.Bytes, bytesUnknown: t.BytesUnknown, noTTL: t.NoTTL, unregistered: t.Unregistered, sev: t.Severity}
 	a.freqKnown, a.foldedCap, a.foldedLong, a.famMisses = t.FreqKnown, t.FoldedCap, t.FoldedLong, t.FamilyMisses
@@ -161,13 +165,13 @@ func FromReport(reg *registry.Registry, rep *report.Report) (*Aggregator, error)
 			continue // a family of no group: it had fallen into "(other)"
 		}
 		fs.hits, fs.misses = sf.Hits, sf.Misses
-		if len(sf.Sample) > 0 {
+		if sf.Census {
 			if sf.Kind != report.KindTemplate {
-				a.famSamples++
+				a.famCensus++
 			}
-			fs.sample = &sampler{k: a.opts.FieldSamples}
-			for _, s := range sf.Sample {
-				fs.sample.offer(fieldSample{hash: keyHash(string(s.Key)), key: string(s.Key), db: s.DB, bytes: s.Bytes, fields: s.Fields})
+			fs.census = loadCensus(sf)
+			for _, s := range fs.census.sigs {
+				a.censusKeys += len(s.keys)
 			}
 		}
 	}
@@ -274,4 +278,21 @@ func MergeReports(reg *registry.Registry, reps []*report.Report, names []string)
 	out := agg.Report(meta)
 	out.MergedFrom = slices.Clone(names)
 	return out, nil
+}
+
+func loadCensus(sf report.StateFields) *census {
+	c := &census{overflow: sf.Overflow, keys: sf.Values}
+	if c.overflow {
+		return c
+	}
+	c.sigs = map[uint64]*fieldSet{}
+	for _, ss := range sf.Sets {
+		h, _ := fieldSetHash(ss.Names) // normalized names hash as themselves
+		s := &fieldSet{names: ss.Names, count: ss.Count, lost: ss.Lost}
+		for _, k := range ss.Keys {
+			s.keys = append(s.keys, censusKey{string(k.Key), k.DB, k.Bytes})
+		}
+		c.sigs[h] = s
+	}
+	return c
 }

@@ -32,7 +32,6 @@ type StateOptions struct {
 	HotKeys      int     `json:"hot_keys"`
 	HotFreqFloor int     `json:"hot_freq_floor"`
 	MaxGroups    int     `json:"max_groups"`
-	FieldSamples int     `json:"field_samples"`
 	Sampled      bool    `json:"sampled,omitempty"`
 	SampleRatio  float64 `json:"sample_ratio,omitempty"`
 }
@@ -74,21 +73,32 @@ type StateTTL struct {
 	Buckets [][2]int64 `json:"buckets,omitempty"` // [bucket, count], only the counted ones
 }
 
-// StateFields is the field-name sample of one template or family.
+// StateFields is the field-set census of one template or family.
 type StateFields struct {
-	Kind   string        `json:"kind"` // template or prefix
-	Name   Str           `json:"name"`
-	Hits   int64         `json:"hits"`
-	Misses int64         `json:"misses"`
-	Sample []StateSample `json:"sample,omitempty"`
+	Kind     string     `json:"kind"` // template or prefix
+	Name     Str        `json:"name"`
+	Hits     int64      `json:"hits"`
+	Misses   int64      `json:"misses"`
+	Census   bool       `json:"census,omitempty"`   // the values' field sets were counted
+	Overflow bool       `json:"overflow,omitempty"` // too many field sets to keep
+	Values   int64      `json:"values,omitempty"`   // values counted
+	Sets     []StateSet `json:"sets,omitempty"`
 }
 
-// StateSample is one sampled key and its normalized field names.
+// StateSet is one field set of a census: its normalized names, how many
+// values hold it, and the keys kept of them.
+type StateSet struct {
+	Names []string      `json:"names"`
+	Count int64         `json:"count"`
+	Lost  bool          `json:"lost,omitempty"` // keys were not kept
+	Keys  []StateSample `json:"keys,omitempty"`
+}
+
+// StateSample is one key kept in a census.
 type StateSample struct {
-	Key    Str      `json:"key"`
-	DB     int      `json:"db,omitempty"`
-	Bytes  int64    `json:"bytes"`
-	Fields []string `json:"fields"`
+	Key   Str   `json:"key"`
+	DB    int   `json:"db,omitempty"`
+	Bytes int64 `json:"bytes"`
 }
 
 // StateHot is a candidate of the hot-key set.
