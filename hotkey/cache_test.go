@@ -307,3 +307,41 @@ func TestSubscriptionLoss(t *testing.T) {
 		return err == nil && v == "changed"
 	})
 }
+
+// TestLockRelease: the lock is released by its token only, and release
+// works after SCRIPT FLUSH (EVALSHA falls back to EVAL).
+func TestLockRelease(t *testing.T) {
+	ctx := context.Background()
+	srv := redistest.Start(t)
+	admin := srv.Client(t)
+	c, _ := newCache(t, testRegistry(t), srv.Client(t), Options{})
+	lock := LockPrefix + "config:global:x"
+	admin.Set(ctx, lock, "someone-else", time.Minute)
+	c.release(ctx, lock, "mine")
+	if v := admin.Get(ctx, lock).Val(); v != "someone-else" {
+		t.Fatalf("another holder's lock was released: %q", v)
+	}
+	admin.Set(ctx, lock, "mine", time.Minute)
+	if err := admin.ScriptFlush(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	c.release(ctx, lock, "mine")
+	if n := admin.Exists(ctx, lock).Val(); n != 0 {
+		t.Fatalf("own lock not released after SCRIPT FLUSH")
+	}
+	// A miss leaves no lock behind, and the lock had the template's TTL.
+	var ttl time.Duration
+	_, err := c.Get(ctx, "config:global:y", func(ctx context.Context, key string) (string, error) {
+		ttl = admin.PTTL(ctx, LockPrefix+key).Val()
+		return "v", nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ttl <= 9*time.Second || ttl > 10*time.Second {
+		t.Errorf("lock TTL during the load %v, want the lock template's 10s", ttl)
+	}
+	if n := admin.Exists(ctx, LockPrefix+"config:global:y").Val(); n != 0 {
+		t.Errorf("lock left behind")
+	}
+}
