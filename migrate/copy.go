@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -15,14 +16,15 @@ const (
 )
 
 // Copy copies every key of the old template to its new key, on every
-// master. Value and expiry are copied exactly: COPY when both keys are on
-// one node (a standalone server, or one Cluster slot), otherwise the old
-// key is read (TYPE, PEXPIRETIME, DUMP in one script) and written with
-// RESTORE … ABSTTL, so the new key expires at the same instant as the old.
-// A new key that exists is never overwritten unless opts.Overwrite: both
-// paths check and write in one atomic step, so a service that dual-writes
-// meanwhile keeps its newer data. Keys that expire during the copy are
-// counted, not errors.
+// master. SCAN asks for keys of the template's type only (the others are
+// left alone; Verify lists them). Value and expiry are copied exactly:
+// COPY when both keys are on one node (a standalone server, or one Cluster
+// slot), otherwise DUMP and PEXPIRETIME of the old key and RESTORE … ABSTTL
+// of the new, so the new key expires at the same instant as the old. A new
+// key that exists is never overwritten unless opts.Overwrite: COPY without
+// REPLACE and RESTORE without REPLACE (BUSYKEY) check and write in one
+// step, so a service that dual-writes meanwhile keeps its newer data. Keys
+// that expire during the copy are counted, not errors.
 func (p *Plan) Copy(ctx context.Context, rdb redis.UniversalClient, opts Options) (*Result, error) {
 	j := newJob(opCopy, p, rdb, opts)
 	j.work = &copier{j: j, sc: newScripts()}
@@ -41,62 +43,92 @@ func (c *copier) batch(ctx context.Context, pairs []pair, n *Counts) error {
 	case c.j.opts.DryRun:
 		return c.dry(ctx, pairs, n)
 	}
-	replace := flag(c.j.opts.Overwrite)
-	calls := make([]call, len(pairs))
-	for i, pr := range pairs {
+	// First round trip: COPY where one node holds both keys, the old key's
+	// payload and deadline where it does not.
+	calls := make([]call, 0, len(pairs))
+	for _, pr := range pairs {
 		if pr.same {
-			calls[i] = call{s: c.sc.copy, keys: []string{pr.old, pr.new}, args: []any{c.j.plan.Type, replace}}
+			args := []any{"copy", pr.old, pr.new}
+			if c.j.opts.Overwrite {
+				args = append(args, "replace")
+			}
+			calls = append(calls, call{args: args})
 		} else {
-			calls[i] = call{s: c.sc.read, keys: []string{pr.old}}
+			calls = append(calls, call{args: []any{"dump", pr.old}}, call{args: []any{"pexpiretime", pr.old}})
 		}
 	}
 	cmds, err := exec(ctx, c.j.rdb, c.sc, calls)
 	if err != nil {
 		return err
 	}
-	var restores []call
-	for i, cmd := range cmds {
-		if err := cmd.Err(); err != nil {
-			return replyErr(&calls[i], err)
-		}
-		if pairs[i].same {
-			v, _ := cmd.Int64()
-			n.count(v)
+	// Second round trip: RESTORE … ABSTTL, and EXISTS of the old keys COPY
+	// answered 0 for (the new key exists, or the old one is gone).
+	var next []call
+	now := time.Now().UnixMilli()
+	for i, k := 0, 0; i < len(pairs); i++ {
+		pr := &pairs[i]
+		if pr.same {
+			v, err := cmds[k].Int64()
+			if err != nil {
+				return replyErr(&calls[k], err)
+			}
+			if v == 1 {
+				n.Copied++
+			} else {
+				next = append(next, call{args: []any{"exists", pr.old}})
+			}
+			k++
 			continue
 		}
-		r, err := parseRead(cmd)
-		if err != nil {
-			return err
-		}
+		payload, err := cmds[k].Text()
+		k += 2
 		switch {
-		case r.typ == "none":
+		case err == redis.Nil:
 			n.Expired++
-		case r.typ != c.j.plan.Type:
-			n.WrongType++
-		case r.payload == nil:
-			return fmt.Errorf("the server cannot DUMP the %s %q, and %q is on another node: a copy across nodes needs DUMP and RESTORE", r.typ, pairs[i].old, pairs[i].new)
-		default:
-			restores = append(restores, call{s: c.sc.restore, keys: []string{pairs[i].new}, args: []any{*r.payload, max(r.deadline, 0), replace}})
+			continue
+		case err != nil:
+			return fmt.Errorf("DUMP %q: %w (a copy across nodes needs DUMP and RESTORE)", pr.old, err)
 		}
+		deadline, err := cmds[k-1].Int64()
+		switch {
+		case err != nil:
+			return replyErr(&calls[k-1], err)
+		case deadline == -2 || deadline > 0 && deadline <= now:
+			n.Expired++ // gone, or its deadline passed: RESTORE would drop it
+			continue
+		}
+		args := []any{"restore", pr.new, max(deadline, 0), payload, "absttl"}
+		if c.j.opts.Overwrite {
+			args = append(args, "replace")
+		}
+		next = append(next, call{args: args})
 	}
-	if len(restores) == 0 {
+	if len(next) == 0 {
 		return nil
 	}
-	cmds, err = exec(ctx, c.j.rdb, c.sc, restores)
+	cmds, err = exec(ctx, c.j.rdb, c.sc, next)
 	if err != nil {
 		return err
 	}
 	for i, cmd := range cmds {
-		v, err := cmd.Int64()
-		if err != nil {
-			return replyErr(&restores[i], err)
+		err := cmd.Err()
+		switch {
+		case redis.HasErrorPrefix(err, "BUSYKEY"): // RESTORE without REPLACE never overwrites
+			n.Existing++
+		case err != nil:
+			return replyErr(&next[i], err)
+		case next[i].args[0] != "exists":
+			n.Copied++
+		case cmd.Val() == int64(0):
+			n.Expired++
+		default:
+			n.Existing++
 		}
-		n.count(v)
 	}
 	return nil
 }
 
-// count adds the reply of copy.lua, restore.lua or writefields.lua.
+// count adds the reply of writefields.lua.
 func (n *Counts) count(v int64) {
 	switch v {
 	case 1:
@@ -105,8 +137,6 @@ func (n *Counts) count(v int64) {
 		n.Existing++
 	case -1:
 		n.Expired++
-	case -2:
-		n.WrongType++
 	}
 }
 
@@ -114,27 +144,23 @@ func (n *Counts) count(v int64) {
 func (c *copier) dry(ctx context.Context, pairs []pair, n *Counts) error {
 	calls := make([]call, 0, 2*len(pairs))
 	for _, pr := range pairs {
-		calls = append(calls, call{args: []any{"type", pr.old}}, call{args: []any{"exists", pr.new}})
+		calls = append(calls, call{args: []any{"exists", pr.old}}, call{args: []any{"exists", pr.new}})
 	}
 	cmds, err := exec(ctx, c.j.rdb, c.sc, calls)
 	if err != nil {
 		return err
 	}
 	for i := range pairs {
-		typ, err := cmds[2*i].Text()
-		if err != nil {
-			return replyErr(&calls[2*i], err)
-		}
-		exists, err := cmds[2*i+1].Int64()
-		if err != nil {
-			return replyErr(&calls[2*i+1], err)
+		var v [2]int64
+		for k := range v {
+			if v[k], err = cmds[2*i+k].Int64(); err != nil {
+				return replyErr(&calls[2*i+k], err)
+			}
 		}
 		switch {
-		case typ == "none":
+		case v[0] == 0:
 			n.Expired++
-		case typ != c.j.plan.Type:
-			n.WrongType++
-		case exists == 1 && !c.j.opts.Overwrite:
+		case v[1] == 1 && !c.j.opts.Overwrite:
 			n.Existing++
 		default:
 			n.Copied++

@@ -11,12 +11,8 @@ import (
 )
 
 var (
-	//go:embed copy.lua
-	copySrc string
 	//go:embed read.lua
 	readSrc string
-	//go:embed restore.lua
-	restoreSrc string
 	//go:embed readfields.lua
 	readFieldsSrc string
 	//go:embed writefields.lua
@@ -37,19 +33,19 @@ func newScript(src string) *script {
 
 // The scripts, built per job (no package state).
 type scripts struct {
-	copy, read, restore, readFields, writeFields, unlink, hdel *script
+	read, readFields, writeFields, unlink, hdel *script
 }
 
 func newScripts() *scripts {
 	return &scripts{
-		copy: newScript(copySrc), read: newScript(readSrc), restore: newScript(restoreSrc),
+		read:       newScript(readSrc),
 		readFields: newScript(readFieldsSrc), writeFields: newScript(writeFieldsSrc),
 		unlink: newScript(unlinkSrc), hdel: newScript(hdelSrc),
 	}
 }
 
 func (s *scripts) all() []*script {
-	return []*script{s.copy, s.read, s.restore, s.readFields, s.writeFields, s.unlink, s.hdel}
+	return []*script{s.read, s.readFields, s.writeFields, s.unlink, s.hdel}
 }
 
 // call is one command of a pipeline: a script with its keys and

@@ -249,29 +249,52 @@ func (j *job) loadState(nodes []*node, res *Result) error {
 	return nil
 }
 
-// runNode walks one master from its saved cursor.
+// runNode walks one master from its saved cursor. A goroutine runs the
+// SCANs ahead (at most two batches), so that the server scans the next
+// batch while this one is copied; batches are handled and committed in
+// cursor order.
 func (j *job) runNode(ctx context.Context, n *node, ns *nodeState) error {
-	match := j.opts.Match
-	if match == "" {
-		match = j.plan.Glob()
-	}
 	j.mu.Lock()
 	cursor, done := ns.Cursor, ns.Done
 	j.mu.Unlock()
-	for !done {
+	if done {
+		return nil
+	}
+	type batch struct {
+		keys []string
+		next uint64
+	}
+	scanCtx, stopScan := context.WithCancel(ctx)
+	defer stopScan()
+	batches := make(chan batch, 2)
+	scanErr := make(chan error, 1)
+	go func() {
+		defer close(batches)
+		for c := cursor; ; {
+			keys, next, err := j.scan(scanCtx, n, c)
+			if err != nil {
+				if scanCtx.Err() == nil {
+					scanErr <- fmt.Errorf("SCAN %s: %w", n.addr, err)
+				}
+				return
+			}
+			select {
+			case batches <- batch{keys, next}:
+			case <-scanCtx.Done():
+				return
+			}
+			if c = next; c == 0 {
+				return
+			}
+		}
+	}()
+	for b := range batches {
 		if j.opts.MaxKeys > 0 && j.keys.Load() >= j.opts.MaxKeys {
 			j.stop("max-keys")
 			return nil
 		}
-		keys, next, err := n.c.Scan(ctx, cursor, match, int64(j.opts.Batch)).Result()
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil
-			}
-			return fmt.Errorf("SCAN %s: %w", n.addr, err)
-		}
 		var c Counts
-		pairs := j.pairs(keys, &c)
+		pairs := j.pairs(b.keys, &c)
 		if err := j.lim.wait(ctx, len(pairs)); err != nil {
 			return nil
 		}
@@ -284,12 +307,29 @@ func (j *job) runNode(ctx context.Context, n *node, ns *nodeState) error {
 			}
 		}
 		j.keys.Add(c.Keys)
-		cursor, done = next, next == 0
-		if err := j.commit(ns, cursor, done, c); err != nil {
+		if err := j.commit(ns, b.next, b.next == 0, c); err != nil {
 			return err
 		}
 	}
-	return nil
+	select {
+	case err := <-scanErr:
+		return err
+	default:
+		return nil
+	}
+}
+
+// scan runs one SCAN; copy asks for keys of the template's type only
+// (the others are not copied; verify lists them).
+func (j *job) scan(ctx context.Context, n *node, cursor uint64) ([]string, uint64, error) {
+	match := j.opts.Match
+	if match == "" {
+		match = j.plan.Glob()
+	}
+	if j.op == opCopy {
+		return n.c.ScanType(ctx, cursor, match, int64(j.opts.Batch), j.plan.Type).Result()
+	}
+	return n.c.Scan(ctx, cursor, match, int64(j.opts.Batch)).Result()
 }
 
 // pairs keeps the keys of the old template and maps them; keys whose

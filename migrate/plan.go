@@ -14,17 +14,16 @@ import (
 // belong to it and how each old key's captures build its new key. It is
 // pure (no Redis) and immutable, safe for concurrent use.
 type Plan struct {
-	From, To   string          // the templates as written in the registry
-	FromEntry  *registry.Entry // nil when the old template is not registered
-	ToEntry    *registry.Entry
-	Type       string   // the Redis type both templates hold
-	Fields     []string // hash fields moved; nil moves whole keys
-	Mappings   []Mapping
-	Notes      []string // what the migration does that a reader should know
-	reg        *registry.Registry
-	old, new   *keytmpl.Template
-	build      []buildPart
-	checkTypes bool // the old template is unregistered: TYPE is checked per key
+	From, To  string          // the templates as written in the registry
+	FromEntry *registry.Entry // nil when the old template is not registered
+	ToEntry   *registry.Entry
+	Type      string   // the Redis type both templates hold
+	Fields    []string // hash fields moved; nil moves whole keys
+	Mappings  []Mapping
+	Notes     []string // what the migration does that a reader should know
+	reg       *registry.Registry
+	old, new  *keytmpl.Template
+	build     []buildPart
 }
 
 // Conversion is what happens to a placeholder's value on the way from the
@@ -118,9 +117,10 @@ func NewPlan(reg *registry.Registry, from, to string, opts PlanOptions) (*Plan, 
 		if err != nil {
 			return fail("write the old template in the registry's template syntax (see keyguard.yaml's keys)", "the old template does not parse: %v", err)
 		}
-		p.old, p.checkTypes = t, true
-		p.Notes = append(p.Notes, fmt.Sprintf("the old template is not in the registry: each key's type is checked, keys that are not a %s are counted and left alone", p.Type))
+		p.old = t
+		p.Notes = append(p.Notes, "the old template is not in the registry: it takes the keys no registered template claims")
 	}
+	p.Notes = append(p.Notes, fmt.Sprintf("copy takes the keys that are a %s (SCAN … TYPE); verify lists any other", p.Type))
 	if ex := keytmpl.Relate(p.old, p.new); ex.Relation != keytmpl.Disjoint {
 		return fail("the new template must not match old keys: give it its own literal segment",
 			"the templates share keys (%s): the copy would read its own output and cleanup would delete new keys", ex)

@@ -140,7 +140,7 @@ func TestPlanOwnsLeavesMoreSpecificTemplates(t *testing.T) {
 	if !q.Owns("legacy:7") || q.Owns("new:string:7") {
 		t.Error("unregistered old template: wrong ownership")
 	}
-	if !strings.Contains(strings.Join(q.Notes, "\n"), "type is checked") {
+	if !strings.Contains(strings.Join(q.Notes, "\n"), "no registered template claims") {
 		t.Errorf("notes %q do not say types are checked", q.Notes)
 	}
 }
