@@ -92,7 +92,8 @@ type tableRow struct {
 // TestBrowserOverview loads the overview in headless Chromium against a
 // real redis-server holding a generated dataset, and checks that the
 // treemap and the template tables show the dataset's numbers, that the
-// page loads nothing from elsewhere, and saves screenshots.
+// page loads nothing from elsewhere, and saves screenshots. One browser
+// session walks three pages, hence the length.
 func TestBrowserOverview(t *testing.T) {
 	bctx := browser(t)
 	srv := redistest.Start(t)

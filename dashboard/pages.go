@@ -367,7 +367,7 @@ func (s *Server) trends(snap *Snapshot, colors map[string]string) ([]trend, temp
 
 type templatesBody struct {
 	Q       tableQuery
-	Rows    []TemplateRow
+	Rows    []tableLine
 	Total   int
 	Owners  []string
 	Domains []string
@@ -385,7 +385,10 @@ func (s *Server) templatesPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q := parseTableQuery(r.URL.Query())
-	b := &templatesBody{Q: q, Rows: q.apply(p.Snap.Templates), Total: len(p.Snap.Templates)}
+	b := &templatesBody{Q: q, Total: len(p.Snap.Templates)}
+	for _, t := range q.apply(p.Snap.Templates) {
+		b.Rows = append(b.Rows, newTableRow(t, p.Est))
+	}
 	owners, domains := map[string]bool{}, map[string]bool{}
 	for i := range p.Snap.Templates {
 		owners[p.Snap.Templates[i].Owner] = true
@@ -404,6 +407,50 @@ func (s *Server) templatesPage(w http.ResponseWriter, r *http.Request) {
 	}
 	p.Body = b
 	s.render(w, "templates", p, http.StatusOK)
+}
+
+// tableLine is a row of the templates table with its texts written, so
+// that drawing 1,000 rows calls no template function.
+type tableLine struct {
+	*TemplateRow
+	Href, FindingsHref, Search              string
+	KeysText, BytesText, NoTTLText, TTLText string
+	TypesTip, WritersTip, WritersClass      string
+}
+
+func newTableRow(t *TemplateRow, est string) tableLine {
+	r := tableLine{TemplateRow: t, Href: templateURL(t.Name), Search: t.Name + " " + t.Owner + " " + t.Desc,
+		KeysText: est + fmtCount(t.Keys), BytesText: est + fmtBytes(t.Bytes), NoTTLText: est + fmtCount(t.NoTTL), TTLText: "–"}
+	switch {
+	case t.WithTTL > 0:
+		r.TTLText = fmtSec(t.TTLP50)
+	case t.Persistent:
+		r.TTLText = "persistent"
+	}
+	if t.Findings > 0 {
+		r.FindingsHref = "/findings?template=" + url.QueryEscape(t.Name)
+	}
+	if len(t.Types) > 1 {
+		var tip []string
+		for _, tc := range t.Types {
+			tip = append(tip, tc.Type+": "+fmtCount(tc.Keys))
+		}
+		r.TypesTip = strings.Join(tip, ", ")
+	}
+	if len(t.Writers) > 0 {
+		var svc []string
+		for _, w := range t.Writers {
+			svc = append(svc, w.Service)
+		}
+		r.WritersTip = strings.Join(svc, ", ")
+		switch {
+		case t.Disallowed() > 0:
+			r.WritersClass = "tag bad"
+		case t.SecondWriter():
+			r.WritersClass = "tag warn"
+		}
+	}
+	return r
 }
 
 func sortedKeys(m map[string]bool) []string {

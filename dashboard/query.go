@@ -127,12 +127,12 @@ func (q tableQuery) match(t *TemplateRow) bool {
 		strings.Contains(strings.ToLower(t.Desc), needle)
 }
 
-// apply filters and sorts rows (a copy).
-func (q tableQuery) apply(rows []TemplateRow) []TemplateRow {
-	var out []TemplateRow
+// apply filters and sorts rows, returning pointers into rows.
+func (q tableQuery) apply(rows []TemplateRow) []*TemplateRow {
+	var out []*TemplateRow
 	for i := range rows {
 		if q.match(&rows[i]) {
-			out = append(out, rows[i])
+			out = append(out, &rows[i])
 		}
 	}
 	by := func(a, b *TemplateRow) int {
@@ -156,8 +156,8 @@ func (q tableQuery) apply(rows []TemplateRow) []TemplateRow {
 		}
 		return cmp.Compare(a.Bytes, b.Bytes)
 	}
-	slices.SortStableFunc(out, func(a, b TemplateRow) int {
-		c := by(&a, &b)
+	slices.SortStableFunc(out, func(a, b *TemplateRow) int {
+		c := by(a, b)
 		if q.Desc {
 			c = -c
 		}

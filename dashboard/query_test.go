@@ -13,7 +13,7 @@ func TestTableQuery(t *testing.T) {
 		{Name: "a:{id}", Owner: "team-a", Domain: "a", Totals: Totals{Keys: 9, Bytes: 10}, Desc: "Sessions"},
 		{Name: "c:{id}", Owner: "team-a", Domain: "c"},
 	}
-	names := func(rs []TemplateRow) []string {
+	names := func(rs []*TemplateRow) []string {
 		var out []string
 		for _, r := range rs {
 			out = append(out, r.Name)

@@ -18,7 +18,8 @@ import (
 )
 
 // runServe audits on a schedule and serves the dashboard, the report as
-// JSON and /metrics until interrupted (package dashboard).
+// JSON and /metrics until interrupted (package dashboard). It is long for
+// its flags alone: the serving's and those of the audit it schedules.
 func runServe(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "serve", "serve --redis URL [--cluster] [--registry FILE] [--listen 127.0.0.1:8080] [--interval 10m] [flags]",
 		`  keyguard serve --redis redis://127.0.0.1:6379
