@@ -5,12 +5,26 @@ import (
 )
 
 // BenchmarkObserve is the cost of one observed key: a Zipf(1.1) stream
-// over 100,000 keys (64 Ki draws, replayed), from one goroutine and from
-// all (RunParallel), and one key hammered from all goroutines (the hot
-// key's buckets shared between cores). cpu-ns/op is the process's CPU
-// time per observation, steadier than wall time on a shared machine.
+// over 100,000 keys (64 Ki draws, replayed; the keys' bytes mostly miss
+// the CPU caches) and over 1,000 keys (they stay cached, as the key a
+// hook just saw does), from one goroutine and from all (RunParallel), and
+// one key hammered from all goroutines (its buckets shared between
+// cores). cpu-ns/op is the process's CPU time per observation, steadier
+// than wall time on a shared machine.
 func BenchmarkObserve(b *testing.B) {
 	const n = 1 << 16
+	small, _ := zipfStream(1, 1.1, 1000, n)
+	b.Run("zipf-1k-keys-serial", func(b *testing.B) {
+		sk := New(Options{K: 32, Seed: 1})
+		b.ReportAllocs()
+		cpu0 := processCPU()
+		i := 0
+		for b.Loop() {
+			sk.Observe(small[i&(n-1)])
+			i++
+		}
+		b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N), "cpu-ns/op")
+	})
 	stream, _ := zipfStream(1, 1.1, 100_000, n)
 	b.Run("zipf-serial", func(b *testing.B) {
 		sk := New(Options{K: 32, Seed: 1})

@@ -60,8 +60,11 @@ type Sketch struct {
 	shift   uint   // log2(width)
 	mask    uint64 // width - 1
 	buckets []atomic.Uint64
-	decay   []uint64 // decay[c]: probability Base^-c as a threshold on a uniform uint64
-	top     topList
+	// decay[c] is the probability Base^-c as a threshold on a uniform
+	// 16-bit draw; a count past the table (p < 2^-16) does not decay
+	// until Halve.
+	decay []uint16
+	top   topList
 }
 
 // New returns an empty sketch.
@@ -89,18 +92,13 @@ func New(o Options) *Sketch {
 		mask:    uint64(w - 1),
 		buckets: make([]atomic.Uint64, w*o.Depth),
 	}
-	// Base^-c as a fraction of 2^64, until it rounds to zero: beyond that a
-	// bucket never decays.
+	// Base^-c as a fraction of 2^16, until it rounds to zero.
 	for c := 0; ; c++ {
-		p := math.Pow(o.Base, -float64(c))
-		if p*0x1p64 < 1 {
+		p := math.Pow(o.Base, -float64(c)) * 0x1p16
+		if p < 1 {
 			break
 		}
-		if p >= 1 {
-			s.decay = append(s.decay, math.MaxUint64)
-		} else {
-			s.decay = append(s.decay, uint64(p*0x1p64))
-		}
+		s.decay = append(s.decay, uint16(min(p, math.MaxUint16)))
 	}
 	s.top.init(o.K)
 	return s
@@ -115,8 +113,9 @@ func (s *Sketch) Observe(key string) uint32 {
 	h := hashString(s.seed, key)
 	fp := fingerprint(h)
 	var est uint32
+	var r coins
 	for row := 0; row < s.depth; row++ {
-		if c := s.bump(&s.buckets[row<<s.shift|int(rowIndex(h, row)&s.mask)], fp); c > est {
+		if c := s.bump(&s.buckets[row<<s.shift|int(rowIndex(h, row)&s.mask)], fp, &r); c > est {
 			est = c
 		}
 	}
@@ -126,9 +125,26 @@ func (s *Sketch) Observe(key string) uint32 {
 	return est
 }
 
+// coins hands out 16-bit random draws, four per 64-bit draw of the
+// runtime's per-thread generator, drawn only when a decay is tried.
+type coins struct {
+	bits uint64
+	left int
+}
+
+func (c *coins) next() uint16 {
+	if c.left == 0 {
+		c.bits, c.left = rand.Uint64(), 4
+	}
+	v := uint16(c.bits)
+	c.bits >>= 16
+	c.left--
+	return v
+}
+
 // bump applies one occurrence of fingerprint fp to bucket b and returns
 // fp's count there (0 when another key holds the bucket).
-func (s *Sketch) bump(b *atomic.Uint64, fp uint32) uint32 {
+func (s *Sketch) bump(b *atomic.Uint64, fp uint32, r *coins) uint32 {
 	for {
 		old := b.Load()
 		ofp, oc := uint32(old>>32), uint32(old)
@@ -142,7 +158,7 @@ func (s *Sketch) bump(b *atomic.Uint64, fp uint32) uint32 {
 			}
 			nv = old + 1
 		default:
-			if int(oc) >= len(s.decay) || rand.Uint64() >= s.decay[oc] {
+			if int(oc) >= len(s.decay) || r.next() >= s.decay[oc] {
 				return 0
 			}
 			if oc == 1 {
@@ -384,20 +400,21 @@ func fingerprint(h uint64) uint32 {
 func hashString(seed uint64, s string) uint64 {
 	const c1, c2 = 0x87c37b91114253d5, 0x4cf5ad432745937f
 	h := seed ^ uint64(len(s))*c2
-	i := 0
-	for ; i+8 <= len(s); i += 8 {
-		k := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+	for len(s) >= 8 {
+		_ = s[7] // one bounds check for the eight loads, which merge into one
+		k := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+			uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 		k *= c1
 		k = bits.RotateLeft64(k, 31)
 		k *= c2
 		h ^= k
 		h = bits.RotateLeft64(h, 27)*5 + 0x52dce729
+		s = s[8:]
 	}
-	if i < len(s) {
+	if len(s) > 0 {
 		var k uint64
-		for j := len(s) - 1; j >= i; j-- {
-			k = k<<8 | uint64(s[j])
+		for i := len(s) - 1; i >= 0; i-- {
+			k = k<<8 | uint64(s[i])
 		}
 		k *= c1
 		k = bits.RotateLeft64(k, 31)
