@@ -62,7 +62,10 @@ func TestZipfRecall(t *testing.T) {
 	for _, tc := range []struct {
 		s       float64
 		workers int
-	}{{1.1, 1}, {1.2, 1}, {1.5, 1}, {1.1, 4}, {1.2, 4}} {
+	}{{1.1, 1}, {1.1, 4}, {1.2, 1}, {1.5, 1}, {1.2, 4}} {
+		if testing.Short() && tc.s != 1.1 {
+			continue // the flattest skew, alone and concurrent, is the hardest case
+		}
 		t.Run(fmt.Sprintf("s=%g/workers=%d", tc.s, tc.workers), func(t *testing.T) {
 			stream, exact := zipfStream(42, tc.s, 100_000, 400_000)
 			sk := New(Options{K: 32, Seed: 7})
@@ -177,7 +180,7 @@ func TestPresenceSet(t *testing.T) {
 		// Many hashes share a home slot near the end so that probing wraps.
 		pool = append(pool, uint64(60+r.IntN(8))|uint64(r.Uint32())<<8)
 	}
-	for step := 0; step < 20000; step++ {
+	for step := 0; step < 4000; step++ {
 		h := pool[r.IntN(len(pool))]
 		switch {
 		case in[h]:
