@@ -55,6 +55,24 @@ func (a *Aggregator) suggest(g *group) string {
 	if _, ok := a.reg.Domain(g.domain); !ok {
 		b.WriteString("    owner: FILL-IN # the team that writes these keys\n")
 	}
+	if c := g.fs.census; c != nil && !c.overflow && c.keys > 0 {
+		st := newStyle(g.name, g.kind, g.owner, nil, c)
+		var quoted []string
+		ids := false
+		for _, f := range sortedKeys(st.core) {
+			if strings.Contains(f, "#") { // a name holding an ID: the value is a map
+				ids = true
+				continue
+			}
+			quoted = append(quoted, strconv.Quote(f))
+		}
+		if len(quoted) > 0 {
+			fmt.Fprintf(&b, "    fields: [%s] # the fields most of its %d values hold\n", strings.Join(quoted, ", "), c.keys)
+			if ids {
+				b.WriteString("    fields_extra: allow # besides them, fields named by IDs\n")
+			}
+		}
+	}
 	desc := fmt.Sprintf("FILL-IN: inferred from %d keys", g.keys)
 	if g.example != "" && len(g.example) <= 80 && !strings.ContainsAny(g.example, "\x00\n\r") {
 		if _, pii := naming.FindPII(g.example); !pii {

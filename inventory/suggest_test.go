@@ -102,3 +102,25 @@ func TestSameKeyInTwoDatabases(t *testing.T) {
 		t.Errorf("a report of database 5 alone does not name it: %+v", rep.Groups)
 	}
 }
+
+// A family's suggested entry names the fields its values hold.
+func TestSuggestedEntryHasFields(t *testing.T) {
+	reg := loadReg(t)
+	agg := inventory.New(reg, inventory.Options{})
+	for i := range 50 {
+		add(agg, rec("legacy_cart_"+strings.Repeat("x", i%3)+"_items", typ("hash"), fields("items", "total", "u1001")))
+	}
+	rep := agg.Report(meta())
+	for _, g := range rep.Groups {
+		if strings.HasPrefix(g.Name, "legacy_cart") && g.Suggested != "" {
+			if !strings.Contains(g.Suggested, `fields: ["items", "total"]`) || !strings.Contains(g.Suggested, "fields_extra: allow") {
+				t.Errorf("suggested entry without the fields seen:\n%s", g.Suggested)
+			}
+			if _, err := registry.Parse("s.yaml", []byte("version: 1\nkeys:\n"+g.Suggested)); err != nil && !strings.Contains(err.Error(), "FILL-IN") {
+				t.Errorf("the entry does not load: %v", err)
+			}
+			return
+		}
+	}
+	t.Errorf("no suggested entry for the family: %+v", rep.Groups)
+}

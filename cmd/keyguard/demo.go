@@ -93,6 +93,12 @@ func (d *demo) incident() error {
 		{"promo-service", []any{"HSET", "promo:sku:1001", "activityId", "12345", "discountType", "1", "discountValue", "50"}, "the activity the promo page shows"},
 		{"order-service", []any{"HSET", "promo:sku:1001", "couponAmount", "10", "promoTotal", "30"}, "its settle preview, into the same key"},
 		{"promo-service", []any{"HSET", "promo:sku:1002", "activityId", "12346", "discountType", "2", "discountValue", "20"}, "no TTL"},
+		{"promo-service", []any{"HSET", "promo:sku:1003", "activityId", "12347", "discountType", "1", "discountValue", "5"}, ""},
+		{"promo-service", []any{"HSET", "promo:sku:1004", "activityId", "12348", "discountType", "1", "discountValue", "8"}, ""},
+		{"order-service", []any{"HSET", "order:sku:1002:settle-preview", "couponAmount", "5", "promoTotal", "20"}, "its own key for the same preview"},
+		{"order-service", []any{"HSET", "order:sku:1003:settle-preview", "couponAmount", "0", "promoTotal", "5"}, ""},
+		{"order-service", []any{"HSET", "order:sku:1004:settle-preview", "couponAmount", "2", "promoTotal", "8"}, ""},
+		{"order-service", []any{"HSET", "order:sku:1005:settle-preview", "couponAmount", "1", "promoTotal", "9"}, ""},
 		{"order-service", []any{"HSET", "order:order:1001:base", "status", "paid", "amount", "100"}, ""},
 		{"order-service", []any{"EXPIRE", "order:order:1001:base", "3600"}, ""},
 		{"catalog-service", []any{"SET", "cache:product:detail:P1001", `{"name":"phone","price":1999}`}, "no TTL: cache keys pile up"},
@@ -303,12 +309,12 @@ func (d *demo) sdk() error {
 	legacyHook.GuardConflictKey(conflict.Key, conflict.Owner)
 	fmt.Fprintf(d.w, "  order-team  guard.SetMany(%s) (observe-mode client)  refused by the server-side guard:\n      %v\n", key, conflict)
 
-	for _, id := range []int64{2002, 2003, 2006} {
+	for _, id := range []int64{2004, 2005} {
 		if err := legacy.HSet(ctx, keys.PromoSku(id).String(), "couponAmount", 10, "promoTotal", 30).Err(); err != nil {
 			return err
 		}
 	}
-	fmt.Fprintf(d.w, "  order-team  HSET %s, 2003, 2006 couponAmount 10 … (observe mode, no guard)  went through, and were recorded\n", keys.PromoSku(2002))
+	fmt.Fprintf(d.w, "  order-team  HSET %s, 2005 couponAmount 10 … (observe mode, no guard)  went through, and were recorded\n", keys.PromoSku(2004))
 
 	if err := rec.Flush(ctx); err != nil {
 		return fmt.Errorf("demo writer records: %w", err)
@@ -356,7 +362,8 @@ func (d *demo) sdk() error {
 }
 
 // audit runs keyguard audit against the embedded server: the inventory an
-// SRE reads, with every key rule applied.
+// SRE reads, with every key rule applied; then the value formats again
+// with the fields learned from the values instead of declared.
 func (d *demo) audit() error {
 	d.title("keyguard audit of the embedded server (what an SRE runs against production)")
 	target := audit.Target{Conn: &redis.Options{Addr: d.srv.Addr()}, Display: "demo"}
@@ -364,5 +371,25 @@ func (d *demo) audit() error {
 	if err != nil {
 		return fmt.Errorf("demo audit: %w", err)
 	}
-	return res.Report.WriteText(d.w, report.TextOptions{})
+	rep := res.Report
+	rep.Prefixes = report.PrefixTree(rep.Groups, d.reg.Separator, report.DefaultPrefixDepth)
+	if err := rep.WriteText(d.w, report.TextOptions{}); err != nil {
+		return err
+	}
+	fmt.Fprintln(d.w, "\n  The registry declares the fields of promo:sku and of the order team's settle preview.")
+	fmt.Fprintln(d.w, "  Without those declarations keyguard learns each template's fields from its values:")
+	learned, err := registry.Parse(d.reg.File, []byte(strings.ReplaceAll(string(demodata.Registry), "    fields: ", "    # fields: ")))
+	if err != nil {
+		return fmt.Errorf("demo registry without fields: %w", err)
+	}
+	res, err = audit.Run(d.ctx, learned, target, audit.Options{})
+	if err != nil {
+		return fmt.Errorf("demo audit: %w", err)
+	}
+	for _, f := range res.Report.Findings {
+		if f.Rule == finding.MixedSchema {
+			fmt.Fprintf(d.w, "    %s %s: %s\n", f.Rule, f.Key, f.Message)
+		}
+	}
+	return nil
 }

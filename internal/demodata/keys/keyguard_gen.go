@@ -12,6 +12,9 @@
 // Builders whose values are all int64 cannot fail and return a
 // keybuild.Key; the others also return a *keybuild.Error for a value the
 // template refuses. Templates lists every template for the runtime hook.
+// A template that declares its value's fields has a constant per field
+// (PromoSkuFieldActivityId), their list (PromoSkuFields) and whether
+// other fields may be written (PromoSkuFieldsExtra).
 package keys
 
 import (
@@ -106,6 +109,25 @@ var specPromoOrderInfo = keybuild.Spec{
 	Desc:    "营销域编译后的订单促销展示信息",
 }
 
+// Fields of "promo:sku:{skuId:int}": the hash fields its values hold, as
+// the registry declares them. A value holds no other field: keyguard's hook
+// refuses one in enforce mode, and keyguard audit reports it.
+const (
+	PromoSkuFieldActivityId    = "activityId"
+	PromoSkuFieldDiscountType  = "discountType"
+	PromoSkuFieldDiscountValue = "discountValue"
+)
+
+// PromoSkuFieldsExtra is whether values of "promo:sku:{skuId:int}" may hold
+// fields beyond PromoSkuFields (fields_extra: allow).
+const PromoSkuFieldsExtra = false
+
+// PromoSkuFields returns the declared fields of "promo:sku:{skuId:int}", in
+// registry order (a new slice each call).
+func PromoSkuFields() []string {
+	return []string{PromoSkuFieldActivityId, PromoSkuFieldDiscountType, PromoSkuFieldDiscountValue}
+}
+
 // PromoSku builds a key of "promo:sku:{skuId:int}".
 //
 // 商品参与的活动（营销服务写，订单服务只读）
@@ -134,6 +156,27 @@ var specPromoSku = keybuild.Spec{
 	Readers: []string{"order-team"},
 	Guard:   true,
 	Desc:    "商品参与的活动（营销服务写，订单服务只读）",
+}
+
+// Fields of "order:sku:{skuId:int}:settle-preview": the hash fields its
+// values hold, as the registry declares them. A value holds no other field:
+// keyguard's hook refuses one in enforce mode, and keyguard audit reports
+// it.
+const (
+	OrderSettlePreviewFieldCouponAmount = "couponAmount"
+	OrderSettlePreviewFieldPromoTotal   = "promoTotal"
+)
+
+// OrderSettlePreviewFieldsExtra is whether values of
+// "order:sku:{skuId:int}:settle-preview" may hold fields beyond
+// OrderSettlePreviewFields (fields_extra: allow).
+const OrderSettlePreviewFieldsExtra = false
+
+// OrderSettlePreviewFields returns the declared fields of
+// "order:sku:{skuId:int}:settle-preview", in registry order (a new slice
+// each call).
+func OrderSettlePreviewFields() []string {
+	return []string{OrderSettlePreviewFieldCouponAmount, OrderSettlePreviewFieldPromoTotal}
 }
 
 // OrderSettlePreview builds a key of "order:sku:{skuId:int}:settle-preview".
