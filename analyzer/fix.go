@@ -54,6 +54,9 @@ func (p *pkg) fix(arg ast.Expr, s keyshape.Shape, f *ast.File) (analysis.Suggest
 		}
 		as = append(as, h.Expr)
 	}
+	if p.dropsLocal(arg, as) {
+		return analysis.SuggestedFix{}, false
+	}
 	qual, edits := p.qualifier(bp, f)
 	call := name + "(" + strings.Join(as, ", ") + ").String()"
 	if qual != "" {
@@ -111,4 +114,29 @@ func (p *pkg) qualifier(bp *types.Package, f *ast.File) (string, []analysis.Text
 		}
 	}
 	return bp.Name(), []analysis.TextEdit{{Pos: pos, End: pos, NewText: []byte(line)}}
+}
+
+// dropsLocal reports whether replacing arg with a call taking args would
+// leave a local variable arg mentions unused (k := "user:" + id;
+// rdb.Get(ctx, k) — replacing k alone would not compile).
+func (p *pkg) dropsLocal(arg ast.Expr, args []string) bool {
+	drops := false
+	ast.Inspect(arg, func(n ast.Node) bool {
+		id, ok := n.(*ast.Ident)
+		if !ok {
+			return true
+		}
+		v, ok := p.pass.TypesInfo.Uses[id].(*types.Var)
+		if !ok || isParam(v) || v.IsField() || v.Parent() == p.pass.Pkg.Scope() {
+			return true
+		}
+		for _, a := range args {
+			if strings.Contains(a, id.Name) {
+				return true
+			}
+		}
+		drops = true
+		return false
+	})
+	return drops
 }

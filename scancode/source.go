@@ -176,8 +176,8 @@ func (f *srcFile) scan(root *sitter.Node) {
 	for _, n := range calls {
 		keys, command := f.lang.keyArgs(f, n)
 		for _, a := range keys {
-			if a == nil {
-				continue
+			if a == nil || typeOf(a) == "dictionary" || typeOf(a) == "object" {
+				continue // mset({k: v}): the keys of a map are not followed
 			}
 			s, builder := f.eval(a, 0)
 			if builder {

@@ -118,3 +118,14 @@ func TestUnescape(t *testing.T) {
 		}
 	}
 }
+
+func TestSourceMapArgumentsLeftOut(t *testing.T) {
+	for ext, src := range map[string]string{
+		".py": "import redis\nr = redis.Redis()\nr.mset({'tmp:a': 1})\n",
+		".ts": "const r = createClient(); r.mSet({'tmp:a': '1'});",
+	} {
+		if fs := scanString(t, ext, src); len(fs) != 0 {
+			t.Errorf("%s: %+v", ext, fs)
+		}
+	}
+}

@@ -1,12 +1,13 @@
 package plugin_test
 
 import (
-	"path/filepath"
+	"go/types"
 	"strings"
 	"testing"
 
 	"github.com/golangci/plugin-module-register/register"
-	"golang.org/x/tools/go/analysis/analysistest"
+	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/packages"
 
 	_ "github.com/keyguard/keyguard/analyzer/plugin"
 )
@@ -29,8 +30,28 @@ func TestPlugin(t *testing.T) {
 	if err != nil || len(as) != 1 || as[0].Name != "keylint" {
 		t.Fatalf("analyzers %v, %v", as, err)
 	}
-	dir, _ := filepath.Abs("../testdata")
-	analysistest.Run(t, dir, as[0], "./store")
+	// Run it as golangci-lint does, on a package type-checked with its
+	// imports from export data.
+	cfg := &packages.Config{Dir: "../testdata", Mode: packages.NeedName | packages.NeedFiles | packages.NeedSyntax |
+		packages.NeedTypes | packages.NeedTypesInfo | packages.NeedTypesSizes | packages.NeedImports}
+	pkgs, err := packages.Load(cfg, "./store")
+	if err != nil || len(pkgs) != 1 || len(pkgs[0].Errors) > 0 {
+		t.Fatalf("load: %v %v", err, pkgs)
+	}
+	pk := pkgs[0]
+	var diags []string
+	pass := &analysis.Pass{
+		Analyzer: as[0], Fset: pk.Fset, Files: pk.Syntax, Pkg: pk.Types, TypesInfo: pk.TypesInfo, TypesSizes: pk.TypesSizes,
+		Report:           func(d analysis.Diagnostic) { diags = append(diags, d.Message) },
+		ImportObjectFact: func(types.Object, analysis.Fact) bool { return false },
+		ExportObjectFact: func(types.Object, analysis.Fact) {},
+	}
+	if _, err := as[0].Run(pass); err != nil {
+		t.Fatal(err)
+	}
+	if len(diags) != 1 || !strings.HasPrefix(diags[0], `unregistered-code: key "tmp:touch:{id}"`) {
+		t.Errorf("diagnostics %q", diags)
+	}
 }
 
 func TestPluginSettings(t *testing.T) {
