@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	cdplog "github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 	"github.com/redis/go-redis/v9"
@@ -131,12 +132,19 @@ func TestBrowserOverview(t *testing.T) {
 	hs := httptest.NewServer(s.Handler())
 	defer hs.Close()
 	var mu sync.Mutex
-	var foreign []string
+	var foreign, complaints []string
 	if err := chromedp.Listen(bctx, func(ev any) {
-		if e, ok := ev.(*network.EventRequestWillBeSent); ok && !strings.HasPrefix(e.Request.URL, hs.URL) && !strings.HasPrefix(e.Request.URL, "data:") {
-			mu.Lock()
-			foreign = append(foreign, e.Request.URL)
-			mu.Unlock()
+		mu.Lock()
+		defer mu.Unlock()
+		switch e := ev.(type) {
+		case *network.EventRequestWillBeSent:
+			if !strings.HasPrefix(e.Request.URL, hs.URL) && !strings.HasPrefix(e.Request.URL, "data:") {
+				foreign = append(foreign, e.Request.URL)
+			}
+		case *cdplog.EventEntryAdded: // CSP violations, failed loads, script errors
+			if e.Entry.Level == cdplog.EntryLevelError || e.Entry.Level == cdplog.EntryLevelWarning {
+				complaints = append(complaints, string(e.Entry.Source)+": "+e.Entry.Text+" "+e.Entry.URL)
+			}
 		}
 	}); err != nil {
 		t.Fatal(err)
@@ -200,6 +208,9 @@ func TestBrowserOverview(t *testing.T) {
 	defer mu.Unlock()
 	if len(foreign) > 0 {
 		t.Errorf("the pages asked for other origins: %v", foreign)
+	}
+	if len(complaints) > 0 {
+		t.Errorf("the browser complained: %v", complaints)
 	}
 }
 

@@ -326,3 +326,34 @@ func TestDocumentedACL(t *testing.T) {
 		t.Errorf("the documented user can write: %v", err)
 	}
 }
+
+// TestProgress: while an audit runs, the pages say how far it is.
+func TestProgress(t *testing.T) {
+	srv := redistest.Start(t)
+	reg := testRegistry(t)
+	ds := writeDataset(t, srv.Client(t), 4)
+	aud := NewAuditor(reg, liveTarget(t, srv.URL()), audit.Options{Rate: 1000, Count: 50, ProgressEvery: 20 * time.Millisecond})
+	s, hs := newTestServer(t, Config{Registry: reg, Auditor: aud})
+	done := make(chan error, 1)
+	go func() { done <- s.AuditNow(context.Background()) }()
+	want := " of " + fmtCount(int64(ds.total)) + " keys, "
+	seen := false
+	for !seen {
+		select {
+		case err := <-done:
+			t.Fatalf("the audit ended (%v) before a page showed its progress", err)
+		case <-time.After(30 * time.Millisecond):
+		}
+		_, body := get(t, hs, "/")
+		seen = strings.Contains(body, want) && strings.Contains(body, "An audit is running")
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := aud.(progresser).Progress(); ok {
+		t.Error("progress left over after the audit")
+	}
+	if _, body := get(t, hs, "/"); strings.Contains(body, "An audit is running") {
+		t.Error("still running after the audit")
+	}
+}

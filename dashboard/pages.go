@@ -86,7 +86,8 @@ type page struct {
 	Now     time.Time
 	Banners []banner
 	Refresh int
-	Est     string // "~" before counts extrapolated from a sample
+	Est     string    // "~" before counts extrapolated from a sample
+	Running *Progress // of the audit running, when the auditor says
 	Body    any
 }
 
@@ -103,6 +104,11 @@ type banner struct {
 func (s *Server) newPage(title, active string) *page {
 	snap, st := s.Latest()
 	p := &page{Title: title, Active: active, Snap: snap, Status: st, Now: s.now()}
+	if pr, ok := s.auditor.(progresser); ok && st.Running {
+		if cur, ok := pr.Progress(); ok {
+			p.Running = &cur
+		}
+	}
 	if snap != nil && snap.Estimate {
 		p.Est = "~"
 	}
@@ -323,9 +329,21 @@ func treemapOf(snap *Snapshot, colors map[string]string) (template.HTML, string)
 	return treemapSVG(doms, by), by
 }
 
+// trendPoints are the audits the trend lines draw: the complete ones (a
+// partial audit's totals are a dip, not a trend), or all of them when
+// none is complete.
+func (s *Server) trendPoints() []Point {
+	pts := s.history.Points()
+	complete := slices.DeleteFunc(slices.Clone(pts), func(p Point) bool { return !p.Complete })
+	if len(complete) > 0 {
+		return complete
+	}
+	return pts
+}
+
 // trends draws the history: the totals, and memory per domain.
 func (s *Server) trends(snap *Snapshot, colors map[string]string) ([]trend, template.HTML, []domainLine) {
-	pts := s.history.Points()
+	pts := s.trendPoints()
 	times := make([]time.Time, len(pts))
 	for i, p := range pts {
 		times[i] = p.At
@@ -505,7 +523,7 @@ func (s *Server) templatePage(w http.ResponseWriter, r *http.Request) {
 			b.HotKeys = append(b.HotKeys, h)
 		}
 	}
-	pts := s.history.Points()
+	pts := s.trendPoints()
 	times := make([]time.Time, len(pts))
 	keys, mem, nottl := make([]float64, len(pts)), make([]float64, len(pts)), make([]float64, len(pts))
 	for i, pt := range pts {

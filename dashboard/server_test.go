@@ -202,3 +202,23 @@ func TestEscaping(t *testing.T) {
 		t.Error("binary example key not escaped as text")
 	}
 }
+
+// TestTrendsSkipPartial: an audit that stopped early is no point of the
+// trend lines while complete ones exist.
+func TestTrendsSkipPartial(t *testing.T) {
+	part := smallReport(t0.Add(time.Minute))
+	part.Complete = false
+	s, hs := newTestServer(t, Config{Auditor: &fixedAuditor{reps: []*Report{smallReport(t0), part, smallReport(t0.Add(2 * time.Minute))}}})
+	for range 3 {
+		s.AuditNow(context.Background())
+	}
+	if n := len(s.trendPoints()); n != 2 {
+		t.Errorf("%d trend points, want 2", n)
+	}
+	if _, body := get(t, hs, "/"); !strings.Contains(body, `data-points="2"`) || strings.Contains(body, `data-points="3"`) {
+		t.Error("the overview's trends include the partial audit")
+	}
+	if _, body := get(t, hs, "/history"); strings.Count(body, "partial") != 1 {
+		t.Error("the history page does not list the partial audit")
+	}
+}

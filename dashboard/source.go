@@ -12,6 +12,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -65,14 +66,45 @@ type liveAuditor struct {
 	reg    *registry.Registry
 	target audit.Target
 	opts   audit.Options
+	cur    atomic.Pointer[Progress] // of the audit running, nil between audits
 }
 
 func (a *liveAuditor) Audit(ctx context.Context) (*Report, error) {
-	res, err := audit.Run(ctx, a.reg, a.target, a.opts)
+	opts := a.opts
+	opts.Progress = func(p audit.Progress) {
+		a.cur.Store(&Progress{Scanned: p.Scanned, Total: p.Total, Nodes: p.Nodes, NodesDone: p.NodesDone})
+		if a.opts.Progress != nil {
+			a.opts.Progress(p)
+		}
+	}
+	a.cur.Store(&Progress{})
+	defer a.cur.Store(nil)
+	res, err := audit.Run(ctx, a.reg, a.target, opts)
 	if err != nil {
 		return nil, err
 	}
 	return res.Report, nil
+}
+
+// Progress is how far the running audit is.
+func (a *liveAuditor) Progress() (Progress, bool) {
+	p := a.cur.Load()
+	if p == nil {
+		return Progress{}, false
+	}
+	return *p, true
+}
+
+// Progress is how far an audit has come: keys scanned of the keys the
+// nodes held when it started (0: unknown), nodes done.
+type Progress struct {
+	Scanned, Total   int64
+	Nodes, NodesDone int
+}
+
+// A progresser is an Auditor that can say how far its running audit is.
+type progresser interface {
+	Progress() (Progress, bool)
 }
 
 // A WriterSource lists who wrote which template recently (the SDK's writer
