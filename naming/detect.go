@@ -132,7 +132,20 @@ func isEmailLocal(c byte) bool {
 // PIIName reports whether a placeholder name says it holds personal data
 // (phone, mobile, email, idcard…), and which kind.
 func PIIName(name string) (string, bool) {
-	n := strings.ToLower(strings.ReplaceAll(name, "_", ""))
+	// Lower case without '_', on the stack: checks call this per key.
+	var buf [64]byte
+	b := buf[:0]
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if c == '_' {
+			continue
+		}
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		b = append(b, c)
+	}
+	n := string(b) // does not escape: strings.Contains and friends do not keep it
 	switch {
 	case strings.Contains(n, "phone") || strings.Contains(n, "mobile") || strings.HasPrefix(n, "tel"):
 		return "phone number", true

@@ -139,3 +139,39 @@ func FuzzFindPII(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkFindPII: FindPII over a keyspace mix: md5 and UUID tokens,
+// numeric IDs, phone numbers, e-mail addresses.
+func BenchmarkFindPII(b *testing.B) {
+	ids := randomIDs(500)
+	keys := make([]string, 0, 2000)
+	for i, id := range ids {
+		keys = append(keys, "token:"+id, fmt.Sprintf("order:order:%d:base", 1000000+i))
+	}
+	keys = append(keys, piiRecall...)
+	bytes := 0
+	for _, k := range keys {
+		bytes += len(k)
+	}
+	b.SetBytes(int64(bytes))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for _, k := range keys {
+			FindPII(k)
+		}
+	}
+}
+
+func TestPIINameNoAlloc(t *testing.T) {
+	for _, tt := range []struct{ name, want string }{
+		{"phone", "phone number"}, {"Mobile_No", "phone number"}, {"telNo", "phone number"}, {"user_email", "e-mail address"},
+		{"ID_Card", "ID number"}, {"passportNo", "ID number"}, {"orderId", ""}, {"token", ""}, {"hotel", ""},
+	} {
+		if got, _ := PIIName(tt.name); got != tt.want {
+			t.Errorf("PIIName(%q) = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+	if n := testing.AllocsPerRun(100, func() { PIIName("orderId_Long_Name") }); n != 0 {
+		t.Errorf("PIIName allocates %v times", n)
+	}
+}

@@ -91,3 +91,40 @@ func TestPIITypedValues(t *testing.T) {
 		t.Errorf("unregistered phone: %v", got)
 	}
 }
+
+// BenchmarkCheckEntryPII: the audit's per-key check on keys of typed
+// placeholders (md5, UUID, numeric IDs) and free text.
+func BenchmarkCheckEntryPII(b *testing.B) {
+	r, err := Parse("pii.yaml", []byte(piiRegistry))
+	if err != nil {
+		b.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(5, 8))
+	var keys []string
+	var buf [16]byte
+	for i := 0; i < 1000; i++ {
+		for j := range buf {
+			buf[j] = byte(rng.Uint32())
+		}
+		sum := md5.Sum(buf[:])
+		h := hex.EncodeToString(buf[:])
+		keys = append(keys, "token:"+hex.EncodeToString(sum[:]),
+			fmt.Sprintf("sess:%s-%s-%s-%s-%s:data", h[:8], h[8:12], h[12:16], h[16:20], h[20:]),
+			fmt.Sprintf("order:%d:base", 13000000000+rng.Int64N(7000000000)),
+			fmt.Sprintf("rate:login:%d", 13000000000+rng.Int64N(7000000000)))
+	}
+	entries := make([]*Entry, len(keys))
+	for i, k := range keys {
+		entries[i] = r.Lookup(k)
+	}
+	c := r.NewChecker()
+	n := 0
+	emit := func(finding.Finding) { n++ }
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for j, k := range keys {
+			c.CheckEntry(k, entries[j], emit)
+		}
+	}
+	b.ReportMetric(float64(b.N*len(keys))/b.Elapsed().Seconds(), "keys/s")
+}
