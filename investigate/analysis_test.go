@@ -169,3 +169,15 @@ func TestGroupStylesLearned(t *testing.T) {
 		t.Errorf("text value: %v", labels(set, set.Obs[5].Styles))
 	}
 }
+
+// TestGroupStylesGiven: a style passed in (learned elsewhere, no template)
+// explains values as declared fields do.
+func TestGroupStylesGiven(t *testing.T) {
+	reg := testReg(t, styleRegistry)
+	given := append(DeclaredStyles(reg), DeclaredStyle{Name: "learned from order-team's keys", Owner: "order-team", Fields: []string{"x", "y", "z"}})
+	set := groupStyles([]Observation{obs("cart:1", "value", "a", "b", "x", "y")}, given, reg.Lookup)
+	o := set.Obs[0]
+	if !o.Mixed() || set.Styles[o.Styles[0]].Owner != "order-team" || set.Styles[o.Styles[1]].Label() != "{a, b}" {
+		t.Errorf("styles %v: %+v", labels(set, o.Styles), set.Styles)
+	}
+}

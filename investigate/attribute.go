@@ -153,6 +153,17 @@ func scriptName(cmd string, args []string) string {
 func (a *Attributor) record(l *Line, source, script string) { a.recordVia(l, source, script, false) }
 
 func (a *Attributor) recordVia(l *Line, source, script string, multi bool) {
+	// A key of the investigation is one of the arguments: most lines hold
+	// none and are dropped before the command table is consulted.
+	kept := false
+	for _, arg := range l.Args[1:] {
+		if kept = a.keep(arg); kept {
+			break
+		}
+	}
+	if !kept {
+		return
+	}
 	name := strings.ToLower(l.Args[0])
 	cmd, known := rediscmd.Lookup(name)
 	if known && !cmd.HasKeys() && len(cmd.Subcommands()) == 0 {

@@ -52,19 +52,27 @@ type NodeCapture struct {
 	clients map[string][]Client // addr → clients (several share a unix socket's), from CLIENT LIST
 }
 
-// Cost is the server's throughput before and during a capture, from INFO
-// stats: total_commands_processed over a window before MONITOR started
-// and over the capture, and instantaneous_ops_per_sec at both ends.
+// Cost is what a capture cost the server, from INFO: the command rate
+// (total_commands_processed) over a window before MONITOR started and over
+// the capture, instantaneous_ops_per_sec at both ends, and the main
+// thread's CPU time per command over the same windows.
 type Cost struct {
 	Before     float64 `json:"commands_per_sec_before"`
 	During     float64 `json:"commands_per_sec_during"`
 	InstBefore int64   `json:"instantaneous_ops_before"`
 	InstDuring int64   `json:"instantaneous_ops_during"`
 	// Percent is how much throughput fell (negative: it rose); valid only
-	// when Measured.
+	// when Measured. The load's own changes move it too.
 	Percent  float64 `json:"fell_percent"`
 	Measured bool    `json:"measured"`
-	Note     string  `json:"note,omitempty"`
+	// CPUBefore and CPUDuring are the server's CPU microseconds per
+	// command. A server that is busy all the time serves commands at the
+	// inverse of that, so CPUPercent (1 - before/during) is the fall of its
+	// top throughput under MONITOR, whatever the load did meanwhile.
+	CPUBefore  float64 `json:"cpu_us_per_command_before"`
+	CPUDuring  float64 `json:"cpu_us_per_command_during"`
+	CPUPercent float64 `json:"saturated_fell_percent"`
+	Note       string  `json:"note,omitempty"`
 }
 
 // minLoad is the throughput under which a change says nothing about
@@ -209,30 +217,41 @@ func sleepCtx(ctx context.Context, d time.Duration) {
 	}
 }
 
-// stats is a reading of INFO stats.
+// stats is a reading of INFO.
 type stats struct {
 	at    time.Time
-	total int64 // total_commands_processed
-	inst  int64 // instantaneous_ops_per_sec
+	total int64   // total_commands_processed
+	inst  int64   // instantaneous_ops_per_sec
+	cpu   float64 // seconds of CPU: the main thread's (Redis 7+), else the process's
 }
 
 func statsNow(ctx context.Context, n *node) (stats, error) {
-	text, err := n.c.Info(ctx, "stats").Result()
+	text, err := n.c.Info(ctx).Result() // the default sections hold stats and cpu
 	if err != nil {
 		return stats{}, err
 	}
 	s := stats{at: time.Now()}
+	var main, all float64
 	for _, line := range strings.Split(text, "\n") {
 		k, v, ok := strings.Cut(strings.TrimSpace(line), ":")
 		if !ok {
 			continue
 		}
+		f, _ := strconv.ParseFloat(v, 64)
 		switch k {
 		case "total_commands_processed":
-			s.total, _ = strconv.ParseInt(v, 10, 64)
+			s.total = int64(f)
 		case "instantaneous_ops_per_sec":
-			s.inst, _ = strconv.ParseInt(v, 10, 64)
+			s.inst = int64(f)
+		case "used_cpu_sys_main_thread", "used_cpu_user_main_thread":
+			main += f
+		case "used_cpu_sys", "used_cpu_user":
+			all += f
 		}
+	}
+	s.cpu = all
+	if main > 0 {
+		s.cpu = main
 	}
 	return s, nil
 }
@@ -253,6 +272,13 @@ func costOf(base, before, during stats) Cost {
 	}
 	c.Measured = true
 	c.Percent = 100 * (c.Before - c.During) / c.Before
+	if n0, n1 := before.total-base.total, during.total-before.total; n0 > 0 && n1 > 0 {
+		c.CPUBefore = 1e6 * (before.cpu - base.cpu) / float64(n0)
+		c.CPUDuring = 1e6 * (during.cpu - before.cpu) / float64(n1)
+		if c.CPUBefore > 0 && c.CPUDuring > 0 {
+			c.CPUPercent = 100 * (1 - c.CPUBefore/c.CPUDuring)
+		}
+	}
 	return c
 }
 

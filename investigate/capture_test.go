@@ -74,6 +74,12 @@ func TestCaptureCaps(t *testing.T) {
 	if !nc.Cost.Measured || nc.Cost.Before < minLoad {
 		t.Errorf("the cost under load was not measured: %+v", nc.Cost)
 	}
+	// The server formats and sends every command to the capture: each
+	// command costs it more CPU during the capture than before.
+	if nc.Cost.CPUBefore <= 0 || nc.Cost.CPUDuring <= nc.Cost.CPUBefore {
+		t.Errorf("CPU per command before %.2fµs, during %.2fµs: MONITOR's work is not seen", nc.Cost.CPUBefore, nc.Cost.CPUDuring)
+	}
+	t.Logf("cost of the capture: %+v", nc.Cost)
 	checkNoMonitor(t, []*redis.Client{n.c})
 }
 

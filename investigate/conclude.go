@@ -28,6 +28,7 @@ type parts struct {
 	interval time.Duration
 	caps     []*NodeCapture
 	notify   *NotifyResult
+	styles   []DeclaredStyle // the registry's declared fields and any given with Options
 	self     string
 }
 
@@ -115,7 +116,7 @@ func (c *conclusion) styles() {
 			}
 		}
 	}
-	c.set = groupStyles(obs, DeclaredStyles(c.p.reg), c.p.reg.Lookup)
+	c.set = groupStyles(obs, c.p.styles, c.p.reg.Lookup)
 	c.r.Styles = c.set.Styles
 	for _, o := range c.set.Obs {
 		ids := c.ids(o.Styles)

@@ -149,13 +149,19 @@ func (c *conclusion) nodeNotes(nc *NodeCapture) {
 	case StopCancelled:
 		c.say("the capture on %s was interrupted after %s: the evidence is what was captured until then", nc.Addr, d)
 	}
+	cost := &nc.Cost
+	cpu := ""
+	if cost.CPUBefore > 0 && cost.CPUDuring > 0 {
+		cpu = fmt.Sprintf("; its CPU per command went from %.1f to %.1f µs, so a saturated server would lose %.0f%% of its throughput",
+			cost.CPUBefore, cost.CPUDuring, max(cost.CPUPercent, 0))
+	}
 	switch {
-	case nc.Cost.Measured && nc.Cost.Percent >= 0:
-		c.say("MONITOR cost on %s: throughput fell by %.0f%% during the capture (%.0f → %.0f commands/s)", nc.Addr, nc.Cost.Percent, nc.Cost.Before, nc.Cost.During)
-	case nc.Cost.Measured:
-		c.say("MONITOR cost on %s: no loss measured (%.0f → %.0f commands/s; the load itself changed)", nc.Addr, nc.Cost.Before, nc.Cost.During)
-	case nc.Cost.Note != "":
-		c.say("MONITOR cost on %s: %s", nc.Addr, nc.Cost.Note)
+	case cost.Measured && cost.Percent >= 0:
+		c.say("MONITOR cost on %s: throughput fell by %.0f%% during the capture (%.0f → %.0f commands/s)%s", nc.Addr, cost.Percent, cost.Before, cost.During, cpu)
+	case cost.Measured:
+		c.say("MONITOR cost on %s: throughput did not fall (%.0f → %.0f commands/s: the load itself changed)%s", nc.Addr, cost.Before, cost.During, cpu)
+	case cost.Note != "":
+		c.say("MONITOR cost on %s: %s", nc.Addr, cost.Note)
 	}
 	if nc.Orphaned > 0 {
 		c.say("%d script commands on %s came without their caller (MONITOR on Redis 7.0.0–7.0.5 does not show FCALL)", nc.Orphaned, nc.Addr)

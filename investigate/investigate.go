@@ -52,6 +52,11 @@ type Options struct {
 	NotifyFor    time.Duration
 	EnableNotify bool
 
+	// Styles are value styles known beyond the registry's declared fields
+	// (such as styles learned per owner across a whole audit); they explain
+	// values the way declared fields do.
+	Styles []DeclaredStyle
+
 	ShowValues bool   // put cut values in the report; off by default (values may hold personal data)
 	Self       string // the client name of the caller's and keyguard's own connections, left out of the evidence; default DefaultSelf
 	Logger     *slog.Logger
@@ -119,6 +124,7 @@ func Run(ctx context.Context, reg *registry.Registry, c redis.UniversalClient, o
 		return nil, err
 	}
 	p.reg, p.keys, p.self = reg, keys, opts.Self
+	p.styles = append(DeclaredStyles(reg), opts.Styles...)
 	conclude(r, p)
 	for _, k := range keys {
 		r.Keys = append(r.Keys, *k)
