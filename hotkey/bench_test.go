@@ -3,6 +3,7 @@ package hotkey
 import (
 	"context"
 	"math"
+	"math/rand/v2"
 	"sync/atomic"
 	"testing"
 
@@ -91,9 +92,11 @@ func reportHitRatio(b *testing.B, pr *prometheus.Registry, h0, m0 float64) {
 }
 
 // BenchmarkClusterHotKey is one hot key read from a 3-master Cluster:
-// plain GET (every read on one node), through the Cache with 6 copies
-// and no local tier (reads spread over the masters), and with both. It
-// reports the busiest node's share of the GETs.
+// plain GET (every read on one node); plain GET of a random one of its 6
+// copies (the splitting alone); through the Cache with the 6 copies and
+// no local tier (splitting, and concurrent reads of the key in this
+// process share one GET); and with the local tier too. It reports the
+// busiest node's share of the GETs and the GETs the server saw per read.
 func BenchmarkClusterHotKey(b *testing.B) {
 	ctx := context.Background()
 	cl := redistest.StartCluster(b, 3)
@@ -146,8 +149,13 @@ func BenchmarkClusterHotKey(b *testing.B) {
 		if total > 0 {
 			b.ReportMetric(100*float64(busiest)/float64(total), "busiest-node-%")
 		}
+		b.ReportMetric(float64(total)/float64(b.N), "server-gets/read")
 	}
+	copies := ReplicaKeys(key, 6)
 	b.Run("plain-get", func(b *testing.B) { run(b, func() error { return cc.Get(ctx, key).Err() }) })
+	b.Run("plain-get-random-copy", func(b *testing.B) {
+		run(b, func() error { return cc.Get(ctx, copies[rand.IntN(len(copies))]).Err() })
+	})
 	b.Run("replicas-6", func(b *testing.B) {
 		run(b, func() error { _, err := noLocal.Get(ctx, key, load); return err })
 	})
