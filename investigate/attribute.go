@@ -69,7 +69,14 @@ func NewAttributor(db int, keep func(key string) bool) *Attributor {
 	return &Attributor{keep: keep, db: db, multi: map[string][]pending{}, acc: map[accessKey]*Access{}}
 }
 
-var scriptCalls = map[string]bool{"eval": true, "evalsha": true, "eval_ro": true, "evalsha_ro": true, "fcall": true, "fcall_ro": true}
+// isScriptCall reports the commands that run a script or a function.
+func isScriptCall(name string) bool {
+	switch name {
+	case "eval", "evalsha", "eval_ro", "evalsha_ro", "fcall", "fcall_ro":
+		return true
+	}
+	return false
+}
 
 // Feed takes the next line. The line must not be changed afterwards (a
 // line inside MULTI is kept until EXEC).
@@ -109,7 +116,7 @@ func (a *Attributor) Feed(l *Line) {
 	case name == "discard":
 		delete(a.multi, l.Source)
 		return
-	case scriptCalls[name]:
+	case isScriptCall(name):
 		a.scriptActive, a.scriptCaller, a.scriptMulti = true, l.Source, inMulti
 		a.scriptName = scriptName(name, l.Args)
 		return

@@ -168,12 +168,24 @@ func (c *conclusion) nodeNotes(nc *NodeCapture) {
 	}
 }
 
-// eventFamilies maps keyspace events to the value type they write.
-var eventFamilies = map[string]string{
-	"set": "string", "setrange": "string", "incrby": "string", "incrbyfloat": "string", "append": "string",
-	"hset": "hash", "hincrby": "hash", "hincrbyfloat": "hash", "hdel": "hash",
-	"lpush": "list", "rpush": "list", "lset": "list", "linsert": "list", "lrem": "list", "ltrim": "list",
-	"sadd": "set", "srem": "set", "zadd": "zset", "zincr": "zset", "zrem": "zset", "xadd": "stream",
+// eventFamily is the value type a keyspace event writes, "" for generic
+// events (del, expire…).
+func eventFamily(event string) string {
+	switch event {
+	case "set", "setrange", "incrby", "incrbyfloat", "append":
+		return "string"
+	case "hset", "hincrby", "hincrbyfloat", "hdel":
+		return "hash"
+	case "lpush", "rpush", "lset", "linsert", "lrem", "ltrim":
+		return "list"
+	case "sadd", "srem":
+		return "set"
+	case "zadd", "zincr", "zrem":
+		return "zset"
+	case "xadd":
+		return "stream"
+	}
+	return ""
 }
 
 func (c *conclusion) notifyNote(ke *KeyEvents) {
@@ -181,7 +193,7 @@ func (c *conclusion) notifyNote(ke *KeyEvents) {
 	counts := map[string]int{}
 	for ev, n := range ke.Counts {
 		counts[ev] = n
-		if f, ok := eventFamilies[ev]; ok {
+		if f := eventFamily(ev); f != "" {
 			fams[f] = true
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/keyguard/keyguard/finding"
 	"github.com/keyguard/keyguard/registry"
@@ -213,7 +214,7 @@ func (c *conclusion) templateStyles(perKey map[string][]int) {
 			sort.Strings(ks)
 			parts = append(parts, fmt.Sprintf("%s in %s", c.styleText(s), joinAnd(codes(ks, 3))))
 		}
-		msg := fmt.Sprintf("keys of %s hold %d styles: %s", code(t), len(g), joinAnd(parts))
+		msg := fmt.Sprintf("keys of %s hold %d styles: %s", code(t), len(g), strings.Join(parts, "; "))
 		c.say("%s", msg)
 		f := finding.Finding{Rule: finding.MixedSchema, Severity: finding.Error, Template: t, Message: msg,
 			Hint: "two writers with different formats use this template: --monitor names them"}
@@ -238,7 +239,19 @@ func (c *conclusion) templateOf(key string) string {
 	return c.p.reg.NewChecker().Infer(key)
 }
 
-func code(s string) string { return "`" + s + "`" }
+// code quotes a key or template for a sentence: `k` for plain text, the
+// escaped form for keys with other bytes, cut when long.
+func code(s string) string {
+	if len(s) > 200 || strings.ContainsAny(s, "`\n\r\t") || !utf8.ValidString(s) {
+		return finding.Display(s)
+	}
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f {
+			return finding.Display(s)
+		}
+	}
+	return "`" + s + "`"
+}
 
 func codes(ks []string, limit int) []string {
 	var out []string

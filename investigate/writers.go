@@ -13,22 +13,23 @@ import (
 // Writer is one service's activity on one key during the capture: a
 // writer when it wrote, a reader when it only read.
 type Writer struct {
-	Service   string         `json:"service"`
-	Named     bool           `json:"named"` // the connections carry a CLIENT SETNAME name
-	Addrs     []string       `json:"addrs"`
-	LibName   string         `json:"lib_name,omitempty"`
-	User      string         `json:"user,omitempty"`
-	Commands  map[string]int `json:"commands"`
-	Writes    int            `json:"writes"`
-	Reads     int            `json:"reads"`
-	ViaScript int            `json:"via_script,omitempty"`
-	ViaMulti  int            `json:"via_multi,omitempty"`
-	Scripts   []string       `json:"scripts,omitempty"`
-	Fields    []string       `json:"fields,omitempty"` // written
-	Kinds     []string       `json:"kinds,omitempty"`  // of string values written
-	TTLs      []int64        `json:"ttls,omitempty"`   // seconds its writes gave; -1 none
-	Styles    []string       `json:"styles,omitempty"`
-	Team      string         `json:"team,omitempty"` // the registry owner the service belongs to
+	Service    string         `json:"service"`
+	Named      bool           `json:"named"` // the connections carry a CLIENT SETNAME name
+	Addrs      []string       `json:"addrs"`
+	LibName    string         `json:"lib_name,omitempty"`
+	User       string         `json:"user,omitempty"`
+	Commands   map[string]int `json:"commands"`
+	Writes     int            `json:"writes"`
+	Reads      int            `json:"reads"`
+	ViaScript  int            `json:"via_script,omitempty"`
+	ViaMulti   int            `json:"via_multi,omitempty"`
+	Scripts    []string       `json:"scripts,omitempty"`
+	Fields     []string       `json:"fields,omitempty"` // written; none for a map keyed by IDs (OpenFields counts them)
+	OpenFields int            `json:"open_fields,omitempty"`
+	Kinds      []string       `json:"kinds,omitempty"` // of string values written
+	TTLs       []int64        `json:"ttls,omitempty"`  // seconds its writes gave; -1 none
+	Styles     []string       `json:"styles,omitempty"`
+	Team       string         `json:"team,omitempty"` // the registry owner the service belongs to
 	// Allowed: "yes" (the template's owner or a listed writer), "no", or
 	// "unknown" (unregistered key, or a connection without a name).
 	Allowed string `json:"allowed"`
@@ -113,6 +114,11 @@ func activities(reg *registry.Registry, caps []*NodeCapture, self string) []KeyA
 			}
 			byKey[k.key] = ka
 		}
+		if s := newShape("", "", w.Fields, len(w.Fields)); s.Open {
+			// Field names that are IDs (a map keyed by user or SKU) are data,
+			// not a format: counted, not listed.
+			w.Fields, w.OpenFields = nil, s.Count
+		}
 		judge(reg, reg.Lookup(k.key), k.key, w)
 		if w.Writes > 0 {
 			ka.Writers = append(ka.Writers, *w)
@@ -187,13 +193,11 @@ func judge(reg *registry.Registry, e *registry.Entry, key string, w *Writer) {
 	}
 }
 
-// serviceSuffixes are the endings that make a service name from a team
-// or domain name: promo-service and promo-team are both "promo".
-var serviceSuffixes = []string{"-service", "_service", "-svc", "-server", "-srv", "-api", "-app", "-worker", "-job", "-cron", "-team", "_team"}
-
+// stem is a service or team name without the ending that makes it one:
+// promo-service and promo-team are both "promo".
 func stem(s string) string {
 	s = strings.ToLower(s)
-	for _, suf := range serviceSuffixes {
+	for _, suf := range []string{"-service", "_service", "-svc", "-server", "-srv", "-api", "-app", "-worker", "-job", "-cron", "-team", "_team"} {
 		if t, ok := strings.CutSuffix(s, suf); ok && t != "" {
 			return t
 		}
