@@ -30,6 +30,9 @@ func parseIgnore(data []byte) []ignoreRule {
 		for strings.HasSuffix(line, " ") && !strings.HasSuffix(line, `\ `) {
 			line = line[:len(line)-1]
 		}
+		if line == "" {
+			continue
+		}
 		var r ignoreRule
 		if line[0] == '!' {
 			r.negate, line = true, line[1:]
