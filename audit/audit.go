@@ -38,6 +38,7 @@ const (
 // How much a field-name probe reads.
 const (
 	fieldProbeCount = 32   // HRANDFIELD key 32: distinct fields, all of a small hash
+	maxJSONKeys     = 32   // top-level JSON keys taken from one string value
 	jsonPrefixBytes = 4096 // GETRANGE key 0 4095: enough for the top-level keys of most JSON values
 )
 

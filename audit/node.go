@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/keyguard/keyguard/internal/jsonkeys"
 	"github.com/keyguard/keyguard/inventory"
 	"github.com/keyguard/keyguard/report"
 )
@@ -987,7 +988,7 @@ func (w *walker) readFields(c *conn, b *batch, i int) error {
 		}
 		r.Fields = fs
 	case '$':
-		r.Fields = jsonKeys(rp.str)
+		r.Fields = jsonkeys.Top(nil, rp.str, maxJSONKeys, nil)
 	case 0:
 	case '-':
 		return w.keyError(rp, &b.drop[i]) // WRONGTYPE: another type now; nothing read

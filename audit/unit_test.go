@@ -80,41 +80,6 @@ func TestParseInt(t *testing.T) {
 	}
 }
 
-func TestJSONKeys(t *testing.T) {
-	tests := []struct {
-		in   string
-		want []string
-	}{
-		{`{"a":1,"b":"x","c":{"d":[1,2,{"e":"}"}]},"f":null}`, []string{"a", "b", "c", "f"}},
-		{` {"activityId":"A1", "discountValue" : 10}`, []string{"activityId", "discountValue"}},
-		{`{"a":1,"b":"cut here`, []string{"a", "b"}},
-		{`{"a":1,"b`, []string{"a"}},
-		{`{"esc\"aped":1,"uni\u00e9":2,"sl\/ash":3}`, []string{`esc"aped`, "unié", `sl\/ash`}},
-		{`{}`, []string{}},
-		{`[1,2]`, nil},
-		{`plain text`, nil},
-		{``, nil},
-		{`{"a" 1}`, []string{}},
-	}
-	for _, tt := range tests {
-		got := jsonKeys([]byte(tt.in))
-		if !slices.Equal(got, tt.want) || (got == nil) != (tt.want == nil) {
-			t.Errorf("jsonKeys(%q) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-}
-
-func FuzzJSONKeys(f *testing.F) {
-	for _, s := range []string{`{"a":1}`, `{"a":{"b":[1,"]"]},"c":"\\"}`, `{"a`, `{`} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, b []byte) {
-		if ks := jsonKeys(b); len(ks) > maxJSONKeys {
-			t.Fatalf("%d keys", len(ks))
-		}
-	})
-}
-
 func TestParseClusterNodes(t *testing.T) {
 	text := `07c37dfeb235213a872192d90877d0cd55635b91 127.0.0.1:30004@31004,host4 slave e7d1eecce10fd6bb5eb35b9f99a514335d9ba9ca 0 1426238317239 4 connected
 67ed2db8d677e59ec4a4cefb06858cf2a1a89fa1 127.0.0.1:30002@31002 master - 0 1426238316232 2 connected 5461-10922

@@ -6,6 +6,8 @@ import (
 	"io"
 	"math"
 	"strconv"
+
+	"github.com/keyguard/keyguard/internal/jsonkeys"
 )
 
 // RDB opcodes (src/rdb.h).
@@ -152,48 +154,8 @@ type Decoder struct {
 	valBytes              int
 	valOver               bool
 	lp                    lpIter
-	watchBuf              [][]byte // one per Options.WatchFields entry
-	names                 interner // JSON key names
-}
-
-// interner hands out shared strings for JSON key names, so names repeated
-// across values cost one allocation. Values written by one program list
-// the same keys in the same order, so the names of the last object are
-// tried first, by position, before the (bounded) table.
-type interner struct {
-	last []string // keys of the last object, by position
-	m    map[string]string
-}
-
-const (
-	maxInterned     = 4096
-	maxInternedLen  = 64
-	maxInternedLast = 64
-)
-
-// get returns a shared string for b, the key at position pos of its object.
-func (in *interner) get(b []byte, pos int) string {
-	if pos < len(in.last) && in.last[pos] == string(b) {
-		return in.last[pos]
-	}
-	if len(b) > maxInternedLen {
-		return string(b)
-	}
-	s, ok := in.m[string(b)]
-	if !ok {
-		if in.m == nil || len(in.m) >= maxInterned {
-			in.m = make(map[string]string, 256)
-		}
-		s = string(b)
-		in.m[s] = s
-	}
-	switch {
-	case pos < len(in.last):
-		in.last[pos] = s
-	case pos == len(in.last) && pos < maxInternedLast:
-		in.last = append(in.last, s)
-	}
-	return s
+	watchBuf              [][]byte          // one per Options.WatchFields entry
+	names                 jsonkeys.Interner // JSON key names
 }
 
 // NewDecoder returns a decoder reading r, which it buffers itself.

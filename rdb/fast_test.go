@@ -2,7 +2,6 @@ package rdb
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -357,126 +356,6 @@ func TestTruncatedFast(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-// refTopKeys is jsonTopKeys as first written, byte by byte: the reference
-// for the faster scanners.
-func refTopKeys(s []byte, max int) []string {
-	ws := func(i int) int {
-		for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') {
-			i++
-		}
-		return i
-	}
-	str := func(i int) int {
-		for j := i + 1; j < len(s); j++ {
-			switch s[j] {
-			case '\\':
-				j++
-			case '"':
-				return j + 1
-			}
-		}
-		return -1
-	}
-	value := func(i int) int {
-		depth := 0
-		for i < len(s) {
-			switch s[i] {
-			case '"':
-				if i = str(i); i < 0 {
-					return -1
-				}
-				continue
-			case '{', '[':
-				depth++
-			case ']':
-				if depth--; depth < 0 {
-					return -1
-				}
-			case '}':
-				if depth == 0 {
-					return i
-				}
-				depth--
-			case ',':
-				if depth == 0 {
-					return i
-				}
-			}
-			i++
-		}
-		return -1
-	}
-	var out []string
-	i := ws(0)
-	if i >= len(s) || s[i] != '{' {
-		return out
-	}
-	i++
-	for n := 0; n < max; n++ {
-		if i = ws(i); i >= len(s) || s[i] != '"' {
-			return out
-		}
-		end := str(i)
-		if end < 0 {
-			return out
-		}
-		var key string
-		if err := json.Unmarshal(s[i:end], &key); err != nil {
-			return out
-		}
-		if i = ws(end); i >= len(s) || s[i] != ':' {
-			return out
-		}
-		if i = value(i + 1); i < 0 {
-			return out
-		}
-		out = append(out, key)
-		if s[i] == '}' {
-			return out
-		}
-		i++
-	}
-	return out
-}
-
-// TestJSONScanners compares jsonTopKeys (SWAR string scans, the interner's
-// guess of the next key, the inlined value skip) with refTopKeys on
-// JSON-like inputs and every prefix of them, reusing one interner so its
-// guesses are sometimes right and sometimes wrong.
-func TestJSONScanners(t *testing.T) {
-	rng := rand.New(rand.NewPCG(4, 4))
-	atoms := []string{`"a"`, `"productNo"`, `"p12345678901"`, `"x\"y"`, `"\\"`, `"\\\""`, `"tab\there"`, "\"ctl\x01\"",
-		`"é"`, `"\u00e9"`, `12`, `-3.5e7`, `true`, `null`, `[1,"]",{"k":[]}]`, `{"in":"}"}`, `[]`, `{}`,
-		`"` + strings.Repeat("long", 20) + `"`, `"a\\`, `]`, `}`, ` `, "\n", `,`, `:`, `"`}
-	keys := []string{`"a"`, `"ab"`, `"abc"`, `"productNo"`, `"x\"y"`, `"ab\\"`, "\"a\x01\""}
-	var in interner
-	for range 20000 {
-		var b strings.Builder
-		b.WriteString([]string{"{", " {", "[", "{\n"}[rng.IntN(4)])
-		for k := range rng.IntN(6) {
-			if k > 0 {
-				b.WriteString([]string{",", ", ", ",\n  "}[rng.IntN(3)])
-			}
-			b.WriteString(keys[rng.IntN(len(keys))])
-			b.WriteString([]string{":", " : "}[rng.IntN(2)])
-			for range 1 + rng.IntN(2) {
-				b.WriteString(atoms[rng.IntN(len(atoms))])
-			}
-		}
-		b.WriteString([]string{"}", "", " }", "]"}[rng.IntN(4)])
-		s := []byte(b.String())
-		for _, cut := range []int{len(s), rng.IntN(len(s) + 1)} {
-			want := strings.Join(refTopKeys(s[:cut], 4), "|")
-			if got := strings.Join(jsonTopKeys(nil, s[:cut], 4, &in), "|"); got != want {
-				t.Fatalf("%q: %q, reference %q", s[:cut], got, want)
-			}
-			if got := strings.Join(jsonTopKeys(nil, s[:cut], 4, nil), "|"); got != want {
-				t.Fatalf("%q without interner: %q, reference %q", s[:cut], got, want)
-			}
-		}
 	}
 }
 

@@ -7,6 +7,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/keyguard/keyguard/internal/jsonkeys"
 )
 
 func TestCRC64(t *testing.T) {
@@ -169,14 +171,14 @@ func TestJSONTopKeys(t *testing.T) {
 	}{
 		{`{"a":1,"b":{"c":[1,2,{"d":3}]},"e":"x,}y","f\"g":null}`, 10, `a|b|e|f"g`},
 		{`  {"a":1,"b":2}`, 1, `a`},
-		{`{"a":1,"b":`, 10, `a`}, // a prefix: keys until the cut
+		{`{"a":1,"b":`, 10, `a|b`}, // a prefix: keys until the cut, the cut one too
 		{`[1,2]`, 10, ``},
 		{`{}`, 10, ``},
 		{`not json`, 10, ``},
 	} {
-		got := strings.Join(jsonTopKeys(nil, []byte(c.in), c.max, nil), "|")
+		got := strings.Join(jsonkeys.Top(nil, []byte(c.in), c.max, nil), "|")
 		if got != c.want {
-			t.Errorf("jsonTopKeys(%s) = %q, want %q", c.in, got, c.want)
+			t.Errorf("Top(%s) = %q, want %q", c.in, got, c.want)
 		}
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"math"
 	"strconv"
+
+	"github.com/keyguard/keyguard/internal/jsonkeys"
 )
 
 func (d *Decoder) readValue(t byte) error {
@@ -274,7 +276,7 @@ func (d *Decoder) readString() error {
 			_, isInt = parseInt64(body)
 		}
 		if d.jsonKeys > 0 && !isInt {
-			rec.JSONKeys = jsonTopKeys(rec.JSONKeys, body, d.jsonKeys, &d.names)
+			rec.JSONKeys = jsonkeys.Top(rec.JSONKeys, body, d.jsonKeys, &d.names)
 		}
 		if collect {
 			if complete && d.budget(len(body)) {
@@ -329,7 +331,7 @@ func (d *Decoder) stringBody(h strHdr, limit int, collect bool) ([]byte, bool, e
 		}
 		head := lzfPrefixAppend(d.e1[:0], in, jsonSniffBytes)
 		d.e1 = head
-		if i := skipWS(head, 0); i < len(head) && head[i] != '{' {
+		if !jsonkeys.Object(head) {
 			rd.r += int(h.clen)
 			return head, false, nil
 		}

@@ -1,4 +1,14 @@
-package rdb
+// Package jsonkeys reads the top-level keys of a JSON object: what the
+// live audit reads from the head of a string value and the snapshot audit
+// from the whole value, so both see the same field names.
+//
+//	var in jsonkeys.Interner
+//	keys := jsonkeys.Top(nil, value, 32, &in) // ["name", "price", …]
+//
+// Top is a speed kernel (eight bytes at a time, names interned): its
+// reference, a byte-at-a-time scanner, is in the tests, which hold the
+// two to each other.
+package jsonkeys
 
 import (
 	"encoding/binary"
@@ -6,11 +16,12 @@ import (
 	"math/bits"
 )
 
-// jsonTopKeys appends up to max top-level keys of the JSON object in s to
-// dst. s may be a prefix of the value: scanning stops quietly at the end of
-// s or at the first byte that is not JSON, keeping the keys seen so far.
-// intern, when not nil, turns repeated key names into one string.
-func jsonTopKeys(dst []string, s []byte, max int, intern *interner) []string {
+// Top appends up to max top-level keys of the JSON object in s to dst. s
+// may be the head of the value: scanning stops quietly at the end of s
+// (keeping a key whose value s cuts) or at the first byte that is not
+// JSON, keeping the keys seen so far. intern, when not nil, turns
+// repeated key names into one string.
+func Top(dst []string, s []byte, max int, intern *Interner) []string {
 	i := skipWS(s, 0)
 	if i >= len(s) || s[i] != '{' {
 		return dst
@@ -47,6 +58,7 @@ func jsonTopKeys(dst []string, s []byte, max int, intern *interner) []string {
 		// skipJSONValue, with strings, numbers and literals done here:
 		// the scan is in the same state (depth 0) when it hands over.
 		i++
+		dst = append(dst, key) // known now, even if s cuts its value
 		if i < len(s) && s[i] == '"' {
 			if i = skipJSONString(s, i); i < 0 {
 				return dst
@@ -60,7 +72,6 @@ func jsonTopKeys(dst []string, s []byte, max int, intern *interner) []string {
 				return dst
 			}
 		}
-		dst = append(dst, key)
 		if s[i] == '}' {
 			return dst
 		}
@@ -158,7 +169,7 @@ func scanJSONString(s []byte, i int) (int, bool) {
 	return -1, false
 }
 
-func jsonKey(quoted []byte, plain bool, pos int, intern *interner) (string, bool) {
+func jsonKey(quoted []byte, plain bool, pos int, intern *Interner) (string, bool) {
 	if plain {
 		raw := quoted[1 : len(quoted)-1]
 		if intern != nil {
@@ -210,4 +221,52 @@ func skipJSONValue(s []byte, i int) int {
 		i++
 	}
 	return -1
+}
+
+// Interner hands out shared strings for JSON key names, so names repeated
+// across values cost one allocation. Values written by one program list
+// the same keys in the same order, so the names of the last object are
+// tried first, by position, before the (bounded) table.
+type Interner struct {
+	last []string // keys of the last object, by position
+	m    map[string]string
+}
+
+const (
+	maxInterned     = 4096
+	maxInternedLen  = 64
+	maxInternedLast = 64
+)
+
+// get returns a shared string for b, the key at position pos of its object.
+func (in *Interner) get(b []byte, pos int) string {
+	if pos < len(in.last) && in.last[pos] == string(b) {
+		return in.last[pos]
+	}
+	if len(b) > maxInternedLen {
+		return string(b)
+	}
+	s, ok := in.m[string(b)]
+	if !ok {
+		if in.m == nil || len(in.m) >= maxInterned {
+			in.m = make(map[string]string, 256)
+		}
+		s = string(b)
+		in.m[s] = s
+	}
+	switch {
+	case pos < len(in.last):
+		in.last[pos] = s
+	case pos == len(in.last) && pos < maxInternedLast:
+		in.last = append(in.last, s)
+	}
+	return s
+}
+
+// Object reports whether s (the head of a value) may start a JSON
+// object: its first byte after white space is '{', or it is all white
+// space.
+func Object(s []byte) bool {
+	i := skipWS(s, 0)
+	return i >= len(s) || s[i] == '{'
 }
