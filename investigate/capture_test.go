@@ -157,8 +157,13 @@ func TestMonitorRefused(t *testing.T) {
 // CLIENT LIST's "path:0" address.
 func TestCaptureUnixSocket(t *testing.T) {
 	sock := t.TempDir() + "/r.sock"
-	srv := redistest.Start(t, "unixsocket "+sock, "unixsocketperm 700")
-	n := testNode(t, srv)
+	redistest.Start(t, "unixsocket "+sock, "unixsocketperm 700")
+	// keyguard on the socket too: its MONITOR connection and its reads
+	// share the writer's MONITOR source.
+	self := redis.NewClient(&redis.Options{Network: "unix", Addr: sock, ClientName: DefaultSelf})
+	defer self.Close()
+	self.Ping(context.Background())
+	n := &node{addr: sock, c: self}
 	w := redis.NewClient(&redis.Options{Network: "unix", Addr: sock, ClientName: "unix-writer"})
 	defer w.Close()
 	ctx, stop := context.WithCancel(context.Background())
@@ -175,7 +180,7 @@ func TestCaptureUnixSocket(t *testing.T) {
 	<-done
 	var got []string
 	for _, a := range nc.att.Accesses() {
-		c := resolve(nc.clients, a.Source)
+		c := resolve(nc.clients, a.Source, DefaultSelf)
 		got = append(got, a.Source+" → "+c.Service())
 		if c.Service() != "unix-writer" || !strings.HasPrefix(a.Source, "unix:") {
 			t.Errorf("%s resolved to %+v", a.Source, c)

@@ -33,7 +33,11 @@ func dialRESP(ctx context.Context, opt *redis.Options, addr, name string) (*resp
 		o := *opt
 		dial = o.NewDialer()
 	}
-	nc, err := dial(ctx, "tcp", addr)
+	network := opt.Network
+	if network == "" {
+		network = "tcp"
+	}
+	nc, err := dial(ctx, network, addr)
 	if err != nil {
 		return nil, 0, fmt.Errorf("connect to %s: %w", addr, err)
 	}

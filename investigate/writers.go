@@ -57,13 +57,26 @@ type KeyActivity struct {
 // not show.
 const unknownCaller = "a script whose caller MONITOR did not show"
 
-// resolve maps a MONITOR source to the client that had it.
-func resolve(clients map[string][]Client, source string) Client {
+// resolve maps a MONITOR source to the client that had it. Clients of a
+// unix socket share one source: keyguard's own (named self) are left out,
+// and when the others are one service, it is that service.
+func resolve(clients map[string][]Client, source, self string) Client {
 	if source == SourceLua {
 		return Client{Addr: SourceLua, Name: unknownCaller}
 	}
 	addr := monitorSourceAddr(source)
 	cs := clients[addr]
+	if len(cs) > 1 {
+		var others []Client
+		for _, c := range cs {
+			if c.Name != self {
+				others = append(others, c)
+			}
+		}
+		if len(others) > 0 {
+			cs = others
+		}
+	}
 	switch {
 	case len(cs) == 1:
 		return cs[0]
@@ -91,7 +104,7 @@ func activities(reg *registry.Registry, caps []*NodeCapture, self string) []KeyA
 			continue
 		}
 		for _, a := range nc.att.Accesses() {
-			c := resolve(nc.clients, a.Source)
+			c := resolve(nc.clients, a.Source, self)
 			if c.Name == self {
 				continue
 			}
