@@ -73,6 +73,11 @@ func (n *MonitorNode) Cost() string {
 	}
 	if n.CPUBefore >= 0 && n.CPUDuring >= 0 {
 		s += fmt.Sprintf("; server CPU %.0f%% → %.0f%% of a core", 100*n.CPUBefore, 100*n.CPUDuring)
+		// Per command, the cost does not depend on the traffic changing
+		// between the two windows.
+		if n.OpsBefore > 0 && n.OpsDuring > 0 {
+			s += fmt.Sprintf(", %.1f → %.1f µs per command", 1e6*n.CPUBefore/n.OpsBefore, 1e6*n.CPUDuring/n.OpsDuring)
+		}
 	}
 	return s
 }
