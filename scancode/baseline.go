@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 )
 
 // Baseline is the findings a previous scan accepted: a large codebase
@@ -33,6 +34,16 @@ func ReadBaseline(r io.Reader, name string) (*Baseline, error) {
 		b.counts[fingerprint(f)]++
 	}
 	return b, nil
+}
+
+// ReadBaselineFile reads a baseline from a file.
+func ReadBaselineFile(path string) (*Baseline, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("baseline: %w\n\tTry: write one with keyguard scan-code --format json --out %s", err, path)
+	}
+	defer f.Close()
+	return ReadBaseline(f, path)
 }
 
 // Apply leaves out of the report the findings the baseline accepts and

@@ -41,6 +41,24 @@ type Result struct {
 	Skipped  int                   // files left out: ignored, vendored, generated, minified, too large
 }
 
+// ParseLangs reads a comma-separated language list (go, java, python, ts;
+// js, javascript and typescript name ts).
+func ParseLangs(list string) ([]keyshape.Lang, error) {
+	var out []keyshape.Lang
+	for _, l := range strings.Split(list, ",") {
+		switch l = strings.TrimSpace(l); l {
+		case "":
+		case "go", "java", "python", "ts":
+			out = append(out, keyshape.Lang(l))
+		case "js", "javascript", "typescript":
+			out = append(out, keyshape.TypeScript)
+		default:
+			return nil, fmt.Errorf("language %q: use go, java, python or ts", l)
+		}
+	}
+	return out, nil
+}
+
 // maxFileBytes: larger source files are bundles or generated data.
 const maxFileBytes = 2 << 20
 

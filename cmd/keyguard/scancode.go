@@ -2,13 +2,9 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"os"
 	"runtime/debug"
-	"strings"
 
 	"github.com/keyguard/keyguard/scancode"
-	"github.com/keyguard/keyguard/scancode/keyshape"
 )
 
 func runScanCode(ctx context.Context, e *env, args []string) error {
@@ -29,17 +25,9 @@ func runScanCode(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	var only []keyshape.Lang
-	for _, l := range strings.Split(*langs, ",") {
-		switch l = strings.TrimSpace(l); l {
-		case "":
-		case "go", "java", "python", "ts":
-			only = append(only, keyshape.Lang(l))
-		case "js", "javascript", "typescript":
-			only = append(only, keyshape.TypeScript)
-		default:
-			return usagef("--lang %q: use go, java, python or ts", l)
-		}
+	only, err := scancode.ParseLangs(*langs)
+	if err != nil {
+		return usagef("--lang: %v", err)
 	}
 	if len(pos) == 0 {
 		pos = []string{"."}
@@ -54,12 +42,7 @@ func runScanCode(ctx context.Context, e *env, args []string) error {
 	}
 	rep := scancode.NewReport(reg.File, res)
 	if *baseline != "" {
-		f, err := os.Open(*baseline)
-		if err != nil {
-			return fmt.Errorf("--baseline: %w\n\tTry: write one with keyguard scan-code --format json --out %s", err, *baseline)
-		}
-		b, err := scancode.ReadBaseline(f, *baseline)
-		f.Close()
+		b, err := scancode.ReadBaselineFile(*baseline)
 		if err != nil {
 			return err
 		}

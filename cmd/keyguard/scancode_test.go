@@ -27,11 +27,11 @@ func TestScanCodeExitCodes(t *testing.T) {
 		{[]string{"--registry", scanRegistry, py}, 0, "raw-key: key \"user:{uid:int}:info\"", ""},
 		{[]string{"--registry", scanRegistry, "--fail-on", "warning", py}, 1, "1 warning", ""},
 		{[]string{"--registry", scanRegistry, "--fail-on", "never", "../../scancode/testdata/src"}, 0, "10 errors", ""},
-		{[]string{"--registry", scanRegistry, "--lang", "cobol", py}, 2, "", "--lang \"cobol\""},
+		{[]string{"--registry", scanRegistry, "--lang", "cobol", py}, 2, "", "--lang: language \"cobol\""},
 		{[]string{"--registry", scanRegistry, "nope/"}, 2, "", "Try:"},
 		{[]string{"--registry", "nope.yaml", py}, 2, "", "nope.yaml"},
 		{[]string{"--registry", scanRegistry, "--format", "xml", py}, 2, "", "xml"},
-		{[]string{"--registry", scanRegistry, "--baseline", "nope.json", py}, 2, "", "--baseline"},
+		{[]string{"--registry", scanRegistry, "--baseline", "nope.json", py}, 2, "", "baseline: open nope.json"},
 	} {
 		code, out, errOut := runCLI(t, "", append([]string{"scan-code"}, tt.args...)...)
 		if code != tt.code || !strings.Contains(out, tt.stdout) || !strings.Contains(errOut, tt.stderr) {
