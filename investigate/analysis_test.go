@@ -114,7 +114,7 @@ func labels(set *StyleSet, idx []int) []string {
 
 func TestGroupStylesDeclared(t *testing.T) {
 	reg := testReg(t, styleRegistry)
-	set := groupStyles([]Observation{
+	set := GroupStyles([]Observation{
 		obs("promo:sku:1", "value", "activityId", "discountType", "discountValue", "couponAmount", "promoTotal", registry.NSField),
 		obs("promo:sku:2", "value", "activityId", "discountType", "discountValue"),
 		obs("promo:sku:3", "value", "activityId", "extra1"),
@@ -145,7 +145,7 @@ func TestGroupStylesDeclared(t *testing.T) {
 
 func TestGroupStylesLearned(t *testing.T) {
 	reg := testReg(t, styleRegistry)
-	set := groupStyles([]Observation{
+	set := GroupStyles([]Observation{
 		obs("cart:1", "value", "x", "y", "a", "b", "c"), // mixed, seen first
 		obs("cart:1", "watch", "a", "b", "c"),
 		obs("cart:1", "write", "x", "y"),
@@ -175,7 +175,7 @@ func TestGroupStylesLearned(t *testing.T) {
 func TestGroupStylesGiven(t *testing.T) {
 	reg := testReg(t, styleRegistry)
 	given := append(DeclaredStyles(reg), DeclaredStyle{Name: "learned from order-team's keys", Owner: "order-team", Fields: []string{"x", "y", "z"}})
-	set := groupStyles([]Observation{obs("cart:1", "value", "a", "b", "x", "y")}, given, reg.Lookup)
+	set := GroupStyles([]Observation{obs("cart:1", "value", "a", "b", "x", "y")}, given, reg.Lookup)
 	o := set.Obs[0]
 	if !o.Mixed() || set.Styles[o.Styles[0]].Owner != "order-team" || set.Styles[o.Styles[1]].Label() != "{a, b}" {
 		t.Errorf("styles %v: %+v", labels(set, o.Styles), set.Styles)

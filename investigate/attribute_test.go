@@ -118,3 +118,26 @@ func TestAttributeTTLsAndDB(t *testing.T) {
 		}
 	}
 }
+
+// FuzzAttributor: any sequence of MONITOR lines is attributed without
+// panicking (command arguments of any shape reach the TTL and field
+// readers), and every access belongs to a kept key.
+func FuzzAttributor(f *testing.F) {
+	f.Add("1.1 [0 a:1] \"MULTI\"\n1.2 [0 a:1] \"set\" \"promo:k\" \"{\\\"a\\\":1}\" \"PXAT\" \"9\"\n1.3 [0 lua] \"hset\" \"promo:k\" \"f\"\n1.4 [0 a:1] \"EXEC\"")
+	f.Add("1.1 [0 a:1] \"evalsha\" \"x\" \"1\" \"promo:k\"\n1.2 [0 lua] \"restore\" \"promo:k\" \"5\" \"\" \"ABSTTL\"\n1.3 [0 lua] \"getex\" \"promo:k\" \"EX\"")
+	f.Add("1.1 [0 a:1] \"mset\" \"promo:a\" \"1\" \"promo:b\"\n1.2 [0 a:1] \"json.set\" \"promo:j\" \"$\" \"{\\\"x\\\":1\"")
+	f.Fuzz(func(t *testing.T, text string) {
+		a := NewAttributor(-1, func(k string) bool { return strings.HasPrefix(k, "promo:") })
+		for _, s := range strings.Split(text, "\n") {
+			if l, err := ParseLine(s); err == nil {
+				a.Feed(&l)
+			}
+		}
+		a.Flush()
+		for _, x := range a.Accesses() {
+			if !strings.HasPrefix(x.Key, "promo:") {
+				t.Fatalf("access to a key not kept: %+v", x)
+			}
+		}
+	})
+}

@@ -116,7 +116,7 @@ func (c *conclusion) styles() {
 			}
 		}
 	}
-	c.set = groupStyles(obs, c.p.styles, c.p.reg.Lookup)
+	c.set = GroupStyles(obs, c.p.styles, c.p.reg.Lookup)
 	c.r.Styles = c.set.Styles
 	for _, o := range c.set.Obs {
 		ids := c.ids(o.Styles)

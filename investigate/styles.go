@@ -119,12 +119,13 @@ type StyleSet struct {
 	Obs    []Styled
 }
 
-// groupStyles explains observations by styles. A template's declared
-// fields are a style; the fields no declared style explains are grouped
-// by co-occurrence: fields seen together in one value belong together,
+// GroupStyles explains observations by styles. declared are the field
+// sets known in advance (DeclaredStyles of the registry, and any learned
+// elsewhere, such as per owner across an audit): each is a style. The
+// fields none of them explains are grouped by co-occurrence: fields seen together in one value belong together,
 // unless that value already holds fields of two groups (then it is the
 // mixed one). own returns a key's template (nil when unregistered).
-func groupStyles(obs []Observation, declared []DeclaredStyle, own func(key string) *registry.Entry) *StyleSet {
+func GroupStyles(obs []Observation, declared []DeclaredStyle, own func(key string) *registry.Entry) *StyleSet {
 	set := &StyleSet{}
 	for _, d := range declared {
 		set.Styles = append(set.Styles, Style{Fields: sortedCopy(d.Fields), Declared: d.Name, Owner: d.Owner})
