@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -44,7 +45,7 @@ func TestSARIFValid(t *testing.T) {
 		t.Fatal("the schema accepts a run whose tool has no name: it checks nothing")
 	}
 	reg := testRegistry(t)
-	res, err := Scan(context.Background(), []string{"testdata/src", "../analyzer/testdata/store"}, Options{Registry: reg})
+	res, err := Scan(context.Background(), []string{"testdata/src", filepath.Join(goTestModule(t, "../analyzer/testdata"), "store")}, Options{Registry: reg})
 	if err != nil {
 		t.Fatal(err)
 	}

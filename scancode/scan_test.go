@@ -1,6 +1,7 @@
 package scancode
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -88,13 +89,15 @@ func TestFixtures(t *testing.T) {
 // scan-code's Go driver (packages from export data, facts carried between
 // them) finds what keylint's analysistest expects in the same sources.
 func TestScanGo(t *testing.T) {
-	res, err := Scan(context.Background(), []string{"../analyzer/testdata"}, Options{Registry: testRegistry(t), Langs: []keyshape.Lang{keyshape.Go}})
+	mod := goTestModule(t, "../analyzer/testdata")
+	res, err := Scan(context.Background(), []string{mod}, Options{Registry: testRegistry(t), Langs: []keyshape.Lang{keyshape.Go}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	goWant := regexp.MustCompile("// want `([a-z-]+):")
 	var want []string
-	for _, path := range []string{"../analyzer/testdata/svc/svc.go", "../analyzer/testdata/store/store.go", "../analyzer/testdata/fix/a.go", "../analyzer/testdata/fix/b.go"} {
+	for _, rel := range []string{"svc/svc.go", "store/store.go", "fix/a.go", "fix/b.go"} {
+		path := filepath.ToSlash(filepath.Join(mod, rel))
 		data, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)
@@ -123,4 +126,32 @@ func testRegistryErr() (*registry.Registry, error) { return registry.Load("testd
 
 func parseRegistry(y string) (*registry.Registry, error) {
 	return registry.Parse("suggested.yaml", []byte(y))
+}
+
+// goTestModule copies keylint's test services' module to a temporary
+// directory, its replace directive made absolute, and lets the go command
+// complete its go.sum there (GOFLAGS=-mod=mod), so that a move of
+// keyguard's own requirements does not break the test and nothing is
+// written into the checkout.
+func goTestModule(t *testing.T, testdata string) string {
+	t.Helper()
+	root, err := filepath.Abs(filepath.Join(testdata, "..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS(testdata)); err != nil {
+		t.Fatal(err)
+	}
+	gomod := filepath.Join(dir, "go.mod")
+	data, err := os.ReadFile(gomod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data = bytes.Replace(data, []byte("=> ../.."), []byte("=> "+root), 1)
+	if err := os.WriteFile(gomod, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("GOFLAGS", "-mod=mod")
+	return dir
 }

@@ -1,7 +1,10 @@
 package plugin_test
 
 import (
+	"bytes"
 	"go/types"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -32,7 +35,7 @@ func TestPlugin(t *testing.T) {
 	}
 	// Run it as golangci-lint does, on a package type-checked with its
 	// imports from export data.
-	cfg := &packages.Config{Dir: "../testdata", Mode: packages.NeedName | packages.NeedFiles | packages.NeedSyntax |
+	cfg := &packages.Config{Dir: goTestModule(t, "../testdata"), Mode: packages.NeedName | packages.NeedFiles | packages.NeedSyntax |
 		packages.NeedTypes | packages.NeedTypesInfo | packages.NeedTypesSizes | packages.NeedImports}
 	pkgs, err := packages.Load(cfg, "./store")
 	if err != nil || len(pkgs) != 1 || len(pkgs[0].Errors) > 0 {
@@ -67,4 +70,32 @@ func TestPluginSettings(t *testing.T) {
 			t.Errorf("%v: error %v, want %q", tt.conf, err, tt.want)
 		}
 	}
+}
+
+// goTestModule copies keylint's test services' module to a temporary
+// directory, its replace directive made absolute, and lets the go command
+// complete its go.sum there (GOFLAGS=-mod=mod), so that a move of
+// keyguard's own requirements does not break the test and nothing is
+// written into the checkout.
+func goTestModule(t *testing.T, testdata string) string {
+	t.Helper()
+	root, err := filepath.Abs(filepath.Join(testdata, "..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS(testdata)); err != nil {
+		t.Fatal(err)
+	}
+	gomod := filepath.Join(dir, "go.mod")
+	data, err := os.ReadFile(gomod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data = bytes.Replace(data, []byte("=> ../.."), []byte("=> "+root), 1)
+	if err := os.WriteFile(gomod, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("GOFLAGS", "-mod=mod")
+	return dir
 }
