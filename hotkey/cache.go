@@ -186,6 +186,7 @@ func New(ctx context.Context, reg *registry.Registry, rdb redis.UniversalClient,
 		MaximumSize:      opts.LocalSize,
 		ExpiryCalculator: otter.ExpiryWritingFunc(func(e otter.Entry[string, localValue]) time.Duration { return e.Value.ttl }),
 		Clock:            c.clock,
+		Logger:           otterLogger{c.log},
 	})
 	if err != nil {
 		c.clock.Stop()
@@ -248,6 +249,18 @@ func (c *Cache) resolve() error {
 		c.ents[e.Index].soft = soft
 	}
 	return nil
+}
+
+// otterLogger sends the local tier's own messages to Options.Logger
+// (otter logs to the default slog logger otherwise).
+type otterLogger struct{ log *slog.Logger }
+
+func (l otterLogger) Warn(ctx context.Context, msg string, err error) {
+	l.log.WarnContext(ctx, "keyguard: local tier: "+msg, "err", err)
+}
+
+func (l otterLogger) Error(ctx context.Context, msg string, err error) {
+	l.log.ErrorContext(ctx, "keyguard: local tier: "+msg, "err", err)
 }
 
 // Detector returns the detector the Cache feeds.
