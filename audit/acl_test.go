@@ -64,7 +64,7 @@ func TestDocumentedACL(t *testing.T) {
 	setUser(t, admin, "keyguard-audit", rules)
 	target := func(user string) Target {
 		opt, _ := redis.ParseURL("redis://" + user + ":audit-pw@" + s.Addr)
-		return Target{Conn: opt}
+		return Target{Conn: connFrom(opt)}
 	}
 	res, err := Run(ctx, reg, target("keyguard-audit"), Options{})
 	if err != nil {

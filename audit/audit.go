@@ -2,6 +2,7 @@ package audit
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -11,8 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
+	"github.com/keyguard/keyguard/internal/resp"
 	"github.com/keyguard/keyguard/inventory"
 	"github.com/keyguard/keyguard/registry"
 	"github.com/keyguard/keyguard/report"
@@ -42,11 +42,42 @@ const (
 	jsonPrefixBytes = 4096 // GETRANGE key 0 4095: enough for the top-level keys of most JSON values
 )
 
+// Conn is how to reach the server: its address (a Cluster seed with
+// Target.Cluster), and the credentials, TLS and database every node's
+// connection uses.
+type Conn struct {
+	Addr               string
+	Username, Password string
+	DB                 int
+	TLS                *tls.Config // nil: plain TCP (rediss:// sets it)
+	DialTimeout        time.Duration
+	// Dialer, when set, opens the TCP connections (a proxy, a test).
+	Dialer func(ctx context.Context, network, addr string) (net.Conn, error)
+}
+
+func (c *Conn) config() resp.Config {
+	return resp.Config{Username: c.Username, Password: c.Password, TLS: c.TLS, DialTimeout: c.DialTimeout, Dialer: c.Dialer}
+}
+
+// dial opens one connection of the audit to addr.
+func (r *run) dial(ctx context.Context, addr string, s resp.Session) (*resp.Conn, error) {
+	s.Name = "keyguard-audit"
+	return resp.Dial(ctx, r.t.Conn.config(), addr, s)
+}
+
+// nodeInfo runs INFO (the default sections: server, replication, memory,
+// keyspace, cluster …).
+func nodeInfo(ctx context.Context, c *resp.Conn) (info, error) {
+	s, err := c.Simple(ctx, "INFO")
+	if err != nil {
+		return nil, err
+	}
+	return parseInfo(s), nil
+}
+
 // Target is what to audit.
 type Target struct {
-	// Conn carries the credentials, TLS config, dial timeout and database
-	// (DB) used for every node; Addr is the server, or a Cluster seed.
-	Conn *redis.Options
+	Conn Conn
 	// Cluster walks every master of the Cluster that Conn.Addr and Seeds
 	// belong to.
 	Cluster bool
@@ -144,20 +175,7 @@ type Result struct {
 
 // ConnectError is a node that could not be reached or refused the
 // credentials.
-type ConnectError struct {
-	Addr string
-	Auth bool // the server refused the credentials
-	Err  error
-}
-
-func (e *ConnectError) Error() string {
-	if e.Auth {
-		return fmt.Sprintf("%s: authentication failed: %v", e.Addr, e.Err)
-	}
-	return fmt.Sprintf("%s: %v", e.Addr, e.Err)
-}
-
-func (e *ConnectError) Unwrap() error { return e.Err }
+type ConnectError = resp.ConnectError
 
 // PermissionError is an ACL user that lacks commands the audit needs.
 type PermissionError struct {
@@ -176,8 +194,8 @@ func (e *PermissionError) Error() string {
 // not permitted, a bad Resume list); a run that stops early — ctx
 // cancelled, a node lost — returns a Result with Complete false.
 func Run(ctx context.Context, reg *registry.Registry, t Target, opts Options) (*Result, error) {
-	if t.Conn == nil {
-		return nil, errors.New("audit: Target.Conn is nil")
+	if t.Conn.Addr == "" {
+		return nil, errors.New("audit: Target.Conn.Addr is empty")
 	}
 	opts = opts.withDefaults()
 	started := time.Now()
@@ -376,12 +394,12 @@ func (r *run) plan(ctx context.Context) ([]nodePlan, error) {
 	} else {
 		addr := r.t.Conn.Addr
 		if r.opts.Replicas {
-			c, err := dial(ctx, r.t.Conn, addr, session{db: r.db, timeout: r.opts.IOTimeout})
+			c, err := r.dial(ctx, addr, resp.Session{DB: r.db, Timeout: r.opts.IOTimeout})
 			if err != nil {
 				return nil, err
 			}
-			in, err := c.info(ctx)
-			c.close()
+			in, err := nodeInfo(ctx, c)
+			c.Close()
 			if err != nil {
 				return nil, fmt.Errorf("%s: INFO: %w", addr, err)
 			}
@@ -422,7 +440,7 @@ func (r *run) plan(ctx context.Context) ([]nodePlan, error) {
 		if p.cursor == "" {
 			p.cursor = "0"
 		}
-		if _, ok := parseInt([]byte(p.cursor)); !ok {
+		if _, ok := resp.ParseInt([]byte(p.cursor)); !ok {
 			return nil, fmt.Errorf("resume: node %s: cursor %q is not a SCAN cursor", s.Node, s.Cursor)
 		}
 		out = append(out, p)
@@ -436,7 +454,7 @@ func (r *run) clusterPlan(ctx context.Context) ([]nodePlan, error) {
 	seeds = dedupe(seeds)
 	var firstErr error
 	for _, seed := range seeds {
-		c, err := dial(ctx, r.t.Conn, seed, session{timeout: r.opts.IOTimeout})
+		c, err := r.dial(ctx, seed, resp.Session{Timeout: r.opts.IOTimeout})
 		if err != nil {
 			var ce *ConnectError
 			if errors.As(err, &ce) && ce.Auth {
@@ -447,12 +465,12 @@ func (r *run) clusterPlan(ctx context.Context) ([]nodePlan, error) {
 			}
 			continue
 		}
-		text, err := c.simple(ctx, "CLUSTER", "NODES")
-		c.close()
+		text, err := c.Simple(ctx, "CLUSTER", "NODES")
+		c.Close()
 		if err != nil {
-			var se serverError
+			var se resp.ServerError
 			if errors.As(err, &se) {
-				if se.code() == "NOPERM" {
+				if se.Code() == "NOPERM" {
 					return nil, &PermissionError{Addr: seed, Commands: []string{"cluster|nodes"}, Reply: string(se)}
 				}
 				if strings.Contains(string(se), "cluster support disabled") {

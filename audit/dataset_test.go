@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/keyguard/keyguard/registry"
+	"github.com/redis/go-redis/v9"
 )
 
 // The datasets of the integration tests (internal/plant) are written for
@@ -16,4 +17,9 @@ func testRegistry(t testing.TB) *registry.Registry {
 		t.Fatal(err)
 	}
 	return reg
+}
+
+// connFrom is the Conn of a parsed redis:// URL.
+func connFrom(o *redis.Options) Conn {
+	return Conn{Addr: o.Addr, Username: o.Username, Password: o.Password, DB: o.DB, TLS: o.TLSConfig, DialTimeout: o.DialTimeout, Dialer: o.Dialer}
 }

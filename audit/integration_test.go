@@ -25,12 +25,12 @@ var lfuConfig = []string{"maxmemory-policy allkeys-lfu", "lfu-log-factor 0"}
 
 func standalone(s *redistest.Server) Target {
 	opt, _ := redis.ParseURL(s.URL())
-	return Target{Conn: opt, Display: s.URL()}
+	return Target{Conn: connFrom(opt), Display: s.URL()}
 }
 
 func clusterTarget(c *redistest.Cluster) Target {
 	opt, _ := redis.ParseURL("redis://" + c.Addrs[0])
-	return Target{Conn: opt, Cluster: true, Seeds: c.Addrs[1:], Display: c.URL()}
+	return Target{Conn: connFrom(opt), Cluster: true, Seeds: c.Addrs[1:], Display: c.URL()}
 }
 
 // found returns the report's findings as "rule key" lines, sorted.
@@ -617,7 +617,7 @@ func TestConnectFailures(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			opt, _ := redis.ParseURL(tt.url)
-			_, err := Run(ctx, reg, Target{Conn: opt}, Options{})
+			_, err := Run(ctx, reg, Target{Conn: connFrom(opt)}, Options{})
 			var ce *ConnectError
 			if !errors.As(err, &ce) || ce.Auth != tt.auth {
 				t.Fatalf("err %v (%T); want a ConnectError with Auth %v", err, err, tt.auth)
@@ -625,7 +625,7 @@ func TestConnectFailures(t *testing.T) {
 		})
 	}
 	opt, _ := redis.ParseURL("redis://:secret@" + s.Addr)
-	if _, err := Run(ctx, reg, Target{Conn: opt, Cluster: true}, Options{}); err == nil || !strings.Contains(err.Error(), "not a Redis Cluster") {
+	if _, err := Run(ctx, reg, Target{Conn: connFrom(opt), Cluster: true}, Options{}); err == nil || !strings.Contains(err.Error(), "not a Redis Cluster") {
 		t.Errorf("--cluster on a standalone server: %v", err)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/keyguard/keyguard/internal/jsonkeys"
+	"github.com/keyguard/keyguard/internal/resp"
 	"github.com/keyguard/keyguard/inventory"
 	"github.com/keyguard/keyguard/report"
 )
@@ -23,9 +24,9 @@ type walker struct {
 	r    *run
 	plan nodePlan
 	addr string
-	sess session // for redials
+	sess resp.Session // for redials
 
-	conn *conn                 // the prober's
+	conn *resp.Conn            // the prober's
 	cls  *inventory.Classifier // the prober's: one lookup per key
 
 	runID   string
@@ -59,30 +60,30 @@ type walker struct {
 
 // encodings are the per-key commands of a walk, encoded once.
 type encodings struct {
-	typ, pttl, mem, freq, hgetNS keyCmd
-	hashFields, jsonHead         keyCmd // the field probes: HRANDFIELD key 32, GETRANGE key 0 4095
-	count                        [len(countCmds)]keyCmd
+	typ, pttl, mem, freq, hgetNS resp.KeyCmd
+	hashFields, jsonHead         resp.KeyCmd // the field probes: HRANDFIELD key 32, GETRANGE key 0 4095
+	count                        [len(countCmds)]resp.KeyCmd
 }
 
 func newEncodings(samples int) encodings {
 	e := encodings{
-		typ:        newKeyCmd([]string{"TYPE"}),
-		pttl:       newKeyCmd([]string{"PTTL"}),
-		mem:        newKeyCmd([]string{"MEMORY", "USAGE"}, "SAMPLES", strconv.Itoa(max(samples, 0))),
-		freq:       newKeyCmd([]string{"OBJECT", "FREQ"}),
-		hgetNS:     newKeyCmd([]string{"HGET"}, "__ns__"),
-		hashFields: newKeyCmd([]string{"HRANDFIELD"}, strconv.Itoa(fieldProbeCount)),
-		jsonHead:   newKeyCmd([]string{"GETRANGE"}, "0", strconv.Itoa(jsonPrefixBytes-1)),
+		typ:        resp.NewKeyCmd([]string{"TYPE"}),
+		pttl:       resp.NewKeyCmd([]string{"PTTL"}),
+		mem:        resp.NewKeyCmd([]string{"MEMORY", "USAGE"}, "SAMPLES", strconv.Itoa(max(samples, 0))),
+		freq:       resp.NewKeyCmd([]string{"OBJECT", "FREQ"}),
+		hgetNS:     resp.NewKeyCmd([]string{"HGET"}, "__ns__"),
+		hashFields: resp.NewKeyCmd([]string{"HRANDFIELD"}, strconv.Itoa(fieldProbeCount)),
+		jsonHead:   resp.NewKeyCmd([]string{"GETRANGE"}, "0", strconv.Itoa(jsonPrefixBytes-1)),
 	}
 	for i, c := range countCmds {
-		e.count[i] = newKeyCmd([]string{c})
+		e.count[i] = resp.NewKeyCmd([]string{c})
 	}
 	return e
 }
 
 // fieldProbe is the field-name probe of a type: HRANDFIELD for a hash,
 // the head of a string for its top-level JSON keys.
-func (e *encodings) fieldProbe(t string) keyCmd {
+func (e *encodings) fieldProbe(t string) resp.KeyCmd {
 	if t == "hash" {
 		return e.hashFields
 	}
@@ -91,13 +92,13 @@ func (e *encodings) fieldProbe(t string) keyCmd {
 
 // countOf is the element count command of a type (ok false for module
 // types).
-func (e *encodings) countOf(t string) (keyCmd, bool) {
+func (e *encodings) countOf(t string) (resp.KeyCmd, bool) {
 	for i, ct := range countTypes {
 		if ct == t {
 			return e.count[i], true
 		}
 	}
-	return keyCmd{}, false
+	return resp.KeyCmd{}, false
 }
 
 // batch is the keys of one SCAN reply on their way through the probes.
@@ -142,23 +143,23 @@ const probeKey = "keyguard:audit:permission-probe"
 // permissions.
 func (r *run) newWalker(ctx context.Context, p nodePlan) (*walker, error) {
 	w := &walker{r: r, plan: p, addr: p.addr, resume: p.cursor,
-		sess: session{db: r.db, readonly: p.readonly, timeout: r.opts.IOTimeout}}
+		sess: resp.Session{DB: r.db, ReadOnly: p.readonly, Timeout: r.opts.IOTimeout}}
 	seed := r.opts.Seed
 	if seed == 0 {
 		seed = rand.Uint64()
 	}
 	w.rng = rand.New(rand.NewPCG(seed, keyHashString(p.addr)))
 	w.enc = newEncodings(r.opts.MemorySamples)
-	c, err := dial(ctx, r.t.Conn, p.addr, w.sess)
+	c, err := r.dial(ctx, p.addr, w.sess)
 	if err != nil {
 		return nil, err
 	}
 	w.conn = c
-	in, err := c.info(ctx)
+	in, err := nodeInfo(ctx, c)
 	if err != nil {
-		c.close()
-		var se serverError
-		if errors.As(err, &se) && se.code() == "NOPERM" {
+		c.Close()
+		var se resp.ServerError
+		if errors.As(err, &se) && se.Code() == "NOPERM" {
 			return nil, &PermissionError{Addr: p.addr, Commands: []string{"info"}, Reply: string(se)}
 		}
 		return nil, fmt.Errorf("%s: INFO: %w", p.addr, err)
@@ -172,7 +173,7 @@ func (r *run) newWalker(ctx context.Context, p nodePlan) (*walker, error) {
 		w.notes = append(w.notes, fmt.Sprintf("%s is a Redis Cluster node and was audited alone: audit the whole cluster in cluster mode (--cluster)", p.addr))
 	}
 	if err := w.permissions(ctx); err != nil {
-		c.close()
+		c.Close()
 		return nil, err
 	}
 	return w, nil
@@ -183,41 +184,41 @@ func (r *run) newWalker(ctx context.Context, p nodePlan) (*walker, error) {
 // disabled probe and a note (optional ones).
 func (w *walker) permissions(ctx context.Context) error {
 	c := w.conn
-	if err := c.begin(ctx); err != nil {
+	if err := c.Begin(ctx); err != nil {
 		return err
 	}
-	c.cmd("SCAN", "0", "COUNT", "1")
-	c.cmd("TYPE", probeKey)
-	c.cmd("PTTL", probeKey)
-	c.cmd("MEMORY", "USAGE", probeKey, "SAMPLES", "1")
+	c.Cmd("SCAN", "0", "COUNT", "1")
+	c.Cmd("TYPE", probeKey)
+	c.Cmd("PTTL", probeKey)
+	c.Cmd("MEMORY", "USAGE", probeKey, "SAMPLES", "1")
 	for _, cmd := range []string{"STRLEN", "HLEN", "LLEN", "SCARD", "ZCARD", "XLEN"} {
-		c.cmd(cmd, probeKey)
+		c.Cmd(cmd, probeKey)
 	}
-	c.cmd("HGET", probeKey, "__ns__")
-	c.cmd("HRANDFIELD", probeKey, "1")
-	c.cmd("GETRANGE", probeKey, "0", "0")
+	c.Cmd("HGET", probeKey, "__ns__")
+	c.Cmd("HRANDFIELD", probeKey, "1")
+	c.Cmd("GETRANGE", probeKey, "0", "0")
 	if w.lfu {
-		c.cmd("OBJECT", "FREQ", probeKey)
+		c.Cmd("OBJECT", "FREQ", probeKey)
 	}
 	noTouch := w.version >= 702
 	if noTouch {
-		c.cmd("CLIENT", "NO-TOUCH", "ON")
+		c.Cmd("CLIENT", "NO-TOUCH", "ON")
 	}
-	n := c.take()
-	if err := c.flush(); err != nil {
+	n := c.Take()
+	if err := c.Flush(); err != nil {
 		return &ConnectError{Addr: w.addr, Err: err}
 	}
 	errs := make([]string, n) // the error reply of each command, "" when fine
 	for i := range n {
-		rp, err := c.read()
+		rp, err := c.Read()
 		if err == nil {
-			err = c.skip(rp)
+			err = c.Skip(rp)
 		}
 		if err != nil {
 			return &ConnectError{Addr: w.addr, Err: err}
 		}
-		if rp.kind == '-' {
-			errs[i] = string(rp.str)
+		if rp.Kind == '-' {
+			errs[i] = string(rp.Str)
 		}
 	}
 	denied := func(e string) bool { return strings.HasPrefix(e, "NOPERM") && !strings.Contains(e, "key") }
@@ -256,7 +257,7 @@ func (w *walker) permissions(ctx context.Context) error {
 	}
 	if noTouch {
 		if errs[i] == "" {
-			w.sess.noTouch = true
+			w.sess.NoTouch = true
 		} else {
 			noTouch = false
 		}
@@ -307,7 +308,7 @@ func (w *walker) walk(ctx context.Context) {
 
 func (w *walker) closeConns() {
 	if w.conn != nil {
-		w.conn.close()
+		w.conn.Close()
 		w.conn = nil
 	}
 }
@@ -327,7 +328,7 @@ func (w *walker) produce(ctx context.Context, out chan<- *batch, free chan *batc
 	var shrink shrinkWatch
 	for scanning || probe != nil || count != nil {
 		var scanned *batch
-		err := w.retry(ctx, &w.conn, true, func(c *conn) error {
+		err := w.retry(ctx, &w.conn, true, func(c *resp.Conn) error {
 			var err error
 			scanned, err = w.iterate(ctx, c, cursor, scanning, count1, probe, count, free)
 			return err
@@ -370,7 +371,7 @@ func (w *walker) produce(ctx context.Context, out chan<- *batch, free chan *batc
 // costs three commands, as many as the bare TYPE/PTTL/MEMORY walk. A
 // WRONGTYPE reply is a type mismatch, resolved in the count stage with
 // TYPE and every count command.
-func (w *walker) iterate(ctx context.Context, c *conn, cursor string, scanning bool, countN int, probe, count *batch, free chan *batch) (*batch, error) {
+func (w *walker) iterate(ctx context.Context, c *resp.Conn, cursor string, scanning bool, countN int, probe, count *batch, free chan *batch) (*batch, error) {
 	o := &w.r.opts
 	freq := w.lfu && w.canFreq
 	n := 0
@@ -386,7 +387,7 @@ func (w *walker) iterate(ctx context.Context, c *conn, cursor string, scanning b
 	if err := w.r.lim.wait(ctx, n); err != nil {
 		return nil, err
 	}
-	if err := c.begin(ctx); err != nil {
+	if err := c.Begin(ctx); err != nil {
 		return nil, err
 	}
 	if count != nil {
@@ -395,16 +396,16 @@ func (w *walker) iterate(ctx context.Context, c *conn, cursor string, scanning b
 	if scanning {
 		countStr := strconv.Itoa(countN)
 		if o.Match != "" {
-			c.cmd("SCAN", cursor, "MATCH", o.Match, "COUNT", countStr)
+			c.Cmd("SCAN", cursor, "MATCH", o.Match, "COUNT", countStr)
 		} else {
-			c.cmd("SCAN", cursor, "COUNT", countStr)
+			c.Cmd("SCAN", cursor, "COUNT", countStr)
 		}
 	}
 	if probe != nil {
 		probe.writeProbes(c, &w.enc, freq)
 	}
-	c.take()
-	if err := c.flush(); err != nil {
+	c.Take()
+	if err := c.Flush(); err != nil {
 		return nil, err
 	}
 	if count != nil {
@@ -475,65 +476,65 @@ func (b *batch) countCmds() int {
 	return n
 }
 
-func (b *batch) writeProbes(c *conn, e *encodings, freq bool) {
+func (b *batch) writeProbes(c *resp.Conn, e *encodings, freq bool) {
 	for i := range b.recs {
 		k := b.recs[i].Key
 		if freq {
-			c.key(e.freq, k)
+			c.Key(e.freq, k)
 		}
 		if cc, ok := e.countOf(b.guess[i]); ok {
-			c.key(cc, k)
+			c.Key(cc, k)
 			if b.ns[i] {
-				c.key(e.hgetNS, k)
+				c.Key(e.hgetNS, k)
 			}
 			if b.fld[i] {
-				c.key(e.fieldProbe(b.guess[i]), k)
+				c.Key(e.fieldProbe(b.guess[i]), k)
 			}
 		} else {
-			c.key(e.typ, k)
+			c.Key(e.typ, k)
 		}
-		c.key(e.pttl, k)
-		c.key(e.mem, k)
+		c.Key(e.pttl, k)
+		c.Key(e.mem, k)
 	}
 }
 
-func (b *batch) writeCounts(c *conn, e *encodings) {
+func (b *batch) writeCounts(c *resp.Conn, e *encodings) {
 	for i, st := range b.stage {
 		k := b.recs[i].Key
 		switch st {
 		case stageCount:
 			cc, _ := e.countOf(b.recs[i].Type)
-			c.key(cc, k)
+			c.Key(cc, k)
 			if b.ns[i] {
-				c.key(e.hgetNS, k)
+				c.Key(e.hgetNS, k)
 			}
 			if b.fld[i] {
-				c.key(e.fieldProbe(b.recs[i].Type), k)
+				c.Key(e.fieldProbe(b.recs[i].Type), k)
 			}
 		case stageMismatch:
-			c.key(e.typ, k)
+			c.Key(e.typ, k)
 			for _, cc := range e.count {
-				c.key(cc, k)
+				c.Key(cc, k)
 			}
 		}
 	}
 }
 
 // readProbes reads the probe replies of b.
-func (w *walker) readProbes(c *conn, b *batch, freq bool) error {
+func (w *walker) readProbes(c *resp.Conn, b *batch, freq bool) error {
 	for i := range b.recs {
 		r := &b.recs[i]
 		d := &b.drop[i]
 		*d = dropNone
 		r.Freq = -1
 		if freq {
-			rp, err := c.read()
+			rp, err := c.Read()
 			if err != nil {
 				return err
 			}
-			switch rp.kind {
+			switch rp.Kind {
 			case ':':
-				r.Freq = int(rp.n)
+				r.Freq = int(rp.N)
 			case 0:
 				*d = max(*d, dropVanished)
 			case '-':
@@ -545,21 +546,21 @@ func (w *walker) readProbes(c *conn, b *batch, freq bool) error {
 			}
 		}
 		if g := b.guess[i]; g != "" {
-			rp, err := c.read()
+			rp, err := c.Read()
 			if err != nil {
 				return err
 			}
 			b.stage[i] = stageDone
 			r.Type = g
-			switch rp.kind {
+			switch rp.Kind {
 			case ':':
-				r.Elements = rp.n
-				if rp.n == 0 && g != "string" && g != "stream" {
+				r.Elements = rp.N
+				if rp.N == 0 && g != "string" && g != "stream" {
 					*d = max(*d, dropVanished) // collections are never empty: the key is gone
 				}
 			case '-':
 				r.Type, r.Elements = "", -1
-				if serverError(rp.str).code() == "WRONGTYPE" {
+				if resp.ServerError(rp.Str).Code() == "WRONGTYPE" {
 					b.stage[i] = stageMismatch
 				} else if err := w.keyError(rp, d); err != nil {
 					return err
@@ -581,17 +582,17 @@ func (w *walker) readProbes(c *conn, b *batch, freq bool) error {
 				}
 			}
 		} else {
-			rp, err := c.read()
+			rp, err := c.Read()
 			if err != nil {
 				return err
 			}
 			b.stage[i] = stageCount
-			switch rp.kind {
+			switch rp.Kind {
 			case '+':
-				if string(rp.str) == "none" {
+				if string(rp.Str) == "none" {
 					*d = max(*d, dropVanished)
 				}
-				r.Type = typeName(rp.str)
+				r.Type = typeName(rp.Str)
 			case '-':
 				b.stage[i] = stageDone
 				if err := w.keyError(rp, d); err != nil {
@@ -605,19 +606,19 @@ func (w *walker) readProbes(c *conn, b *batch, freq bool) error {
 				b.stage[i] = stageDone
 			}
 		}
-		rp, err := c.read()
+		rp, err := c.Read()
 		if err != nil {
 			return err
 		}
-		switch rp.kind {
+		switch rp.Kind {
 		case ':':
 			switch {
-			case rp.n == -2:
+			case rp.N == -2:
 				*d = max(*d, dropVanished)
-			case rp.n == -1:
+			case rp.N == -1:
 				r.TTL = -1
 			default:
-				r.TTL = time.Duration(max(rp.n, 1)) * time.Millisecond
+				r.TTL = time.Duration(max(rp.N, 1)) * time.Millisecond
 			}
 		case '-':
 			if err := w.keyError(rp, d); err != nil {
@@ -627,12 +628,12 @@ func (w *walker) readProbes(c *conn, b *batch, freq bool) error {
 		default:
 			return unexpected("PTTL", rp)
 		}
-		if rp, err = c.read(); err != nil {
+		if rp, err = c.Read(); err != nil {
 			return err
 		}
-		switch rp.kind {
+		switch rp.Kind {
 		case ':':
-			r.Bytes = rp.n
+			r.Bytes = rp.N
 		case 0:
 			*d = max(*d, dropVanished)
 		case '-':
@@ -649,15 +650,15 @@ func (w *walker) readProbes(c *conn, b *batch, freq bool) error {
 
 // readNS reads the reply to HGET key __ns__, sent right after HLEN: when
 // HLEN said the hash exists, a nil reply means it has no __ns__ field.
-func (w *walker) readNS(c *conn, r *inventory.Record, d *uint8) error {
-	rp, err := c.read()
+func (w *walker) readNS(c *resp.Conn, r *inventory.Record, d *uint8) error {
+	rp, err := c.Read()
 	if err != nil {
 		return err
 	}
 	r.NS, r.HasNS, r.NSProbed = "", false, true
-	switch rp.kind {
+	switch rp.Kind {
 	case '$':
-		r.NS, r.HasNS = string(rp.str), true
+		r.NS, r.HasNS = string(rp.Str), true
 	case 0:
 	case '-':
 		r.NSProbed = false
@@ -669,7 +670,7 @@ func (w *walker) readNS(c *conn, r *inventory.Record, d *uint8) error {
 }
 
 // readCounts reads the count-stage replies of b.
-func (w *walker) readCounts(c *conn, b *batch) error {
+func (w *walker) readCounts(c *resp.Conn, b *batch) error {
 	for i, st := range b.stage {
 		if st == stageDone {
 			continue
@@ -678,16 +679,16 @@ func (w *walker) readCounts(c *conn, b *batch) error {
 		d := &b.drop[i]
 		*d = dropNone
 		if st == stageMismatch {
-			rp, err := c.read()
+			rp, err := c.Read()
 			if err != nil {
 				return err
 			}
-			switch rp.kind {
+			switch rp.Kind {
 			case '+':
-				if string(rp.str) == "none" {
+				if string(rp.Str) == "none" {
 					*d = dropVanished
 				}
-				r.Type = typeName(rp.str)
+				r.Type = typeName(rp.Str)
 			case '-':
 				if err := w.keyError(rp, d); err != nil {
 					return err
@@ -696,24 +697,24 @@ func (w *walker) readCounts(c *conn, b *batch) error {
 				return unexpected("TYPE", rp)
 			}
 			for _, cmd := range countCmds {
-				rp, err := c.read()
+				rp, err := c.Read()
 				if err != nil {
 					return err
 				}
-				if rp.kind == ':' && countCmd(r.Type) == cmd {
-					r.Elements = rp.n
+				if rp.Kind == ':' && countCmd(r.Type) == cmd {
+					r.Elements = rp.N
 				}
 			}
 			continue
 		}
-		rp, err := c.read()
+		rp, err := c.Read()
 		if err != nil {
 			return err
 		}
-		switch rp.kind {
+		switch rp.Kind {
 		case ':':
-			r.Elements = rp.n
-			if rp.n == 0 && r.Type != "string" && r.Type != "stream" {
+			r.Elements = rp.N
+			if rp.N == 0 && r.Type != "string" && r.Type != "stream" {
 				*d = dropVanished // collections are never empty: the key is gone
 			}
 		case '-':
@@ -740,14 +741,14 @@ func (w *walker) readCounts(c *conn, b *batch) error {
 
 // readScan reads a SCAN reply into a new batch, keeping each key with the
 // sampling probability.
-func (w *walker) readScan(c *conn, cursor string, free chan *batch) (*batch, error) {
-	rp, err := c.read()
+func (w *walker) readScan(c *resp.Conn, cursor string, free chan *batch) (*batch, error) {
+	rp, err := c.Read()
 	if err != nil {
 		return nil, err
 	}
-	if rp.kind == '-' {
-		se := serverError(rp.str)
-		switch se.code() {
+	if rp.Kind == '-' {
+		se := resp.ServerError(rp.Str)
+		switch se.Code() {
 		case "NOPERM":
 			return nil, &stopError{fmt.Errorf("SCAN: %v: grant the rules in docs/audit-acl.md", se)}
 		case "LOADING", "BUSY", "TRYAGAIN", "MASTERDOWN":
@@ -755,42 +756,42 @@ func (w *walker) readScan(c *conn, cursor string, free chan *batch) (*batch, err
 		}
 		return nil, &stopError{fmt.Errorf("SCAN %s: %v", cursor, se)}
 	}
-	if rp.kind != '*' || rp.n != 2 {
+	if rp.Kind != '*' || rp.N != 2 {
 		return nil, unexpected("SCAN", rp)
 	}
-	cr, err := c.read()
+	cr, err := c.Read()
 	if err != nil {
 		return nil, err
 	}
-	if cr.kind != '$' {
+	if cr.Kind != '$' {
 		return nil, unexpected("SCAN cursor", cr)
 	}
-	if _, ok := parseInt(cr.str); !ok {
+	if _, ok := resp.ParseInt(cr.Str); !ok {
 		return nil, unexpected("SCAN cursor", cr)
 	}
 	b := newBatch(free)
-	b.cursor, b.next = cursor, string(cr.str)
-	kr, err := c.read()
+	b.cursor, b.next = cursor, string(cr.Str)
+	kr, err := c.Read()
 	if err != nil {
 		return nil, err
 	}
-	if kr.kind != '*' {
+	if kr.Kind != '*' {
 		return nil, unexpected("SCAN keys", kr)
 	}
-	b.scanned = kr.n
+	b.scanned = kr.N
 	ratio := w.r.ratio
-	for range kr.n {
-		k, err := c.read()
+	for range kr.N {
+		k, err := c.Read()
 		if err != nil {
 			return nil, err
 		}
-		if k.kind != '$' {
+		if k.Kind != '$' {
 			return nil, unexpected("SCAN key", k)
 		}
 		if ratio > 0 && w.rng.Float64() >= ratio {
 			continue
 		}
-		key := string(k.str)
+		key := string(k.Str)
 		cl := w.cls.Classify(key)
 		guess, ns := "", false
 		if e := cl.Entry; e != nil && countCmd(e.Type) != "" {
@@ -868,9 +869,9 @@ func (w *walker) countDrop(d uint8) {
 // dropped; the whole pipeline is retried when the node is loading or the
 // cluster is down; a missing command permission stops the node; anything
 // else (WRONGTYPE after the key was replaced) leaves the value unknown.
-func (w *walker) keyError(rp reply, d *uint8) error {
-	se := serverError(rp.str)
-	switch se.code() {
+func (w *walker) keyError(rp resp.Reply, d *uint8) error {
+	se := resp.ServerError(rp.Str)
+	switch se.Code() {
 	case "MOVED", "ASK":
 		*d = max(*d, dropMoved)
 	case "NOPERM":
@@ -885,8 +886,8 @@ func (w *walker) keyError(rp reply, d *uint8) error {
 	return nil
 }
 
-func unexpected(what string, rp reply) error {
-	return fmt.Errorf("%w: unexpected reply to %s (kind %q)", errProtocol, what, rp.kind)
+func unexpected(what string, rp resp.Reply) error {
+	return fmt.Errorf("%w: unexpected reply to %s (kind %q)", resp.ErrProtocol, what, rp.Kind)
 }
 
 // countCmd is the element count command of a type; "" for module types.
@@ -965,30 +966,30 @@ func (w *walker) consume(ctx context.Context, in <-chan *batch, free chan *batch
 // field names of a hash, or the top-level keys of a JSON string's head. A
 // key whose type turned out otherwise gets none, and is not counted as a
 // value without field names.
-func (w *walker) readFields(c *conn, b *batch, i int) error {
+func (w *walker) readFields(c *resp.Conn, b *batch, i int) error {
 	r := &b.recs[i]
-	rp, err := c.read()
+	rp, err := c.Read()
 	if err != nil {
 		return err
 	}
-	switch rp.kind {
+	switch rp.Kind {
 	case '*':
-		fs := make([]string, 0, rp.n)
-		for range rp.n {
-			e, err := c.read()
+		fs := make([]string, 0, rp.N)
+		for range rp.N {
+			e, err := c.Read()
 			if err != nil {
 				return err
 			}
-			if e.kind == '$' && string(e.str) != "__ns__" {
-				fs = append(fs, string(e.str))
+			if e.Kind == '$' && string(e.Str) != "__ns__" {
+				fs = append(fs, string(e.Str))
 			}
-			if err := c.skip(e); err != nil {
+			if err := c.Skip(e); err != nil {
 				return err
 			}
 		}
 		r.Fields = fs
 	case '$':
-		r.Fields = jsonkeys.Top(nil, rp.str, maxJSONKeys, nil)
+		r.Fields = jsonkeys.Top(nil, rp.Str, maxJSONKeys, nil)
 	case 0:
 	case '-':
 		return w.keyError(rp, &b.drop[i]) // WRONGTYPE: another type now; nothing read
@@ -1006,13 +1007,13 @@ func (w *walker) readFields(c *conn, b *batch, i int) error {
 // for good, or the node has failed for longer than RetryFor. Any failure
 // closes the connection (its replies may be out of step). The prober's
 // redials check whether the server restarted.
-func (w *walker) retry(ctx context.Context, cp **conn, prober bool, fn func(*conn) error) error {
+func (w *walker) retry(ctx context.Context, cp **resp.Conn, prober bool, fn func(*resp.Conn) error) error {
 	var since time.Time
 	backoff := 50 * time.Millisecond
 	for {
 		var err error
 		if *cp == nil {
-			*cp, err = dial(ctx, w.r.t.Conn, w.addr, w.sess)
+			*cp, err = w.r.dial(ctx, w.addr, w.sess)
 			if err == nil && prober {
 				err = w.checkRestart(ctx, *cp)
 			}
@@ -1023,7 +1024,7 @@ func (w *walker) retry(ctx context.Context, cp **conn, prober bool, fn func(*con
 			}
 		}
 		if *cp != nil {
-			(*cp).close()
+			(*cp).Close()
 			*cp = nil
 		}
 		if ctx.Err() != nil {
@@ -1047,8 +1048,8 @@ func (w *walker) retry(ctx context.Context, cp **conn, prober bool, fn func(*con
 }
 
 // checkRestart compares the run_id of a redialed server with the first.
-func (w *walker) checkRestart(ctx context.Context, c *conn) error {
-	in, err := c.info(ctx)
+func (w *walker) checkRestart(ctx context.Context, c *resp.Conn) error {
+	in, err := nodeInfo(ctx, c)
 	if err != nil {
 		return err
 	}

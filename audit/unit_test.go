@@ -1,84 +1,12 @@
 package audit
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"slices"
 	"strconv"
 	"testing"
 	"time"
 )
-
-func readerConn(data []byte) *conn {
-	return &conn{br: bufio.NewReaderSize(bytes.NewReader(data), 16)}
-}
-
-func TestReadReplies(t *testing.T) {
-	c := readerConn([]byte("+OK\r\n-ERR no\r\n:42\r\n:-1\r\n$3\r\na\x00b\r\n$-1\r\n*2\r\n$1\r\n0\r\n*1\r\n$0\r\n\r\n*-1\r\n$20\r\n" + "0123456789abcdef\r\n\r\n\r\n"))
-	want := []struct {
-		kind byte
-		n    int64
-		str  string
-	}{
-		{'+', 0, "OK"}, {'-', 0, "ERR no"}, {':', 42, ""}, {':', -1, ""}, {'$', 3, "a\x00b"}, {0, 0, ""},
-		{'*', 2, ""}, {'$', 1, "0"}, {'*', 1, ""}, {'$', 0, ""}, {0, 0, ""}, {'$', 20, "0123456789abcdef\r\n\r\n"},
-	}
-	for i, w := range want {
-		rp, err := c.read()
-		if err != nil {
-			t.Fatalf("reply %d: %v", i, err)
-		}
-		if rp.kind != w.kind || rp.n != w.n || string(rp.str) != w.str {
-			t.Errorf("reply %d: got %q %d %q, want %q %d %q", i, rp.kind, rp.n, rp.str, w.kind, w.n, w.str)
-		}
-	}
-	if _, err := c.read(); err == nil {
-		t.Error("read past the end: no error")
-	}
-}
-
-func TestReadRejectsBadReplies(t *testing.T) {
-	for _, in := range []string{"", "\r\n", "?x\r\n", ":12a\r\n", "$-2\r\n", "$5\r\nab\r\n", "$2\r\nabcd", "*x\r\n", ":99999999999999999999\r\n", "+no-crlf\n", "$1\r\nab"} {
-		c := readerConn([]byte(in))
-		if _, err := c.read(); err == nil {
-			t.Errorf("%q: no error", in)
-		}
-	}
-}
-
-// FuzzRead feeds arbitrary bytes to the reply reader: it must return
-// replies or errors, never panic or loop.
-func FuzzRead(f *testing.F) {
-	for _, s := range []string{"+OK\r\n", "*2\r\n$1\r\n0\r\n*0\r\n", "$-1\r\n", "-NOPERM x\r\n", ":1\r\n", "$3\r\nabc\r\n"} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		c := readerConn(data)
-		for range 64 {
-			rp, err := c.read()
-			if err != nil {
-				return
-			}
-			if err := c.skip(rp); err != nil {
-				return
-			}
-		}
-	})
-}
-
-func TestParseInt(t *testing.T) {
-	for in, want := range map[string]int64{"0": 0, "-1": -1, "9223372036854775807": 1<<63 - 1, "123": 123} {
-		if got, ok := parseInt([]byte(in)); !ok || got != want {
-			t.Errorf("%q: %d %v", in, got, ok)
-		}
-	}
-	for _, in := range []string{"", "-", "1.5", "9223372036854775808", "x", " 1"} {
-		if _, ok := parseInt([]byte(in)); ok {
-			t.Errorf("%q parsed", in)
-		}
-	}
-}
 
 func TestParseClusterNodes(t *testing.T) {
 	text := `07c37dfeb235213a872192d90877d0cd55635b91 127.0.0.1:30004@31004,host4 slave e7d1eecce10fd6bb5eb35b9f99a514335d9ba9ca 0 1426238317239 4 connected
@@ -215,21 +143,5 @@ func TestProgressETA(t *testing.T) {
 	}
 	if _, ok := (Progress{Scanned: 10}).ETA(); ok {
 		t.Error("ETA without a total")
-	}
-}
-
-func TestKeyCmdEncodesLikeCmd(t *testing.T) {
-	var a, b bytes.Buffer
-	ca := &conn{bw: bufio.NewWriter(&a)}
-	cb := &conn{bw: bufio.NewWriter(&b)}
-	key := "k\x00\r\n" + string(make([]byte, 300))
-	ca.key(newKeyCmd([]string{"MEMORY", "USAGE"}, "SAMPLES", "5"), key)
-	cb.cmd("MEMORY", "USAGE", key, "SAMPLES", "5")
-	ca.key(newKeyCmd([]string{"TYPE"}), "")
-	cb.cmd("TYPE", "")
-	ca.bw.Flush()
-	cb.bw.Flush()
-	if a.String() != b.String() || ca.take() != 2 {
-		t.Errorf("key:\n%q\ncmd:\n%q", a.String(), b.String())
 	}
 }

@@ -16,7 +16,6 @@ import (
 	cdplog "github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
-	"github.com/redis/go-redis/v9"
 
 	"github.com/keyguard/keyguard/audit"
 	"github.com/keyguard/keyguard/internal/redistest"
@@ -102,11 +101,7 @@ func TestBrowserOverview(t *testing.T) {
 	reg := testRegistry(t)
 	ctx := context.Background()
 
-	opt, err := redis.ParseURL(srv.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := New(Config{Registry: reg, Auditor: NewAuditor(reg, audit.Target{Conn: opt, Display: srv.URL()}, audit.Options{}),
+	s, err := New(Config{Registry: reg, Auditor: NewAuditor(reg, liveTarget(t, srv.URL()), audit.Options{}),
 		Writers: NewWriterSource(rdb, reg, 24*time.Hour)})
 	if err != nil {
 		t.Fatal(err)

@@ -26,7 +26,7 @@ func liveTarget(t testing.TB, url string) audit.Target {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return audit.Target{Conn: opt, Display: url}
+	return audit.Target{Conn: audit.Conn{Addr: opt.Addr, Username: opt.Username, Password: opt.Password, DB: opt.DB}, Display: url}
 }
 
 // TestLiveAudit: against a real server, the dashboard counts the keys the

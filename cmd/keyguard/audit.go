@@ -14,6 +14,7 @@ import (
 	"github.com/keyguard/keyguard/finding"
 	"github.com/keyguard/keyguard/inventory"
 	"github.com/keyguard/keyguard/report"
+	"github.com/redis/go-redis/v9"
 )
 
 func runAudit(ctx context.Context, e *env, args []string) error {
@@ -112,7 +113,7 @@ cursor per node for --resume.`)
 	if prog != nil {
 		opts.Progress = func(p audit.Progress) { prog.show(auditProgressLine(p), false) }
 	}
-	target := audit.Target{Conn: &conn, Cluster: tgt.cluster, Seeds: tgt.addrs[1:], Display: tgt.display}
+	target := audit.Target{Conn: auditConn(&conn), Cluster: tgt.cluster, Seeds: tgt.addrs[1:], Display: tgt.display}
 	res, err := audit.Run(ctx, reg, target, opts)
 	prog.clear()
 	if err != nil {
@@ -241,4 +242,9 @@ func auditProgressLine(p audit.Progress) string {
 		line += fmt.Sprintf("  nodes %d/%d", p.NodesDone, p.Nodes)
 	}
 	return line
+}
+
+// auditConn is the audit's connection settings from a parsed --redis URL.
+func auditConn(o *redis.Options) audit.Conn {
+	return audit.Conn{Addr: o.Addr, Username: o.Username, Password: o.Password, DB: o.DB, TLS: o.TLSConfig, DialTimeout: o.DialTimeout, Dialer: o.Dialer}
 }

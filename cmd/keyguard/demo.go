@@ -366,7 +366,7 @@ func (d *demo) sdk() error {
 // with the fields learned from the values instead of declared.
 func (d *demo) audit() error {
 	d.title("keyguard audit of the embedded server (what an SRE runs against production)")
-	target := audit.Target{Conn: &redis.Options{Addr: d.srv.Addr()}, Display: "demo"}
+	target := audit.Target{Conn: audit.Conn{Addr: d.srv.Addr()}, Display: "demo"}
 	res, err := audit.Run(d.ctx, d.reg, target, audit.Options{})
 	if err != nil {
 		return fmt.Errorf("demo audit: %w", err)

@@ -108,7 +108,7 @@ never on a scrape. docs/serve.md has the metrics and alert rules.`)
 	pr.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	srv, err := dashboard.New(dashboard.Config{
 		Registry:   reg,
-		Auditor:    dashboard.NewAuditor(reg, audit.Target{Conn: &conn, Cluster: tgt.cluster, Seeds: tgt.addrs[1:], Display: tgt.display}, opts),
+		Auditor:    dashboard.NewAuditor(reg, audit.Target{Conn: auditConn(&conn), Cluster: tgt.cluster, Seeds: tgt.addrs[1:], Display: tgt.display}, opts),
 		Writers:    dashboard.NewWriterSource(client, reg, *writersWin),
 		HotKeys:    dashboard.NewHotKeySource(client, reg, *hotWin, 100),
 		Interval:   *interval,

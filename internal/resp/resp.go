@@ -1,4 +1,12 @@
-package audit
+// Package resp is the RESP2 client of the live audit and the bench tools:
+// commands written straight into a buffer, replies read in place, one
+// connection per goroutine. A batch of thousands of tiny commands costs
+// about a third of the client CPU of go-redis's pipeline.
+//
+//	c, err := resp.Dial(ctx, resp.Config{Password: pw}, "127.0.0.1:6379", resp.Session{Name: "keyguard-audit"})
+//	c.Begin(ctx); c.Cmd("SCAN", "0"); n := c.Take(); c.Flush()
+//	for range n { rp, err := c.Read(); … c.Skip(rp) }
+package resp
 
 import (
 	"bufio"
@@ -12,22 +20,13 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/redis/go-redis/v9"
 )
-
-// The walker speaks RESP2 itself instead of going through go-redis: a
-// batch is thousands of tiny commands, and writing them straight into a
-// buffer and reading the replies in place costs about a third of the
-// client CPU of go-redis's pipeline (one Cmd object and boxed arguments per
-// command). On a small machine that shares its cores with redis-server
-// that difference is the difference between the audit and the bare scan.
 
 // maxBulk bounds one bulk reply (redis' proto-max-bulk-len default).
 const maxBulk = 512 << 20
 
-// conn is one connection to one node, used by one goroutine.
-type conn struct {
+// Conn is one connection to one node, used by one goroutine.
+type Conn struct {
 	nc      net.Conn
 	bw      *bufio.Writer
 	br      *bufio.Reader
@@ -39,34 +38,64 @@ type conn struct {
 	stop    func() bool
 }
 
-// errProtocol marks a reply that is not RESP2: the connection is unusable.
-var errProtocol = errors.New("protocol error")
+// ErrProtocol marks a reply that is not RESP2: the connection is unusable.
+var ErrProtocol = errors.New("protocol error")
 
-// serverError is an error reply (-ERR …, -NOPERM …, -MOVED …).
-type serverError string
+// ServerError is an error reply (-ERR …, -NOPERM …, -MOVED …).
+type ServerError string
 
-func (e serverError) Error() string { return string(e) }
+func (e ServerError) Error() string { return string(e) }
 
-// code is the first word of the error: ERR, NOPERM, MOVED, CLUSTERDOWN …
-func (e serverError) code() string {
+// Code is the first word of the error: ERR, NOPERM, MOVED, CLUSTERDOWN …
+func (e ServerError) Code() string {
 	c, _, _ := strings.Cut(string(e), " ")
 	return c
 }
 
-// session is how a connection is set up.
-type session struct {
-	db       int
-	readonly bool // a Cluster replica: READONLY
-	noTouch  bool // CLIENT NO-TOUCH ON (Redis 7.2+): probes leave LRU/LFU clocks alone
-	timeout  time.Duration
+// Config is what every connection of a run shares: credentials, TLS,
+// how to dial.
+type Config struct {
+	Username, Password string
+	TLS                *tls.Config // nil: plain TCP
+	DialTimeout        time.Duration
+	// Dialer, when set, opens the TCP connection (a proxy, a test).
+	Dialer func(ctx context.Context, network, addr string) (net.Conn, error)
 }
 
-// dial connects to addr with the credentials, TLS and dial timeout of opt,
-// names the connection keyguard-audit and applies s. ctx bounds the dial;
-// afterwards cancelling ctx makes any blocked read or write on the
-// connection fail at once.
-func dial(ctx context.Context, opt *redis.Options, addr string, s session) (*conn, error) {
-	dt := opt.DialTimeout
+// Session is how one connection is set up.
+type Session struct {
+	Name     string // CLIENT SETNAME
+	DB       int
+	ReadOnly bool // a Cluster replica: READONLY
+	NoTouch  bool // CLIENT NO-TOUCH ON (Redis 7.2+): probes leave LRU/LFU clocks alone
+	Timeout  time.Duration
+}
+
+// DefaultTimeout bounds one round trip when Session.Timeout is 0.
+const DefaultTimeout = 30 * time.Second
+
+// ConnectError is a node that could not be reached or refused the
+// credentials.
+type ConnectError struct {
+	Addr string
+	Auth bool // the server refused the credentials
+	Err  error
+}
+
+func (e *ConnectError) Error() string {
+	if e.Auth {
+		return fmt.Sprintf("%s: authentication failed: %v", e.Addr, e.Err)
+	}
+	return fmt.Sprintf("%s: %v", e.Addr, e.Err)
+}
+
+func (e *ConnectError) Unwrap() error { return e.Err }
+
+// Dial connects to addr with the credentials, TLS and dial timeout of cfg
+// and applies s. ctx bounds the dial; afterwards cancelling ctx makes any
+// blocked read or write on the connection fail at once.
+func Dial(ctx context.Context, cfg Config, addr string, s Session) (*Conn, error) {
+	dt := cfg.DialTimeout
 	if dt <= 0 {
 		dt = 5 * time.Second
 	}
@@ -74,8 +103,8 @@ func dial(ctx context.Context, opt *redis.Options, addr string, s session) (*con
 	defer cancel()
 	var nc net.Conn
 	var err error
-	if opt.Dialer != nil {
-		nc, err = opt.Dialer(dctx, "tcp", addr)
+	if cfg.Dialer != nil {
+		nc, err = cfg.Dialer(dctx, "tcp", addr)
 	} else {
 		var d net.Dialer
 		nc, err = d.DialContext(dctx, "tcp", addr)
@@ -83,23 +112,23 @@ func dial(ctx context.Context, opt *redis.Options, addr string, s session) (*con
 	if err != nil {
 		return nil, &ConnectError{Addr: addr, Err: err}
 	}
-	if opt.TLSConfig != nil {
-		cfg := opt.TLSConfig.Clone()
-		if cfg.ServerName == "" && !cfg.InsecureSkipVerify {
-			cfg.ServerName, _, _ = net.SplitHostPort(addr)
+	if cfg.TLS != nil {
+		tcfg := cfg.TLS.Clone()
+		if tcfg.ServerName == "" && !tcfg.InsecureSkipVerify {
+			tcfg.ServerName, _, _ = net.SplitHostPort(addr)
 		}
-		tc := tls.Client(nc, cfg)
+		tc := tls.Client(nc, tcfg)
 		if err := tc.HandshakeContext(dctx); err != nil {
 			nc.Close()
 			return nil, &ConnectError{Addr: addr, Err: fmt.Errorf("TLS handshake: %w", err)}
 		}
 		nc = tc
 	}
-	timeout := s.timeout
+	timeout := s.Timeout
 	if timeout <= 0 {
-		timeout = DefaultIOTimeout
+		timeout = DefaultTimeout
 	}
-	c := &conn{
+	c := &Conn{
 		nc:      nc,
 		bw:      bufio.NewWriterSize(nc, 64<<10),
 		br:      bufio.NewReaderSize(nc, 64<<10),
@@ -108,21 +137,18 @@ func dial(ctx context.Context, opt *redis.Options, addr string, s session) (*con
 	}
 	// Cancelling ctx unblocks reads and writes at once (Ctrl-C, --timeout).
 	c.stop = context.AfterFunc(ctx, func() { _ = nc.SetDeadline(time.Unix(1, 0)) })
-	if err := c.handshake(ctx, opt, s); err != nil {
-		c.close()
+	if err := c.handshake(ctx, cfg, s); err != nil {
+		c.Close()
 		return nil, err
 	}
 	return c, nil
 }
 
-func (c *conn) handshake(ctx context.Context, opt *redis.Options, s session) error {
-	if err := c.begin(ctx); err != nil {
+func (c *Conn) handshake(ctx context.Context, cfg Config, s Session) error {
+	if err := c.Begin(ctx); err != nil {
 		return &ConnectError{Addr: c.addr, Err: err}
 	}
-	user, pass := opt.Username, opt.Password
-	if opt.CredentialsProvider != nil {
-		user, pass = opt.CredentialsProvider()
-	}
+	user, pass := cfg.Username, cfg.Password
 	const (
 		auth = iota + 1
 		setname
@@ -133,50 +159,52 @@ func (c *conn) handshake(ctx context.Context, opt *redis.Options, s session) err
 	var sent []int
 	if pass != "" {
 		if user != "" {
-			c.cmd("AUTH", user, pass)
+			c.Cmd("AUTH", user, pass)
 		} else {
-			c.cmd("AUTH", pass)
+			c.Cmd("AUTH", pass)
 		}
 		sent = append(sent, auth)
 	}
-	c.cmd("CLIENT", "SETNAME", "keyguard-audit")
-	sent = append(sent, setname)
-	if s.db != 0 {
-		c.cmd("SELECT", strconv.Itoa(s.db))
+	if s.Name != "" {
+		c.Cmd("CLIENT", "SETNAME", s.Name)
+		sent = append(sent, setname)
+	}
+	if s.DB != 0 {
+		c.Cmd("SELECT", strconv.Itoa(s.DB))
 		sent = append(sent, sel)
 	}
-	if s.readonly {
-		c.cmd("READONLY")
+	if s.ReadOnly {
+		c.Cmd("READONLY")
 		sent = append(sent, readonly)
 	}
-	if s.noTouch {
-		c.cmd("CLIENT", "NO-TOUCH", "ON")
+	if s.NoTouch {
+		c.Cmd("CLIENT", "NO-TOUCH", "ON")
 		sent = append(sent, notouch)
 	}
-	c.take()
-	if err := c.flush(); err != nil {
+	c.Take()
+	if err := c.Flush(); err != nil {
 		return &ConnectError{Addr: c.addr, Err: err}
 	}
 	var first error
 	for _, what := range sent {
-		rp, err := c.read()
+		rp, err := c.Read()
 		if err == nil {
-			err = c.skip(rp)
+			err = c.Skip(rp)
 		}
 		if err != nil {
 			return &ConnectError{Addr: c.addr, Err: err}
 		}
-		if rp.kind != '-' || first != nil {
+		if rp.Kind != '-' || first != nil {
 			continue
 		}
-		se := serverError(rp.str)
+		se := ServerError(rp.Str)
 		switch {
-		case what == auth, se.code() == "NOAUTH", se.code() == "WRONGPASS":
+		case what == auth, se.Code() == "NOAUTH", se.Code() == "WRONGPASS":
 			first = &ConnectError{Addr: c.addr, Err: se, Auth: true}
 		case what == setname, what == notouch:
 			// Courtesies: an ACL may leave them out (the preflight notes it).
 		case what == sel:
-			first = &ConnectError{Addr: c.addr, Err: fmt.Errorf("SELECT %d: %w", s.db, se)}
+			first = &ConnectError{Addr: c.addr, Err: fmt.Errorf("SELECT %d: %w", s.DB, se)}
 		default:
 			first = &ConnectError{Addr: c.addr, Err: se}
 		}
@@ -184,7 +212,7 @@ func (c *conn) handshake(ctx context.Context, opt *redis.Options, s session) err
 	return first
 }
 
-func (c *conn) close() {
+func (c *Conn) Close() {
 	if c.stop != nil {
 		c.stop()
 	}
@@ -192,7 +220,7 @@ func (c *conn) close() {
 }
 
 // cmd buffers one command.
-func (c *conn) cmd(args ...string) {
+func (c *Conn) Cmd(args ...string) {
 	c.num = append(c.num[:0], '*')
 	c.num = strconv.AppendInt(c.num, int64(len(args)), 10)
 	c.num = append(c.num, '\r', '\n')
@@ -208,12 +236,12 @@ func (c *conn) cmd(args ...string) {
 	c.pending++
 }
 
-// keyCmd is a command with one key argument, encoded once around the
+// KeyCmd is a command with one key argument, encoded once around the
 // key: most of a batch is the same few commands on different keys.
-type keyCmd struct{ pre, post string }
+type KeyCmd struct{ pre, post string }
 
-// newKeyCmd encodes the words before and after the key.
-func newKeyCmd(before []string, after ...string) keyCmd {
+// NewKeyCmd encodes the words before and after the key.
+func NewKeyCmd(before []string, after ...string) KeyCmd {
 	enc := func(words []string) string {
 		var b []byte
 		for _, w := range words {
@@ -226,11 +254,11 @@ func newKeyCmd(before []string, after ...string) keyCmd {
 		return string(b)
 	}
 	head := "*" + strconv.Itoa(len(before)+1+len(after)) + "\r\n"
-	return keyCmd{pre: head + enc(before), post: enc(after)}
+	return KeyCmd{pre: head + enc(before), post: enc(after)}
 }
 
 // key buffers k applied to key.
-func (c *conn) key(k keyCmd, key string) {
+func (c *Conn) Key(k KeyCmd, key string) {
 	c.bw.WriteString(k.pre)
 	c.num = append(c.num[:0], '$')
 	c.num = strconv.AppendInt(c.num, int64(len(key)), 10)
@@ -245,7 +273,7 @@ func (c *conn) key(k keyCmd, key string) {
 // begin starts a round trip: its deadline covers writing the commands
 // (the buffer may fill and write before flush), flushing and reading the
 // replies.
-func (c *conn) begin(ctx context.Context) error {
+func (c *Conn) Begin(ctx context.Context) error {
 	if err := c.nc.SetDeadline(time.Now().Add(c.timeout)); err != nil {
 		return err
 	}
@@ -255,106 +283,96 @@ func (c *conn) begin(ctx context.Context) error {
 
 // flush sends the buffered commands; their replies are then read with
 // read, one per command, in order (take says how many).
-func (c *conn) flush() error { return c.bw.Flush() }
+func (c *Conn) Flush() error { return c.bw.Flush() }
 
 // simple runs one command and returns its status or bulk reply as text;
 // an error reply is a serverError.
-func (c *conn) simple(ctx context.Context, args ...string) (string, error) {
-	if err := c.begin(ctx); err != nil {
+func (c *Conn) Simple(ctx context.Context, args ...string) (string, error) {
+	if err := c.Begin(ctx); err != nil {
 		return "", err
 	}
-	c.cmd(args...)
-	c.take()
-	if err := c.flush(); err != nil {
+	c.Cmd(args...)
+	c.Take()
+	if err := c.Flush(); err != nil {
 		return "", err
 	}
-	rp, err := c.read()
+	rp, err := c.Read()
 	if err != nil {
 		return "", err
 	}
-	switch rp.kind {
+	switch rp.Kind {
 	case '-':
-		return "", serverError(rp.str)
+		return "", ServerError(rp.Str)
 	case '+', '$':
-		return string(rp.str), nil
+		return string(rp.Str), nil
 	case ':':
-		return strconv.FormatInt(rp.n, 10), nil
+		return strconv.FormatInt(rp.N, 10), nil
 	}
-	if err := c.skip(rp); err != nil {
+	if err := c.Skip(rp); err != nil {
 		return "", err
 	}
-	return "", fmt.Errorf("%w: unexpected reply to %s", errProtocol, args[0])
+	return "", fmt.Errorf("%w: unexpected reply to %s", ErrProtocol, args[0])
 }
 
-// info runs INFO (the default sections: server, replication, memory,
-// keyspace, cluster …).
-func (c *conn) info(ctx context.Context) (info, error) {
-	s, err := c.simple(ctx, "INFO")
-	if err != nil {
-		return nil, err
-	}
-	return parseInfo(s), nil
-}
-
-// reply is one RESP2 reply. For '*' n is the number of elements, read
-// next with read; str is valid until the next read.
-type reply struct {
-	kind byte // '+' status, '-' error, ':' integer, '$' bulk, '*' array, 0 null
-	n    int64
-	str  []byte
+// Reply is one RESP2 reply. For '*' N is the number of elements, read
+// next with Read; Str is valid until the next Read.
+type Reply struct {
+	Kind byte // '+' status, '-' error, ':' integer, '$' bulk, '*' array, 0 null
+	N    int64
+	Str  []byte
 }
 
 // read reads one reply. Errors are network or protocol errors; an error
 // reply is a reply of kind '-'.
-func (c *conn) read() (reply, error) {
+func (c *Conn) Read() (Reply, error) {
 	line, err := c.line()
 	if err != nil {
-		return reply{}, err
+		return Reply{}, err
 	}
 	if len(line) == 0 {
-		return reply{}, fmt.Errorf("%w: empty line", errProtocol)
+		return Reply{}, fmt.Errorf("%w: empty line", ErrProtocol)
 	}
 	switch line[0] {
 	case '+', '-':
-		return reply{kind: line[0], str: line[1:]}, nil
+		return Reply{Kind: line[0], Str: line[1:]}, nil
 	case ':':
-		n, ok := parseInt(line[1:])
+		n, ok := ParseInt(line[1:])
 		if !ok {
-			return reply{}, fmt.Errorf("%w: bad integer %q", errProtocol, clipBytes(line))
+			return Reply{}, fmt.Errorf("%w: bad integer %q", ErrProtocol, clipBytes(line))
 		}
-		return reply{kind: ':', n: n}, nil
+		return Reply{Kind: ':', N: n}, nil
 	case '$':
-		n, ok := parseInt(line[1:])
+		n, ok := ParseInt(line[1:])
 		if !ok || n < -1 || n > maxBulk {
-			return reply{}, fmt.Errorf("%w: bad bulk length %q", errProtocol, clipBytes(line))
+			return Reply{}, fmt.Errorf("%w: bad bulk length %q", ErrProtocol, clipBytes(line))
 		}
 		if n == -1 {
-			return reply{}, nil
+			return Reply{}, nil
 		}
 		b, err := c.readBulk(int(n) + 2)
 		if err != nil {
-			return reply{}, err
+			return Reply{}, err
 		}
 		if b[n] != '\r' || b[n+1] != '\n' {
-			return reply{}, fmt.Errorf("%w: bulk without CRLF", errProtocol)
+			return Reply{}, fmt.Errorf("%w: bulk without CRLF", ErrProtocol)
 		}
-		return reply{kind: '$', n: n, str: b[:n]}, nil
+		return Reply{Kind: '$', N: n, Str: b[:n]}, nil
 	case '*':
-		n, ok := parseInt(line[1:])
+		n, ok := ParseInt(line[1:])
 		if !ok || n < -1 || n > maxBulk {
-			return reply{}, fmt.Errorf("%w: bad array length %q", errProtocol, clipBytes(line))
+			return Reply{}, fmt.Errorf("%w: bad array length %q", ErrProtocol, clipBytes(line))
 		}
 		if n == -1 {
-			return reply{}, nil
+			return Reply{}, nil
 		}
-		return reply{kind: '*', n: n}, nil
+		return Reply{Kind: '*', N: n}, nil
 	}
-	return reply{}, fmt.Errorf("%w: unexpected %q", errProtocol, clipBytes(line))
+	return Reply{}, fmt.Errorf("%w: unexpected %q", ErrProtocol, clipBytes(line))
 }
 
 // readBulk reads need bytes into the scratch buffer, growing it as the
 // bytes arrive, so that a bogus length cannot allocate 512 MB up front.
-func (c *conn) readBulk(need int) ([]byte, error) {
+func (c *Conn) readBulk(need int) ([]byte, error) {
 	const step = 1 << 20
 	b := c.bulk[:0]
 	for len(b) < need {
@@ -371,7 +389,7 @@ func (c *conn) readBulk(need int) ([]byte, error) {
 
 // take returns the number of commands buffered since the last take: the
 // replies to read after flush.
-func (c *conn) take() int {
+func (c *Conn) Take() int {
 	n := c.pending
 	c.pending = 0
 	return n
@@ -379,14 +397,14 @@ func (c *conn) take() int {
 
 // line reads one CRLF-terminated line without the CRLF. The slice is
 // valid until the next read.
-func (c *conn) line() ([]byte, error) {
+func (c *Conn) line() ([]byte, error) {
 	l, err := c.br.ReadSlice('\n')
 	if errors.Is(err, bufio.ErrBufferFull) {
 		// A line longer than the buffer: only a huge error or status.
 		long := append([]byte(nil), l...)
 		for errors.Is(err, bufio.ErrBufferFull) {
 			if len(long) > maxBulk {
-				return nil, fmt.Errorf("%w: line over %d bytes", errProtocol, maxBulk)
+				return nil, fmt.Errorf("%w: line over %d bytes", ErrProtocol, maxBulk)
 			}
 			l, err = c.br.ReadSlice('\n')
 			long = append(long, l...)
@@ -397,26 +415,27 @@ func (c *conn) line() ([]byte, error) {
 		return nil, err
 	}
 	if len(l) < 2 || l[len(l)-2] != '\r' {
-		return nil, fmt.Errorf("%w: line without CRLF", errProtocol)
+		return nil, fmt.Errorf("%w: line without CRLF", ErrProtocol)
 	}
 	return l[:len(l)-2], nil
 }
 
 // skip reads and discards one reply with everything nested in it.
-func (c *conn) skip(rp reply) error {
-	for i := int64(0); rp.kind == '*' && i < rp.n; i++ {
-		e, err := c.read()
+func (c *Conn) Skip(rp Reply) error {
+	for i := int64(0); rp.Kind == '*' && i < rp.N; i++ {
+		e, err := c.Read()
 		if err != nil {
 			return err
 		}
-		if err := c.skip(e); err != nil {
+		if err := c.Skip(e); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func parseInt(b []byte) (int64, bool) {
+// ParseInt parses a RESP integer (what strconv.ParseInt does, on bytes, without allocating).
+func ParseInt(b []byte) (int64, bool) {
 	if len(b) == 0 || len(b) > 20 {
 		return 0, false
 	}
