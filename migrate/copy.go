@@ -61,50 +61,9 @@ func (c *copier) batch(ctx context.Context, pairs []pair, n *Counts) error {
 	if err != nil {
 		return err
 	}
-	// Second round trip: RESTORE … ABSTTL, and EXISTS of the old keys COPY
-	// answered 0 for (the new key exists, or the old one is gone).
-	var next []call
-	now := time.Now().UnixMilli()
-	for i, k := 0, 0; i < len(pairs); i++ {
-		pr := &pairs[i]
-		if pr.same {
-			v, err := cmds[k].Int64()
-			if err != nil {
-				return replyErr(&calls[k], err)
-			}
-			if v == 1 {
-				n.Copied++
-			} else {
-				next = append(next, call{args: []any{"exists", pr.old}})
-			}
-			k++
-			continue
-		}
-		payload, err := cmds[k].Text()
-		k += 2
-		switch {
-		case err == redis.Nil:
-			n.Expired++
-			continue
-		case err != nil:
-			return fmt.Errorf("DUMP %q: %w (a copy across nodes needs DUMP and RESTORE)", pr.old, err)
-		}
-		deadline, err := cmds[k-1].Int64()
-		switch {
-		case err != nil:
-			return replyErr(&calls[k-1], err)
-		case deadline == -2 || deadline > 0 && deadline <= now:
-			n.Expired++ // gone, or its deadline passed: RESTORE would drop it
-			continue
-		}
-		args := []any{"restore", pr.new, max(deadline, 0), payload, "absttl"}
-		if c.j.opts.Overwrite {
-			args = append(args, "replace")
-		}
-		next = append(next, call{args: args})
-	}
-	if len(next) == 0 {
-		return nil
+	next, err := c.second(pairs, calls, cmds, n)
+	if err != nil || len(next) == 0 {
+		return err
 	}
 	cmds, err = exec(ctx, c.j.rdb, c.sc, next)
 	if err != nil {
@@ -126,6 +85,55 @@ func (c *copier) batch(ctx context.Context, pairs []pair, n *Counts) error {
 		}
 	}
 	return nil
+}
+
+// second counts the first round trip's answers and returns the second's
+// calls: RESTORE … ABSTTL of each payload, and EXISTS of the old keys that
+// COPY answered 0 for (the new key exists, or the old one is gone).
+func (c *copier) second(pairs []pair, calls []call, cmds []*redis.Cmd, n *Counts) ([]call, error) {
+	var next []call
+	now := time.Now().UnixMilli()
+	k := 0
+	for i := range pairs {
+		pr := &pairs[i]
+		if pr.same {
+			v, err := cmds[k].Int64()
+			if err != nil {
+				return nil, replyErr(&calls[k], err)
+			}
+			if v == 1 {
+				n.Copied++
+			} else {
+				next = append(next, call{args: []any{"exists", pr.old}})
+			}
+			k++
+			continue
+		}
+		payload, err := cmds[k].Text()
+		switch {
+		case err == redis.Nil:
+			n.Expired++
+			k += 2
+			continue
+		case err != nil:
+			return nil, fmt.Errorf("DUMP %q: %w (a copy across nodes needs DUMP and RESTORE)", pr.old, err)
+		}
+		deadline, err := cmds[k+1].Int64()
+		k += 2
+		switch {
+		case err != nil:
+			return nil, replyErr(&calls[k-1], err)
+		case deadline == -2 || deadline > 0 && deadline <= now:
+			n.Expired++ // gone, or its deadline passed: RESTORE would drop it
+			continue
+		}
+		args := []any{"restore", pr.new, max(deadline, 0), payload, "absttl"}
+		if c.j.opts.Overwrite {
+			args = append(args, "replace")
+		}
+		next = append(next, call{args: args})
+	}
+	return next, nil
 }
 
 // count adds the reply of writefields.lua.
