@@ -125,53 +125,8 @@ func BuildReport(reg *registry.Registry, reps []InstanceReport, lfu *LFUResult, 
 	r := &Report{Target: opts.Target, GeneratedAt: time.Now().UTC(), Window: registry.FormatTTL(opts.Window),
 		MinRate: opts.MinRate, MinFreq: opts.MinFreq, LFU: lfu, Monitor: mon,
 		SDK: SDKSource{Instances: len(reps), Services: []string{}}, Keys: []KeyHeat{}, Templates: []TemplateHeat{}, Findings: []finding.Finding{}}
-	keys := map[string]*KeyHeat{}
-	services := map[string]bool{}
-	get := func(name string) *KeyHeat {
-		key, e, region := classify(reg, name)
-		if k, ok := keys[key]; ok {
-			return k
-		}
-		k := &KeyHeat{Key: key, Template: TemplateUnregistered, Region: region, Freq: -1}
-		if e != nil {
-			k.Template, k.Owner = e.Template.String(), e.Owner
-			if e.Hot != nil {
-				k.Hot = &HotPolicy{Replicas: e.Hot.Replicas}
-				if e.Hot.LocalTTL > 0 {
-					k.Hot.LocalTTL = registry.FormatTTL(e.Hot.LocalTTL)
-				}
-			}
-		}
-		keys[key] = k
-		return k
-	}
-	for _, rep := range reps {
-		services[rep.Service] = true
-		for _, kr := range rep.Keys {
-			k := get(kr.Key)
-			k.Rate += kr.Rate
-			k.Instances++
-			if !slices.Contains(k.Services, rep.Service) {
-				k.Services = append(k.Services, rep.Service)
-			}
-		}
-	}
-	for s := range services {
-		r.SDK.Services = append(r.SDK.Services, s)
-	}
-	sort.Strings(r.SDK.Services)
-	if mon != nil {
-		for _, kr := range mon.Keys {
-			get(kr.Key).MonitorRate += kr.Rate
-		}
-	}
-	if lfu != nil {
-		for _, lk := range lfu.Keys {
-			if k := get(lk.Key); lk.Freq > k.Freq {
-				k.Freq, k.Node = lk.Freq, lk.Node
-			}
-		}
-	}
+	keys, services := mergeEvidence(reg, reps, lfu, mon)
+	r.SDK.Services = append(r.SDK.Services, services...)
 	all := make([]*KeyHeat, 0, len(keys))
 	for _, k := range keys {
 		sort.Strings(k.Services)
@@ -194,6 +149,58 @@ func BuildReport(reg *registry.Registry, reps []InstanceReport, lfu *LFUResult, 
 	}
 	r.Templates = templateHeat(all)
 	return r
+}
+
+// mergeEvidence gathers the evidence per key (copies count as their key)
+// and the services that reported.
+func mergeEvidence(reg *registry.Registry, reps []InstanceReport, lfu *LFUResult, mon *MonitorResult) (map[string]*KeyHeat, []string) {
+	keys := map[string]*KeyHeat{}
+	get := func(name string) *KeyHeat {
+		key, e, region := classify(reg, name)
+		if k, ok := keys[key]; ok {
+			return k
+		}
+		k := &KeyHeat{Key: key, Template: TemplateUnregistered, Region: region, Freq: -1}
+		if e != nil {
+			k.Template, k.Owner = e.Template.String(), e.Owner
+			if e.Hot != nil {
+				k.Hot = &HotPolicy{Replicas: e.Hot.Replicas}
+				if e.Hot.LocalTTL > 0 {
+					k.Hot.LocalTTL = registry.FormatTTL(e.Hot.LocalTTL)
+				}
+			}
+		}
+		keys[key] = k
+		return k
+	}
+	var services []string
+	for _, rep := range reps {
+		if !slices.Contains(services, rep.Service) {
+			services = append(services, rep.Service)
+		}
+		for _, kr := range rep.Keys {
+			k := get(kr.Key)
+			k.Rate += kr.Rate
+			k.Instances++
+			if !slices.Contains(k.Services, rep.Service) {
+				k.Services = append(k.Services, rep.Service)
+			}
+		}
+	}
+	sort.Strings(services)
+	if mon != nil {
+		for _, kr := range mon.Keys {
+			get(kr.Key).MonitorRate += kr.Rate
+		}
+	}
+	if lfu != nil {
+		for _, lk := range lfu.Keys {
+			if k := get(lk.Key); lk.Freq > k.Freq {
+				k.Freq, k.Node = lk.Freq, lk.Node
+			}
+		}
+	}
+	return keys, services
 }
 
 // compareHeat orders keys hottest first: SDK rate, then MONITOR rate,

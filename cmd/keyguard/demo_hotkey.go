@@ -32,14 +32,8 @@ func (d *demo) hotkeys() error {
 	e := reg.Lookup(demoHotKey)
 	fmt.Fprintf(d.w, "  %s declares hot: {replicas: %d, local_ttl: %s}, ttl %s + jitter %s.\n",
 		e.Key, e.Hot.Replicas, registry.FormatTTL(e.Hot.LocalTTL), registry.FormatTTL(e.TTL), registry.FormatTTL(e.TTLJitter))
-
-	var dbLoads atomic.Int64
-	price := atomic.Value{}
-	price.Store("1999")
-	load := func(ctx context.Context, key string) (string, error) { // the catalog database
-		dbLoads.Add(1)
-		return fmt.Sprintf(`{"sku":%q,"price":%s}`, strings.TrimPrefix(key, "cache:product:detail:"), price.Load()), nil
-	}
+	db := &demoCatalog{}
+	db.price.Store("1999")
 	metrics := prometheus.NewRegistry()
 	var caches []*hotkey.Cache
 	var dets []*hotkey.Detector
@@ -58,8 +52,29 @@ func (d *demo) hotkeys() error {
 		defer c.Close()
 		caches, dets = append(caches, c), append(dets, det)
 	}
+	if err := d.flashSale(caches, db, metrics, e.Hot.Replicas); err != nil {
+		return err
+	}
+	if err := d.hotReport(reg, dets); err != nil {
+		return err
+	}
+	return d.priceChange(caches, db, e.Hot.Replicas)
+}
 
-	// The flash sale: 20,000 reads of one product, 2,000 of 200 others.
+// demoCatalog is the catalog database behind the cache.
+type demoCatalog struct {
+	loads atomic.Int64
+	price atomic.Value // string
+}
+
+func (db *demoCatalog) load(ctx context.Context, key string) (string, error) {
+	db.loads.Add(1)
+	return fmt.Sprintf(`{"sku":%q,"price":%s}`, strings.TrimPrefix(key, "cache:product:detail:"), db.price.Load()), nil
+}
+
+// flashSale reads 20,000 times one product and 2,000 times 200 others,
+// alternating between the instances, and shows where the reads went.
+func (d *demo) flashSale(caches []*hotkey.Cache, db *demoCatalog, metrics *prometheus.Registry, replicas int) error {
 	before := d.srv.CommandCount()
 	reads := 0
 	for i := range 22000 {
@@ -67,7 +82,7 @@ func (d *demo) hotkeys() error {
 		if i%11 == 0 {
 			key = fmt.Sprintf("cache:product:detail:P%d", 2000+i%200)
 		}
-		if _, err := caches[i%2].Get(d.ctx, key, load); err != nil {
+		if _, err := caches[i%2].Get(d.ctx, key, db.load); err != nil {
 			return fmt.Errorf("demo read: %w", err)
 		}
 		reads++
@@ -77,14 +92,18 @@ func (d *demo) hotkeys() error {
 	fmt.Fprintf(d.w, "\n  Flash sale: %s reads by 2 instances of catalog-team (%s of %s).\n", fmtThousands(int64(reads)), fmtThousands(20000), demoHotKey)
 	fmt.Fprintf(d.w, "    answered by the local tier     %s (%.1f%%)\n", fmtThousands(int64(hits)), 100*hits/float64(reads))
 	fmt.Fprintf(d.w, "    commands that reached Redis    %s (a miss: GET, lock, check, copies, unlock)\n", fmtThousands(int64(redisCmds)))
-	fmt.Fprintf(d.w, "    database loads                 %d (one per product, whichever instance missed first)\n", dbLoads.Load())
-	fmt.Fprintf(d.w, "\n  The %d copies of %s and the Cluster slots they hash to (one in each of %d equal slot ranges):\n   ", e.Hot.Replicas, demoHotKey, e.Hot.Replicas)
-	for _, name := range hotkey.ReplicaKeys(demoHotKey, e.Hot.Replicas) {
+	fmt.Fprintf(d.w, "    database loads                 %d (one per product, whichever instance missed first)\n", db.loads.Load())
+	fmt.Fprintf(d.w, "\n  The %d copies of %s and the Cluster slots they hash to (one in each of %d equal slot ranges):\n   ", replicas, demoHotKey, replicas)
+	for _, name := range hotkey.ReplicaKeys(demoHotKey, replicas) {
 		fmt.Fprintf(d.w, " %s (slot %d)", strings.TrimPrefix(name, "cache:product:detail:"), hotkey.Slot(name))
 	}
 	fmt.Fprintln(d.w)
+	return nil
+}
 
-	// Each instance reports its top keys; keyguard hotkeys merges them.
+// hotReport flushes each instance's report and merges them as
+// 'keyguard hotkeys' does.
+func (d *demo) hotReport(reg *registry.Registry, dets []*hotkey.Detector) error {
 	for _, det := range dets {
 		if err := det.Flush(d.ctx, d.rdb); err != nil {
 			return fmt.Errorf("demo hot-key report: %w", err)
@@ -103,21 +122,28 @@ func (d *demo) hotkeys() error {
 	for _, f := range rep.Findings {
 		fmt.Fprintf(d.w, "    %s %s %s: %s\n", f.Severity, f.Rule, f.Key, f.Message)
 	}
+	return nil
+}
 
-	// A price change through instance 1 reaches instance 0's local tier.
-	price.Store("1799")
-	old, _ := caches[0].Get(d.ctx, demoHotKey, load)
-	v, _ := load(d.ctx, demoHotKey)
+// priceChange writes a new price through instance 1 and shows instance 0
+// serving it once the invalidation arrives.
+func (d *demo) priceChange(caches []*hotkey.Cache, db *demoCatalog, replicas int) error {
+	db.price.Store("1799")
+	old, err := caches[0].Get(d.ctx, demoHotKey, db.load)
+	if err != nil {
+		return err
+	}
+	v, _ := db.load(d.ctx, demoHotKey)
 	if err := caches[1].Set(d.ctx, demoHotKey, v); err != nil {
 		return fmt.Errorf("demo write: %w", err)
 	}
-	var now string
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(2 * time.Millisecond) {
-		if now, err = caches[0].Get(d.ctx, demoHotKey, load); err != nil || now != old {
-			break
+	now := old
+	for deadline := time.Now().Add(5 * time.Second); now == old && time.Now().Before(deadline); time.Sleep(2 * time.Millisecond) {
+		if now, err = caches[0].Get(d.ctx, demoHotKey, db.load); err != nil {
+			return err
 		}
 	}
-	fmt.Fprintf(d.w, "\n  Price change written by instance 1 (all %d copies, then PUBLISH on %s):\n", e.Hot.Replicas, hotkey.DefaultChannel)
+	fmt.Fprintf(d.w, "\n  Price change written by instance 1 (all %d copies, then PUBLISH on %s):\n", replicas, hotkey.DefaultChannel)
 	fmt.Fprintf(d.w, "    instance 0 before: %s\n    instance 0 after:  %s  (its local copy was dropped by the broadcast, not by local_ttl)\n", old, now)
 	return nil
 }

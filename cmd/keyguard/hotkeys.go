@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/keyguard/keyguard/hotkey"
 )
 
@@ -79,14 +81,9 @@ func runHotkeys(ctx context.Context, e *env, args []string) error {
 	}
 	var mon *hotkey.MonitorResult
 	if *monitor > 0 {
-		addrs, err := hotkey.MasterAddrs(ctx, rdb)
-		if err != nil {
+		mo := hotkey.MonitorOptions{Duration: *monitor, MaxLines: *monLines, MaxBytes: *monBytes, MaxLineBytes: *monLine}
+		if mon, err = monitorMasters(ctx, e, target, rdb, mo); err != nil {
 			return err
-		}
-		fmt.Fprintf(e.stderr, "keyguard hotkeys: MONITOR on %s for %s, after measuring the throughput without it…\n", plural(len(addrs), "master"), formatDuration(*monitor))
-		mon, err = hotkey.Monitor(ctx, target.opts, addrs, hotkey.MonitorOptions{Duration: *monitor, MaxLines: *monLines, MaxBytes: *monBytes, MaxLineBytes: *monLine})
-		if err != nil {
-			return fmt.Errorf("%w\n\tTry: MONITOR needs the +monitor ACL permission; without it, rely on the SDK reports", err)
 		}
 	}
 	rep := hotkey.BuildReport(reg, reps, lfu, mon, hotkey.ReportOptions{Target: target.display, Window: *window, MinRate: *minRate, MinFreq: *minFreq, Top: *top})
@@ -106,4 +103,18 @@ func runHotkeys(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	return verdict(rep.Findings, fs.threshold())
+}
+
+// monitorMasters runs the MONITOR sample on every master of rdb.
+func monitorMasters(ctx context.Context, e *env, target *redisTarget, rdb redis.UniversalClient, mo hotkey.MonitorOptions) (*hotkey.MonitorResult, error) {
+	addrs, err := hotkey.MasterAddrs(ctx, rdb)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(e.stderr, "keyguard hotkeys: MONITOR on %s for %s, after measuring the throughput without it…\n", plural(len(addrs), "master"), formatDuration(mo.Duration))
+	mon, err := hotkey.Monitor(ctx, target.opts, addrs, mo)
+	if err != nil {
+		return nil, fmt.Errorf("%w\n\tTry: MONITOR needs the +monitor ACL permission; without it, rely on the SDK reports", err)
+	}
+	return mon, nil
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/keyguard/keyguard/hotkey"
+	"github.com/keyguard/keyguard/registry"
 )
 
 // runPreheat loads keys into Redis before the traffic comes: each key's
@@ -63,25 +64,9 @@ func runPreheat(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	var batches []hotkey.Batch
-	if *tmpl != "" {
-		ent := reg.EntryByKey(*tmpl)
-		if ent == nil {
-			return usagef("--template %q is not a template of %s (write it as the registry does)", *tmpl, reg.File)
-		}
-		values, err := sets.values(e)
-		if err != nil {
-			return err
-		}
-		if batches, err = hotkey.Expand(reg, ent, values); err != nil {
-			return usagef("%v (--set NAME=V1,V2 or NAME=@FILE for each placeholder)", err)
-		}
-	} else {
-		keys, err := readKeyList(e, pos[0])
-		if err != nil {
-			return err
-		}
-		batches = []hotkey.Batch{{Keys: keys}}
+	batches, err := preheatBatches(e, reg, *tmpl, sets, pos)
+	if err != nil {
+		return err
 	}
 	target, err := fs.redisTarget()
 	if err != nil {
@@ -92,19 +77,11 @@ func runPreheat(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer rdb.Close()
-	load, source := hotkey.ExecLoader(*execCmd), "command: "+*execCmd
-	if *from != "" {
-		st, err := parseRedisURL(*from, *fromCluster)
-		if err != nil {
-			return err
-		}
-		src, err := connectRedis(ctx, st)
-		if err != nil {
-			return fmt.Errorf("--from-redis: %w", err)
-		}
-		defer src.Close()
-		load, source = hotkey.RedisLoader(src, reg), "redis: "+st.display
+	load, source, closeSrc, err := preheatLoader(ctx, reg, *execCmd, *from, *fromCluster)
+	if err != nil {
+		return err
 	}
+	defer closeSrc()
 	c, err := hotkey.New(ctx, reg, rdb, hotkey.Options{Service: *service, NoReports: true})
 	if err != nil {
 		return err
@@ -117,18 +94,7 @@ func runPreheat(ctx context.Context, e *env, args []string) error {
 	res, runErr := c.Preheat(ctx, batches, load, hotkey.PreheatOptions{Rate: *rate, Concurrency: *conc, Missing: *missing,
 		Progress: func(p hotkey.PreheatProgress) { bar.show(preheatLine(p), p.Done == p.Total) }})
 	bar.clear()
-	out, err := fs.openOutput(e)
-	if err != nil {
-		return err
-	}
-	if fs.opts.format == "json" {
-		err = writePreheatJSON(out, target.display, source, res)
-	} else {
-		err = writePreheatText(out, target.display, res)
-	}
-	if cerr := out.close(err == nil); err == nil {
-		err = cerr
-	}
+	err = writePreheat(fs, e, target.display, source, res)
 	switch {
 	case runErr != nil:
 		return runErr
@@ -138,6 +104,48 @@ func runPreheat(ctx context.Context, e *env, args []string) error {
 		return errFindings
 	}
 	return nil
+}
+
+// preheatBatches reads the keys: generated from --template and --set,
+// one batch per region, or one batch from a file or stdin.
+func preheatBatches(e *env, reg *registry.Registry, tmpl string, sets setValues, pos []string) ([]hotkey.Batch, error) {
+	if tmpl == "" {
+		keys, err := readKeyList(e, pos[0])
+		if err != nil {
+			return nil, err
+		}
+		return []hotkey.Batch{{Keys: keys}}, nil
+	}
+	ent := reg.EntryByKey(tmpl)
+	if ent == nil {
+		return nil, usagef("--template %q is not a template of %s (write it as the registry does)", tmpl, reg.File)
+	}
+	values, err := sets.values(e)
+	if err != nil {
+		return nil, err
+	}
+	batches, err := hotkey.Expand(reg, ent, values)
+	if err != nil {
+		return nil, usagef("%v (--set NAME=V1,V2 or NAME=@FILE for each placeholder)", err)
+	}
+	return batches, nil
+}
+
+// preheatLoader is the loader of --exec or --from-redis, a description
+// of it for the report, and what to close after.
+func preheatLoader(ctx context.Context, reg *registry.Registry, execCmd, from string, fromCluster bool) (hotkey.Loader, string, func(), error) {
+	if from == "" {
+		return hotkey.ExecLoader(execCmd), "command: " + execCmd, func() {}, nil
+	}
+	st, err := parseRedisURL(from, fromCluster)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	src, err := connectRedis(ctx, st)
+	if err != nil {
+		return nil, "", nil, fmt.Errorf("--from-redis: %w", err)
+	}
+	return hotkey.RedisLoader(src, reg), "redis: " + st.display, func() { src.Close() }, nil
 }
 
 // setValues is the repeated --set NAME=V1,V2 | NAME=@FILE flag.
@@ -221,6 +229,23 @@ func preheatLine(p hotkey.PreheatProgress) string {
 		s += fmt.Sprintf("  %d failed", p.Failed)
 	}
 	return s
+}
+
+// writePreheat writes the result to --out in --format.
+func writePreheat(fs *flagSet, e *env, target, source string, res *hotkey.PreheatResult) error {
+	out, err := fs.openOutput(e)
+	if err != nil {
+		return err
+	}
+	if fs.opts.format == "json" {
+		err = writePreheatJSON(out, target, source, res)
+	} else {
+		err = writePreheatText(out, target, res)
+	}
+	if cerr := out.close(err == nil); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 func writePreheatText(w io.Writer, target string, r *hotkey.PreheatResult) error {
