@@ -1,0 +1,262 @@
+package rdb
+
+import (
+	"math"
+)
+
+// readPlainHash reads RDB_TYPE_HASH (minExp 0), RDB_TYPE_HASH_METADATA
+// (minExp from the file: TTLs are stored as ttl-minExp+1, 0 = none) and
+// its pre-GA form (minExp -1: TTLs are absolute).
+func (d *Decoder) readPlainHash(minExp int64) error {
+	rec := &d.rec
+	n, err := d.readLen()
+	if err != nil {
+		return err
+	}
+	nameLimit := 0
+	if d.needFieldNames() {
+		nameLimit = max(maxFieldName, d.collectLimit())
+	}
+	var elems int64
+	for i := uint64(0); i < n; i++ {
+		var exp int64
+		if minExp != 0 {
+			ttl, err := d.readLen()
+			if err != nil {
+				return err
+			}
+			switch {
+			case ttl == 0:
+			case minExp < 0:
+				exp = int64(min(ttl, math.MaxInt64))
+			default:
+				exp = int64(min(ttl+uint64(minExp)-1, math.MaxInt64))
+			}
+			if exp != 0 {
+				rec.FieldTTLs++
+			}
+		}
+		// Names are kept up to nameLimit bytes (longer ones are sampled
+		// cut); a watched or collected value is read, cut to its limit.
+		var fn, vn int64
+		nameComplete, valComplete := false, false
+		if nameLimit > 0 {
+			d.e1, fn, nameComplete, err = d.readStr(d.e1[:0], nameLimit)
+		} else {
+			fn, err = d.skipStr()
+		}
+		if err != nil {
+			return err
+		}
+		wantVal := nameComplete && d.wantsFieldValue(d.e1)
+		d.e2 = d.e2[:0]
+		if wantVal {
+			d.e2, vn, valComplete, err = d.readStr(d.e2, max(maxWatchedValue, d.collectLimit()))
+		} else {
+			vn, err = d.skipStr()
+		}
+		if err != nil {
+			return err
+		}
+		if nameLimit > 0 {
+			d.hashField(d.e1, d.e2, wantVal)
+		}
+		if nameComplete && valComplete {
+			d.addElem(d.e1, d.e2, 0, exp)
+		} else if d.collecting() {
+			d.valOver = true
+		}
+		elems += sizeDictEntry + sdsAlloc(fn) + sdsAlloc(vn)
+		if exp != 0 {
+			elems += 8 // field TTL metadata (7.4)
+		}
+		rec.Elements++
+	}
+	rec.MemoryEstimate = sizeRobj + sizeDict + 8*dictSlots(rec.Elements) + elems
+	return nil
+}
+
+// ---- compact encodings ------------------------------------------------------------
+
+// readHashListpack reads a hash listpack whose field names are sampled or
+// watched, through lpHashFields when it can.
+func (d *Decoder) readHashListpack() error {
+	rec := &d.rec
+	b, ok := d.blobInBuf()
+	full, complete := int64(len(b)), true
+	if !ok {
+		var err error
+		if b, full, complete, err = d.readBlob(); err != nil {
+			return err
+		}
+	}
+	if complete {
+		if n, ok := d.lpHashFields(b); ok {
+			rec.Elements = int64(n)
+			rec.MemoryEstimate = sizeRobj + jeSize(full)
+			return nil
+		}
+		// Start over with the general walk, which names the problem.
+		rec.Fields, rec.Watched, rec.MoreFields = rec.Fields[:0], rec.Watched[:0], false
+		d.fieldBuf = d.fieldBuf[:0]
+	}
+	return d.pairsBlob(b, full, complete, true)
+}
+
+// lpHashFields walks a hash listpack, sampling and watching fields as
+// pairsBlob does, and returns the number of fields. It checks the
+// listpack with lpCountFast first, then goes through the fields, decoding
+// a value only when its field is watched (two tight loops run faster
+// than one juggling everything). !ok: something lpIter would reject, or
+// an odd number of entries; the caller then walks with lpIter.
+func (d *Decoder) lpHashFields(b []byte) (int, bool) {
+	n, ok := lpCountFast(b)
+	if !ok || n%2 != 0 {
+		return 0, false
+	}
+	sample, watch := d.fieldSample > 0, d.watch
+	rec := &d.rec
+	for p, end := lpHeaderSize, len(b)-1; p < end; {
+		var name []byte
+		if c := b[p]; c >= 0x80 && c < 0xC0 { // lpText for a short string
+			q := p + 1 + int(c&0x3f)
+			name, p = b[p+1:q], q+1
+		} else {
+			name, p = lpText(b, p, &d.e1)
+		}
+		if sample {
+			if l := len(d.fieldBuf); len(rec.Fields) < d.fieldSample && len(name) <= cap(d.fieldBuf)-l && len(name) <= maxFieldName {
+				// sampleField's common case: fieldBuf has room.
+				d.fieldBuf = append(d.fieldBuf, name...)
+				rec.Fields = append(rec.Fields, d.fieldBuf[l:len(d.fieldBuf):len(d.fieldBuf)])
+			} else {
+				d.sampleField(name)
+			}
+		}
+		if p >= end {
+			break // cannot happen: the count is even
+		}
+		if watch && d.isWatched(name) {
+			var v []byte
+			v, p = lpText(b, p, &d.e2)
+			d.watchValue(name, v)
+		} else if c := b[p]; c < 0x80 { // lpSkip, inlined
+			p += 2
+		} else if c < 0xC0 {
+			p += 2 + int(c&0x3f)
+		} else if c >= 0xF1 && c <= 0xF3 { // 16-, 24-, 32-bit integers
+			p += int(c) - 0xF1 + 4
+		} else {
+			p = lpSkipRare(b, p)
+		}
+	}
+	return n / 2, true
+}
+
+func (d *Decoder) readHashListpackEx() error {
+	rec := &d.rec
+	b, full, complete, err := d.readBlob()
+	if err != nil {
+		return err
+	}
+	rec.MemoryEstimate = sizeRobj + 16 + jeSize(full) // + listpackEx struct
+	if !complete {
+		rec.Partial = true
+		if n := headerCount(b, true); n > 0 {
+			rec.Elements = int64(n / 3)
+		}
+		return nil
+	}
+	it, declared, err := d.iter(b, true)
+	if err != nil {
+		return err
+	}
+	var k int
+	var f, v elem
+	for {
+		e, ok, err := it.next()
+		if err != nil {
+			return err
+		}
+		if !ok {
+			break
+		}
+		switch k % 3 {
+		case 0:
+			f = e
+		case 1:
+			v = e
+		case 2:
+			if !e.isInt {
+				return corruptf("hash listpack field TTL is not an integer")
+			}
+			if e.i != 0 {
+				rec.FieldTTLs++
+			}
+			if d.needFieldNames() {
+				d.e1 = elemText(d.e1[:0], f)
+				d.e2 = elemText(d.e2[:0], v)
+				d.hashField(d.e1, d.e2, true)
+				d.addElem(d.e1, d.e2, 0, e.i)
+			}
+		}
+		k++
+	}
+	if k%3 != 0 {
+		return corruptf("hash listpack with TTLs has %d entries, not a multiple of 3", k)
+	}
+	if err := d.checkCount(declared, k, "listpack"); err != nil {
+		return err
+	}
+	rec.Elements = int64(k / 3)
+	return nil
+}
+
+func (d *Decoder) readZipmap() error {
+	rec := &d.rec
+	b, full, complete, err := d.readBlob()
+	if err != nil {
+		return err
+	}
+	if !complete {
+		rec.Partial = true
+		if len(b) > 0 && b[0] < 254 {
+			rec.Elements = int64(b[0])
+		}
+		rec.MemoryEstimate = sizeRobj + jeSize(full)
+		return nil
+	}
+	it, err := newZMIter(b)
+	if err != nil {
+		return err
+	}
+	lpBytes := int64(lpEmptyBytes)
+	var sdsBytes int64
+	maxLen := 0
+	for {
+		f, v, ok, err := it.next()
+		if err != nil {
+			return err
+		}
+		if !ok {
+			break
+		}
+		lpBytes += int64(lpEntrySize(f) + lpEntrySize(v))
+		sdsBytes += sdsAlloc(int64(len(f))) + sdsAlloc(int64(len(v)))
+		maxLen = max(maxLen, len(f), len(v))
+		if d.needFieldNames() {
+			d.hashField(f, v, true)
+			d.addElem(f, v, 0, 0)
+		}
+	}
+	if b[0] < 254 && int(b[0]) != it.n {
+		return corruptf("zipmap header says %d entries, found %d", b[0], it.n)
+	}
+	rec.Elements = int64(it.n)
+	if rec.Elements > 128 || maxLen > 64 {
+		rec.MemoryEstimate = sizeRobj + sizeDict + 8*dictSlots(rec.Elements) + rec.Elements*sizeDictEntry + sdsBytes
+	} else {
+		rec.MemoryEstimate = sizeRobj + jeSize(lpBytes)
+	}
+	return nil
+}
