@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"slices"
 	"strconv"
 	"strings"
@@ -50,8 +49,6 @@ type Options struct {
 	// (default 200ms) and once at the end.
 	Progress      func(Progress)
 	ProgressEvery time.Duration
-	// Logger receives notes (resumes, retried script loads); nil discards.
-	Logger *slog.Logger
 }
 
 // Progress is a snapshot of a running job.
@@ -82,9 +79,6 @@ func (o *Options) defaults() {
 	}
 	if o.ProgressEvery <= 0 {
 		o.ProgressEvery = 200 * time.Millisecond
-	}
-	if o.Logger == nil {
-		o.Logger = slog.New(slog.DiscardHandler)
 	}
 }
 

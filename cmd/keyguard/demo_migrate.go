@@ -22,13 +22,12 @@ import (
 // writing: plan, dual-write, copy, read with fallback, verify, cleanup.
 func (d *demo) migrate() error {
 	d.title("Moving the order team's preview out of promo:sku:1001 while it keeps writing (keyguard migrate, dualwrite)")
-	ctx := d.ctx
 	plan, err := migrate.NewPlan(d.reg, "promo:sku:{skuId:int}", "order:sku:{skuId:int}:settle-preview",
 		migrate.PlanOptions{Fields: []string{"couponAmount", "promoTotal"}})
 	if err != nil {
 		return fmt.Errorf("demo migrate plan: %w", err)
 	}
-	samples, err := plan.Samples(ctx, d.rdb, 3)
+	samples, err := plan.Samples(d.ctx, d.rdb, 3)
 	if err != nil {
 		return fmt.Errorf("demo migrate plan: %w", err)
 	}
@@ -47,27 +46,49 @@ func (d *demo) migrate() error {
 	if err != nil {
 		return err
 	}
-	v, src, err := reader.HMGet(ctx, "promo:sku:1001", "couponAmount", "promoTotal")
+	if err := d.dualWrite(writer, reader); err != nil {
+		return err
+	}
+	last, err := d.copyWhileWriting(plan, writer)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(d.w, "\n  order-service readers, 100%% rolled out: promo:sku:1001 → %v from the %s key (the new one is empty)\n", v, src)
-	preview := func(total int) dualwrite.Write {
-		return func(p redis.Pipeliner, key string) { p.HSet(ctx, key, "couponAmount", 10, "promoTotal", total) }
+	if err := d.verifyAndClean(plan); err != nil {
+		return err
 	}
-	if _, err := writer.Replace(ctx, "promo:sku:1001", preview(30)); err != nil {
+	fmt.Fprintf(d.w, "  (promoTotal %d is the writer's last value: no update was lost)\n", last)
+	return d.readMetrics(metrics)
+}
+
+// preview is the order service's write: its settle preview, whole.
+func (d *demo) preview(total int) dualwrite.Write {
+	return func(p redis.Pipeliner, key string) { p.HSet(d.ctx, key, "couponAmount", 10, "promoTotal", total) }
+}
+
+// dualWrite shows a read before and after the first dual write.
+func (d *demo) dualWrite(writer *dualwrite.Writer, reader *dualwrite.Reader) error {
+	read := func(format string) error {
+		v, src, err := reader.HMGet(d.ctx, "promo:sku:1001", "couponAmount", "promoTotal")
+		if err == nil {
+			fmt.Fprintf(d.w, format, v, src)
+		}
+		return err
+	}
+	if err := read("\n  order-service readers, 100%% rolled out: promo:sku:1001 → %v from the %s key (the new one is empty)\n"); err != nil {
+		return err
+	}
+	if _, err := writer.Replace(d.ctx, "promo:sku:1001", d.preview(30)); err != nil {
 		return fmt.Errorf("demo dual write: %w", err)
 	}
 	fmt.Fprintln(d.w, "  order-service deploys the dual-writer: every preview goes to both keys, one TTL, one MULTI:")
 	fmt.Fprintln(d.w, "    writer.Replace(ctx, \"promo:sku:1001\", HSET couponAmount 10 promoTotal 30)")
 	fmt.Fprintln(d.w, "    → promo:sku:1001 (its two fields; the promo team's stay) and order:sku:1001:settle-preview")
-	v, src, err = reader.HMGet(ctx, "promo:sku:1001", "couponAmount", "promoTotal")
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(d.w, "  readers: promo:sku:1001 → %v from the %s key\n", v, src)
+	return read("  readers: promo:sku:1001 → %v from the %s key\n")
+}
 
-	// The writer keeps writing promo:sku:1001 while the copy runs.
+// copyWhileWriting runs the copy while the writer keeps writing
+// promo:sku:1001, and returns the writer's last promoTotal.
+func (d *demo) copyWhileWriting(plan *migrate.Plan, writer *dualwrite.Writer) (int, error) {
 	var wg sync.WaitGroup
 	stop := make(chan struct{})
 	last, writes := 30, 0
@@ -81,26 +102,28 @@ func (d *demo) migrate() error {
 				return
 			case <-time.After(5 * time.Millisecond):
 			}
-			if _, werr = writer.Replace(ctx, "promo:sku:1001", preview(total)); werr != nil {
+			if _, werr = writer.Replace(d.ctx, "promo:sku:1001", d.preview(total)); werr != nil {
 				return
 			}
 			last, writes = total, writes+1
 		}
 	}()
-	res, err := plan.Copy(ctx, d.rdb, migrate.Options{Rate: 40, Batch: 1})
+	res, err := plan.Copy(d.ctx, d.rdb, migrate.Options{Rate: 40, Batch: 1})
 	close(stop)
 	wg.Wait()
 	if err == nil {
 		err = werr
 	}
 	if err != nil {
-		return fmt.Errorf("demo migrate copy: %w", err)
+		return 0, fmt.Errorf("demo migrate copy: %w", err)
 	}
 	fmt.Fprintf(d.w, "\n  keyguard migrate copy …   (the writer wrote promo:sku:1001 %d more times meanwhile)\n", writes)
-	if err := res.WriteText(indent(d.w, "    ")); err != nil {
-		return err
-	}
-	ver, err := plan.Verify(ctx, d.rdb, migrate.Options{})
+	return last, res.WriteText(indent(d.w, "    "))
+}
+
+// verifyAndClean verifies, cleans up and shows the two hashes.
+func (d *demo) verifyAndClean(plan *migrate.Plan) error {
+	ver, err := plan.Verify(d.ctx, d.rdb, migrate.Options{})
 	if err != nil {
 		return fmt.Errorf("demo migrate verify: %w", err)
 	}
@@ -110,7 +133,7 @@ func (d *demo) migrate() error {
 	}
 	fmt.Fprintln(d.w, "\n  After a business cycle the order service writes only its own key, and:")
 	fmt.Fprintln(d.w, "  keyguard migrate cleanup … --confirm")
-	cl, err := plan.Cleanup(ctx, d.rdb, migrate.Options{})
+	cl, err := plan.Cleanup(d.ctx, d.rdb, migrate.Options{})
 	if err != nil {
 		return fmt.Errorf("demo migrate cleanup: %w", err)
 	}
@@ -118,14 +141,13 @@ func (d *demo) migrate() error {
 		return err
 	}
 	for _, k := range []string{"promo:sku:1001", "order:sku:1001:settle-preview"} {
-		h, err := d.rdb.HGetAll(ctx, k).Result()
+		h, err := d.rdb.HGetAll(d.ctx, k).Result()
 		if err != nil {
 			return err
 		}
 		fmt.Fprintf(d.w, "  HGETALL %-30s → %s\n", k, fieldList(h))
 	}
-	fmt.Fprintf(d.w, "  (promoTotal %d is the writer's last value: no update was lost)\n", last)
-	return d.readMetrics(metrics)
+	return nil
 }
 
 // serverSupport says which of COPY, DUMP and RESTORE the embedded server
@@ -134,7 +156,7 @@ func (d *demo) serverSupport() {
 	ctx := d.ctx
 	copyOK := d.rdb.Do(ctx, "COPY", "keyguard:demo:none", "keyguard:demo:none2").Err() == nil
 	dumpOK := d.rdb.Dump(ctx, "promo:sku:1001").Err() == nil
-	fmt.Fprintf(d.w, "\n  The embedded server: COPY %s, DUMP/RESTORE %s.\n", yesNo(copyOK, "yes"), yesNo(dumpOK, "for strings only"))
+	fmt.Fprintf(d.w, "\n  The embedded server: COPY %s, DUMP/RESTORE %s.\n", yesNo(copyOK, "no"), yesNo(dumpOK, "for strings only"))
 	fmt.Fprintln(d.w, "  Moving fields needs neither (atomic HMGET and HSET scripts); a whole-key copy on one node would")
 	fmt.Fprintln(d.w, "  use COPY, and verify compares values read with HGETALL where DUMP cannot serialize them.")
 	fmt.Fprintln(d.w, "  On a real Redis Cluster, keys in two slots travel with DUMP and RESTORE … ABSTTL.")

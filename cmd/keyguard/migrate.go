@@ -140,33 +140,32 @@ func runMigratePlan(ctx context.Context, e *env, args []string) error {
 	return err
 }
 
-func runMigrateStep(ctx context.Context, e *env, step string, args []string) error {
-	examples := map[string]string{
-		"copy": "  keyguard migrate copy --from 'promo:sku:{skuId:int}' --to 'order:sku:{skuId:int}:settle-preview' --redis redis://127.0.0.1:6379 --dry-run\n" +
+// migrateExamples are the examples of a step's help.
+func migrateExamples(step string) string {
+	switch step {
+	case "copy":
+		return "  keyguard migrate copy --from 'promo:sku:{skuId:int}' --to 'order:sku:{skuId:int}:settle-preview' --redis redis://127.0.0.1:6379 --dry-run\n" +
 			"  keyguard migrate copy --all-deprecated --redis redis://10.0.0.1:7000,10.0.0.2:7000 --cluster --rate 5000 --cursor copy.cursor\n" +
-			"  # interrupted (Ctrl-C, a lost node)? run the same command again: it continues from copy.cursor",
-		"verify": "  keyguard migrate verify --all-deprecated --redis redis://127.0.0.1:6379 --format json --out verify.json\n" +
-			"  keyguard migrate verify --from 'old:{id}' --to 'new:{id}' --redis redis://127.0.0.1:6379 --ttl-tolerance 2s",
-		"cleanup": "  keyguard migrate cleanup --all-deprecated --redis redis://127.0.0.1:6379 --dry-run\n" +
-			"  keyguard migrate cleanup --all-deprecated --redis redis://127.0.0.1:6379 --confirm --rate 2000 --cursor cleanup.cursor",
+			"  # interrupted (Ctrl-C, a lost node)? run the same command again: it continues from copy.cursor"
+	case "verify":
+		return "  keyguard migrate verify --all-deprecated --redis redis://127.0.0.1:6379 --format json --out verify.json\n" +
+			"  keyguard migrate verify --from 'old:{id}' --to 'new:{id}' --redis redis://127.0.0.1:6379 --ttl-tolerance 2s"
 	}
-	fs := newFlags(e, "migrate "+step, "migrate "+step+" (--from OLD --to NEW | --all-deprecated) --redis URL [--cluster] [flags]", examples[step])
-	fs.registryFlag(e)
-	fs.redisFlags(e)
-	fs.outputFlags("text", "json")
-	sel := selectionFlags(fs)
-	var opts migrate.Options
+	return "  keyguard migrate cleanup --all-deprecated --redis redis://127.0.0.1:6379 --dry-run\n" +
+		"  keyguard migrate cleanup --all-deprecated --redis redis://127.0.0.1:6379 --confirm --rate 2000 --cursor cleanup.cursor"
+}
+
+// stepFlags registers the flags of copy, verify and cleanup.
+func stepFlags(fs *flagSet, step string, opts *migrate.Options, confirm *bool) {
 	fs.Float64Var(&opts.Rate, "rate", 0, "at most `KEYS` per second, all masters together; 0 = no limit")
 	fs.IntVar(&opts.Batch, "batch", 500, "keys per SCAN and per pipeline")
 	fs.StringVar(&opts.Match, "match", "", "only keys matching this SCAN `pattern` (they must still belong to the old template)")
 	fs.BoolVar(&opts.DryRun, "dry-run", false, "write nothing; count what would be done")
-	progressMode := fs.progressFlag()
-	var confirm bool
 	switch step {
 	case "copy":
 		fs.BoolVar(&opts.Overwrite, "overwrite", false, "replace new keys that exist (by default they are left alone: a dual-writing service may have newer data there)")
 	case "cleanup":
-		fs.BoolVar(&confirm, "confirm", false, "delete for real (without it, cleanup refuses; see --dry-run)")
+		fs.BoolVar(confirm, "confirm", false, "delete for real (without it, cleanup refuses; see --dry-run)")
 	}
 	if step != "verify" {
 		fs.StringVar(&opts.CursorFile, "cursor", "", "resumable run: save each master's SCAN cursor and the counts to `FILE`, and continue from it if it exists")
@@ -176,6 +175,18 @@ func runMigrateStep(ctx context.Context, e *env, step string, args []string) err
 		fs.DurationVar(&opts.TTLTolerance, "ttl-tolerance", time.Second, "how far apart an old and a new key's expiries may be")
 		fs.IntVar(&opts.MaxMismatches, "max-mismatches", 1000, "mismatches listed (the rest are counted)")
 	}
+}
+
+func runMigrateStep(ctx context.Context, e *env, step string, args []string) error {
+	fs := newFlags(e, "migrate "+step, "migrate "+step+" (--from OLD --to NEW | --all-deprecated) --redis URL [--cluster] [flags]", migrateExamples(step))
+	fs.registryFlag(e)
+	fs.redisFlags(e)
+	fs.outputFlags("text", "json")
+	sel := selectionFlags(fs)
+	var opts migrate.Options
+	var confirm bool
+	stepFlags(fs, step, &opts, &confirm)
+	progressMode := fs.progressFlag()
 	pos, err := fs.parse(args)
 	if err != nil {
 		return err
