@@ -19,7 +19,7 @@ func runScanCode(ctx context.Context, e *env, args []string) error {
 	fs.failOnFlag()
 	baseline := fs.String("baseline", "", "a scan-code JSON report (`file`) whose findings are accepted: only new ones are reported")
 	suggest := fs.Bool("suggest", false, "write registry entries for the key templates that match none, instead of the report")
-	langs := fs.String("lang", "", "scan only these languages, comma-separated: go, java, python, ts (ts covers JavaScript)")
+	langs := fs.String("lang", "", "scan only these languages, a comma-separated `list`: go, java, python, ts (ts covers JavaScript)")
 	tests := fs.Bool("tests", false, "also scan test files (_test.go, src/test/, test_*.py, *.test.ts...)")
 	pos, err := fs.parse(args)
 	if err != nil {
