@@ -147,7 +147,7 @@ func New(ctx context.Context, reg *registry.Registry, rdb redis.UniversalClient,
 	if opts.Channel == "" {
 		opts.Channel = DefaultChannel
 	}
-	if reg.Lookup(opts.Channel) == nil {
+	if hasLocalTier(reg) && reg.Lookup(opts.Channel) == nil {
 		return nil, fmt.Errorf("hotkey: the invalidation channel %q matches no template of %s\n\tTry: declare it (hotkey.RecordRegistry has the entry) or set Options.Channel to a registered channel name", opts.Channel, reg.File)
 	}
 	if opts.LocalSize <= 0 {
@@ -193,11 +193,13 @@ func New(ctx context.Context, reg *registry.Registry, rdb redis.UniversalClient,
 		return nil, fmt.Errorf("hotkey: local tier: %w", err)
 	}
 	c.bg, c.cancel = context.WithCancel(context.WithoutCancel(ctx))
-	if err := c.subscribe(ctx); err != nil {
-		c.cancel()
-		c.local.StopAllGoroutines()
-		c.clock.Stop()
-		return nil, err
+	if hasLocalTier(reg) {
+		if err := c.subscribe(ctx); err != nil {
+			c.cancel()
+			c.local.StopAllGoroutines()
+			c.clock.Stop()
+			return nil, err
+		}
 	}
 	if c.ownDet && !opts.NoReports {
 		c.det.Start(c.bg, rdb)
@@ -249,6 +251,17 @@ func (c *Cache) resolve() error {
 		c.ents[e.Index].soft = soft
 	}
 	return nil
+}
+
+// hasLocalTier reports whether some template declares hot.local_ttl:
+// without one there is nothing to invalidate and no subscription.
+func hasLocalTier(reg *registry.Registry) bool {
+	for _, e := range reg.Entries {
+		if e.Hot != nil && e.Hot.LocalTTL > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // otterLogger sends the local tier's own messages to Options.Logger
@@ -500,7 +513,10 @@ func (c *Cache) Close() error {
 		return nil
 	}
 	c.cancel()
-	err := c.ps.Close()
+	var err error
+	if c.ps != nil {
+		err = c.ps.Close()
+	}
 	c.wg.Wait()
 	if c.ownDet {
 		c.det.Close()

@@ -11,6 +11,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/keyguard/keyguard/internal/redistest"
+	"github.com/keyguard/keyguard/registry"
 )
 
 // TestLocalTierAbsorbsReads: after the first read of a hot key, reads are
@@ -343,5 +344,38 @@ func TestLockRelease(t *testing.T) {
 	}
 	if n := admin.Exists(ctx, LockPrefix+"config:global:y").Val(); n != 0 {
 		t.Errorf("lock left behind")
+	}
+}
+
+// TestNoLocalTierNoChannel: a registry without local_ttl needs no
+// channel and opens no subscription; the rest works.
+func TestNoLocalTierNoChannel(t *testing.T) {
+	reg, err := registry.Parse("plain.yaml", []byte(`version: 1
+domains:
+  config: {owner: ops-team}
+  lock: {owner: ops-team}
+keys:
+  - key: "config:global:{name}"
+    type: string
+    ttl: 1h
+    hot: {replicas: 3}
+  - key: "lock:config:global:{name}"
+    type: string
+    ttl: 10s
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := redistest.Start(t)
+	c, _ := newCache(t, reg, srv.Client(t), Options{})
+	ctx := context.Background()
+	if v, err := c.Get(ctx, "config:global:a", (&loaderCount{value: "v"}).load); err != nil || v != "v" {
+		t.Fatalf("Get = %q, %v", v, err)
+	}
+	if n := srv.Client(t).Exists(ctx, ReplicaKeys("config:global:a", 3)...).Val(); n != 3 {
+		t.Errorf("%d of 3 copies written", n)
+	}
+	if subs := srv.Client(t).PubSubNumSub(ctx, DefaultChannel).Val()[DefaultChannel]; subs != 0 {
+		t.Errorf("%d subscribers", subs)
 	}
 }
