@@ -210,7 +210,6 @@ func Run(ctx context.Context, reg *registry.Registry, t Target, opts Options) (*
 	if t.Cluster && r.db != 0 {
 		return nil, fmt.Errorf("database %d: a Redis Cluster has only database 0", r.db)
 	}
-
 	plans, err := r.plan(ctx)
 	if err != nil {
 		return nil, err
@@ -218,31 +217,47 @@ func Run(ctx context.Context, reg *registry.Registry, t Target, opts Options) (*
 	if err := r.start(ctx, plans); err != nil {
 		return nil, err
 	}
+	r.sampling()
+	agg := r.walkAll(ctx, started)
+	if carry != nil {
+		agg.Merge(carry)
+	}
+	res := r.result(agg, started)
+	if opts.Progress != nil {
+		opts.Progress(r.progress(started))
+	}
+	return res, nil
+}
 
-	var total int64
+// sampling sets the probability each key is probed with (--sample).
+func (r *run) sampling() {
 	for _, w := range r.walkers {
-		total += w.total
+		r.total += w.total
 	}
-	r.total = total
-	if opts.Sample > 0 {
-		ratio := 1.0
-		if total > 0 {
-			ratio = min(1, float64(opts.Sample)/float64(total))
-		}
-		if ratio < 1 {
-			r.ratio = ratio
-			r.opts.Inventory.Sampled = true
-			r.opts.Inventory.SampleRatio = ratio
-			r.note("sampled: each key was probed with probability %.4g (about %d of %d keys); key, byte and TTL counts are extrapolated, findings are those of the sample", ratio, opts.Sample, total)
-			if opts.Match != "" {
-				r.note("the sample ratio counts every key of the database, not only keys matching %q: fewer keys than asked were probed", opts.Match)
-			}
-		} else {
-			r.note("--sample %d is at least the keyspace (%d keys): every key was audited", opts.Sample, total)
-		}
+	n, total := r.opts.Sample, r.total
+	if n <= 0 {
+		return
 	}
+	ratio := 1.0
+	if total > 0 {
+		ratio = min(1, float64(n)/float64(total))
+	}
+	if ratio >= 1 {
+		r.note("--sample %d is at least the keyspace (%d keys): every key was audited", n, total)
+		return
+	}
+	r.ratio = ratio
+	r.opts.Inventory.Sampled = true
+	r.opts.Inventory.SampleRatio = ratio
+	r.note("sampled: each key was probed with probability %.4g (about %d of %d keys); key, byte and TTL counts are extrapolated, findings are those of the sample", ratio, n, total)
+	if r.opts.Match != "" {
+		r.note("the sample ratio counts every key of the database, not only keys matching %q: fewer keys than asked were probed", r.opts.Match)
+	}
+}
 
-	r.pipe = inventory.NewPipeline(reg, r.opts.Inventory, min(runtime.GOMAXPROCS(0), len(r.walkers), maxAggregators))
+// walkAll walks every node at once into one aggregation pipeline.
+func (r *run) walkAll(ctx context.Context, started time.Time) *inventory.Aggregator {
+	r.pipe = inventory.NewPipeline(r.reg, r.opts.Inventory, min(runtime.GOMAXPROCS(0), len(r.walkers), maxAggregators))
 	stopProgress := r.progressLoop(started)
 	var wg sync.WaitGroup
 	for _, w := range r.walkers {
@@ -254,35 +269,65 @@ func Run(ctx context.Context, reg *registry.Registry, t Target, opts Options) (*
 	}
 	wg.Wait()
 	stopProgress()
-	agg := r.pipe.Close()
-	if carry != nil {
-		agg.Merge(carry)
-	}
+	return r.pipe.Close()
+}
 
+// result makes the report of the run from the walkers' counts and notes.
+func (r *run) result(agg *inventory.Aggregator, started time.Time) *Result {
 	res := &Result{}
 	stopped := slices.Clone(r.stopped)
-	var vanished, moved, denied, dupWarn int64
 	for _, w := range r.walkers {
 		res.Scanned += w.scannedDone
 		res.Probed += w.probed
-		vanished += w.vanished.Load()
-		moved += w.moved.Load()
-		denied += w.denied.Load()
+		res.Vanished += w.vanished.Load()
 		if w.stop != nil {
 			stopped = append(stopped, *w.stop)
 		}
+	}
+	r.walkNotes()
+	slices.SortFunc(stopped, func(a, b report.NodeStop) int { return strings.Compare(a.Node, b.Node) })
+	kind := "redis"
+	if r.t.Cluster {
+		kind = "cluster"
+	}
+	display := r.t.Display
+	if display == "" {
+		display = "redis://" + r.t.Conn.Addr
+	}
+	meta := report.Meta{
+		Source:    report.Source{Kind: kind, Target: display, Nodes: len(r.walkers) + len(r.stopped)},
+		Registry:  r.reg.File,
+		StartedAt: started,
+		Duration:  time.Since(started),
+		Complete:  len(stopped) == 0,
+		Stopped:   stopped,
+		Notes:     dedupe(r.notes),
+	}
+	if p := r.opts.Resume; p != nil {
+		meta.Source.Nodes = max(meta.Source.Nodes, p.Source.Nodes)
+		meta.StartedAt = p.StartedAt
+		meta.Duration += time.Duration(p.DurationMS) * time.Millisecond
+	}
+	res.Report = agg.Report(meta)
+	res.Complete = meta.Complete
+	res.Stopped = stopped
+	return res
+}
+
+// walkNotes adds what the walkers saw to the run's notes.
+func (r *run) walkNotes() {
+	var vanished, moved, denied, shrunk int64
+	var nonLFU, touches []string
+	for _, w := range r.walkers {
+		vanished += w.vanished.Load()
+		moved += w.moved.Load()
+		denied += w.denied.Load()
 		r.notes = append(r.notes, w.notes...)
 		if w.shrunk {
-			dupWarn++
+			shrunk++
 		}
-	}
-	var nonLFU, touches []string
-	freqOff := 0
-	for _, w := range r.walkers {
 		if !w.lfu {
 			nonLFU = append(nonLFU, fmt.Sprintf("%s (%s)", w.addr, w.policy))
-		} else if !w.canFreq {
-			freqOff++
 		}
 		if w.touches {
 			touches = append(touches, w.addr)
@@ -292,9 +337,8 @@ func Run(ctx context.Context, reg *registry.Registry, t Target, opts Options) (*
 		r.note("hot-key data unavailable on %s: maxmemory-policy is not LFU, and OBJECT FREQ needs allkeys-lfu or volatile-lfu; the SDK's meter (keyguard hotkeys) finds hot keys without it", listNodes(nonLFU))
 	}
 	if len(touches) > 0 {
-		r.note("no CLIENT NO-TOUCH on %s (Redis < 7.2, or not permitted): element counts and field samples refreshed the LRU/LFU clock of the keys they read", listNodes(touches))
+		r.note("no CLIENT NO-TOUCH on %s (Redis < 7.2, or not permitted): element counts and field probes refreshed the LRU/LFU clock of the keys they read", listNodes(touches))
 	}
-	res.Vanished = vanished
 	if vanished > 0 {
 		r.note("%d keys vanished between SCAN and the probes (expired or deleted) and were skipped", vanished)
 	}
@@ -304,46 +348,16 @@ func Run(ctx context.Context, reg *registry.Registry, t Target, opts Options) (*
 	if denied > 0 {
 		r.note("%d keys were not readable by this ACL user (NOPERM on the key) and were skipped", denied)
 	}
-	if dupWarn > 0 {
-		r.note("the key table of %d node(s) shrank during the walk: SCAN may return a key twice after a shrink, so a few keys may be counted twice", dupWarn)
+	if shrunk > 0 {
+		r.note("the key table of %d node(s) shrank during the walk: SCAN may return a key twice after a shrink, so a few keys may be counted twice", shrunk)
 	}
-	if opts.Match != "" {
-		r.note("only keys matching %q were audited", opts.Match)
+	if r.opts.Match != "" {
+		r.note("only keys matching %q were audited", r.opts.Match)
 	}
-	if opts.Resume != nil {
-		r.notes = append(r.notes, opts.Resume.Notes...)
+	if p := r.opts.Resume; p != nil {
+		r.notes = append(r.notes, p.Notes...)
 		r.note("resumed from an earlier partial report: this report counts its keys and those after its cursors, each once")
 	}
-	slices.SortFunc(stopped, func(a, b report.NodeStop) int { return strings.Compare(a.Node, b.Node) })
-	kind := "redis"
-	if t.Cluster {
-		kind = "cluster"
-	}
-	display := t.Display
-	if display == "" {
-		display = "redis://" + t.Conn.Addr
-	}
-	meta := report.Meta{
-		Source:    report.Source{Kind: kind, Target: display, Nodes: len(r.walkers) + len(r.stopped)},
-		Registry:  reg.File,
-		StartedAt: started,
-		Duration:  time.Since(started),
-		Complete:  len(stopped) == 0,
-		Stopped:   stopped,
-		Notes:     dedupe(r.notes),
-	}
-	if p := opts.Resume; p != nil {
-		meta.Source.Nodes = max(meta.Source.Nodes, p.Source.Nodes)
-		meta.StartedAt = p.StartedAt
-		meta.Duration += time.Duration(p.DurationMS) * time.Millisecond
-	}
-	res.Report = agg.Report(meta)
-	res.Complete = meta.Complete
-	res.Stopped = stopped
-	if opts.Progress != nil {
-		opts.Progress(r.progress(started))
-	}
-	return res, nil
 }
 
 // run is the state of one Run.
