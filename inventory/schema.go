@@ -262,7 +262,9 @@ type mixedSet struct {
 
 // mixedStyles clusters the fields of the census into styles by
 // co-occurrence (weighted by how many values hold each set) and returns
-// the sets that mix two or more established styles.
+// the sets that mix two or more established styles. It is long because
+// it is one small clustering (vocabulary, co-occurrence, union-find,
+// support, verdict) whose tables each step reads.
 func (c *census) mixedStyles() []mixedSet {
 	sets := c.sets()
 	var n int64

@@ -125,83 +125,13 @@ func FromReport(reg *registry.Registry, rep *report.Report) (*Aggregator, error)
 	for _, db := range rep.Databases {
 		a.seeDB(db)
 	}
-	entry := func(name string) (*registry.Entry, error) {
-		if e := reg.EntryByKey(name); e != nil {
-			return e, nil
-		}
-		return nil, fmt.Errorf("template %q of the report is not in the registry %s: use the registry the report was made with", name, reg.File)
+	if err := a.loadGroups(st.Groups); err != nil {
+		return nil, err
 	}
-	for _, sg := range st.Groups {
-		var g *group
-		switch sg.Kind {
-		case report.KindTemplate:
-			e, err := entry(string(sg.Name))
-			if err != nil {
-				return nil, err
-			}
-			g = a.template(e, sg.DB)
-		case report.KindPrefix:
-			g = a.newFamily(sg.DB, string(sg.Name))
-		default:
-			g = a.otherGroup(sg.DB)
-		}
-		a.seeDB(sg.DB)
-		g.keys, g.bytes, g.noTTL, g.findings = sg.Keys, sg.Bytes, sg.NoTTL, sg.Findings
-		copy(g.types[:], sg.Types)
-		g.ttl.load(sg.TTL)
-		if sg.Example != "" {
-			g.example, g.exampleHash = string(sg.Example), keyHash(string(sg.Example))
-		}
+	if err := a.loadFields(st.Fields); err != nil {
+		return nil, err
 	}
-	for _, sf := range st.Fields {
-		var fs *fieldState
-		if sf.Kind == report.KindTemplate {
-			e, err := entry(string(sf.Name))
-			if err != nil {
-				return nil, err
-			}
-			fs = &a.tmplFields[e.Index]
-		} else if fs = a.famFields[string(sf.Name)]; fs == nil {
-			continue // a family of no group: it had fallen into "(other)"
-		}
-		fs.hits, fs.misses = sf.Hits, sf.Misses
-		if sf.Census {
-			if sf.Kind != report.KindTemplate {
-				a.famCensus++
-			}
-			fs.census = loadCensus(sf)
-			for _, s := range fs.census.sigs {
-				a.censusKeys += len(s.keys)
-			}
-		}
-	}
-	for _, h := range st.Hot {
-		a.pushHot(hotItem{freq: h.Freq, key: string(h.Key), keyLen: h.KeyLen, bytes: h.Bytes, template: string(h.Template),
-			owner: h.Owner, kind: h.Kind, protected: h.Protected, node: h.Node, db: h.DB})
-	}
-	for _, tk := range rep.TopKeys {
-		it := topItem{bytes: tk.Bytes, elements: tk.Elements, key: tk.Key, keyLen: max(tk.KeyLen, len(tk.Key)), typ: tk.Type,
-			template: tk.Template, node: tk.Node, db: dbOf(tk.DB)}
-		if tk.TTLMS != nil {
-			it.ttl = time.Duration(*tk.TTLMS) * time.Millisecond
-			if *tk.TTLMS == -1 {
-				it.ttl = -1
-			}
-		}
-		a.pushTop(it)
-	}
-	for id, c := range rep.Summary.ByRuleSeverity {
-		if !decidedLate(id) {
-			a.rule(id).count = [3]int64{finding.Info: c.Info, finding.Warning: c.Warning, finding.Error: c.Error}
-		}
-	}
-	for _, f := range rep.Findings {
-		if decidedLate(f.Rule) {
-			continue
-		}
-		a.rule(f.Rule).kept.push(fentry{score: f.Bytes, hash: keyHash(f.Key), key: f.Key, keyLen: keyLen32(max(f.KeyLen, len(f.Key))),
-			db: int32(dbOf(f.DB)), sev: f.Severity}, findDetail{f.Template, f.Owner, f.Message, f.Hint})
-	}
+	a.loadLists(rep)
 	return a, nil
 }
 
@@ -295,4 +225,98 @@ func loadCensus(sf report.StateFields) *census {
 		c.sigs[h] = s
 	}
 	return c
+}
+
+// entryOf is the registry's entry for a template a report names.
+func (a *Aggregator) entryOf(name string) (*registry.Entry, error) {
+	if e := a.reg.EntryByKey(name); e != nil {
+		return e, nil
+	}
+	return nil, fmt.Errorf("template %q of the report is not in the registry %s: use the registry the report was made with", name, a.reg.File)
+}
+
+// loadGroups restores the groups' counters.
+func (a *Aggregator) loadGroups(groups []report.StateGroup) error {
+	for _, sg := range groups {
+		var g *group
+		switch sg.Kind {
+		case report.KindTemplate:
+			e, err := a.entryOf(string(sg.Name))
+			if err != nil {
+				return err
+			}
+			g = a.template(e, sg.DB)
+		case report.KindPrefix:
+			g = a.newFamily(sg.DB, string(sg.Name))
+		default:
+			g = a.otherGroup(sg.DB)
+		}
+		a.seeDB(sg.DB)
+		g.keys, g.bytes, g.noTTL, g.findings = sg.Keys, sg.Bytes, sg.NoTTL, sg.Findings
+		copy(g.types[:], sg.Types)
+		g.ttl.load(sg.TTL)
+		if sg.Example != "" {
+			g.example, g.exampleHash = string(sg.Example), keyHash(string(sg.Example))
+		}
+	}
+	return nil
+}
+
+// loadFields restores the field censuses.
+func (a *Aggregator) loadFields(fields []report.StateFields) error {
+	for _, sf := range fields {
+		var fs *fieldState
+		if sf.Kind == report.KindTemplate {
+			e, err := a.entryOf(string(sf.Name))
+			if err != nil {
+				return err
+			}
+			fs = &a.tmplFields[e.Index]
+		} else if fs = a.famFields[string(sf.Name)]; fs == nil {
+			continue // a family of no group: it had fallen into "(other)"
+		}
+		fs.hits, fs.misses = sf.Hits, sf.Misses
+		if sf.Census {
+			if sf.Kind != report.KindTemplate {
+				a.famCensus++
+			}
+			fs.census = loadCensus(sf)
+			for _, s := range fs.census.sigs {
+				a.censusKeys += len(s.keys)
+			}
+		}
+	}
+	return nil
+}
+
+// loadLists restores the capped lists: hot-key candidates, top keys and
+// the findings decided per key, with their counts.
+func (a *Aggregator) loadLists(rep *report.Report) {
+	for _, h := range rep.State.Hot {
+		a.pushHot(hotItem{freq: h.Freq, key: string(h.Key), keyLen: h.KeyLen, bytes: h.Bytes, template: string(h.Template),
+			owner: h.Owner, kind: h.Kind, protected: h.Protected, node: h.Node, db: h.DB})
+	}
+	for _, tk := range rep.TopKeys {
+		it := topItem{bytes: tk.Bytes, elements: tk.Elements, key: tk.Key, keyLen: max(tk.KeyLen, len(tk.Key)), typ: tk.Type,
+			template: tk.Template, node: tk.Node, db: dbOf(tk.DB)}
+		if tk.TTLMS != nil {
+			it.ttl = time.Duration(*tk.TTLMS) * time.Millisecond
+			if *tk.TTLMS == -1 {
+				it.ttl = -1
+			}
+		}
+		a.pushTop(it)
+	}
+	for id, c := range rep.Summary.ByRuleSeverity {
+		if !decidedLate(id) {
+			a.rule(id).count = [3]int64{finding.Info: c.Info, finding.Warning: c.Warning, finding.Error: c.Error}
+		}
+	}
+	for _, f := range rep.Findings {
+		if decidedLate(f.Rule) {
+			continue
+		}
+		a.rule(f.Rule).kept.push(fentry{score: f.Bytes, hash: keyHash(f.Key), key: f.Key, keyLen: keyLen32(max(f.KeyLen, len(f.Key))),
+			db: int32(dbOf(f.DB)), sev: f.Severity}, findDetail{f.Template, f.Owner, f.Message, f.Hint})
+	}
 }
