@@ -254,7 +254,7 @@ func flag(b bool) string {
 	return "0"
 }
 
-// keyRead is a key as read.lua or readfields.lua returned it.
+// keyRead is a key as verify reads it, or as readfields.lua returns it.
 type keyRead struct {
 	typ      string
 	deadline int64   // Unix ms, -1 for none

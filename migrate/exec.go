@@ -11,8 +11,6 @@ import (
 )
 
 var (
-	//go:embed read.lua
-	readSrc string
 	//go:embed readfields.lua
 	readFieldsSrc string
 	//go:embed writefields.lua
@@ -33,19 +31,18 @@ func newScript(src string) *script {
 
 // The scripts, built per job (no package state).
 type scripts struct {
-	read, readFields, writeFields, unlink, hdel *script
+	readFields, writeFields, unlink, hdel *script
 }
 
 func newScripts() *scripts {
 	return &scripts{
-		read:       newScript(readSrc),
 		readFields: newScript(readFieldsSrc), writeFields: newScript(writeFieldsSrc),
 		unlink: newScript(unlinkSrc), hdel: newScript(hdelSrc),
 	}
 }
 
 func (s *scripts) all() []*script {
-	return []*script{s.read, s.readFields, s.writeFields, s.unlink, s.hdel}
+	return []*script{s.readFields, s.writeFields, s.unlink, s.hdel}
 }
 
 // call is one command of a pipeline: a script with its keys and

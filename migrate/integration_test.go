@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -412,10 +413,26 @@ func testCleanupRemovesExactlyVerified(t *testing.T, ctx context.Context, tg tar
 	if err != nil || dry.Counts.Removed != 36 || rdb.Exists(ctx, "old:list:0").Val() != 1 {
 		t.Fatalf("dry run %+v %v", dry.Counts, err)
 	}
-	res, err := p.Cleanup(ctx, rdb, Options{Batch: 9})
+	var mu sync.Mutex
+	var seen []Progress
+	res, err := p.Cleanup(ctx, rdb, Options{Batch: 9, ProgressEvery: time.Millisecond, Progress: func(pr Progress) {
+		mu.Lock()
+		seen = append(seen, pr)
+		mu.Unlock()
+	}})
 	if err != nil {
 		t.Fatal(err)
 	}
+	mu.Lock()
+	for i, pr := range seen {
+		if pr.Done < 0 || pr.Done > 1 || pr.Op != opCleanup || pr.Final != (i == len(seen)-1) {
+			t.Errorf("progress %d of %d: %+v", i, len(seen), pr)
+		}
+	}
+	if last := seen[len(seen)-1]; last.Done != 1 || last.Counts.Removed != 36 {
+		t.Errorf("final progress %+v", last)
+	}
+	mu.Unlock()
 	if res.Counts.Removed != 36 || res.Counts.Mismatched != 4 || res.Counts.Verified != 36 {
 		t.Errorf("cleanup %+v", res.Counts)
 	}
@@ -480,17 +497,23 @@ func testCleanupLeavesChangedKeys(t *testing.T, ctx context.Context, tg target) 
 }
 
 func testScriptsReloaded(t *testing.T, ctx context.Context, tg target) {
-	tg.rdb.Set(ctx, "old:string:1", "a", 0)
-	p := plan(t, "old:string:{id}", "new:string:{id}")
-	if _, err := p.Verify(ctx, tg.rdb, Options{}); err != nil {
-		t.Fatal(err)
+	for i := range 20 {
+		tg.rdb.HSet(ctx, fmt.Sprintf("promo:sku:%d", i), "couponAmount", i, "activityId", 1)
 	}
+	p := plan(t, "promo:sku:{skuId:int}", "order:sku:{skuId:int}:settle-preview", "couponAmount")
+	if res, err := p.Copy(ctx, tg.rdb, Options{}); err != nil || res.Counts.Copied != 20 {
+		t.Fatalf("%+v %v", res, err)
+	}
+	loads := commandCalls(t, ctx, tg.rdb, "script|load")
 	if err := tg.rdb.ScriptFlush(ctx).Err(); err != nil {
 		t.Fatal(err)
 	}
-	res, err := p.Copy(ctx, tg.rdb, Options{})
-	if err != nil || res.Counts.Copied != 1 {
+	res, err := p.Cleanup(ctx, tg.rdb, Options{})
+	if err != nil || res.Counts.Removed != 20 {
 		t.Fatalf("after SCRIPT FLUSH: %+v %v", res, err)
+	}
+	if commandCalls(t, ctx, tg.rdb, "script|load") <= loads {
+		t.Error("the scripts were not loaded again")
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/bits"
 	"slices"
 	"strconv"
 	"strings"
@@ -53,10 +54,14 @@ type Options struct {
 
 // Progress is a snapshot of a running job.
 type Progress struct {
-	Op      string
-	From    string
-	Counts  Counts
-	Total   int64 // keys on the masters (DBSIZE) when the run started: an upper bound of Counts.Scanned
+	Op     string
+	From   string
+	Counts Counts
+	Total  int64 // keys on the masters (DBSIZE) when the run started: an upper bound of Counts.Scanned
+	// Done is the share of the keyspace walked, 0 to 1, from each master's
+	// SCAN cursor (its bits reversed are its position in the hash table)
+	// weighted by the master's keys.
+	Done    float64
 	Elapsed time.Duration
 	Final   bool
 }
@@ -103,6 +108,7 @@ type job struct {
 	lim     *limiter
 	work    batcher
 	total   int64
+	nodes   []*node // in the order of ps.Nodes
 
 	keys atomic.Int64 // keys of the template handled by this run, for MaxKeys
 
@@ -142,6 +148,7 @@ func (j *job) run(ctx context.Context) (*Result, error) {
 	for _, n := range nodes {
 		j.total += n.dbsize
 	}
+	j.nodes = nodes
 
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -178,7 +185,7 @@ func (j *job) run(ctx context.Context) (*Result, error) {
 		}
 	}
 	if j.opts.Progress != nil {
-		j.opts.Progress(Progress{Op: j.op, From: j.plan.From, Counts: res.Counts, Total: j.total, Elapsed: res.Duration, Final: true})
+		j.opts.Progress(Progress{Op: j.op, From: j.plan.From, Counts: res.Counts, Total: j.total, Done: j.done(), Elapsed: res.Duration, Final: true})
 	}
 	return res, firstErr
 }
@@ -382,6 +389,27 @@ func (j *job) stop(why string) {
 	}
 }
 
+// done is the share of the keyspace walked (see Progress.Done).
+func (j *job) done() float64 {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	var walked, total float64
+	for i, ns := range j.ps.Nodes {
+		w := float64(max(j.nodes[i].dbsize, 1))
+		total += w
+		switch {
+		case ns.Done:
+			walked += w
+		case ns.Cursor != 0:
+			walked += w * float64(bits.Reverse64(ns.Cursor)) / (1 << 64)
+		}
+	}
+	if total == 0 {
+		return 1
+	}
+	return walked / total
+}
+
 func (j *job) counts() Counts {
 	j.mu.Lock()
 	defer j.mu.Unlock()
@@ -408,7 +436,7 @@ func (j *job) startProgress(start time.Time) (stop func()) {
 			case <-done:
 				return
 			case <-t.C:
-				j.opts.Progress(Progress{Op: j.op, From: j.plan.From, Counts: j.counts(), Total: j.total, Elapsed: time.Since(start)})
+				j.opts.Progress(Progress{Op: j.op, From: j.plan.From, Counts: j.counts(), Total: j.total, Done: j.done(), Elapsed: time.Since(start)})
 			}
 		}
 	}()
