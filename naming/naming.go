@@ -1,6 +1,6 @@
-// Package naming holds the naming rules for Redis keys (seed 004): case,
-// charset, length, separator, leading IDs, time stamps and personal data.
-// Registry lint, check, audit and rdb share them.
+// Package naming holds the naming rules for Redis keys: case, charset,
+// length, separator, leading IDs, time stamps and personal data (see
+// docs/rules.md). Registry lint, check, audit and rdb share them.
 //
 //	r := naming.Rules{Sep: ':', MaxKeyBytes: 64}
 //	r.Key("user_1024_token", func(rule string, sev finding.Severity, msg, hint string) { … })
