@@ -220,3 +220,33 @@ func globEscape(s string) string {
 	r := strings.NewReplacer(`\`, `\\`, `*`, `\*`, `?`, `\?`, `[`, `\[`, `]`, `\]`)
 	return r.Replace(s)
 }
+
+// FuzzReplicaKey: for any key, the copies' names lead back to the key,
+// sit in distinct slots, and ReplicaKey agrees with ReplicaKeys.
+func FuzzReplicaKey(f *testing.F) {
+	f.Add("cache:product:detail:P1001", uint8(8))
+	f.Add("{cart:42}:items", uint8(3))
+	f.Add("{#}", uint8(2))
+	f.Add("a#5", uint8(4))
+	f.Fuzz(func(t *testing.T, key string, n uint8) {
+		if key == "" {
+			return // no template matches the empty key: it never has copies
+		}
+		copies := int(n%15) + 2
+		names := ReplicaKeys(key, copies)
+		slots := map[int]bool{}
+		for i, name := range names {
+			if base, ok := BaseKey(name); !ok || base != key {
+				t.Fatalf("BaseKey(%q) = %q, %v; want %q", name, base, ok, key)
+			}
+			if s := Slot(name); slots[s] {
+				t.Fatalf("two copies of %q in slot %d", key, s)
+			} else {
+				slots[s] = true
+			}
+			if i < 2 && ReplicaKey(key, i, copies) != name {
+				t.Fatalf("ReplicaKey(%q, %d, %d) differs", key, i, copies)
+			}
+		}
+	})
+}
