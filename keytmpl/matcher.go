@@ -6,6 +6,8 @@ import (
 	"maps"
 	"math/bits"
 	"slices"
+
+	"github.com/keyguard/keyguard/internal/swar"
 )
 
 // Matcher classifies concrete keys against a fixed set of templates. It is
@@ -241,7 +243,7 @@ func (r *run) match(s string) bool {
 			case loopAll: // a segment holds no separator: the rest stays here
 				i = len(s)
 			case loopDigits:
-				for i+8 <= len(s) && digits8(load64(s, i)) {
+				for i+8 <= len(s) && digits8(swar.Load(s, i)) {
 					i += 8
 				}
 			}
@@ -402,11 +404,7 @@ func tailOf(c *node, sep byte, runIndex func(*dfa) int) tailResult {
 	}
 }
 
-const (
-	lsb = 0x0101010101010101
-	msb = 0x8080808080808080
-	mul = 0x9e3779b97f4a7c15
-)
+const mul = 0x9e3779b97f4a7c15
 
 // seedOf starts the hash of a segment below parent: the product spreads
 // node numbers over the top bits, which index the slot table.
@@ -417,22 +415,22 @@ func seedOf(parent uint32) uint64 { return (uint64(parent) + 1) * 0xbf58476d1ce4
 // way. It returns the segment length, its first 8 bytes (little-endian,
 // zero padded) and the hash.
 func scan(key string, sep byte, h uint64) (n int, word, hash uint64) {
-	sepw := lsb * uint64(sep)
+	sepw := swar.Lo * uint64(sep)
 	for i := 0; ; i += 8 {
 		var c uint64
 		avail := len(key) - i
 		switch {
 		case avail >= 8:
-			c = load64(key, i)
+			c = swar.Load(key, i)
 		case len(key) >= 8:
-			c = load64(key, len(key)-8) >> (64 - 8*uint(avail))
+			c = swar.Load(key, len(key)-8) >> (64 - 8*uint(avail))
 		default:
 			for j := len(key) - 1; j >= i; j-- {
 				c = c<<8 | uint64(key[j])
 			}
 		}
 		x := c ^ sepw
-		z := (x - lsb) &^ x & msb // flags every byte equal to sep, maybe bytes after one
+		z := (x - swar.Lo) &^ x & swar.Hi // swar.Eq(c, sep): every byte equal to sep, maybe bytes after one
 		if avail < 8 {
 			z &= 1<<(8*uint(avail)) - 1
 		}
@@ -452,12 +450,6 @@ func scan(key string, sep byte, h uint64) (n int, word, hash uint64) {
 	}
 }
 
-// load64 reads key[i:i+8] little-endian (one load once compiled).
-func load64(key string, i int) uint64 {
-	s := key[i : i+8]
-	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
-		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
-}
 
 // Lookup returns the index of the most specific template matching key, or
 // -1. It does not allocate. Keys may hold any bytes.

@@ -3,6 +3,8 @@ package report
 import (
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/keyguard/keyguard/internal/swar"
 )
 
 // The findings are most of a big report's bytes, and encoding/json spends
@@ -163,16 +165,8 @@ func appendField(b []byte, name string) []byte {
 }
 
 // plain8 reports whether s[i:i+8] are all printable ASCII other than '"'
-// and '\\': bytes appendJSONString copies as they are. (The usual SWAR
-// tests: a byte below 0x20, equal to a given byte, or with its top bit
-// set, leaves a top bit in the result.)
+// and '\\': bytes appendJSONString copies as they are.
 func plain8(s string, i int) bool {
-	const lsb, msb = 0x0101010101010101, 0x8080808080808080
-	t := s[i : i+8]
-	x := uint64(t[0]) | uint64(t[1])<<8 | uint64(t[2])<<16 | uint64(t[3])<<24 |
-		uint64(t[4])<<32 | uint64(t[5])<<40 | uint64(t[6])<<48 | uint64(t[7])<<56
-	q := x ^ lsb*'"'
-	bs := x ^ lsb*'\\'
-	bad := (x - lsb*0x20) | (q-lsb)&^q | (bs-lsb)&^bs | x
-	return bad&msb == 0
+	x := swar.Load(s, i)
+	return swar.Less(x, 0x20)|swar.Eq(x, '"')|swar.Eq(x, '\\')|swar.High(x) == 0
 }

@@ -14,6 +14,8 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"math/bits"
+
+	"github.com/keyguard/keyguard/internal/swar"
 )
 
 // Top appends up to max top-level keys of the JSON object in s to dst. s
@@ -99,21 +101,8 @@ var (
 	jsonInValue = [256]bool{'"': true, '{': true, '[': true, ']': true, '}': true, ',': true}
 )
 
-// The string scanners look at eight bytes at a time (SWAR): swarEq and
-// swarLess set the high bit of every byte equal to, or less than, c. Only
-// the lowest flagged byte is exact (a borrow may flag bytes above it),
-// and the lowest one is all the scanners use.
-const (
-	swarLo = 0x0101010101010101
-	swarHi = 0x8080808080808080
-)
-
-func swarEq(x uint64, c byte) uint64 {
-	v := x ^ swarLo*uint64(c)
-	return (v - swarLo) &^ v & swarHi
-}
-
-func swarLess(x uint64, c byte) uint64 { return (x - swarLo*uint64(c)) &^ x & swarHi }
+// The string scanners look at eight bytes at a time (package swar): only
+// the lowest flagged byte is exact, and the lowest one is all they use.
 
 // skipJSONString returns the index after the closing quote of the string
 // starting at s[i] == '"', or -1.
@@ -122,7 +111,7 @@ func skipJSONString(s []byte, i int) int {
 	for {
 		for j+8 <= len(s) {
 			x := binary.LittleEndian.Uint64(s[j:])
-			if m := swarEq(x, '"') | swarEq(x, '\\'); m != 0 {
+			if m := swar.Eq(x, '"') | swar.Eq(x, '\\'); m != 0 {
 				j += bits.TrailingZeros64(m) >> 3
 				break
 			}
@@ -150,7 +139,7 @@ func scanJSONString(s []byte, i int) (int, bool) {
 	j := i + 1
 	for j+8 <= len(s) {
 		x := binary.LittleEndian.Uint64(s[j:])
-		if m := swarEq(x, '"') | swarEq(x, '\\') | swarLess(x, 0x20); m != 0 {
+		if m := swar.Eq(x, '"') | swar.Eq(x, '\\') | swar.Less(x, 0x20); m != 0 {
 			j += bits.TrailingZeros64(m) >> 3
 			break
 		}
