@@ -47,7 +47,7 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 	defer rdb.Close()
 
 	d := &demo{ctx: ctx, w: e.stdout, reg: reg, rdb: rdb, srv: srv}
-	for _, step := range []func() error{d.lint, d.incident, d.classify, d.builders, d.sdk, d.audit} {
+	for _, step := range []func() error{d.lint, d.incident, d.classify, d.builders, d.sdk, d.audit, d.migrate, d.hotkeys} {
 		if err := step(); err != nil {
 			return err
 		}
