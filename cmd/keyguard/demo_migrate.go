@@ -87,7 +87,8 @@ func (d *demo) dualWrite(writer *dualwrite.Writer, reader *dualwrite.Reader) err
 }
 
 // copyWhileWriting runs the copy while the writer keeps writing
-// promo:sku:1001, and returns the writer's last promoTotal.
+// promo:sku:1001 (before, during and after it), and returns the writer's
+// last promoTotal.
 func (d *demo) copyWhileWriting(plan *migrate.Plan, writer *dualwrite.Writer) (int, error) {
 	var wg sync.WaitGroup
 	stop := make(chan struct{})
@@ -97,18 +98,20 @@ func (d *demo) copyWhileWriting(plan *migrate.Plan, writer *dualwrite.Writer) (i
 	go func() {
 		defer wg.Done()
 		for total := 31; ; total++ {
-			select {
-			case <-stop:
-				return
-			case <-time.After(5 * time.Millisecond):
-			}
 			if _, werr = writer.Replace(d.ctx, "promo:sku:1001", d.preview(total)); werr != nil {
 				return
 			}
 			last, writes = total, writes+1
+			select {
+			case <-stop:
+				return
+			case <-time.After(2 * time.Millisecond):
+			}
 		}
 	}()
-	res, err := plan.Copy(d.ctx, d.rdb, migrate.Options{Rate: 40, Batch: 1})
+	time.Sleep(20 * time.Millisecond)
+	res, err := plan.Copy(d.ctx, d.rdb, migrate.Options{Rate: 1000})
+	time.Sleep(20 * time.Millisecond)
 	close(stop)
 	wg.Wait()
 	if err == nil {
@@ -117,7 +120,7 @@ func (d *demo) copyWhileWriting(plan *migrate.Plan, writer *dualwrite.Writer) (i
 	if err != nil {
 		return 0, fmt.Errorf("demo migrate copy: %w", err)
 	}
-	fmt.Fprintf(d.w, "\n  keyguard migrate copy …   (the writer wrote promo:sku:1001 %d more times meanwhile)\n", writes)
+	fmt.Fprintf(d.w, "\n  keyguard migrate copy …   (meanwhile the writer rewrote promo:sku:1001 %d times, before, during and after the copy)\n", writes)
 	return last, res.WriteText(indent(d.w, "    "))
 }
 
