@@ -298,14 +298,16 @@ func migrateVerdict(e *env, step string, opts migrate.Options, results []*migrat
 
 func migrateProgressLine(p migrate.Progress) string {
 	c := p.Counts
-	frac := 0.0
-	if p.Total > 0 {
-		frac = float64(c.Scanned) / float64(p.Total)
+	done := c.Copied
+	switch p.Op {
+	case "verify":
+		done = c.Verified
+	case "cleanup":
+		done = c.Removed
 	}
-	done := map[string]int64{"copy": c.Copied, "verify": c.Verified, "cleanup": c.Removed}[p.Op]
 	rate := ""
 	if s := p.Elapsed.Seconds(); s > 0 {
 		rate = fmt.Sprintf("  %s keys/s", fmtThousands(int64(float64(c.Keys)/s)))
 	}
-	return fmt.Sprintf("%s %s %s  %s scanned, %s keys, %s done%s", p.Op, p.From, meter(frac), fmtThousands(c.Scanned), fmtThousands(c.Keys), fmtThousands(done), rate)
+	return fmt.Sprintf("%s %s %s  %s scanned, %s keys, %s done%s", p.Op, p.From, meter(p.Done), fmtThousands(c.Scanned), fmtThousands(c.Keys), fmtThousands(done), rate)
 }

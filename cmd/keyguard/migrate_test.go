@@ -15,6 +15,7 @@ import (
 
 	"github.com/keyguard/keyguard/internal/demodata"
 	"github.com/keyguard/keyguard/internal/redistest"
+	"github.com/keyguard/keyguard/migrate"
 	"github.com/keyguard/keyguard/registry"
 )
 
@@ -208,5 +209,14 @@ func TestDemoMigrate(t *testing.T) {
 	}
 	if t.Failed() {
 		t.Log(got)
+	}
+}
+
+func TestMigrateProgressLine(t *testing.T) {
+	got := migrateProgressLine(migrate.Progress{Op: "cleanup", From: "a:{id}", Done: 0.5, Elapsed: 2 * time.Second,
+		Counts: migrate.Counts{Scanned: 3000, Keys: 2000, Removed: 1500}})
+	want := "cleanup a:{id} [############............]  50%  3,000 scanned, 2,000 keys, 1,500 done  1,000 keys/s"
+	if got != want {
+		t.Errorf("progress line\n got %q\nwant %q", got, want)
 	}
 }
