@@ -3,6 +3,7 @@ package registry
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -236,16 +237,17 @@ func (d *decoder) integer(n ast.Node, field string) int64 {
 	return v
 }
 
-// duration reads a Go duration ("10m", "1h30m") or whole seconds ("600").
+// duration reads a duration as ParseDuration does ("10m", "1h30m", "7d")
+// or whole seconds ("600").
 func (d *decoder) duration(n ast.Node, field string) time.Duration {
 	s, _ := scalar(n)
 	s = strings.TrimSpace(s)
-	if v, err := strconv.ParseInt(s, 10, 64); err == nil && v >= 0 {
+	if v, err := strconv.ParseInt(s, 10, 64); err == nil && v >= 0 && v <= math.MaxInt64/int64(time.Second) {
 		return time.Duration(v) * time.Second
 	}
-	v, err := time.ParseDuration(s)
+	v, err := ParseDuration(s)
 	if err != nil || v < 0 {
-		d.errAt(n, fmt.Sprintf("%s: %q is not a duration", field, s), "write a Go duration such as 10m or 1h30m, or whole seconds such as 600")
+		d.errAt(n, fmt.Sprintf("%s: %q is not a duration", field, s), "write 10m, 1h30m, 7d, or whole seconds such as 600")
 		return 0
 	}
 	if v%time.Second != 0 && v > time.Second {
@@ -310,7 +312,9 @@ func (d *decoder) top(n ast.Node, raw *rawRegistry) {
 		case "domains":
 			for _, p := range d.pairs(v, "domains", "domains:\n  order: {owner: order-team, desc: 订单域}") {
 				dom := Domain{Name: scalarKey(p.Key), Pos: d.posOf(p.Key)}
+				nodes := map[string]ast.Node{}
 				d.fields(p.Value, "domain "+dom.Name, "order: {owner: order-team}", domainFields, func(name string, v ast.Node) {
+					nodes[name] = v
 					switch name {
 					case "owner":
 						dom.Owner = d.str(v, "owner")
@@ -318,6 +322,7 @@ func (d *decoder) top(n ast.Node, raw *rawRegistry) {
 						dom.Desc = d.str(v, "desc")
 					}
 				})
+				dom.fieldPos = d.fieldPositions(nodes)
 				raw.domains = append(raw.domains, dom)
 			}
 		case "keys":
@@ -488,6 +493,7 @@ func (d *decoder) build(raw *rawRegistry) *Registry {
 		}
 		e := re.Entry
 		e.Template = t
+		e.fieldPos = d.fieldPositions(re.fields)
 		e.quietUnder = quietUnder(t, e.PIIAllow)
 		e.Index = len(r.Entries)
 		if e.Type == "" {
@@ -530,6 +536,28 @@ func (d *decoder) build(raw *rawRegistry) *Registry {
 	}
 	r.matcher = keytmpl.Compile(ts)
 	return r
+}
+
+// fieldPositions is where each field's value is written, and each item
+// of a list as name[i] ("writers[1]"), for findings about one field. A
+// value without a position of its own (an empty "desc:") is left out:
+// FieldPos then gives the entry's.
+func (d *decoder) fieldPositions(nodes map[string]ast.Node) map[string]Pos {
+	out := make(map[string]Pos, len(nodes))
+	add := func(name string, n ast.Node) {
+		if p := d.posOf(n); p.Line > 0 {
+			out[name] = p
+		}
+	}
+	for name, n := range nodes {
+		add(name, n)
+		if seq, ok := unwrap(n).(*ast.SequenceNode); ok {
+			for i, v := range seq.Values {
+				add(name+"["+strconv.Itoa(i)+"]", v)
+			}
+		}
+	}
+	return out
 }
 
 func (r *Registry) entryByKey(key string) *Entry {

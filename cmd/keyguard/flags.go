@@ -5,10 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -172,59 +170,12 @@ func (d *durationValue) Set(s string) error {
 
 func (d *durationValue) String() string { return formatDuration(time.Duration(*d)) }
 
-// parseDuration reads a duration the way Go writes one (90s, 1h30m,
-// 250ms) or with a leading count of days, the way keyguard's reports
-// print long ones (7d, 1d12h, 1.5d). It is the one duration parser of the
-// command line.
-func parseDuration(s string) (time.Duration, error) {
-	bad := fmt.Errorf("%q is not a duration: write it as 90s, 10m, 1h30m, 7d or 1d12h", s)
-	in := strings.TrimSpace(s)
-	i := strings.IndexByte(in, 'd')
-	if i < 0 {
-		d, err := time.ParseDuration(in)
-		if err != nil {
-			return 0, bad
-		}
-		return d, nil
-	}
-	count, rest, neg := in[:i], in[i+1:], false
-	if len(count) > 0 && (count[0] == '-' || count[0] == '+') {
-		neg, count = count[0] == '-', count[1:]
-	}
-	if count == "" || strings.Trim(count, "0123456789.") != "" || (rest != "" && (rest[0] == '-' || rest[0] == '+')) {
-		return 0, bad
-	}
-	n, err := strconv.ParseFloat(count, 64)
-	if err != nil || n*float64(24*time.Hour) >= math.MaxInt64 {
-		return 0, bad
-	}
-	d := time.Duration(n * float64(24*time.Hour))
-	if rest != "" {
-		r, err := time.ParseDuration(rest)
-		if err != nil || d+r < d {
-			return 0, bad
-		}
-		d += r
-	}
-	if neg {
-		d = -d
-	}
-	return d, nil
-}
+// parseDuration is registry.ParseDuration: the command line reads
+// durations as the registry's ttl fields do (90s, 1h30m, 7d, 1d12h).
+func parseDuration(s string) (time.Duration, error) { return registry.ParseDuration(s) }
 
-// formatDuration writes d as parseDuration reads it, with days when it
-// is at least one: 7d, 1d12h, 30m, 1h30m.
-func formatDuration(d time.Duration) string {
-	if d < 24*time.Hour || d%time.Second != 0 {
-		return registry.FormatTTL(d)
-	}
-	days := d / (24 * time.Hour)
-	s := strconv.FormatInt(int64(days), 10) + "d"
-	if rest := d - days*24*time.Hour; rest > 0 {
-		s += registry.FormatTTL(rest)
-	}
-	return s
-}
+// formatDuration is registry.FormatDuration: 7d, 1d12h, 30m, 1h30m.
+func formatDuration(d time.Duration) string { return registry.FormatDuration(d) }
 
 // parse parses flags and positional arguments in any order ("check KEY
 // --fail-on warning" works); "--" ends flags. -h prints the usage to
