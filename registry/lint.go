@@ -2,6 +2,7 @@ package registry
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -31,19 +32,23 @@ func (r *Registry) Lint() []finding.Finding {
 	rules := r.Rules()
 	if !r.BareList { // a bare list's domains are its entries' fields, reported there
 		for _, d := range r.Domains {
-			add := func(rule string, sev finding.Severity, msg, hint string) {
-				out = append(out, finding.Finding{Rule: rule, Severity: sev, Owner: d.Owner,
-					Message: msg, Hint: hint, File: d.Pos.File, Line: d.Pos.Line, Column: d.Pos.Col})
+			at := func(p Pos) naming.Emit {
+				return func(rule string, sev finding.Severity, msg, hint string) {
+					out = append(out, finding.Finding{Rule: rule, Severity: sev, Owner: d.Owner,
+						Message: msg, Hint: hint, File: p.File, Line: p.Line, Column: p.Col})
+				}
 			}
-			lintDomain(&d, add)
+			lintDomain(&d, at)
 		}
 	}
 	for _, e := range r.Entries {
-		add := func(rule string, sev finding.Severity, msg, hint string) {
-			out = append(out, finding.Finding{Rule: rule, Severity: sev, Template: e.Key, Owner: e.Owner,
-				Message: msg, Hint: hint, File: e.Pos.File, Line: e.Pos.Line, Column: e.Pos.Col})
+		at := func(p Pos) naming.Emit {
+			return func(rule string, sev finding.Severity, msg, hint string) {
+				out = append(out, finding.Finding{Rule: rule, Severity: sev, Template: e.Key, Owner: e.Owner,
+					Message: msg, Hint: hint, File: p.File, Line: p.Line, Column: p.Col})
+			}
 		}
-		r.lintEntry(e, rules, add)
+		r.lintEntry(e, rules, at)
 	}
 	for _, o := range r.Overlaps() {
 		a, b := r.Entries[o.A], r.Entries[o.B]
@@ -85,21 +90,23 @@ const FillInMark = "FILL-IN"
 
 func isFillIn(s string) bool { return strings.Contains(s, FillInMark) }
 
-func lintDomain(d *Domain, add naming.Emit) {
+// lintDomain reports the domain's fields still marked FILL-IN, each where
+// its value is written (at gives the emitter of a position).
+func lintDomain(d *Domain, at func(Pos) naming.Emit) {
 	if isFillIn(d.Owner) {
-		add(finding.Owner, finding.Error, fmt.Sprintf("domain %s: owner is still FILL-IN", d.Name),
+		at(d.FieldPos("owner"))(finding.Owner, finding.Error, fmt.Sprintf("domain %s: owner is still FILL-IN", d.Name),
 			"name the team that owns the keys of this domain: owner: TEAM; it gets the ACL user and the alerts")
 	}
 	if isFillIn(d.Desc) {
-		add(finding.FillIn, finding.Error, fmt.Sprintf("domain %s: desc is still FILL-IN", d.Name), "describe the domain in a few words, or remove desc")
+		at(d.FieldPos("desc"))(finding.FillIn, finding.Error, fmt.Sprintf("domain %s: desc is still FILL-IN", d.Name), "describe the domain in a few words, or remove desc")
 	}
 }
 
 // lintFillIn reports the entry's fields still marked FILL-IN, saying what
-// each wants.
-func lintFillIn(e *Entry, add naming.Emit) {
+// each wants, each where its value is written.
+func lintFillIn(e *Entry, at func(Pos) naming.Emit) {
 	if e.explicitOwner && isFillIn(e.Owner) {
-		add(finding.Owner, finding.Error, "owner is still FILL-IN",
+		at(e.FieldPos("owner"))(finding.Owner, finding.Error, "owner is still FILL-IN",
 			"name the team that writes these keys: owner: TEAM, or remove owner: to take the domain's owner")
 	}
 	for _, f := range []struct{ field, value, want string }{
@@ -110,16 +117,16 @@ func lintFillIn(e *Entry, add naming.Emit) {
 		{"name", e.Name, "name the generated builder, or remove name"},
 	} {
 		if isFillIn(f.value) {
-			add(finding.FillIn, finding.Error, f.field+" is still FILL-IN", f.want)
+			at(e.FieldPos(f.field))(finding.FillIn, finding.Error, f.field+" is still FILL-IN", f.want)
 		}
 	}
 	for _, l := range []struct {
 		field string
 		list  []string
 	}{{"writers", e.Writers}, {"readers", e.Readers}} {
-		for _, v := range l.list {
+		for i, v := range l.list {
 			if isFillIn(v) {
-				add(finding.FillIn, finding.Error, l.field+" still holds FILL-IN", "list the services by name, or remove "+l.field)
+				at(e.FieldPos(l.field+"["+strconv.Itoa(i)+"]"))(finding.FillIn, finding.Error, l.field+" still holds FILL-IN", "list the services by name, or remove "+l.field)
 				break
 			}
 		}
@@ -133,7 +140,10 @@ func orNobody(s string) string {
 	return s
 }
 
-func (r *Registry) lintEntry(e *Entry, rules naming.Rules, add naming.Emit) {
+// lintEntry checks one entry; at gives the emitter of a position: the
+// entry's key for most rules, the field for a value still FILL-IN.
+func (r *Registry) lintEntry(e *Entry, rules naming.Rules, at func(Pos) naming.Emit) {
+	add := at(e.Pos)
 	segs := e.Template.Segments()
 	dom := 0
 	if r.Env != "" {
@@ -142,7 +152,7 @@ func (r *Registry) lintEntry(e *Entry, rules naming.Rules, add naming.Emit) {
 	if e.Owner == "" {
 		add(finding.Owner, finding.Error, "nobody owns this key", "add owner: TEAM, or declare its domain with an owner under domains:")
 	}
-	lintFillIn(e, add)
+	lintFillIn(e, at)
 	first, literal := segs[dom].Literal()
 	first = domainOf(first)
 	switch {

@@ -53,7 +53,8 @@ func TestLintDuplicateTemplate(t *testing.T) {
 }
 
 // TestLintFillIn: what keyguard init and an audit's suggested entries
-// leave marked FILL-IN fails lint, each saying what to write.
+// leave marked FILL-IN fails lint, each saying what to write, at the line
+// and column of the value.
 func TestLintFillIn(t *testing.T) {
 	fds := lintOf(t, `version: 1
 domains:
@@ -71,13 +72,59 @@ keys:
   - key: "order:{id:int}:items"
     ttl: 1h
 `)
-	want := `4:3 error owner: domain legacy: owner is still FILL-IN (name the team that owns the keys of this domain: owner: TEAM; it gets the ACL user and the alerts)
-4:3 error fill-in: domain legacy: desc is still FILL-IN (describe the domain in a few words, or remove desc)
-6:10 error owner: owner is still FILL-IN (name the team that writes these keys: owner: TEAM, or remove owner: to take the domain's owner)
-6:10 error fill-in: desc is still FILL-IN (say what these keys hold, or remove desc)
-11:10 error fill-in: writers still holds FILL-IN (list the services by name, or remove writers)
+	// Each finding points at the value to replace, not at the entry's key.
+	want := `4:19 error owner: domain legacy: owner is still FILL-IN (name the team that owns the keys of this domain: owner: TEAM; it gets the ACL user and the alerts)
+4:34 error fill-in: domain legacy: desc is still FILL-IN (describe the domain in a few words, or remove desc)
+9:12 error owner: owner is still FILL-IN (name the team that writes these keys: owner: TEAM, or remove owner: to take the domain's owner)
+10:11 error fill-in: desc is still FILL-IN (say what these keys hold, or remove desc)
+13:18 error fill-in: writers still holds FILL-IN (list the services by name, or remove writers)
 `
 	if got := findingsText(fds); got != want {
 		t.Fatalf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestFieldPos: a block entry's fields, list items and a field not given.
+func TestFieldPos(t *testing.T) {
+	r, err := Parse("k.yaml", []byte(`version: 1
+domains:
+  order:
+    owner: FILL-IN
+keys:
+  - key: "order:{id:int}"
+    ttl: 1h
+    readers:
+      - a
+      - FILL-IN
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := r.Entries[0]
+	for _, tt := range []struct {
+		name string
+		want Pos
+	}{
+		{"key", Pos{"k.yaml", 6, 10}},
+		{"ttl", Pos{"k.yaml", 7, 10}},
+		{"readers[1]", Pos{"k.yaml", 10, 9}},
+		{"desc", e.Pos}, // not given: the entry's key
+	} {
+		if got := e.FieldPos(tt.name); got != tt.want {
+			t.Errorf("FieldPos(%q) = %+v, want %+v", tt.name, got, tt.want)
+		}
+	}
+	d, _ := r.Domain("order")
+	if got := d.FieldPos("owner"); got != (Pos{"k.yaml", 4, 12}) {
+		t.Errorf("domain FieldPos(owner) = %+v, want 4:12", got)
+	}
+	var lines []int
+	for _, f := range r.Lint() {
+		if f.Rule == finding.FillIn || f.Rule == finding.Owner {
+			lines = append(lines, f.Line)
+		}
+	}
+	if fmt.Sprint(lines) != "[4 10]" {
+		t.Errorf("FILL-IN findings on lines %v, want [4 10]", lines)
 	}
 }

@@ -57,6 +57,17 @@ type Domain struct {
 	Owner string
 	Desc  string
 	Pos   Pos
+
+	fieldPos map[string]Pos // see Entry.FieldPos
+}
+
+// FieldPos returns where the domain's field name (owner, desc) is
+// written, or the domain's own position when it is not.
+func (d *Domain) FieldPos(name string) Pos {
+	if p, ok := d.fieldPos[name]; ok {
+		return p
+	}
+	return d.Pos
 }
 
 // Pos is a place in the registry file.
@@ -92,10 +103,22 @@ type Entry struct {
 	Pos         Pos
 
 	explicitOwner bool
+	fieldPos      map[string]Pos // the value of each field given, and of each list item as name[i]
 	// quietUnder: a key of this template shorter than this holds no
 	// placeholder value a rule could flag (CheckEntry); 0 when any key
 	// may (an {any} placeholder).
 	quietUnder int
+}
+
+// FieldPos returns where the value of the entry's field name is written
+// (a field as the file spells it: "owner", "ttl", "hot"; an item of a list
+// as "writers[1]"), or the entry's position, its key, when the field is
+// not given.
+func (e *Entry) FieldPos(name string) Pos {
+	if p, ok := e.fieldPos[name]; ok {
+		return p
+	}
+	return e.Pos
 }
 
 // NSField is the reserved hash field of a guarded hash: it names the
