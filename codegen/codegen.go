@@ -145,13 +145,25 @@ func checkPackage(opt Options) error {
 func Specs(reg *registry.Registry) []keybuild.Spec {
 	out := make([]keybuild.Spec, len(reg.Entries))
 	for i, re := range reg.Entries {
-		ws := derivedWords(reg, re.Template)
-		if validName(re.Name) {
-			ws = words(re.Name)
-		}
-		out[i] = specOf(reg, re, pascal(ws))
+		out[i] = specOf(reg, re, FuncName(Go, re))
 	}
 	return out
+}
+
+// FuncName is the name of the function that builds e's keys in the code
+// Generate writes for lang: PromoSku in Go, promoSku in Java and
+// TypeScript, promo_sku in Python. It is the entry's name field, or else
+// made from the literal words of its template.
+func FuncName(lang Lang, e *registry.Entry) string {
+	ws := nameWords(e)
+	switch lang {
+	case Java, TypeScript:
+		return camel(ws)
+	case Python:
+		return snake(ws)
+	default:
+		return pascal(ws)
+	}
 }
 
 // Write writes f into dir, creating dir if needed. The file is replaced

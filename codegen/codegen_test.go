@@ -4,6 +4,8 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -339,5 +341,49 @@ func TestUnified(t *testing.T) {
 	want := "--- x\n+++ y\n@@ -1,5 +1,5 @@\n a\n-b\n+B\n c\n d\n e\n@@ -8,3 +8,4 @@\n h\n i\n j\n+k\n"
 	if got != want {
 		t.Errorf("unified:\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestFuncName: FuncName gives, entry by entry, the builder each language's
+// generated file declares, named or derived, with and without an env.
+func TestFuncName(t *testing.T) {
+	decl := map[Lang]*regexp.Regexp{
+		Go:         regexp.MustCompile(`(?m)^func (\w+)\(.*\) (?:keybuild\.Key|\(keybuild\.Key, error\)) \{`),
+		Java:       regexp.MustCompile(`(?m)^    public static Key (\w+)\(.*\) \{`),
+		Python:     regexp.MustCompile(`(?m)^def (\w+)\(.*\) -> Key:`),
+		TypeScript: regexp.MustCompile(`(?m)^export function (\w+)\(.*\): Key \{`),
+	}
+	runtime := map[string]bool{"build": true} // the runtime's build(t Template, ...)
+	env := parseRegistry(t, `version: 1
+env: prod
+keys:
+  - {key: "order:sku:{skuId:int}:settle-preview", ttl: 1m}
+  - {key: "{id}", ttl: 1m}
+  - {key: "cache:{{tag}}:{k}", ttl: 1m, name: CacheTagged}
+`)
+	for _, reg := range []*registry.Registry{testRegistry(t), env} {
+		for _, lang := range Langs() {
+			pkg := "keys"
+			if lang == Java {
+				pkg = "com.example.keys"
+			}
+			f, err := Generate(reg, Options{Lang: lang, Package: pkg})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var declared []string
+			for _, m := range decl[lang].FindAllStringSubmatch(string(f.Data), -1) {
+				if !runtime[m[1]] {
+					declared = append(declared, m[1])
+				}
+			}
+			var want []string
+			for _, e := range reg.Entries {
+				want = append(want, FuncName(lang, e))
+			}
+			if !slices.Equal(declared, want) {
+				t.Errorf("%s (%s): FuncName gives\n%q\nthe file declares\n%q", reg.File, lang, want, declared)
+			}
+		}
 	}
 }

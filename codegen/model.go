@@ -183,16 +183,11 @@ func buildModel(reg *registry.Registry, opt Options) (*model, error) {
 }
 
 func newEntry(reg *registry.Registry, re *registry.Entry, n *names) (*entry, *registry.ParseError) {
-	var ws []string
-	if re.Name != "" {
-		if !validName(re.Name) {
-			return nil, &registry.ParseError{Pos: re.Pos, Msg: fmt.Sprintf("gen: name %q of %q is not an identifier", re.Name, re.Key),
-				Hint: "write the name in PascalCase: a letter, then letters, digits or '_' (e.g. name: PromoSkuActivity)"}
-		}
-		ws = words(re.Name)
-	} else {
-		ws = derivedWords(reg, re.Template)
+	if re.Name != "" && !validName(re.Name) {
+		return nil, &registry.ParseError{Pos: re.Pos, Msg: fmt.Sprintf("gen: name %q of %q is not an identifier", re.Name, re.Key),
+			Hint: "write the name in PascalCase: a letter, then letters, digits or '_' (e.g. name: PromoSkuActivity)"}
 	}
+	ws := nameWords(re)
 	e := &entry{
 		Index: re.Index, Name: pascal(ws), Camel: camel(ws), Snake: snake(ws), Upper: upperSnake(ws),
 		Template: re.Template.String(), Type: re.Type, Owner: re.Owner, TTL: re.TTL, Jitter: re.TTLJitter,
@@ -382,12 +377,24 @@ func hasKey(m map[string]*registry.Entry, k string) bool {
 	return ok
 }
 
+// nameWords are the words of an entry's builder names: its name field,
+// or else the literal text of its template.
+func nameWords(re *registry.Entry) []string {
+	if validName(re.Name) {
+		return words(re.Name)
+	}
+	return derivedWords(re)
+}
+
 // derivedWords names an entry from the literal text of its template
 // (env prefix left out): "order:sku:{skuId:int}:settle-preview" gives
 // Order, Sku, Settle, Preview.
-func derivedWords(reg *registry.Registry, t *keytmpl.Template) []string {
+func derivedWords(re *registry.Entry) []string {
+	t := re.Template
 	segs := t.Segments()
-	if reg.Env != "" && len(segs) > 1 {
+	// Key is the template without the registry's env prefix, Template
+	// the one with it: they differ by the env segment.
+	if len(t.String()) != len(re.Key) && len(segs) > 1 {
 		segs = segs[1:]
 	}
 	var ws []string

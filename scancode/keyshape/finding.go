@@ -2,7 +2,6 @@ package keyshape
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -23,49 +22,18 @@ const (
 	TypeScript Lang = "ts"
 )
 
-// builderDecl finds the builder functions in generated code, in registry
-// order. The names come from keyguard gen itself, so they are the ones a
-// service calls.
-var builderDecl = map[Lang]*regexp.Regexp{
-	Java:       regexp.MustCompile(`(?m)^    public static Key (\w+)\(.*\) \{`),
-	Python:     regexp.MustCompile(`(?m)^def (\w+)\(.*\) -> Key:`),
-	TypeScript: regexp.MustCompile(`(?m)^export function (\w+)\(.*\): Key \{`),
-}
-
 // builderNames is the generated function of each entry per language, by
-// entry index. A language whose generation fails (colliding names) falls
-// back to the Go names.
+// entry index, as keyguard gen names them.
 func builderNames(reg *registry.Registry) map[Lang][]string {
 	out := map[Lang][]string{}
-	var goNames []string
-	for _, s := range codegen.Specs(reg) {
-		goNames = append(goNames, s.Name)
-	}
-	out[Go] = goNames
-	for lang, re := range builderDecl {
-		out[lang] = goNames
-		f, err := codegen.Generate(reg, codegen.Options{Lang: codegen.Lang(lang), Package: pkgFor(lang)})
-		if err != nil {
-			continue
+	for _, lang := range []Lang{Go, Java, Python, TypeScript} {
+		names := make([]string, len(reg.Entries))
+		for i, e := range reg.Entries {
+			names[i] = codegen.FuncName(codegen.Lang(lang), e)
 		}
-		var names []string
-		for _, m := range re.FindAllSubmatch(f.Data, -1) {
-			if !strings.Contains(string(m[0]), "Template") { // the runtime's build(t Template, ...)
-				names = append(names, string(m[1]))
-			}
-		}
-		if len(names) == len(reg.Entries) {
-			out[lang] = names
-		}
+		out[lang] = names
 	}
 	return out
-}
-
-func pkgFor(l Lang) string {
-	if l == Java {
-		return "com.example.keys"
-	}
-	return "keys"
 }
 
 // BuilderName is the generated function that builds e's keys in lang.
