@@ -13,6 +13,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/keyguard/keyguard/internal/glob"
 	"github.com/keyguard/keyguard/inventory"
 	"github.com/keyguard/keyguard/rdb"
 	"github.com/keyguard/keyguard/registry"
@@ -231,7 +232,7 @@ func (s *scan) file(ctx context.Context, in *Input, cls *inventory.Classifier) (
 	var class inventory.Class
 	look := func(key []byte) rdb.Look {
 		class = inventory.Class{}
-		if len(s.match) > 0 && !globMatch(s.match, key) {
+		if len(s.match) > 0 && !glob.Match(s.match, key) {
 			return 0 // skipped below
 		}
 		class = cls.Classify(unsafe.String(unsafe.SliceData(key), len(key))) // the Class keeps nothing of the key
@@ -273,7 +274,7 @@ func (s *scan) file(ctx context.Context, in *Input, cls *inventory.Classifier) (
 			}
 			return res
 		}
-		if s.db >= 0 && r.DB != s.db || len(s.match) > 0 && !globMatch(s.match, r.Key) {
+		if s.db >= 0 && r.DB != s.db || len(s.match) > 0 && !glob.Match(s.match, r.Key) {
 			continue
 		}
 		if !created {
