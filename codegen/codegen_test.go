@@ -387,3 +387,22 @@ keys:
 		}
 	}
 }
+
+// TestSpecsFields: the template table carries each template's declared
+// fields, as the generated Templates() does (TestGeneratedGo).
+func TestSpecsFields(t *testing.T) {
+	reg := testRegistry(t)
+	declared := 0
+	for i, s := range Specs(reg) {
+		e := reg.Entries[i]
+		if !slices.Equal(s.Fields, e.Fields) || s.FieldsExtra != e.FieldsExtra {
+			t.Errorf("%s: spec fields %q extra %v, registry %q extra %v", e.Key, s.Fields, s.FieldsExtra, e.Fields, e.FieldsExtra)
+		}
+		if len(s.Fields) > 0 {
+			declared++
+		}
+	}
+	if declared < 2 {
+		t.Errorf("only %d templates declare fields in testdata/keyguard.yaml", declared)
+	}
+}

@@ -416,6 +416,7 @@ func specOf(reg *registry.Registry, re *registry.Entry, name string) keybuild.Sp
 		Name: name, Template: re.Template.String(), Separator: reg.Separator, MaxKeyBytes: reg.Policy.MaxKeyBytes,
 		Parts: flatten(re.Template), Type: re.Type, TTL: re.TTL, TTLJitter: re.TTLJitter, Persistent: re.Persistent,
 		Owner: re.Owner, Writers: re.Writers, Readers: re.Readers, Guard: re.Guard, Desc: re.Desc,
+		Fields: re.Fields, FieldsExtra: re.FieldsExtra,
 	}
 	if re.Hot != nil {
 		s.HotReplicas, s.HotLocalTTL = re.Hot.Replicas, re.Hot.LocalTTL

@@ -326,11 +326,15 @@ func main() {
 	for _, c := range calls {
 		var args []string
 		if c.fields {
-			list := "keys." + c.e.Name + "Fields()"
-			if c.path == "const" {
-				list = "[]string{" + strings.Join(prefixEach("keys.", goFieldIDs(c.e)), ", ") + "}"
+			switch c.path {
+			case "typed":
+				fmt.Fprintf(&b, "\tfields(%q, keys.%sFields(), keys.%[2]sFieldsExtra)\n", c.label(), c.e.Name)
+			case "const":
+				list := "[]string{" + strings.Join(prefixEach("keys.", goFieldIDs(c.e)), ", ") + "}"
+				fmt.Fprintf(&b, "\tfields(%q, %s, keys.%sFieldsExtra)\n", c.label(), list, c.e.Name)
+			default: // the template table, as the runtime hook reads it
+				fmt.Fprintf(&b, "\tfields(%q, specs[%d].Fields, specs[%[2]d].FieldsExtra)\n", c.label(), c.e.Index)
 			}
-			fmt.Fprintf(&b, "\tfields(%q, %s, keys.%sFieldsExtra)\n", c.label(), list, c.e.Name)
 			continue
 		}
 		if c.path == "runtime" {
@@ -408,7 +412,7 @@ func TestGeneratedGo(t *testing.T) {
 	}
 	m := genModel(t, Go)
 	calls := append(vectorCalls(t, m, loadVectors(t)), roundTripCalls(m)...)
-	calls = append(calls, fieldCalls(m, false)...) // keybuild.Spec carries no fields: no runtime path
+	calls = append(calls, fieldCalls(m, true)...)
 	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(goHarness(calls)), 0o644); err != nil {
 		t.Fatal(err)
 	}

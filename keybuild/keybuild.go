@@ -72,6 +72,12 @@ type Spec struct {
 	HotReplicas int      // hot-key replicas; 0 when not hot
 	HotLocalTTL time.Duration
 	Desc        string
+	// Fields is the value's declared field set (hash field names, or the
+	// top-level keys of a JSON string value), in registry order; nil when
+	// the registry declares none. FieldsExtra: values may hold others too
+	// (fields_extra: allow).
+	Fields      []string
+	FieldsExtra bool
 }
 
 // Placeholders returns the number of placeholders in s.

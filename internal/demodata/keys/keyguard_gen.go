@@ -156,6 +156,7 @@ var specPromoSku = keybuild.Spec{
 	Readers: []string{"order-team"},
 	Guard:   true,
 	Desc:    "商品参与的活动（营销服务写，订单服务只读）",
+	Fields:  []string{PromoSkuFieldActivityId, PromoSkuFieldDiscountType, PromoSkuFieldDiscountValue},
 }
 
 // Fields of "order:sku:{skuId:int}:settle-preview": the hash fields its
@@ -200,10 +201,11 @@ var specOrderSettlePreview = keybuild.Spec{
 		{Name: "skuId", Kind: keybuild.KindInt},
 		{Lit: ":settle-preview"},
 	},
-	Type:  "hash",
-	TTL:   5 * time.Minute,
-	Owner: "order-team",
-	Desc:  "结算预览（订单服务自己的key，不再写 promo:sku:*）",
+	Type:   "hash",
+	TTL:    5 * time.Minute,
+	Owner:  "order-team",
+	Desc:   "结算预览（订单服务自己的key，不再写 promo:sku:*）",
+	Fields: []string{OrderSettlePreviewFieldCouponAmount, OrderSettlePreviewFieldPromoTotal},
 }
 
 // AuthSession builds a key of "auth:session:u{userId:int}".
