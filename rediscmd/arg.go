@@ -147,10 +147,15 @@ func appendFloat(buf *[numBufSize]byte, f float64) string {
 	return bytesString(strconv.AppendFloat(buf[:0], f, 'f', -1, 64))
 }
 
-// keyString returns the key text of argument a. Strings and byte slices
-// (net.IP too) are returned without copying; anything else is formatted into a new
-// string.
-func keyString(a any) (string, bool) {
+// ArgText returns the bytes go-redis sends for command argument a (its
+// Writer.WriteArg): strings and byte slices as they are, integers and
+// bools in decimal, floats with strconv 'f' -1, durations in nanoseconds,
+// times in RFC 3339 with nanoseconds, what a BinaryMarshaler makes; ok is
+// false for a type go-redis refuses to send. Strings and byte slices
+// (net.IP too), the usual keys, field names and values, are returned
+// without copying: the text of a []byte argument is the caller's memory.
+// Anything else is formatted into a new string.
+func ArgText(a any) (string, bool) {
 	switch v := a.(type) {
 	case string:
 		return v, true

@@ -69,7 +69,7 @@ func (c *Command) Keys(args []any, fn func(pos int, key string, flags KeyFlags) 
 			if i < 1 || i >= len(args) {
 				continue
 			}
-			key, ok := keyString(args[i])
+			key, ok := ArgText(args[i])
 			if !ok {
 				return ErrArgType
 			}

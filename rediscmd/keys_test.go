@@ -3,9 +3,11 @@ package rediscmd
 import (
 	"errors"
 	"fmt"
+	"net"
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/keyguard/keyguard/rediscmd/internal/gencmd"
 )
@@ -253,5 +255,35 @@ func TestWireMatchesGoRedis(t *testing.T) {
 	var buf [numBufSize]byte
 	if _, ok := wire(struct{}{}, &buf); ok {
 		t.Error("wire(struct{}{}) ok, want false")
+	}
+}
+
+// TestArgText: the exported formatter gives what go-redis writes, and a
+// string or byte slice without copying it.
+func TestArgText(t *testing.T) {
+	s := "p"
+	ts := time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC)
+	for _, tt := range []struct {
+		in   any
+		want string
+	}{
+		{"x", "x"}, {[]byte("y"), "y"}, {nil, ""}, {&s, "p"}, {(*string)(nil), ""}, {net.IPv4(1, 2, 3, 4).To4(), "\x01\x02\x03\x04"},
+		{-7, "-7"}, {uint32(7), "7"}, {0.5, "0.5"}, {true, "1"}, {time.Second, "1000000000"},
+		{ts, "2026-01-02T03:04:05.000000006Z"}, {&ts, "2026-01-02T03:04:05.000000006Z"},
+	} {
+		if got, ok := ArgText(tt.in); !ok || got != tt.want {
+			t.Errorf("ArgText(%#v) = %q, %v, want %q", tt.in, got, ok, tt.want)
+		}
+	}
+	if _, ok := ArgText(struct{}{}); ok {
+		t.Error("ArgText(struct{}{}) ok, want false")
+	}
+	b := []byte("field")
+	if got, _ := ArgText(b); unsafe.StringData(got) != &b[0] {
+		t.Error("ArgText copied a []byte")
+	}
+	var str any = "field"
+	if n := testing.AllocsPerRun(100, func() { ArgText(str) }); n != 0 {
+		t.Errorf("ArgText of a string: %v allocations, want 0", n)
 	}
 }

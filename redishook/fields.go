@@ -1,14 +1,10 @@
 package redishook
 
 import (
-	"encoding"
-	"net"
-	"strconv"
 	"strings"
-	"time"
-	"unsafe"
 
 	"github.com/keyguard/keyguard/guard"
+	"github.com/keyguard/keyguard/rediscmd"
 	"github.com/keyguard/keyguard/registry"
 )
 
@@ -119,7 +115,7 @@ func writtenFields(kind uint8, cmd string, args []any, pos int, guardSHA string,
 			return true
 		}
 		for i := from; i < len(args); i += step {
-			if s, ok := argText(args[i]); ok {
+			if s, ok := rediscmd.ArgText(args[i]); ok {
 				fn(s)
 			}
 		}
@@ -136,7 +132,7 @@ func writtenFields(kind uint8, cmd string, args []any, pos int, guardSHA string,
 		if at >= len(args) {
 			return true // the server refuses the arity
 		}
-		s, ok := argText(args[at])
+		s, ok := rediscmd.ArgText(args[at])
 		return ok && jsonObjectKeys(s, fn)
 	}
 	return true
@@ -151,148 +147,6 @@ func editsInPlace(cmd string) bool {
 		return true
 	}
 	return false
-}
-
-// argText returns the bytes go-redis sends for argument a: strings and
-// byte slices as they are, numbers and bools in decimal, times in RFC 3339
-// with nanoseconds, durations in nanoseconds, what a BinaryMarshaler
-// makes. Only strings and byte slices, the usual field names and values,
-// are returned without allocating. ok is false for a type go-redis refuses
-// to send.
-func argText(a any) (string, bool) {
-	switch v := a.(type) {
-	case string:
-		return v, true
-	case []byte:
-		return bytesText(v), true
-	case *string:
-		if v == nil {
-			return "", true
-		}
-		return *v, true
-	case nil:
-		return "", true
-	case net.IP:
-		return bytesText(v), true
-	case encoding.BinaryMarshaler:
-		return marshalText(v)
-	}
-	return formatArg(a)
-}
-
-// formatArg formats a number, bool, time or duration argument (or a
-// pointer to one) as go-redis does. It is out of line so that only these
-// rare field names and values allocate.
-//
-//go:noinline
-func formatArg(a any) (string, bool) {
-	switch v := a.(type) {
-	case int:
-		return strconv.FormatInt(int64(v), 10), true
-	case int64:
-		return strconv.FormatInt(v, 10), true
-	case int32:
-		return strconv.FormatInt(int64(v), 10), true
-	case int16:
-		return strconv.FormatInt(int64(v), 10), true
-	case int8:
-		return strconv.FormatInt(int64(v), 10), true
-	case uint:
-		return strconv.FormatUint(uint64(v), 10), true
-	case uint64:
-		return strconv.FormatUint(v, 10), true
-	case uint32:
-		return strconv.FormatUint(uint64(v), 10), true
-	case uint16:
-		return strconv.FormatUint(uint64(v), 10), true
-	case uint8:
-		return strconv.FormatUint(uint64(v), 10), true
-	case uintptr:
-		return strconv.FormatUint(uint64(v), 10), true
-	case float64:
-		return strconv.FormatFloat(v, 'f', -1, 64), true
-	case float32:
-		return strconv.FormatFloat(float64(v), 'f', -1, 64), true
-	case bool:
-		if v {
-			return "1", true
-		}
-		return "0", true
-	case time.Duration:
-		return strconv.FormatInt(v.Nanoseconds(), 10), true
-	case time.Time:
-		return v.Format(time.RFC3339Nano), true
-	}
-	if d, ok := deref(a); ok {
-		return formatArg(d)
-	}
-	return "", false
-}
-
-// deref returns the value a pointer argument points to (its zero value for
-// nil), as go-redis sends it.
-func deref(a any) (any, bool) {
-	switch v := a.(type) {
-	case *int:
-		return ptrValue(v), true
-	case *int8:
-		return ptrValue(v), true
-	case *int16:
-		return ptrValue(v), true
-	case *int32:
-		return ptrValue(v), true
-	case *int64:
-		return ptrValue(v), true
-	case *uint:
-		return ptrValue(v), true
-	case *uint8:
-		return ptrValue(v), true
-	case *uint16:
-		return ptrValue(v), true
-	case *uint32:
-		return ptrValue(v), true
-	case *uint64:
-		return ptrValue(v), true
-	case *uintptr:
-		return ptrValue(v), true
-	case *float32:
-		return ptrValue(v), true
-	case *float64:
-		return ptrValue(v), true
-	case *bool:
-		return ptrValue(v), true
-	case *time.Duration:
-		return ptrValue(v), true
-	case *time.Time:
-		return ptrValue(v), true
-	}
-	return nil, false
-}
-
-func ptrValue[T any](p *T) T {
-	var zero T
-	if p == nil {
-		return zero
-	}
-	return *p
-}
-
-func bytesText(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
-
-// marshalText is out of line so that only this path allocates.
-//
-//go:noinline
-func marshalText(m encoding.BinaryMarshaler) (s string, ok bool) {
-	defer func() {
-		if recover() != nil { // a nil pointer receiver: go-redis fails the command itself
-			s, ok = "", false
-		}
-	}()
-	b, err := m.MarshalBinary()
-	if err != nil {
-		return "", false
-	}
-	return string(b), true
 }
 
 // undeclared lists the fields of the offending write that the template does

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/redis/go-redis/v9"
@@ -308,5 +309,17 @@ func TestSchemaAllocs(t *testing.T) {
 		}); n != 0 {
 			t.Errorf("%v: %v allocations", c.Args()[0], n)
 		}
+	}
+}
+
+// TestWrittenFieldsText: a field is judged by the bytes go-redis sends
+// for it (rediscmd.ArgText): a time.Time field name is its RFC 3339 text,
+// not its MarshalBinary form, and a number its decimal digits.
+func TestWrittenFieldsText(t *testing.T) {
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	var got []string
+	writtenFields(fieldsHash, "hset", []any{"hset", "k", at, "v", &at, "v", int64(7), "v", []byte("b"), "v"}, 1, "", func(f string) { got = append(got, f) })
+	if want := []string{"2026-01-02T03:04:05Z", "2026-01-02T03:04:05Z", "7", "b"}; !slices.Equal(got, want) {
+		t.Errorf("fields %q, want %q", got, want)
 	}
 }
