@@ -1,11 +1,16 @@
-// Package resp is the RESP2 client of the live audit and the bench tools:
-// commands written straight into a buffer, replies read in place, one
-// connection per goroutine. A batch of thousands of tiny commands costs
-// about a third of the client CPU of go-redis's pipeline.
+// Package resp is keyguard's own RESP2 client: the live audit's and the
+// bench tools' pipelines, and the bounded MONITOR streams of investigate
+// and hotkeys. Commands are written straight into a buffer, replies read
+// in place, one connection per goroutine. A batch of thousands of tiny
+// commands costs about a third of the client CPU of go-redis's pipeline.
 //
 //	c, err := resp.Dial(ctx, resp.Config{Password: pw}, "127.0.0.1:6379", resp.Session{Name: "keyguard-audit"})
 //	c.Begin(ctx); c.Cmd("SCAN", "0"); n := c.Take(); c.Flush()
 //	for range n { rp, err := c.Read(); … c.Skip(rp) }
+//
+// A stream: c.Simple(ctx, "MONITOR"), c.BeginUntil(ctx, end), then
+// c.ReadLine(max) until it fails. Package redisopt makes a Config from a
+// go-redis client's options.
 package resp
 
 import (
@@ -35,6 +40,7 @@ type Conn struct {
 	pending int    // commands buffered since the last take
 	num     []byte // scratch for lengths
 	bulk    []byte // scratch for bulk replies
+	long    []byte // scratch for stream lines longer than the buffer
 	stop    func() bool
 }
 
@@ -56,9 +62,12 @@ func (e ServerError) Code() string {
 // how to dial.
 type Config struct {
 	Username, Password string
-	TLS                *tls.Config // nil: plain TCP
-	DialTimeout        time.Duration
-	// Dialer, when set, opens the TCP connection (a proxy, a test).
+	// Network is "tcp" (when empty) or "unix" (addr is then the socket's path).
+	Network     string
+	TLS         *tls.Config // nil: no TLS
+	DialTimeout time.Duration
+	// Dialer, when set, opens the connection (a proxy, a test); TLS, when
+	// set, is still done on top of it.
 	Dialer func(ctx context.Context, network, addr string) (net.Conn, error)
 }
 
@@ -101,13 +110,17 @@ func Dial(ctx context.Context, cfg Config, addr string, s Session) (*Conn, error
 	}
 	dctx, cancel := context.WithTimeout(ctx, dt)
 	defer cancel()
+	network := cfg.Network
+	if network == "" {
+		network = "tcp"
+	}
 	var nc net.Conn
 	var err error
 	if cfg.Dialer != nil {
-		nc, err = cfg.Dialer(dctx, "tcp", addr)
+		nc, err = cfg.Dialer(dctx, network, addr)
 	} else {
 		var d net.Dialer
-		nc, err = d.DialContext(dctx, "tcp", addr)
+		nc, err = d.DialContext(dctx, network, addr)
 	}
 	if err != nil {
 		return nil, &ConnectError{Addr: addr, Err: err}
@@ -273,8 +286,12 @@ func (c *Conn) Key(k KeyCmd, key string) {
 // begin starts a round trip: its deadline covers writing the commands
 // (the buffer may fill and write before flush), flushing and reading the
 // replies.
-func (c *Conn) Begin(ctx context.Context) error {
-	if err := c.nc.SetDeadline(time.Now().Add(c.timeout)); err != nil {
+func (c *Conn) Begin(ctx context.Context) error { return c.BeginUntil(ctx, time.Now().Add(c.timeout)) }
+
+// BeginUntil is Begin with a deadline of the caller's: a stream read
+// until a time (MONITOR for ten seconds) fails with a timeout error then.
+func (c *Conn) BeginUntil(ctx context.Context, deadline time.Time) error {
+	if err := c.nc.SetDeadline(deadline); err != nil {
 		return err
 	}
 	// After SetDeadline: a cancel that fired before it would be undone.

@@ -1,0 +1,48 @@
+// Package redisopt turns a go-redis client's options into the RESP
+// client's config, so that a connection of keyguard's own (a MONITOR, a
+// bounded stream go-redis cannot read) reaches the server the way the
+// caller's client does: same network, credentials, TLS and dialer.
+//
+//	cfg, err := redisopt.Config(ctx, client.Options())
+//	c, err := resp.Dial(ctx, cfg, addr, resp.Session{Name: "keyguard-investigate"})
+//
+// It sits apart from package resp so that the audit, which speaks RESP
+// alone, does not depend on go-redis.
+package redisopt
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/keyguard/keyguard/internal/resp"
+)
+
+// Config is o as a resp.Config. As in go-redis, a Dialer of o's own does
+// the TLS it wants itself: TLSConfig is applied only with the default
+// dialer. Credentials come from o's credentials providers when it has
+// them, asked once, now.
+func Config(ctx context.Context, o *redis.Options) (resp.Config, error) {
+	cfg := resp.Config{
+		Username:    o.Username,
+		Password:    o.Password,
+		Network:     o.Network,
+		DialTimeout: o.DialTimeout,
+		Dialer:      o.Dialer,
+	}
+	if o.Dialer == nil {
+		cfg.TLS = o.TLSConfig
+	}
+	if o.CredentialsProvider != nil {
+		cfg.Username, cfg.Password = o.CredentialsProvider()
+	}
+	if o.CredentialsProviderContext != nil {
+		user, pass, err := o.CredentialsProviderContext(ctx)
+		if err != nil {
+			return resp.Config{}, fmt.Errorf("credentials for %s: %w", o.Addr, err)
+		}
+		cfg.Username, cfg.Password = user, pass
+	}
+	return cfg, nil
+}
