@@ -35,6 +35,10 @@ const (
 	Schema           = "schema"
 	UnregisteredCode = "unregistered-code"
 	RawKey           = "raw-key"
+	// Evidence only keyguard investigate gathers.
+	SecondWriter   = "second-writer"   // two services wrote one key during the capture
+	ForeignWriter  = "foreign-writer"  // a service wrote a key its team does not own
+	TTLFluctuation = "ttl-fluctuation" // writes gave one key different TTLs
 	// Registry-only rules.
 	TTLPolicy = "ttl-policy" // persistent with a ttl, jitter over ttl, lock/verify TTLs too long
 	KeyModel  = "key-model"  // domain/entityType/attribute fields that disagree with the key

@@ -15,6 +15,7 @@ func Rules() []string {
 		PII, Unregistered, TypeMismatch, TTLMismatch, BigKey, HotKey,
 		GuardOwnerless, GuardForeign, MixedSchema, Schema,
 		UnregisteredCode, RawKey,
+		SecondWriter, ForeignWriter, TTLFluctuation,
 		TTLPolicy, KeyModel, Owner, FillIn, Load,
 	}
 }
@@ -65,6 +66,12 @@ func Summary(rule string) string {
 		return "Code uses a key that matches no template"
 	case RawKey:
 		return "Code builds a key by hand instead of with the generated builder"
+	case SecondWriter:
+		return "Two services wrote one key during an investigation"
+	case ForeignWriter:
+		return "A service wrote a key of a template its team does not own"
+	case TTLFluctuation:
+		return "Writes gave one key different TTLs"
 	case TTLPolicy:
 		return "A TTL setting that contradicts itself or the domain's limits"
 	case KeyModel:

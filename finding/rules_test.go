@@ -87,7 +87,7 @@ func TestRulesDocumented(t *testing.T) {
 		t.Fatal(err)
 	}
 	doc := string(b)
-	sections := regexp.MustCompile(`(?m)^<a id="([^"]+)"></a>\n## ` + "`([^`]+)`" + `: `).FindAllStringSubmatchIndex(doc, -1)
+	sections := regexp.MustCompile(`(?m)^<a id="([^"]+)"></a>\n## `+"`([^`]+)`"+`: `).FindAllStringSubmatchIndex(doc, -1)
 	seen := map[string]bool{}
 	for i, m := range sections {
 		id, rule := doc[m[2]:m[3]], doc[m[4]:m[5]]

@@ -10,16 +10,6 @@ import (
 	"github.com/keyguard/keyguard/registry"
 )
 
-// Rule IDs of the evidence only an investigation gathers; the value and
-// TTL rules it shares with the audit keep their IDs (mixed-schema, schema,
-// ttl-mismatch, no-ttl, type-mismatch, unregistered).
-const (
-	RuleSecondWriter   = "second-writer"   // two services wrote one key during the capture
-	RuleForeignWriter  = "foreign-writer"  // a service wrote a key its team does not own
-	RuleTTLFluctuation = "ttl-fluctuation" // writes gave one key different TTLs
-	RuleSchema         = "schema"          // fields outside the template's declared fields
-)
-
 // parts is what the steps gathered, for the conclusion.
 type parts struct {
 	reg      *registry.Registry

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/keyguard/keyguard/finding"
+	"github.com/keyguard/keyguard/internal/monitor"
 )
 
 const concludeRegistry = `
@@ -33,7 +34,7 @@ func captured(t *testing.T, clients map[string]string, lines ...string) *NodeCap
 	t.Helper()
 	a := NewAttributor(0, func(string) bool { return true })
 	for _, s := range lines {
-		l, err := ParseLine(s)
+		l, err := monitor.Parse(s)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -62,13 +63,13 @@ func TestConcludeWriters(t *testing.T) {
 	for _, f := range r.Findings {
 		got[f.Rule+" "+f.Key] = f
 	}
-	if f, ok := got[RuleForeignWriter+" promo:sku:5"]; !ok || f.Severity != finding.Error || !strings.Contains(f.Hint, "order:sku:{skuId:int}:settle-preview") || !strings.Contains(f.Hint, "order:sku:5:settle-preview") {
+	if f, ok := got[finding.ForeignWriter+" promo:sku:5"]; !ok || f.Severity != finding.Error || !strings.Contains(f.Hint, "order:sku:{skuId:int}:settle-preview") || !strings.Contains(f.Hint, "order:sku:5:settle-preview") {
 		t.Errorf("foreign writer: %+v", f)
 	}
-	if f, ok := got[RuleSecondWriter+" verify:sms:ab"]; !ok || f.Severity != finding.Info || !strings.Contains(f.Message, "every writer is allowed") {
+	if f, ok := got[finding.SecondWriter+" verify:sms:ab"]; !ok || f.Severity != finding.Info || !strings.Contains(f.Message, "every writer is allowed") {
 		t.Errorf("shared key: %+v", f)
 	}
-	if f, ok := got[RuleSecondWriter+" promo:sku:6"]; !ok || f.Severity != finding.Error || !strings.Contains(f.Hint, "name the connections") {
+	if f, ok := got[finding.SecondWriter+" promo:sku:6"]; !ok || f.Severity != finding.Error || !strings.Contains(f.Hint, "name the connections") {
 		t.Errorf("unnamed writers: %+v", f)
 	}
 	if activity(r, "promo:sku:7") != nil {

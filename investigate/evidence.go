@@ -22,10 +22,10 @@ func (c *conclusion) ttlFindings() {
 			msg := fmt.Sprintf("the TTL of %s alternated between %d policies during the watch: %s (%s)",
 				code(w.Key), len(w.Policies), pol, movesText(&w))
 			c.say("%s", msg)
-			c.add(finding.Finding{Rule: RuleTTLFluctuation, Severity: finding.Error, Key: w.Key, Message: msg,
+			c.add(finding.Finding{Rule: finding.TTLFluctuation, Severity: finding.Error, Key: w.Key, Message: msg,
 				Hint: "writers with different TTL strategies share this key: --monitor shows which writer sets which TTL"})
 		case w.Resets > 0 && len(w.Policies) == 1:
-			c.add(finding.Finding{Rule: RuleTTLFluctuation, Severity: finding.Info, Key: w.Key,
+			c.add(finding.Finding{Rule: finding.TTLFluctuation, Severity: finding.Info, Key: w.Key,
 				Message: fmt.Sprintf("rewritten %d times during the watch, each time with %s", w.Resets, pol)})
 		}
 		e := c.p.reg.Lookup(w.Key)

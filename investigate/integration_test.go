@@ -236,7 +236,7 @@ func checkStyles(t *testing.T, rep *Report, promo, order *Writer) {
 
 func checkFindings(t *testing.T, rep *Report) {
 	t.Helper()
-	want := map[string]bool{RuleSecondWriter: false, RuleTTLFluctuation: false, finding.MixedSchema: false}
+	want := map[string]bool{finding.SecondWriter: false, finding.TTLFluctuation: false, finding.MixedSchema: false}
 	for _, f := range rep.Findings {
 		if f.Key != "promo:sku:1001" || f.Severity != finding.Error {
 			if strings.Contains(f.Message, "catalog-reader") {
@@ -247,7 +247,7 @@ func checkFindings(t *testing.T, rep *Report) {
 		if _, ok := want[f.Rule]; ok {
 			want[f.Rule] = true
 		}
-		if f.Rule == RuleSecondWriter {
+		if f.Rule == finding.SecondWriter {
 			for _, s := range []string{"promo-service", "order-service", "promo:sku:{skuId:int}", "promo-team"} {
 				if !strings.Contains(f.Message, s) {
 					t.Errorf("second-writer message lacks %q: %s", s, f.Message)
@@ -260,7 +260,7 @@ func checkFindings(t *testing.T, rep *Report) {
 				t.Errorf("hint: %s", f.Hint)
 			}
 		}
-		if f.Rule == RuleTTLFluctuation && (!strings.Contains(f.Message, "no TTL") || !strings.Contains(f.Message, "TTL 10m")) {
+		if f.Rule == finding.TTLFluctuation && (!strings.Contains(f.Message, "no TTL") || !strings.Contains(f.Message, "TTL 10m")) {
 			t.Errorf("ttl-fluctuation: %s", f.Message)
 		}
 	}

@@ -38,7 +38,7 @@ func (c *conclusion) writers() {
 			msg := fmt.Sprintf("%s was written only by %s during the capture, but the registry gives %s to %s",
 				code(a.Key), c.writerText(w), code(e.Key), e.Owner)
 			c.say("%s", msg)
-			c.add(finding.Finding{Rule: RuleForeignWriter, Severity: finding.Error, Key: a.Key, Message: msg, Hint: c.fix(w, a.Key)})
+			c.add(finding.Finding{Rule: finding.ForeignWriter, Severity: finding.Error, Key: a.Key, Message: msg, Hint: c.fix(w, a.Key)})
 		}
 		for j := range a.Readers {
 			rd := &a.Readers[j]
@@ -84,7 +84,7 @@ func (c *conclusion) secondWriter(a *KeyActivity, e *registry.Entry) {
 	if hint == "" && !allowed {
 		hint = "name the connections of every service (CLIENT SETNAME) so that the registry can say which writer is foreign"
 	}
-	c.add(finding.Finding{Rule: RuleSecondWriter, Severity: sev, Key: a.Key, Message: msg, Hint: hint})
+	c.add(finding.Finding{Rule: finding.SecondWriter, Severity: sev, Key: a.Key, Message: msg, Hint: hint})
 }
 
 // writerText is "promo-service (127.0.0.1, HSET ×12 via EVALSHA 1a2b3c4d,
@@ -166,7 +166,7 @@ func (c *conclusion) valueFindings() {
 		}
 		if len(o.Extra) > 0 && !mixed[o.Key] {
 			e := c.p.reg.Lookup(o.Key)
-			c.add(finding.Finding{Rule: RuleSchema, Severity: finding.Warning, Key: o.Key,
+			c.add(finding.Finding{Rule: finding.Schema, Severity: finding.Warning, Key: o.Key,
 				Message: fmt.Sprintf("the value holds fields %s does not declare: %s", e.Key, strings.Join(o.Extra, ", ")),
 				Hint:    "declare them in fields: (or fields_extra: allow), or find the writer that adds them (--monitor)"})
 		}
