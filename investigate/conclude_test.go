@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/keyguard/keyguard/finding"
-	"github.com/keyguard/keyguard/internal/monitor"
 )
 
 const concludeRegistry = `
@@ -34,7 +33,7 @@ func captured(t *testing.T, clients map[string]string, lines ...string) *NodeCap
 	t.Helper()
 	a := NewAttributor(0, func(string) bool { return true })
 	for _, s := range lines {
-		l, err := monitor.Parse(s)
+		l, err := ParseLine(s)
 		if err != nil {
 			t.Fatal(err)
 		}
