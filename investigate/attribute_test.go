@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/keyguard/keyguard/internal/monitor"
 )
 
 // feed parses lines (source, args…) and feeds them to a fresh Attributor
@@ -13,7 +15,7 @@ func feed(t *testing.T, lines ...string) *Attributor {
 	t.Helper()
 	a := NewAttributor(0, func(k string) bool { return strings.HasPrefix(k, "promo:") })
 	for i, s := range lines {
-		l, err := ParseLine(s)
+		l, err := monitor.Parse(s)
 		if err != nil {
 			t.Fatalf("line %d %q: %v", i, s, err)
 		}
@@ -129,7 +131,7 @@ func FuzzAttributor(f *testing.F) {
 	f.Fuzz(func(t *testing.T, text string) {
 		a := NewAttributor(-1, func(k string) bool { return strings.HasPrefix(k, "promo:") })
 		for _, s := range strings.Split(text, "\n") {
-			if l, err := ParseLine(s); err == nil {
+			if l, err := monitor.Parse(s); err == nil {
 				a.Feed(&l)
 			}
 		}

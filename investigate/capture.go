@@ -10,6 +10,10 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/keyguard/keyguard/internal/monitor"
+	"github.com/keyguard/keyguard/internal/resp"
+	"github.com/keyguard/keyguard/internal/resp/redisopt"
 )
 
 // Capture limits: MONITOR makes the server copy every command to us, so a
@@ -103,50 +107,24 @@ func capture(ctx context.Context, n *node, self string, lim CaptureLimits, att *
 	if err != nil {
 		return nil, fmt.Errorf("INFO stats on %s: %w", n.addr, err)
 	}
-	conn, _, err := dialRESP(ctx, n.c.Options(), n.addr, self)
+	cfg, err := redisopt.Config(ctx, n.c.Options())
 	if err != nil {
 		return nil, err
 	}
-	defer conn.close()
-	if _, err := conn.do("MONITOR"); err != nil {
+	conn, err := resp.Dial(ctx, cfg, n.addr, resp.Session{Name: self, Timeout: 10 * time.Second})
+	if err != nil {
+		return nil, fmt.Errorf("connect for MONITOR: %w", err)
+	}
+	defer conn.Close()
+	if _, err := conn.Simple(ctx, "MONITOR"); err != nil {
 		return nil, monitorError(n.addr, err)
 	}
 	book := newClientBook(n)
 	bookDone := book.run(ctx)
 	start := time.Now()
-	end := start.Add(lim.Duration)
-	conn.nc.SetReadDeadline(end)
-	stopWatch := context.AfterFunc(ctx, func() { conn.nc.SetReadDeadline(time.Now()) })
-	defer stopWatch()
-
-	seen := map[string]bool{}
-	for {
-		text, size, cut, err := conn.readLine()
-		nc.Bytes += int64(size)
-		if err != nil {
-			nc.Stopped, nc.Reason = stopReason(ctx, err)
-			break
-		}
-		nc.Lines++
-		l, perr := parseLine(text, cut)
-		if perr == nil {
-			if l.Source != SourceLua && !seen[l.Source] {
-				seen[l.Source] = true
-				book.want()
-			}
-			att.Feed(&l)
-		}
-		if nc.Lines >= lim.MaxLines {
-			nc.Stopped = StopLines
-			break
-		}
-		if nc.Bytes >= lim.MaxBytes {
-			nc.Stopped = StopBytes
-			break
-		}
-	}
+	nc.read(ctx, conn, start.Add(lim.Duration), lim, book)
 	nc.Duration = Millis(time.Since(start))
-	conn.close()
+	conn.Close()
 	// Read after closing, so that a cancelled run does not wait with a
 	// MONITOR open; the reading still ends the capture's window.
 	lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
@@ -165,28 +143,52 @@ func capture(ctx context.Context, n *node, self string, lim CaptureLimits, att *
 	return nc, nil
 }
 
-// parseLine parses a line; a line cut at maxLine keeps the arguments read
-// before the cut.
-func parseLine(text string, cut bool) (Line, error) {
-	if !cut {
-		return ParseLine(text)
+// maxLine bounds one MONITOR line kept in memory; the rest of a longer
+// line (a multi-megabyte SET) is read and dropped, the arguments before
+// the cut still count.
+const maxLine = 1 << 20
+
+// read feeds the lines of the MONITOR stream to the attributor until end,
+// a cap, ctx's end or the server's, and says why it stopped.
+func (nc *NodeCapture) read(ctx context.Context, conn *resp.Conn, end time.Time, lim CaptureLimits, book *clientBook) {
+	if err := conn.BeginUntil(ctx, end); err != nil {
+		nc.Stopped, nc.Reason = stopReason(ctx, err)
+		return
 	}
-	// Drop the cut argument (and, if its text held `" "`, the one before)
-	// so that the arguments read whole still parse.
-	for try := 0; try < 2; try++ {
-		if l, err := ParseLine(text); err == nil {
-			return l, nil
+	seen := map[string]bool{}
+	for {
+		ln, err := conn.ReadLine(maxLine)
+		nc.Bytes += int64(ln.Size)
+		if err != nil {
+			nc.Stopped, nc.Reason = stopReason(ctx, err)
+			return
 		}
-		if i := strings.LastIndex(text, `" "`); i > 0 {
-			text = text[:i+1]
+		nc.Lines++
+		parse := monitor.Parse
+		if ln.Cut {
+			parse = monitor.ParseCut
+		}
+		if l, err := parse(string(ln.Text)); err == nil {
+			if l.Source != SourceLua && !seen[l.Source] {
+				seen[l.Source] = true
+				book.want()
+			}
+			nc.att.Feed(&l)
+		}
+		if nc.Lines >= lim.MaxLines {
+			nc.Stopped = StopLines
+			return
+		}
+		if nc.Bytes >= lim.MaxBytes {
+			nc.Stopped = StopBytes
+			return
 		}
 	}
-	return ParseLine(text)
 }
 
 func stopReason(ctx context.Context, err error) (string, string) {
 	var ne net.Error
-	var se serverError
+	var se resp.ServerError
 	switch {
 	case ctx.Err() != nil:
 		return StopCancelled, ""
@@ -201,9 +203,9 @@ func stopReason(ctx context.Context, err error) (string, string) {
 }
 
 func monitorError(addr string, err error) error {
-	msg := err.Error()
-	if strings.HasPrefix(msg, "NOPERM") {
-		return fmt.Errorf("MONITOR on %s: %s\n\tTry: a user allowed +monitor, or --notify (keyspace notifications: timing without the writer's identity)", addr, msg)
+	var se resp.ServerError
+	if errors.As(err, &se) && se.Code() == "NOPERM" {
+		return fmt.Errorf("MONITOR on %s: %s\n\tTry: a user allowed +monitor, or --notify (keyspace notifications: timing without the writer's identity)", addr, se)
 	}
 	return fmt.Errorf("MONITOR on %s: %w", addr, err)
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/keyguard/keyguard/finding"
+	"github.com/keyguard/keyguard/internal/monitor"
 )
 
 const concludeRegistry = `
@@ -33,7 +34,7 @@ func captured(t *testing.T, clients map[string]string, lines ...string) *NodeCap
 	t.Helper()
 	a := NewAttributor(0, func(string) bool { return true })
 	for _, s := range lines {
-		l, err := ParseLine(s)
+		l, err := monitor.Parse(s)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,10 +9,12 @@
 //	rep, err := investigate.Run(ctx, reg, client, opts) // client: *redis.Client or *redis.ClusterClient
 //	err = rep.WriteText(os.Stdout)                      // or WriteJSON; rep.Findings are the evidence
 //
-// The pure steps stand alone and are tested without a server: ParseLine
-// (MONITOR lines), Attributor (writes to clients, scripts to their caller,
-// MULTI blocks to their client), ParseClientList, the TTL analysis, the
-// style grouping and the narrative. MONITOR runs on a connection of the
-// package's own, bounded in time, lines and bytes, and closed on every
-// path; it is never started unless Options.Monitor asks for it.
+// The pure steps stand alone and are tested without a server: Attributor
+// (writes to clients, scripts to their caller, MULTI blocks to their
+// client) on lines parsed by internal/monitor, ParseClientList, the TTL
+// analysis, the style grouping and the narrative. MONITOR runs on a
+// connection of keyguard's own RESP client (internal/resp, over the
+// client's network, credentials and TLS), bounded in time, lines and
+// bytes, and closed on every path; it is never started unless
+// Options.Monitor asks for it.
 package investigate

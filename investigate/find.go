@@ -9,6 +9,8 @@ import (
 	"sync"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/keyguard/keyguard/internal/glob"
 )
 
 // node is one server the investigation reads: the standalone server, or
@@ -65,9 +67,9 @@ func (t Target) validate() error {
 func (t Target) pattern() string {
 	switch {
 	case t.ID != "":
-		return "*" + globEscape(t.ID) + "*"
+		return "*" + glob.Escape(t.ID) + "*"
 	case t.Key != "":
-		return globEscape(t.Key)
+		return glob.Escape(t.Key)
 	}
 	return t.Match
 }
@@ -81,7 +83,7 @@ func (t Target) keeps(sep byte) func(string) bool {
 	case t.Key != "":
 		return func(k string) bool { return k == t.Key }
 	}
-	return func(k string) bool { return globMatch(t.Match, k) }
+	return func(k string) bool { return glob.MatchString(t.Match, k) }
 }
 
 // found is a key and the node that holds it.
@@ -168,3 +170,26 @@ func dedupFound(ks []found) []found {
 	}
 	return out
 }
+
+// hasSegment reports whether key holds id as a whole segment: between
+// separators, the key's ends, or hash-tag braces ("{order:1001}:items"
+// holds 1001).
+func hasSegment(key, id string, sep byte) bool {
+	if id == "" {
+		return false
+	}
+	for from := 0; ; {
+		i := strings.Index(key[from:], id)
+		if i < 0 {
+			return false
+		}
+		i += from
+		end := i + len(id)
+		if (i == 0 || isBoundary(key[i-1], sep)) && (end == len(key) || isBoundary(key[end], sep)) {
+			return true
+		}
+		from = i + 1
+	}
+}
+
+func isBoundary(c, sep byte) bool { return c == sep || c == '{' || c == '}' }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/keyguard/keyguard/internal/monitor"
 	"github.com/keyguard/keyguard/rediscmd"
 )
 
@@ -75,12 +76,12 @@ func slowCommand(args, keys []string, show bool) string {
 	parts := []string{strings.ToUpper(args[0])}
 	if show {
 		for _, a := range args[1:] {
-			parts = append(parts, quoteArg(a))
+			parts = append(parts, monitor.Quote(a))
 		}
 		return strings.Join(parts, " ")
 	}
 	for _, k := range keys {
-		parts = append(parts, quoteArg(k))
+		parts = append(parts, monitor.Quote(k))
 	}
 	if rest := len(args) - 1 - len(keys); rest > 0 {
 		parts = append(parts, fmt.Sprintf("(+%d arguments)", rest))

@@ -1,13 +1,17 @@
 // Package jsonkeys reads the top-level keys of a JSON object: what the
-// live audit reads from the head of a string value and the snapshot audit
-// from the whole value, so both see the same field names.
+// live audit and investigate read from the head of a string value and the
+// snapshot audit from the whole value, so all see the same field names;
+// and, for a writer that refuses invalid JSON, the keys of a value
+// validated whole.
 //
 //	var in jsonkeys.Interner
-//	keys := jsonkeys.Top(nil, value, 32, &in) // ["name", "price", …]
+//	keys := jsonkeys.Top(nil, value, 32, &in)          // ["name", "price", …]
+//	ok := jsonkeys.Valid(s, func(k string) { use(k) }) // false: not exactly one JSON object
 //
 // Top is a speed kernel (eight bytes at a time, names interned): its
 // reference, a byte-at-a-time scanner, is in the tests, which hold the
-// two to each other.
+// two to each other. Valid is a plain recursive scan, held to
+// encoding/json.
 package jsonkeys
 
 import (

@@ -164,6 +164,9 @@ func TestTopCases(t *testing.T) {
 		{`{"a":1,"b":"cut here`, []string{"a", "b"}}, // the head of a value: the cut key counts
 		{`{"a":1,"b`, []string{"a"}},
 		{`{"esc\"aped":1,"uni\u00e9":2,"sl\/ash":3}`, []string{`esc"aped`, "unié", "sl/ash"}},
+		{` { "a" : {"x":[1,2,{"y":"}"}]}, "b\u0041" : "q\"", "c": null } `, []string{"a", "bA", "c"}},
+		{`{"couponAmount":10,"promoTotal":3`, []string{"couponAmount", "promoTotal"}}, // a number the head may cut
+		{`{"a\q":1,"b":2}`, nil}, // not a JSON name: the scan stops
 		{`{}`, nil},
 		{`[1,2]`, nil},
 		{`plain text`, nil},
@@ -174,5 +177,55 @@ func TestTopCases(t *testing.T) {
 		if got := Top(nil, []byte(tt.in), 32, nil); !slices.Equal(got, tt.want) {
 			t.Errorf("Top(%q) = %q, want %q", tt.in, got, tt.want)
 		}
+	}
+}
+
+// FuzzTopObjects: an object encoding/json writes gives back all its keys,
+// and the object cut anywhere gives a prefix of them, in order.
+func FuzzTopObjects(f *testing.F) {
+	f.Add("k1", "k\"2", 7)
+	f.Add("", "x", 0)
+	f.Add("\u00e9", "\\", 3)
+	f.Add("}", "{\"a\":", 12)
+	f.Fuzz(func(t *testing.T, k1, k2 string, cut int) {
+		if k1 == k2 || !utf8.ValidString(k1) || !utf8.ValidString(k2) {
+			return // json.Marshal would write two invalid keys as one "\ufffd"
+		}
+		b, err := json.Marshal(map[string]any{k1: []any{1, map[string]any{"}": "{"}}, k2: "x\"y"})
+		if err != nil {
+			return
+		}
+		keys := Top(nil, b, 8, nil)
+		got := slices.Sorted(slices.Values(keys))
+		want := slices.Sorted(slices.Values([]string{k1, k2}))
+		if !slices.Equal(got, want) {
+			t.Fatalf("%s: keys %q, want %q", b, keys, want)
+		}
+		if cut < 0 || cut > len(b) {
+			return
+		}
+		part := Top(nil, b[:cut], 8, nil)
+		if len(part) > len(keys) || !slices.Equal(part, keys[:len(part)]) {
+			t.Fatalf("%s cut at %d: keys %q are not a prefix of %q", b, cut, part, keys)
+		}
+	})
+}
+
+// BenchmarkTop: the keys of a small JSON value, the shape the audits and
+// investigate read, with and without the interner.
+func BenchmarkTop(b *testing.B) {
+	v := []byte(`{"activityId":12345,"discountType":1,"discountValue":50,"rule":{"min":100,"tiers":[1,2,3]},"note":"spring"}`)
+	for _, tt := range []struct {
+		name string
+		in   *Interner
+	}{{"interned", &Interner{}}, {"plain", nil}} {
+		b.Run(tt.name, func(b *testing.B) {
+			b.SetBytes(int64(len(v)))
+			b.ReportAllocs()
+			var dst []string
+			for b.Loop() {
+				dst = Top(dst[:0], v, 64, tt.in)
+			}
+		})
 	}
 }

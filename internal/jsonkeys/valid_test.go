@@ -1,4 +1,4 @@
-package redishook
+package jsonkeys
 
 import (
 	"bytes"
@@ -11,11 +11,11 @@ import (
 
 func scanKeys(s string) ([]string, bool) {
 	var keys []string
-	ok := jsonObjectKeys(s, func(k string) { keys = append(keys, k) })
+	ok := Valid(s, func(k string) { keys = append(keys, k) })
 	return keys, ok
 }
 
-func TestJSONObjectKeys(t *testing.T) {
+func TestValid(t *testing.T) {
 	tests := []struct {
 		in   string
 		keys []string // nil: not a JSON object
@@ -70,15 +70,15 @@ func TestJSONObjectKeys(t *testing.T) {
 	}
 }
 
-func TestJSONObjectKeysDepth(t *testing.T) {
+func TestValidDepth(t *testing.T) {
 	nest := func(n int) string {
 		return `{"a":` + strings.Repeat("[", n-1) + strings.Repeat("]", n-1) + "}"
 	}
-	if _, ok := scanKeys(nest(maxJSONDepth)); !ok {
-		t.Errorf("%d levels refused", maxJSONDepth)
+	if _, ok := scanKeys(nest(maxDepth)); !ok {
+		t.Errorf("%d levels refused", maxDepth)
 	}
-	if _, ok := scanKeys(nest(maxJSONDepth + 1)); ok {
-		t.Errorf("%d levels accepted", maxJSONDepth+1)
+	if _, ok := scanKeys(nest(maxDepth + 1)); ok {
+		t.Errorf("%d levels accepted", maxDepth+1)
 	}
 	// A deep value is refused quickly and without growing the stack.
 	if _, ok := scanKeys(`{"a":` + strings.Repeat("[", 1<<20)); ok {
@@ -86,11 +86,11 @@ func TestJSONObjectKeysDepth(t *testing.T) {
 	}
 }
 
-func TestJSONObjectKeysAllocs(t *testing.T) {
+func TestValidAllocs(t *testing.T) {
 	s := `{"activityId":7,"discountType":"PCT","discountValue":{"v":[0.5,"x"]}}`
 	n := 0
 	allocs := testing.AllocsPerRun(100, func() {
-		jsonObjectKeys(s, func(string) { n++ })
+		Valid(s, func(string) { n++ })
 	})
 	if allocs != 0 {
 		t.Errorf("%v allocations per scan", allocs)
@@ -118,10 +118,11 @@ func depth(s string) int {
 	return deepest
 }
 
-// FuzzJSONObjectKeys holds the scanner to encoding/json: it accepts
-// exactly the valid JSON texts whose value is an object (within the depth
-// bound) and reports the keys encoding/json decodes, in order.
-func FuzzJSONObjectKeys(f *testing.F) {
+// FuzzValid holds the scanner to encoding/json: it accepts exactly the
+// valid JSON texts whose value is an object (within the depth bound) and
+// reports the keys encoding/json decodes, in order; Top reads the same
+// keys from a valid object.
+func FuzzValid(f *testing.F) {
 	for _, s := range []string{`{}`, `{"a":1}`, `{"a":{"b":[1,"]"]},"c":"\\"}`, `{"a`, `{`, `[{"a":1}]`,
 		`{"\u00e9\ud83d\ude00":[true,false,null,-1.5E-3]}`, " {\"x\" : \"y\" } \n", `{"a":1,"a":2}`} {
 		f.Add(s)
@@ -129,11 +130,17 @@ func FuzzJSONObjectKeys(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		keys, ok := scanKeys(s)
 		want := json.Valid([]byte(s)) && strings.HasPrefix(strings.TrimLeft(s, " \t\r\n"), "{")
-		if want && !ok && depth(s) > maxJSONDepth {
+		if want && !ok && depth(s) > maxDepth {
 			return
 		}
 		if ok != want {
 			t.Fatalf("%q: object %v, encoding/json says %v", s, ok, want)
+		}
+		if ok {
+			// Top reads a valid object's keys as Valid does.
+			if top := Top(nil, []byte(s), len(keys)+1, nil); !slices.Equal(top, keys) && len(keys)+len(top) > 0 {
+				t.Fatalf("%q: Valid's keys %q, Top's %q", s, keys, top)
+			}
 		}
 		if !ok || !utf8.ValidString(s) {
 			return // encoding/json rewrites invalid UTF-8 in keys
@@ -160,10 +167,10 @@ func FuzzJSONObjectKeys(f *testing.F) {
 	})
 }
 
-// BenchmarkJSONObjectKeys: the scan of a 4 KiB JSON value, beside
+// BenchmarkValid: the scan of a 4 KiB JSON value, beside
 // encoding/json.Valid (which validates the same bytes) and a decode into a
 // map of raw values (what reading the keys with encoding/json costs).
-func BenchmarkJSONObjectKeys(b *testing.B) {
+func BenchmarkValid(b *testing.B) {
 	s := `{"threshold":100,"discount":{"tiers":[` + strings.Repeat(`{"min":100,"pct":5,"note":"tier"},`, 120) + `{"min":0}]}}`
 	raw := []byte(s)
 	b.Run("scan", func(b *testing.B) {
@@ -171,7 +178,7 @@ func BenchmarkJSONObjectKeys(b *testing.B) {
 		b.ReportAllocs()
 		n := 0
 		for b.Loop() {
-			jsonObjectKeys(s, func(string) { n++ })
+			Valid(s, func(string) { n++ })
 		}
 	})
 	b.Run("json.Valid", func(b *testing.B) {
