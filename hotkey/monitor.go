@@ -1,10 +1,7 @@
 package hotkey
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -18,6 +15,9 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/keyguard/keyguard/hotkey/topk"
+	"github.com/keyguard/keyguard/internal/monitor"
+	"github.com/keyguard/keyguard/internal/resp"
+	"github.com/keyguard/keyguard/internal/resp/redisopt"
 	"github.com/keyguard/keyguard/rediscmd"
 )
 
@@ -95,7 +95,7 @@ type MonitorResult struct {
 
 // Monitor listens with MONITOR on every address for opts.Duration
 // (concurrently), counting the keys of every command it sees. conn gives
-// the credentials, TLS and dialer (its Addr is ignored). MONITOR costs
+// the network, credentials, TLS and dialer (its Addr is ignored). MONITOR costs
 // the server throughput: each node's commands per second and CPU are
 // measured before and during the sample.
 func Monitor(ctx context.Context, conn *redis.Options, addrs []string, opts MonitorOptions) (*MonitorResult, error) {
@@ -201,48 +201,43 @@ func (m *monitorRun) node(ctx context.Context, conn *redis.Options, addr string,
 
 // listen runs MONITOR on one node until the duration ends or a cap is hit.
 func (m *monitorRun) listen(ctx context.Context, o *redis.Options, n *MonitorNode) error {
-	c, err := dialRaw(ctx, o)
+	cfg, err := redisopt.Config(ctx, o)
+	if err != nil {
+		return err
+	}
+	c, err := resp.Dial(ctx, cfg, o.Addr, resp.Session{Timeout: 10 * time.Second})
 	if err != nil {
 		return err
 	}
 	defer c.Close()
+	if _, err := c.Simple(ctx, "MONITOR"); err != nil {
+		return fmt.Errorf("MONITOR on %s: %w", o.Addr, err)
+	}
 	start := time.Now()
 	deadline := start.Add(m.opts.Duration)
 	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
 		deadline = d
 	}
-	c.SetDeadline(deadline)
-	stop := context.AfterFunc(ctx, func() { c.SetDeadline(time.Now()) })
-	defer stop()
-	rd := bufio.NewReaderSize(c, m.opts.MaxLineBytes)
-	if err := command(c, rd, "MONITOR"); err != nil {
-		return err
+	if c.BeginUntil(ctx, deadline) != nil {
+		return nil // the sample was stopped
 	}
-	var args []string
-	var anys []any
-	long := false
+	var args []any
 	for {
-		line, err := rd.ReadSlice('\n')
-		n.Bytes += int64(len(line))
-		if m.bytes.Add(int64(len(line))) > m.opts.MaxBytes {
+		ln, err := c.ReadLine(m.opts.MaxLineBytes)
+		n.Bytes += int64(ln.Size)
+		if m.bytes.Add(int64(ln.Size)) > m.opts.MaxBytes {
 			m.cap(fmt.Sprintf("byte cap %d", m.opts.MaxBytes), start)
 			return nil
 		}
+		var ne net.Error
 		switch {
-		case errors.Is(err, bufio.ErrBufferFull):
-			long = true
-			continue
+		case errors.As(err, &ne) && ne.Timeout():
+			return nil // the duration is over (or the sample was stopped)
+		case errors.Is(err, io.EOF):
+			return fmt.Errorf("%s closed the MONITOR connection", o.Addr)
 		case err != nil:
-			if ne, ok := err.(net.Error); ok && ne.Timeout() {
-				return nil // the duration is over (or the sample was stopped)
-			}
-			if errors.Is(err, io.EOF) {
-				return fmt.Errorf("%s closed the MONITOR connection", o.Addr)
-			}
 			return err
-		}
-		if long {
-			long = false
+		case ln.Cut:
 			n.LongLines++
 			continue
 		}
@@ -251,17 +246,16 @@ func (m *monitorRun) listen(ctx context.Context, o *redis.Options, n *MonitorNod
 			m.cap(fmt.Sprintf("line cap %d", m.opts.MaxLines), start)
 			return nil
 		}
-		l, perr := parseMonitorLine(line, args[:0])
+		l, perr := monitor.Parse(string(ln.Text))
 		if perr != nil {
 			n.Unparsed++
 			continue
 		}
-		args = l.Args
-		anys = anys[:0]
-		for _, a := range args {
-			anys = append(anys, a)
+		args = args[:0]
+		for _, a := range l.Args {
+			args = append(args, a)
 		}
-		m.observe(anys)
+		m.observe(args)
 	}
 }
 
@@ -320,194 +314,6 @@ func (l load) since(p load) (float64, float64) {
 		return -1, -1
 	}
 	return float64(l.cmds-p.cmds) / secs, (l.cpu - p.cpu) / secs
-}
-
-// dialRaw opens a plain RESP connection with o's dialer, TLS and
-// credentials (go-redis has no streaming MONITOR reader with caps).
-func dialRaw(ctx context.Context, o *redis.Options) (net.Conn, error) {
-	dctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	var c net.Conn
-	var err error
-	if o.Dialer != nil {
-		c, err = o.Dialer(dctx, "tcp", o.Addr)
-	} else {
-		c, err = (&net.Dialer{}).DialContext(dctx, "tcp", o.Addr)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("connect to %s: %w", o.Addr, err)
-	}
-	if o.TLSConfig != nil {
-		tc := tls.Client(c, o.TLSConfig.Clone())
-		if err := tc.HandshakeContext(dctx); err != nil {
-			c.Close()
-			return nil, fmt.Errorf("TLS with %s: %w", o.Addr, err)
-		}
-		c = tc
-	}
-	c.SetDeadline(time.Now().Add(10 * time.Second))
-	rd := bufio.NewReader(c)
-	if o.Password != "" {
-		args := []string{"AUTH", o.Password}
-		if o.Username != "" {
-			args = []string{"AUTH", o.Username, o.Password}
-		}
-		if err := command(c, rd, args...); err != nil {
-			c.Close()
-			return nil, err
-		}
-	}
-	if rd.Buffered() > 0 {
-		c.Close()
-		return nil, fmt.Errorf("%s: unexpected data after AUTH", o.Addr)
-	}
-	c.SetDeadline(time.Time{})
-	return c, nil
-}
-
-// command sends a command and reads a simple-string reply.
-func command(c net.Conn, rd *bufio.Reader, args ...string) error {
-	var b bytes.Buffer
-	fmt.Fprintf(&b, "*%d\r\n", len(args))
-	for _, a := range args {
-		fmt.Fprintf(&b, "$%d\r\n%s\r\n", len(a), a)
-	}
-	if _, err := c.Write(b.Bytes()); err != nil {
-		return err
-	}
-	line, err := rd.ReadString('\n')
-	if err != nil {
-		return fmt.Errorf("%s: %w", args[0], err)
-	}
-	if strings.HasPrefix(line, "-") {
-		return fmt.Errorf("%s refused: %s", args[0], strings.TrimSpace(line[1:]))
-	}
-	return nil
-}
-
-// MonitorLine is one parsed MONITOR line:
-//
-//	+1339518083.107412 [0 127.0.0.1:60866] "keys" "*"
-type MonitorLine struct {
-	Time   string // seconds.microseconds, as written
-	DB     int
-	Client string // "127.0.0.1:60866", "lua", "unix:/tmp/redis.sock"
-	Args   []string
-}
-
-var errMonitorLine = errors.New("not a MONITOR command line")
-
-// parseMonitorLine parses one line (with or without the leading '+' and
-// the trailing CRLF), appending the arguments to args. Arguments are
-// unquoted as Redis quotes them (sdscatrepr: \\ \" \n \r \t \a \b \xHH).
-func parseMonitorLine(line []byte, args []string) (MonitorLine, error) {
-	line = bytes.TrimSuffix(bytes.TrimSuffix(line, []byte("\n")), []byte("\r"))
-	line = bytes.TrimPrefix(line, []byte("+"))
-	var l MonitorLine
-	sp := bytes.IndexByte(line, ' ')
-	if sp <= 0 || len(line) < sp+2 || line[sp+1] != '[' {
-		return l, errMonitorLine
-	}
-	l.Time = string(line[:sp])
-	rest := line[sp+2:]
-	sp = bytes.IndexByte(rest, ' ')
-	if sp <= 0 {
-		return l, errMonitorLine
-	}
-	db, err := strconv.Atoi(string(rest[:sp]))
-	if err != nil || db < 0 {
-		return l, errMonitorLine
-	}
-	l.DB = db
-	rest = rest[sp+1:]
-	end := bytes.Index(rest, []byte(`] "`))
-	if end < 0 {
-		return l, errMonitorLine
-	}
-	l.Client = string(rest[:end])
-	rest = rest[end+2:]
-	for len(rest) > 0 {
-		a, n, ok := unquote(rest)
-		if !ok {
-			return l, errMonitorLine
-		}
-		args = append(args, a)
-		rest = rest[n:]
-		if len(rest) > 0 {
-			if rest[0] != ' ' {
-				return l, errMonitorLine
-			}
-			rest = rest[1:]
-		}
-	}
-	if len(args) == 0 {
-		return l, errMonitorLine
-	}
-	l.Args = args
-	return l, nil
-}
-
-// unquote reads one quoted argument at the start of b and returns it and
-// the bytes it took.
-func unquote(b []byte) (string, int, bool) {
-	if len(b) < 2 || b[0] != '"' {
-		return "", 0, false
-	}
-	var out []byte
-	for i := 1; i < len(b); i++ {
-		c := b[i]
-		switch c {
-		case '"':
-			return string(out), i + 1, true
-		case '\\':
-			if i+1 >= len(b) {
-				return "", 0, false
-			}
-			i++
-			switch b[i] {
-			case '\\', '"':
-				out = append(out, b[i])
-			case 'n':
-				out = append(out, '\n')
-			case 'r':
-				out = append(out, '\r')
-			case 't':
-				out = append(out, '\t')
-			case 'a':
-				out = append(out, '\a')
-			case 'b':
-				out = append(out, '\b')
-			case 'x':
-				if i+2 >= len(b) {
-					return "", 0, false
-				}
-				h, ok1 := unhex(b[i+1])
-				l, ok2 := unhex(b[i+2])
-				if !ok1 || !ok2 {
-					return "", 0, false
-				}
-				out = append(out, h<<4|l)
-				i += 2
-			default:
-				return "", 0, false
-			}
-		default:
-			out = append(out, c)
-		}
-	}
-	return "", 0, false
-}
-
-func unhex(c byte) (byte, bool) {
-	switch {
-	case c >= '0' && c <= '9':
-		return c - '0', true
-	case c >= 'a' && c <= 'f':
-		return c - 'a' + 10, true
-	case c >= 'A' && c <= 'F':
-		return c - 'A' + 10, true
-	}
-	return 0, false
 }
 
 // fmtRate writes a rate with thousands separators and no decimals above 10.

@@ -3,7 +3,6 @@ package hotkey
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -13,84 +12,6 @@ import (
 
 	"github.com/keyguard/keyguard/internal/redistest"
 )
-
-func TestParseMonitorLine(t *testing.T) {
-	for _, c := range []struct {
-		line   string
-		db     int
-		client string
-		args   []string
-	}{
-		{`+1339518083.107412 [0 127.0.0.1:60866] "keys" "*"` + "\r\n", 0, "127.0.0.1:60866", []string{"keys", "*"}},
-		{`1700000000.000001 [12 lua] "GET" "a b"`, 12, "lua", []string{"GET", "a b"}},
-		{`1.2 [0 [::1]:6379] "set" "k\"q\\" "\x00\xff\n\r\t\a\b"`, 0, "[::1]:6379", []string{"set", `k"q\`, "\x00\xff\n\r\t\a\b"}},
-		{`1.2 [0 unix:/tmp/redis.sock] "ping"`, 0, "unix:/tmp/redis.sock", []string{"ping"}},
-		{`1.2 [0 127.0.0.1:1] "get" "\xAb"`, 0, "127.0.0.1:1", []string{"get", "\xab"}},
-	} {
-		l, err := parseMonitorLine([]byte(c.line), nil)
-		if err != nil {
-			t.Errorf("%q: %v", c.line, err)
-			continue
-		}
-		if l.DB != c.db || l.Client != c.client || !slices.Equal(l.Args, c.args) {
-			t.Errorf("%q: %+v", c.line, l)
-		}
-	}
-	for _, bad := range []string{"+OK", "", "1.2 [0 x]", `1.2 [x 1] "a"`, `1.2 [0 1] "a`, `1.2 [0 1] "a""b"`, `1.2 [0 1] "\q"`, `1.2 [0 1] "\x4"`, `1.2 [-1 a] "x"`} {
-		if l, err := parseMonitorLine([]byte(bad), nil); err == nil {
-			t.Errorf("%q parsed: %+v", bad, l)
-		}
-	}
-}
-
-// quoteRepr quotes s as Redis's sdscatrepr does for MONITOR.
-func quoteRepr(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; c {
-		case '\\', '"':
-			b.WriteByte('\\')
-			b.WriteByte(c)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\r':
-			b.WriteString(`\r`)
-		case '\t':
-			b.WriteString(`\t`)
-		case '\a':
-			b.WriteString(`\a`)
-		case '\b':
-			b.WriteString(`\b`)
-		default:
-			if c >= 0x20 && c < 0x7f {
-				b.WriteByte(c)
-			} else {
-				fmt.Fprintf(&b, `\x%02x`, c)
-			}
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
-}
-
-// FuzzMonitorLine: any bytes parse or fail without panicking, and
-// arguments quoted as Redis quotes them come back unchanged.
-func FuzzMonitorLine(f *testing.F) {
-	f.Add(`+1339518083.107412 [0 127.0.0.1:60866] "keys" "*"`, "set", "k\"\\\x00\xff")
-	f.Add(`1.2 [0 lua] "a"`, "", "] \"")
-	f.Fuzz(func(t *testing.T, line, a, b string) {
-		_, _ = parseMonitorLine([]byte(line), nil)
-		built := "1700000000.123456 [3 10.0.0.1:5000] " + quoteRepr(a) + " " + quoteRepr(b)
-		l, err := parseMonitorLine([]byte(built), nil)
-		if err != nil {
-			t.Fatalf("%q: %v", built, err)
-		}
-		if len(l.Args) != 2 || l.Args[0] != a || l.Args[1] != b || l.DB != 3 || l.Client != "10.0.0.1:5000" {
-			t.Fatalf("%q → %+v", built, l)
-		}
-	})
-}
 
 // TestMonitor samples a real server under load: the hot key comes out on
 // top with about its rate, the throughput cost is measured, and the caps
@@ -170,5 +91,39 @@ func TestMonitorAuthAndErrors(t *testing.T) {
 	_, err = Monitor(ctx, &redis.Options{Password: "wrong"}, []string{srv.Addr}, MonitorOptions{Duration: 100 * time.Millisecond, NoCostProbe: true})
 	if err == nil {
 		t.Errorf("wrong password accepted")
+	}
+}
+
+// TestMonitorUnixSocket: the sample runs over the options' unix socket;
+// a line longer than MaxLineBytes is counted and skipped, the lines
+// around it still count.
+func TestMonitorUnixSocket(t *testing.T) {
+	sock := t.TempDir() + "/r.sock"
+	redistest.Start(t, "unixsocket "+sock, "unixsocketperm 700")
+	o := &redis.Options{Network: "unix", Addr: sock}
+	rdb := redis.NewClient(o)
+	defer rdb.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for i := 0; ctx.Err() == nil; i++ {
+			rdb.Get(ctx, "cache:product:detail:P1")
+			if i%50 == 0 {
+				rdb.Set(ctx, "blob", strings.Repeat("x", 2000), 0)
+			}
+			time.Sleep(time.Millisecond)
+		}
+	})
+	defer func() { cancel(); wg.Wait() }()
+	res, err := Monitor(context.Background(), o, []string{sock}, MonitorOptions{Duration: 400 * time.Millisecond, MaxLineBytes: 1000, NoCostProbe: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := res.Nodes[0]
+	if n.Err != "" || n.Lines == 0 || n.LongLines == 0 || n.Unparsed != 0 || len(res.Keys) == 0 || res.Keys[0].Key != "cache:product:detail:P1" {
+		t.Errorf("over the socket: %+v, keys %+v", n, res.Keys[:min(3, len(res.Keys))])
+	}
+	if n.Bytes < n.LongLines*2000 {
+		t.Errorf("%d bytes for %d long lines of 2000+", n.Bytes, n.LongLines)
 	}
 }
