@@ -17,6 +17,7 @@ type Checker struct {
 	reg   *Registry
 	rules naming.Rules
 	caps  []keytmpl.Capture
+	base  []byte // a hot key's copy joined without its suffix; the captures may point into it
 
 	// Caches of the unregistered path, which audits run for every key of
 	// a legacy keyspace: the last key inferred (callers infer a key, then
@@ -179,7 +180,10 @@ const quietClass = "" +
 	"\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02"
 
 func (c *Checker) registered(key string, e *Entry, emit func(finding.Finding)) Result {
-	c.caps, _ = e.Template.AppendMatch(c.caps[:0], key)
+	var ok bool
+	if c.caps, ok = e.Template.AppendMatch(c.caps[:0], key); !ok {
+		c.caps, _ = matchCopy(e, c.caps[:0], key, &c.base) // a hot key's copy
+	}
 	add := func(rule string, sev finding.Severity, msg, hint string) {
 		emit(finding.Finding{Rule: rule, Severity: sev, Key: key, Template: e.Key, Owner: e.Owner, Message: msg, Hint: hint})
 	}

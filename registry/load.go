@@ -526,6 +526,7 @@ func (d *decoder) build(raw *rawRegistry) *Registry {
 		}
 		ep := new(Entry)
 		*ep = e
+		r.copies = r.copies || ep.keepsCopies()
 		r.Entries = append(r.Entries, ep)
 		ts = append(ts, t)
 	}

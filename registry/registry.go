@@ -41,6 +41,7 @@ type Registry struct {
 
 	domainIdx map[string]*Domain
 	matcher   *keytmpl.Matcher
+	copies    bool // an entry keeps copies of its hot keys (hot.replicas > 1)
 }
 
 // Policy is the policy section.
@@ -183,21 +184,32 @@ func (r *Registry) Domain(name string) (*Domain, bool) {
 }
 
 // Lookup returns the most specific entry whose template matches key, or
-// nil. It does not allocate.
+// nil. A key no template matches that is a copy of a hot key (the key
+// with "#<n>" appended, inside its hash tag when it has one) is the
+// copied key's entry when that entry keeps copies (hot.replicas > 1).
+// Lookup does not allocate.
 func (r *Registry) Lookup(key string) *Entry {
 	if i := r.matcher.Lookup(key); i >= 0 {
 		return r.Entries[i]
 	}
+	if r.copies && strings.IndexByte(key, '#') >= 0 {
+		return r.lookupCopy(key)
+	}
 	return nil
 }
 
-// Classify returns the matching entry and the placeholder values.
+// Classify returns the matching entry and the placeholder values; for a
+// hot key's copy, the values of the key it copies.
 func (r *Registry) Classify(key string) (*Entry, []keytmpl.Capture) {
 	e := r.Lookup(key)
 	if e == nil {
 		return nil, nil
 	}
-	caps, _ := e.Template.Match(key)
+	caps, ok := e.Template.Match(key)
+	if !ok {
+		var buf []byte
+		caps, _ = matchCopy(e, nil, key, &buf)
+	}
 	return e, caps
 }
 
