@@ -14,6 +14,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/keyguard/keyguard/hotkey"
 	"github.com/keyguard/keyguard/registry"
 )
 
@@ -87,6 +88,9 @@ func TestClassify(t *testing.T) {
 		{"eval_ro of a foreign key", "order-team", []any{"eval_ro", "return 1", 1, "promo:sku:1"}, 0},
 		{"copy into a foreign key", "order-team", []any{"copy", "order:cache:1", "promo:flag:1"}, ReasonNotWriter},
 		{"writer records are keyguard's", "order-team", []any{"zadd", RecordPrefix + "t:0011223344556677", 1, "x"}, 0},
+		{"hot-key reports are keyguard's", "order-team", []any{"zadd", hotkey.ReportKey("0011223344556677"), 5, "order:cache:1"}, 0},
+		{"hot-key index is keyguard's", "order-team", []any{"hset", hotkey.RecordIndexKey, "0011223344556677", "{}"}, 0},
+		{"near a record prefix", "order-team", []any{"hset", "keyguard:{hotkeys}x:index", "a", "1"}, ReasonUnregistered},
 		{"wrong arity goes to the server", "order-team", []any{"hset", "promo:sku:1"}, 0},
 		{"empty args", "order-team", []any{}, 0},
 	} {
@@ -390,5 +394,40 @@ func lintMetrics(t *testing.T, pr *prometheus.Registry) {
 		for _, p := range problems {
 			t.Errorf("metric lint: %s: %s", p.Metric, p.Text)
 		}
+	}
+}
+
+// TestOwnRecordsDeclared: keyguard's records declared in the registry with
+// keyguard as owner (RecordRegistry, hotkey.RecordRegistry) are still
+// written by every service in enforce mode: a service's detector reports
+// through its own client.
+func TestOwnRecordsDeclared(t *testing.T) {
+	if hotKeyRecordPrefix != hotkey.RecordPrefix {
+		t.Fatalf("the hook exempts %q, hotkey reports under %q", hotKeyRecordPrefix, hotkey.RecordPrefix)
+	}
+	reg, err := registry.Parse("records.yaml", []byte("version: 1\n"+RecordRegistry+hotkey.RecordRegistry+
+		"  - {key: \"keyguard:other:{id}\", ttl: 1m}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := New(reg, Options{Service: "catalog-team", Mode: Enforce, Registerer: prometheus.NewPedanticRegistry()})
+	if err := h.Err(); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]any{
+		{"hset", hotkey.RecordIndexKey, "0011223344556677", "{}"},
+		{"zadd", hotkey.ReportKey("0011223344556677"), 5, "cache:product:detail:P1001"},
+		{"pexpire", hotkey.ReportKey("0011223344556677"), 600000},
+		{"del", hotkey.ReportKey("0011223344556677")},
+		{"zadd", RecordKey("order:order:{orderId:int}:base"), 1, "catalog-team"},
+		{"hset", RecordIndexKey, TemplateID("x"), "x"},
+	} {
+		if err := h.command(cmdOf(args...)); err != nil {
+			t.Errorf("%v: %v", args, err)
+		}
+	}
+	var d *DeniedError
+	if err := h.command(cmdOf("set", "keyguard:other:1", "v", "ex", 60)); !errors.As(err, &d) || d.Reason != ReasonNotWriter {
+		t.Errorf("another key of the keyguard domain: %v, want refused", err)
 	}
 }

@@ -27,8 +27,9 @@ import (
 //
 // <id> is TemplateID(template): 16 hex digits of the SHA-256 of the template
 // text, stable across registry edits that keep the template. RecordRegistry
-// declares these keys for keyguard.yaml. The hook never classifies or
-// refuses keys under RecordPrefix.
+// declares these keys for keyguard.yaml. The hook never refuses keys under
+// RecordPrefix, declared in the registry or not (nor the hot-key reports
+// under hotkey.RecordPrefix).
 const (
 	RecordPrefix   = "keyguard:{writers}:"
 	RecordIndexKey = RecordPrefix + "index"
