@@ -1,25 +1,25 @@
 // Command auditbare is the floor that bench/audit.sh compares "keyguard
 // audit" with: per batch one pipeline of SCAN (for the next batch) plus
-// TYPE, PTTL and MEMORY USAGE for every key, written straight as RESP on
-// one connection per master, all masters at once — no classification, no
-// element counts, no report. What the servers' single threads allow.
+// TYPE, PTTL and MEMORY USAGE for every key, on one connection per master
+// of keyguard's RESP client (internal/resp), all masters at once — no
+// classification, no element counts, no report. What the servers' single
+// threads allow.
 //
 //	go run ./bench/auditbare -addr 127.0.0.1:6379
 //	go run ./bench/auditbare -cluster -addr 127.0.0.1:7000
 package main
 
 import (
-	"bufio"
-	"errors"
+	"context"
 	"flag"
 	"fmt"
-	"io"
-	"net"
 	"os"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/keyguard/keyguard/internal/resp"
 )
 
 func main() {
@@ -28,10 +28,11 @@ func main() {
 	count := flag.Int("count", 1000, "SCAN COUNT")
 	samples := flag.Int("samples", 5, "MEMORY USAGE SAMPLES")
 	flag.Parse()
+	ctx := context.Background()
 	nodes := []string{*addr}
 	if *cluster {
 		var err error
-		if nodes, err = masters(*addr); err != nil {
+		if nodes, err = masters(ctx, *addr); err != nil {
 			fmt.Fprintln(os.Stderr, "auditbare:", err)
 			os.Exit(1)
 		}
@@ -42,10 +43,8 @@ func main() {
 	var wg sync.WaitGroup
 	var failed error
 	for _, n := range nodes {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			k, b, err := walk(n, strconv.Itoa(*count), strconv.Itoa(*samples))
+		wg.Go(func() {
+			k, b, err := walk(ctx, n, strconv.Itoa(*count), strconv.Itoa(*samples))
 			mu.Lock()
 			defer mu.Unlock()
 			keys += k
@@ -53,7 +52,7 @@ func main() {
 			if err != nil {
 				failed = fmt.Errorf("%s: %w", n, err)
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	if failed != nil {
@@ -63,109 +62,56 @@ func main() {
 	fmt.Printf("nodes %d keys %d bytes %d in %v\n", len(nodes), keys, bytes, time.Since(start).Round(time.Millisecond))
 }
 
-type conn struct {
-	w *bufio.Writer
-	r *bufio.Reader
+// read reads one reply; an error reply is an error.
+func read(c *resp.Conn) (resp.Reply, error) {
+	rp, err := c.Read()
+	if err == nil && rp.Kind == '-' {
+		err = resp.ServerError(rp.Str)
+	}
+	return rp, err
 }
 
-func dial(addr string) (*conn, error) {
-	c, err := net.Dial("tcp", addr)
-	if err != nil {
-		return nil, err
-	}
-	return &conn{w: bufio.NewWriterSize(c, 64<<10), r: bufio.NewReaderSize(c, 64<<10)}, nil
-}
-
-func (c *conn) cmd(args ...string) {
-	c.w.WriteString("*" + strconv.Itoa(len(args)) + "\r\n")
-	for _, a := range args {
-		c.w.WriteString("$" + strconv.Itoa(len(a)) + "\r\n")
-		c.w.WriteString(a)
-		c.w.WriteString("\r\n")
-	}
-}
-
-// read returns a scalar reply as text, or an array's length with isArray.
-func (c *conn) read() (s string, n int, isArray bool, err error) {
-	line, err := c.r.ReadString('\n')
-	if err != nil {
-		return "", 0, false, err
-	}
-	line = strings.TrimSuffix(line, "\r\n")
-	if line == "" {
-		return "", 0, false, errors.New("empty reply")
-	}
-	switch line[0] {
-	case '+', ':':
-		return line[1:], 0, false, nil
-	case '-':
-		return "", 0, false, errors.New(line[1:])
-	case '$':
-		l, _ := strconv.Atoi(line[1:])
-		if l < 0 {
-			return "", 0, false, nil
-		}
-		b := make([]byte, l+2)
-		if _, err := io.ReadFull(c.r, b); err != nil {
-			return "", 0, false, err
-		}
-		return string(b[:l]), 0, false, nil
-	case '*':
-		l, _ := strconv.Atoi(line[1:])
-		return "", l, true, nil
-	}
-	return "", 0, false, fmt.Errorf("unexpected %q", line)
-}
-
-func walk(addr, count, samples string) (keys, bytes int64, err error) {
-	c, err := dial(addr)
+func walk(ctx context.Context, addr, count, samples string) (keys, bytes int64, err error) {
+	c, err := resp.Dial(ctx, resp.Config{}, addr, resp.Session{})
 	if err != nil {
 		return 0, 0, err
 	}
+	defer c.Close()
+	typ, pttl, mem := resp.NewKeyCmd([]string{"TYPE"}), resp.NewKeyCmd([]string{"PTTL"}), resp.NewKeyCmd([]string{"MEMORY", "USAGE"}, "SAMPLES", samples)
 	cursor := "0"
 	var batch []string
 	scanning := true
 	for scanning || len(batch) > 0 {
+		if err := c.Begin(ctx); err != nil {
+			return keys, bytes, err
+		}
 		if scanning {
-			c.cmd("SCAN", cursor, "COUNT", count)
+			c.Cmd("SCAN", cursor, "COUNT", count)
 		}
 		for _, k := range batch {
-			c.cmd("TYPE", k)
-			c.cmd("PTTL", k)
-			c.cmd("MEMORY", "USAGE", k, "SAMPLES", samples)
+			c.Key(typ, k)
+			c.Key(pttl, k)
+			c.Key(mem, k)
 		}
-		if err := c.w.Flush(); err != nil {
+		c.Take()
+		if err := c.Flush(); err != nil {
 			return keys, bytes, err
 		}
 		var next []string
 		if scanning {
-			if _, _, _, err := c.read(); err != nil { // *2
+			if cursor, next, err = scanReply(c); err != nil {
 				return keys, bytes, err
-			}
-			if cursor, _, _, err = c.read(); err != nil {
-				return keys, bytes, err
-			}
-			_, n, _, err := c.read()
-			if err != nil {
-				return keys, bytes, err
-			}
-			next = make([]string, n)
-			for i := range next {
-				if next[i], _, _, err = c.read(); err != nil {
-					return keys, bytes, err
-				}
 			}
 			scanning = cursor != "0"
 		}
 		for range batch {
 			for j := range 3 {
-				s, _, _, err := c.read()
+				rp, err := read(c)
 				if err != nil {
 					return keys, bytes, err
 				}
 				if j == 2 {
-					m, _ := strconv.ParseInt(s, 10, 64)
-					bytes += m
+					bytes += rp.N
 				}
 			}
 		}
@@ -175,17 +121,40 @@ func walk(addr, count, samples string) (keys, bytes int64, err error) {
 	return keys, bytes, nil
 }
 
+// scanReply reads SCAN's reply: the next cursor and the keys.
+func scanReply(c *resp.Conn) (string, []string, error) {
+	rp, err := read(c)
+	if err != nil {
+		return "", nil, err
+	}
+	if rp.Kind != '*' || rp.N != 2 {
+		return "", nil, fmt.Errorf("SCAN replied %q %d, not a cursor and keys", rp.Kind, rp.N)
+	}
+	if rp, err = read(c); err != nil {
+		return "", nil, err
+	}
+	cursor := string(rp.Str)
+	if rp, err = read(c); err != nil {
+		return "", nil, err
+	}
+	keys := make([]string, rp.N)
+	for i := range keys {
+		if rp, err = read(c); err != nil {
+			return "", nil, err
+		}
+		keys[i] = string(rp.Str)
+	}
+	return cursor, keys, nil
+}
+
 // masters returns the addresses of the masters that serve slots.
-func masters(seed string) ([]string, error) {
-	c, err := dial(seed)
+func masters(ctx context.Context, seed string) ([]string, error) {
+	c, err := resp.Dial(ctx, resp.Config{}, seed, resp.Session{})
 	if err != nil {
 		return nil, err
 	}
-	c.cmd("CLUSTER", "NODES")
-	if err := c.w.Flush(); err != nil {
-		return nil, err
-	}
-	txt, _, _, err := c.read()
+	defer c.Close()
+	txt, err := c.Simple(ctx, "CLUSTER", "NODES")
 	if err != nil {
 		return nil, err
 	}
