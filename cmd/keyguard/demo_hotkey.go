@@ -11,7 +11,6 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/keyguard/keyguard/hotkey"
-	"github.com/keyguard/keyguard/internal/demodata"
 	"github.com/keyguard/keyguard/registry"
 )
 
@@ -25,10 +24,7 @@ const demoHotKey = "cache:product:detail:P1001"
 // by one instance reaches the other through the invalidation channel.
 func (d *demo) hotkeys() error {
 	d.title("A hot key: detected, reported and absorbed by the local tier (keyguard hotkeys)")
-	reg, err := demoHotRegistry(d.reg)
-	if err != nil {
-		return err
-	}
+	reg := d.reg // declares what the hot-key SDK needs: the load lock, the invalidation channel, the reports
 	e := reg.Lookup(demoHotKey)
 	fmt.Fprintf(d.w, "  %s declares hot: {replicas: %d, local_ttl: %s}, ttl %s + jitter %s.\n",
 		e.Key, e.Hot.Replicas, registry.FormatTTL(e.Hot.LocalTTL), registry.FormatTTL(e.TTL), registry.FormatTTL(e.TTLJitter))
@@ -146,28 +142,6 @@ func (d *demo) priceChange(caches []*hotkey.Cache, db *demoCatalog, replicas int
 	fmt.Fprintf(d.w, "\n  Price change written by instance 1 (all %d copies, then PUBLISH on %s):\n", replicas, hotkey.DefaultChannel)
 	fmt.Fprintf(d.w, "    instance 0 before: %s\n    instance 0 after:  %s  (its local copy was dropped by the broadcast, not by local_ttl)\n", old, now)
 	return nil
-}
-
-// demoHotRegistry returns the demo registry when it declares what the
-// hot-key SDK needs (the load lock of the product template, the
-// invalidation channel, the report records); otherwise the demo registry
-// with those entries added.
-func demoHotRegistry(reg *registry.Registry) (*registry.Registry, error) {
-	if reg.EntryByKey(hotkey.LockPrefix+"cache:product:detail:{productNo}") != nil && reg.Lookup(hotkey.DefaultChannel) != nil && reg.Lookup(hotkey.RecordIndexKey) != nil {
-		return reg, nil
-	}
-	extra := `
-  - key: "lock:cache:product:detail:{productNo}"
-    type: string
-    ttl: 10s
-    owner: catalog-team
-    desc: 商品详情加载锁
-` + hotkey.RecordRegistry
-	r, err := registry.Parse(demodata.File, append(append([]byte{}, demodata.Registry...), extra...))
-	if err != nil {
-		return nil, fmt.Errorf("demo registry with the hot-key entries: %w", err)
-	}
-	return r, nil
 }
 
 // counterSum adds the series of a counter family whose result label is

@@ -43,6 +43,7 @@ func Templates() []keybuild.Spec {
 		specOrderSettlePreview,
 		specAuthSession,
 		specProductDetail,
+		specLockProductDetail,
 		specLockOrderPay,
 		specRateLogin,
 		specVerifySMS,
@@ -50,6 +51,9 @@ func Templates() []keybuild.Spec {
 		specPromoScoped,
 		specKeyguardWritersIndex,
 		specKeyguardWriters,
+		specKeyguardHotKeysIndex,
+		specKeyguardHotKeys,
+		specHotKeyInvalidation,
 	}
 }
 
@@ -261,6 +265,30 @@ var specProductDetail = keybuild.Spec{
 	Desc:        "商品详情缓存",
 }
 
+// LockProductDetail builds a key of "lock:cache:product:detail:{productNo}".
+//
+// 商品详情加载锁
+//
+// Redis type string, TTL 10s, owner catalog-team.
+func LockProductDetail(productNo string) (keybuild.Key, error) {
+	return keybuild.Build(&specLockProductDetail, keybuild.String(productNo))
+}
+
+var specLockProductDetail = keybuild.Spec{
+	Name:        "LockProductDetail",
+	Template:    "lock:cache:product:detail:{productNo}",
+	Separator:   ':',
+	MaxKeyBytes: MaxKeyBytes,
+	Parts: []keybuild.Part{
+		{Lit: "lock:cache:product:detail:"},
+		{Name: "productNo", Kind: keybuild.KindAny},
+	},
+	Type:  "string",
+	TTL:   10 * time.Second,
+	Owner: "catalog-team",
+	Desc:  "商品详情加载锁",
+}
+
 // LockOrderPay builds a key of "lock:order:pay:{orderNo}".
 //
 // 订单支付锁
@@ -446,4 +474,78 @@ var specKeyguardWriters = keybuild.Spec{
 	TTL:   24 * time.Hour,
 	Owner: "keyguard",
 	Desc:  "writer records of one template: service -> last write (unix ms)",
+}
+
+// KeyguardHotKeysIndex builds a key of "keyguard:{{hotkeys}}:index".
+//
+// hot-key reports: instance id -> service, host, last report
+//
+// Redis type hash, persistent (no TTL), owner keyguard.
+func KeyguardHotKeysIndex() keybuild.Key {
+	// Cannot fail: every value is an int64 and the longest key fits MaxKeyBytes.
+	k, _ := keybuild.Build(&specKeyguardHotKeysIndex)
+	return k
+}
+
+var specKeyguardHotKeysIndex = keybuild.Spec{
+	Name:        "KeyguardHotKeysIndex",
+	Template:    "keyguard:{{hotkeys}}:index",
+	Separator:   ':',
+	MaxKeyBytes: MaxKeyBytes,
+	Parts: []keybuild.Part{
+		{Lit: "keyguard:{hotkeys}:index"},
+	},
+	Type:       "hash",
+	Persistent: true,
+	Owner:      "keyguard",
+	Desc:       "hot-key reports: instance id -> service, host, last report",
+}
+
+// KeyguardHotKeys builds a key of "keyguard:{{hotkeys}}:i:{id:hex}".
+//
+// hot-key report of one instance: key -> operations per second
+//
+// Redis type zset, TTL 10m, owner keyguard.
+func KeyguardHotKeys(id string) (keybuild.Key, error) {
+	return keybuild.Build(&specKeyguardHotKeys, keybuild.String(id))
+}
+
+var specKeyguardHotKeys = keybuild.Spec{
+	Name:        "KeyguardHotKeys",
+	Template:    "keyguard:{{hotkeys}}:i:{id:hex}",
+	Separator:   ':',
+	MaxKeyBytes: MaxKeyBytes,
+	Parts: []keybuild.Part{
+		{Lit: "keyguard:{hotkeys}:i:"},
+		{Name: "id", Kind: keybuild.KindHex},
+	},
+	Type:  "zset",
+	TTL:   10 * time.Minute,
+	Owner: "keyguard",
+	Desc:  "hot-key report of one instance: key -> operations per second",
+}
+
+// HotKeyInvalidation builds a key of "channel:keyguard:invalidate".
+//
+// Pub/Sub channel: local-tier invalidations of hot keys (no data is stored)
+//
+// Redis type string, persistent (no TTL), owner keyguard.
+func HotKeyInvalidation() keybuild.Key {
+	// Cannot fail: every value is an int64 and the longest key fits MaxKeyBytes.
+	k, _ := keybuild.Build(&specHotKeyInvalidation)
+	return k
+}
+
+var specHotKeyInvalidation = keybuild.Spec{
+	Name:        "HotKeyInvalidation",
+	Template:    "channel:keyguard:invalidate",
+	Separator:   ':',
+	MaxKeyBytes: MaxKeyBytes,
+	Parts: []keybuild.Part{
+		{Lit: "channel:keyguard:invalidate"},
+	},
+	Type:       "string",
+	Persistent: true,
+	Owner:      "keyguard",
+	Desc:       "Pub/Sub channel: local-tier invalidations of hot keys (no data is stored)",
 }
