@@ -3,6 +3,9 @@ package inventory
 import (
 	"slices"
 	"strings"
+	"unsafe"
+
+	"github.com/keyguard/keyguard/internal/swar"
 )
 
 // census counts the field sets of a template's (or family's) values:
@@ -18,11 +21,6 @@ type census struct {
 	sigs     map[uint64]*fieldSet
 	overflow bool  // more than maxSigs field sets
 	keys     int64 // values with field names counted
-
-	// The raw names of the last value and their set: most values of a
-	// template name the same fields in the same order.
-	lastRaw []string
-	last    *fieldSet
 }
 
 // fieldSet is one field set of a census.
@@ -54,27 +52,20 @@ func (c *census) add(raw []string, key string, db int, bytes int64, budget int) 
 	if c.overflow {
 		return 0
 	}
-	s := c.last
-	if s == nil || !slices.Equal(raw, c.lastRaw) {
-		h, n := fieldSetHash(raw)
-		if n == 0 {
-			return 0
+	h, n := fieldSetHash(raw)
+	if n == 0 {
+		return 0
+	}
+	if c.sigs == nil {
+		c.sigs = map[uint64]*fieldSet{}
+	}
+	s := c.sigs[h]
+	if s == nil {
+		if len(c.sigs) >= maxSigs {
+			return -c.drop()
 		}
-		if c.sigs == nil {
-			c.sigs = map[uint64]*fieldSet{}
-		}
-		if s = c.sigs[h]; s == nil {
-			if len(c.sigs) >= maxSigs {
-				return -c.drop()
-			}
-			s = &fieldSet{names: normalizeFields(raw)}
-			c.sigs[h] = s
-		}
-		c.last = s
-		c.lastRaw = c.lastRaw[:0]
-		for _, r := range raw {
-			c.lastRaw = append(c.lastRaw, strings.Clone(r))
-		}
+		s = &fieldSet{names: normalizeFields(raw)}
+		c.sigs[h] = s
 	}
 	c.keys++
 	s.count++
@@ -100,7 +91,7 @@ func (c *census) drop() int {
 		n += len(s.keys)
 	}
 	c.overflow = true
-	c.sigs, c.last, c.lastRaw = nil, nil, nil
+	c.sigs = nil
 	return n
 }
 
@@ -161,60 +152,121 @@ func (c *census) sets() []*fieldSet {
 // names of raw (the set normalizeFields makes, without allocating) and
 // its size; the reserved __ns__ and empty names are left out.
 func fieldSetHash(raw []string) (uint64, int) {
+	// Names without digits are their own normal form: two of them hash
+	// alike only when they are equal, which a hash's field names never
+	// are. Only names that normalize (u1001, u1002 → u#) can repeat, so
+	// only they are looked up among the names seen.
 	var seen [maxFieldsPerKey]uint64
-	n := 0
+	n, norm := 0, 0
 	var sum uint64
 	for _, f := range raw {
 		if f == "" || f == "__ns__" {
 			continue
 		}
-		h := normalizedHash(f)
-		if slices.Contains(seen[:n], h) {
-			continue
+		if len(f) > maxFieldName {
+			f = f[:maxFieldName]
 		}
-		if n == len(seen) {
+		h, maybe := wordHash(f)
+		if maybe {
+			h = normalizedHash(f)
+			if slices.Contains(seen[:norm], h) {
+				continue
+			}
+			seen[norm] = h
+			norm++
+		}
+		if n == maxFieldsPerKey {
 			break
 		}
-		seen[n] = h
 		n++
-		sum += mix64(h)
+		sum += h
 	}
 	return sum, n
 }
 
 // normalizedHash hashes the name normalizeFields makes of f: runs of
 // letters and digits holding a digit read as '#', at most maxFieldName
-// bytes of f.
+// bytes of f. A name without digits (most are) is its own normal form
+// and is hashed in place, eight bytes at a time, while the same words
+// are tested for digits.
 func normalizedHash(f string) uint64 {
 	if len(f) > maxFieldName {
 		f = f[:maxFieldName]
 	}
-	h := uint64(14695981039346656037)
-	put := func(c byte) {
-		h ^= uint64(c)
-		h *= 1099511628211
+	if h, maybeDigit := wordHash(f); !maybeDigit {
+		return h
 	}
+	var buf [maxFieldName]byte
+	n := 0
 	for i := 0; i < len(f); {
 		if !isAlnum(f[i]) {
-			put(f[i])
+			buf[n] = f[i]
+			n++
 			i++
 			continue
 		}
-		j, digit := i, false
+		j, hasDigit := i, false
 		for j < len(f) && isAlnum(f[j]) {
-			digit = digit || (f[j] >= '0' && f[j] <= '9')
+			hasDigit = hasDigit || f[j]-'0' <= 9
 			j++
 		}
-		if digit {
-			put('#')
+		if hasDigit {
+			buf[n] = '#'
+			n++
 		} else {
-			for k := i; k < j; k++ {
-				put(f[k])
-			}
+			n += copy(buf[n:], f[i:j])
 		}
 		i = j
 	}
+	h, _ := wordHash(unsafe.String(&buf[0], n)) // n > 0: f is not empty
 	return h
+}
+
+// wordHash hashes a short name with a few overlapping loads and one
+// multiply per eight bytes, and reports whether the name may hold an
+// ASCII digit or '#' (never false when it does; a few bytes over 0x80
+// answer true too, and the caller then takes the exact way).
+func wordHash(s string) (uint64, bool) {
+	const m = 0x9e3779b97f4a7c15
+	n := len(s)
+	h := uint64(n) * m
+	var dig uint64
+	switch {
+	case n >= 8:
+		for i := 0; i+8 < n; i += 8 {
+			x := swar.Load(s, i)
+			dig |= digitLanes(x)
+			h = (h ^ x) * m
+			h ^= h >> 29
+		}
+		x := swar.Load(s, n-8) // the last eight bytes, overlapping the last word
+		dig |= digitLanes(x)
+		h = (h ^ x) * m
+	case n >= 4:
+		x := uint64(le32(s)) | uint64(le32(s[n-4:]))<<32
+		dig = digitLanes(x)
+		h = (h ^ x) * m
+	default:
+		for i := 0; i < n; i++ {
+			h = (h ^ uint64(s[i])) * m
+			if s[i]-'0' <= 9 || s[i] == '#' {
+				dig = 1
+			}
+		}
+	}
+	h = (h ^ h>>32) * 0xff51afd7ed558ccd // spread before the set's sum
+	return h ^ h>>29, dig != 0
+}
+
+// digitLanes flags the bytes of x holding a digit 0x30..0x39 (and
+// 0xb0..0xb9), or '#', which a normalized name holds.
+func digitLanes(x uint64) uint64 {
+	y := x | swar.Hi
+	return (y-swar.Lo*0x30)&^(y-swar.Lo*0x3a)&swar.Hi | swar.Eq(x, '#')
+}
+
+func le32(s string) uint32 {
+	return uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24
 }
 
 // mix64 is murmur3's finalizer: it spreads a hash before it is summed.

@@ -317,7 +317,7 @@ func selectEntries(s []fentry, k int) {
 // lists are reproducible across runs and aggregators: eight bytes at a
 // time through a multiply and a shift (each step a bijection of the
 // state), then murmur3's finalizer.
-func keyHash(s string) uint64 {
+func keyHash[T string | []byte](s T) uint64 {
 	const m = 0x9e3779b97f4a7c15
 	h := uint64(len(s)) * m
 	for ; len(s) >= 8; s = s[8:] {

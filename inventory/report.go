@@ -165,31 +165,21 @@ const maxSuggestions = 100
 // severity. The groups get the late findings' counts.
 func (a *Aggregator) reportFindings(multi bool, gi groupIndex, groups []report.Group) ([]report.Finding, map[string]report.SeverityCount) {
 	count := map[string]report.SeverityCount{}
-	var out []report.Finding
-	list := func(rule string, t *findTop) {
-		for _, e := range t.kept() {
-			d := &t.details[e.detail]
-			f := report.Finding{Finding: finding.Finding{Rule: rule, Severity: e.sev, Key: e.key, Template: d.template, Owner: d.owner,
-				Message: d.message, Hint: d.hint}, KeyBase64: report.KeyBase64(e.key), Bytes: e.score}
-			if int(e.keyLen) > len(e.key) {
-				f.KeyLen = int(e.keyLen)
-			}
-			if multi {
-				f.DB = intPtr(int(e.db))
-			}
-			out = append(out, f)
-		}
+	type listed struct {
+		rule string
+		t    *findTop
 	}
+	var lists []listed
 	for id, rs := range a.rules {
 		count[id] = sevCount(rs.count)
-		list(id, &rs.kept)
+		lists = append(lists, listed{id, &rs.kept})
 	}
 	for _, lr := range a.lateFindings() {
 		if len(lr.items) == 0 && lr.unlisted == [3]int64{} {
 			continue // no zero rows: a rule is in by_rule only when it found something
 		}
 		t := newFindTop(a.opts.MaxFindings)
-		var n [3]int64
+		n := lr.unlisted
 		for _, it := range lr.items {
 			n[it.ent.sev]++
 			if i, ok := gi[it.group]; ok {
@@ -197,25 +187,68 @@ func (a *Aggregator) reportFindings(multi bool, gi groupIndex, groups []report.G
 			}
 			t.push(it.ent, it.det)
 		}
-		for i, u := range lr.unlisted {
-			n[i] += u
-		}
 		c := count[lr.rule]
 		c.Error, c.Warning, c.Info = c.Error+n[finding.Error], c.Warning+n[finding.Warning], c.Info+n[finding.Info]
 		count[lr.rule] = c
-		list(lr.rule, &t)
+		lists = append(lists, listed{lr.rule, &t})
 	}
-	// By severity (highest first), rule (the rule table's order), bytes
-	// (largest first), then key; the same key twice (a walker's
-	// duplicate) once.
-	slices.SortFunc(out, func(p, q report.Finding) int {
-		return cmp.Or(cmp.Compare(q.Severity, p.Severity), cmp.Compare(report.RuleRank(p.Rule), report.RuleRank(q.Rule)),
-			strings.Compare(p.Rule, q.Rule), cmp.Compare(q.Bytes, p.Bytes), strings.Compare(p.Key, q.Key),
-			cmp.Compare(p.KeyLen, q.KeyLen), cmp.Compare(dbOf(p.DB), dbOf(q.DB)))
+	// The order is sorted on small by-value keys of the kept entries
+	// (sorting the report's findings themselves would move 200 bytes a
+	// swap, and a comparison through pointers misses the cache), then the
+	// findings are written once, in that order: by severity (highest
+	// first), rule (the rule table's order), bytes (largest first), then
+	// key; the same key twice (a walker's duplicate) once.
+	type ref struct {
+		sev   finding.Severity
+		l     int32 // the list: lists are in the rule table's order
+		score int64
+		key   string
+		e     *fentry
+	}
+	n := 0
+	for _, l := range lists {
+		n += len(l.t.kept())
+	}
+	refs := make([]ref, 0, n)
+	slices.SortFunc(lists, func(p, q listed) int {
+		return cmp.Or(cmp.Compare(report.RuleRank(p.rule), report.RuleRank(q.rule)), strings.Compare(p.rule, q.rule))
 	})
-	out = slices.CompactFunc(out, func(p, q report.Finding) bool {
-		return p.Rule == q.Rule && p.Key == q.Key && p.KeyLen == q.KeyLen && dbOf(p.DB) == dbOf(q.DB)
+	for li, l := range lists {
+		ents := l.t.kept()
+		for i := range ents {
+			e := &ents[i]
+			refs = append(refs, ref{sev: e.sev, l: int32(li), score: e.score, key: e.key, e: e})
+		}
+	}
+	slices.SortFunc(refs, func(p, q ref) int {
+		if p.sev != q.sev {
+			return cmp.Compare(q.sev, p.sev)
+		}
+		if p.l != q.l {
+			return cmp.Compare(p.l, q.l)
+		}
+		if p.score != q.score {
+			return cmp.Compare(q.score, p.score)
+		}
+		return cmp.Or(strings.Compare(p.key, q.key), cmp.Compare(p.e.keyLen, q.e.keyLen), cmp.Compare(p.e.db, q.e.db))
 	})
+	refs = slices.CompactFunc(refs, func(p, q ref) bool {
+		return p.l == q.l && p.key == q.key && p.e.keyLen == q.e.keyLen && p.e.db == q.e.db
+	})
+	out := make([]report.Finding, len(refs))
+	for i, r := range refs {
+		l := lists[r.l]
+		e, d := r.e, &l.t.details[r.e.detail]
+		f := &out[i]
+		f.Finding = finding.Finding{Rule: l.rule, Severity: e.sev, Key: e.key, Template: d.template, Owner: d.owner, Message: d.message, Hint: d.hint}
+		f.KeyBase64, f.Bytes = report.KeyBase64(e.key), e.score
+		if int(e.keyLen) > len(e.key) {
+			f.KeyLen = int(e.keyLen)
+		}
+		if multi {
+			f.DB = intPtr(int(e.db))
+		}
+	}
 	return out, count
 }
 
