@@ -168,11 +168,12 @@ func (a *Aggregator) reportFindings(multi bool, gi groupIndex, groups []report.G
 	type listed struct {
 		rule string
 		t    *findTop
+		doc  string
 	}
 	var lists []listed
 	for id, rs := range a.rules {
 		count[id] = sevCount(rs.count)
-		lists = append(lists, listed{id, &rs.kept})
+		lists = append(lists, listed{id, &rs.kept, finding.DocURL(id)})
 	}
 	for _, lr := range a.lateFindings() {
 		if len(lr.items) == 0 && lr.unlisted == [3]int64{} {
@@ -190,7 +191,7 @@ func (a *Aggregator) reportFindings(multi bool, gi groupIndex, groups []report.G
 		c := count[lr.rule]
 		c.Error, c.Warning, c.Info = c.Error+n[finding.Error], c.Warning+n[finding.Warning], c.Info+n[finding.Info]
 		count[lr.rule] = c
-		lists = append(lists, listed{lr.rule, &t})
+		lists = append(lists, listed{lr.rule, &t, finding.DocURL(lr.rule)})
 	}
 	// The order is sorted on small by-value keys of the kept entries
 	// (sorting the report's findings themselves would move 200 bytes a
@@ -241,7 +242,7 @@ func (a *Aggregator) reportFindings(multi bool, gi groupIndex, groups []report.G
 		e, d := r.e, &l.t.details[r.e.detail]
 		f := &out[i]
 		f.Finding = finding.Finding{Rule: l.rule, Severity: e.sev, Key: e.key, Template: d.template, Owner: d.owner, Message: d.message, Hint: d.hint}
-		f.KeyBase64, f.Bytes = report.KeyBase64(e.key), e.score
+		f.KeyBase64, f.Bytes, f.Doc = report.KeyBase64(e.key), e.score, l.doc
 		if int(e.keyLen) > len(e.key) {
 			f.KeyLen = int(e.keyLen)
 		}

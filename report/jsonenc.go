@@ -119,6 +119,7 @@ func (e *findingEncoder) append(b []byte, f *Finding) []byte {
 	if f.Bytes != 0 {
 		b = strconv.AppendInt(appendField(b, "bytes"), f.Bytes, 10)
 	}
+	b = appendStringField(b, "doc", f.Doc)
 	return append(b, "\n    }"...)
 }
 

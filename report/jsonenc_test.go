@@ -70,7 +70,7 @@ func FuzzAppendFindingAsEncoded(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, rule, key, tmpl, msg, hint, file string, line, keyLen int, sev uint8) {
 		c := report.Finding{Finding: finding.Finding{Rule: rule, Severity: finding.Severity(sev), Key: key, Template: tmpl, Owner: hint,
-			Message: msg, Hint: hint, File: file, Line: line, Column: keyLen / 3}, KeyBase64: tmpl, KeyLen: keyLen, Bytes: int64(line) * 7}
+			Message: msg, Hint: hint, File: file, Line: line, Column: keyLen / 3}, KeyBase64: tmpl, KeyLen: keyLen, Bytes: int64(line) * 7, Doc: file}
 		if sev%3 == 1 {
 			db := keyLen % 16
 			c.DB = &db

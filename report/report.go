@@ -153,6 +153,7 @@ type Finding struct {
 	KeyLen    int    `json:"key_len,omitempty"`
 	DB        *int   `json:"db,omitempty"`    // when the source holds more than one database
 	Bytes     int64  `json:"bytes,omitempty"` // the key's memory, when known
+	Doc       string `json:"doc,omitempty"`   // the rule's section in docs/rules.md
 }
 
 // Sample describes a sampled audit.
