@@ -118,7 +118,7 @@ cursor per node for --resume.`)
 	prog.clear()
 	if err != nil {
 		out.close(false)
-		return auditError(err)
+		return auditError(err, conn.TLSConfig != nil)
 	}
 	// The walk's buffers are garbage now: collect them before writing, so
 	// the heap goal starts from the report alone (lower peak RSS).
@@ -192,13 +192,13 @@ func auditVerdict(c report.SeverityCount, threshold finding.Severity) error {
 }
 
 // auditError gives a failure to start one line that says what to do.
-func auditError(err error) error {
+func auditError(err error, tlsUsed bool) error {
 	var ce *audit.ConnectError
 	if errors.As(err, &ce) {
 		if ce.Auth {
 			return fmt.Errorf("%s refused the credentials (%s): check the user and password in --redis (redis://user:password@host:port)", ce.Addr, oneLine(ce.Err.Error()))
 		}
-		return redisError(ce.Addr, ce.Err)
+		return redisErrorTLS(ce.Addr, tlsOf(tlsUsed), ce.Err)
 	}
 	return errors.New(oneLine(err.Error()))
 }
