@@ -90,8 +90,9 @@ func Run(ctx context.Context, reg *registry.Registry, ins []*Input, opts Options
 		procs = max(runtime.GOMAXPROCS(0), 1)
 	}
 	decoders := min(len(ins), procs)
-	pipe := inventory.NewPipeline(reg, opts.Inventory, max(1, min(procs-decoders, 2*decoders, maxAggregators)))
-	pool := make(chan *batch, 2*(decoders+maxAggregators))
+	aggregators := max(1, min(procs-decoders, 2*decoders, maxAggregators))
+	pipe := inventory.NewPipeline(reg, opts.Inventory, aggregators)
+	pool := make(chan *batch, 2*(decoders+aggregators))
 	for range cap(pool) {
 		pool <- &batch{}
 	}

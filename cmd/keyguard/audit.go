@@ -33,19 +33,9 @@ cursor per node for --resume.`)
 	fs.redisFlags(e)
 	fs.outputFlags(reportFormats...)
 	fs.failOnFlag()
-	var (
-		count       = fs.Int("count", audit.DefaultCount, "SCAN COUNT: keys asked for per batch")
-		match       = fs.String("match", "", "audit only keys matching this SCAN `pattern` (glob)")
-		memSamples  = fs.Int("memory-samples", audit.DefaultMemorySamples, "MEMORY USAGE SAMPLES for collections; 0 = every element (exact, slow on big keys)")
-		sample      = fs.Int64("sample", 0, "probe a random subset of about `N` keys and extrapolate (marked as an estimate); 0 = every key")
-		rate        = fs.Float64("rate", 0, "at most `OPS` commands per second, all nodes together; 0 = no limit")
-		db          = fs.Int("db", -1, "database `N` (default: the URL's, else 0)")
-		replicas    = fs.Bool("replicas", false, "walk a replica of each master instead of the master")
-		timeout     = fs.Duration("timeout", 0, "stop after this `duration` and write a partial report (0 = none)")
-		maxFindings = fs.Int("max-findings", inventory.DefaultMaxFindings, "findings listed per rule; the report counts the rest")
-		top         = fs.Int("top", inventory.DefaultTopKeys, "largest keys listed")
-		resume      = fs.String("resume", "", "continue from a partial JSON report `FILE` (its per-node cursors)")
-	)
+	walk := fs.walkFlags()
+	timeout := fs.Duration("timeout", 0, "stop after this `duration` and write a partial report (0 = none)")
+	resume := fs.String("resume", "", "continue from a partial JSON report `FILE` (its per-node cursors)")
 	progressMode := fs.progressFlag()
 	view := fs.reportFlags()
 	pos, err := fs.parse(args)
@@ -55,13 +45,11 @@ cursor per node for --resume.`)
 	if len(pos) > 0 {
 		return usagef("audit takes no arguments; got %q", pos[0])
 	}
-	switch {
-	case *count <= 0:
-		return usagef("--count must be positive")
-	case *memSamples < 0:
-		return usagef("--memory-samples must be 0 (exact) or positive")
-	case *sample < 0, *rate < 0, *timeout < 0, *maxFindings < 0, *top < 0, view.depth < 0:
-		return usagef("--sample, --rate, --timeout, --max-findings, --top and --depth cannot be negative")
+	if err := walk.check(); err != nil {
+		return err
+	}
+	if *timeout < 0 || view.depth < 0 {
+		return usagef("--timeout and --depth cannot be negative")
 	}
 	prog, err := newProgress(e, *progressMode)
 	if err != nil {
@@ -75,25 +63,11 @@ cursor per node for --resume.`)
 	if err != nil {
 		return err
 	}
-	conn := *tgt.opts
-	if *db >= 0 {
-		if tgt.cluster && *db != 0 {
-			return usagef("--db %d: a Redis Cluster has only database 0", *db)
-		}
-		conn.DB = *db
+	target, err := walk.target(tgt)
+	if err != nil {
+		return err
 	}
-	opts := audit.Options{
-		Count:         *count,
-		Match:         *match,
-		MemorySamples: *memSamples,
-		Sample:        *sample,
-		Rate:          *rate,
-		Replicas:      *replicas,
-		Inventory:     inventory.Options{MaxFindings: *maxFindings, TopKeys: *top},
-	}
-	if *memSamples == 0 {
-		opts.MemorySamples = audit.AllSamples
-	}
+	opts := walk.options()
 	if *resume != "" {
 		prev, err := readResume(*resume, tgt.display)
 		if err != nil {
@@ -113,12 +87,11 @@ cursor per node for --resume.`)
 	if prog != nil {
 		opts.Progress = func(p audit.Progress) { prog.show(auditProgressLine(p), false) }
 	}
-	target := audit.Target{Conn: auditConn(&conn), Cluster: tgt.cluster, Seeds: tgt.addrs[1:], Display: tgt.display}
 	res, err := audit.Run(ctx, reg, target, opts)
 	prog.clear()
 	if err != nil {
 		out.close(false)
-		return auditError(err, conn.TLSConfig != nil)
+		return auditError(err, target.Conn.TLS != nil)
 	}
 	// The walk's buffers are garbage now: collect them before writing, so
 	// the heap goal starts from the report alone (lower peak RSS).
@@ -134,7 +107,7 @@ cursor per node for --resume.`)
 	}
 	view.sep = reg.Separator
 	if fs.isSet("top") {
-		view.top = *top
+		view.top = walk.top
 	}
 	if err := writeReport(out, fs.opts.format, rep, *view); err != nil {
 		return err

@@ -9,10 +9,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
-	"github.com/keyguard/keyguard/audit"
 	"github.com/keyguard/keyguard/dashboard"
 	"github.com/keyguard/keyguard/hotkey"
-	"github.com/keyguard/keyguard/inventory"
 	"github.com/keyguard/keyguard/redishook"
 	"github.com/keyguard/keyguard/registry"
 )
@@ -42,17 +40,8 @@ never on a scrape. docs/serve.md has the metrics and alert rules.`)
 		insecure   = fs.Bool("insecure-public", false, "serve a --listen address other machines reach without authentication")
 		writersWin = fs.Duration("writers-window", redishook.DefaultWindow, "SDK writer records younger than this count")
 		hotWin     = fs.Duration("hotkeys-window", hotkey.DefaultReportTTL, "SDK hot-key reports younger than this count")
-
-		count       = fs.Int("count", audit.DefaultCount, "SCAN COUNT: keys asked for per batch")
-		match       = fs.String("match", "", "audit only keys matching this SCAN `pattern` (glob)")
-		memSamples  = fs.Int("memory-samples", audit.DefaultMemorySamples, "MEMORY USAGE SAMPLES for collections; 0 = every element")
-		sample      = fs.Int64("sample", 0, "probe a random subset of about `N` keys per audit and extrapolate; 0 = every key")
-		rate        = fs.Float64("rate", 0, "at most `OPS` commands per second during an audit, all nodes together; 0 = no limit")
-		db          = fs.Int("db", -1, "database `N` (default: the URL's, else 0)")
-		replicas    = fs.Bool("replicas", false, "audit a replica of each master instead of the master")
-		maxFindings = fs.Int("max-findings", inventory.DefaultMaxFindings, "findings listed per rule; the report counts the rest")
-		top         = fs.Int("top", inventory.DefaultTopKeys, "largest keys listed")
 	)
+	walk := fs.walkFlags()
 	pos, err := fs.parse(args)
 	if err != nil {
 		return err
@@ -63,14 +52,13 @@ never on a scrape. docs/serve.md has the metrics and alert rules.`)
 	switch {
 	case *interval <= 0:
 		return usagef("--interval must be positive, such as 10m")
-	case *count <= 0:
-		return usagef("--count must be positive")
-	case *memSamples < 0:
-		return usagef("--memory-samples must be 0 (exact) or positive")
 	case *history <= 0:
 		return usagef("--history must be positive")
-	case *timeout < 0, *sample < 0, *rate < 0, *maxFindings < 0, *top < 0, *writersWin <= 0, *hotWin <= 0:
-		return usagef("--audit-timeout, --sample, --rate, --max-findings and --top cannot be negative; the windows must be positive")
+	case *timeout < 0, *writersWin <= 0, *hotWin <= 0:
+		return usagef("--audit-timeout cannot be negative; the windows must be positive")
+	}
+	if err := walk.check(); err != nil {
+		return err
 	}
 	access := dashboard.Access{Token: *token}
 	if *basic != "" {
@@ -89,17 +77,9 @@ never on a scrape. docs/serve.md has the metrics and alert rules.`)
 	if err != nil {
 		return err
 	}
-	conn := *tgt.opts
-	if *db >= 0 {
-		if tgt.cluster && *db != 0 {
-			return usagef("--db %d: a Redis Cluster has only database 0", *db)
-		}
-		conn.DB = *db
-	}
-	opts := audit.Options{Count: *count, Match: *match, MemorySamples: *memSamples, Sample: *sample, Rate: *rate, Replicas: *replicas,
-		Inventory: inventory.Options{MaxFindings: *maxFindings, TopKeys: *top}}
-	if *memSamples == 0 {
-		opts.MemorySamples = audit.AllSamples
+	target, err := walk.target(tgt)
+	if err != nil {
+		return err
 	}
 	client := tgt.client() // for the SDK's records; not checked now: the server starts even while Redis is down
 	defer client.Close()
@@ -108,7 +88,7 @@ never on a scrape. docs/serve.md has the metrics and alert rules.`)
 	pr.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	srv, err := dashboard.New(dashboard.Config{
 		Registry:   reg,
-		Auditor:    dashboard.NewAuditor(reg, audit.Target{Conn: auditConn(&conn), Cluster: tgt.cluster, Seeds: tgt.addrs[1:], Display: tgt.display}, opts),
+		Auditor:    dashboard.NewAuditor(reg, target, walk.options()),
 		Writers:    dashboard.NewWriterSource(client, reg, *writersWin),
 		HotKeys:    dashboard.NewHotKeySource(client, reg, *hotWin, 100),
 		Interval:   *interval,

@@ -1,0 +1,72 @@
+package main
+
+import (
+	"github.com/keyguard/keyguard/audit"
+	"github.com/keyguard/keyguard/inventory"
+)
+
+// walkFlags are the flags of a live audit's walk, shared by audit and
+// serve (which schedules audits).
+type walkFlags struct {
+	count, memSamples, db, maxFindings, top int
+	match                                   string
+	sample                                  int64
+	rate                                    float64
+	replicas                                bool
+}
+
+func (fs *flagSet) walkFlags() *walkFlags {
+	w := &walkFlags{}
+	fs.IntVar(&w.count, "count", audit.DefaultCount, "SCAN COUNT: keys asked for per batch")
+	fs.StringVar(&w.match, "match", "", "audit only keys matching this SCAN `pattern` (glob)")
+	fs.IntVar(&w.memSamples, "memory-samples", audit.DefaultMemorySamples, "MEMORY USAGE SAMPLES for collections; 0 = every element (exact, slow on big keys)")
+	fs.Int64Var(&w.sample, "sample", 0, "probe a random subset of about `N` keys and extrapolate (marked as an estimate); 0 = every key")
+	fs.Float64Var(&w.rate, "rate", 0, "at most `OPS` commands per second, all nodes together; 0 = no limit")
+	fs.IntVar(&w.db, "db", -1, "database `N` (default: the URL's, else 0)")
+	fs.BoolVar(&w.replicas, "replicas", false, "walk a replica of each master instead of the master")
+	fs.IntVar(&w.maxFindings, "max-findings", inventory.DefaultMaxFindings, "findings listed per rule; the report counts the rest")
+	fs.IntVar(&w.top, "top", inventory.DefaultTopKeys, "largest keys listed")
+	return w
+}
+
+// check refuses values no walk can take.
+func (w *walkFlags) check() error {
+	switch {
+	case w.count <= 0:
+		return usagef("--count must be positive")
+	case w.memSamples < 0:
+		return usagef("--memory-samples must be 0 (exact) or positive")
+	case w.sample < 0, w.rate < 0, w.maxFindings < 0, w.top < 0:
+		return usagef("--sample, --rate, --max-findings and --top cannot be negative")
+	}
+	return nil
+}
+
+// target is the audit's target: the --redis URL with --db applied.
+func (w *walkFlags) target(tgt *redisTarget) (audit.Target, error) {
+	conn := auditConn(tgt.opts)
+	if w.db >= 0 {
+		if tgt.cluster && w.db != 0 {
+			return audit.Target{}, usagef("--db %d: a Redis Cluster has only database 0", w.db)
+		}
+		conn.DB = w.db
+	}
+	return audit.Target{Conn: conn, Cluster: tgt.cluster, Seeds: tgt.addrs[1:], Display: tgt.display}, nil
+}
+
+// options are the walk's audit options.
+func (w *walkFlags) options() audit.Options {
+	o := audit.Options{
+		Count:         w.count,
+		Match:         w.match,
+		MemorySamples: w.memSamples,
+		Sample:        w.sample,
+		Rate:          w.rate,
+		Replicas:      w.replicas,
+		Inventory:     inventory.Options{MaxFindings: w.maxFindings, TopKeys: w.top},
+	}
+	if w.memSamples == 0 {
+		o.MemorySamples = audit.AllSamples
+	}
+	return o
+}
