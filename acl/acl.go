@@ -25,6 +25,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/keyguard/keyguard/internal/glob"
 	"github.com/keyguard/keyguard/keytmpl"
 	"github.com/keyguard/keyguard/registry"
 )
@@ -157,7 +158,7 @@ func Glob(t *keytmpl.Template) string {
 	sep := string(t.Separator())
 	for i, seg := range t.Segments() {
 		if i > 0 {
-			b.WriteString(escape(sep))
+			b.WriteString(glob.Escape(sep))
 		}
 		for _, p := range seg.Parts {
 			if p.IsPlaceholder() {
@@ -166,24 +167,8 @@ func Glob(t *keytmpl.Template) string {
 				}
 				continue
 			}
-			b.WriteString(escape(p.Lit))
+			b.WriteString(glob.Escape(p.Lit))
 		}
-	}
-	return b.String()
-}
-
-// escape backslash-escapes the glob metacharacters of Redis' stringmatchlen.
-func escape(s string) string {
-	if !strings.ContainsAny(s, `*?[]\`) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case '*', '?', '[', ']', '\\':
-			b.WriteByte('\\')
-		}
-		b.WriteByte(s[i])
 	}
 	return b.String()
 }

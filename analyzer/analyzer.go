@@ -91,7 +91,7 @@ func newAnalyzer(classifier func() (*keyshape.Classifier, error)) *analysis.Anal
 	a := &analysis.Analyzer{
 		Name:      Name,
 		Doc:       doc,
-		URL:       "https://github.com/keyguard/keyguard/blob/main/docs/scan-code.md",
+		URL:       finding.HelpURI("", finding.RawKey),
 		FactTypes: []analysis.Fact{new(KeyParams)},
 		Flags:     *flag.NewFlagSet(Name, flag.ContinueOnError),
 	}
@@ -161,7 +161,7 @@ func (p *pkg) diagnose(arg ast.Expr, s keyshape.Shape, f *ast.File) {
 		End:      arg.End(),
 		Category: fd.Rule,
 		Message:  fd.Rule + ": " + fd.Message,
-		URL:      "https://github.com/keyguard/keyguard/blob/main/docs/scan-code.md#" + anchor(fd.Rule),
+		URL:      finding.HelpURI("", fd.Rule),
 	}
 	if fd.Hint != "" {
 		d.Message += "; " + fd.Hint
@@ -173,8 +173,6 @@ func (p *pkg) diagnose(arg ast.Expr, s keyshape.Shape, f *ast.File) {
 	}
 	p.pass.Report(d)
 }
-
-func anchor(rule string) string { return rule }
 
 // callee is the function a call calls, or nil (a func value, a builtin, a
 // conversion).

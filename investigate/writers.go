@@ -256,7 +256,7 @@ func bestMove(reg *registry.Registry, e *registry.Entry, key string, w *Writer) 
 	var src string
 	if e != nil {
 		caps = map[string]string{}
-		c, _ := e.Template.Match(key)
+		_, c := reg.Classify(key) // a hot key's copy too (key#n)
 		for _, x := range c {
 			caps[x.Name] = x.Value
 		}

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/keyguard/keyguard/guard"
+	"github.com/keyguard/keyguard/internal/jsonkeys"
 	"github.com/keyguard/keyguard/rediscmd"
 	"github.com/keyguard/keyguard/registry"
 )
@@ -133,7 +134,7 @@ func writtenFields(kind uint8, cmd string, args []any, pos int, guardSHA string,
 			return true // the server refuses the arity
 		}
 		s, ok := rediscmd.ArgText(args[at])
-		return ok && jsonObjectKeys(s, fn)
+		return ok && jsonkeys.Valid(s, fn)
 	}
 	return true
 }

@@ -13,9 +13,6 @@ import (
 	"github.com/keyguard/keyguard/finding"
 )
 
-// DocsURL is where the rules are explained.
-const DocsURL = "https://github.com/keyguard/keyguard/blob/main/docs/scan-code.md"
-
 type sarifRule struct {
 	ID               string         `json:"id"`
 	Name             string         `json:"name"`
@@ -48,9 +45,9 @@ var rules = []sarifRule{
 		FullDescription:  sarifText{"A Redis call builds its key by concatenation or formatting. The key belongs to a registered template: build it with the function keyguard gen generates for that template, so its values are checked and its owner, type and TTL travel with it."},
 		Help: sarifHelp{
 			Text:     "Replace the hand-built key with the generated builder the message names (keyguard gen --lang go|java|python|ts writes it). If the key's end is built elsewhere, build the whole key with the builder where it is made.",
-			Markdown: "Replace the hand-built key with the generated builder the message names, e.g. `keys.OrderBase(id).String()` in Go (`keyguard gen --lang go|java|python|ts` writes it). See [scan-code](" + DocsURL + "#raw-key).",
+			Markdown: "Replace the hand-built key with the generated builder the message names, e.g. `keys.OrderBase(id).String()` in Go (`keyguard gen --lang go|java|python|ts` writes it). See [raw-key](" + finding.HelpURI("", finding.RawKey) + ").",
 		},
-		HelpURI: DocsURL + "#raw-key", Default: sarifLevel{"warning"},
+		HelpURI: finding.HelpURI("", finding.RawKey), Default: sarifLevel{"warning"},
 		Properties: map[string]any{"tags": []string{"redis", "keyguard", "maintainability"}, "precision": "high"},
 	},
 	{
@@ -59,9 +56,9 @@ var rules = []sarifRule{
 		FullDescription:  sarifText{"A Redis call uses a key that no template of keyguard.yaml can produce: nobody owns it, it has no declared type or TTL, and it may collide with another team's keys."},
 		Help: sarifHelp{
 			Text:     "Declare the template in keyguard.yaml (keyguard scan-code --suggest writes the entry to paste), or use a key of a registered template through the generated builder.",
-			Markdown: "Declare the template in `keyguard.yaml` (`keyguard scan-code --suggest` writes the entry to paste), or use a key of a registered template through the generated builder. See [scan-code](" + DocsURL + "#unregistered-code).",
+			Markdown: "Declare the template in `keyguard.yaml` (`keyguard scan-code --suggest` writes the entry to paste), or use a key of a registered template through the generated builder. See [unregistered-code](" + finding.HelpURI("", finding.UnregisteredCode) + ").",
 		},
-		HelpURI: DocsURL + "#unregistered-code", Default: sarifLevel{"error"},
+		HelpURI: finding.HelpURI("", finding.UnregisteredCode), Default: sarifLevel{"error"},
 		Properties: map[string]any{"tags": []string{"redis", "keyguard", "correctness"}, "precision": "high"},
 	},
 }

@@ -189,62 +189,6 @@ func TestShortOut(t *testing.T) {
 	}
 }
 
-func TestParseDuration(t *testing.T) {
-	for _, tt := range []struct {
-		in   string
-		want time.Duration
-	}{
-		{"7d", 7 * 24 * time.Hour},
-		{"1d12h", 36 * time.Hour},
-		{"1.5d", 36 * time.Hour},
-		{"2d3h4m5s", 51*time.Hour + 4*time.Minute + 5*time.Second},
-		{"90s", 90 * time.Second},
-		{"1h30m", 90 * time.Minute},
-		{"250ms", 250 * time.Millisecond},
-		{"0", 0},
-		{"-1d", -24 * time.Hour},
-		{" 24h ", 24 * time.Hour},
-	} {
-		got, err := parseDuration(tt.in)
-		if err != nil || got != tt.want {
-			t.Errorf("parseDuration(%q) = %v, %v; want %v", tt.in, got, err, tt.want)
-		}
-	}
-	for _, bad := range []string{"", "d", "7", "3x", "1h1d", "d1h", "1d-1h", "1e3d", "infd", "0x10d", "1d1d", "106752d", "1_0d"} {
-		if got, err := parseDuration(bad); err == nil {
-			t.Errorf("parseDuration(%q) = %v, want an error", bad, got)
-		}
-	}
-	for _, d := range []time.Duration{0, time.Second, 90 * time.Minute, 24 * time.Hour, 36 * time.Hour, 7 * 24 * time.Hour, 8*24*time.Hour + 5*time.Second} {
-		if got, err := parseDuration(formatDuration(d)); err != nil || got != d {
-			t.Errorf("parseDuration(formatDuration(%v) = %q) = %v, %v", d, formatDuration(d), got, err)
-		}
-	}
-}
-
-// FuzzParseDuration holds parseDuration to time.ParseDuration where Go's
-// form applies, and to formatDuration's output.
-func FuzzParseDuration(f *testing.F) {
-	for _, s := range []string{"7d", "1d12h", "1.5d", "90s", "-1d", "1h1d", "0", "1d-1h", "9223372036854775807ns"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		got, err := parseDuration(s)
-		if !strings.Contains(s, "d") {
-			want, werr := time.ParseDuration(strings.TrimSpace(s))
-			if (err == nil) != (werr == nil) || (err == nil && got != want) {
-				t.Fatalf("parseDuration(%q) = %v, %v; time.ParseDuration: %v, %v", s, got, err, want, werr)
-			}
-		}
-		if err == nil && got >= 0 && got%time.Second == 0 {
-			back, err := parseDuration(formatDuration(got))
-			if err != nil || back != got {
-				t.Fatalf("%q: %v formats as %q, which reads as %v, %v", s, got, formatDuration(got), back, err)
-			}
-		}
-	})
-}
-
 func TestDurationFlagTakesDays(t *testing.T) {
 	fs := newFlags(&env{stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}, getenv: func(string) string { return "" }}, "x", "x", "")
 	d := fs.Duration("window", time.Hour, "how far back")
