@@ -79,7 +79,7 @@ func (a *Aggregator) Classify(key string) Class {
 // wantsFields reports whether a key of class cl may enter a field sample
 // now: the aggregator's own answer, which the hints publish.
 func (a *Aggregator) wantsFields(key string, cl *Class) bool {
-	if len(key) > maxSampleKey {
+	if len(key) > maxSampleKey || a.opts.SkipFields {
 		return false
 	}
 	var fs *fieldState

@@ -165,3 +165,44 @@ func TestClassifyDoesNotInferTwice(t *testing.T) {
 		t.Errorf("Classify+Add allocates %.1f times per key, Add alone %.1f", both, alone)
 	}
 }
+
+// TestSkipFields: with SkipFields no key is asked for its field names,
+// field names that come anyway are not counted, and the report says the
+// value-format rules were not checked.
+func TestSkipFields(t *testing.T) {
+	reg := loadReg(t)
+	promo := []string{"activityId", "discountType", "discountValue"}
+	order := []string{"couponAmount", "promoTotal"}
+	var rs []*inventory.Record
+	for i := range 400 {
+		fs := promo
+		switch {
+		case i%100 == 7:
+			fs = append(append([]string(nil), promo...), order...)
+		case i >= 300:
+			fs = order
+		}
+		rs = append(rs, rec(fmt.Sprintf("promo:sku:%d", i), fields(fs...)))
+	}
+	value := func(r *inventory.Record) []string { return r.Fields }
+	for _, skip := range []bool{false, true} {
+		agg := inventory.New(reg, inventory.Options{SkipFields: skip})
+		hinted := inventory.NewClassifier(reg, agg.FieldHint())
+		asked := walk(agg, rs[:200], 50, value)
+		for _, r := range rs[200:] {
+			if skip && hinted.Classify(r.Key).Fields {
+				t.Fatalf("SkipFields: the hint asks for the fields of %s", r.Key)
+			}
+			add(agg, r) // the fields come with the record, asked or not
+		}
+		rep := agg.Report(meta())
+		mixed := rep.Summary.ByRule["mixed-schema"]
+		noted := bytes.Contains([]byte(fmt.Sprint(rep.Notes)), []byte("value formats were not read"))
+		switch {
+		case skip && (asked != 0 || mixed != 0 || !noted):
+			t.Errorf("SkipFields: %d keys asked, %d mixed-schema findings, noted %v; want 0, 0, true", asked, mixed, noted)
+		case !skip && (asked == 0 || mixed == 0 || noted):
+			t.Errorf("default: %d keys asked, %d mixed-schema findings, noted %v; want some, some, false", asked, mixed, noted)
+		}
+	}
+}

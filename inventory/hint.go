@@ -26,6 +26,10 @@ func (a *Aggregator) FieldHint() *FieldHint {
 	if a.hint == nil {
 		h := &FieldHint{ask: make([]atomic.Bool, len(a.reg.Entries))}
 		a.hint = h
+		if a.opts.SkipFields {
+			h.closed.Store(true) // every ask stays false
+			return h
+		}
 		for i := range a.entries {
 			a.publish(&a.entries[i])
 		}
@@ -54,7 +58,7 @@ func (h *FieldHint) mayNeedFields(key string, cl *Class) bool {
 // publish stores whether g's template or family is still asked for field
 // names, after its census or its miss count changed.
 func (a *Aggregator) publish(g *group) {
-	if a.hint == nil || g.fs == nil {
+	if a.hint == nil || g.fs == nil || a.opts.SkipFields {
 		return
 	}
 	fs := g.fs

@@ -36,6 +36,12 @@ type Options struct {
 	// Extensions beyond the shared API.
 	HotFreqFloor int // LFU counter a top-set key needs to be a hot-key finding; default 32 (a few thousand recent hits)
 	MaxGroups    int // inferred families of unregistered keys before folding into "(other)"; default 10000
+
+	// SkipFields: read no value's field names (no census: the schema
+	// and mixed-schema rules are not checked, suggestions list no
+	// fields). The walkers then skip the field reads, which are most of
+	// what checking value formats costs.
+	SkipFields bool
 }
 
 // Defaults.
@@ -50,16 +56,16 @@ const (
 // Bounds on what is retained per key, so that a 1 MB key name cannot
 // multiply through the capped lists.
 const (
-	maxKeepKey          = 1024 // bytes of a key name kept in findings and top lists
-	maxGroupName        = 256  // longer inferred templates are counted in "(other)"
-	maxKeepText         = 512  // message and hint bytes kept
-	maxFieldsPerKey     = 32   // field names kept per sampled key
-	maxFieldName        = 64   // bytes of a field name kept
-	maxSampleKey        = 512  // keys longer than this are not sampled for fields
-	maxFieldBytes       = 512  // bytes of field names kept per sampled key
-	maxFamilyCensuses   = 64   // inferred families that get a field census
-	fieldMissLimit      = 32   // asked keys without field names before a template or family may be given up
-	maxInferredMisses   = maxFamilyCensuses * fieldMissLimit
+	maxKeepKey        = 1024 // bytes of a key name kept in findings and top lists
+	maxGroupName      = 256  // longer inferred templates are counted in "(other)"
+	maxKeepText       = 512  // message and hint bytes kept
+	maxFieldsPerKey   = 32   // field names kept per sampled key
+	maxFieldName      = 64   // bytes of a field name kept
+	maxSampleKey      = 512  // keys longer than this are not sampled for fields
+	maxFieldBytes     = 512  // bytes of field names kept per sampled key
+	maxFamilyCensuses = 64   // inferred families that get a field census
+	fieldMissLimit    = 32   // asked keys without field names before a template or family may be given up
+	maxInferredMisses = maxFamilyCensuses * fieldMissLimit
 )
 
 func (o Options) withDefaults() Options {

@@ -327,6 +327,9 @@ func (a *Aggregator) notes(have []string, x func(int64) int64) []string {
 		notes = append(notes, fmt.Sprintf("%s unregistered keys with inferred templates over %d bytes are counted in the group %s",
 			report.HumanCount(x(a.foldedLong)), maxGroupName, report.OtherGroup))
 	}
+	if a.opts.SkipFields {
+		notes = append(notes, "value formats were not read, on request: the schema and mixed-schema rules were not checked")
+	}
 	notes = append(notes, a.censusNotes()...)
 	if a.t.bytesUnknown > 0 {
 		notes = append(notes, fmt.Sprintf("memory of %s keys unknown: not included in bytes", report.HumanCount(x(a.t.bytesUnknown))))

@@ -5,8 +5,16 @@
 // classification, no element counts, no report. What the servers' single
 // threads allow.
 //
+// With -fields it also reads what keyguard's field census reads: the field
+// names of every hash (HRANDFIELD key 32) and the head of every string
+// (GETRANGE key 0 4095), sent in the next batch's pipeline once TYPE has
+// answered — the floor of an audit that reads value formats. (It reads
+// more than keyguard, which stops reading the strings of a template once
+// they show no JSON.)
+//
 //	go run ./bench/auditbare -addr 127.0.0.1:6379
 //	go run ./bench/auditbare -cluster -addr 127.0.0.1:7000
+//	go run ./bench/auditbare -fields -addr 127.0.0.1:6379
 package main
 
 import (
@@ -27,6 +35,7 @@ func main() {
 	cluster := flag.Bool("cluster", false, "walk every master of the cluster -addr belongs to")
 	count := flag.Int("count", 1000, "SCAN COUNT")
 	samples := flag.Int("samples", 5, "MEMORY USAGE SAMPLES")
+	fields := flag.Bool("fields", false, "also read hash field names (HRANDFIELD key 32) and string heads (GETRANGE key 0 4095)")
 	flag.Parse()
 	ctx := context.Background()
 	nodes := []string{*addr}
@@ -44,7 +53,7 @@ func main() {
 	var failed error
 	for _, n := range nodes {
 		wg.Go(func() {
-			k, b, err := walk(ctx, n, strconv.Itoa(*count), strconv.Itoa(*samples))
+			k, b, err := walk(ctx, n, strconv.Itoa(*count), strconv.Itoa(*samples), *fields)
 			mu.Lock()
 			defer mu.Unlock()
 			keys += k
@@ -71,17 +80,20 @@ func read(c *resp.Conn) (resp.Reply, error) {
 	return rp, err
 }
 
-func walk(ctx context.Context, addr, count, samples string) (keys, bytes int64, err error) {
+func walk(ctx context.Context, addr, count, samples string, fields bool) (keys, bytes int64, err error) {
 	c, err := resp.Dial(ctx, resp.Config{}, addr, resp.Session{})
 	if err != nil {
 		return 0, 0, err
 	}
 	defer c.Close()
 	typ, pttl, mem := resp.NewKeyCmd([]string{"TYPE"}), resp.NewKeyCmd([]string{"PTTL"}), resp.NewKeyCmd([]string{"MEMORY", "USAGE"}, "SAMPLES", samples)
+	hfields, head := resp.NewKeyCmd([]string{"HRANDFIELD"}, "32"), resp.NewKeyCmd([]string{"GETRANGE"}, "0", "4095")
 	cursor := "0"
 	var batch []string
+	var probes []resp.KeyCmd // the field probes of the last batch, by key
+	var probed []string
 	scanning := true
-	for scanning || len(batch) > 0 {
+	for scanning || len(batch) > 0 || len(probed) > 0 {
 		if err := c.Begin(ctx); err != nil {
 			return keys, bytes, err
 		}
@@ -92,6 +104,9 @@ func walk(ctx context.Context, addr, count, samples string) (keys, bytes int64, 
 			c.Key(typ, k)
 			c.Key(pttl, k)
 			c.Key(mem, k)
+		}
+		for i, k := range probed {
+			c.Key(probes[i], k)
 		}
 		c.Take()
 		if err := c.Flush(); err != nil {
@@ -104,21 +119,49 @@ func walk(ctx context.Context, addr, count, samples string) (keys, bytes int64, 
 			}
 			scanning = cursor != "0"
 		}
-		for range batch {
+		var nextProbes []resp.KeyCmd
+		var nextProbed []string
+		for _, k := range batch {
 			for j := range 3 {
 				rp, err := read(c)
 				if err != nil {
 					return keys, bytes, err
 				}
-				if j == 2 {
+				switch {
+				case j == 0 && fields && string(rp.Str) == "hash":
+					nextProbes, nextProbed = append(nextProbes, hfields), append(nextProbed, k)
+				case j == 0 && fields && string(rp.Str) == "string":
+					nextProbes, nextProbed = append(nextProbes, head), append(nextProbed, k)
+				case j == 2:
 					bytes += rp.N
 				}
 			}
 		}
+		for range probed {
+			if err := skip(c); err != nil {
+				return keys, bytes, err
+			}
+		}
 		keys += int64(len(batch))
-		batch = next
+		batch, probes, probed = next, nextProbes, nextProbed
 	}
 	return keys, bytes, nil
+}
+
+// skip reads one reply and the elements of an array reply.
+func skip(c *resp.Conn) error {
+	rp, err := read(c)
+	if err != nil {
+		return err
+	}
+	if rp.Kind == '*' {
+		for range rp.N {
+			if err := skip(c); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // scanReply reads SCAN's reply: the next cursor and the keys.

@@ -35,6 +35,7 @@ the byte offset where each file stopped.`)
 		db          = fs.Int("db", -1, "report only database `N`; -1 every database")
 		maxFindings = fs.Int("max-findings", inventory.DefaultMaxFindings, "findings listed per rule; the report counts the rest")
 		top         = fs.Int("top", inventory.DefaultTopKeys, "largest keys listed")
+		fields      = fs.Bool("fields", true, "read the field names of every hash and JSON value (the schema and mixed-schema rules); --fields=false skips them: faster, those rules unchecked")
 	)
 	progressMode := fs.progressFlag()
 	view := fs.reportFlags()
@@ -69,7 +70,7 @@ the byte offset where each file stopped.`)
 		return err
 	}
 	opts := snapshot.Options{
-		Inventory: inventory.Options{MaxFindings: *maxFindings, TopKeys: *top},
+		Inventory: inventory.Options{MaxFindings: *maxFindings, TopKeys: *top, SkipFields: !*fields},
 		DB:        *db,
 		Match:     *match,
 		TuneGC:    e.getenv("GOGC") == "",

@@ -12,7 +12,7 @@ type walkFlags struct {
 	match                                   string
 	sample                                  int64
 	rate                                    float64
-	replicas                                bool
+	replicas, fields                        bool
 }
 
 func (fs *flagSet) walkFlags() *walkFlags {
@@ -26,6 +26,7 @@ func (fs *flagSet) walkFlags() *walkFlags {
 	fs.BoolVar(&w.replicas, "replicas", false, "walk a replica of each master instead of the master")
 	fs.IntVar(&w.maxFindings, "max-findings", inventory.DefaultMaxFindings, "findings listed per rule; the report counts the rest")
 	fs.IntVar(&w.top, "top", inventory.DefaultTopKeys, "largest keys listed")
+	fs.BoolVar(&w.fields, "fields", true, "read the field names of every hash and JSON value (the schema and mixed-schema rules); --fields=false skips them: faster, those rules unchecked")
 	return w
 }
 
@@ -63,7 +64,7 @@ func (w *walkFlags) options() audit.Options {
 		Sample:        w.sample,
 		Rate:          w.rate,
 		Replicas:      w.replicas,
-		Inventory:     inventory.Options{MaxFindings: w.maxFindings, TopKeys: w.top},
+		Inventory:     inventory.Options{MaxFindings: w.maxFindings, TopKeys: w.top, SkipFields: !w.fields},
 	}
 	if w.memSamples == 0 {
 		o.MemorySamples = audit.AllSamples
