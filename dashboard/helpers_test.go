@@ -163,7 +163,8 @@ func smallReport(at time.Time) *Report {
 			ByRule: map[string]int64{"no-ttl": 2, "unregistered": 12, "hot-key": 1}},
 		Groups: []reportGroup{
 			{Name: "order:order:{orderId:int}:base", Kind: "template", Owner: "order-team", Domain: "order", Keys: 80, Bytes: 40000, NoTTL: 2,
-				Types: map[string]int64{"hash": 80}, WithTTL: 78, Findings: 2},
+				Types: map[string]int64{"hash": 80}, WithTTL: 78, Findings: 2,
+				TTLHistogram: []reportTTLBucket{{Label: "1m-1h", Keys: 78, Bytes: 39000}, {Label: "no TTL", Keys: 2, Bytes: 1000}}},
 			{Name: "promo:sku:{skuId:int}", Kind: "template", Owner: "promo-team", Domain: "promo", Keys: 38, Bytes: 20000,
 				Types: map[string]int64{"hash": 38}, WithTTL: 38, Findings: 1},
 			{Name: "legacy:user:{id:int}:token", Kind: "prefix", Keys: 12, Bytes: 4000, NoTTL: 12, Types: map[string]int64{"string": 12},

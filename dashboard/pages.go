@@ -486,6 +486,7 @@ type templateBody struct {
 	T             *TemplateRow
 	Trends        []trend
 	TTL           template.HTML
+	Hist          template.HTML // keys by remaining TTL; empty without the report's per-group histogram
 	Findings      []FindingRow
 	FindingsTotal int
 	FindingsURL   string
@@ -510,6 +511,9 @@ func (s *Server) templatePage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	b := &templateBody{T: t, TTL: ttlRangeSVG(t), WritersErr: p.Snap.WritersErr, WritersRead: s.writers != nil}
+	if len(t.TTLBars) > 0 {
+		b.Hist = histogramSVG(t.TTLBars)
+	}
 	b.Findings, b.FindingsTotal = p.Snap.Findings(FindingFilter{Template: name}, 0, 50)
 	b.FindingsURL = findingQuery{FindingFilter: FindingFilter{Template: name}}.at(1)
 	b.TopKeysListed = len(p.Snap.TopKeys)

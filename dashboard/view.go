@@ -10,6 +10,7 @@ import (
 
 	"github.com/keyguard/keyguard/finding"
 	"github.com/keyguard/keyguard/registry"
+	"github.com/keyguard/keyguard/report"
 )
 
 // The view model: what the pages, the exporter and the history need from
@@ -102,7 +103,8 @@ type TemplateRow struct {
 	AllowedWriters, Readers   []string
 	Totals
 	WithTTL                int64
-	TTLMin, TTLP50, TTLMax int64 // seconds, of the keys with a TTL
+	TTLMin, TTLP50, TTLMax int64    // seconds, of the keys with a TTL
+	TTLBars                []TTLBar // keys by remaining TTL, in the classes of the keyspace's histogram
 	Findings               int64
 	Writers                []Writer // from the SDK's records
 	HotKeys                int
@@ -254,6 +256,7 @@ func (s *Snapshot) templates(rep *Report, reg *registry.Registry) {
 		t.Totals = Totals{Keys: g.Keys, Bytes: g.Bytes, NoTTL: g.NoTTL}
 		t.WithTTL, t.Findings = g.WithTTL, g.Findings
 		t.TTLMin, t.TTLP50, t.TTLMax = g.TTLSeconds.Min, g.TTLSeconds.P50, g.TTLSeconds.Max
+		t.TTLBars = ttlBars(rep.TTLHistogram, g.TTLHistogram)
 		t.Types = typeCounts(g.Types)
 		if t.Type == "" && len(t.Types) > 0 {
 			t.Type = t.Types[0].Type
@@ -276,6 +279,33 @@ func (s *Snapshot) templates(rep *Report, reg *registry.Registry) {
 	for i := range s.Templates {
 		s.byName[s.Templates[i].Name] = i
 	}
+}
+
+// ttlBars are a group's TTL buckets as bars: every class of the
+// keyspace's histogram in its order (so that every template's chart has
+// the same axis), the group's keys and bytes in each; the group's own
+// buckets as they are when the report has no keyspace histogram.
+func ttlBars(all, group []report.TTLBucket) []TTLBar {
+	if len(group) == 0 {
+		return nil
+	}
+	var out []TTLBar
+	if len(all) == 0 {
+		for _, b := range group {
+			out = append(out, TTLBar{Label: b.Label, Keys: b.Keys, Bytes: b.Bytes})
+		}
+		return out
+	}
+	for _, a := range all {
+		bar := TTLBar{Label: a.Label}
+		for _, b := range group {
+			if b.Label == a.Label {
+				bar.Keys, bar.Bytes = b.Keys, b.Bytes
+			}
+		}
+		out = append(out, bar)
+	}
+	return out
 }
 
 func typeCounts(m map[string]int64) []TypeCount {

@@ -70,7 +70,8 @@ type group struct {
 	findings                  int64 // decided per key
 	types                     [numTypes]int64
 	ttl                       ttlSketch
-	example                   string // families: the key with the smallest hash
+	ttlHist                   [ttlSlots]slot // keys and bytes by TTL class, as the report's histogram
+	example                   string         // families: the key with the smallest hash
 	exampleHash               uint64
 	fs                        *fieldState // nil for "(other)"
 	binary                    bool        // the family's name is not UTF-8: name is escaped
@@ -190,10 +191,12 @@ func (a *Aggregator) Add(r *Record, cl Class) {
 	g.keys++
 	c := ttlClass(r.TTL)
 	a.ttlHist[c].keys++
+	g.ttlHist[c].keys++
 	if r.Bytes >= 0 {
 		a.t.bytes += r.Bytes
 		g.bytes += r.Bytes
 		a.ttlHist[c].bytes += r.Bytes
+		g.ttlHist[c].bytes += r.Bytes
 	} else {
 		a.t.bytesUnknown++
 	}

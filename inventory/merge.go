@@ -101,6 +101,10 @@ func (a *Aggregator) mergeGroup(dst, src *group) {
 		dst.types[i] += src.types[i]
 	}
 	dst.ttl.merge(&src.ttl)
+	for i, s := range src.ttlHist {
+		dst.ttlHist[i].keys += s.keys
+		dst.ttlHist[i].bytes += s.bytes
+	}
 	if src.example != "" && dst.kind == report.KindPrefix && dst.fs != nil && (dst.example == "" || src.exampleHash < dst.exampleHash) {
 		dst.example, dst.exampleHash = src.example, src.exampleHash
 	}

@@ -134,6 +134,11 @@ func (a *Aggregator) reportGroups(rep *report.Report, x func(int64) int64, multi
 		if g.ttl.n > 0 {
 			rg.TTLSeconds = report.TTLStats{Min: ttlSeconds(g.ttl.min), P50: g.ttl.p50(), Max: ttlSeconds(g.ttl.max)}
 		}
+		for i, s := range g.ttlHist {
+			if s.keys > 0 {
+				rg.TTLHistogram = append(rg.TTLHistogram, report.TTLBucket{Label: ttlSlotLabel(i), Keys: x(s.keys), Bytes: x(s.bytes)})
+			}
+		}
 		if g.kind == report.KindPrefix && g.fs != nil && suggested < maxSuggestions {
 			if rg.Suggested = a.suggest(g); rg.Suggested != "" {
 				suggested++

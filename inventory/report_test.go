@@ -377,3 +377,54 @@ func visibleJSON(t testing.TB, rep *report.Report) []byte {
 	}
 	return b.Bytes()
 }
+
+// Each group carries its keys by TTL class; the groups' buckets add up
+// to the report's histogram, and they survive a report's state (resume
+// and merge start from it).
+func TestGroupTTLHistogram(t *testing.T) {
+	reg := loadReg(t)
+	agg := inventory.New(reg, inventory.Options{})
+	for i := range 300 {
+		d := []time.Duration{30 * time.Second, 2 * time.Hour, 3 * 24 * time.Hour, -1}[i%4]
+		add(agg, rec(fmt.Sprintf("promo:sku:%d", i), ttl(d), size(int64(100+i%4), 3)))
+		add(agg, rec(fmt.Sprintf("legacy_%d_token", i), typ("string"), ttl(-1), size(10, 0)))
+	}
+	rep := agg.Report(meta())
+	total := map[string]int64{}
+	found := false
+	for _, g := range rep.Groups {
+		var keys int64
+		for _, b := range g.TTLHistogram {
+			keys += b.Keys
+			total[b.Label] += b.Keys
+			if b.Keys == 0 {
+				t.Errorf("%s: empty bucket %q listed", g.Name, b.Label)
+			}
+		}
+		if keys != g.Keys {
+			t.Errorf("%s: histogram holds %d keys, the group %d", g.Name, keys, g.Keys)
+		}
+		if g.Name == "promo:sku:{skuId:int}" {
+			found = true
+			want := `[{< 1m 75 7500} {1h-4h 75 7575} {1d-7d 75 7650} {no TTL 75 7725}]`
+			if got := fmt.Sprint(g.TTLHistogram); got != want {
+				t.Errorf("promo:sku: %s, want %s", got, want)
+			}
+		}
+	}
+	if !found {
+		t.Fatal("no group promo:sku:{skuId:int}")
+	}
+	for _, b := range rep.TTLHistogram {
+		if total[b.Label] != b.Keys {
+			t.Errorf("%q: groups hold %d keys, the report %d", b.Label, total[b.Label], b.Keys)
+		}
+	}
+	again, err := inventory.FromReport(reg, rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := visibleJSON(t, rep), visibleJSON(t, again.Report(meta())); !bytes.Equal(a, b) {
+		t.Error("the report rebuilt from its state differs")
+	}
+}

@@ -30,6 +30,11 @@ func (a *Aggregator) state() *report.State {
 	a.eachGroup(func(g *group) {
 		sg := report.StateGroup{Kind: g.kind, Name: report.Str(g.name), DB: g.db, Keys: g.keys, Bytes: g.bytes, NoTTL: g.noTTL,
 			Findings: g.findings, Types: g.types[:], TTL: g.ttl.state(), Example: report.Str(g.example)}
+		for i, s := range g.ttlHist {
+			if s.keys > 0 {
+				sg.TTLHistogram = append(sg.TTLHistogram, [3]int64{int64(i), s.keys, s.bytes})
+			}
+		}
 		switch {
 		case g.kind == report.KindPrefix && g.fs == nil:
 			sg.Kind = "other"
@@ -255,6 +260,11 @@ func (a *Aggregator) loadGroups(groups []report.StateGroup) error {
 		g.keys, g.bytes, g.noTTL, g.findings = sg.Keys, sg.Bytes, sg.NoTTL, sg.Findings
 		copy(g.types[:], sg.Types)
 		g.ttl.load(sg.TTL)
+		for _, s := range sg.TTLHistogram {
+			if s[0] >= 0 && s[0] < ttlSlots {
+				g.ttlHist[s[0]] = slot{s[1], s[2]}
+			}
+		}
 		if sg.Example != "" {
 			g.example, g.exampleHash = string(sg.Example), keyHash(string(sg.Example))
 		}

@@ -120,6 +120,10 @@ type Group struct {
 	Findings  int64  `json:"findings"`            // findings on keys of the group
 	Example   string `json:"example,omitempty"`   // prefix groups: one key of the family
 	Suggested string `json:"suggested,omitempty"` // prefix groups: a registry entry to paste under keys:
+
+	// The group's keys by remaining TTL, in the classes of the report's
+	// ttl_histogram; only the classes that hold keys.
+	TTLHistogram []TTLBucket `json:"ttl_histogram,omitempty"`
 }
 
 // TTLStats are remaining TTLs in seconds of the keys that have one; p50

@@ -63,6 +63,8 @@ type StateGroup struct {
 	Types    []int64  `json:"types"`    // by TypeNames
 	TTL      StateTTL `json:"ttl"`
 	Example  Str      `json:"example,omitempty"`
+
+	TTLHistogram [][3]int64 `json:"ttl_histogram,omitempty"` // [slot of the report's ttl_histogram, keys, bytes], the slots that hold keys
 }
 
 // StateTTL is a TTL sketch: count, exact bounds and the log buckets.
