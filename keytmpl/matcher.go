@@ -450,7 +450,6 @@ func scan(key string, sep byte, h uint64) (n int, word, hash uint64) {
 	}
 }
 
-
 // Lookup returns the index of the most specific template matching key, or
 // -1. It does not allocate. Keys may hold any bytes.
 func (m *Matcher) Lookup(key string) int {
