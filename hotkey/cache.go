@@ -415,17 +415,29 @@ func (c *Cache) set(ctx context.Context, s *entState, key, value string) error {
 // setSoft is set, returning the soft deadline written (unix ms, 0 when
 // the template has no logical expiry).
 func (c *Cache) setSoft(ctx context.Context, s *entState, key, value string) (int64, error) {
-	soft := int64(0)
-	if s.soft > 0 {
-		t := time.Now().Add(s.soft)
-		value, soft = encodeLogical(value, t), t.UnixMilli()
+	value, soft := s.wrap(value)
+	return soft, c.invalidateAfter(ctx, s, key, c.store(ctx, s, key, value))
+}
+
+// wrap puts v in a logical-expiry envelope when the template has one, and
+// returns what to store and its soft deadline (unix ms, 0 when none).
+func (s *entState) wrap(v string) (string, int64) {
+	if s.soft <= 0 {
+		return v, 0
 	}
-	err := c.store(ctx, s, key, value)
+	t := time.Now().Add(s.soft)
+	return encodeLogical(v, t), t.UnixMilli()
+}
+
+// invalidateAfter invalidates key after a write or delete that reached
+// Redis: err is the write's, returned as is when no copy was written, and
+// joined with the broadcast's when some were (a *FanoutError).
+func (c *Cache) invalidateAfter(ctx context.Context, s *entState, key string, err error) error {
 	var fe *FanoutError
 	if err != nil && !errors.As(err, &fe) {
-		return 0, err
+		return err
 	}
-	return soft, errors.Join(err, c.invalidate(ctx, s, key))
+	return errors.Join(err, c.invalidate(ctx, s, key))
 }
 
 // store writes value to key or to all its copies, pipelined.
@@ -480,27 +492,26 @@ func (c *Cache) Delete(ctx context.Context, key string) error {
 		return err
 	}
 	ctx = withoutDetection(ctx)
+	return c.invalidateAfter(ctx, s, key, c.remove(ctx, s, key))
+}
+
+// remove deletes key or all its copies, pipelined.
+func (c *Cache) remove(ctx context.Context, s *entState, key string) error {
 	if s.replicas <= 1 {
 		if err := c.rdb.Del(ctx, key).Err(); err != nil {
 			return fmt.Errorf("hotkey: delete %q: %w", clip(key), err)
 		}
-	} else {
-		names := ReplicaKeys(key, s.replicas)
-		// One DEL per copy: the copies are in different slots.
-		cmds, _ := c.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
-			for _, n := range names {
-				p.Del(ctx, n)
-			}
-			return nil
-		})
-		err := c.fanoutResult(s, "delete", key, names, cmds)
-		var fe *FanoutError
-		if err != nil && !errors.As(err, &fe) {
-			return err
-		}
-		return errors.Join(err, c.invalidate(ctx, s, key))
+		return nil
 	}
-	return c.invalidate(ctx, s, key)
+	names := ReplicaKeys(key, s.replicas)
+	// One DEL per copy: the copies are in different slots.
+	cmds, _ := c.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for _, n := range names {
+			p.Del(ctx, n)
+		}
+		return nil
+	})
+	return c.fanoutResult(s, "delete", key, names, cmds)
 }
 
 // Close stops the subscription, the background refreshes and the

@@ -73,11 +73,7 @@ func (c *Cache) loadStore(ctx context.Context, s *entState, key string, load Loa
 		return "", 0, fmt.Errorf("hotkey: load %q: %w", clip(key), err)
 	}
 	s.loadOK.Inc()
-	enc, soft := v, int64(0)
-	if s.soft > 0 {
-		t := time.Now().Add(s.soft)
-		enc, soft = encodeLogical(v, t), t.UnixMilli()
-	}
+	enc, soft := s.wrap(v)
 	if err := c.store(ctx, s, key, enc); err != nil {
 		c.log.Warn("keyguard: loaded value not stored", "template", s.tmpl, "err", err)
 	}

@@ -185,13 +185,11 @@ func (m *monitorRun) node(ctx context.Context, conn *redis.Options, addr string,
 	if beforeErr == nil && midErr == nil && !m.opts.NoCostProbe {
 		n.OpsBefore, n.CPUBefore = mid.since(before)
 	}
-	err := m.listen(ctx, &o, n)
-	if err != nil && n.Lines == 0 {
+	if err := m.listen(ctx, &o, n); err != nil {
 		n.Err = err.Error()
-		return
-	}
-	if err != nil {
-		n.Err = err.Error()
+		if n.Lines == 0 {
+			return
+		}
 	}
 	end, endErr := readLoad(context.WithoutCancel(ctx), info)
 	if midErr == nil && endErr == nil {

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"os"
 	"sort"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -180,16 +178,4 @@ func ReadReports(ctx context.Context, c redis.Cmdable, since time.Time) ([]Insta
 		}
 	}
 	return reps, nil
-}
-
-// describe is "service on host (pid N)" for messages.
-func (r *InstanceReport) describe() string {
-	s := r.Service
-	if r.Host != "" {
-		s += " on " + r.Host
-	}
-	if r.PID != 0 {
-		s += " (pid " + strconv.Itoa(r.PID) + ")"
-	}
-	return strings.TrimSpace(s)
 }

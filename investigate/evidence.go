@@ -190,15 +190,13 @@ func eventFamily(event string) string {
 
 func (c *conclusion) notifyNote(ke *KeyEvents) {
 	fams := map[string]bool{}
-	counts := map[string]int{}
-	for ev, n := range ke.Counts {
-		counts[ev] = n
+	for ev := range ke.Counts {
 		if f := eventFamily(ev); f != "" {
 			fams[f] = true
 		}
 	}
 	msg := fmt.Sprintf("keyspace notifications for %s (timing, no client identity): %s; in order: %s",
-		code(ke.Key), strings.ToLower(commandSummary(counts, 6)), strings.Join(ke.Sequence, " "))
+		code(ke.Key), strings.ToLower(commandSummary(ke.Counts, 6)), strings.Join(ke.Sequence, " "))
 	if len(fams) > 1 {
 		var as []string
 		for _, f := range sortedKeys(fams) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -99,7 +100,7 @@ const scanCount = 1000
 // find walks every node with SCAN MATCH and keeps the keys the target
 // names, at most max of them (sorted); more reports how many were left out.
 func find(ctx context.Context, nodes []*node, t Target, sep byte, max int) (keys []found, more int, err error) {
-	keep := t.keeps(sep)
+	keep, pattern := t.keeps(sep), t.pattern()
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	errs := make([]error, len(nodes))
@@ -122,7 +123,7 @@ func find(ctx context.Context, nodes []*node, t Target, sep byte, max int) (keys
 			}
 			var cursor uint64
 			for {
-				ks, next, err := n.c.Scan(ctx, cursor, t.pattern(), scanCount).Result()
+				ks, next, err := n.c.Scan(ctx, cursor, pattern, scanCount).Result()
 				if err != nil {
 					errs[i] = fmt.Errorf("SCAN on %s: %w", n.addr, err)
 					return
@@ -145,7 +146,7 @@ func find(ctx context.Context, nodes []*node, t Target, sep byte, max int) (keys
 		return nil, 0, err
 	}
 	sort.Slice(keys, func(i, j int) bool { return keys[i].key < keys[j].key })
-	keys = dedupFound(keys) // SCAN may return a key twice
+	keys = slices.CompactFunc(keys, func(a, b found) bool { return a.key == b.key }) // SCAN may return a key twice
 	if len(keys) > max {
 		more = len(keys) - max
 		keys = keys[:max]
@@ -158,17 +159,6 @@ func find(ctx context.Context, nodes []*node, t Target, sep byte, max int) (keys
 func isRedirect(err error) bool {
 	s := err.Error()
 	return strings.HasPrefix(s, "MOVED ") || strings.HasPrefix(s, "ASK ")
-}
-
-func dedupFound(ks []found) []found {
-	out := ks[:0]
-	for i, k := range ks {
-		if i > 0 && k.key == ks[i-1].key {
-			continue
-		}
-		out = append(out, k)
-	}
-	return out
 }
 
 // hasSegment reports whether key holds id as a whole segment: between

@@ -67,10 +67,7 @@ func look(ctx context.Context, n *node, keys []*KeyInfo, show bool) error {
 		k.TTLms = pttlMillis(ps[i].pttl)
 		k.Bytes = ps[i].mem.Val() // 0 when MEMORY USAGE is not allowed
 	}
-	if err := shapes(ctx, n, keys, show); err != nil {
-		return err
-	}
-	return nil
+	return shapes(ctx, n, keys, show)
 }
 
 // pipelineReplyErr reports an error that is one command's reply (a

@@ -1,7 +1,10 @@
 package investigate
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -31,7 +34,7 @@ func (c *conclusion) writers() {
 		case len(a.Writers) == 1 && e == nil:
 			w := &a.Writers[0]
 			c.say("%s is not in the registry (it looks like %s); only %s wrote it during the capture",
-				code(a.Key), code(c.p.reg.NewChecker().Infer(a.Key)), c.writerText(w))
+				code(a.Key), code(c.templateOf(a.Key)), c.writerText(w))
 			c.fix(w, a.Key)
 		case len(a.Writers) == 1 && a.Writers[0].Allowed == "no":
 			w := &a.Writers[0]
@@ -63,7 +66,7 @@ func (c *conclusion) secondWriter(a *KeyActivity, e *registry.Entry) {
 	msg := fmt.Sprintf("%s is written by %d clients: %s", code(a.Key), len(a.Writers), joinAnd(parts))
 	switch {
 	case e == nil:
-		msg += fmt.Sprintf("; the key is not in the registry (it looks like %s)", code(c.p.reg.NewChecker().Infer(a.Key)))
+		msg += fmt.Sprintf("; the key is not in the registry (it looks like %s)", code(c.templateOf(a.Key)))
 	default:
 		msg += fmt.Sprintf("; the registry gives %s to %s", code(e.Key), e.Owner)
 		if len(e.Writers) > 0 {
@@ -171,7 +174,7 @@ func (c *conclusion) valueFindings() {
 				Hint:    "declare them in fields: (or fields_extra: allow), or find the writer that adds them (--monitor)"})
 		}
 	}
-	for _, k := range sortedKeys(keySet(perKey)) {
+	for _, k := range sortedKeys(perKey) {
 		if ss := perKey[k]; len(ss) > 1 && !mixed[k] {
 			msg := fmt.Sprintf("%s held %d styles during the run: %s", code(k), len(ss), c.styleTexts(ss))
 			c.say("%s", msg)
@@ -202,13 +205,13 @@ func (c *conclusion) templateStyles(perKey map[string][]int) {
 		}
 		groups[t][ss[0]] = append(groups[t][ss[0]], k)
 	}
-	for _, t := range sortedKeys(keySet(groups)) {
+	for _, t := range sortedKeys(groups) {
 		g := groups[t]
 		if len(g) < 2 {
 			continue
 		}
 		var parts []string
-		idx := sortedInts(g)
+		idx := sortedKeys(g)
 		for _, s := range idx {
 			ks := g[s]
 			sort.Strings(ks)
@@ -265,28 +268,5 @@ func codes(ks []string, limit int) []string {
 	return out
 }
 
-func keySet[V any](m map[string]V) map[string]bool {
-	out := make(map[string]bool, len(m))
-	for k := range m {
-		out[k] = true
-	}
-	return out
-}
-
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
-func sortedInts[V any](m map[int]V) []int {
-	out := make([]int, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Ints(out)
-	return out
-}
+// sortedKeys is the keys of m in order.
+func sortedKeys[K cmp.Ordered, V any](m map[K]V) []K { return slices.Sorted(maps.Keys(m)) }

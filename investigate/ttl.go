@@ -2,6 +2,7 @@ package investigate
 
 import (
 	"context"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -226,21 +227,9 @@ func sampleOnce(ctx context.Context, n *node, ws []*watched, start time.Time, sh
 
 func containsShape(ss []Shape, s Shape) bool {
 	for _, x := range ss {
-		if x.Type == s.Type && x.Kind == s.Kind && x.Open == s.Open && equalStrings(x.Fields, s.Fields) {
+		if x.Type == s.Type && x.Kind == s.Kind && x.Open == s.Open && slices.Equal(x.Fields, s.Fields) {
 			return true
 		}
 	}
 	return false
-}
-
-func equalStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

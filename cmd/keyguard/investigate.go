@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"strconv"
 	"strings"
@@ -111,9 +110,7 @@ func investigateUsage(fs *flagSet, o *investigate.Options, pos []string, maxByte
 		return usagef("--max-bytes: %v", err)
 	}
 	o.MaxBytes = b
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	if o.Monitor <= 0 && (set["max-lines"] || set["max-bytes"]) {
+	if o.Monitor <= 0 && (fs.isSet("max-lines") || fs.isSet("max-bytes")) {
 		return usagef("--max-lines and --max-bytes bound a MONITOR capture, which runs only with --monitor DURATION: MONITOR makes the server copy every command to keyguard and costs it throughput (often tens of percent on a busy server) while it runs")
 	}
 	switch {
