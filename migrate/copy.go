@@ -257,9 +257,9 @@ func flag(b bool) string {
 // keyRead is a key as verify reads it, or as readfields.lua returns it.
 type keyRead struct {
 	typ      string
-	deadline int64   // Unix ms, -1 for none
-	payload  *string // DUMP; nil when the server cannot serialize the type
-	vals     []*string
+	deadline int64     // Unix ms, -1 for none
+	payload  *string   // DUMP (verify); nil when the server cannot serialize the type
+	vals     []*string // the moved fields (readfields.lua)
 }
 
 func (r *keyRead) any() bool {
@@ -274,7 +274,7 @@ func (r *keyRead) any() bool {
 func parseRead(cmd *redis.Cmd) (keyRead, error) {
 	s, err := cmd.Slice()
 	if err != nil || len(s) == 0 {
-		return keyRead{}, fmt.Errorf("read.lua: unexpected reply %v (%v)", cmd.Val(), err)
+		return keyRead{}, fmt.Errorf("readfields.lua: unexpected reply %v (%v)", cmd.Val(), err)
 	}
 	r := keyRead{typ: fmt.Sprint(s[0]), deadline: -1}
 	if len(s) > 1 {
@@ -286,9 +286,6 @@ func parseRead(cmd *redis.Cmd) (keyRead, error) {
 		} else {
 			r.vals = append(r.vals, nil)
 		}
-	}
-	if len(r.vals) > 0 {
-		r.payload = r.vals[0]
 	}
 	return r, nil
 }

@@ -339,11 +339,11 @@ func (j *job) pairs(keys []string, c *Counts) []pair {
 	c.Scanned += int64(len(keys))
 	out := make([]pair, 0, len(keys))
 	for _, k := range keys {
-		if !j.plan.Owns(k) {
+		nk, owned, err := j.plan.mapOwned(k)
+		if !owned {
 			continue
 		}
 		c.Keys++
-		nk, _, err := j.plan.Map(k)
 		if err != nil {
 			c.NotFit++
 			if j.op != opCopy {

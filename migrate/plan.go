@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/keyguard/keyguard/acl"
 	"github.com/keyguard/keyguard/keybuild"
 	"github.com/keyguard/keyguard/keytmpl"
 	"github.com/keyguard/keyguard/registry"
@@ -23,6 +24,7 @@ type Plan struct {
 	Notes     []string // what the migration does that a reader should know
 	reg       *registry.Registry
 	old, new  *keytmpl.Template
+	glob      string // SCAN MATCH pattern of old
 	build     []buildPart
 }
 
@@ -135,6 +137,7 @@ func NewPlan(reg *registry.Registry, from, to string, opts PlanOptions) (*Plan, 
 		return nil, err
 	}
 	p.noteTTL()
+	p.glob = acl.Glob(p.old)
 	return p, nil
 }
 
@@ -356,6 +359,17 @@ func (p *Plan) Map(oldKey string) (newKey string, ok bool, err error) {
 	return p.mapCaptures(oldKey, caps)
 }
 
+// mapOwned is Owns then Map with one match of the old template: owned is
+// false when key does not belong to the migration.
+func (p *Plan) mapOwned(key string) (newKey string, owned bool, err error) {
+	var scratch [8]keytmpl.Capture
+	caps, ok := p.old.AppendMatch(scratch[:0], key)
+	if !ok || p.reg.Lookup(key) != p.FromEntry {
+		return "", false, nil
+	}
+	return p.mapCaptures(key, caps)
+}
+
 func (p *Plan) mapCaptures(oldKey string, caps []keytmpl.Capture) (string, bool, error) {
 	var b strings.Builder
 	for i := range p.build {
@@ -378,39 +392,10 @@ func (p *Plan) mapCaptures(oldKey string, caps []keytmpl.Capture) (string, bool,
 	return b.String(), true, nil
 }
 
-// Glob returns the SCAN MATCH pattern of the old template: its literal
-// text escaped, each run of placeholders a '*'. Every key of the template
-// matches it; keys it also matches are filtered with Owns.
-func (p *Plan) Glob() string {
-	var b strings.Builder
-	star := false
-	for si, seg := range p.old.Segments() {
-		if si > 0 {
-			b.WriteByte(p.old.Separator())
-			star = false
-		}
-		for _, part := range seg.Parts {
-			if part.IsPlaceholder() {
-				if !star {
-					b.WriteByte('*')
-				}
-				star = true
-				continue
-			}
-			star = false
-			for i := 0; i < len(part.Lit); i++ {
-				switch c := part.Lit[i]; c {
-				case '*', '?', '[', ']', '\\':
-					b.WriteByte('\\')
-					b.WriteByte(c)
-				default:
-					b.WriteByte(c)
-				}
-			}
-		}
-	}
-	return b.String()
-}
+// Glob returns the SCAN MATCH pattern of the old template (acl.Glob): its
+// literal text escaped, each run of placeholders a '*'. Every key of the
+// template matches it; keys it also matches are filtered with Owns.
+func (p *Plan) Glob() string { return p.glob }
 
 // Example returns a typical old key and the new key it maps to.
 func (p *Plan) Example() (oldKey, newKey string) {

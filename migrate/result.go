@@ -56,7 +56,7 @@ type Mismatch struct {
 
 // NodeResult is one master's part of a run.
 type NodeResult struct {
-	ID     string `json:"id"` // "standalone", or the slot ranges a Cluster master serves
+	ID     string `json:"id"` // "db0" (a standalone server's database), or the slot ranges a Cluster master serves
 	Addr   string `json:"addr"`
 	Cursor uint64 `json:"cursor"` // where the SCAN stopped (0 and Done: finished)
 	Done   bool   `json:"done"`

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/keyguard/keyguard/finding"
+	"github.com/keyguard/keyguard/internal/swar"
 	"github.com/keyguard/keyguard/keytmpl"
 	"github.com/keyguard/keyguard/naming"
 )
@@ -119,14 +120,12 @@ func quietValues(key string) bool {
 	run := 0 // digits that end what was scanned
 	i := 0
 	for ; i+8 <= len(key); i += 8 {
-		t := key[i : i+8]
-		x := uint64(t[0]) | uint64(t[1])<<8 | uint64(t[2])<<16 | uint64(t[3])<<24 |
-			uint64(t[4])<<32 | uint64(t[5])<<40 | uint64(t[6])<<48 | uint64(t[7])<<56
+		x := swar.Load(key, i)
 		if noisy8(x) {
 			return false
 		}
 		// x is printable ASCII: a digit byte is one of 0x30..0x39.
-		const lsb, msb = 0x0101010101010101, 0x8080808080808080
+		const lsb, msb = swar.Lo, swar.Hi
 		digit := ((x | msb) - lsb*0x30) &^ ((x | msb) - lsb*0x3a) & msb
 		if digit == msb {
 			if run += 8; run >= 11 {
@@ -159,12 +158,10 @@ func quietValues(key string) bool {
 // calls 2 (the usual SWAR tests: a byte below, above or equal to a value
 // leaves a top bit).
 func noisy8(x uint64) bool {
-	const lsb, msb = 0x0101010101010101, 0x8080808080808080
-	eq := func(c uint64) uint64 { t := x ^ lsb*c; return (t - lsb) &^ t }
-	low := (x - lsb*0x21) &^ x             // a byte below '!' (or x has a byte >= 0x80, caught next)
-	high := (x&^msb + lsb*(0x80-0x7f)) | x // a byte >= 0x7f
-	quote := eq('"') | eq('\'') | eq('`') | eq('{') | eq('}') | eq('@')
-	return (low|high|quote)&msb != 0
+	low := swar.Less(x, '!')                       // a byte below '!' (or x has a byte >= 0x80, caught next)
+	high := (x&^swar.Hi + swar.Lo*(0x80-0x7f)) | x // a byte >= 0x7f
+	quote := swar.Eq(x, '"') | swar.Eq(x, '\'') | swar.Eq(x, '`') | swar.Eq(x, '{') | swar.Eq(x, '}') | swar.Eq(x, '@')
+	return low|high&swar.Hi|quote != 0
 }
 
 // quietClass classifies a byte for quietValues: 0 quiet, 1 a digit, 2 a
@@ -188,12 +185,12 @@ func (c *Checker) registered(key string, e *Entry, emit func(finding.Finding)) R
 		emit(finding.Finding{Rule: rule, Severity: sev, Key: key, Template: e.Key, Owner: e.Owner, Message: msg, Hint: hint})
 	}
 	c.rules.Length(key, add)
-	for _, p := range e.Template.Placeholders() {
+	for i, p := range e.Template.Placeholders() {
 		v := c.value(p.Name)
 		if p.Kind == keytmpl.Any {
 			c.rules.Value(v, add)
 		}
-		if !e.PIIAllow && piiScanned(p) {
+		if i < len(e.piiScan) && e.piiScan[i] {
 			if what, ok := naming.FindPII(v); ok {
 				add(finding.PII, finding.Warning, fmt.Sprintf("placeholder {%s} holds what looks like a %s", p.Name, what),
 					fmt.Sprintf("if it is personal data, make it {%s:hash}; if reviewed, mark the template pii: allow", p.Name))
@@ -201,6 +198,21 @@ func (c *Checker) registered(key string, e *Entry, emit func(finding.Finding)) R
 		}
 	}
 	return Result{Entry: e, Captures: c.caps}
+}
+
+// piiScan is, per placeholder of t, whether its values are looked at for
+// personal data (piiScanned); nil under pii: allow. It is worked out once,
+// at load: the check runs per key.
+func piiScan(t *keytmpl.Template, piiAllow bool) []bool {
+	if piiAllow {
+		return nil
+	}
+	ph := t.Placeholders()
+	out := make([]bool, len(ph))
+	for i, p := range ph {
+		out[i] = piiScanned(p)
+	}
+	return out
 }
 
 // piiScanned reports whether the values of p are looked at for personal

@@ -495,6 +495,7 @@ func (d *decoder) build(raw *rawRegistry) *Registry {
 		e.Template = t
 		e.fieldPos = d.fieldPositions(re.fields)
 		e.quietUnder = quietUnder(t, e.PIIAllow)
+		e.piiScan = piiScan(t, e.PIIAllow)
 		e.Index = len(r.Entries)
 		if e.Type == "" {
 			e.Type = "string"

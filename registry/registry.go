@@ -109,6 +109,9 @@ type Entry struct {
 	// placeholder value a rule could flag (CheckEntry); 0 when any key
 	// may (an {any} placeholder).
 	quietUnder int
+	// piiScan: per placeholder, whether CheckEntry looks at its values for
+	// personal data; nil under pii: allow.
+	piiScan []bool
 }
 
 // FieldPos returns where the value of the entry's field name is written

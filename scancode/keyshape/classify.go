@@ -2,6 +2,7 @@ package keyshape
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -84,14 +85,15 @@ func (c *Classifier) Classify(s Shape) Verdict {
 	if ok {
 		return v
 	}
-	v = c.classify(s)
+	v = c.classify(s, k)
 	c.mu.Lock()
 	c.cache[k] = v
 	c.mu.Unlock()
 	return v
 }
 
-func (c *Classifier) classify(s Shape) Verdict {
+// classify is Classify without the cache; tmpl is s.template().
+func (c *Classifier) classify(s Shape, tmpl string) Verdict {
 	if key, ok := s.Literal(); ok {
 		if e := c.reg.Lookup(key); e != nil {
 			return Verdict{Rule: finding.RawKey, Fits: []*registry.Entry{e}}
@@ -101,7 +103,7 @@ func (c *Classifier) classify(s Shape) Verdict {
 	if len(s.Parts) == 1 {
 		return Verdict{Rule: finding.RawKey, Opaque: true}
 	}
-	ct, err := keytmpl.Parse(s.template(), c.reg.Separator)
+	ct, err := keytmpl.Parse(tmpl, c.reg.Separator)
 	if err != nil {
 		// Only a shape keytmpl cannot express (no such shape is known):
 		// say it is hand-built rather than guess at the registry.
@@ -171,7 +173,7 @@ func (c *Classifier) possible(s Shape) []*registry.Entry {
 				out = append(out, en.e)
 			}
 		}
-		tail += sep + "{t" + itoa(n) + "}"
+		tail += sep + "{t" + strconv.Itoa(n) + "}"
 	}
 	return out
 }

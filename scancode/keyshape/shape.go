@@ -1,6 +1,7 @@
 package keyshape
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/keyguard/keyguard/keytmpl"
@@ -112,7 +113,7 @@ func (s Shape) template() string {
 			continue
 		}
 		b.WriteString("{h")
-		b.WriteString(itoa(h))
+		b.WriteString(strconv.Itoa(h))
 		if p.Kind != keytmpl.Any {
 			b.WriteByte(':')
 			b.WriteString(p.Kind.String())
@@ -131,11 +132,4 @@ func writeEscaped(b *strings.Builder, lit string) {
 		}
 		b.WriteByte(c)
 	}
-}
-
-func itoa(i int) string {
-	if i < 10 {
-		return string(rune('0' + i))
-	}
-	return itoa(i/10) + string(rune('0'+i%10))
 }
