@@ -567,7 +567,7 @@ func (r *run) start(ctx context.Context, plans []nodePlan) error {
 		}
 		for _, w := range walkers {
 			if w != nil {
-				w.closeConns()
+				w.closeConn()
 			}
 		}
 		var pe *PermissionError

@@ -45,8 +45,9 @@ type walker struct {
 	moved    atomic.Int64 // keys that answered MOVED or ASK
 	denied   atomic.Int64 // keys the ACL user may not read
 
-	// Written by the classifier (or the prober before it starts), read
-	// after walk returns.
+	// Written by newWalker, then by the prober (restarted, shrunk,
+	// notes) or the consumer (scannedDone, resume, probed); read after
+	// walk returns.
 	scannedDone int64  // keys SCAN returned up to resume
 	resume      string // cursor after the last batch added
 	probed      int64
@@ -126,7 +127,7 @@ func (w *walker) permissions(ctx context.Context) error {
 	c.Cmd("TYPE", probeKey)
 	c.Cmd("PTTL", probeKey)
 	c.Cmd("MEMORY", "USAGE", probeKey, "SAMPLES", "1")
-	for _, cmd := range []string{"STRLEN", "HLEN", "LLEN", "SCARD", "ZCARD", "XLEN"} {
+	for _, cmd := range countCmds {
 		c.Cmd(cmd, probeKey)
 	}
 	c.Cmd("HGET", probeKey, "__ns__")
@@ -203,7 +204,7 @@ func (w *walker) permissions(ctx context.Context) error {
 
 func unknownCommand(e string) bool { return strings.HasPrefix(e, "ERR unknown command") }
 
-// walk runs the prober and the classifier until the node is done, fails
+// walk runs the prober and the consumer until the node is done, fails
 // or ctx ends, and records where it stopped.
 func (w *walker) walk(ctx context.Context) {
 	w.cls = w.r.pipe.Classifier()
@@ -220,7 +221,7 @@ func (w *walker) walk(ctx context.Context) {
 	cancel()
 	for range ch {
 	}
-	w.closeConns()
+	w.closeConn()
 	if w.finished.Load() {
 		return
 	}
@@ -241,7 +242,7 @@ func (w *walker) walk(ctx context.Context) {
 	w.stop = &report.NodeStop{Node: w.addr, Reason: reason, Cursor: w.resume, Keys: w.scannedDone}
 }
 
-func (w *walker) closeConns() {
+func (w *walker) closeConn() {
 	if w.conn != nil {
 		w.conn.Close()
 		w.conn = nil
@@ -313,30 +314,27 @@ func (w *walker) consume(ctx context.Context, in <-chan *batch, free chan *batch
 	return nil
 }
 
-// retry runs fn on *cp, dialing when *cp is nil, until it succeeds, fails
-// for good, or the node has failed for longer than RetryFor. Any failure
-// closes the connection (its replies may be out of step). The prober's
-// redials check whether the server restarted.
-func (w *walker) retry(ctx context.Context, cp **resp.Conn, prober bool, fn func(*resp.Conn) error) error {
+// retry runs fn on the prober's connection, dialing when there is none,
+// until it succeeds, fails for good, or the node has failed for longer
+// than RetryFor. Any failure closes the connection (its replies may be out
+// of step). A redial checks whether the server restarted.
+func (w *walker) retry(ctx context.Context, fn func(*resp.Conn) error) error {
 	var since time.Time
 	backoff := 50 * time.Millisecond
 	for {
 		var err error
-		if *cp == nil {
-			*cp, err = w.r.dial(ctx, w.addr, w.sess)
-			if err == nil && prober {
-				err = w.checkRestart(ctx, *cp)
+		if w.conn == nil {
+			w.conn, err = w.r.dial(ctx, w.addr, w.sess)
+			if err == nil {
+				err = w.checkRestart(ctx, w.conn)
 			}
 		}
 		if err == nil {
-			if err = fn(*cp); err == nil {
+			if err = fn(w.conn); err == nil {
 				return nil
 			}
 		}
-		if *cp != nil {
-			(*cp).Close()
-			*cp = nil
-		}
+		w.closeConn()
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}

@@ -46,12 +46,11 @@ func (e *encodings) fieldProbe(t string) resp.KeyCmd {
 // countOf is the element count command of a type (ok false for module
 // types).
 func (e *encodings) countOf(t string) (resp.KeyCmd, bool) {
-	for i, ct := range countTypes {
-		if ct == t {
-			return e.count[i], true
-		}
+	i := countIndex(t)
+	if i < 0 {
+		return resp.KeyCmd{}, false
 	}
-	return resp.KeyCmd{}, false
+	return e.count[i], true
 }
 
 // batch is the keys of one SCAN reply on their way through the probes.
@@ -84,7 +83,7 @@ func (w *walker) produce(ctx context.Context, out chan<- *batch, free chan *batc
 	var shrink shrinkWatch
 	for scanning || probe != nil || count != nil {
 		var scanned *batch
-		err := w.retry(ctx, &w.conn, true, func(c *resp.Conn) error {
+		err := w.retry(ctx, func(c *resp.Conn) error {
 			var err error
 			scanned, err = w.iterate(ctx, c, cursor, scanning, count1, probe, count, free)
 			return err
@@ -340,7 +339,7 @@ func (w *walker) readGuessed(c *resp.Conn, b *batch, i int) error {
 			return err
 		}
 	default:
-		return unexpected(countCmd(g), rp)
+		return unexpected(countCmds[countIndex(g)], rp)
 	}
 	if b.ns[i] {
 		if err := w.readNS(c, r, d); err != nil {
@@ -379,7 +378,7 @@ func (w *walker) readType(c *resp.Conn, b *batch, i int) error {
 	default:
 		return unexpected("TYPE", rp)
 	}
-	if countCmd(r.Type) == "" {
+	if countIndex(r.Type) < 0 {
 		b.stage[i] = stageDone
 	}
 	return nil
@@ -476,12 +475,13 @@ func (w *walker) readCounts(c *resp.Conn, b *batch) error {
 			default:
 				return unexpected("TYPE", rp)
 			}
-			for _, cmd := range countCmds {
+			want := countIndex(r.Type)
+			for j := range countCmds {
 				rp, err := c.Read()
 				if err != nil {
 					return err
 				}
-				if rp.Kind == ':' && countCmd(r.Type) == cmd {
+				if rp.Kind == ':' && j == want {
 					r.Elements = rp.N
 				}
 			}
@@ -574,7 +574,7 @@ func (w *walker) readScan(c *resp.Conn, cursor string, free chan *batch) (*batch
 		key := string(k.Str)
 		cl := w.cls.Classify(key)
 		guess, ns := "", false
-		if e := cl.Entry; e != nil && countCmd(e.Type) != "" {
+		if e := cl.Entry; e != nil && countIndex(e.Type) >= 0 {
 			guess = e.Type
 			ns = w.canNS && cl.NS && e.Type == "hash"
 		}
@@ -637,23 +637,24 @@ func unexpected(what string, rp resp.Reply) error {
 	return fmt.Errorf("%w: unexpected reply to %s (kind %q)", resp.ErrProtocol, what, rp.Kind)
 }
 
-// countCmd is the element count command of a type; "" for module types.
-func countCmd(t string) string {
+// countIndex is the index in countCmds of a type's element count
+// command; -1 for module types.
+func countIndex(t string) int {
 	switch t {
 	case "string":
-		return "STRLEN"
+		return 0
 	case "hash":
-		return "HLEN"
+		return 1
 	case "list":
-		return "LLEN"
+		return 2
 	case "set":
-		return "SCARD"
+		return 3
 	case "zset":
-		return "ZCARD"
+		return 4
 	case "stream":
-		return "XLEN"
+		return 5
 	}
-	return ""
+	return -1
 }
 
 // typeName returns the TYPE reply without allocating for the core types.
@@ -732,7 +733,5 @@ const (
 	stageMismatch              // the template's type was wrong: TYPE and every count
 )
 
-var (
-	countCmds  = [...]string{"STRLEN", "HLEN", "LLEN", "SCARD", "ZCARD", "XLEN"}
-	countTypes = [...]string{"string", "hash", "list", "set", "zset", "stream"}
-)
+// countCmds are the element count commands, in countIndex order.
+var countCmds = [...]string{"STRLEN", "HLEN", "LLEN", "SCARD", "ZCARD", "XLEN"}

@@ -138,7 +138,11 @@ func walk(ctx context.Context, addr, count, samples string, fields bool) (keys, 
 			}
 		}
 		for range probed {
-			if err := skip(c); err != nil {
+			rp, err := read(c)
+			if err == nil {
+				err = c.Skip(rp)
+			}
+			if err != nil {
 				return keys, bytes, err
 			}
 		}
@@ -146,22 +150,6 @@ func walk(ctx context.Context, addr, count, samples string, fields bool) (keys, 
 		batch, probes, probed = next, nextProbes, nextProbed
 	}
 	return keys, bytes, nil
-}
-
-// skip reads one reply and the elements of an array reply.
-func skip(c *resp.Conn) error {
-	rp, err := read(c)
-	if err != nil {
-		return err
-	}
-	if rp.Kind == '*' {
-		for range rp.N {
-			if err := skip(c); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
 }
 
 // scanReply reads SCAN's reply: the next cursor and the keys.

@@ -134,7 +134,7 @@ func (e *incompleteError) Error() string {
 	}
 	msg := "audit incomplete: " + strings.Join(parts, "; ")
 	if e.kept {
-		msg += fmt.Sprintf("; the existing report at --out was kept, the partial one written beside it")
+		msg += "; the existing report at --out was kept, the partial one written beside it"
 	}
 	switch {
 	case e.out != "" && e.json:
@@ -171,7 +171,7 @@ func auditError(err error, tlsUsed bool) error {
 		if ce.Auth {
 			return fmt.Errorf("%s refused the credentials (%s): check the user and password in --redis (redis://user:password@host:port)", ce.Addr, oneLine(ce.Err.Error()))
 		}
-		return redisErrorTLS(ce.Addr, tlsOf(tlsUsed), ce.Err)
+		return redisError(ce.Addr, tlsUsed, ce.Err)
 	}
 	return errors.New(oneLine(err.Error()))
 }

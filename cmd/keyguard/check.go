@@ -60,10 +60,7 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	if ferr := w.Flush(); err == nil {
 		err = ferr
 	}
-	if cerr := out.close(err == nil); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if err := out.finish(err); err != nil {
 		return err
 	}
 	if c.failed {

@@ -46,10 +46,7 @@ func runDiff(ctx context.Context, e *env, args []string) error {
 	} else {
 		err = d.WriteText(out)
 	}
-	if cerr := out.close(err == nil); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if err := out.finish(err); err != nil {
 		return err
 	}
 	fds := make([]finding.Finding, len(d.NewFindings))

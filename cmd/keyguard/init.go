@@ -65,10 +65,7 @@ func runInit(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	_, err = out.Write(doc)
-	if cerr := out.close(err == nil); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if err := out.finish(err); err != nil {
 		return err
 	}
 	if fs.opts.out != "-" {

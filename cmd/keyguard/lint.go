@@ -52,10 +52,7 @@ func runLint(ctx context.Context, e *env, args []string) error {
 	default:
 		err = writeLintText(out, res.file, res.templates, res.fds)
 	}
-	if cerr := out.close(err == nil); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if err := out.finish(err); err != nil {
 		return err
 	}
 	if loadErr != nil {

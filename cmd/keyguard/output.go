@@ -33,7 +33,7 @@ func openOutputPath(e *env, path string) (*output, error) {
 	fi, err := os.Stat(path)
 	switch {
 	case err == nil && fi.IsDir():
-		return nil, usagef("--out %s is a directory: name a file in it, e.g. --out %s", path, filepath.Join(path, "report"+extFor(path)))
+		return nil, usagef("--out %s is a directory: name a file in it, e.g. --out %s", path, filepath.Join(path, "report.json"))
 	case err == nil && !fi.Mode().IsRegular():
 		// /dev/null, /dev/stdout, a FIFO: renaming a temporary file over
 		// it would replace the device node itself (as root).
@@ -50,8 +50,6 @@ func openOutputPath(e *env, path string) (*output, error) {
 	}
 	return &output{Writer: f, file: f, path: path}, nil
 }
-
-func extFor(string) string { return ".json" }
 
 // outError says why --out cannot be written without naming the
 // temporary file it tried.
@@ -91,6 +89,15 @@ func (o *output) close(ok bool) error {
 		return outError(o.path, filepath.Dir(o.path), err)
 	}
 	return nil
+}
+
+// finish closes o after a command wrote it: committed when err is nil,
+// removed otherwise. It returns err, or the error of committing.
+func (o *output) finish(err error) error {
+	if cerr := o.close(err == nil); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // keepExisting makes a partial run's output go beside an existing --out

@@ -152,39 +152,24 @@ func connectRedis(ctx context.Context, t *redisTarget) (redis.UniversalClient, e
 	defer cancel()
 	if err := c.Ping(pctx).Err(); err != nil {
 		c.Close()
-		return nil, redisErrorTLS(t.addrs[0], tlsOf(t.opts.TLSConfig != nil), err)
+		return nil, t.connError(err)
 	}
 	return c, nil
 }
 
-// tlsUse is whether the failed connection used TLS, when the caller knows.
-type tlsUse uint8
-
-const (
-	tlsUnknown tlsUse = iota
-	tlsUsed
-	tlsNotUsed
-)
-
-func tlsOf(used bool) tlsUse {
-	if used {
-		return tlsUsed
-	}
-	return tlsNotUsed
+// connError is redisError for a failure on the target's first host.
+func (t *redisTarget) connError(err error) error {
+	return redisError(t.addrs[0], t.opts.TLSConfig != nil, err)
 }
 
 // redisError turns a connection or authentication failure into one line
-// that says what to check.
-func redisError(addr string, err error) error { return redisErrorTLS(addr, tlsUnknown, err) }
-
-// redisErrorTLS is redisError for a connection known to use TLS or not.
-// A TLS client on a plain port usually waits for a handshake answer that
-// never comes (or reads a plain error reply), and a plain client on a TLS
-// port is hung up on: both look like a network problem. When the failure
-// has one of those shapes, the port is asked once, with a plain PING and
-// with a TLS handshake, what it speaks.
-func redisErrorTLS(addr string, use tlsUse, err error) error {
-	if msg := tlsMismatch(addr, use, err); msg != "" {
+// that says what to check. A TLS client on a plain port usually waits for
+// a handshake answer that never comes (or reads a plain error reply), and
+// a plain client on a TLS port is hung up on: both look like a network
+// problem. When the failure has one of those shapes, the port is asked
+// once, with a plain PING and with a TLS handshake, what it speaks.
+func redisError(addr string, useTLS bool, err error) error {
+	if msg := tlsMismatch(addr, useTLS, err); msg != "" {
 		return errors.New(msg)
 	}
 	msg := err.Error()
@@ -210,7 +195,7 @@ func oneLine(s string) string {
 
 // tlsMismatch names a TLS client on a plain port or a plain client on a
 // TLS port, or returns "".
-func tlsMismatch(addr string, use tlsUse, err error) string {
+func tlsMismatch(addr string, useTLS bool, err error) string {
 	var rh tls.RecordHeaderError
 	var op *net.OpError
 	if errors.As(err, &op) && op.Op == "dial" {
@@ -223,11 +208,11 @@ func tlsMismatch(addr string, use tlsUse, err error) string {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	switch {
-	case use != tlsNotUsed && (errors.As(err, &rh) || strings.Contains(msg, "does not look like a TLS handshake") || (use == tlsUsed && timeout)):
+	case useTLS && (errors.As(err, &rh) || strings.Contains(msg, "does not look like a TLS handshake") || timeout):
 		if speaksRESP(ctx, addr) {
 			return fmt.Sprintf("%s answers plain Redis, not TLS: use redis:// instead of rediss:// (or point rediss:// at the server's tls-port)", addr)
 		}
-	case use != tlsUsed && hungUp:
+	case !useTLS && hungUp:
 		if speaksTLS(ctx, addr) {
 			return fmt.Sprintf("%s expects TLS and hung up on a plain connection: use rediss:// instead of redis:// (add ?skip_verify=true only to test with a self-signed certificate)", addr)
 		}

@@ -39,10 +39,7 @@ func writeReport(out *output, format string, rep *report.Report, v reportView) e
 	default:
 		err = fmt.Errorf("unknown report format %q (use text, json, csv or html)", format)
 	}
-	if cerr := out.close(err == nil); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if err := out.finish(err); err != nil {
 		return fmt.Errorf("write the report: %w", err)
 	}
 	return nil

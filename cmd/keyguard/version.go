@@ -86,8 +86,5 @@ func runVersion(ctx context.Context, e *env, args []string) error {
 	} else {
 		err = v.writeText(out)
 	}
-	if cerr := out.close(err == nil); err == nil {
-		err = cerr
-	}
-	return err
+	return out.finish(err)
 }

@@ -79,10 +79,7 @@ func runWriters(ctx context.Context, e *env, args []string) error {
 	} else {
 		err = w.writeText(out)
 	}
-	if cerr := out.close(err == nil); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if err := out.finish(err); err != nil {
 		return err
 	}
 	if w.failed(fs.threshold()) {
@@ -130,7 +127,7 @@ func writersError(ctx context.Context, t *redisTarget, err error) error {
 			return errors.New(m)
 		}
 	}
-	return redisErrorTLS(t.addrs[0], tlsOf(t.opts.TLSConfig != nil), err)
+	return t.connError(err)
 }
 
 // severity of one template's records: error when a writer is not

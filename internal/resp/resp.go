@@ -37,7 +37,7 @@ type Conn struct {
 	br      *bufio.Reader
 	addr    string
 	timeout time.Duration
-	pending int    // commands buffered since the last take
+	pending int    // commands buffered since the last Take
 	num     []byte // scratch for lengths
 	bulk    []byte // scratch for bulk replies
 	long    []byte // scratch for stream lines longer than the buffer
@@ -232,21 +232,25 @@ func (c *Conn) Close() {
 	c.nc.Close()
 }
 
-// cmd buffers one command.
+// Cmd buffers one command.
 func (c *Conn) Cmd(args ...string) {
-	c.num = append(c.num[:0], '*')
-	c.num = strconv.AppendInt(c.num, int64(len(args)), 10)
-	c.num = append(c.num, '\r', '\n')
+	c.num = appendLen(c.num[:0], '*', len(args))
 	c.bw.Write(c.num)
 	for _, a := range args {
-		c.num = append(c.num[:0], '$')
-		c.num = strconv.AppendInt(c.num, int64(len(a)), 10)
-		c.num = append(c.num, '\r', '\n')
+		c.num = appendLen(c.num[:0], '$', len(a))
 		c.bw.Write(c.num)
 		c.bw.WriteString(a)
 		c.bw.WriteString("\r\n")
 	}
 	c.pending++
+}
+
+// appendLen appends a RESP length line: kind ('*' array, '$' bulk), n,
+// CRLF.
+func appendLen(b []byte, kind byte, n int) []byte {
+	b = append(b, kind)
+	b = strconv.AppendInt(b, int64(n), 10)
+	return append(b, '\r', '\n')
 }
 
 // KeyCmd is a command with one key argument, encoded once around the
@@ -255,27 +259,22 @@ type KeyCmd struct{ pre, post string }
 
 // NewKeyCmd encodes the words before and after the key.
 func NewKeyCmd(before []string, after ...string) KeyCmd {
-	enc := func(words []string) string {
-		var b []byte
+	enc := func(b []byte, words []string) []byte {
 		for _, w := range words {
-			b = append(b, '$')
-			b = strconv.AppendInt(b, int64(len(w)), 10)
-			b = append(b, "\r\n"...)
+			b = appendLen(b, '$', len(w))
 			b = append(b, w...)
 			b = append(b, "\r\n"...)
 		}
-		return string(b)
+		return b
 	}
-	head := "*" + strconv.Itoa(len(before)+1+len(after)) + "\r\n"
-	return KeyCmd{pre: head + enc(before), post: enc(after)}
+	pre := enc(appendLen(nil, '*', len(before)+1+len(after)), before)
+	return KeyCmd{pre: string(pre), post: string(enc(nil, after))}
 }
 
-// key buffers k applied to key.
+// Key buffers k applied to key.
 func (c *Conn) Key(k KeyCmd, key string) {
 	c.bw.WriteString(k.pre)
-	c.num = append(c.num[:0], '$')
-	c.num = strconv.AppendInt(c.num, int64(len(key)), 10)
-	c.num = append(c.num, '\r', '\n')
+	c.num = appendLen(c.num[:0], '$', len(key))
 	c.bw.Write(c.num)
 	c.bw.WriteString(key)
 	c.bw.WriteString("\r\n")
@@ -283,7 +282,7 @@ func (c *Conn) Key(k KeyCmd, key string) {
 	c.pending++
 }
 
-// begin starts a round trip: its deadline covers writing the commands
+// Begin starts a round trip: its deadline covers writing the commands
 // (the buffer may fill and write before flush), flushing and reading the
 // replies.
 func (c *Conn) Begin(ctx context.Context) error { return c.BeginUntil(ctx, time.Now().Add(c.timeout)) }
@@ -298,12 +297,12 @@ func (c *Conn) BeginUntil(ctx context.Context, deadline time.Time) error {
 	return ctx.Err()
 }
 
-// flush sends the buffered commands; their replies are then read with
-// read, one per command, in order (take says how many).
+// Flush sends the buffered commands; their replies are then read with
+// Read, one per command, in order (Take says how many).
 func (c *Conn) Flush() error { return c.bw.Flush() }
 
-// simple runs one command and returns its status or bulk reply as text;
-// an error reply is a serverError.
+// Simple runs one command and returns its status or bulk reply as text;
+// an error reply is a ServerError.
 func (c *Conn) Simple(ctx context.Context, args ...string) (string, error) {
 	if err := c.Begin(ctx); err != nil {
 		return "", err
@@ -339,7 +338,7 @@ type Reply struct {
 	Str  []byte
 }
 
-// read reads one reply. Errors are network or protocol errors; an error
+// Read reads one reply. Errors are network or protocol errors; an error
 // reply is a reply of kind '-'.
 func (c *Conn) Read() (Reply, error) {
 	line, err := c.line()
@@ -404,8 +403,8 @@ func (c *Conn) readBulk(need int) ([]byte, error) {
 	return b, nil
 }
 
-// take returns the number of commands buffered since the last take: the
-// replies to read after flush.
+// Take returns the number of commands buffered since the last Take: the
+// replies to read after Flush.
 func (c *Conn) Take() int {
 	n := c.pending
 	c.pending = 0
@@ -437,7 +436,8 @@ func (c *Conn) line() ([]byte, error) {
 	return l[:len(l)-2], nil
 }
 
-// skip reads and discards one reply with everything nested in it.
+// Skip reads and discards what is nested in rp (the elements of an
+// array reply, recursively); rp itself has been read.
 func (c *Conn) Skip(rp Reply) error {
 	for i := int64(0); rp.Kind == '*' && i < rp.N; i++ {
 		e, err := c.Read()
