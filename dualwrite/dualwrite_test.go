@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/keyguard/keyguard/internal/keyslot"
 	"github.com/keyguard/keyguard/internal/redistest"
 	"github.com/keyguard/keyguard/migrate"
 	"github.com/keyguard/keyguard/registry"
@@ -145,7 +146,7 @@ func testReplaceWritesBothWithOneTTL(t *testing.T, ctx context.Context, tg targe
 			t.Errorf("TTL %v, want the template's 1h", ttl)
 		}
 		want := 1 // one MULTI/EXEC for both keys
-		if tg.cluster && migrate.Slot(ks.Old) != migrate.Slot(ks.New) {
+		if tg.cluster && keyslot.Slot(ks.Old) != keyslot.Slot(ks.New) {
 			want = 2 // one per key, sent at once
 		}
 		if got := calls(t, ctx, tg.rdb, "exec") - execs; got != want {

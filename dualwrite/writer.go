@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/keyguard/keyguard/internal/keyslot"
 	"github.com/keyguard/keyguard/migrate"
 )
 
@@ -109,7 +110,7 @@ func (w *Writer) do(ctx context.Context, oldKey string, write Write, update bool
 	if w.jitter >= time.Millisecond {
 		ttl += time.Duration(rand.Int64N(int64(w.jitter/time.Millisecond)+1)) * time.Millisecond
 	}
-	same := !w.cluster || migrate.Slot(ks.Old) == migrate.Slot(ks.New)
+	same := !w.cluster || keyslot.Slot(ks.Old) == keyslot.Slot(ks.New)
 	if update && !same {
 		w.count("failed")
 		return ks, fmt.Errorf("%w: %q and %q (give both templates one hash tag, or write whole values with Replace)", ErrCrossSlot, ks.Old, ks.New)

@@ -2,38 +2,20 @@ package hotkey
 
 import (
 	"strconv"
-	"strings"
+
+	"github.com/keyguard/keyguard/internal/keyslot"
+	"github.com/keyguard/keyguard/registry"
 )
 
 // Slots is the number of Redis Cluster hash slots.
-const Slots = 16384
+const Slots = keyslot.Slots
 
 // MaxReplicas bounds hot.replicas: beyond it the copies' slot windows get
 // too narrow to search quickly, and no workload needs more copies.
 const MaxReplicas = 256
 
-// Slot returns the Redis Cluster hash slot of key: CRC16 (XMODEM) of its
-// hash tag, the text between the first '{' and the first '}' after it
-// when not empty, or of the whole key, modulo 16384.
-func Slot(key string) int {
-	if s, e, ok := hashTag(key); ok {
-		return int(crc16(0, key[s:e]) % Slots)
-	}
-	return int(crc16(0, key) % Slots)
-}
-
-// hashTag returns the bounds of key's hash tag content.
-func hashTag(key string) (start, end int, ok bool) {
-	s := strings.IndexByte(key, '{')
-	if s < 0 {
-		return 0, 0, false
-	}
-	e := strings.IndexByte(key[s+1:], '}')
-	if e <= 0 { // no '}' or an empty tag: the whole key is hashed
-		return 0, 0, false
-	}
-	return s + 1, s + 1 + e, true
-}
+// Slot returns the Redis Cluster hash slot of key (CLUSTER KEYSLOT).
+func Slot(key string) int { return keyslot.Slot(key) }
 
 // ReplicaKeys returns the names of the n copies of key (n ≤ 1: key
 // itself). See ReplicaKey.
@@ -90,10 +72,10 @@ type replicaSearch struct {
 
 func newReplicaSearch(key string, n int) *replicaSearch {
 	r := &replicaSearch{key: key, at: len(key), n: n}
-	if s, e, ok := hashTag(key); ok {
+	if s, e, ok := keyslot.Tag(key); ok {
 		r.hashFrom, r.at = s, e
 	}
-	r.state = crc16(0, key[r.hashFrom:r.at])
+	r.state = keyslot.CRC16(0, key[r.hashFrom:r.at])
 	return r
 }
 
@@ -102,11 +84,7 @@ func (r *replicaSearch) window(j int) int {
 	var buf [24]byte
 	b := append(buf[:0], '#')
 	b = strconv.AppendInt(b, int64(j), 10)
-	c := r.state
-	for _, x := range b {
-		c = c<<8 ^ crcTable[byte(c>>8)^x]
-	}
-	slot := int(c % Slots)
+	slot := int(keyslot.CRC16(r.state, b) % Slots)
 	// Copy i's window: centre (2i+1)·S/(2n), half-width S/(8n).
 	share := slot * r.n // slot in units of S/n shares, scaled by S
 	i := share / Slots
@@ -125,40 +103,4 @@ func (r *replicaSearch) name(j int) string {
 // carries a copy suffix: "#" and digits at the end of its hash tag's
 // content when it has a tag, else at the end. It does not check that the
 // suffix is the one ReplicaKey picks.
-func BaseKey(name string) (string, bool) {
-	from, end := 0, len(name)
-	if s, e, ok := hashTag(name); ok {
-		from, end = s, e
-	}
-	i := end
-	for i > from && name[i-1] >= '0' && name[i-1] <= '9' {
-		i--
-	}
-	if i == end || i-1 <= from || name[i-1] != '#' {
-		return name, false // no digits, no '#', or nothing would be left of the tag
-	}
-	return name[:i-1] + name[end:], true
-}
-
-// crc16 continues the CRC16-XMODEM (polynomial 0x1021) of Redis Cluster.
-func crc16(c uint16, s string) uint16 {
-	for i := 0; i < len(s); i++ {
-		c = c<<8 ^ crcTable[byte(c>>8)^s[i]]
-	}
-	return c
-}
-
-var crcTable = func() (t [256]uint16) {
-	for i := range t {
-		c := uint16(i) << 8
-		for range 8 {
-			if c&0x8000 != 0 {
-				c = c<<1 ^ 0x1021
-			} else {
-				c <<= 1
-			}
-		}
-		t[i] = c
-	}
-	return t
-}()
+func BaseKey(name string) (string, bool) { return registry.BaseKey(name) }

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/keyguard/keyguard/internal/keyslot"
 )
 
 // Options control a Copy, Verify or Cleanup run. The zero value works.
@@ -352,7 +354,7 @@ func (j *job) pairs(keys []string, c *Counts) []pair {
 			}
 			continue
 		}
-		out = append(out, pair{old: k, new: nk, same: !j.cluster || Slot(k) == Slot(nk)})
+		out = append(out, pair{old: k, new: nk, same: !j.cluster || keyslot.Slot(k) == keyslot.Slot(nk)})
 	}
 	return out
 }

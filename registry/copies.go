@@ -1,9 +1,9 @@
 package registry
 
 import (
-	"strings"
 	"unsafe"
 
+	"github.com/keyguard/keyguard/internal/keyslot"
 	"github.com/keyguard/keyguard/keytmpl"
 )
 
@@ -11,15 +11,25 @@ import (
 // with "#<n>" appended: at the end of the key, or at the end of its hash
 // tag's content when it has one ("{cart:42#3}:items"), so that the copies
 // spread over slots. The registry classifies a copy to the template of
-// the key it copies. The rule is hotkey.BaseKey's, repeated here because
-// the registry is pure and hotkey is a Redis client; a test in hotkey
-// holds the two together.
+// the key it copies. hotkey names the copies (ReplicaKey) and reads them
+// back through BaseKey.
+
+// BaseKey returns the key a copy name was made from, and whether name
+// carries a copy suffix: "#" and digits at the end of its hash tag's
+// content when it has a tag, else at the end.
+func BaseKey(name string) (string, bool) {
+	at, end, ok := copySuffix(name)
+	if !ok {
+		return name, false
+	}
+	return name[:at] + name[end:], true
+}
 
 // copySuffix returns where the copy suffix "#<digits>" of name starts and
 // ends, and whether name has one.
 func copySuffix(name string) (at, end int, ok bool) {
 	from, end := 0, len(name)
-	if s, e, tag := hashTagContent(name); tag {
+	if s, e, tag := keyslot.Tag(name); tag {
 		from, end = s, e
 	}
 	i := end
@@ -30,21 +40,6 @@ func copySuffix(name string) (at, end int, ok bool) {
 		return 0, 0, false // no digits, no '#', or nothing would be left of the tag or key
 	}
 	return i - 1, end, true
-}
-
-// hashTagContent returns the bounds of the content of name's Cluster hash
-// tag: the text between the first '{' and the first '}' after it, when
-// not empty.
-func hashTagContent(name string) (start, end int, ok bool) {
-	s := strings.IndexByte(name, '{')
-	if s < 0 {
-		return 0, 0, false
-	}
-	e := strings.IndexByte(name[s+1:], '}')
-	if e <= 0 {
-		return 0, 0, false
-	}
-	return s + 1, s + 1 + e, true
 }
 
 // appendBase returns the name of the key that copy name copies, the

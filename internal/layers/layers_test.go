@@ -13,7 +13,7 @@ import (
 // pure are the packages that work on data alone.
 var pure = []string{
 	"keytmpl", "registry", "naming", "finding", "keybuild", "inventory", "report",
-	"rdb", "snapshot", "codegen", "acl", "internal/jsonkeys", "internal/glob", "internal/monitor", "internal/swar",
+	"rdb", "snapshot", "codegen", "acl", "internal/jsonkeys", "internal/glob", "internal/monitor", "internal/swar", "internal/keyslot",
 }
 
 // forbidden reports why a pure package may not depend on dep.
