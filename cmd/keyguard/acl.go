@@ -43,8 +43,5 @@ func runACL(ctx context.Context, e *env, args []string) error {
 	} else {
 		err = acl.WriteCommands(out, users, opts)
 	}
-	if cerr := out.close(err == nil); err == nil {
-		err = cerr
-	}
-	return err
+	return out.finish(err)
 }

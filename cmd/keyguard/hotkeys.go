@@ -96,9 +96,7 @@ func runHotkeys(ctx context.Context, e *env, args []string) error {
 	} else {
 		err = rep.WriteText(out)
 	}
-	if cerr := out.close(err == nil); err == nil {
-		err = cerr
-	}
+	err = out.finish(err)
 	if err != nil {
 		return err
 	}

@@ -74,9 +74,7 @@ func runInvestigate(ctx context.Context, e *env, args []string) error {
 	} else {
 		err = rep.WriteText(out)
 	}
-	if cerr := out.close(err == nil); err == nil {
-		err = cerr
-	}
+	err = out.finish(err)
 	if err != nil {
 		return err
 	}

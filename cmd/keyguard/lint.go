@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"runtime/debug"
 	"strings"
 
 	"github.com/keyguard/keyguard/finding"
@@ -267,9 +266,7 @@ func (r *lintResult) writeSARIF(w io.Writer) error {
 	run := sarifRun{Invocations: []sarifInvocation{{ExecutionSuccessful: r.loadErr == nil}}, Results: []sarifResult{}}
 	run.Tool.Driver.Name = "keyguard"
 	run.Tool.Driver.InformationURI = "https://github.com/keyguard/keyguard"
-	if v := buildVersion(debug.ReadBuildInfo()); v.Version != "(devel)" && v.Version != "(unknown)" {
-		run.Tool.Driver.Version = v.Version
-	}
+	run.Tool.Driver.Version = moduleVersion()
 	run.Tool.Driver.Rules = []sarifRule{}
 	index := map[string]int{}
 	for i := range r.fds {

@@ -134,10 +134,7 @@ func runMigratePlan(ctx context.Context, e *env, args []string) error {
 			}
 		}
 	}
-	if cerr := out.close(err == nil); err == nil {
-		err = cerr
-	}
-	return err
+	return out.finish(err)
 }
 
 // migrateExamples are the examples of a step's help.
@@ -265,10 +262,7 @@ func writeMigrateResults(e *env, fs *flagSet, target string, results []*migrate.
 			}
 		}
 	}
-	if cerr := out.close(err == nil); err == nil {
-		err = cerr
-	}
-	return err
+	return out.finish(err)
 }
 
 // migrateVerdict is the exit: 2 for a run that failed or was interrupted

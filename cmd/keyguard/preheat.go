@@ -242,10 +242,7 @@ func writePreheat(fs *flagSet, e *env, target, source string, res *hotkey.Prehea
 	} else {
 		err = writePreheatText(out, target, res)
 	}
-	if cerr := out.close(err == nil); err == nil {
-		err = cerr
-	}
-	return err
+	return out.finish(err)
 }
 
 func writePreheatText(w io.Writer, target string, r *hotkey.PreheatResult) error {

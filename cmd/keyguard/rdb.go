@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/keyguard/keyguard/inventory"
 	"github.com/keyguard/keyguard/report"
 	"github.com/keyguard/keyguard/snapshot"
 )
@@ -31,12 +30,11 @@ the byte offset where each file stopped.`)
 	fs.outputFlags(reportFormats...)
 	fs.failOnFlag()
 	var (
-		match       = fs.String("match", "", "report only keys matching this `glob` (Redis SCAN MATCH syntax: * ? [a-z] [^a] \\x)")
-		db          = fs.Int("db", -1, "report only database `N`; -1 every database")
-		maxFindings = fs.Int("max-findings", inventory.DefaultMaxFindings, "findings listed per rule; the report counts the rest")
-		top         = fs.Int("top", inventory.DefaultTopKeys, "largest keys listed")
-		fields      = fs.Bool("fields", true, "read the field names of every hash and JSON value (the schema and mixed-schema rules); --fields=false skips them: faster, those rules unchecked")
+		match = fs.String("match", "", "report only keys matching this `glob` (Redis SCAN MATCH syntax: * ? [a-z] [^a] \\x)")
+		db    = fs.Int("db", -1, "report only database `N`; -1 every database")
+		agg   aggregateFlags
 	)
+	fs.aggregateFlags(&agg)
 	progressMode := fs.progressFlag()
 	view := fs.reportFlags()
 	files, err := fs.parse(args)
@@ -48,7 +46,7 @@ the byte offset where each file stopped.`)
 		return usagef("name at least one RDB file (several: the shards of one Cluster; - reads stdin)")
 	case *db < -1:
 		return usagef("--db must be a database number (0, 1, ...)")
-	case *maxFindings < 0, *top < 0, view.depth < 0:
+	case agg.maxFindings < 0, agg.top < 0, view.depth < 0:
 		return usagef("--max-findings, --top and --depth cannot be negative")
 	}
 	prog, err := newProgress(e, *progressMode)
@@ -70,7 +68,7 @@ the byte offset where each file stopped.`)
 		return err
 	}
 	opts := snapshot.Options{
-		Inventory: inventory.Options{MaxFindings: *maxFindings, TopKeys: *top, SkipFields: !*fields},
+		Inventory: agg.options(),
 		DB:        *db,
 		Match:     *match,
 		TuneGC:    e.getenv("GOGC") == "",
@@ -89,7 +87,7 @@ the byte offset where each file stopped.`)
 	rep := res.Report
 	view.sep = reg.Separator
 	if fs.isSet("top") {
-		view.top = *top
+		view.top = agg.top
 	}
 	if err := writeReport(out, fs.opts.format, rep, *view); err != nil {
 		return err

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"runtime/debug"
 
 	"github.com/keyguard/keyguard/scancode"
 )
@@ -62,9 +61,7 @@ func runScanCode(ctx context.Context, e *env, args []string) error {
 	default:
 		err = rep.WriteText(out)
 	}
-	if cerr := out.close(err == nil); err == nil {
-		err = cerr
-	}
+	err = out.finish(err)
 	if err != nil || *suggest {
 		return err
 	}
@@ -72,12 +69,4 @@ func runScanCode(ctx context.Context, e *env, args []string) error {
 		return errFindings
 	}
 	return nil
-}
-
-// moduleVersion is the version SARIF names the tool with.
-func moduleVersion() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return ""
 }

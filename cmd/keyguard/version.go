@@ -46,6 +46,15 @@ func buildVersion(bi *debug.BuildInfo, ok bool) versionInfo {
 	return v
 }
 
+// moduleVersion is the version SARIF names the tool with: the module's,
+// "" for a development build.
+func moduleVersion() string {
+	if v := buildVersion(debug.ReadBuildInfo()); v.Version != "(devel)" && v.Version != "(unknown)" {
+		return v.Version
+	}
+	return ""
+}
+
 func (v versionInfo) writeText(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "keyguard %s", v.Version)

@@ -5,18 +5,38 @@ import (
 	"github.com/keyguard/keyguard/inventory"
 )
 
+// aggregateFlags are the flags of the aggregation, shared by the live
+// audit (audit, serve) and the snapshot audit (rdb).
+type aggregateFlags struct {
+	maxFindings, top int
+	fields           bool
+}
+
+func (fs *flagSet) aggregateFlags(a *aggregateFlags) {
+	fs.IntVar(&a.maxFindings, "max-findings", inventory.DefaultMaxFindings, "findings listed per rule; the report counts the rest")
+	fs.IntVar(&a.top, "top", inventory.DefaultTopKeys, "largest keys listed")
+	fs.BoolVar(&a.fields, "fields", true, "read the field names of every hash and JSON value (the schema and mixed-schema rules); --fields=false skips them: faster, those rules unchecked")
+}
+
+// options are the aggregation's options.
+func (a *aggregateFlags) options() inventory.Options {
+	return inventory.Options{MaxFindings: a.maxFindings, TopKeys: a.top, SkipFields: !a.fields}
+}
+
 // walkFlags are the flags of a live audit's walk, shared by audit and
 // serve (which schedules audits).
 type walkFlags struct {
-	count, memSamples, db, maxFindings, top int
-	match                                   string
-	sample                                  int64
-	rate                                    float64
-	replicas, fields                        bool
+	aggregateFlags
+	count, memSamples, db int
+	match                 string
+	sample                int64
+	rate                  float64
+	replicas              bool
 }
 
 func (fs *flagSet) walkFlags() *walkFlags {
 	w := &walkFlags{}
+	fs.aggregateFlags(&w.aggregateFlags)
 	fs.IntVar(&w.count, "count", audit.DefaultCount, "SCAN COUNT: keys asked for per batch")
 	fs.StringVar(&w.match, "match", "", "audit only keys matching this SCAN `pattern` (glob)")
 	fs.IntVar(&w.memSamples, "memory-samples", audit.DefaultMemorySamples, "MEMORY USAGE SAMPLES for collections; 0 = every element (exact, slow on big keys)")
@@ -24,9 +44,6 @@ func (fs *flagSet) walkFlags() *walkFlags {
 	fs.Float64Var(&w.rate, "rate", 0, "at most `OPS` commands per second, all nodes together; 0 = no limit")
 	fs.IntVar(&w.db, "db", -1, "database `N` (default: the URL's, else 0)")
 	fs.BoolVar(&w.replicas, "replicas", false, "walk a replica of each master instead of the master")
-	fs.IntVar(&w.maxFindings, "max-findings", inventory.DefaultMaxFindings, "findings listed per rule; the report counts the rest")
-	fs.IntVar(&w.top, "top", inventory.DefaultTopKeys, "largest keys listed")
-	fs.BoolVar(&w.fields, "fields", true, "read the field names of every hash and JSON value (the schema and mixed-schema rules); --fields=false skips them: faster, those rules unchecked")
 	return w
 }
 
@@ -64,7 +81,7 @@ func (w *walkFlags) options() audit.Options {
 		Sample:        w.sample,
 		Rate:          w.rate,
 		Replicas:      w.replicas,
-		Inventory:     inventory.Options{MaxFindings: w.maxFindings, TopKeys: w.top, SkipFields: !w.fields},
+		Inventory:     w.aggregateFlags.options(),
 	}
 	if w.memSamples == 0 {
 		o.MemorySamples = audit.AllSamples
