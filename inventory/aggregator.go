@@ -228,9 +228,7 @@ func (a *Aggregator) Add(r *Record, cl Class) {
 
 func (a *Aggregator) seeDB(db int) {
 	a.lastDB = db
-	if _, ok := a.dbs[db]; !ok {
-		a.dbs[db] = struct{}{}
-	}
+	a.dbs[db] = struct{}{}
 }
 
 // multiDB reports whether records came from more than one database (or

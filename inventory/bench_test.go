@@ -54,7 +54,7 @@ func BenchmarkAdd(b *testing.B) {
 			add(agg, r)
 		}
 		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "records/s")
-	}) // What the live walker does for each unregistered string: NeedsFields,
+	}) // What the live walker does for each unregistered string: Classify,
 	// then Add; the values are not JSON, so no field names come back.
 	b.Run("unregistered-needsfields", func(b *testing.B) {
 		ukeys := make([]string, 1<<16)

@@ -184,19 +184,21 @@ func fieldSetHash(raw []string) (uint64, int) {
 	return sum, n
 }
 
-// normalizedHash hashes the name normalizeFields makes of f: runs of
-// letters and digits holding a digit read as '#', at most maxFieldName
-// bytes of f. A name without digits (most are) is its own normal form
-// and is hashed in place, eight bytes at a time, while the same words
-// are tested for digits.
+// normalizedHash hashes the name normalizeFields makes of f (at most
+// maxFieldName bytes), for a name wordHash says may hold a digit; a name
+// without digits (most are) is its own normal form, hashed by wordHash
+// alone.
 func normalizedHash(f string) uint64 {
-	if len(f) > maxFieldName {
-		f = f[:maxFieldName]
-	}
-	if h, maybeDigit := wordHash(f); !maybeDigit {
-		return h
-	}
 	var buf [maxFieldName]byte
+	n := normalizeName(&buf, f)
+	h, _ := wordHash(unsafe.String(&buf[0], n)) // n > 0: f is not empty
+	return h
+}
+
+// normalizeName writes the normal form of f (at most maxFieldName bytes)
+// to buf and returns its length: every run of letters and digits holding
+// a digit reads as '#'.
+func normalizeName(buf *[maxFieldName]byte, f string) int {
 	n := 0
 	for i := 0; i < len(f); {
 		if !isAlnum(f[i]) {
@@ -218,8 +220,7 @@ func normalizedHash(f string) uint64 {
 		}
 		i = j
 	}
-	h, _ := wordHash(unsafe.String(&buf[0], n)) // n > 0: f is not empty
-	return h
+	return n
 }
 
 // wordHash hashes a short name with a few overlapping loads and one
@@ -267,14 +268,4 @@ func digitLanes(x uint64) uint64 {
 
 func le32(s string) uint32 {
 	return uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24
-}
-
-// mix64 is murmur3's finalizer: it spreads a hash before it is summed.
-func mix64(h uint64) uint64 {
-	h ^= h >> 33
-	h *= 0xff51afd7ed558ccd
-	h ^= h >> 33
-	h *= 0xc4ceb9fe1a85ec53
-	h ^= h >> 33
-	return h
 }

@@ -330,7 +330,11 @@ func keyHash[T string | []byte](s T) uint64 {
 	for i := 0; i < len(s); i++ {
 		v |= uint64(s[i]) << (8 * i)
 	}
-	h = (h ^ v) * m
+	return mix64((h ^ v) * m)
+}
+
+// mix64 is murmur3's finalizer.
+func mix64(h uint64) uint64 {
 	h ^= h >> 33
 	h *= 0xff51afd7ed558ccd
 	h ^= h >> 33

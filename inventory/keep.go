@@ -86,6 +86,8 @@ func clipText(s string) string {
 	return s
 }
 
+// offerTop offers r to the top keys. Once the list is full, most keys
+// rank below its root and are turned away before anything is copied.
 func (a *Aggregator) offerTop(r *Record, g *group) {
 	ck := clip(r.Key, maxKeepKey)
 	if a.top.full() {
@@ -94,16 +96,7 @@ func (a *Aggregator) offerTop(r *Record, g *group) {
 			return
 		}
 	}
-	for i := range a.top.items {
-		if a.top.items[i].key == ck && a.top.items[i].keyLen == len(r.Key) && a.top.items[i].db == r.DB {
-			if a.top.items[i].bytes >= r.Bytes {
-				return
-			}
-			a.top.removeAt(i)
-			break
-		}
-	}
-	a.top.push(topItem{
+	a.pushTop(topItem{
 		bytes: r.Bytes, elements: r.Elements, ttl: r.TTL, key: a.retainedKey(), keyLen: len(r.Key),
 		typ: retainType(r.Type), template: clip(g.name, maxGroupName), node: strings.Clone(r.Node), db: r.DB,
 	})
@@ -117,16 +110,7 @@ func (a *Aggregator) offerHot(r *Record, g *group) {
 			return
 		}
 	}
-	for i := range a.hot.items {
-		if a.hot.items[i].key == ck && a.hot.items[i].keyLen == len(r.Key) && a.hot.items[i].db == r.DB {
-			if a.hot.items[i].freq >= r.Freq {
-				return
-			}
-			a.hot.removeAt(i)
-			break
-		}
-	}
-	a.hot.push(hotItem{
+	a.pushHot(hotItem{
 		freq: r.Freq, key: a.retainedKey(), keyLen: len(r.Key), bytes: r.Bytes,
 		template: g.name, owner: g.owner, kind: g.kind, protected: g.entry != nil && g.entry.Hot != nil,
 		node: strings.Clone(r.Node), db: r.DB,
@@ -142,6 +126,8 @@ func retainType(t string) string {
 	return strings.Clone(t)
 }
 
+// pushTop offers it to the top keys (Add and Merge): a key seen twice
+// (a walker's duplicate) is kept once, at its largest.
 func (a *Aggregator) pushTop(it topItem) {
 	for i := range a.top.items {
 		if a.top.items[i].key == it.key && a.top.items[i].keyLen == it.keyLen && a.top.items[i].db == it.db {
@@ -155,6 +141,7 @@ func (a *Aggregator) pushTop(it topItem) {
 	a.top.push(it)
 }
 
+// pushHot is pushTop for the hot-key set, by LFU counter.
 func (a *Aggregator) pushHot(it hotItem) {
 	for i := range a.hot.items {
 		if a.hot.items[i].key == it.key && a.hot.items[i].keyLen == it.keyLen && a.hot.items[i].db == it.db {

@@ -16,12 +16,12 @@ type Record struct {
 	Freq     int           // LFU counter (OBJECT FREQ); -1 unknown
 	NS       string        // value of the reserved hash field __ns__ when probed
 	HasNS    bool          // NS was probed and present
-	NSProbed bool          // the walker asked for __ns__ (NeedsNS was true)
+	NSProbed bool          // the walker asked for __ns__ (Class.NS was true)
 	// Fields are sampled hash field names, or the top-level JSON keys of a
-	// string value, for mixed-schema. Give them when NeedsFields said so;
-	// nil otherwise (a key NeedsFields asked for that comes with nil
-	// Fields counts as a value without field names). Add does not keep
-	// the slice.
+	// string value, for the field census. Give them when Class.Fields
+	// said so; nil otherwise (a key Class.Fields asked for that comes
+	// with nil Fields counts as a value without field names). Add does
+	// not keep the slice.
 	Fields []string
 }
 

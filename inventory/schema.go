@@ -209,7 +209,7 @@ func sortedKeys(m map[string]bool) []string {
 // bytes are kept.
 func normalizeFields(in []string) []string {
 	out := make([]string, 0, min(len(in), maxFieldsPerKey*2))
-	var b strings.Builder
+	var buf [maxFieldName]byte
 	for _, f := range in {
 		if f == "" || f == "__ns__" {
 			continue
@@ -217,26 +217,7 @@ func normalizeFields(in []string) []string {
 		if len(f) > maxFieldName {
 			f = f[:maxFieldName]
 		}
-		b.Reset()
-		for i := 0; i < len(f); {
-			if !isAlnum(f[i]) {
-				b.WriteByte(f[i])
-				i++
-				continue
-			}
-			j, digit := i, false
-			for j < len(f) && isAlnum(f[j]) {
-				digit = digit || (f[j] >= '0' && f[j] <= '9')
-				j++
-			}
-			if digit {
-				b.WriteByte('#')
-			} else {
-				b.WriteString(f[i:j])
-			}
-			i = j
-		}
-		out = append(out, b.String())
+		out = append(out, string(buf[:normalizeName(&buf, f)]))
 	}
 	slices.Sort(out)
 	out = slices.Compact(out)

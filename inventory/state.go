@@ -97,8 +97,8 @@ func (s *ttlSketch) state() report.StateTTL {
 // ErrNoState is a report without the state FromReport needs.
 var ErrNoState = errors.New("the report carries no aggregation state: write it with this version of keyguard (--format json)")
 
-// lateRules are decided at report time from the state (hot set, field
-// samples), not kept per key.
+// decidedLate reports whether rule is decided at report time from the
+// state (hot set, field censuses), not kept per key.
 func decidedLate(rule string) bool {
 	return rule == finding.HotKey || rule == finding.MixedSchema || rule == finding.Schema
 }

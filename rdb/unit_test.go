@@ -7,8 +7,6 @@ import (
 	"math"
 	"strings"
 	"testing"
-
-	"github.com/keyguard/keyguard/internal/jsonkeys"
 )
 
 func TestCRC64(t *testing.T) {
@@ -159,26 +157,6 @@ func TestJeSize(t *testing.T) {
 		{128, 128}, {129, 160}, {536, 640}, {1025, 1280}, {4097, 5120}, {14337, 16384}, {16385, 20480}} {
 		if got := jeSize(c[0]); got != c[1] {
 			t.Errorf("jeSize(%d) = %d, want %d", c[0], got, c[1])
-		}
-	}
-}
-
-func TestJSONTopKeys(t *testing.T) {
-	for _, c := range []struct {
-		in   string
-		max  int
-		want string
-	}{
-		{`{"a":1,"b":{"c":[1,2,{"d":3}]},"e":"x,}y","f\"g":null}`, 10, `a|b|e|f"g`},
-		{`  {"a":1,"b":2}`, 1, `a`},
-		{`{"a":1,"b":`, 10, `a|b`}, // a prefix: keys until the cut, the cut one too
-		{`[1,2]`, 10, ``},
-		{`{}`, 10, ``},
-		{`not json`, 10, ``},
-	} {
-		got := strings.Join(jsonkeys.Top(nil, []byte(c.in), c.max, nil), "|")
-		if got != c.want {
-			t.Errorf("Top(%s) = %q, want %q", c.in, got, c.want)
 		}
 	}
 }

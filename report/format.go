@@ -9,15 +9,13 @@ import (
 
 // fmtDur writes a duration for people: 90s → 1m30s, 3600s → 1h, 36h →
 // 1d12h.
-func fmtDur(d time.Duration) string { return fmtDuration(d, true) }
-
-func fmtDuration(d time.Duration, days bool) string {
+func fmtDur(d time.Duration) string {
 	if d < time.Second {
 		return d.String()
 	}
 	d = d.Round(time.Second)
 	var b strings.Builder
-	if n := d / (24 * time.Hour); n > 0 && days {
+	if n := d / (24 * time.Hour); n > 0 {
 		b.WriteString(strconv.FormatInt(int64(n), 10) + "d")
 		d -= n * 24 * time.Hour
 	}

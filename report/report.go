@@ -43,7 +43,7 @@ type NodeStop struct {
 	Keys   int64  `json:"keys"`             // keys read from the node before it stopped
 }
 
-// Report is the audit report, SPEC §5 plus the fields marked as
+// Report is the audit report: the base fields, then those marked as
 // extensions. Its JSON is the --format json output and what ReadReport
 // and Diff read back.
 type Report struct {
@@ -174,7 +174,8 @@ type TTLBucket struct {
 	Bytes int64  `json:"bytes"`
 }
 
-// RuleRank orders rules as SPEC §3's table does; other rules come last.
+// RuleRank is a rule's place in the reports' fixed order of rules; rules
+// it does not list come last.
 func RuleRank(rule string) int {
 	switch rule {
 	case finding.Unregistered:
@@ -215,7 +216,7 @@ func RuleRank(rule string) int {
 	return 17
 }
 
-// WriteJSON writes the report as indented JSON (SPEC §5). It streams:
+// WriteJSON writes the report as indented JSON. It streams:
 // the top-level fields, and the groups, top keys and findings one by one,
 // go through a small buffer, so the document is never whole in memory.
 // The bytes are those encoding/json's Encoder gives the whole Report with
@@ -424,6 +425,8 @@ func fromBase64(key *string, b64 string) error {
 	return nil
 }
 
+// KeyBase64 is the exact bytes of k in base64 when k is not valid UTF-8
+// (the key_base64 of findings and top keys), else "".
 func KeyBase64(k string) string {
 	if utf8.ValidString(k) {
 		return ""

@@ -137,11 +137,7 @@ func (t *textWriter) write() {
 		t.more(len(sugg)-n, "suggested entries (keyguard init --from-audit REPORT.json writes them all)")
 	}
 	if len(r.UnusedTemplates) > 0 {
-		n := len(r.UnusedTemplates)
-		if !t.o.Verbose {
-			n = 5
-		}
-		fmt.Fprintf(w, "\n%d templates have no keys: %s\n", len(r.UnusedTemplates), listShort(r.UnusedTemplates, n))
+		fmt.Fprintf(w, "\n%d templates have no keys: %s\n", len(r.UnusedTemplates), listShort(r.UnusedTemplates, t.limit(len(r.UnusedTemplates), 5)))
 	}
 	if len(r.Notes) > 0 {
 		fmt.Fprintf(w, "\nnotes\n")

@@ -27,10 +27,6 @@ type Options struct {
 	Match     string            // only keys matching this glob (SCAN MATCH syntax); "" every key
 	Procs     int               // cores to use; 0 GOMAXPROCS
 
-	// Resume seeds the run with the aggregates of an earlier report
-	// (inventory.FromReport): the report covers both.
-	Resume *inventory.Aggregator
-
 	// TuneGC lets Run set the collector's pace for the run (a 3× heap
 	// goal while decoding, none while the report is built). Leave it off
 	// when the caller set GOGC or shares the process.
@@ -119,9 +115,6 @@ func Run(ctx context.Context, reg *registry.Registry, ins []*Input, opts Options
 	wg.Wait()
 	agg := pipe.Close()
 	stopProgress()
-	if opts.Resume != nil {
-		agg.Merge(opts.Resume)
-	}
 	names := make([]string, len(ins))
 	for i, in := range ins {
 		names[i] = in.Name
@@ -230,10 +223,13 @@ const nsField = registry.NSField
 func (s *scan) file(ctx context.Context, in *Input, cls *inventory.Classifier) (res fileResult) {
 	// The one classification of a key, made before its value is read: it
 	// says whether to read __ns__ and field names.
-	var class inventory.Class
+	var (
+		class   inventory.Class
+		matched bool // the key matches opts.Match
+	)
 	look := func(key []byte) rdb.Look {
 		class = inventory.Class{}
-		if len(s.match) > 0 && !glob.Match(s.match, key) {
+		if matched = len(s.match) == 0 || glob.Match(s.match, key); !matched {
 			return 0 // skipped below
 		}
 		class = cls.Classify(unsafe.String(unsafe.SliceData(key), len(key))) // the Class keeps nothing of the key
@@ -275,7 +271,7 @@ func (s *scan) file(ctx context.Context, in *Input, cls *inventory.Classifier) (
 			}
 			return res
 		}
-		if s.db >= 0 && r.DB != s.db || len(s.match) > 0 && !glob.Match(s.match, r.Key) {
+		if !matched || s.db >= 0 && r.DB != s.db {
 			continue
 		}
 		if !created {

@@ -93,7 +93,7 @@ func refTopKeys(s []byte, max int) []string {
 	return out
 }
 
-// TestJSONScanners compares jsonTopKeys (SWAR string scans, the interner's
+// TestJSONScanners compares Top (SWAR string scans, the interner's
 // guess of the next key, the inlined value skip) with refTopKeys on
 // JSON-like inputs and every prefix of them, reusing one interner so its
 // guesses are sometimes right and sometimes wrong.
@@ -176,6 +176,27 @@ func TestTopCases(t *testing.T) {
 	for _, tt := range tests {
 		if got := Top(nil, []byte(tt.in), 32, nil); !slices.Equal(got, tt.want) {
 			t.Errorf("Top(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// TestTopMax: Top stops at max keys.
+func TestTopMax(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		max  int
+		want string
+	}{
+		{`{"a":1,"b":{"c":[1,2,{"d":3}]},"e":"x,}y","f\"g":null}`, 10, `a|b|e|f"g`},
+		{`  {"a":1,"b":2}`, 1, `a`},
+		{`{"a":1,"b":`, 10, `a|b`}, // a prefix: keys until the cut, the cut one too
+		{`[1,2]`, 10, ``},
+		{`{}`, 10, ``},
+		{`not json`, 10, ``},
+	} {
+		got := strings.Join(Top(nil, []byte(c.in), c.max, nil), "|")
+		if got != c.want {
+			t.Errorf("Top(%s) = %q, want %q", c.in, got, c.want)
 		}
 	}
 }
