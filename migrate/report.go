@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/keyguard/keyguard/registry"
+	"github.com/keyguard/keyguard/report"
 )
 
 // Sample is an old key and the new key it maps to (or why it has none).
@@ -169,11 +169,11 @@ func (r *Result) WriteText(w io.Writer) error {
 	if r.DryRun {
 		would = "would be "
 	}
-	bw.printf("  %s keys of the old template (%s scanned)\n", num(c.Keys), num(c.Scanned))
+	bw.printf("  %s keys of the old template (%s scanned)\n", report.HumanCount(c.Keys), report.HumanCount(c.Scanned))
 	var parts []string
 	add := func(n int64, what string) {
 		if n > 0 {
-			parts = append(parts, num(n)+" "+what)
+			parts = append(parts, report.HumanCount(n)+" "+what)
 		}
 	}
 	switch r.Op {
@@ -199,11 +199,11 @@ func (r *Result) WriteText(w io.Writer) error {
 		bw.printf("  MISMATCH %s: %s: %s\n", m.Old, m.Kind, m.Detail)
 	}
 	if r.MoreMismatches > 0 {
-		bw.printf("  … and %s more mismatches\n", num(r.MoreMismatches))
+		bw.printf("  … and %s more mismatches\n", report.HumanCount(r.MoreMismatches))
 	}
 	rate := ""
 	if s := r.Duration.Seconds(); s > 0 && c.Keys > 0 {
-		rate = fmt.Sprintf(", %s keys/s", num(int64(float64(c.Keys)/s)))
+		rate = fmt.Sprintf(", %s keys/s", report.HumanCount(int64(float64(c.Keys)/s)))
 	}
 	if r.Complete {
 		bw.printf("  complete in %s%s\n", r.Duration.Round(1e6), rate)
@@ -217,18 +217,6 @@ func (r *Result) WriteText(w io.Writer) error {
 		bw.printf("  note: %s\n", n)
 	}
 	return bw.err
-}
-
-func num(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	var b strings.Builder
-	for i := range len(s) {
-		if i > 0 && (len(s)-i)%3 == 0 && s[i-1] != '-' {
-			b.WriteByte(',')
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
 }
 
 // errWriter keeps the first write error.

@@ -29,7 +29,7 @@ func (in *Input) Read(p []byte) (int, error) {
 }
 
 // Display is the name for messages: "stdin" for "-".
-func (in *Input) Display() string { return displayName(in.Name) }
+func (in *Input) Display() string { return DisplayName(in.Name) }
 
 // Close closes every input opened from a file.
 func Close(ins []*Input) {
@@ -77,11 +77,11 @@ func Open(names []string, stdin io.Reader) ([]*Input, error) {
 		n, err := io.ReadFull(in.r, head[:])
 		switch {
 		case n == 0 && (err == io.EOF || err == nil):
-			return ins, fmt.Errorf("%s is empty: a snapshot holds at least a 9-byte header; copy it again once the save has finished", displayName(name))
+			return ins, fmt.Errorf("%s is empty: a snapshot holds at least a 9-byte header; copy it again once the save has finished", DisplayName(name))
 		case err != nil && err != io.ErrUnexpectedEOF:
-			return ins, fmt.Errorf("read %s: %w", displayName(name), err)
+			return ins, fmt.Errorf("read %s: %w", DisplayName(name), err)
 		case !rdbHeader(head[:n]):
-			return ins, fmt.Errorf("%s is not an RDB file: it starts with %q, not REDIS and a 4-digit version", displayName(name), head[:n])
+			return ins, fmt.Errorf("%s is not an RDB file: it starts with %q, not REDIS and a 4-digit version", DisplayName(name), head[:n])
 		}
 		in.r = io.MultiReader(bytes.NewReader(head[:n]), in.r)
 	}
@@ -100,7 +100,8 @@ func rdbHeader(b []byte) bool {
 	return true
 }
 
-func displayName(name string) string {
+// DisplayName is how reports and messages name an input: "stdin" for "-".
+func DisplayName(name string) string {
 	if name == "-" {
 		return "stdin"
 	}

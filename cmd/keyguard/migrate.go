@@ -9,6 +9,7 @@ import (
 
 	"github.com/keyguard/keyguard/migrate"
 	"github.com/keyguard/keyguard/registry"
+	"github.com/keyguard/keyguard/report"
 )
 
 const migrateUsage = `Usage: keyguard migrate STEP (--from OLD --to NEW | --all-deprecated) [flags]
@@ -301,7 +302,7 @@ func migrateProgressLine(p migrate.Progress) string {
 	}
 	rate := ""
 	if s := p.Elapsed.Seconds(); s > 0 {
-		rate = fmt.Sprintf("  %s keys/s", fmtThousands(int64(float64(c.Keys)/s)))
+		rate = fmt.Sprintf("  %s keys/s", report.HumanCount(int64(float64(c.Keys)/s)))
 	}
-	return fmt.Sprintf("%s %s %s  %s scanned, %s keys, %s done%s", p.Op, p.From, meter(p.Done), fmtThousands(c.Scanned), fmtThousands(c.Keys), fmtThousands(done), rate)
+	return fmt.Sprintf("%s %s %s  %s scanned, %s keys, %s done%s", p.Op, p.From, meter(p.Done), report.HumanCount(c.Scanned), report.HumanCount(c.Keys), report.HumanCount(done), rate)
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/keyguard/keyguard/hotkey"
 	"github.com/keyguard/keyguard/registry"
+	"github.com/keyguard/keyguard/report"
 )
 
 // runPreheat loads keys into Redis before the traffic comes: each key's
@@ -214,7 +215,7 @@ func preheatLine(p hotkey.PreheatProgress) string {
 	if p.Total > 0 {
 		frac = float64(p.Done) / float64(p.Total)
 	}
-	s := fmt.Sprintf("%s %s/%s keys", meter(frac), fmtThousands(int64(p.Done)), fmtThousands(int64(p.Total)))
+	s := fmt.Sprintf("%s %s/%s keys", meter(frac), report.HumanCount(int64(p.Done)), report.HumanCount(int64(p.Total)))
 	if p.Region != "" {
 		s += "  region " + p.Region
 	}
@@ -252,7 +253,7 @@ func writePreheatText(w io.Writer, target string, r *hotkey.PreheatResult) error
 		rate = float64(r.Done) / secs
 	}
 	fmt.Fprintf(&b, "preheated %s of %s keys into %s in %s (%.0f/s): %d stored, %d present already, %d without data, %d failed\n",
-		fmtThousands(int64(r.Done)), fmtThousands(int64(r.Total)), target, r.Elapsed.Round(time.Millisecond), rate, r.OK, r.Skipped, r.Absent, r.Failed)
+		report.HumanCount(int64(r.Done)), report.HumanCount(int64(r.Total)), target, r.Elapsed.Round(time.Millisecond), rate, r.OK, r.Skipped, r.Absent, r.Failed)
 	for _, bt := range r.Batches {
 		if bt.Region != "" {
 			fmt.Fprintf(&b, "  region %s: %d keys, %d stored, %d present, %d without data, %d failed\n", bt.Region, bt.Keys, bt.OK, bt.Skipped, bt.Absent, bt.Failed)

@@ -101,15 +101,3 @@ func meter(frac float64) string {
 	fill := int(frac * width)
 	return fmt.Sprintf("[%s%s] %3.0f%%", strings.Repeat("#", fill), strings.Repeat(".", width-fill), frac*100)
 }
-
-func fmtThousands(n int64) string {
-	s := fmt.Sprint(n)
-	var out []byte
-	for i := range len(s) {
-		if i > 0 && (len(s)-i)%3 == 0 && s[i-1] != '-' {
-			out = append(out, ',')
-		}
-		out = append(out, s[i])
-	}
-	return string(out)
-}

@@ -110,7 +110,7 @@ type rdbIncompleteError struct {
 func (e *rdbIncompleteError) Error() string {
 	var parts []string
 	for _, s := range e.stops {
-		parts = append(parts, fmt.Sprintf("%s stopped at byte %s after %s keys: %s", displayNode(s.Node), s.Cursor, fmtThousands(s.Keys), s.Reason))
+		parts = append(parts, fmt.Sprintf("%s stopped at byte %s after %s keys: %s", snapshot.DisplayName(s.Node), s.Cursor, report.HumanCount(s.Keys), s.Reason))
 	}
 	msg := "incomplete: " + strings.Join(parts, "; ")
 	if e.out != "" {
@@ -141,11 +141,4 @@ func rdbProgressLine(read, total int64, elapsed time.Duration, filesDone, files 
 		line += fmt.Sprintf("  files %d/%d", filesDone, files)
 	}
 	return line
-}
-
-func displayNode(name string) string {
-	if name == "-" {
-		return "stdin"
-	}
-	return name
 }
