@@ -110,14 +110,8 @@ func snapshotMetrics(s *Snapshot) []prometheus.Metric {
 		gauge(descTemplateFindings, float64(t.Findings), t.Name, t.Owner, t.Domain)
 	}
 	for _, tw := range s.Writers {
-		var yes, no int
-		for _, w := range tw.Writers {
-			if w.Allowed {
-				yes++
-			} else {
-				no++
-			}
-		}
+		no := tw.Disallowed()
+		yes := len(tw.Writers) - no
 		gauge(descTemplateWriters, float64(yes), tw.Template, tw.Owner, "true")
 		gauge(descTemplateWriters, float64(no), tw.Template, tw.Owner, "false")
 	}

@@ -4,27 +4,12 @@ import (
 	"fmt"
 	"strconv"
 	"time"
+
+	"github.com/keyguard/keyguard/report"
 )
 
 // fmtCount writes n with thousands separators: 1,234,567.
-func fmtCount(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := n < 0
-	if neg {
-		s = s[1:]
-	}
-	out := make([]byte, 0, len(s)+len(s)/3+1)
-	if neg {
-		out = append(out, '-')
-	}
-	for i := range len(s) {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			out = append(out, ',')
-		}
-		out = append(out, s[i])
-	}
-	return string(out)
-}
+func fmtCount(n int64) string { return report.HumanCount(n) }
 
 // fmtBytes writes a size in binary units: 512 B, 1.5 KiB, 12 MiB, 3.2 GiB.
 func fmtBytes(n int64) string {

@@ -7,6 +7,7 @@ import (
 	"html/template"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"strings"
@@ -250,7 +251,7 @@ func (s *Server) AuditNow(ctx context.Context) error {
 }
 
 func (s *Server) failed(start time.Time, err error) {
-	msg := strings.Join(strings.Fields(err.Error()), " ")
+	msg := oneLine(err)
 	s.mu.Lock()
 	s.status.LastAttempt, s.status.LastResult = start, resultFailed
 	s.status.LastError, s.status.LastErrorAt = msg, s.now()
@@ -291,23 +292,25 @@ func oneLine(err error) string { return strings.Join(strings.Fields(err.Error())
 func (s *Server) Latest() (*Snapshot, Status) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	st := s.status
-	st.Results = make(map[string]int64, len(s.status.Results))
-	for k, v := range s.status.Results {
-		st.Results[k] = v
-	}
-	return s.snap, st
+	return s.snap, s.statusCopy()
 }
 
 // History returns the server's history.
 func (s *Server) History() *History { return s.history }
 
+// exported is what a scrape sends: the status and the latest audit's
+// series, read together.
 func (s *Server) exported() (Status, []prometheus.Metric) {
 	s.mu.RLock()
-	ms := s.metrics
-	s.mu.RUnlock()
-	_, st := s.Latest()
-	return st, ms
+	defer s.mu.RUnlock()
+	return s.statusCopy(), s.metrics
+}
+
+// statusCopy is the status with its own Results; s.mu is held.
+func (s *Server) statusCopy() Status {
+	st := s.status
+	st.Results = maps.Clone(s.status.Results)
+	return st
 }
 
 // Handler serves the pages, /api/report.json, /api/history.json, /metrics

@@ -223,3 +223,42 @@ func TestTrendsSkipPartial(t *testing.T) {
 		t.Error("the history page does not list the partial audit")
 	}
 }
+
+// TestWriterTags: the writers page and the templates table mark a writer
+// the registry does not allow, and a second writer; the findings page
+// offers the owners that have findings.
+func TestWriterTags(t *testing.T) {
+	aud := &fixedAuditor{reps: []*Report{smallReport(t0)}}
+	s, hs := newTestServer(t, Config{Auditor: aud, Writers: fixedWriters{
+		{Template: "order:order:{orderId:int}:base", Owner: "order-team", Registered: true,
+			Writers: []Writer{{Service: "order-team", Allowed: true}, {Service: "audit-team", Allowed: true}}},
+		{Template: "promo:sku:{skuId:int}", Owner: "promo-team", Registered: true,
+			Writers: []Writer{{Service: "promo-team", Allowed: true}, {Service: "order-team"}}},
+		{Template: "seq:order:no", Owner: "order-team", Registered: true, Writers: []Writer{{Service: "order-team", Allowed: true}}},
+	}})
+	if err := s.AuditNow(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	_, body := get(t, hs, "/writers")
+	var tags []string
+	for _, row := range strings.Split(body, "<tr data-template=")[1:] {
+		name, _, _ := strings.Cut(row, " ")
+		tag := row[strings.Index(row, `<span class="tag `):]
+		tag = tag[strings.Index(tag, ">")+1 : strings.Index(tag, "</span>")]
+		tags = append(tags, name+" "+tag)
+	}
+	want := []string{`"promo:sku:{skuId:int}" violation`, `"order:order:{orderId:int}:base" second writer`, `"seq:order:no" one writer`}
+	if strings.Join(tags, "; ") != strings.Join(want, "; ") {
+		t.Errorf("writers page rows:\n%q\nwant\n%q", tags, want)
+	}
+	_, body = get(t, hs, "/templates")
+	for _, w := range []string{`<span class="tag bad" title="promo-team, order-team">2</span>`, `<span class="tag warn" title="order-team, audit-team">2</span>`} {
+		if !strings.Contains(body, w) {
+			t.Errorf("templates: no %q", w)
+		}
+	}
+	_, body = get(t, hs, "/findings")
+	if !strings.Contains(body, `<select name="owner"><option value="">all</option><option>order-team</option><option>promo-team</option></select>`) {
+		t.Error("findings: the owner menu does not list order-team and promo-team")
+	}
+}

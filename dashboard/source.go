@@ -121,6 +121,9 @@ type TemplateWriters struct {
 	Writers    []Writer // most recent first
 }
 
+// Disallowed counts writers the registry does not allow.
+func (tw TemplateWriters) Disallowed() int { return disallowed(tw.Writers) }
+
 // Writer is one service that wrote a template.
 type Writer struct {
 	Service   string
@@ -131,18 +134,17 @@ type Writer struct {
 // NewWriterSource reads the records redishook.Recorder flushes to the
 // server c points at, written within window before each read.
 func NewWriterSource(c redis.Cmdable, reg *registry.Registry, window time.Duration) WriterSource {
-	return &hookWriters{c: c, reg: reg, window: window, now: time.Now}
+	return &hookWriters{c: c, reg: reg, window: window}
 }
 
 type hookWriters struct {
 	c      redis.Cmdable
 	reg    *registry.Registry
 	window time.Duration
-	now    func() time.Time
 }
 
 func (h *hookWriters) Writers(ctx context.Context) ([]TemplateWriters, error) {
-	tws, err := redishook.ReadWriters(ctx, h.c, h.reg, h.now().Add(-h.window))
+	tws, err := redishook.ReadWriters(ctx, h.c, h.reg, time.Now().Add(-h.window))
 	if err != nil {
 		return nil, fmt.Errorf("read writer records: %w", err)
 	}
@@ -184,7 +186,7 @@ type HotKey struct {
 // one hot key: their rates add up. At most top keys are listed, hottest
 // first.
 func NewHotKeySource(c redis.Cmdable, reg *registry.Registry, window time.Duration, top int) HotKeySource {
-	return &sdkHotKeys{c: c, reg: reg, window: window, top: top, now: time.Now}
+	return &sdkHotKeys{c: c, reg: reg, window: window, top: top}
 }
 
 type sdkHotKeys struct {
@@ -192,11 +194,10 @@ type sdkHotKeys struct {
 	reg    *registry.Registry
 	window time.Duration
 	top    int
-	now    func() time.Time
 }
 
 func (h *sdkHotKeys) HotKeys(ctx context.Context) ([]HotKey, error) {
-	reps, err := hotkey.ReadReports(ctx, h.c, h.now().Add(-h.window))
+	reps, err := hotkey.ReadReports(ctx, h.c, time.Now().Add(-h.window))
 	if err != nil {
 		return nil, fmt.Errorf("read hot-key reports: %w", err)
 	}

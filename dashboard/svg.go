@@ -5,6 +5,7 @@ import (
 	"html"
 	"html/template"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -30,7 +31,7 @@ func num(v float64) string {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return "0"
 	}
-	return trimZero(fmt.Sprintf("%.1f", v))
+	return trimZero(strconv.FormatFloat(v, 'f', 1, 64))
 }
 
 func (b *svgBuilder) html() template.HTML { return template.HTML(b.String()) } // #nosec: every value written is escaped
@@ -272,9 +273,10 @@ func shade(hex string, i int) string {
 	return fmt.Sprintf("#%02x%02x%02x", mix(r), mix(g), mix(b))
 }
 
+// rgb reads a colour #rrggbb.
 func rgb(hex string) (r, g, b int) {
-	fmt.Sscanf(strings.TrimPrefix(hex, "#"), "%02x%02x%02x", &r, &g, &b)
-	return r, g, b
+	v, _ := strconv.ParseUint(strings.TrimPrefix(hex, "#"), 16, 32)
+	return int(v >> 16 & 0xff), int(v >> 8 & 0xff), int(v & 0xff)
 }
 
 // inkOn is the text colour that reads on a fill.

@@ -2,6 +2,7 @@ package dashboard
 
 import (
 	"cmp"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -10,7 +11,6 @@ import (
 
 	"github.com/keyguard/keyguard/finding"
 	"github.com/keyguard/keyguard/registry"
-	"github.com/keyguard/keyguard/report"
 )
 
 // The view model: what the pages, the exporter and the history need from
@@ -69,6 +69,7 @@ type Snapshot struct {
 	HotKeysErr string
 
 	byName map[string]int // Templates index by name
+	owners []string       // owners with findings, sorted
 }
 
 // Totals are a keyspace part's keys, memory and keys without TTL.
@@ -120,9 +121,12 @@ type TypeCount struct {
 func (t *TemplateRow) SecondWriter() bool { return len(t.Writers) > 1 }
 
 // Disallowed counts writers the registry does not allow.
-func (t *TemplateRow) Disallowed() int {
+func (t *TemplateRow) Disallowed() int { return disallowed(t.Writers) }
+
+// disallowed counts the writers the registry does not allow.
+func disallowed(ws []Writer) int {
 	n := 0
-	for _, w := range t.Writers {
+	for _, w := range ws {
 		if !w.Allowed {
 			n++
 		}
@@ -285,7 +289,7 @@ func (s *Snapshot) templates(rep *Report, reg *registry.Registry) {
 // keyspace's histogram in its order (so that every template's chart has
 // the same axis), the group's keys and bytes in each; the group's own
 // buckets as they are when the report has no keyspace histogram.
-func ttlBars(all, group []report.TTLBucket) []TTLBar {
+func ttlBars(all, group []reportTTLBucket) []TTLBar {
 	if len(group) == 0 {
 		return nil
 	}
@@ -379,8 +383,12 @@ func (s *Snapshot) rules(rep *Report) {
 	sev := map[string]string{}
 	s.RuleSeverity = map[[2]string]int64{}
 	listed := map[string]int64{}
+	owners := map[string]bool{}
 	for i := range rep.Findings {
 		f := &rep.Findings[i]
+		if f.Owner != "" {
+			owners[f.Owner] = true
+		}
 		name := f.Severity.String()
 		switch prev, ok := sev[f.Rule]; {
 		case !ok:
@@ -391,6 +399,7 @@ func (s *Snapshot) rules(rep *Report) {
 		s.RuleSeverity[[2]string{f.Rule, name}]++
 		listed[f.Rule]++
 	}
+	s.owners = slices.Sorted(maps.Keys(owners))
 	for rule, n := range rep.Summary.ByRule {
 		s.Rules = append(s.Rules, RuleRow{Rule: rule, Severity: sev[rule], Count: n, Omitted: rep.FindingsOmitted[rule]})
 		if rest := n - listed[rule]; rest > 0 {
@@ -431,17 +440,8 @@ func (s *Snapshot) withWriters(tws []TemplateWriters) {
 			s.Templates[i].Writers = tw.Writers
 		}
 	}
-	disallowed := func(tw TemplateWriters) int {
-		n := 0
-		for _, w := range tw.Writers {
-			if !w.Allowed {
-				n++
-			}
-		}
-		return n
-	}
 	slices.SortStableFunc(s.Writers, func(a, b TemplateWriters) int {
-		return cmp.Or(cmp.Compare(disallowed(b), disallowed(a)), cmp.Compare(len(b.Writers), len(a.Writers)), strings.Compare(a.Template, b.Template))
+		return cmp.Or(cmp.Compare(b.Disallowed(), a.Disallowed()), cmp.Compare(len(b.Writers), len(a.Writers)), strings.Compare(a.Template, b.Template))
 	})
 }
 
@@ -490,20 +490,7 @@ func (s *Snapshot) Findings(f FindingFilter, offset, limit int) ([]FindingRow, i
 }
 
 // FindingOwners lists the owners that have findings, for the filter menu.
-func (s *Snapshot) FindingOwners() []string {
-	seen := map[string]bool{}
-	for i := range s.Report.Findings {
-		if o := s.Report.Findings[i].Owner; o != "" {
-			seen[o] = true
-		}
-	}
-	out := make([]string, 0, len(seen))
-	for o := range seen {
-		out = append(out, o)
-	}
-	slices.Sort(out)
-	return out
-}
+func (s *Snapshot) FindingOwners() []string { return s.owners }
 
 // pointOf is what the history keeps of rep.
 func pointOf(rep *Report) Point {

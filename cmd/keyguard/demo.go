@@ -24,7 +24,7 @@ import (
 	"github.com/keyguard/keyguard/report"
 )
 
-// runDemo tells the seed 000 story on an embedded Redis-protocol server:
+// runDemo tells the shared-Redis story on an embedded Redis-protocol server:
 // two services write one key with two shapes, keys pile up without TTL,
 // and keyguard shows each problem and where it comes from.
 func runDemo(ctx context.Context, e *env, args []string) error {
@@ -81,7 +81,7 @@ func (d *demo) lint() error {
 	return nil
 }
 
-// incident replays seed 000 §1.1 on the embedded server.
+// incident replays the promo:sku:1001 overwrite on the embedded server.
 func (d *demo) incident() error {
 	d.title("The incident: two services write promo:sku:1001")
 	ctx, r := d.ctx, d.rdb
