@@ -311,16 +311,16 @@ func TestClassifyNSAndFields(t *testing.T) {
 	reg := loadReg(t)
 	agg := inventory.New(reg, inventory.Options{})
 	if !agg.Classify("promo:order:1:promo-info").NS || agg.Classify("order:order:1:base").NS || agg.Classify("nosuch").NS {
-		t.Error("NeedsNS: only guard templates")
+		t.Error("Class.NS: only guard templates")
 	}
 	if agg.Classify("order:list:1").Fields {
-		t.Error("NeedsFields on a list template")
+		t.Error("Class.Fields on a list template")
 	}
 	if !agg.Classify("order:order:1:base").Fields || !agg.Classify("user:1:profile").Fields {
-		t.Error("NeedsFields false on an empty sample")
+		t.Error("Class.Fields false on an empty sample")
 	}
 	if agg.Classify(strings.Repeat("k", 10000)).Fields {
-		t.Error("NeedsFields on a 10 kB key")
+		t.Error("Class.Fields on a 10 kB key")
 	}
 	// Every value is read: a census counts them all.
 	asked := 0

@@ -269,7 +269,7 @@ func (c *Checker) unregistered(key string, emit func(finding.Finding)) Result {
 
 // Infer returns the template naming.Infer derives from key: the
 // Result.Inferred that Check gives an unregistered key. A caller that
-// infers a key and then checks it (inventory's NeedsFields, then Add)
+// infers a key and then checks it (inventory's Classify, then Add)
 // pays for one inference, and the templates of a keyspace, which repeat,
 // are one string each rather than one per key.
 func (c *Checker) Infer(key string) string {
