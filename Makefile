@@ -40,4 +40,4 @@ tidy: ### go mod tidy leaves no diff
 	git diff --exit-code -- go.mod go.sum
 
 demo: ### the demo on the embedded server
-	$(GO) run ./cmd/keyguard demo
+	$(GO) run ./cmd/keyguard-demo

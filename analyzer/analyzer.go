@@ -15,8 +15,8 @@ import (
 	"golang.org/x/tools/go/analysis"
 
 	"github.com/keyguard/keyguard/finding"
+	"github.com/keyguard/keyguard/internal/keyshape"
 	"github.com/keyguard/keyguard/registry"
-	"github.com/keyguard/keyguard/scancode/keyshape"
 )
 
 // Name is the analyzer's name: go vet prefixes its flags with it

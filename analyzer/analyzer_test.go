@@ -10,7 +10,7 @@ import (
 	"golang.org/x/tools/go/analysis/analysistest"
 
 	"github.com/keyguard/keyguard/analyzer"
-	"github.com/keyguard/keyguard/codegen"
+	"github.com/keyguard/keyguard/internal/codegen"
 	"github.com/keyguard/keyguard/registry"
 )
 

@@ -9,8 +9,8 @@ import (
 
 	"golang.org/x/tools/go/analysis"
 
-	"github.com/keyguard/keyguard/rediscmd"
-	"github.com/keyguard/keyguard/scancode/keyshape"
+	"github.com/keyguard/keyguard/internal/keyshape"
+	"github.com/keyguard/keyguard/internal/rediscmd"
 )
 
 const (

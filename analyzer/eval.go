@@ -8,8 +8,8 @@ import (
 	"go/token"
 	"go/types"
 
+	"github.com/keyguard/keyguard/internal/keyshape"
 	"github.com/keyguard/keyguard/keytmpl"
-	"github.com/keyguard/keyguard/scancode/keyshape"
 )
 
 // maxDepth bounds how far eval follows variables and calls.

@@ -8,8 +8,8 @@ import (
 
 	"golang.org/x/tools/go/analysis"
 
+	"github.com/keyguard/keyguard/internal/keyshape"
 	"github.com/keyguard/keyguard/keytmpl"
-	"github.com/keyguard/keyguard/scancode/keyshape"
 )
 
 // fix is the suggested fix of a raw key: the generated builder's call in

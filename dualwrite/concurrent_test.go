@@ -13,7 +13,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/keyguard/keyguard/migrate"
+	"github.com/keyguard/keyguard/internal/migrate"
 )
 
 // TestWritersDuringCopy runs writers that dual-write through the SDK while
@@ -89,7 +89,7 @@ func testWritersDuringCopy(t *testing.T, ctx context.Context, tg target) {
 	var copies [2]*migrate.Result
 	var cerr [2]error
 	var cw sync.WaitGroup
-	for k, p := range []*migrate.Plan{sp, lp} {
+	for k, p := range []*migrate.Plan{{Plan: sp}, {Plan: lp}} {
 		cw.Add(1)
 		go func() {
 			defer cw.Done()
@@ -121,7 +121,7 @@ func testWritersDuringCopy(t *testing.T, ctx context.Context, tg target) {
 			}
 		}
 	}
-	for _, p := range []*migrate.Plan{sp, lp} {
+	for _, p := range []*migrate.Plan{{Plan: sp}, {Plan: lp}} {
 		v, err := p.Verify(ctx, rdb, migrate.Options{})
 		if err != nil || v.Counts.Mismatched != 0 || v.Counts.Verified != int64(keys) {
 			t.Errorf("verify %s: %+v %v", p.From, v.Counts, v.Mismatches)

@@ -3,7 +3,7 @@
 // one TTL, in one round trip, and a Reader that reads the new key first and
 // falls back to the old one, for a share of the keys that only grows.
 //
-//	plan, err := migrate.NewPlan(reg, "promo:sku:{skuId:int}", "order:sku:{skuId:int}:settle-preview", migrate.PlanOptions{})
+//	plan, err := migration.NewPlan(reg, "promo:sku:{skuId:int}", "order:sku:{skuId:int}:settle-preview", migration.PlanOptions{})
 //	w, err := dualwrite.NewWriter(rdb, plan, dualwrite.Options{Registerer: prometheus.DefaultRegisterer})
 //	_, err = w.Replace(ctx, "promo:sku:1001", func(p redis.Pipeliner, key string) { p.HSet(ctx, key, "promoTotal", 30) })
 //

@@ -16,7 +16,7 @@ import (
 
 	"github.com/keyguard/keyguard/internal/keyslot"
 	"github.com/keyguard/keyguard/internal/redistest"
-	"github.com/keyguard/keyguard/migrate"
+	"github.com/keyguard/keyguard/migration"
 	"github.com/keyguard/keyguard/registry"
 )
 
@@ -43,13 +43,13 @@ keys:
   - {key: "order:sku:{skuId:int}:settle-preview", type: hash, ttl: 5m}
 `
 
-func testPlan(t testing.TB, from, to string, fields ...string) *migrate.Plan {
+func testPlan(t testing.TB, from, to string, fields ...string) *migration.Plan {
 	t.Helper()
 	reg, err := registry.Parse("test.yaml", []byte(testRegistry))
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := migrate.NewPlan(reg, from, to, migrate.PlanOptions{Fields: fields})
+	p, err := migration.NewPlan(reg, from, to, migration.PlanOptions{Fields: fields})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/redis/go-redis/v9"
 
-	"github.com/keyguard/keyguard/migrate"
+	"github.com/keyguard/keyguard/migration"
 )
 
 // Source says where a Reader found a value.
@@ -29,7 +29,7 @@ func (s Source) String() string { return [...]string{"miss", "new", "fallback", 
 // falling back to the old key; the others from the old key only.
 type Reader struct {
 	rdb   redis.UniversalClient
-	plan  *migrate.Plan
+	plan  *migration.Plan
 	bp    atomic.Int64 // rollout in basis points, 0 to 10000
 	reads *prometheus.CounterVec
 	ratio prometheus.Gauge
@@ -37,7 +37,7 @@ type Reader struct {
 
 // NewReader returns a Reader for plan's keys on rdb, with opts.Percent of
 // the keys in the rollout.
-func NewReader(rdb redis.UniversalClient, plan *migrate.Plan, opts Options) (*Reader, error) {
+func NewReader(rdb redis.UniversalClient, plan *migration.Plan, opts Options) (*Reader, error) {
 	m, err := newMetrics(opts.Registerer)
 	if err != nil {
 		return nil, err

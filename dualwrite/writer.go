@@ -12,7 +12,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/keyguard/keyguard/internal/keyslot"
-	"github.com/keyguard/keyguard/migrate"
+	"github.com/keyguard/keyguard/migration"
 )
 
 // Options configure a Writer or a Reader.
@@ -56,7 +56,7 @@ func (e *PartialError) Error() string {
 // TTL, in one round trip.
 type Writer struct {
 	rdb        redis.UniversalClient
-	plan       *migrate.Plan
+	plan       *migration.Plan
 	cluster    bool
 	ttl        time.Duration
 	jitter     time.Duration
@@ -65,7 +65,7 @@ type Writer struct {
 }
 
 // NewWriter returns a Writer for plan's keys on rdb.
-func NewWriter(rdb redis.UniversalClient, plan *migrate.Plan, opts Options) (*Writer, error) {
+func NewWriter(rdb redis.UniversalClient, plan *migration.Plan, opts Options) (*Writer, error) {
 	m, err := newMetrics(opts.Registerer)
 	if err != nil {
 		return nil, err
@@ -226,7 +226,7 @@ func (w *Writer) count(result string) {
 	w.writes.WithLabelValues(w.plan.From, w.plan.To, result).Inc()
 }
 
-func keysOf(plan *migrate.Plan, oldKey string) (Keys, error) {
+func keysOf(plan *migration.Plan, oldKey string) (Keys, error) {
 	newKey, ok, err := plan.Map(oldKey)
 	ks := Keys{Old: oldKey, New: newKey}
 	switch {

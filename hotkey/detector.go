@@ -17,8 +17,8 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/keyguard/keyguard/hotkey/topk"
+	"github.com/keyguard/keyguard/internal/rediscmd"
 	"github.com/keyguard/keyguard/keytmpl"
-	"github.com/keyguard/keyguard/rediscmd"
 	"github.com/keyguard/keyguard/registry"
 )
 
@@ -177,7 +177,7 @@ func (d *Detector) Top() []Hot {
 	out := make([]Hot, 0, len(items))
 	at := map[string]int{}
 	for _, it := range items {
-		key, e, region := classify(d.reg, it.Key)
+		key, e, region := Classify(d.reg, it.Key)
 		if i, ok := at[key]; ok {
 			out[i].Count += it.Count
 			out[i].Rate = float64(out[i].Count) / span
@@ -190,9 +190,9 @@ func (d *Detector) Top() []Hot {
 	return out
 }
 
-// classify returns the key a name stands for (a copy's base key when the
+// Classify returns the key a name stands for (a copy's base key when the
 // base's template is replicated), its entry and region.
-func classify(reg *registry.Registry, name string) (string, *registry.Entry, string) {
+func Classify(reg *registry.Registry, name string) (string, *registry.Entry, string) {
 	key := name
 	if base, ok := BaseKey(name); ok {
 		if e := reg.Lookup(base); e != nil && e.Hot != nil && e.Hot.Replicas > 1 {

@@ -7,7 +7,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/keyguard/keyguard/rediscmd"
+	"github.com/keyguard/keyguard/internal/rediscmd"
 )
 
 // maxSeen bounds the distinct (template, access) pairs one command is

@@ -5,7 +5,7 @@ import (
 
 	"github.com/keyguard/keyguard/guard"
 	"github.com/keyguard/keyguard/internal/jsonkeys"
-	"github.com/keyguard/keyguard/rediscmd"
+	"github.com/keyguard/keyguard/internal/rediscmd"
 	"github.com/keyguard/keyguard/registry"
 )
 

@@ -13,7 +13,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/keyguard/keyguard/guard"
-	"github.com/keyguard/keyguard/rediscmd"
+	"github.com/keyguard/keyguard/internal/rediscmd"
 )
 
 // jsonValue is a value whose MarshalBinary gives JSON, as a struct with a

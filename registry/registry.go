@@ -251,3 +251,17 @@ func FormatTTL(d time.Duration) string {
 	}
 	return s
 }
+
+// TTLText is the entry's TTL policy as the registry writes it: "persistent",
+// "none", "10m", or "10m+1m" with jitter.
+func (e *Entry) TTLText() string {
+	switch {
+	case e.Persistent:
+		return "persistent"
+	case e.TTL == 0:
+		return "none"
+	case e.TTLJitter > 0:
+		return FormatTTL(e.TTL) + "+" + FormatTTL(e.TTLJitter)
+	}
+	return FormatTTL(e.TTL)
+}

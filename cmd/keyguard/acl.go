@@ -3,7 +3,7 @@ package main
 import (
 	"context"
 
-	"github.com/keyguard/keyguard/acl"
+	"github.com/keyguard/keyguard/internal/acl"
 )
 
 // runACL prints Redis 7 ACL rules from the registry: one user per service,

@@ -10,10 +10,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/keyguard/keyguard/audit"
 	"github.com/keyguard/keyguard/finding"
-	"github.com/keyguard/keyguard/inventory"
-	"github.com/keyguard/keyguard/report"
+	"github.com/keyguard/keyguard/internal/audit/inventory"
+	"github.com/keyguard/keyguard/internal/audit/live"
+	"github.com/keyguard/keyguard/internal/audit/report"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -85,9 +85,9 @@ cursor per node for --resume.`)
 		defer cancel()
 	}
 	if prog != nil {
-		opts.Progress = func(p audit.Progress) { prog.show(auditProgressLine(p), false) }
+		opts.Progress = func(p live.Progress) { prog.show(auditProgressLine(p), false) }
 	}
-	res, err := audit.Run(ctx, reg, target, opts)
+	res, err := live.Run(ctx, reg, target, opts)
 	prog.clear()
 	if err != nil {
 		out.close(false)
@@ -166,7 +166,7 @@ func auditVerdict(c report.SeverityCount, threshold finding.Severity) error {
 
 // auditError gives a failure to start one line that says what to do.
 func auditError(err error, tlsUsed bool) error {
-	var ce *audit.ConnectError
+	var ce *live.ConnectError
 	if errors.As(err, &ce) {
 		if ce.Auth {
 			return fmt.Errorf("%s refused the credentials (%s): check the user and password in --redis (redis://user:password@host:port)", ce.Addr, oneLine(ce.Err.Error()))
@@ -202,7 +202,7 @@ func readResume(path, target string) (*report.Report, error) {
 
 // auditProgressLine is "audit [######....]  25% 250,000/1,000,000 keys
 // 50,000 keys/s  ETA 15s  nodes 1/3".
-func auditProgressLine(p audit.Progress) string {
+func auditProgressLine(p live.Progress) string {
 	line := fmt.Sprintf("audit: %s keys", report.HumanCount(p.Scanned))
 	if p.Total > 0 {
 		line = fmt.Sprintf("audit %s %s/%s keys", meter(float64(p.Scanned)/float64(p.Total)), report.HumanCount(p.Scanned), report.HumanCount(p.Total))
@@ -218,6 +218,6 @@ func auditProgressLine(p audit.Progress) string {
 }
 
 // auditConn is the audit's connection settings from a parsed --redis URL.
-func auditConn(o *redis.Options) audit.Conn {
-	return audit.Conn{Addr: o.Addr, Username: o.Username, Password: o.Password, DB: o.DB, TLS: o.TLSConfig, DialTimeout: o.DialTimeout, Dialer: o.Dialer}
+func auditConn(o *redis.Options) live.Conn {
+	return live.Conn{Addr: o.Addr, Username: o.Username, Password: o.Password, DB: o.DB, TLS: o.TLSConfig, DialTimeout: o.DialTimeout, Dialer: o.Dialer}
 }

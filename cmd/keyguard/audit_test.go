@@ -9,12 +9,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/keyguard/keyguard/audit"
+	"github.com/keyguard/keyguard/internal/audit/live"
+	"github.com/keyguard/keyguard/internal/audit/report"
 	"github.com/keyguard/keyguard/internal/redistest"
-	"github.com/keyguard/keyguard/report"
 )
 
-const auditRegistry = "../../audit/testdata/keyguard.yaml"
+const auditRegistry = "../../internal/audit/live/testdata/keyguard.yaml"
 
 func loadAuditReport(t *testing.T, path string) *report.Report {
 	t.Helper()
@@ -197,7 +197,7 @@ func TestConnectRedisHelper(t *testing.T) {
 }
 
 func TestProgress(t *testing.T) {
-	line := auditProgressLine(audit.Progress{Scanned: 250000, Total: 1000000, Nodes: 3, NodesDone: 1, Elapsed: 5 * time.Second})
+	line := auditProgressLine(live.Progress{Scanned: 250000, Total: 1000000, Nodes: 3, NodesDone: 1, Elapsed: 5 * time.Second})
 	if want := "audit [######..................]  25% 250,000/1,000,000 keys  50,000 keys/s  ETA 15s  nodes 1/3"; line != want {
 		t.Errorf("progress line\n got %q\nwant %q", line, want)
 	}

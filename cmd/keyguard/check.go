@@ -116,7 +116,7 @@ type checkRun struct {
 	failed       bool
 
 	keys, registered int
-	counts           severityCount
+	counts           finding.Counts
 	fds              []finding.Finding
 }
 
@@ -132,7 +132,7 @@ func (c *checkRun) key(k string) {
 			c.failed = true
 		}
 	}
-	c.counts = addCounts(c.counts, countSeverities(c.fds))
+	c.counts = c.counts.Add(finding.Count(c.fds))
 	if c.onlyFindings && len(c.fds) == 0 {
 		return
 	}
@@ -141,10 +141,6 @@ func (c *checkRun) key(k string) {
 	} else {
 		c.writeText(k, res)
 	}
-}
-
-func addCounts(a, b severityCount) severityCount {
-	return severityCount{a.Error + b.Error, a.Warning + b.Warning, a.Info + b.Info}
 }
 
 // printable returns the key as is when it prints on one line, otherwise
@@ -160,7 +156,7 @@ func (c *checkRun) writeText(k string, res registry.Result) {
 	w := c.w
 	w.WriteString(printable(k))
 	if e := res.Entry; e != nil {
-		fmt.Fprintf(w, "  %s  owner=%s type=%s ttl=%s", e.Key, orDash(e.Owner), e.Type, ttlText(e))
+		fmt.Fprintf(w, "  %s  owner=%s type=%s ttl=%s", e.Key, orDash(e.Owner), e.Type, e.TTLText())
 		for _, cp := range res.Captures {
 			fmt.Fprintf(w, " %s=%s", cp.Name, printable(cp.Value))
 		}
@@ -178,18 +174,6 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
-}
-
-func ttlText(e *registry.Entry) string {
-	switch {
-	case e.Persistent:
-		return "persistent"
-	case e.TTL == 0:
-		return "none"
-	case e.TTLJitter > 0:
-		return registry.FormatTTL(e.TTL) + "+" + registry.FormatTTL(e.TTLJitter)
-	}
-	return registry.FormatTTL(e.TTL)
 }
 
 type keyJSON struct {

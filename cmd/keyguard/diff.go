@@ -8,7 +8,7 @@ import (
 	"os"
 
 	"github.com/keyguard/keyguard/finding"
-	"github.com/keyguard/keyguard/report"
+	"github.com/keyguard/keyguard/internal/audit/report"
 )
 
 func runDiff(ctx context.Context, e *env, args []string) error {

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/keyguard/keyguard/codegen"
+	"github.com/keyguard/keyguard/internal/codegen"
 )
 
 func runGen(ctx context.Context, e *env, args []string) error {

@@ -8,6 +8,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/keyguard/keyguard/hotkey"
+	"github.com/keyguard/keyguard/internal/hotkeys"
 )
 
 // maxMonitor bounds --monitor: MONITOR slows the server while it runs.
@@ -30,17 +31,17 @@ func runHotkeys(ctx context.Context, e *env, args []string) error {
 	fs.failOnFlag()
 	var (
 		window   = fs.Duration("window", 10*time.Minute, "read the SDK reports written in the last `duration`")
-		minRate  = fs.Float64("min-rate", hotkey.DefaultMinRate, "a key read or written at least `N` times a second is hot")
-		minFreq  = fs.Int("min-freq", hotkey.DefaultMinFreq, "a key whose LFU counter (0-255, logarithmic) is at least `N` is hot")
-		top      = fs.Int("top", hotkey.DefaultTop, "keys listed (every hot key gets a finding)")
+		minRate  = fs.Float64("min-rate", hotkeys.DefaultMinRate, "a key read or written at least `N` times a second is hot")
+		minFreq  = fs.Int("min-freq", hotkeys.DefaultMinFreq, "a key whose LFU counter (0-255, logarithmic) is at least `N` is hot")
+		top      = fs.Int("top", hotkeys.DefaultTop, "keys listed (every hot key gets a finding)")
 		noLFU    = fs.Bool("no-lfu", false, "skip the OBJECT FREQ sample")
-		sample   = fs.Int("sample", hotkey.DefaultLFUSample, "OBJECT FREQ: keys looked at per master (SCAN)")
+		sample   = fs.Int("sample", hotkeys.DefaultLFUSample, "OBJECT FREQ: keys looked at per master (SCAN)")
 		rate     = fs.Int("rate", 1000, "OBJECT FREQ: at most `N` keys a second per master; 0 = no limit")
 		match    = fs.String("match", "", "OBJECT FREQ: only keys matching this SCAN `pattern`")
 		monitor  = fs.Duration("monitor", 0, "also listen with MONITOR for this `duration` on every master (at most 10m); never without this flag")
-		monLines = fs.Int64("monitor-lines", hotkey.DefaultMonitorLines, "stop MONITOR after `N` lines, all masters together")
-		monBytes = fs.Int64("monitor-bytes", hotkey.DefaultMonitorBytes, "stop MONITOR after `N` bytes, all masters together")
-		monLine  = fs.Int("monitor-line-bytes", hotkey.DefaultMonitorLineSize, "skip MONITOR lines longer than `N` bytes (counted)")
+		monLines = fs.Int64("monitor-lines", hotkeys.DefaultMonitorLines, "stop MONITOR after `N` lines, all masters together")
+		monBytes = fs.Int64("monitor-bytes", hotkeys.DefaultMonitorBytes, "stop MONITOR after `N` bytes, all masters together")
+		monLine  = fs.Int("monitor-line-bytes", hotkeys.DefaultMonitorLineSize, "skip MONITOR lines longer than `N` bytes (counted)")
 	)
 	pos, err := fs.parse(args)
 	if err != nil {
@@ -73,20 +74,20 @@ func runHotkeys(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return fmt.Errorf("%w\n\tTry: check that the user may read %s* (HGETALL, ZRANGE)", err, hotkey.RecordPrefix)
 	}
-	var lfu *hotkey.LFUResult
+	var lfu *hotkeys.LFUResult
 	if !*noLFU {
-		if lfu, err = hotkey.SampleLFU(ctx, rdb, hotkey.LFUOptions{Sample: *sample, Rate: *rate, Match: *match}); err != nil {
+		if lfu, err = hotkeys.SampleLFU(ctx, rdb, hotkeys.LFUOptions{Sample: *sample, Rate: *rate, Match: *match}); err != nil {
 			return fmt.Errorf("%w\n\tTry: --no-lfu to skip OBJECT FREQ", err)
 		}
 	}
-	var mon *hotkey.MonitorResult
+	var mon *hotkeys.MonitorResult
 	if *monitor > 0 {
-		mo := hotkey.MonitorOptions{Duration: *monitor, MaxLines: *monLines, MaxBytes: *monBytes, MaxLineBytes: *monLine}
+		mo := hotkeys.MonitorOptions{Duration: *monitor, MaxLines: *monLines, MaxBytes: *monBytes, MaxLineBytes: *monLine}
 		if mon, err = monitorMasters(ctx, e, target, rdb, mo); err != nil {
 			return err
 		}
 	}
-	rep := hotkey.BuildReport(reg, reps, lfu, mon, hotkey.ReportOptions{Target: target.display, Window: *window, MinRate: *minRate, MinFreq: *minFreq, Top: *top})
+	rep := hotkeys.BuildReport(reg, reps, lfu, mon, hotkeys.ReportOptions{Target: target.display, Window: *window, MinRate: *minRate, MinFreq: *minFreq, Top: *top})
 	out, err := fs.openOutput(e)
 	if err != nil {
 		return err
@@ -104,13 +105,13 @@ func runHotkeys(ctx context.Context, e *env, args []string) error {
 }
 
 // monitorMasters runs the MONITOR sample on every master of rdb.
-func monitorMasters(ctx context.Context, e *env, target *redisTarget, rdb redis.UniversalClient, mo hotkey.MonitorOptions) (*hotkey.MonitorResult, error) {
-	addrs, err := hotkey.MasterAddrs(ctx, rdb)
+func monitorMasters(ctx context.Context, e *env, target *redisTarget, rdb redis.UniversalClient, mo hotkeys.MonitorOptions) (*hotkeys.MonitorResult, error) {
+	addrs, err := hotkeys.MasterAddrs(ctx, rdb)
 	if err != nil {
 		return nil, err
 	}
 	fmt.Fprintf(e.stderr, "keyguard hotkeys: MONITOR on %s for %s, after measuring the throughput without it…\n", plural(len(addrs), "master"), formatDuration(mo.Duration))
-	mon, err := hotkey.Monitor(ctx, target.opts, addrs, mo)
+	mon, err := hotkeys.Monitor(ctx, target.opts, addrs, mo)
 	if err != nil {
 		return nil, fmt.Errorf("%w\n\tTry: MONITOR needs the +monitor ACL permission; without it, rely on the SDK reports", err)
 	}

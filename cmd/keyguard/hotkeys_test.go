@@ -6,11 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/keyguard/keyguard/hotkey"
-	"github.com/keyguard/keyguard/internal/demodata"
 	"github.com/keyguard/keyguard/internal/redistest"
 	"github.com/keyguard/keyguard/registry"
 )
@@ -178,34 +176,4 @@ func TestHotkeysLFUAndMonitor(t *testing.T) {
 	if !strings.Contains(errOut, "MONITOR on 1 master for 1s") {
 		t.Errorf("stderr: %q", errOut)
 	}
-}
-
-// TestDemoHotkeys runs the demo's hot-key step on its embedded server:
-// the local tier absorbs the flash sale, the merged report names the
-// key, and the price change reaches the other instance.
-func TestDemoHotkeys(t *testing.T) {
-	reg, err := registry.Parse(demodata.File, demodata.Registry)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := miniredis.RunT(t)
-	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr()})
-	defer rdb.Close()
-	var out strings.Builder
-	d := &demo{ctx: context.Background(), w: &out, reg: reg, rdb: rdb, srv: srv}
-	if err := d.hotkeys(); err != nil {
-		t.Fatalf("%v\n%s", err, out.String())
-	}
-	for _, want := range []string{
-		"answered by the local tier     21,",
-		"database loads                 201",
-		"cache:product:detail:P1001     ",
-		"info hot-key cache:product:detail:P1001",
-		`instance 0 after:  {"sku":"P1001","price":1799}`,
-	} {
-		if !strings.Contains(out.String(), want) {
-			t.Errorf("demo output lacks %q:\n%s", want, out.String())
-		}
-	}
-	t.Log("\n" + out.String())
 }

@@ -11,9 +11,9 @@ import (
 	"strings"
 
 	"github.com/keyguard/keyguard/finding"
+	"github.com/keyguard/keyguard/internal/audit/report"
 	"github.com/keyguard/keyguard/keytmpl"
 	"github.com/keyguard/keyguard/registry"
-	"github.com/keyguard/keyguard/report"
 )
 
 func runInit(ctx context.Context, e *env, args []string) error {

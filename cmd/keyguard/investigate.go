@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/keyguard/keyguard/investigate"
+	"github.com/keyguard/keyguard/internal/investigate"
 )
 
 // runInvestigate walks the chain of an overwritten key: find the keys

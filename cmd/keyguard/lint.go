@@ -100,34 +100,6 @@ func verdict(fds []finding.Finding, threshold finding.Severity) error {
 	return nil
 }
 
-type severityCount struct {
-	Error   int `json:"error"`
-	Warning int `json:"warning"`
-	Info    int `json:"info"`
-}
-
-func countSeverities(fds []finding.Finding) severityCount {
-	var c severityCount
-	for _, f := range fds {
-		switch f.Severity {
-		case finding.Error:
-			c.Error++
-		case finding.Warning:
-			c.Warning++
-		default:
-			c.Info++
-		}
-	}
-	return c
-}
-
-func (c severityCount) String() string {
-	if c.Error+c.Warning+c.Info == 0 {
-		return "no findings"
-	}
-	return fmt.Sprintf("%s, %s, %s", plural(c.Error, "error"), plural(c.Warning, "warning"), plural(c.Info, "info"))
-}
-
 func plural(n int, word string) string {
 	if n == 1 || word == "info" {
 		return fmt.Sprintf("%d %s", n, word)
@@ -136,17 +108,10 @@ func plural(n int, word string) string {
 }
 
 func writeLintText(w io.Writer, file string, templates int, fds []finding.Finding) error {
-	for _, f := range fds {
-		where := f.Where()
-		if where != "" {
-			where += ": "
-		}
-		fmt.Fprintf(w, "%s%s %s: %s\n", where, f.Severity, f.Rule, f.Message)
-		if f.Hint != "" {
-			fmt.Fprintf(w, "\tTry: %s\n", f.Hint)
-		}
+	if err := finding.WriteText(w, fds); err != nil {
+		return err
 	}
-	_, err := fmt.Fprintf(w, "%s: %d templates, %s\n", file, templates, countSeverities(fds))
+	_, err := fmt.Fprintf(w, "%s: %d templates, %s\n", file, templates, finding.Count(fds))
 	return err
 }
 
@@ -170,12 +135,12 @@ func (r *lintResult) writeJSON(w io.Writer) error {
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(struct {
-		Registry  string        `json:"registry"`
-		Loaded    bool          `json:"loaded"`
-		Templates int           `json:"templates"`
-		Summary   severityCount `json:"summary"`
-		Findings  []docFinding  `json:"findings"`
-	}{r.file, r.loadErr == nil, r.templates, countSeverities(r.fds), fds})
+		Registry  string         `json:"registry"`
+		Loaded    bool           `json:"loaded"`
+		Templates int            `json:"templates"`
+		Summary   finding.Counts `json:"summary"`
+		Findings  []docFinding   `json:"findings"`
+	}{r.file, r.loadErr == nil, r.templates, finding.Count(r.fds), fds})
 }
 
 // SARIF 2.1.0, the part code-scanning UIs read.

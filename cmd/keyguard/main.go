@@ -9,7 +9,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 
@@ -159,4 +161,26 @@ func printHelp(w io.Writer) {
 	}
 	fmt.Fprintln(w, "\nExit codes: 0 clean, 1 findings at or above --fail-on, 2 usage, configuration or connection error.")
 	fmt.Fprintln(w, "Run 'keyguard COMMAND -h' for a command's flags and examples; docs/rules.md explains every rule.")
+}
+
+// runDemo runs keyguard-demo, a command of its own so that this binary does
+// not carry the embedded server: the one beside this executable or on PATH.
+func runDemo(ctx context.Context, e *env, args []string) error {
+	path, err := exec.LookPath("keyguard-demo")
+	if self, serr := os.Executable(); serr == nil {
+		if p := filepath.Join(filepath.Dir(self), "keyguard-demo"); fileExists(p) {
+			path, err = p, nil
+		}
+	}
+	if err != nil {
+		return usagef("the demo is its own command: run it with 'go run github.com/keyguard/keyguard/cmd/keyguard-demo' (or 'go run ./cmd/keyguard-demo' in a checkout)")
+	}
+	cmd := exec.CommandContext(ctx, path, args...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = e.stdin, e.stdout, e.stderr
+	return cmd.Run()
+}
+
+func fileExists(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && !st.IsDir()
 }

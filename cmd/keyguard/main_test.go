@@ -105,17 +105,3 @@ func TestCheckLongKeyStreams(t *testing.T) {
 		t.Fatalf("exit %d, %d lines", code, strings.Count(out, "\n"))
 	}
 }
-
-func TestDemo(t *testing.T) {
-	code, out, errOut := runCLI(t, "", "demo")
-	if code != 0 {
-		t.Fatalf("demo exit %d: %s", code, errOut)
-	}
-	for _, want := range []string{"error overlap", "HGETALL promo:sku:1001 → activityId, couponAmount", "naming/timestamp", "pii",
-		"verify:sms:a6942f9771d67f34:LOGIN", "refused before sending", "belongs to namespace \"promo-team\"", "VIOLATION", "keyguard_guard_conflicts_total", "mixed-schema       3  promo:sku:1001: holds couponAmount, promoTotal, which order-team writes in order:sku:{skuId:int}:set",
-		"mixed-schema promo:sku:1001: holds couponAmount, promoTotal, which order-team writes in order:sku:{skuId:int}:settle-preview"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("demo output lacks %q", want)
-		}
-	}
-}

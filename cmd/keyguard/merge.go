@@ -3,8 +3,8 @@ package main
 import (
 	"context"
 
-	"github.com/keyguard/keyguard/inventory"
-	"github.com/keyguard/keyguard/report"
+	"github.com/keyguard/keyguard/internal/audit/inventory"
+	"github.com/keyguard/keyguard/internal/audit/report"
 )
 
 func runMerge(ctx context.Context, e *env, args []string) error {

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/keyguard/keyguard/migrate"
+	"github.com/keyguard/keyguard/internal/audit/report"
+	"github.com/keyguard/keyguard/internal/migrate"
 	"github.com/keyguard/keyguard/registry"
-	"github.com/keyguard/keyguard/report"
 )
 
 const migrateUsage = `Usage: keyguard migrate STEP (--from OLD --to NEW | --all-deprecated) [flags]

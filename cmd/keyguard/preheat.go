@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/keyguard/keyguard/hotkey"
+	"github.com/keyguard/keyguard/internal/audit/report"
 	"github.com/keyguard/keyguard/registry"
-	"github.com/keyguard/keyguard/report"
 )
 
 // runPreheat loads keys into Redis before the traffic comes: each key's

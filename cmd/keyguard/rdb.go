@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/keyguard/keyguard/report"
-	"github.com/keyguard/keyguard/snapshot"
+	"github.com/keyguard/keyguard/internal/audit/report"
+	"github.com/keyguard/keyguard/internal/audit/snapshot"
 )
 
 func runRDB(ctx context.Context, e *env, args []string) error {

@@ -20,7 +20,7 @@ func BenchmarkRDBCommand(b *testing.B) {
 	}
 	reg := os.Getenv("KEYGUARD_RDB_BENCH_REGISTRY")
 	if reg == "" {
-		reg = "../../audit/testdata/keyguard.yaml"
+		reg = "../../internal/audit/live/testdata/keyguard.yaml"
 	}
 	fi, err := os.Stat(path)
 	if err != nil {

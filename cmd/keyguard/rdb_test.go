@@ -17,16 +17,16 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/keyguard/keyguard/finding"
+	"github.com/keyguard/keyguard/internal/audit/report"
+	"github.com/keyguard/keyguard/internal/audit/snapshot"
 	"github.com/keyguard/keyguard/internal/plant"
 	"github.com/keyguard/keyguard/internal/redistest"
 	"github.com/keyguard/keyguard/registry"
-	"github.com/keyguard/keyguard/report"
-	"github.com/keyguard/keyguard/snapshot"
 )
 
 // rdbTestRegistry is the audit tests' registry: one template per type, a
 // guarded hash, a persistent key, big_key_elements 500.
-const rdbTestRegistry = "../../audit/testdata/keyguard.yaml"
+const rdbTestRegistry = "../../internal/audit/live/testdata/keyguard.yaml"
 
 // writeRDBDataset writes the audit tests' clean keys and anomalies
 // (internal/plant; the server runs allkeys-lfu with lfu-log-factor 0, so

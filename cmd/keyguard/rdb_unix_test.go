@@ -10,8 +10,8 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/keyguard/keyguard/internal/audit/report"
 	"github.com/keyguard/keyguard/internal/redistest"
-	"github.com/keyguard/keyguard/report"
 )
 
 // TestOutToFIFO: --out naming a device or pipe (/dev/null in

@@ -4,7 +4,7 @@ import (
 	"flag"
 	"fmt"
 
-	"github.com/keyguard/keyguard/report"
+	"github.com/keyguard/keyguard/internal/audit/report"
 )
 
 // reportFormats are the --format values of the commands that print an

@@ -3,7 +3,7 @@ package main
 import (
 	"context"
 
-	"github.com/keyguard/keyguard/scancode"
+	"github.com/keyguard/keyguard/internal/scancode"
 )
 
 func runScanCode(ctx context.Context, e *env, args []string) error {

@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-const scanRegistry = "../../scancode/testdata/keyguard.yaml"
+const scanRegistry = "../../internal/scancode/testdata/keyguard.yaml"
 
 // scan-code's exit codes: 1 for findings at or above --fail-on (errors by
 // default, raw keys are warnings), 0 below it, 2 for what cannot run.
@@ -23,10 +23,10 @@ func TestScanCodeExitCodes(t *testing.T) {
 		stdout string
 		stderr string
 	}{
-		{[]string{"--registry", scanRegistry, "../../scancode/testdata/src/python"}, 1, "unregistered-code", ""},
+		{[]string{"--registry", scanRegistry, "../../internal/scancode/testdata/src/python"}, 1, "unregistered-code", ""},
 		{[]string{"--registry", scanRegistry, py}, 0, "raw-key: key \"user:{uid:int}:info\"", ""},
 		{[]string{"--registry", scanRegistry, "--fail-on", "warning", py}, 1, "1 warning", ""},
-		{[]string{"--registry", scanRegistry, "--fail-on", "never", "../../scancode/testdata/src"}, 0, "10 errors", ""},
+		{[]string{"--registry", scanRegistry, "--fail-on", "never", "../../internal/scancode/testdata/src"}, 0, "10 errors", ""},
 		{[]string{"--registry", scanRegistry, "--lang", "cobol", py}, 2, "", "--lang: language \"cobol\""},
 		{[]string{"--registry", scanRegistry, "nope/"}, 2, "", "Try:"},
 		{[]string{"--registry", "nope.yaml", py}, 2, "", "nope.yaml"},
@@ -74,11 +74,11 @@ func TestScanCodeBaseline(t *testing.T) {
 }
 
 func TestScanCodeSuggestAndSARIF(t *testing.T) {
-	code, out, errOut := runCLI(t, "", "scan-code", "--registry", scanRegistry, "--suggest", "../../scancode/testdata/src/java")
+	code, out, errOut := runCLI(t, "", "scan-code", "--registry", scanRegistry, "--suggest", "../../internal/scancode/testdata/src/java")
 	if code != 0 || !strings.Contains(out, "  - key: \"lock:order:{orderNo}\"\n    type: hash\n") {
 		t.Errorf("--suggest: exit %d\n%s%s", code, out, errOut)
 	}
-	code, out, _ = runCLI(t, "", "scan-code", "--registry", scanRegistry, "--format", "sarif", "../../scancode/testdata/src/ts")
+	code, out, _ = runCLI(t, "", "scan-code", "--registry", scanRegistry, "--format", "sarif", "../../internal/scancode/testdata/src/ts")
 	var log struct {
 		Version string
 		Runs    []struct{ Results []json.RawMessage }

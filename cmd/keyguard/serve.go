@@ -9,8 +9,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
-	"github.com/keyguard/keyguard/dashboard"
 	"github.com/keyguard/keyguard/hotkey"
+	"github.com/keyguard/keyguard/internal/dashboard"
 	"github.com/keyguard/keyguard/redishook"
 	"github.com/keyguard/keyguard/registry"
 )

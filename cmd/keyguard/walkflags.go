@@ -1,8 +1,8 @@
 package main
 
 import (
-	"github.com/keyguard/keyguard/audit"
-	"github.com/keyguard/keyguard/inventory"
+	"github.com/keyguard/keyguard/internal/audit/inventory"
+	"github.com/keyguard/keyguard/internal/audit/live"
 )
 
 // aggregateFlags are the flags of the aggregation, shared by the live
@@ -37,9 +37,9 @@ type walkFlags struct {
 func (fs *flagSet) walkFlags() *walkFlags {
 	w := &walkFlags{}
 	fs.aggregateFlags(&w.aggregateFlags)
-	fs.IntVar(&w.count, "count", audit.DefaultCount, "SCAN COUNT: keys asked for per batch")
+	fs.IntVar(&w.count, "count", live.DefaultCount, "SCAN COUNT: keys asked for per batch")
 	fs.StringVar(&w.match, "match", "", "audit only keys matching this SCAN `pattern` (glob)")
-	fs.IntVar(&w.memSamples, "memory-samples", audit.DefaultMemorySamples, "MEMORY USAGE SAMPLES for collections; 0 = every element (exact, slow on big keys)")
+	fs.IntVar(&w.memSamples, "memory-samples", live.DefaultMemorySamples, "MEMORY USAGE SAMPLES for collections; 0 = every element (exact, slow on big keys)")
 	fs.Int64Var(&w.sample, "sample", 0, "probe a random subset of about `N` keys and extrapolate (marked as an estimate); 0 = every key")
 	fs.Float64Var(&w.rate, "rate", 0, "at most `OPS` commands per second, all nodes together; 0 = no limit")
 	fs.IntVar(&w.db, "db", -1, "database `N` (default: the URL's, else 0)")
@@ -61,20 +61,20 @@ func (w *walkFlags) check() error {
 }
 
 // target is the audit's target: the --redis URL with --db applied.
-func (w *walkFlags) target(tgt *redisTarget) (audit.Target, error) {
+func (w *walkFlags) target(tgt *redisTarget) (live.Target, error) {
 	conn := auditConn(tgt.opts)
 	if w.db >= 0 {
 		if tgt.cluster && w.db != 0 {
-			return audit.Target{}, usagef("--db %d: a Redis Cluster has only database 0", w.db)
+			return live.Target{}, usagef("--db %d: a Redis Cluster has only database 0", w.db)
 		}
 		conn.DB = w.db
 	}
-	return audit.Target{Conn: conn, Cluster: tgt.cluster, Seeds: tgt.addrs[1:], Display: tgt.display}, nil
+	return live.Target{Conn: conn, Cluster: tgt.cluster, Seeds: tgt.addrs[1:], Display: tgt.display}, nil
 }
 
 // options are the walk's audit options.
-func (w *walkFlags) options() audit.Options {
-	o := audit.Options{
+func (w *walkFlags) options() live.Options {
+	o := live.Options{
 		Count:         w.count,
 		Match:         w.match,
 		MemorySamples: w.memSamples,
@@ -84,7 +84,7 @@ func (w *walkFlags) options() audit.Options {
 		Inventory:     w.aggregateFlags.options(),
 	}
 	if w.memSamples == 0 {
-		o.MemorySamples = audit.AllSamples
+		o.MemorySamples = live.AllSamples
 	}
 	return o
 }

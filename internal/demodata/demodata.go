@@ -1,4 +1,4 @@
-// Package demodata holds the registry that "keyguard demo" runs on, so the
+// Package demodata holds the registry that keyguard-demo runs on, so the
 // demo, the generated example package and the tests share one file.
 package demodata
 

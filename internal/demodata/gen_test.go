@@ -3,7 +3,7 @@ package demodata_test
 import (
 	"testing"
 
-	"github.com/keyguard/keyguard/codegen"
+	"github.com/keyguard/keyguard/internal/codegen"
 	"github.com/keyguard/keyguard/internal/demodata"
 	"github.com/keyguard/keyguard/registry"
 )

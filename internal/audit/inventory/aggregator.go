@@ -1,0 +1,387 @@
+package inventory
+
+import (
+	"strings"
+	"sync/atomic"
+	"time"
+	"unicode/utf8"
+
+	"github.com/keyguard/keyguard/finding"
+	"github.com/keyguard/keyguard/internal/audit/report"
+	"github.com/keyguard/keyguard/registry"
+)
+
+// Aggregator folds records into bounded counters, lists and samples. It is
+// not safe for concurrent use: funnel records through one goroutine, or
+// give each walker its own Aggregator and Merge them (Pipeline does).
+type Aggregator struct {
+	reg     *registry.Registry
+	opts    Options
+	chk     *registry.Checker
+	emitFn  func(finding.Finding)
+	pending []finding.Finding
+
+	// Groups: templates of database 0 by Entry.Index (the common case,
+	// no hashing), everything else by key. Field samples are per
+	// template or family, shared by its groups in every database.
+	entries    []group
+	groups     map[groupKey]*group
+	families   int // family groups, for MaxGroups
+	dbs        map[int]struct{}
+	lastDB     int // the database of the last record (in dbs), -1 before the first
+	tmplFields []fieldState
+	famFields  map[string]*fieldState
+	famCensus  int   // families with a census, up to maxFamilyCensuses
+	censusKeys int   // keys the censuses keep, up to maxCensusKeys
+	famMisses  int64 // asked keys of families that held no field names
+	foldedCap  int64 // keys counted in an "(other)" group because of MaxGroups
+	foldedLong int64 // keys counted there because their family's name is too long
+
+	t         totals
+	ttlHist   [ttlSlots]slot
+	top       bheap[topItem]
+	hot       bheap[hotItem]
+	freqKnown int64
+	rules     map[string]*ruleState
+	recent    [4]recentRule // the rule states last looked up
+	hint      *FieldHint    // made by FieldHint; nil until then
+	msgs      map[msgKey]string
+
+	// per-record scratch
+	rec     *Record
+	keepKey string
+	keptKey bool
+}
+
+type totals struct {
+	keys, bytes, bytesUnknown, noTTL, unregistered int64
+	sev                                            [3]int64 // by finding.Severity, of findings decided per key
+}
+
+type slot struct{ keys, bytes int64 }
+
+// group is the running summary of one template or inferred family in
+// one database.
+type group struct {
+	name, kind, owner, domain string
+	db                        int
+	entry                     *registry.Entry
+	keys, bytes, noTTL        int64
+	findings                  int64 // decided per key
+	types                     [numTypes]int64
+	ttl                       ttlSketch
+	ttlHist                   [ttlSlots]slot // keys and bytes by TTL class, as the report's histogram
+	example                   string         // families: the key with the smallest hash
+	exampleHash               uint64
+	fs                        *fieldState // nil for "(other)"
+	binary                    bool        // the family's name is not UTF-8: name is escaped
+	family                    string      // families: the template as inferred
+	noTTLMsg                  string      // cached no-ttl message of a template
+}
+
+// groupKey finds a group outside entries.
+type groupKey struct {
+	db   int
+	kind uint8  // gTemplate, gFamily or gOther
+	idx  int    // templates: Entry.Index
+	name string // families: the inferred template
+}
+
+const (
+	gTemplate uint8 = iota
+	gFamily
+	gOther
+)
+
+// fieldState is the field-set census of a template or family and how
+// often its values held names.
+type fieldState struct {
+	census       *census // nil until a value with names came (families: while censuses are left)
+	hits, misses int64   // keys with field names; asked keys without
+	hintAsk      *atomic.Bool
+	name, owner  string // families: the group name and owner their findings carry
+}
+
+const (
+	typeModule  = 6
+	typeUnknown = 7
+	numTypes    = len(report.TypeNames)
+)
+
+func typeIndex(t string) int {
+	switch t {
+	case "string":
+		return 0
+	case "hash":
+		return 1
+	case "list":
+		return 2
+	case "set":
+		return 3
+	case "zset":
+		return 4
+	case "stream":
+		return 5
+	case "":
+		return typeUnknown
+	}
+	return typeModule // "module" or a module's type name (TYPE replies e.g. ReJSON-RL)
+}
+
+// New returns an empty Aggregator for reg.
+func New(reg *registry.Registry, opts Options) *Aggregator {
+	opts = opts.withDefaults()
+	a := &Aggregator{
+		reg:        reg,
+		opts:       opts,
+		chk:        reg.NewChecker(),
+		entries:    make([]group, len(reg.Entries)),
+		groups:     map[groupKey]*group{},
+		dbs:        map[int]struct{}{},
+		lastDB:     -1,
+		tmplFields: make([]fieldState, len(reg.Entries)),
+		famFields:  map[string]*fieldState{},
+		top:        newBHeap(opts.TopKeys, topWorse),
+		hot:        newBHeap(opts.HotKeys, hotWorse),
+		rules:      map[string]*ruleState{},
+	}
+	a.emitFn = a.emit
+	for i, e := range reg.Entries {
+		a.entries[i] = a.templateGroup(e, 0)
+	}
+	return a
+}
+
+func (a *Aggregator) templateGroup(e *registry.Entry, db int) group {
+	return group{name: e.Key, kind: report.KindTemplate, owner: e.Owner, domain: e.Domain, entry: e, db: db, fs: &a.tmplFields[e.Index]}
+}
+
+func (a *Aggregator) emit(f finding.Finding) { a.pending = append(a.pending, f) }
+
+// barren reports whether the values of a template or family mostly hold
+// no field names.
+func (fs *fieldState) barren() bool {
+	return fs.misses >= fieldMissLimit && fs.misses > 4*fs.hits
+}
+
+// fieldType is a type whose values have field names: hashes, and strings
+// holding JSON objects. "" is a template without a declared type.
+func fieldType(t string) bool { return t == "hash" || t == "string" || t == "" }
+
+// Add counts one record of class cl (Classify or a Classifier gave it
+// for r.Key) and checks it against the key rules. It keeps no reference
+// to r, r.Fields or cl.
+func (a *Aggregator) Add(r *Record, cl Class) {
+	e := cl.Entry
+	a.pending = a.pending[:0]
+	a.rec, a.keptKey = r, false
+	if r.DB != a.lastDB {
+		a.seeDB(r.DB)
+	}
+	var g *group
+	if e != nil {
+		a.chk.CheckEntry(r.Key, e, a.emitFn)
+		g = a.template(e, r.DB)
+	} else {
+		a.chk.CheckInferred(r.Key, cl.Family, a.emitFn)
+		g = a.family(r.DB, cl.Family, r.Key)
+		a.t.unregistered++
+	}
+	a.t.keys++
+	g.keys++
+	c := ttlClass(r.TTL)
+	a.ttlHist[c].keys++
+	g.ttlHist[c].keys++
+	if r.Bytes >= 0 {
+		a.t.bytes += r.Bytes
+		g.bytes += r.Bytes
+		a.ttlHist[c].bytes += r.Bytes
+		g.ttlHist[c].bytes += r.Bytes
+	} else {
+		a.t.bytesUnknown++
+	}
+	g.types[typeIndex(r.Type)]++
+	switch {
+	case r.TTL == -1:
+		a.t.noTTL++
+		g.noTTL++
+	case r.TTL > 0:
+		g.ttl.add(r.TTL)
+	}
+	a.check(r, e, g)
+	for i := range a.pending {
+		a.keep(&a.pending[i], r, g)
+	}
+	if r.Bytes >= 0 {
+		a.offerTop(r, g)
+	}
+	if r.Freq >= 0 {
+		a.freqKnown++
+		a.offerHot(r, g)
+	}
+	if (r.Fields != nil || cl.Fields) && !a.opts.SkipFields {
+		a.offerFields(r, g, cl.Fields)
+	}
+	clear(a.pending) // they hold r.Key: keep no reference to the walker's buffers
+	a.rec = nil
+}
+
+func (a *Aggregator) seeDB(db int) {
+	a.lastDB = db
+	a.dbs[db] = struct{}{}
+}
+
+// multiDB reports whether records came from more than one database (or
+// from one other than 0): groups and findings then say which.
+func (a *Aggregator) multiDB() bool {
+	if len(a.dbs) > 1 {
+		return true
+	}
+	_, zero := a.dbs[0]
+	return len(a.dbs) == 1 && !zero
+}
+
+// template returns the group of template e in database db.
+func (a *Aggregator) template(e *registry.Entry, db int) *group {
+	if db == 0 {
+		return &a.entries[e.Index]
+	}
+	k := groupKey{db: db, kind: gTemplate, idx: e.Index}
+	g := a.groups[k]
+	if g == nil {
+		ng := a.templateGroup(e, db)
+		g = &ng
+		a.groups[k] = g
+	}
+	return g
+}
+
+// family returns the group of an unregistered key's inferred template.
+func (a *Aggregator) family(db int, inferred, key string) *group {
+	if len(inferred) > maxGroupName {
+		a.foldedLong++
+		return a.otherGroup(db)
+	}
+	g := a.groups[groupKey{db: db, kind: gFamily, name: inferred}]
+	if g == nil {
+		if a.families >= a.opts.MaxGroups {
+			a.foldedCap++
+			return a.otherGroup(db)
+		}
+		g = a.newFamily(db, inferred)
+	}
+	if len(key) <= maxKeepKey && utf8.ValidString(key) {
+		if h := keyHash(key); g.example == "" || h < g.exampleHash {
+			g.example, g.exampleHash = strings.Clone(key), h
+		}
+	}
+	return g
+}
+
+func (a *Aggregator) newFamily(db int, name string) *group {
+	name = strings.Clone(name) // it may be a slice of a walker's key
+	g := &group{name: name, family: name, kind: report.KindPrefix, db: db, binary: !utf8.ValidString(name)}
+	if g.binary {
+		g.name = escapeInvalid(name) // JSON keeps the name exactly; such keys get no suggestion
+	}
+	g.domain = a.domainOf(name)
+	if d, ok := a.reg.Domain(g.domain); ok {
+		g.owner = d.Owner
+	}
+	g.fs = a.famFields[name]
+	if g.fs == nil {
+		g.fs = &fieldState{name: g.name, owner: g.owner}
+		a.famFields[name] = g.fs
+	}
+	a.groups[groupKey{db: db, kind: gFamily, name: name}] = g
+	a.families++
+	return g
+}
+
+func (a *Aggregator) otherGroup(db int) *group {
+	k := groupKey{db: db, kind: gOther}
+	g := a.groups[k]
+	if g == nil {
+		g = &group{name: report.OtherGroup, kind: report.KindPrefix, db: db}
+		a.groups[k] = g
+	}
+	return g
+}
+
+// domainOf is the first segment of an inferred template after the env
+// prefix, or "" when that segment holds a placeholder or the key has no
+// separator.
+func (a *Aggregator) domainOf(tmpl string) string {
+	sep := string(a.reg.Separator)
+	if a.reg.Env != "" {
+		tmpl = strings.TrimPrefix(tmpl, a.reg.Env+sep)
+	}
+	first, _, ok := strings.Cut(tmpl, sep)
+	if !ok || strings.ContainsAny(first, "{}") {
+		return ""
+	}
+	return first
+}
+
+// eachGroup calls f with every group that counted a key, database 0's
+// templates first.
+func (a *Aggregator) eachGroup(f func(*group)) {
+	for i := range a.entries {
+		if a.entries[i].keys > 0 {
+			f(&a.entries[i])
+		}
+	}
+	for _, g := range a.groups {
+		f(g)
+	}
+}
+
+type topItem struct {
+	bytes, elements int64
+	ttl             time.Duration
+	key             string
+	keyLen          int
+	typ             string
+	template        string
+	node            string
+	db              int
+}
+
+type hotItem struct {
+	freq      int
+	key       string
+	keyLen    int
+	bytes     int64
+	template  string
+	owner     string
+	kind      string // the group's kind, for its finding count
+	protected bool   // the template declares hot: protection
+	node      string
+	db        int
+}
+
+func topWorse(a, b *topItem) bool {
+	return rankedWorse(a.bytes, a.key, b.bytes, b.key) || a.bytes == b.bytes && a.key == b.key && a.db > b.db
+}
+
+func hotWorse(a, b *hotItem) bool {
+	return rankedWorse(int64(a.freq), a.key, int64(b.freq), b.key) || a.freq == b.freq && a.key == b.key && a.db > b.db
+}
+
+// escapeInvalid writes bytes that are not UTF-8 as \xNN.
+func escapeInvalid(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n <= 1 {
+			b.WriteString(`\x`)
+			b.WriteByte("0123456789abcdef"[s[i]>>4])
+			b.WriteByte("0123456789abcdef"[s[i]&15])
+			i++
+			continue
+		}
+		b.WriteString(s[i : i+n])
+		i += n
+	}
+	return b.String()
+}

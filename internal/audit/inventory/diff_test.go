@@ -1,0 +1,151 @@
+package inventory_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/keyguard/keyguard/finding"
+	"github.com/keyguard/keyguard/internal/audit/inventory"
+	"github.com/keyguard/keyguard/internal/audit/report"
+)
+
+func TestDiff(t *testing.T) {
+	reg := loadReg(t)
+	oldRS := dataset()
+	var newRS []*inventory.Record
+	for _, r := range oldRS {
+		if strings.HasPrefix(r.Key, "tmp_data_") || r.Key == "order:order:9:base" {
+			continue // the family is gone; the type-mismatch was fixed
+		}
+		newRS = append(newRS, r)
+	}
+	for i := range 20 {
+		newRS = append(newRS, rec(fmt.Sprintf("order:order:%d:base", 3000+i), size(1000, 6)))
+		newRS = append(newRS, rec(fmt.Sprintf("cart:%d:items", i), typ("list"), ttl(time.Hour)))
+	}
+	newRS = append(newRS, rec("order:order:3001:base", typ("zset"))) // a new error finding (and a duplicate key)
+	old := buildReport(t, reg, inventory.Options{}, oldRS)
+	cur := buildReport(t, reg, inventory.Options{}, newRS)
+
+	// Through JSON, as keyguard diff reads them.
+	old, cur = reread(t, old), reread(t, cur)
+	d := report.Diff(old, cur)
+
+	names := func(gs []report.GroupDrift) string {
+		var s []string
+		for _, g := range gs {
+			s = append(s, g.Kind+" "+g.Name)
+		}
+		return strings.Join(s, ", ")
+	}
+	if got := names(d.NewGroups); got != "prefix cart:{id:int}:items" {
+		t.Errorf("new groups: %s", got)
+	}
+	if got := names(d.GoneGroups); got != "prefix tmp_data_{date:date}{time:int}" {
+		t.Errorf("gone groups: %s", got)
+	}
+	if len(d.Changed) == 0 || d.Changed[0].Name != "order:order:{orderId:int}:base" || d.Changed[0].Keys.Delta != 20 || d.Changed[0].Bytes.Delta <= 0 {
+		t.Errorf("changed: %+v", d.Changed)
+	}
+	var newRules []string
+	for _, f := range d.NewFindings {
+		newRules = append(newRules, f.Rule+" "+f.Key)
+	}
+	if !strings.Contains(strings.Join(newRules, ","), "type-mismatch order:order:3001:base") {
+		t.Errorf("new findings: %v", newRules)
+	}
+	if len(d.NewFindingsAtLeast(finding.Error)) == 0 {
+		t.Error("no new error")
+	}
+	if d.Resolved == 0 {
+		t.Error("the fixed type-mismatch and the gone family's findings are not resolved")
+	}
+	if d.Summary.Keys.Delta != int64(len(newRS)-len(oldRS)) {
+		t.Errorf("keys delta %d", d.Summary.Keys.Delta)
+	}
+
+	var txt bytes.Buffer
+	if err := d.WriteText(&txt); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"new groups (1)", "gone groups (1)", "cart:{id:int}:items", "type-mismatch", "findings of the old report are gone"} {
+		if !strings.Contains(txt.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, txt.String())
+		}
+	}
+	var js bytes.Buffer
+	if err := d.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	var back report.DriftReport
+	if err := json.Unmarshal(js.Bytes(), &back); err != nil || len(back.NewGroups) != 1 {
+		t.Errorf("JSON: %v %+v", err, back.NewGroups)
+	}
+
+	// A report against itself has no drift.
+	same := report.Diff(old, old)
+	if len(same.NewGroups)+len(same.GoneGroups)+len(same.Changed)+len(same.NewFindings) != 0 || same.Resolved != 0 {
+		t.Errorf("self diff: %+v", same)
+	}
+}
+
+func TestDiffNotes(t *testing.T) {
+	reg := loadReg(t)
+	agg := inventory.New(reg, inventory.Options{MaxFindings: 1})
+	add(agg, rec("order:order:1:base", ttl(-1)))
+	add(agg, rec("order:order:2:base", ttl(-1)))
+	m := meta()
+	m.Complete = false
+	capped := agg.Report(m)
+	d := report.Diff(capped, capped)
+	joined := strings.Join(d.Notes, "\n")
+	if !strings.Contains(joined, "incomplete") || !strings.Contains(joined, "capped for no-ttl") {
+		t.Errorf("notes: %q", d.Notes)
+	}
+}
+
+func reread(t *testing.T, r *report.Report) *report.Report {
+	t.Helper()
+	var b bytes.Buffer
+	if err := r.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	back, err := report.ReadReport(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return back
+}
+
+func FuzzReadReport(f *testing.F) {
+	var b bytes.Buffer
+	rep := buildReport(f, loadReg(f), inventory.Options{}, dataset())
+	rep.WriteJSON(&b)
+	f.Add(b.Bytes())
+	f.Add([]byte(`{"source":{"kind":"rdb"},"findings":[{"rule":"no-ttl","severity":"error","key":"","key_base64":"/w=="}]}`))
+	f.Add([]byte(`{"source":{"kind":"redis"},"groups":null,"top_keys":[{"key":"k","ttl_ms":-1}]}`))
+	f.Add([]byte(`{"source":{"kind":"x"},"findings":[{"severity":"bogus"}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r, err := report.ReadReport(bytes.NewReader(data))
+		if err != nil {
+			return
+		}
+		// Whatever was read can be written, read back and compared.
+		var out bytes.Buffer
+		if err := r.WriteJSON(&out); err != nil {
+			t.Fatalf("WriteJSON of a read report: %v", err)
+		}
+		r2, err := report.ReadReport(&out)
+		if err != nil {
+			t.Fatalf("re-read: %v\n%s", err, out.String())
+		}
+		report.Diff(r, r2)
+		r2.WriteText(&bytes.Buffer{}, report.TextOptions{})
+		r2.WriteCSV(&bytes.Buffer{})
+		r2.WriteHTML(&bytes.Buffer{})
+	})
+}

@@ -1,0 +1,156 @@
+package inventory
+
+import (
+	"math"
+	"strings"
+
+	"github.com/keyguard/keyguard/finding"
+	"github.com/keyguard/keyguard/internal/audit/report"
+)
+
+// ruleState is a rule's findings: how many, and the best MaxFindings.
+type ruleState struct {
+	count [3]int64 // by finding.Severity
+	kept  findTop
+}
+
+// keep counts a finding and keeps it when it ranks among the rule's top
+// MaxFindings (by key bytes, then key).
+func (a *Aggregator) keep(f *finding.Finding, r *Record, g *group) {
+	g.findings++
+	sev := min(f.Severity, finding.Error)
+	a.t.sev[sev]++
+	rs := a.rule(f.Rule)
+	rs.count[sev]++
+	if g.entry == nil {
+		f.Template, f.Owner = g.name, g.owner // the family, not the (maybe long) inferred text
+	}
+	score, ck := r.Bytes, clip(r.Key, maxKeepKey)
+	if rs.kept.cut && score < rs.kept.thresh.score {
+		return // the common case once the cap is reached: no hash needed
+	}
+	hash := keyHash(ck)
+	if !rs.kept.admits(score, hash, ck) {
+		return
+	}
+	rs.kept.push(fentry{score: score, hash: hash, key: a.retainedKey(), keyLen: keyLen32(len(r.Key)), db: int32(r.DB), sev: sev},
+		findDetail{clip(f.Template, maxGroupName), f.Owner, clipText(f.Message), clipText(f.Hint)})
+}
+
+func keyLen32(n int) int32 { return int32(min(n, math.MaxInt32)) }
+
+func (a *Aggregator) rule(id string) *ruleState {
+	// The rule IDs are a few constants: a short list of the last ones
+	// used answers without hashing the ID.
+	for i := range a.recent {
+		if r := &a.recent[i]; r.rs != nil && r.id == id {
+			return r.rs
+		}
+	}
+	rs := a.rules[id]
+	if rs == nil {
+		rs = &ruleState{kept: newFindTop(a.opts.MaxFindings)}
+		a.rules[id] = rs
+	}
+	copy(a.recent[1:], a.recent[:])
+	a.recent[0] = recentRule{id, rs}
+	return rs
+}
+
+type recentRule struct {
+	id string
+	rs *ruleState
+}
+
+// retainedKey is the current record's key, cut and copied once, so that a
+// kept key does not pin the walker's buffers.
+func (a *Aggregator) retainedKey() string {
+	if !a.keptKey {
+		a.keepKey = strings.Clone(clip(a.rec.Key, maxKeepKey))
+		a.keptKey = true
+	}
+	return a.keepKey
+}
+
+func clip(s string, n int) string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}
+
+func clipText(s string) string {
+	if len(s) > maxKeepText {
+		return strings.Clone(s[:maxKeepText]) + "…"
+	}
+	return s
+}
+
+// offerTop offers r to the top keys. Once the list is full, most keys
+// rank below its root and are turned away before anything is copied.
+func (a *Aggregator) offerTop(r *Record, g *group) {
+	ck := clip(r.Key, maxKeepKey)
+	if a.top.full() {
+		root := a.top.root()
+		if !rankedWorse(root.bytes, root.key, r.Bytes, ck) {
+			return
+		}
+	}
+	a.pushTop(topItem{
+		bytes: r.Bytes, elements: r.Elements, ttl: r.TTL, key: a.retainedKey(), keyLen: len(r.Key),
+		typ: retainType(r.Type), template: clip(g.name, maxGroupName), node: strings.Clone(r.Node), db: r.DB,
+	})
+}
+
+func (a *Aggregator) offerHot(r *Record, g *group) {
+	ck := clip(r.Key, maxKeepKey)
+	if a.hot.full() {
+		root := a.hot.root()
+		if !rankedWorse(int64(root.freq), root.key, int64(r.Freq), ck) {
+			return
+		}
+	}
+	a.pushHot(hotItem{
+		freq: r.Freq, key: a.retainedKey(), keyLen: len(r.Key), bytes: r.Bytes,
+		template: g.name, owner: g.owner, kind: g.kind, protected: g.entry != nil && g.entry.Hot != nil,
+		node: strings.Clone(r.Node), db: r.DB,
+	})
+}
+
+// retainType returns a kept copy of a type name: the known names are
+// constants, others (module type names) are copied.
+func retainType(t string) string {
+	if i := typeIndex(t); i != typeModule && i != typeUnknown {
+		return report.TypeNames[i]
+	}
+	return strings.Clone(t)
+}
+
+// pushTop offers it to the top keys (Add and Merge): a key seen twice
+// (a walker's duplicate) is kept once, at its largest.
+func (a *Aggregator) pushTop(it topItem) {
+	for i := range a.top.items {
+		if a.top.items[i].key == it.key && a.top.items[i].keyLen == it.keyLen && a.top.items[i].db == it.db {
+			if a.top.items[i].bytes >= it.bytes {
+				return
+			}
+			a.top.removeAt(i)
+			break
+		}
+	}
+	a.top.push(it)
+}
+
+// pushHot is pushTop for the hot-key set, by LFU counter.
+func (a *Aggregator) pushHot(it hotItem) {
+	for i := range a.hot.items {
+		if a.hot.items[i].key == it.key && a.hot.items[i].keyLen == it.keyLen && a.hot.items[i].db == it.db {
+			if a.hot.items[i].freq >= it.freq {
+				return
+			}
+			a.hot.removeAt(i)
+			break
+		}
+	}
+	a.hot.push(it)
+}

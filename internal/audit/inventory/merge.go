@@ -1,0 +1,131 @@
+package inventory
+
+import (
+	"github.com/keyguard/keyguard/internal/audit/report"
+	"github.com/keyguard/keyguard/registry"
+)
+
+// Merge adds b's records to a, as if they had been added to a. b must have
+// been built from the same registry (it panics otherwise: a programming
+// error) and is not changed. a's Options apply.
+func (a *Aggregator) Merge(b *Aggregator) {
+	if a.reg != b.reg && !sameEntries(a.reg, b.reg) {
+		panic("inventory: Merge of aggregators built from different registries")
+	}
+	a.t.keys += b.t.keys
+	a.t.bytes += b.t.bytes
+	a.t.bytesUnknown += b.t.bytesUnknown
+	a.t.noTTL += b.t.noTTL
+	a.t.unregistered += b.t.unregistered
+	for i := range a.t.sev {
+		a.t.sev[i] += b.t.sev[i]
+	}
+	for i := range a.ttlHist {
+		a.ttlHist[i].keys += b.ttlHist[i].keys
+		a.ttlHist[i].bytes += b.ttlHist[i].bytes
+	}
+	a.freqKnown += b.freqKnown
+	for db := range b.dbs {
+		a.seeDB(db)
+	}
+	for i := range b.tmplFields {
+		a.mergeFields(&a.tmplFields[i], &b.tmplFields[i], true)
+	}
+	for i := range b.entries {
+		a.mergeGroup(&a.entries[i], &b.entries[i])
+	}
+	for k, bg := range b.groups {
+		var g *group
+		switch k.kind {
+		case gTemplate:
+			g = a.template(bg.entry, k.db)
+		case gOther:
+			g = a.otherGroup(k.db)
+		default:
+			g = a.groups[k]
+			if g == nil {
+				if a.families >= a.opts.MaxGroups {
+					a.foldedCap += bg.keys
+					g = a.otherGroup(k.db)
+				} else {
+					g = a.newFamily(k.db, k.name)
+				}
+			}
+		}
+		a.mergeGroup(g, bg)
+	}
+	for name, bfs := range b.famFields {
+		if fs := a.famFields[name]; fs != nil { // families past a's cap keep no sample
+			a.mergeFields(fs, bfs, false)
+		}
+	}
+	a.foldedCap += b.foldedCap
+	a.foldedLong += b.foldedLong
+	a.famMisses += b.famMisses
+	for _, it := range b.top.items {
+		a.pushTop(it)
+	}
+	for _, it := range b.hot.items {
+		a.pushHot(it)
+	}
+	for id, brs := range b.rules {
+		rs := a.rule(id)
+		for i, n := range brs.count {
+			rs.count[i] += n
+		}
+		ents := brs.kept.kept()
+		for i := range ents {
+			rs.kept.push(ents[i], brs.kept.details[ents[i].detail])
+		}
+	}
+}
+
+func sameEntries(x, y *registry.Registry) bool {
+	if len(x.Entries) != len(y.Entries) {
+		return false
+	}
+	for i := range x.Entries {
+		if x.Entries[i].Key != y.Entries[i].Key {
+			return false
+		}
+	}
+	return true
+}
+
+func (a *Aggregator) mergeGroup(dst, src *group) {
+	dst.keys += src.keys
+	dst.bytes += src.bytes
+	dst.noTTL += src.noTTL
+	dst.findings += src.findings
+	for i := range dst.types {
+		dst.types[i] += src.types[i]
+	}
+	dst.ttl.merge(&src.ttl)
+	for i, s := range src.ttlHist {
+		dst.ttlHist[i].keys += s.keys
+		dst.ttlHist[i].bytes += s.bytes
+	}
+	if src.example != "" && dst.kind == report.KindPrefix && dst.fs != nil && (dst.example == "" || src.exampleHash < dst.exampleHash) {
+		dst.example, dst.exampleHash = src.example, src.exampleHash
+	}
+}
+
+// mergeFields adds the field state src to dst (a template's when
+// template, else a family's, which needs one of the family censuses).
+func (a *Aggregator) mergeFields(dst, src *fieldState, template bool) {
+	dst.hits += src.hits
+	dst.misses += src.misses
+	if src.census == nil {
+		return
+	}
+	if dst.census == nil {
+		if !template {
+			if a.famCensus >= maxFamilyCensuses {
+				return
+			}
+			a.famCensus++
+		}
+		dst.census = &census{}
+	}
+	a.censusKeys += dst.census.merge(src.census, maxCensusKeys-a.censusKeys)
+}

@@ -1,0 +1,404 @@
+package inventory
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/keyguard/keyguard/finding"
+	"github.com/keyguard/keyguard/internal/audit/report"
+)
+
+// Report builds the report of everything added so far, with the State
+// that merge and resume carry on. It does not change what the
+// aggregator counts: a walker may report, add more and report again.
+func (a *Aggregator) Report(meta report.Meta) *report.Report {
+	rep := &report.Report{
+		Source:     meta.Source,
+		Registry:   meta.Registry,
+		StartedAt:  meta.StartedAt.UTC(),
+		DurationMS: meta.Duration.Milliseconds(),
+		Complete:   meta.Complete && len(meta.Stopped) == 0,
+		Stopped:    slices.Clone(meta.Stopped),
+		Notes:      slices.Clone(meta.Notes),
+	}
+	x := a.scale(rep)
+	multi := a.multiDB()
+	if multi {
+		for db := range a.dbs {
+			rep.Databases = append(rep.Databases, db)
+		}
+		slices.Sort(rep.Databases)
+	}
+	gi := a.reportGroups(rep, x, multi)
+	findings, count := a.reportFindings(multi, gi, rep.Groups)
+	rep.Findings = findings
+	listed := map[string]int64{}
+	for i := range findings {
+		listed[findings[i].Rule]++
+	}
+	sum := report.SeverityCount{}
+	var total int64
+	for id, c := range count {
+		n := c.Error + c.Warning + c.Info
+		total += n
+		sum.Error += c.Error
+		sum.Warning += c.Warning
+		sum.Info += c.Info
+		if n > listed[id] {
+			if rep.FindingsOmitted == nil {
+				rep.FindingsOmitted = map[string]int64{}
+			}
+			rep.FindingsOmitted[id] = n - listed[id]
+		}
+	}
+	rep.Summary = report.Summary{
+		Keys: x(a.t.keys), Bytes: x(a.t.bytes), NoTTL: x(a.t.noTTL), Unregistered: x(a.t.unregistered),
+		Findings: total, BytesUnknown: x(a.t.bytesUnknown), BySeverity: sum,
+	}
+	if len(count) > 0 {
+		rep.Summary.ByRule = map[string]int64{}
+		rep.Summary.ByRuleSeverity = count
+		for id, c := range count {
+			rep.Summary.ByRule[id] = c.Error + c.Warning + c.Info
+		}
+	}
+	rep.TopKeys = a.reportTop(multi)
+	if a.t.keys > 0 {
+		rep.TTLHistogram = make([]report.TTLBucket, ttlSlots)
+		for i := range rep.TTLHistogram {
+			rep.TTLHistogram[i] = report.TTLBucket{Label: ttlSlotLabel(i), Keys: x(a.ttlHist[i].keys), Bytes: x(a.ttlHist[i].bytes)}
+		}
+	}
+	rep.Notes = append(rep.Notes, a.notes(rep.Notes, x)...)
+	rep.State = a.state()
+	return rep
+}
+
+// scale returns the extrapolation of a sampled run (the identity
+// otherwise) and marks the report as an estimate.
+func (a *Aggregator) scale(rep *report.Report) func(int64) int64 {
+	if !a.opts.Sampled {
+		return func(n int64) int64 { return n }
+	}
+	rep.Estimate = true
+	rep.Sample = &report.Sample{Ratio: a.opts.SampleRatio, KeysSeen: a.t.keys}
+	if a.opts.SampleRatio <= 0 {
+		rep.Notes = append(rep.Notes, "sampled audit without a sample ratio: counts are of the sample, not extrapolated")
+		return func(n int64) int64 { return n }
+	}
+	scale := 1 / a.opts.SampleRatio
+	return func(n int64) int64 { return int64(math.Round(float64(n) * scale)) }
+}
+
+// groupIndex finds a report group by kind, name and database.
+type groupIndex map[groupRef]int
+
+type groupRef struct {
+	kind, name string
+	db         int
+}
+
+// reportGroups fills rep.Groups (by memory) and rep.UnusedTemplates.
+func (a *Aggregator) reportGroups(rep *report.Report, x func(int64) int64, multi bool) groupIndex {
+	var gs []*group
+	a.eachGroup(func(g *group) { gs = append(gs, g) })
+	for _, e := range a.reg.Entries {
+		if !a.used(e.Index) {
+			rep.UnusedTemplates = append(rep.UnusedTemplates, e.Key)
+		}
+	}
+	slices.SortFunc(gs, func(p, q *group) int {
+		return cmp.Or(cmp.Compare(q.bytes, p.bytes), cmp.Compare(q.keys, p.keys), strings.Compare(p.name, q.name),
+			strings.Compare(p.kind, q.kind), cmp.Compare(p.db, q.db))
+	})
+	idx := make(groupIndex, len(gs))
+	rep.Groups = make([]report.Group, len(gs))
+	suggested := 0
+	for i, g := range gs {
+		rg := report.Group{
+			Name: g.name, Kind: g.kind, Owner: g.owner, Domain: g.domain,
+			Keys: x(g.keys), Bytes: x(g.bytes), NoTTL: x(g.noTTL), WithTTL: x(g.ttl.n),
+			Types: map[string]int64{}, Findings: g.findings, Example: g.example,
+		}
+		if multi {
+			rg.DB = intPtr(g.db)
+		}
+		for t, n := range g.types {
+			if n > 0 {
+				rg.Types[report.TypeNames[t]] = x(n)
+			}
+		}
+		if g.ttl.n > 0 {
+			rg.TTLSeconds = report.TTLStats{Min: ttlSeconds(g.ttl.min), P50: g.ttl.p50(), Max: ttlSeconds(g.ttl.max)}
+		}
+		for i, s := range g.ttlHist {
+			if s.keys > 0 {
+				rg.TTLHistogram = append(rg.TTLHistogram, report.TTLBucket{Label: ttlSlotLabel(i), Keys: x(s.keys), Bytes: x(s.bytes)})
+			}
+		}
+		if g.kind == report.KindPrefix && g.fs != nil && suggested < maxSuggestions {
+			if rg.Suggested = a.suggest(g); rg.Suggested != "" {
+				suggested++
+			}
+		}
+		rep.Groups[i] = rg
+		idx[groupRef{g.kind, g.name, g.db}] = i
+	}
+	return idx
+}
+
+// used reports whether template i has keys in some database.
+func (a *Aggregator) used(i int) bool {
+	if a.entries[i].keys > 0 {
+		return true
+	}
+	for k := range a.groups {
+		if k.kind == gTemplate && k.idx == i {
+			return true
+		}
+	}
+	return false
+}
+
+const maxSuggestions = 100
+
+// reportFindings lists the kept findings and those decided only now
+// (hot-key, mixed-schema), in report order, and counts them by rule and
+// severity. The groups get the late findings' counts.
+func (a *Aggregator) reportFindings(multi bool, gi groupIndex, groups []report.Group) ([]report.Finding, map[string]report.SeverityCount) {
+	count := map[string]report.SeverityCount{}
+	type listed struct {
+		rule string
+		t    *findTop
+		doc  string
+	}
+	var lists []listed
+	for id, rs := range a.rules {
+		count[id] = sevCount(rs.count)
+		lists = append(lists, listed{id, &rs.kept, finding.DocURL(id)})
+	}
+	for _, lr := range a.lateFindings() {
+		if len(lr.items) == 0 && lr.unlisted == [3]int64{} {
+			continue // no zero rows: a rule is in by_rule only when it found something
+		}
+		t := newFindTop(a.opts.MaxFindings)
+		n := lr.unlisted
+		for _, it := range lr.items {
+			n[it.ent.sev]++
+			if i, ok := gi[it.group]; ok {
+				groups[i].Findings++
+			}
+			t.push(it.ent, it.det)
+		}
+		c := count[lr.rule]
+		c.Error, c.Warning, c.Info = c.Error+n[finding.Error], c.Warning+n[finding.Warning], c.Info+n[finding.Info]
+		count[lr.rule] = c
+		lists = append(lists, listed{lr.rule, &t, finding.DocURL(lr.rule)})
+	}
+	// The order is sorted on small by-value keys of the kept entries
+	// (sorting the report's findings themselves would move 200 bytes a
+	// swap, and a comparison through pointers misses the cache), then the
+	// findings are written once, in that order: by severity (highest
+	// first), rule (the rule table's order), bytes (largest first), then
+	// key; the same key twice (a walker's duplicate) once.
+	type ref struct {
+		sev   finding.Severity
+		l     int32 // the list: lists are in the rule table's order
+		score int64
+		key   string
+		e     *fentry
+	}
+	n := 0
+	for _, l := range lists {
+		n += len(l.t.kept())
+	}
+	refs := make([]ref, 0, n)
+	slices.SortFunc(lists, func(p, q listed) int {
+		return cmp.Or(cmp.Compare(report.RuleRank(p.rule), report.RuleRank(q.rule)), strings.Compare(p.rule, q.rule))
+	})
+	for li, l := range lists {
+		ents := l.t.kept()
+		for i := range ents {
+			e := &ents[i]
+			refs = append(refs, ref{sev: e.sev, l: int32(li), score: e.score, key: e.key, e: e})
+		}
+	}
+	slices.SortFunc(refs, func(p, q ref) int {
+		if p.sev != q.sev {
+			return cmp.Compare(q.sev, p.sev)
+		}
+		if p.l != q.l {
+			return cmp.Compare(p.l, q.l)
+		}
+		if p.score != q.score {
+			return cmp.Compare(q.score, p.score)
+		}
+		return cmp.Or(strings.Compare(p.key, q.key), cmp.Compare(p.e.keyLen, q.e.keyLen), cmp.Compare(p.e.db, q.e.db))
+	})
+	refs = slices.CompactFunc(refs, func(p, q ref) bool {
+		return p.l == q.l && p.key == q.key && p.e.keyLen == q.e.keyLen && p.e.db == q.e.db
+	})
+	out := make([]report.Finding, len(refs))
+	for i, r := range refs {
+		l := lists[r.l]
+		e, d := r.e, &l.t.details[r.e.detail]
+		f := &out[i]
+		f.Finding = finding.Finding{Rule: l.rule, Severity: e.sev, Key: e.key, Template: d.template, Owner: d.owner, Message: d.message, Hint: d.hint}
+		f.KeyBase64, f.Bytes, f.Doc = report.KeyBase64(e.key), e.score, l.doc
+		if int(e.keyLen) > len(e.key) {
+			f.KeyLen = int(e.keyLen)
+		}
+		if multi {
+			f.DB = intPtr(int(e.db))
+		}
+	}
+	return out, count
+}
+
+func sevCount(n [3]int64) report.SeverityCount {
+	return report.SeverityCount{Error: n[finding.Error], Warning: n[finding.Warning], Info: n[finding.Info]}
+}
+
+func intPtr(n int) *int { return &n }
+
+func dbOf(p *int) int {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
+
+// lateRule is the findings of a rule decided at report time: those it
+// lists, and how many more it counts (by severity).
+type lateRule struct {
+	rule     string
+	items    []lateItem
+	unlisted [3]int64
+}
+
+type lateItem struct {
+	ent   fentry
+	det   findDetail
+	group groupRef
+}
+
+func (a *Aggregator) lateFindings() []lateRule {
+	mixed, schema := a.schemaFindings()
+	return []lateRule{{rule: finding.HotKey, items: a.hotFindings()}, mixed, schema}
+}
+
+func newLate(f *finding.Finding, score int64, keyLen, db int, g groupRef) lateItem {
+	return lateItem{
+		ent:   fentry{score: score, hash: keyHash(f.Key), key: f.Key, keyLen: keyLen32(keyLen), db: int32(db), sev: f.Severity},
+		det:   findDetail{f.Template, f.Owner, f.Message, f.Hint},
+		group: g,
+	}
+}
+
+// hotFindings are the keys of the hot set at or above the floor.
+func (a *Aggregator) hotFindings() []lateItem {
+	var out []lateItem
+	for _, h := range a.hot.items {
+		if h.freq < a.opts.HotFreqFloor {
+			continue
+		}
+		f := finding.Finding{Rule: finding.HotKey, Severity: finding.Warning, Key: h.key, Template: h.template, Owner: h.owner,
+			Message: fmt.Sprintf("LFU counter %d, among the %d most accessed keys seen (counter %d or more)", h.freq, a.opts.HotKeys, a.opts.HotFreqFloor),
+			Hint:    "declare hot: {replicas: N, local_ttl: 5s} on its template, or cache it in the service"}
+		if h.protected {
+			f.Severity = finding.Info
+			f.Message += "; its template declares hot-key protection"
+			f.Hint = ""
+		}
+		out = append(out, newLate(&f, h.bytes, h.keyLen, h.db, groupRef{h.kind, h.template, h.db}))
+	}
+	return out
+}
+
+// notes are what the aggregation itself can say about the report.
+func (a *Aggregator) notes(have []string, x func(int64) int64) []string {
+	var notes []string
+	if a.freqKnown == 0 && a.t.keys > 0 && !slices.ContainsFunc(have, func(n string) bool { return strings.HasPrefix(n, "hot-key") }) {
+		notes = append(notes, "hot-key data unavailable: no access-frequency (LFU) counter came with the keys")
+	}
+	if a.foldedCap > 0 {
+		notes = append(notes, fmt.Sprintf("more than %d inferred families of unregistered keys: %s keys of the rest are counted in the group %s",
+			a.opts.MaxGroups, report.HumanCount(x(a.foldedCap)), report.OtherGroup))
+	}
+	if a.foldedLong > 0 {
+		notes = append(notes, fmt.Sprintf("%s unregistered keys with inferred templates over %d bytes are counted in the group %s",
+			report.HumanCount(x(a.foldedLong)), maxGroupName, report.OtherGroup))
+	}
+	if a.opts.SkipFields {
+		notes = append(notes, "value formats were not read, on request: the schema and mixed-schema rules were not checked")
+	}
+	notes = append(notes, a.censusNotes()...)
+	if a.t.bytesUnknown > 0 {
+		notes = append(notes, fmt.Sprintf("memory of %s keys unknown: not included in bytes", report.HumanCount(x(a.t.bytesUnknown))))
+	}
+	return notes
+}
+
+// reportTop lists the largest keys, largest first.
+func (a *Aggregator) reportTop(multi bool) []report.TopKey {
+	tops := slices.Clone(a.top.items)
+	slices.SortFunc(tops, func(p, q topItem) int {
+		return cmp.Or(cmp.Compare(q.bytes, p.bytes), strings.Compare(p.key, q.key), cmp.Compare(p.db, q.db))
+	})
+	out := make([]report.TopKey, len(tops))
+	for i, t := range tops {
+		tk := report.TopKey{Key: t.key, KeyBase64: report.KeyBase64(t.key), Type: t.typ, Bytes: t.bytes, Elements: t.elements,
+			Template: t.template, Node: t.node}
+		if multi {
+			tk.DB = intPtr(t.db)
+		}
+		if t.keyLen > len(t.key) {
+			tk.KeyLen = t.keyLen
+		}
+		switch {
+		case t.ttl == -1:
+			v := int64(-1)
+			tk.TTLMS = &v
+		case t.ttl > 0:
+			v := t.ttl.Milliseconds()
+			tk.TTLMS = &v
+		}
+		out[i] = tk
+	}
+	return out
+}
+
+// censusNotes say where value formats could not be told.
+func (a *Aggregator) censusNotes() []string {
+	var varied []string
+	lost := false
+	each := func(name string, fs *fieldState) {
+		if c := fs.census; c != nil {
+			if c.overflow {
+				varied = append(varied, name)
+			}
+			for _, s := range c.sigs {
+				lost = lost || s.lost
+			}
+		}
+	}
+	for i, e := range a.reg.Entries {
+		each(e.Key, &a.tmplFields[i])
+	}
+	for _, fs := range a.famFields {
+		each(fs.name, fs)
+	}
+	var notes []string
+	if len(varied) > 0 {
+		slices.Sort(varied)
+		notes = append(notes, fmt.Sprintf("the values of %d templates or families hold more than %d different field sets (maps keyed by IDs, values wider than the %d fields read): mixed-schema and schema were not decided for %s",
+			len(varied), maxSigs, maxFieldsPerKey, strings.Join(varied[:min(len(varied), 5)], ", ")))
+	}
+	if lost {
+		notes = append(notes, fmt.Sprintf("more than %s keys with rare field sets: mixed-schema and schema count them all but list only the first", report.HumanCount(maxCensusKeys)))
+	}
+	return notes
+}

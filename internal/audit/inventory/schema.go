@@ -1,0 +1,356 @@
+package inventory
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/keyguard/keyguard/finding"
+	"github.com/keyguard/keyguard/internal/audit/report"
+	"github.com/keyguard/keyguard/registry"
+)
+
+// Value formats. One writer stores {activityId, discountType,
+// discountValue} in promo:sku:1001, a second writer stores {couponAmount,
+// promoTotal} in the same key, and the key ends up holding both. The
+// second writer mostly writes its own keys, so its style is common in
+// its own templates and rare in the one it collides with.
+//
+// Each template's census (census.go) counts the field sets of its values.
+// At report time every template gets a style: its declared fields, or
+// else the fields held by more than rareCut of its values (optional
+// fields common enough join it, so do fields every writer writes, such
+// as updatedAt). Then, set by set, the fields beyond the style are:
+//
+//   - mixed-schema when another owner's template has them in its style
+//     (at least two thirds of them): the finding names that template and
+//     owner, with how many values of each hold them;
+//   - schema when the template declares its fields and no other owner
+//     claims them;
+//   - otherwise, for templates without declared fields, the fields of
+//     the template are clustered by co-occurrence (below), and a set that
+//     mixes two established styles of the one template is mixed-schema.
+//
+// Co-occurrence: two fields belong to one style when they appear
+// together in more than half the values of the rarer of the two
+// (2·both > min(df)). A style is established when at least max(2, 5%)
+// of the values hold only its fields.
+
+// style is what report time knows of a template's or family's values.
+type style struct {
+	name, kind, owner string
+	entry             *registry.Entry
+	declared, open    bool
+	n                 int64            // values with field names
+	df                map[string]int64 // values holding each field
+	core              map[string]bool  // the style
+	c                 *census
+}
+
+// rareCut is the number of values at or under which a field is rare in
+// a template of n values.
+func rareCut(n int64) int64 { return max(3, n/100) }
+
+func newStyle(name, kind, owner string, e *registry.Entry, c *census) *style {
+	s := &style{name: name, kind: kind, owner: owner, entry: e, c: c, n: c.keys, df: map[string]int64{}, core: map[string]bool{}}
+	for _, fs := range c.sigs {
+		for _, f := range fs.names {
+			s.df[f] += fs.count
+		}
+	}
+	if e != nil && e.Fields != nil {
+		s.declared, s.open = true, e.FieldsExtra
+		for _, f := range normalizeFields(e.Fields) {
+			s.core[f] = true
+		}
+		return s
+	}
+	cut := rareCut(s.n)
+	for f, n := range s.df {
+		if n > cut {
+			s.core[f] = true
+		}
+	}
+	return s
+}
+
+// styles are the styles of every template and family with a census.
+func (a *Aggregator) styles() []*style {
+	var out []*style
+	for i, e := range a.reg.Entries {
+		if c := a.tmplFields[i].census; c != nil && !c.overflow && c.keys > 0 {
+			out = append(out, newStyle(e.Key, report.KindTemplate, e.Owner, e, c))
+		}
+	}
+	for _, fs := range a.famFields {
+		if c := fs.census; c != nil && !c.overflow && c.keys > 0 {
+			out = append(out, newStyle(fs.name, report.KindPrefix, fs.owner, nil, c))
+		}
+	}
+	slices.SortFunc(out, func(p, q *style) int { return cmp.Or(strings.Compare(p.kind, q.kind), strings.Compare(p.name, q.name)) })
+	return out
+}
+
+// schemaFindings decides mixed-schema and schema from the censuses.
+func (a *Aggregator) schemaFindings() (mixed, schema lateRule) {
+	mixed.rule, schema.rule = finding.MixedSchema, finding.Schema
+	all := a.styles()
+	for _, t := range all {
+		handled := map[*fieldSet]bool{}
+		for _, fs := range t.c.sets() {
+			extra := t.beyond(fs)
+			if len(extra) == 0 || t.open {
+				continue
+			}
+			if u, hit := bestOther(t, extra, all); u != nil {
+				msg := fmt.Sprintf("holds %s, which %s writes in %s (%s of its %s values hold them); %s of this template's %s values hold them",
+					listFields(hit), u.owner, u.name, report.HumanCount(u.minDF(hit)), report.HumanCount(u.n),
+					report.HumanCount(fs.count), report.HumanCount(t.n))
+				mixed.add(t, fs, msg, fmt.Sprintf("two writers share these keys: the writer of %s should write its own template; keyguard investigate --key KEY shows who writes them", u.name))
+				handled[fs] = true
+				continue
+			}
+			if t.declared {
+				msg := fmt.Sprintf("holds %s, outside the template's declared fields (%s); %s of its %s values do",
+					listFields(extra), listFields(sortedKeys(t.core)), report.HumanCount(fs.count), report.HumanCount(t.n))
+				schema.add(t, fs, msg, "declare the fields in the registry if they belong here, or find the writer (keyguard investigate --key KEY)")
+				handled[fs] = true
+			}
+		}
+		if !t.declared {
+			for _, m := range t.c.mixedStyles() {
+				if !handled[m.set] {
+					mixed.add(t, m.set, m.message(t.n), mixedHint)
+				}
+			}
+		}
+	}
+	return mixed, schema
+}
+
+// beyond is what fs holds outside the style, sorted.
+func (t *style) beyond(fs *fieldSet) []string {
+	var out []string
+	for _, f := range fs.names {
+		if !t.core[f] {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// minDF is how many values hold every field of fs, at most.
+func (t *style) minDF(fs []string) int64 {
+	n := t.n
+	for _, f := range fs {
+		n = min(n, t.df[f])
+	}
+	return n
+}
+
+// bestOther is the template of another owner whose style holds at least
+// two thirds of extra (the most of them; then the most values; then by
+// name), and the fields of extra it holds.
+func bestOther(t *style, extra []string, all []*style) (*style, []string) {
+	var best *style
+	var bestHit []string
+	for _, u := range all {
+		if u == t || u.owner == "" || u.owner == t.owner || len(u.core) < 2 || u.n < 3 {
+			continue
+		}
+		var hit []string
+		for _, f := range extra {
+			if u.core[f] {
+				hit = append(hit, f)
+			}
+		}
+		if len(hit) == 0 || 3*len(hit) < 2*len(extra) {
+			continue
+		}
+		if best == nil || len(hit) > len(bestHit) || len(hit) == len(bestHit) && u.n > best.n {
+			best, bestHit = u, hit
+		}
+	}
+	return best, bestHit
+}
+
+// add lists the kept keys of fs under t, and counts the rest.
+func (r *lateRule) add(t *style, fs *fieldSet, msg, hint string) {
+	f := finding.Finding{Rule: r.rule, Severity: finding.Error, Template: t.name, Owner: t.owner, Message: clipText(msg), Hint: hint}
+	for _, k := range fs.keys {
+		f.Key = k.key
+		r.items = append(r.items, newLate(&f, k.bytes, len(k.key), k.db, groupRef{t.kind, t.name, k.db}))
+	}
+	r.unlisted[finding.Error] += fs.count - int64(len(fs.keys))
+}
+
+func listFields(fs []string) string {
+	if len(fs) > 8 {
+		return strings.Join(fs[:8], ", ") + fmt.Sprintf(", …%d more", len(fs)-8)
+	}
+	return strings.Join(fs, ", ")
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// normalizeFields copies the field names a walker gave into a sorted,
+// unique, bounded list: the reserved __ns__ field is dropped, every run of
+// letters and digits that holds a digit becomes '#' so that per-ID fields
+// ("1001", "u1002", "a8f3e1") read as one name, and names are cut at
+// maxFieldName bytes; at most maxFieldsPerKey names and maxFieldBytes
+// bytes are kept.
+func normalizeFields(in []string) []string {
+	out := make([]string, 0, min(len(in), maxFieldsPerKey*2))
+	var buf [maxFieldName]byte
+	for _, f := range in {
+		if f == "" || f == "__ns__" {
+			continue
+		}
+		if len(f) > maxFieldName {
+			f = f[:maxFieldName]
+		}
+		out = append(out, string(buf[:normalizeName(&buf, f)]))
+	}
+	slices.Sort(out)
+	out = slices.Compact(out)
+	n, total := 0, 0
+	for n < len(out) && n < maxFieldsPerKey && total+len(out[n]) <= maxFieldBytes {
+		total += len(out[n])
+		n++
+	}
+	return out[:n:n]
+}
+
+func isAlnum(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+// mixedSet is a field set that mixes two established styles of one
+// template.
+type mixedSet struct {
+	set    *fieldSet
+	styles [][]string // its fields in each style it touches
+	pure   []int64    // values holding only that style
+}
+
+// mixedStyles clusters the fields of the census into styles by
+// co-occurrence (weighted by how many values hold each set) and returns
+// the sets that mix two or more established styles. It is long because
+// it is one small clustering (vocabulary, co-occurrence, union-find,
+// support, verdict) whose tables each step reads.
+func (c *census) mixedStyles() []mixedSet {
+	sets := c.sets()
+	var n int64
+	idx := map[string]int{}
+	var df []int64
+	for _, s := range sets {
+		n += s.count
+		for _, f := range s.names {
+			i, ok := idx[f]
+			if !ok {
+				i = len(df)
+				idx[f] = i
+				df = append(df, 0)
+			}
+			df[i] += s.count
+		}
+	}
+	v := len(df)
+	if n < 8 || v < 2 {
+		return nil
+	}
+	// Fields of a single value say nothing about styles: they take no part.
+	co := make([]int64, v*v)
+	ids := make([][]int, len(sets))
+	for j, s := range sets {
+		for _, f := range s.names {
+			if i := idx[f]; df[i] >= 2 {
+				ids[j] = append(ids[j], i)
+			}
+		}
+		for a, x := range ids[j] {
+			for _, y := range ids[j][a+1:] {
+				co[x*v+y] += s.count
+				co[y*v+x] += s.count
+			}
+		}
+	}
+	parent := make([]int, v)
+	for i := range parent {
+		parent[i] = i
+	}
+	find := func(i int) int {
+		for parent[i] != i {
+			parent[i] = parent[parent[i]]
+			i = parent[i]
+		}
+		return i
+	}
+	for x := 0; x < v; x++ {
+		for y := x + 1; y < v; y++ {
+			if c := co[x*v+y]; c > 0 && 2*c > min(df[x], df[y]) {
+				parent[find(x)] = find(y)
+			}
+		}
+	}
+	pure := map[int]int64{}
+	for j, fs := range ids {
+		if len(fs) == 0 {
+			continue
+		}
+		r := find(fs[0])
+		one := true
+		for _, f := range fs[1:] {
+			one = one && find(f) == r
+		}
+		if one {
+			pure[r] += sets[j].count
+		}
+	}
+	minPure := max(2, (n*5+99)/100)
+	var out []mixedSet
+	for j, fs := range ids {
+		var roots []int
+		for _, f := range fs {
+			if r := find(f); !slices.Contains(roots, r) && pure[r] >= minPure {
+				roots = append(roots, r)
+			}
+		}
+		if len(roots) < 2 {
+			continue
+		}
+		m := mixedSet{set: sets[j]}
+		for _, r := range roots {
+			var names []string
+			for _, f := range sets[j].names {
+				if i, ok := idx[f]; ok && df[i] >= 2 && find(i) == r {
+					names = append(names, f)
+				}
+			}
+			m.styles = append(m.styles, names)
+			m.pure = append(m.pure, pure[r])
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+func (m mixedSet) message(n int64) string {
+	var parts, counts []string
+	for i, st := range m.styles {
+		parts = append(parts, "{"+listFields(st)+"}")
+		counts = append(counts, report.HumanCount(m.pure[i]))
+	}
+	return fmt.Sprintf("the value mixes %d field styles: %s; each style alone is in %s of the template's %s values, both in %s: two writers share this key",
+		len(m.styles), strings.Join(parts, " and "), strings.Join(counts, " and "), report.HumanCount(n), report.HumanCount(m.set.count))
+}
+
+const mixedHint = "find the second writer (keyguard investigate --key KEY, or SDK writer records) and give each writer its own key"

@@ -1,0 +1,202 @@
+package inventory
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/keyguard/keyguard/internal/audit/report"
+	"github.com/keyguard/keyguard/keytmpl"
+	"github.com/keyguard/keyguard/naming"
+	"github.com/keyguard/keyguard/registry"
+)
+
+// suggest writes a registry entry for an inferred family, indented to go
+// under keys: in keyguard.yaml. Everything a person must decide is marked
+// FILL-IN; the snippet loads as is.
+func (a *Aggregator) suggest(g *group) string {
+	if g.binary {
+		return ""
+	}
+	sep := string(a.reg.Separator)
+	name := g.name
+	if a.reg.Env != "" {
+		name = strings.TrimPrefix(name, a.reg.Env+sep)
+	}
+	name, notes, ok := a.suggestable(name, g.example)
+	if !ok {
+		return ""
+	}
+	var b strings.Builder
+	for _, n := range notes {
+		fmt.Fprintf(&b, "  # %s\n", n)
+	}
+	fmt.Fprintf(&b, "  - key: %s\n", strconv.Quote(name))
+	best, n := -1, int64(0)
+	for t, c := range g.types[:typeModule] {
+		if c > n {
+			best, n = t, c
+		}
+	}
+	if best >= 0 {
+		fmt.Fprintf(&b, "    type: %s\n", report.TypeNames[best])
+	}
+	switch {
+	case g.ttl.n > 0:
+		fmt.Fprintf(&b, "    ttl: %s # longest remaining TTL seen: %s", registry.FormatTTL(niceTTL(g.ttl.max)), report.HumanDuration(g.ttl.max))
+		if g.noTTL > 0 {
+			fmt.Fprintf(&b, "; %d keys have none", g.noTTL)
+		}
+		b.WriteByte('\n')
+	default:
+		b.WriteString("    ttl: 1h # FILL-IN: none of these keys has a TTL; choose one, or write persistent: true instead\n")
+	}
+	if _, ok := a.reg.Domain(g.domain); !ok {
+		b.WriteString("    owner: FILL-IN # the team that writes these keys\n")
+	}
+	if c := g.fs.census; c != nil && !c.overflow && c.keys > 0 {
+		st := newStyle(g.name, g.kind, g.owner, nil, c)
+		var quoted []string
+		ids := false
+		for _, f := range sortedKeys(st.core) {
+			if strings.Contains(f, "#") { // a name holding an ID: the value is a map
+				ids = true
+				continue
+			}
+			quoted = append(quoted, strconv.Quote(f))
+		}
+		if len(quoted) > 0 {
+			fmt.Fprintf(&b, "    fields: [%s] # the fields most of its %d values hold\n", strings.Join(quoted, ", "), c.keys)
+			if ids {
+				b.WriteString("    fields_extra: allow # besides them, fields named by IDs\n")
+			}
+		}
+	}
+	desc := fmt.Sprintf("FILL-IN: inferred from %d keys", g.keys)
+	if g.example != "" && len(g.example) <= 80 && !strings.ContainsAny(g.example, "\x00\n\r") {
+		if _, pii := naming.FindPII(g.example); !pii {
+			desc += ", e.g. " + g.example
+		}
+	}
+	fmt.Fprintf(&b, "    desc: %s\n", strconv.Quote(desc))
+	return b.String()
+}
+
+// niceTTL rounds an observed remaining TTL up to a round policy value.
+func niceTTL(d time.Duration) time.Duration {
+	for _, v := range []time.Duration{30 * time.Second, time.Minute, 5 * time.Minute, 10 * time.Minute, 15 * time.Minute,
+		30 * time.Minute, time.Hour, 2 * time.Hour, 6 * time.Hour, 12 * time.Hour, 24 * time.Hour, 7 * 24 * time.Hour, 30 * 24 * time.Hour} {
+		if d <= v {
+			return v
+		}
+	}
+	return d.Round(24 * time.Hour)
+}
+
+// suggestable makes an inferred template fit to paste: placeholders whose
+// example value is personal data become {phone:hash} (or email, idcard),
+// and a template that would overlap a registered one is narrowed, left to
+// right, to the example's literal values until it does not. ok is false
+// when no narrowing helps or the template does not parse.
+func (a *Aggregator) suggestable(name, example string) (string, []string, bool) {
+	sep := a.reg.Separator
+	full := func(n string) string {
+		if a.reg.Env != "" {
+			return a.reg.Env + string(sep) + n
+		}
+		return n
+	}
+	t, err := keytmpl.Parse(full(name), sep)
+	if err != nil {
+		return "", nil, false
+	}
+	var notes []string
+	var caps []keytmpl.Capture
+	if example != "" {
+		caps, _ = t.Match(example)
+	}
+	for _, c := range caps {
+		what, pii := naming.FindPII(c.Value)
+		if !pii {
+			continue
+		}
+		kind := "phone"
+		switch {
+		case strings.Contains(what, "e-mail"):
+			kind = "email"
+		case strings.Contains(what, "ID"):
+			kind = "idcard"
+		}
+		if next, ok := replacePlaceholder(name, c.Name, "{"+kind+":hash}"); ok {
+			name = next
+			notes = append(notes, fmt.Sprintf("these keys hold a %s in clear: the template stores a hash of it instead; move the keys (keyguard migrate) once writers build them with it", strings.Fields(what)[0]))
+		}
+	}
+	for _, c := range caps { // narrow while it overlaps a registered template
+		if _, pii := naming.FindPII(c.Value); pii {
+			continue // never a personal datum as literal text
+		}
+		t, err = keytmpl.Parse(full(name), sep)
+		if err != nil {
+			return "", nil, false
+		}
+		e := a.overlapping(t)
+		if e == nil {
+			return name, notes, true
+		}
+		lit := strings.NewReplacer("{", "{{", "}", "}}").Replace(c.Value)
+		next, ok := replacePlaceholder(name, c.Name, lit)
+		if !ok {
+			break
+		}
+		name = next
+		notes = append(notes, fmt.Sprintf("narrowed to %q: {%s} would overlap %s, which %s owns", c.Value, c.Name, e.Key, orNobody(e.Owner)))
+	}
+	if t, err = keytmpl.Parse(full(name), sep); err != nil || a.overlapping(t) != nil {
+		return "", nil, false
+	}
+	return name, notes, true
+}
+
+// overlapping returns a registered template sharing keys with t (among
+// those of its first segment), or nil.
+func (a *Aggregator) overlapping(t *keytmpl.Template) *registry.Entry {
+	first, fixed := t.Segments()[0].Literal()
+	for _, e := range a.reg.Entries {
+		if ef, ok := e.Template.Segments()[0].Literal(); fixed && ok && ef != first {
+			continue
+		}
+		if keytmpl.Relate(t, e.Template).Relation != keytmpl.Disjoint {
+			return e
+		}
+	}
+	return nil
+}
+
+// replacePlaceholder replaces the placeholder called name ({name} or
+// {name:kind}) in the template text by with.
+func replacePlaceholder(tmpl, name, with string) (string, bool) {
+	for _, open := range []string{"{" + name + "}", "{" + name + ":"} {
+		i := strings.Index(tmpl, open)
+		if i < 0 || i > 0 && tmpl[i-1] == '{' {
+			continue
+		}
+		j := strings.IndexByte(tmpl[i:], '}')
+		if open[len(open)-1] == '}' {
+			j = len(open) - 1
+		}
+		if j < 0 {
+			continue
+		}
+		return tmpl[:i] + with + tmpl[i+j+1:], true
+	}
+	return tmpl, false
+}
+
+func orNobody(s string) string {
+	if s == "" {
+		return "nobody"
+	}
+	return s
+}

@@ -1,0 +1,126 @@
+package inventory_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/keyguard/keyguard/internal/audit/inventory"
+	"github.com/keyguard/keyguard/registry"
+)
+
+// Suggested entries load, never overlap a registered template and keep
+// personal data behind :hash.
+func TestSuggestedEntriesAreSafe(t *testing.T) {
+	reg, err := registry.Parse("r.yaml", []byte(`version: 1
+domains:
+  legacy: {owner: legacy-team}
+  rate: {owner: auth-team}
+keys:
+  - {key: "legacy:item:42", type: string, persistent: true}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	agg := inventory.New(reg, inventory.Options{})
+	for _, k := range []string{"legacy:item:1", "legacy:item:2", "legacy:item:3", "rate:login:13812345678", "rate:login:13912345678"} {
+		add(agg, rec(k, typ("string"), ttl(-1)))
+	}
+	rep := agg.Report(meta())
+	got := map[string]string{}
+	for _, g := range rep.Groups {
+		if g.Suggested != "" {
+			got[g.Name] = g.Suggested
+		}
+	}
+	legacy := got["legacy:item:{id:int}"]
+	if !strings.Contains(legacy, `- key: "legacy:item:`) || strings.Contains(legacy, `- key: "legacy:item:{id:int}"`) || !strings.Contains(legacy, "would overlap legacy:item:42") {
+		t.Errorf("the legacy family's entry overlaps the registered key or does not say why it was narrowed:\n%s", legacy)
+	}
+	rate := got["rate:login:{phone}"]
+	if !strings.Contains(rate, `- key: "rate:login:{phone:hash}"`) || !strings.Contains(rate, "in clear") || strings.Contains(rate, "13812345678") {
+		t.Errorf("the phone family's entry does not hash the phone number:\n%s", rate)
+	}
+	for name, s := range got {
+		snippet := "version: 1\ndomains:\n  legacy: {owner: legacy-team}\n  rate: {owner: auth-team}\nkeys:\n  - {key: \"legacy:item:42\", type: string, persistent: true}\n" + s
+		r2, err := registry.Parse("s.yaml", []byte(snippet))
+		if err != nil {
+			t.Errorf("%s: the suggested entry does not load: %v\n%s", name, err, s)
+			continue
+		}
+		if len(r2.Overlaps()) > 0 {
+			t.Errorf("%s: the suggested entry overlaps: %+v", name, r2.Overlaps())
+		}
+	}
+}
+
+// The same key name in two databases is two keys: counted, grouped and
+// reported once per database, with the database named.
+func TestSameKeyInTwoDatabases(t *testing.T) {
+	reg := loadReg(t)
+	agg := inventory.New(reg, inventory.Options{})
+	for _, db := range []int{0, 3} {
+		r := rec("order:order:1:base", ttl(-1), size(100, 2))
+		r.DB = db
+		add(agg, r)
+		u := rec("legacy_token_1", typ("string"), ttl(-1))
+		u.DB = db
+		add(agg, u)
+	}
+	rep := agg.Report(meta())
+	if rep.Summary.Keys != 4 || len(rep.Databases) != 2 {
+		t.Fatalf("%d keys, databases %v", rep.Summary.Keys, rep.Databases)
+	}
+	dbs := map[string][]int{}
+	for _, f := range rep.Findings {
+		if f.DB == nil {
+			t.Fatalf("finding without db in a multi-database report: %+v", f)
+		}
+		dbs[f.Rule+" "+f.Key] = append(dbs[f.Rule+" "+f.Key], *f.DB)
+	}
+	if got := dbs["no-ttl order:order:1:base"]; len(got) != 2 || got[0] == got[1] {
+		t.Errorf("no-ttl of order:order:1:base in databases %v, want 0 and 3", got)
+	}
+	groups := map[string]int{}
+	for _, g := range rep.Groups {
+		if g.DB == nil {
+			t.Fatalf("group without db: %+v", g)
+		}
+		groups[g.Name]++
+	}
+	if groups["order:order:{orderId:int}:base"] != 2 {
+		t.Errorf("groups %v: want the template once per database", groups)
+	}
+	if len(rep.TopKeys) != 4 || rep.TopKeys[0].DB == nil {
+		t.Errorf("top keys %+v", rep.TopKeys)
+	}
+	// One database, not 0: still named.
+	one := inventory.New(reg, inventory.Options{})
+	r := rec("order:order:1:base")
+	r.DB = 5
+	add(one, r)
+	if rep := one.Report(meta()); len(rep.Groups) != 1 || rep.Groups[0].DB == nil || *rep.Groups[0].DB != 5 {
+		t.Errorf("a report of database 5 alone does not name it: %+v", rep.Groups)
+	}
+}
+
+// A family's suggested entry names the fields its values hold.
+func TestSuggestedEntryHasFields(t *testing.T) {
+	reg := loadReg(t)
+	agg := inventory.New(reg, inventory.Options{})
+	for i := range 50 {
+		add(agg, rec("legacy_cart_"+strings.Repeat("x", i%3)+"_items", typ("hash"), fields("items", "total", "u1001")))
+	}
+	rep := agg.Report(meta())
+	for _, g := range rep.Groups {
+		if strings.HasPrefix(g.Name, "legacy_cart") && g.Suggested != "" {
+			if !strings.Contains(g.Suggested, `fields: ["items", "total"]`) || !strings.Contains(g.Suggested, "fields_extra: allow") {
+				t.Errorf("suggested entry without the fields seen:\n%s", g.Suggested)
+			}
+			if _, err := registry.Parse("s.yaml", []byte("version: 1\nkeys:\n"+g.Suggested)); err != nil && !strings.Contains(err.Error(), "FILL-IN") {
+				t.Errorf("the entry does not load: %v", err)
+			}
+			return
+		}
+	}
+	t.Errorf("no suggested entry for the family: %+v", rep.Groups)
+}

@@ -1,0 +1,127 @@
+package live
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/keyguard/keyguard/internal/plant"
+	"github.com/keyguard/keyguard/internal/redistest"
+)
+
+// documentedACL returns the rules of the ACL SETUSER line in
+// docs/audit-acl.md, the password placeholder replaced.
+func documentedACL(t *testing.T, password string) []string {
+	t.Helper()
+	f, err := os.Open("../../../docs/audit-acl.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), "ACL SETUSER keyguard-audit "); ok {
+			rules := strings.Fields(strings.ReplaceAll(rest, ">CHANGE-ME", ">"+password))
+			if !slices.Contains(rules, ">"+password) {
+				t.Fatalf("docs/audit-acl.md: the ACL line has no >CHANGE-ME password: %s", rest)
+			}
+			return rules
+		}
+	}
+	t.Fatal("docs/audit-acl.md has no ACL SETUSER keyguard-audit line")
+	return nil
+}
+
+func setUser(t *testing.T, admin *redis.Client, name string, rules []string) {
+	t.Helper()
+	args := []any{"ACL", "SETUSER", name, "reset"}
+	for _, r := range rules {
+		args = append(args, r)
+	}
+	if err := admin.Do(context.Background(), args...).Err(); err != nil {
+		t.Fatalf("ACL SETUSER %s %s: %v", name, strings.Join(rules, " "), err)
+	}
+}
+
+// The audit passes with exactly the documented ACL (and finds what the
+// default user finds), the user cannot write, and without +memory|usage
+// the audit fails before it starts, naming the missing rule.
+func TestDocumentedACL(t *testing.T) {
+	reg := testRegistry(t)
+	s := redistest.Start(t, lfuConfig...)
+	admin := s.Client(t)
+	ctx := context.Background()
+	clean := plant.Clean(t, admin, 200)
+	ps := plant.Anomalies(t, admin, true)
+
+	rules := documentedACL(t, "audit-pw")
+	setUser(t, admin, "keyguard-audit", rules)
+	target := func(user string) Target {
+		opt, _ := redis.ParseURL("redis://" + user + ":audit-pw@" + s.Addr)
+		return Target{Conn: connFrom(opt)}
+	}
+	res, err := Run(ctx, reg, target("keyguard-audit"), Options{})
+	if err != nil {
+		t.Fatalf("audit with the documented ACL: %v", err)
+	}
+	if !res.Complete || res.Report.Summary.Keys != int64(clean+len(ps)+10) {
+		t.Errorf("complete %v keys %d; want %d", res.Complete, res.Report.Summary.Keys, clean+len(ps)+10)
+	}
+	if got, want := found(res.Report), expected(ps); !slices.Equal(got, want) {
+		t.Errorf("findings with the ACL user:\n got %s\nwant %s", strings.Join(got, "\n     "), strings.Join(want, "\n     "))
+	}
+	for _, n := range res.Report.Notes {
+		if strings.Contains(n, "not checked") || strings.Contains(n, "unavailable") || strings.Contains(n, "not readable") {
+			t.Errorf("the documented ACL lost a rule: %s", n)
+		}
+	}
+
+	// Read-only: the user can neither write nor delete.
+	opt, _ := redis.ParseURL("redis://keyguard-audit:audit-pw@" + s.Addr)
+	ac := redis.NewClient(opt)
+	defer ac.Close()
+	for _, args := range [][]any{{"SET", "x", "1"}, {"DEL", "seq:order:no"}, {"FLUSHALL"}, {"KEYS", "*"}, {"CONFIG", "SET", "maxmemory", "1"}} {
+		if err := ac.Do(ctx, args...).Err(); err == nil || !strings.HasPrefix(err.Error(), "NOPERM") {
+			t.Errorf("%v as keyguard-audit: %v; want NOPERM", args, err)
+		}
+	}
+
+	var without []string
+	for _, r := range rules {
+		if r != "+memory|usage" {
+			without = append(without, r)
+		}
+	}
+	setUser(t, admin, "no-memory", without)
+	_, err = Run(ctx, reg, target("no-memory"), Options{})
+	var pe *PermissionError
+	if !errors.As(err, &pe) || !slices.Contains(pe.Commands, "memory|usage") || len(pe.Commands) != 1 {
+		t.Fatalf("without +memory|usage: %v; want a PermissionError naming memory|usage", err)
+	}
+	if !strings.Contains(err.Error(), "docs/audit-acl.md") {
+		t.Errorf("the error does not say where the rules are: %v", err)
+	}
+
+	// Optional rules: without +object|freq the audit runs and says what
+	// it could not check.
+	var noFreq []string
+	for _, r := range rules {
+		if r != "+object|freq" {
+			noFreq = append(noFreq, r)
+		}
+	}
+	setUser(t, admin, "no-freq", noFreq)
+	res, err = Run(ctx, reg, target("no-freq"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !hasNote(res.Report, "hot-key data unavailable") || !res.Complete {
+		t.Errorf("without +object|freq: complete %v notes %q", res.Complete, res.Report.Notes)
+	}
+}

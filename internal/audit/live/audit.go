@@ -1,0 +1,649 @@
+package live
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/keyguard/keyguard/internal/audit/inventory"
+	"github.com/keyguard/keyguard/internal/audit/report"
+	"github.com/keyguard/keyguard/internal/resp"
+	"github.com/keyguard/keyguard/registry"
+)
+
+// maxAggregators bounds the aggregators of a run: each keeps up to
+// MaxFindings per rule, and one keeps up with several nodes.
+const maxAggregators = 4
+
+// Defaults of Options.
+const (
+	DefaultCount         = 1000
+	DefaultMemorySamples = 5
+	DefaultRetryFor      = 10 * time.Second
+	DefaultIOTimeout     = 30 * time.Second
+	DefaultProgressEvery = 250 * time.Millisecond
+
+	// AllSamples as Options.MemorySamples sends MEMORY USAGE … SAMPLES 0:
+	// exact sizes of collections, at O(elements) per key.
+	AllSamples = -1
+)
+
+// How much a field-name probe reads.
+const (
+	fieldProbeCount = 32   // HRANDFIELD key 32: distinct fields, all of a small hash
+	maxJSONKeys     = 32   // top-level JSON keys taken from one string value
+	jsonPrefixBytes = 4096 // GETRANGE key 0 4095: enough for the top-level keys of most JSON values
+)
+
+// Conn is how to reach the server: its address (a Cluster seed with
+// Target.Cluster), and the credentials, TLS and database every node's
+// connection uses.
+type Conn struct {
+	Addr               string
+	Username, Password string
+	DB                 int
+	TLS                *tls.Config // nil: plain TCP (rediss:// sets it)
+	DialTimeout        time.Duration
+	// Dialer, when set, opens the TCP connections (a proxy, a test).
+	Dialer func(ctx context.Context, network, addr string) (net.Conn, error)
+}
+
+func (c *Conn) config() resp.Config {
+	return resp.Config{Username: c.Username, Password: c.Password, TLS: c.TLS, DialTimeout: c.DialTimeout, Dialer: c.Dialer}
+}
+
+// dial opens one connection of the audit to addr.
+func (r *run) dial(ctx context.Context, addr string, s resp.Session) (*resp.Conn, error) {
+	s.Name = "keyguard-audit"
+	return resp.Dial(ctx, r.t.Conn.config(), addr, s)
+}
+
+// nodeInfo runs INFO (the default sections: server, replication, memory,
+// keyspace, cluster …).
+func nodeInfo(ctx context.Context, c *resp.Conn) (info, error) {
+	s, err := c.Simple(ctx, "INFO")
+	if err != nil {
+		return nil, err
+	}
+	return parseInfo(s), nil
+}
+
+// Target is what to audit.
+type Target struct {
+	Conn Conn
+	// Cluster walks every master of the Cluster that Conn.Addr and Seeds
+	// belong to.
+	Cluster bool
+	Seeds   []string // more Cluster seeds, tried after Conn.Addr
+	// Display is the target as the report names it: a URL without its
+	// password.
+	Display string
+}
+
+// Options tune a run. The zero value audits every key at full speed.
+type Options struct {
+	Count         int     // SCAN COUNT; default 1000
+	Match         string  // SCAN MATCH pattern; "" every key
+	MemorySamples int     // MEMORY USAGE SAMPLES; default 5; AllSamples for exact
+	Sample        int64   // probe a random subset of about this many keys and extrapolate; 0 every key
+	Rate          float64 // commands per second across all nodes and connections; 0 no limit
+	Replicas      bool    // walk a replica of each master (or of the standalone server) instead
+
+	// Resume continues the stopped run of a partial report (read back
+	// with report.ReadReport): only the nodes it lists as stopped are
+	// walked, each from its cursor, and its aggregates are carried over,
+	// so the new report covers every key of both runs once.
+	Resume *report.Report
+
+	Inventory inventory.Options // MaxFindings, TopKeys, HotKeys…; Sampled and SampleRatio are set by Run
+
+	// Progress, when set, is called every ProgressEvery from a goroutine
+	// of Run, and once at the end.
+	Progress      func(Progress)
+	ProgressEvery time.Duration
+
+	RetryFor  time.Duration // how long a node may fail before it is given up; default 10s
+	IOTimeout time.Duration // bound on one pipeline round trip; default 30s
+	Seed      uint64        // seed of the --sample choice; 0 picks one
+}
+
+func (o Options) withDefaults() Options {
+	if o.Count <= 0 {
+		o.Count = DefaultCount
+	}
+	if o.MemorySamples == 0 {
+		o.MemorySamples = DefaultMemorySamples
+	}
+	if o.RetryFor <= 0 {
+		o.RetryFor = DefaultRetryFor
+	}
+	if o.IOTimeout <= 0 {
+		o.IOTimeout = DefaultIOTimeout
+	}
+	if o.ProgressEvery <= 0 {
+		o.ProgressEvery = DefaultProgressEvery
+	}
+	return o
+}
+
+// Progress is a snapshot of a run.
+type Progress struct {
+	Scanned   int64 // keys SCAN returned so far, all nodes
+	Total     int64 // keys on the walked nodes when the run started (0 unknown)
+	Nodes     int
+	NodesDone int
+	Elapsed   time.Duration
+}
+
+// Rate is keys scanned per second so far.
+func (p Progress) Rate() float64 {
+	if p.Elapsed <= 0 {
+		return 0
+	}
+	return float64(p.Scanned) / p.Elapsed.Seconds()
+}
+
+// ETA estimates the time left from the rate so far; ok is false before
+// there is a rate or a total.
+func (p Progress) ETA() (d time.Duration, ok bool) {
+	r := p.Rate()
+	if r <= 0 || p.Total <= 0 {
+		return 0, false
+	}
+	left := max(p.Total-p.Scanned, 0)
+	return time.Duration(float64(left) / r * float64(time.Second)), true
+}
+
+// Result is the outcome of a run that could start. Complete is false when
+// any node stopped early; Stopped says where, and the report carries the
+// same.
+type Result struct {
+	Report   *report.Report
+	Complete bool
+	Stopped  []report.NodeStop
+	Scanned  int64 // keys SCAN returned
+	Probed   int64 // keys probed and added (fewer with Sample)
+	Vanished int64 // keys gone between SCAN and the probes
+}
+
+// ConnectError is a node that could not be reached or refused the
+// credentials.
+type ConnectError = resp.ConnectError
+
+// PermissionError is an ACL user that lacks commands the audit needs.
+type PermissionError struct {
+	Addr     string
+	Commands []string // e.g. "memory|usage"
+	Reply    string   // the server's NOPERM reply
+}
+
+func (e *PermissionError) Error() string {
+	return fmt.Sprintf("%s: the ACL user may not run %s (%s); grant the rules in docs/audit-acl.md",
+		e.Addr, strings.Join(e.Commands, ", "), e.Reply)
+}
+
+// Run audits t against reg. It returns an error only when the audit could
+// not start (no node reachable, credentials refused, an essential command
+// not permitted, a bad Resume list); a run that stops early — ctx
+// cancelled, a node lost — returns a Result with Complete false.
+func Run(ctx context.Context, reg *registry.Registry, t Target, opts Options) (*Result, error) {
+	if t.Conn.Addr == "" {
+		return nil, errors.New("audit: Target.Conn.Addr is empty")
+	}
+	opts = opts.withDefaults()
+	started := time.Now()
+	r := &run{reg: reg, t: t, opts: opts, db: t.Conn.DB, lim: newLimiter(opts.Rate)}
+	var carry *inventory.Aggregator
+	if opts.Resume != nil {
+		var err error
+		if carry, err = inventory.FromReport(reg, opts.Resume); err != nil {
+			return nil, fmt.Errorf("resume: %w", err)
+		}
+	}
+	if t.Cluster && r.db != 0 {
+		return nil, fmt.Errorf("database %d: a Redis Cluster has only database 0", r.db)
+	}
+	plans, err := r.plan(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.start(ctx, plans); err != nil {
+		return nil, err
+	}
+	r.sampling()
+	agg := r.walkAll(ctx, started)
+	if carry != nil {
+		agg.Merge(carry)
+	}
+	res := r.result(agg, started)
+	if opts.Progress != nil {
+		opts.Progress(r.progress(started))
+	}
+	return res, nil
+}
+
+// sampling sets the probability each key is probed with (--sample).
+func (r *run) sampling() {
+	for _, w := range r.walkers {
+		r.total += w.total
+	}
+	n, total := r.opts.Sample, r.total
+	if n <= 0 {
+		return
+	}
+	ratio := 1.0
+	if total > 0 {
+		ratio = min(1, float64(n)/float64(total))
+	}
+	if ratio >= 1 {
+		r.note("--sample %d is at least the keyspace (%d keys): every key was audited", n, total)
+		return
+	}
+	r.ratio = ratio
+	r.opts.Inventory.Sampled = true
+	r.opts.Inventory.SampleRatio = ratio
+	r.note("sampled: each key was probed with probability %.4g (about %d of %d keys); key, byte and TTL counts are extrapolated, findings are those of the sample", ratio, n, total)
+	if r.opts.Match != "" {
+		r.note("the sample ratio counts every key of the database, not only keys matching %q: fewer keys than asked were probed", r.opts.Match)
+	}
+}
+
+// walkAll walks every node at once into one aggregation pipeline.
+func (r *run) walkAll(ctx context.Context, started time.Time) *inventory.Aggregator {
+	r.pipe = inventory.NewPipeline(r.reg, r.opts.Inventory, min(runtime.GOMAXPROCS(0), len(r.walkers), maxAggregators))
+	stopProgress := r.progressLoop(started)
+	var wg sync.WaitGroup
+	for _, w := range r.walkers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w.walk(ctx)
+		}()
+	}
+	wg.Wait()
+	stopProgress()
+	return r.pipe.Close()
+}
+
+// result makes the report of the run from the walkers' counts and notes.
+func (r *run) result(agg *inventory.Aggregator, started time.Time) *Result {
+	res := &Result{}
+	stopped := slices.Clone(r.stopped)
+	for _, w := range r.walkers {
+		res.Scanned += w.scannedDone
+		res.Probed += w.probed
+		res.Vanished += w.vanished.Load()
+		if w.stop != nil {
+			stopped = append(stopped, *w.stop)
+		}
+	}
+	r.walkNotes()
+	slices.SortFunc(stopped, func(a, b report.NodeStop) int { return strings.Compare(a.Node, b.Node) })
+	kind := "redis"
+	if r.t.Cluster {
+		kind = "cluster"
+	}
+	display := r.t.Display
+	if display == "" {
+		display = "redis://" + r.t.Conn.Addr
+	}
+	meta := report.Meta{
+		Source:    report.Source{Kind: kind, Target: display, Nodes: len(r.walkers) + len(r.stopped)},
+		Registry:  r.reg.File,
+		StartedAt: started,
+		Duration:  time.Since(started),
+		Complete:  len(stopped) == 0,
+		Stopped:   stopped,
+		Notes:     dedupe(r.notes),
+	}
+	if p := r.opts.Resume; p != nil {
+		meta.Source.Nodes = max(meta.Source.Nodes, p.Source.Nodes)
+		meta.StartedAt = p.StartedAt
+		meta.Duration += time.Duration(p.DurationMS) * time.Millisecond
+	}
+	res.Report = agg.Report(meta)
+	res.Complete = meta.Complete
+	res.Stopped = stopped
+	return res
+}
+
+// walkNotes adds what the walkers saw to the run's notes.
+func (r *run) walkNotes() {
+	var vanished, moved, denied, shrunk int64
+	var nonLFU, touches []string
+	for _, w := range r.walkers {
+		vanished += w.vanished.Load()
+		moved += w.moved.Load()
+		denied += w.denied.Load()
+		r.notes = append(r.notes, w.notes...)
+		if w.shrunk {
+			shrunk++
+		}
+		if !w.lfu {
+			nonLFU = append(nonLFU, fmt.Sprintf("%s (%s)", w.addr, w.policy))
+		}
+		if w.touches {
+			touches = append(touches, w.addr)
+		}
+	}
+	if len(nonLFU) > 0 {
+		r.note("hot-key data unavailable on %s: maxmemory-policy is not LFU, and OBJECT FREQ needs allkeys-lfu or volatile-lfu; the SDK's meter (keyguard hotkeys) finds hot keys without it", listNodes(nonLFU))
+	}
+	if len(touches) > 0 {
+		r.note("no CLIENT NO-TOUCH on %s (Redis < 7.2, or not permitted): element counts and field probes refreshed the LRU/LFU clock of the keys they read", listNodes(touches))
+	}
+	if vanished > 0 {
+		r.note("%d keys vanished between SCAN and the probes (expired or deleted) and were skipped", vanished)
+	}
+	if moved > 0 {
+		r.note("%d keys answered MOVED or ASK (slots migrating during the audit) and were skipped on the old node", moved)
+	}
+	if denied > 0 {
+		r.note("%d keys were not readable by this ACL user (NOPERM on the key) and were skipped", denied)
+	}
+	if shrunk > 0 {
+		r.note("the key table of %d node(s) shrank during the walk: SCAN may return a key twice after a shrink, so a few keys may be counted twice", shrunk)
+	}
+	if r.opts.Match != "" {
+		r.note("only keys matching %q were audited", r.opts.Match)
+	}
+	if p := r.opts.Resume; p != nil {
+		r.notes = append(r.notes, p.Notes...)
+		r.note("resumed from an earlier partial report: this report counts its keys and those after its cursors, each once")
+	}
+}
+
+// run is the state of one Run.
+type run struct {
+	reg   *registry.Registry
+	t     Target
+	opts  Options
+	db    int
+	lim   *limiter
+	ratio float64 // sampling probability; 0 means every key
+	total int64
+
+	walkers []*walker
+	stopped []report.NodeStop // nodes that could not start
+
+	// The aggregation: a few aggregators whatever the number of nodes
+	// (each keeps a full set of capped findings), fed batches by every
+	// walker.
+	pipe *inventory.Pipeline
+
+	mu    sync.Mutex
+	notes []string
+}
+
+func (r *run) note(format string, args ...any) {
+	r.mu.Lock()
+	r.notes = append(r.notes, fmt.Sprintf(format, args...))
+	r.mu.Unlock()
+}
+
+// nodePlan is one node to walk.
+type nodePlan struct {
+	addr     string
+	readonly bool   // a Cluster replica: send READONLY
+	cursor   string // where to start
+}
+
+// plan finds the nodes to walk: the server (or one of its replicas), or
+// every master (or one replica of each) of the Cluster; then applies
+// Resume.
+func (r *run) plan(ctx context.Context) ([]nodePlan, error) {
+	var plans []nodePlan
+	if r.t.Cluster {
+		var err error
+		if plans, err = r.clusterPlan(ctx); err != nil {
+			return nil, err
+		}
+	} else {
+		addr := r.t.Conn.Addr
+		if r.opts.Replicas {
+			c, err := r.dial(ctx, addr, resp.Session{DB: r.db, Timeout: r.opts.IOTimeout})
+			if err != nil {
+				return nil, err
+			}
+			in, err := nodeInfo(ctx, c)
+			c.Close()
+			if err != nil {
+				return nil, fmt.Errorf("%s: INFO: %w", addr, err)
+			}
+			switch rep := in.replica(); {
+			case in["role"] == "slave":
+				r.note("--replicas: %s is itself a replica; it was walked", addr)
+			case rep == "":
+				r.note("--replicas: %s has no online replica; the master itself was walked", addr)
+			default:
+				addr = rep
+				r.note("--replicas: walked replica %s of %s; a replica may lag its master", rep, r.t.Conn.Addr)
+			}
+		}
+		plans = []nodePlan{{addr: addr}}
+	}
+	for i := range plans {
+		plans[i].cursor = "0"
+	}
+	if r.opts.Resume == nil {
+		return plans, nil
+	}
+	byAddr := map[string]int{}
+	for i, p := range plans {
+		byAddr[p.addr] = i
+	}
+	var out []nodePlan
+	for _, s := range r.opts.Resume.Stopped {
+		i, ok := byAddr[s.Node]
+		if !ok {
+			var have []string
+			for _, p := range plans {
+				have = append(have, p.addr)
+			}
+			return nil, fmt.Errorf("resume: node %s of the earlier report is not among the nodes walked now (%s); the topology changed: run the audit again without --resume", s.Node, strings.Join(have, ", "))
+		}
+		p := plans[i]
+		p.cursor = s.Cursor
+		if p.cursor == "" {
+			p.cursor = "0"
+		}
+		if _, ok := resp.ParseInt([]byte(p.cursor)); !ok {
+			return nil, fmt.Errorf("resume: node %s: cursor %q is not a SCAN cursor", s.Node, s.Cursor)
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// clusterPlan asks the seeds for CLUSTER NODES.
+func (r *run) clusterPlan(ctx context.Context) ([]nodePlan, error) {
+	seeds := append([]string{r.t.Conn.Addr}, r.t.Seeds...)
+	seeds = dedupe(seeds)
+	var firstErr error
+	for _, seed := range seeds {
+		c, err := r.dial(ctx, seed, resp.Session{Timeout: r.opts.IOTimeout})
+		if err != nil {
+			var ce *ConnectError
+			if errors.As(err, &ce) && ce.Auth {
+				return nil, err
+			}
+			if firstErr == nil {
+				firstErr = err
+			}
+			continue
+		}
+		text, err := c.Simple(ctx, "CLUSTER", "NODES")
+		c.Close()
+		if err != nil {
+			var se resp.ServerError
+			if errors.As(err, &se) {
+				if se.Code() == "NOPERM" {
+					return nil, &PermissionError{Addr: seed, Commands: []string{"cluster|nodes"}, Reply: string(se)}
+				}
+				if strings.Contains(string(se), "cluster support disabled") {
+					return nil, fmt.Errorf("%s is not a Redis Cluster node (%v): drop --cluster to audit it as a standalone server", seed, se)
+				}
+			}
+			if firstErr == nil {
+				firstErr = fmt.Errorf("%s: CLUSTER NODES: %w", seed, err)
+			}
+			continue
+		}
+		host, _, _ := net.SplitHostPort(seed)
+		return r.pickNodes(parseClusterNodes(text, host))
+	}
+	return nil, firstErr
+}
+
+// pickNodes chooses the masters, or one replica of each, and records the
+// masters the cluster marks failed as stopped nodes.
+func (r *run) pickNodes(nodes []clusterNode) ([]nodePlan, error) {
+	var plans []nodePlan
+	masters := 0
+	for _, n := range nodes {
+		if !n.has("master") {
+			continue
+		}
+		masters++
+		if !n.usable() {
+			if n.slots > 0 {
+				r.stopped = append(r.stopped, report.NodeStop{Node: n.addr, Reason: "the cluster marks this master failed (" + strings.Join(n.flags, ",") + "); its keys were not audited", Cursor: "0"})
+			}
+			continue
+		}
+		if !r.opts.Replicas {
+			plans = append(plans, nodePlan{addr: n.addr})
+			continue
+		}
+		rep := ""
+		for _, s := range nodes {
+			if s.master == n.id && s.usable() && s.linked && (s.has("slave") || s.has("replica")) {
+				rep = s.addr
+				break
+			}
+		}
+		if rep == "" {
+			r.note("--replicas: master %s has no healthy replica; the master itself was walked", n.addr)
+			plans = append(plans, nodePlan{addr: n.addr})
+			continue
+		}
+		plans = append(plans, nodePlan{addr: rep, readonly: true})
+	}
+	if masters == 0 {
+		return nil, errors.New("CLUSTER NODES lists no master: is the cluster set up (cluster_state:ok)?")
+	}
+	if r.opts.Replicas {
+		r.note("--replicas: replicas were walked instead of masters; a replica may lag its master")
+	}
+	slices.SortFunc(plans, func(a, b nodePlan) int { return strings.Compare(a.addr, b.addr) })
+	return plans, nil
+}
+
+// start connects to every planned node and checks what the ACL user may
+// run. A node that cannot be reached is an error for a standalone server
+// and a stopped node for a Cluster.
+func (r *run) start(ctx context.Context, plans []nodePlan) error {
+	walkers := make([]*walker, len(plans))
+	errs := make([]error, len(plans))
+	var wg sync.WaitGroup
+	for i, p := range plans {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			walkers[i], errs[i] = r.newWalker(ctx, p)
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err == nil {
+			continue
+		}
+		for _, w := range walkers {
+			if w != nil {
+				w.closeConn()
+			}
+		}
+		var pe *PermissionError
+		var ce *ConnectError
+		switch {
+		case errors.As(err, &pe), !r.t.Cluster, errors.As(err, &ce) && ce.Auth, ctx.Err() != nil:
+			return err
+		}
+		r.stopped = append(r.stopped, report.NodeStop{Node: plans[i].addr, Reason: "unreachable at the start: " + err.Error(), Cursor: plans[i].cursor})
+		walkers[i] = nil
+	}
+	for _, w := range walkers {
+		if w != nil {
+			r.walkers = append(r.walkers, w)
+		}
+	}
+	if len(r.walkers) == 0 && len(r.stopped) > 0 {
+		return fmt.Errorf("no node of the cluster could be reached: %s", r.stopped[0].Reason)
+	}
+	return nil
+}
+
+func (r *run) progress(started time.Time) Progress {
+	p := Progress{Total: r.total, Nodes: len(r.walkers), Elapsed: time.Since(started)}
+	for _, w := range r.walkers {
+		p.Scanned += w.scanned.Load()
+		if w.finished.Load() {
+			p.NodesDone++
+		}
+	}
+	return p
+}
+
+func (r *run) progressLoop(started time.Time) (stop func()) {
+	if r.opts.Progress == nil {
+		return func() {}
+	}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(r.opts.ProgressEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-t.C:
+				r.opts.Progress(r.progress(started))
+			case <-done:
+				return
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		wg.Wait()
+	}
+}
+
+// listNodes names a few nodes and counts the rest.
+func listNodes(ns []string) string {
+	const show = 3
+	if len(ns) <= show {
+		return strings.Join(ns, ", ")
+	}
+	return fmt.Sprintf("%s and %d more nodes", strings.Join(ns[:show], ", "), len(ns)-show)
+}
+
+func dedupe(ss []string) []string {
+	seen := map[string]bool{}
+	out := ss[:0:0]
+	for _, s := range ss {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}

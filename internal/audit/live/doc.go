@@ -1,0 +1,43 @@
+// Package live walks a live Redis or every master of a Redis Cluster with
+// SCAN, probes each key in pipelines (TYPE, PTTL, MEMORY USAGE, element
+// count, LFU counter, guard namespace, sampled field names) and feeds the
+// records to package inventory, which classifies them against the registry
+// and builds the report.
+//
+//	t := audit.Target{Conn: opt, Cluster: true, Seeds: []string{"10.0.0.1:6379"}, Display: "redis://10.0.0.1:6379"}
+//	res, err := audit.Run(ctx, reg, t, audit.Options{Rate: 20000})
+//	err = res.Report.WriteJSON(os.Stdout) // res.Complete is false when a node stopped early
+//
+// # Safety
+//
+// The walker only reads: SCAN (never KEYS), TYPE, PTTL, MEMORY USAGE,
+// STRLEN/HLEN/LLEN/SCARD/ZCARD/XLEN, OBJECT FREQ (when the eviction policy
+// is LFU), HGET key __ns__ (guarded templates), HRANDFIELD and GETRANGE
+// (a bounded sample of keys per template, for mixed-schema), INFO, CLUSTER
+// NODES, and CLIENT SETNAME / CLIENT NO-TOUCH (Redis 7.2+, so the audit
+// does not refresh every key's LRU/LFU clock). docs/audit-acl.md has the
+// exact ACL. A missing essential permission fails the run before it
+// starts (PermissionError); a missing optional one turns its rule off with
+// a note in the report.
+//
+// # Faults
+//
+// Every node is walked by its own goroutines with its own connections.
+// A node that stops answering is retried for Options.RetryFor, then given
+// up: its NodeStop in the report says why and the SCAN cursor to resume
+// from; the other nodes finish. Cancelling ctx (Ctrl-C, --timeout) stops
+// every node at a batch boundary and still returns a report, with
+// Complete false and a resume cursor per node (Options.Resume continues
+// from them). Keys that vanish between SCAN and the probes are skipped
+// and counted in a note.
+//
+// # Speed
+//
+// Per node one connection runs the SCAN and probe pipeline, one round trip
+// per batch: the element counts of batch n-1, the SCAN for batch n+1 and
+// the probes of batch n travel together; a second goroutine classifies
+// (and, for the few keys that need it, reads __ns__ and field names on a
+// second connection), so the client's work overlaps the server's. The
+// protocol is spoken directly (see resp.go). Options.Rate caps commands
+// per second across all nodes with one token bucket.
+package live

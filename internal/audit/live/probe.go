@@ -1,0 +1,737 @@
+package live
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/keyguard/keyguard/internal/audit/inventory"
+	"github.com/keyguard/keyguard/internal/jsonkeys"
+	"github.com/keyguard/keyguard/internal/resp"
+)
+
+// encodings are the per-key commands of a walk, encoded once.
+type encodings struct {
+	typ, pttl, mem, freq, hgetNS resp.KeyCmd
+	hashFields, jsonHead         resp.KeyCmd // the field probes: HRANDFIELD key 32, GETRANGE key 0 4095
+	count                        [len(countCmds)]resp.KeyCmd
+}
+
+func newEncodings(samples int) encodings {
+	e := encodings{
+		typ:        resp.NewKeyCmd([]string{"TYPE"}),
+		pttl:       resp.NewKeyCmd([]string{"PTTL"}),
+		mem:        resp.NewKeyCmd([]string{"MEMORY", "USAGE"}, "SAMPLES", strconv.Itoa(max(samples, 0))),
+		freq:       resp.NewKeyCmd([]string{"OBJECT", "FREQ"}),
+		hgetNS:     resp.NewKeyCmd([]string{"HGET"}, "__ns__"),
+		hashFields: resp.NewKeyCmd([]string{"HRANDFIELD"}, strconv.Itoa(fieldProbeCount)),
+		jsonHead:   resp.NewKeyCmd([]string{"GETRANGE"}, "0", strconv.Itoa(jsonPrefixBytes-1)),
+	}
+	for i, c := range countCmds {
+		e.count[i] = resp.NewKeyCmd([]string{c})
+	}
+	return e
+}
+
+// fieldProbe is the field-name probe of a type: HRANDFIELD for a hash,
+// the head of a string for its top-level JSON keys.
+func (e *encodings) fieldProbe(t string) resp.KeyCmd {
+	if t == "hash" {
+		return e.hashFields
+	}
+	return e.jsonHead
+}
+
+// countOf is the element count command of a type (ok false for module
+// types).
+func (e *encodings) countOf(t string) (resp.KeyCmd, bool) {
+	i := countIndex(t)
+	if i < 0 {
+		return resp.KeyCmd{}, false
+	}
+	return e.count[i], true
+}
+
+// batch is the keys of one SCAN reply on their way through the probes.
+type batch struct {
+	cursor  string // the cursor SCAN was called with
+	next    string // the cursor it returned
+	scanned int64  // keys it returned, sampled or not
+	recs    []inventory.Record
+	class   []inventory.Class // of each record, from its key
+	drop    []uint8           // why a record is skipped (dropNone: it is added)
+	guess   []string          // the template's type, whose count goes with the probes; "" unknown
+	ns      []bool            // HGET key __ns__ goes with the element count (a guarded hash)
+	fld     []bool            // a field probe goes with the element count (the class asks for field names)
+	fldRead []bool            // the field probe's reply was read into the record
+	stage   []uint8           // what the count stage still reads
+}
+
+// produce is the prober: one round trip per iteration carries the element
+// counts of the oldest batch, the SCAN that yields the next batch and the
+// TYPE/PTTL/MEMORY USAGE probes of the batch in between.
+func (w *walker) produce(ctx context.Context, out chan<- *batch, free chan *batch) error {
+	cursor := w.plan.cursor
+	scanning := true
+	var probe, count *batch
+	perKey := 4
+	if w.lfu && w.canFreq {
+		perKey = 5
+	}
+	count1 := w.r.lim.batchKeys(w.r.opts.Count, perKey, len(w.r.walkers))
+	var shrink shrinkWatch
+	for scanning || probe != nil || count != nil {
+		var scanned *batch
+		err := w.retry(ctx, func(c *resp.Conn) error {
+			var err error
+			scanned, err = w.iterate(ctx, c, cursor, scanning, count1, probe, count, free)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		if count != nil {
+			select {
+			case out <- count:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+		count = probe
+		if count != nil {
+			count.compact(w)
+		}
+		probe = scanned
+		if scanned != nil {
+			cursor = scanned.next
+			w.scanned.Add(scanned.scanned)
+			if cursor == "0" {
+				scanning = false
+			} else if shrink.see(cursor) {
+				w.shrunk = true
+			}
+		}
+	}
+	return nil
+}
+
+// iterate sends one pipeline and reads its replies into count and probe
+// (which it may rewrite on a retry) and a new batch from SCAN.
+//
+// Per key the probes are OBJECT FREQ (LFU servers; first, before anything
+// touches the key), PTTL, MEMORY USAGE, and either TYPE or — when the
+// key's template declares a type — that type's element count straight
+// away: an integer reply proves the type, so a well-typed registered key
+// costs three commands, as many as the bare TYPE/PTTL/MEMORY walk. A
+// WRONGTYPE reply is a type mismatch, resolved in the count stage with
+// TYPE and every count command.
+func (w *walker) iterate(ctx context.Context, c *resp.Conn, cursor string, scanning bool, countN int, probe, count *batch, free chan *batch) (*batch, error) {
+	o := &w.r.opts
+	freq := w.lfu && w.canFreq
+	n := 0
+	if count != nil {
+		n += count.countCmds()
+	}
+	if probe != nil {
+		n += probe.probeCmds(freq)
+	}
+	if scanning {
+		n++
+	}
+	if err := w.r.lim.wait(ctx, n); err != nil {
+		return nil, err
+	}
+	if err := c.Begin(ctx); err != nil {
+		return nil, err
+	}
+	if count != nil {
+		count.writeCounts(c, &w.enc)
+	}
+	if scanning {
+		countStr := strconv.Itoa(countN)
+		if o.Match != "" {
+			c.Cmd("SCAN", cursor, "MATCH", o.Match, "COUNT", countStr)
+		} else {
+			c.Cmd("SCAN", cursor, "COUNT", countStr)
+		}
+	}
+	if probe != nil {
+		probe.writeProbes(c, &w.enc, freq)
+	}
+	c.Take()
+	if err := c.Flush(); err != nil {
+		return nil, err
+	}
+	if count != nil {
+		if err := w.readCounts(c, count); err != nil {
+			return nil, err
+		}
+	}
+	var next *batch
+	if scanning {
+		b, err := w.readScan(c, cursor, free)
+		if err != nil {
+			return nil, err
+		}
+		next = b
+	}
+	if probe != nil {
+		if err := w.readProbes(c, probe, freq); err != nil {
+			return nil, err
+		}
+	}
+	return next, nil
+}
+
+func (b *batch) probeCmds(freq bool) int {
+	n := 3 * len(b.recs)
+	if freq {
+		n += len(b.recs)
+	}
+	for i, ns := range b.ns {
+		if ns {
+			n++
+		}
+		if b.fld[i] {
+			n++
+		}
+	}
+	return n
+}
+
+func (b *batch) countCmds() int {
+	n := 0
+	for i, st := range b.stage {
+		switch st {
+		case stageCount:
+			n++
+			if b.ns[i] {
+				n++
+			}
+			if b.fld[i] {
+				n++
+			}
+		case stageMismatch:
+			n += 1 + len(countCmds)
+		}
+	}
+	return n
+}
+
+func (b *batch) writeProbes(c *resp.Conn, e *encodings, freq bool) {
+	for i := range b.recs {
+		k := b.recs[i].Key
+		if freq {
+			c.Key(e.freq, k)
+		}
+		if cc, ok := e.countOf(b.guess[i]); ok {
+			c.Key(cc, k)
+			if b.ns[i] {
+				c.Key(e.hgetNS, k)
+			}
+			if b.fld[i] {
+				c.Key(e.fieldProbe(b.guess[i]), k)
+			}
+		} else {
+			c.Key(e.typ, k)
+		}
+		c.Key(e.pttl, k)
+		c.Key(e.mem, k)
+	}
+}
+
+func (b *batch) writeCounts(c *resp.Conn, e *encodings) {
+	for i, st := range b.stage {
+		k := b.recs[i].Key
+		switch st {
+		case stageCount:
+			cc, _ := e.countOf(b.recs[i].Type)
+			c.Key(cc, k)
+			if b.ns[i] {
+				c.Key(e.hgetNS, k)
+			}
+			if b.fld[i] {
+				c.Key(e.fieldProbe(b.recs[i].Type), k)
+			}
+		case stageMismatch:
+			c.Key(e.typ, k)
+			for _, cc := range e.count {
+				c.Key(cc, k)
+			}
+		}
+	}
+}
+
+// readProbes reads the probe replies of b, record by record, in the
+// order writeProbes sent them.
+func (w *walker) readProbes(c *resp.Conn, b *batch, freq bool) error {
+	for i := range b.recs {
+		r := &b.recs[i]
+		d := &b.drop[i]
+		*d = dropNone
+		r.Freq = -1
+		if freq {
+			if err := w.readFreq(c, r, d); err != nil {
+				return err
+			}
+		}
+		var err error
+		if b.guess[i] != "" {
+			err = w.readGuessed(c, b, i)
+		} else {
+			err = w.readType(c, b, i)
+		}
+		if err != nil {
+			return err
+		}
+		if err := w.readTTL(c, r, d); err != nil {
+			return err
+		}
+		if err := w.readMemory(c, r, d); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (w *walker) readFreq(c *resp.Conn, r *inventory.Record, d *uint8) error {
+	rp, err := c.Read()
+	if err != nil {
+		return err
+	}
+	switch rp.Kind {
+	case ':':
+		r.Freq = int(rp.N)
+	case 0:
+		*d = max(*d, dropVanished)
+	case '-':
+		return w.keyError(rp, d)
+	default:
+		return unexpected("OBJECT FREQ", rp)
+	}
+	return nil
+}
+
+// readGuessed reads the element count sent in place of TYPE for a key
+// whose template declares its type (an integer reply proves the type;
+// WRONGTYPE sends the key to the count stage's full check), then __ns__
+// and the field probe that went with it.
+func (w *walker) readGuessed(c *resp.Conn, b *batch, i int) error {
+	r, d, g := &b.recs[i], &b.drop[i], b.guess[i]
+	rp, err := c.Read()
+	if err != nil {
+		return err
+	}
+	b.stage[i] = stageDone
+	r.Type = g
+	switch rp.Kind {
+	case ':':
+		r.Elements = rp.N
+		if rp.N == 0 && g != "string" && g != "stream" {
+			*d = max(*d, dropVanished) // collections are never empty: the key is gone
+		}
+	case '-':
+		r.Type, r.Elements = "", -1
+		if resp.ServerError(rp.Str).Code() == "WRONGTYPE" {
+			b.stage[i] = stageMismatch
+		} else if err := w.keyError(rp, d); err != nil {
+			return err
+		}
+	default:
+		return unexpected(countCmds[countIndex(g)], rp)
+	}
+	if b.ns[i] {
+		if err := w.readNS(c, r, d); err != nil {
+			return err
+		}
+		if r.Type == "" {
+			r.NS, r.HasNS, r.NSProbed = "", false, false
+		}
+	}
+	if b.fld[i] {
+		return w.readFields(c, b, i)
+	}
+	return nil
+}
+
+// readType reads TYPE; the count stage then reads the element count.
+func (w *walker) readType(c *resp.Conn, b *batch, i int) error {
+	r, d := &b.recs[i], &b.drop[i]
+	rp, err := c.Read()
+	if err != nil {
+		return err
+	}
+	b.stage[i] = stageCount
+	switch rp.Kind {
+	case '+':
+		if string(rp.Str) == "none" {
+			*d = max(*d, dropVanished)
+		}
+		r.Type = typeName(rp.Str)
+	case '-':
+		b.stage[i] = stageDone
+		if err := w.keyError(rp, d); err != nil {
+			return err
+		}
+		r.Type = ""
+	default:
+		return unexpected("TYPE", rp)
+	}
+	if countIndex(r.Type) < 0 {
+		b.stage[i] = stageDone
+	}
+	return nil
+}
+
+func (w *walker) readTTL(c *resp.Conn, r *inventory.Record, d *uint8) error {
+	rp, err := c.Read()
+	if err != nil {
+		return err
+	}
+	switch rp.Kind {
+	case ':':
+		switch {
+		case rp.N == -2:
+			*d = max(*d, dropVanished)
+		case rp.N == -1:
+			r.TTL = -1
+		default:
+			r.TTL = time.Duration(max(rp.N, 1)) * time.Millisecond
+		}
+	case '-':
+		r.TTL = 0
+		return w.keyError(rp, d)
+	default:
+		return unexpected("PTTL", rp)
+	}
+	return nil
+}
+
+func (w *walker) readMemory(c *resp.Conn, r *inventory.Record, d *uint8) error {
+	rp, err := c.Read()
+	if err != nil {
+		return err
+	}
+	switch rp.Kind {
+	case ':':
+		r.Bytes = rp.N
+	case 0:
+		*d = max(*d, dropVanished)
+	case '-':
+		r.Bytes = -1
+		return w.keyError(rp, d)
+	default:
+		return unexpected("MEMORY USAGE", rp)
+	}
+	return nil
+}
+
+// readNS reads the reply to HGET key __ns__, sent right after HLEN: when
+// HLEN said the hash exists, a nil reply means it has no __ns__ field.
+func (w *walker) readNS(c *resp.Conn, r *inventory.Record, d *uint8) error {
+	rp, err := c.Read()
+	if err != nil {
+		return err
+	}
+	r.NS, r.HasNS, r.NSProbed = "", false, true
+	switch rp.Kind {
+	case '$':
+		r.NS, r.HasNS = string(rp.Str), true
+	case 0:
+	case '-':
+		r.NSProbed = false
+		return w.keyError(rp, d)
+	default:
+		return unexpected("HGET", rp)
+	}
+	return nil
+}
+
+// readCounts reads the count-stage replies of b.
+func (w *walker) readCounts(c *resp.Conn, b *batch) error {
+	for i, st := range b.stage {
+		if st == stageDone {
+			continue
+		}
+		r := &b.recs[i]
+		d := &b.drop[i]
+		*d = dropNone
+		if st == stageMismatch {
+			rp, err := c.Read()
+			if err != nil {
+				return err
+			}
+			switch rp.Kind {
+			case '+':
+				if string(rp.Str) == "none" {
+					*d = dropVanished
+				}
+				r.Type = typeName(rp.Str)
+			case '-':
+				if err := w.keyError(rp, d); err != nil {
+					return err
+				}
+			default:
+				return unexpected("TYPE", rp)
+			}
+			want := countIndex(r.Type)
+			for j := range countCmds {
+				rp, err := c.Read()
+				if err != nil {
+					return err
+				}
+				if rp.Kind == ':' && j == want {
+					r.Elements = rp.N
+				}
+			}
+			continue
+		}
+		rp, err := c.Read()
+		if err != nil {
+			return err
+		}
+		switch rp.Kind {
+		case ':':
+			r.Elements = rp.N
+			if rp.N == 0 && r.Type != "string" && r.Type != "stream" {
+				*d = dropVanished // collections are never empty: the key is gone
+			}
+		case '-':
+			if err := w.keyError(rp, d); err != nil {
+				return err
+			}
+			r.Elements = -1
+		default:
+			return unexpected("element count", rp)
+		}
+		if b.ns[i] {
+			if err := w.readNS(c, r, d); err != nil {
+				return err
+			}
+		}
+		if b.fld[i] {
+			if err := w.readFields(c, b, i); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// readScan reads a SCAN reply into a new batch, keeping each key with the
+// sampling probability.
+func (w *walker) readScan(c *resp.Conn, cursor string, free chan *batch) (*batch, error) {
+	rp, err := c.Read()
+	if err != nil {
+		return nil, err
+	}
+	if rp.Kind == '-' {
+		se := resp.ServerError(rp.Str)
+		switch se.Code() {
+		case "NOPERM":
+			return nil, &stopError{fmt.Errorf("SCAN: %v: grant the rules in docs/audit-acl.md", se)}
+		case "LOADING", "BUSY", "TRYAGAIN", "MASTERDOWN":
+			return nil, se
+		}
+		return nil, &stopError{fmt.Errorf("SCAN %s: %v", cursor, se)}
+	}
+	if rp.Kind != '*' || rp.N != 2 {
+		return nil, unexpected("SCAN", rp)
+	}
+	cr, err := c.Read()
+	if err != nil {
+		return nil, err
+	}
+	if cr.Kind != '$' {
+		return nil, unexpected("SCAN cursor", cr)
+	}
+	if _, ok := resp.ParseInt(cr.Str); !ok {
+		return nil, unexpected("SCAN cursor", cr)
+	}
+	b := newBatch(free)
+	b.cursor, b.next = cursor, string(cr.Str)
+	kr, err := c.Read()
+	if err != nil {
+		return nil, err
+	}
+	if kr.Kind != '*' {
+		return nil, unexpected("SCAN keys", kr)
+	}
+	b.scanned = kr.N
+	ratio := w.r.ratio
+	for range kr.N {
+		k, err := c.Read()
+		if err != nil {
+			return nil, err
+		}
+		if k.Kind != '$' {
+			return nil, unexpected("SCAN key", k)
+		}
+		if ratio > 0 && w.rng.Float64() >= ratio {
+			continue
+		}
+		key := string(k.Str)
+		cl := w.cls.Classify(key)
+		guess, ns := "", false
+		if e := cl.Entry; e != nil && countIndex(e.Type) >= 0 {
+			guess = e.Type
+			ns = w.canNS && cl.NS && e.Type == "hash"
+		}
+		b.recs = append(b.recs, inventory.Record{Key: key, DB: w.r.db, Node: w.addr, Bytes: -1, Elements: -1, Freq: -1})
+		b.class = append(b.class, cl)
+		b.drop = append(b.drop, dropNone)
+		b.guess = append(b.guess, guess)
+		b.ns = append(b.ns, ns)
+		b.fld = append(b.fld, w.canFlds && cl.Fields && (guess == "hash" || guess == "string"))
+		b.fldRead = append(b.fldRead, false)
+		b.stage = append(b.stage, stageDone)
+	}
+	return b, nil
+}
+
+func newBatch(free chan *batch) *batch {
+	select {
+	case b := <-free:
+		return b
+	default:
+		return &batch{}
+	}
+}
+
+// reuse hands a batch back to the prober.
+func (b *batch) reuse(free chan *batch) {
+	clear(b.recs) // drop the key strings
+	b.recs, b.class, b.drop, b.ns, b.stage, b.guess = b.recs[:0], b.class[:0], b.drop[:0], b.ns[:0], b.stage[:0], b.guess[:0]
+	b.fld, b.fldRead = b.fld[:0], b.fldRead[:0]
+	select {
+	case free <- b:
+	default:
+	}
+}
+
+// compact removes the records dropped by the probes, counting them, and
+// marks the guarded hashes whose type was not known in advance for
+// HGET key __ns__ with their element count.
+func (b *batch) compact(w *walker) {
+	j := 0
+	for i := range b.recs {
+		if b.drop[i] != dropNone {
+			w.countDrop(b.drop[i])
+			continue
+		}
+		b.recs[j], b.class[j], b.drop[j], b.stage[j], b.fldRead[j] = b.recs[i], b.class[i], dropNone, b.stage[i], b.fldRead[i]
+		counting := b.stage[j] == stageCount
+		t := b.recs[j].Type
+		b.ns[j] = counting && w.canNS && t == "hash" && b.class[j].NS
+		b.fld[j] = counting && w.canFlds && b.class[j].Fields && (t == "hash" || t == "string")
+		j++
+	}
+	clear(b.recs[j:])
+	b.recs, b.class, b.drop, b.stage, b.ns = b.recs[:j], b.class[:j], b.drop[:j], b.stage[:j], b.ns[:j]
+	b.fld, b.fldRead = b.fld[:j], b.fldRead[:j]
+	b.guess = b.guess[:0]
+}
+
+func unexpected(what string, rp resp.Reply) error {
+	return fmt.Errorf("%w: unexpected reply to %s (kind %q)", resp.ErrProtocol, what, rp.Kind)
+}
+
+// countIndex is the index in countCmds of a type's element count
+// command; -1 for module types.
+func countIndex(t string) int {
+	switch t {
+	case "string":
+		return 0
+	case "hash":
+		return 1
+	case "list":
+		return 2
+	case "set":
+		return 3
+	case "zset":
+		return 4
+	case "stream":
+		return 5
+	}
+	return -1
+}
+
+// typeName returns the TYPE reply without allocating for the core types.
+func typeName(b []byte) string {
+	switch string(b) {
+	case "string":
+		return "string"
+	case "hash":
+		return "hash"
+	case "list":
+		return "list"
+	case "set":
+		return "set"
+	case "zset":
+		return "zset"
+	case "stream":
+		return "stream"
+	case "none":
+		return ""
+	}
+	return string(b) // a module type, e.g. ReJSON-RL
+}
+
+// readFields reads the reply to the field probe of record i: the
+// field names of a hash, or the top-level keys of a JSON string's head. A
+// key whose type turned out otherwise gets none, and is not counted as a
+// value without field names.
+func (w *walker) readFields(c *resp.Conn, b *batch, i int) error {
+	r := &b.recs[i]
+	rp, err := c.Read()
+	if err != nil {
+		return err
+	}
+	switch rp.Kind {
+	case '*':
+		fs := make([]string, 0, rp.N)
+		for range rp.N {
+			e, err := c.Read()
+			if err != nil {
+				return err
+			}
+			if e.Kind == '$' && string(e.Str) != "__ns__" {
+				fs = append(fs, string(e.Str))
+			}
+			if err := c.Skip(e); err != nil {
+				return err
+			}
+		}
+		r.Fields = fs
+	case '$':
+		r.Fields = jsonkeys.Top(nil, rp.Str, maxJSONKeys, nil)
+	case 0:
+	case '-':
+		return w.keyError(rp, &b.drop[i]) // WRONGTYPE: another type now; nothing read
+	default:
+		return unexpected("field probe", rp)
+	}
+	b.fldRead[i] = r.Type == "hash" || r.Type == "string"
+	if !b.fldRead[i] {
+		r.Fields = nil
+	}
+	return nil
+}
+
+const (
+	dropNone uint8 = iota
+	dropVanished
+	dropMoved
+	dropDenied
+)
+
+// Count-stage work of a record (batch.stage).
+const (
+	stageDone     uint8 = iota // nothing left
+	stageCount                 // type known: its element count
+	stageMismatch              // the template's type was wrong: TYPE and every count
+)
+
+// countCmds are the element count commands, in countIndex order.
+var countCmds = [...]string{"STRLEN", "HLEN", "LLEN", "SCARD", "ZCARD", "XLEN"}

@@ -1,0 +1,147 @@
+package live
+
+import (
+	"context"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+)
+
+func TestParseClusterNodes(t *testing.T) {
+	text := `07c37dfeb235213a872192d90877d0cd55635b91 127.0.0.1:30004@31004,host4 slave e7d1eecce10fd6bb5eb35b9f99a514335d9ba9ca 0 1426238317239 4 connected
+67ed2db8d677e59ec4a4cefb06858cf2a1a89fa1 127.0.0.1:30002@31002 master - 0 1426238316232 2 connected 5461-10922
+292f8b365bb7edb5e285caf0b7e6ddc7265d2f4f 127.0.0.1:30003@31003 master - 0 1426238318243 3 connected 10923-16383 [123->-67ed2db8d677e59ec4a4cefb06858cf2a1a89fa1]
+6ec23923021cf3ffec47632106199cb7f496ce01 127.0.0.1:30005@31005 slave,fail 67ed2db8d677e59ec4a4cefb06858cf2a1a89fa1 0 1426238316232 5 connected
+e7d1eecce10fd6bb5eb35b9f99a514335d9ba9ca :30001@31001 myself,master - 0 0 1 connected 0-5460
+aaaa ::1:7000@17000 master,fail - 0 0 1 disconnected 7 9-10
+garbage line
+`
+	nodes := parseClusterNodes(text, "10.0.0.9")
+	if len(nodes) != 6 {
+		t.Fatalf("%d nodes", len(nodes))
+	}
+	want := []struct {
+		addr, master string
+		slots        int
+		usable       bool
+	}{
+		{"127.0.0.1:30004", "e7d1eecce10fd6bb5eb35b9f99a514335d9ba9ca", 0, true},
+		{"127.0.0.1:30002", "", 5462, true},
+		{"127.0.0.1:30003", "", 5461, true},
+		{"127.0.0.1:30005", "67ed2db8d677e59ec4a4cefb06858cf2a1a89fa1", 0, false},
+		{"10.0.0.9:30001", "", 5461, true},
+		{"[::1]:7000", "", 3, false},
+	}
+	for i, w := range want {
+		n := nodes[i]
+		if n.addr != w.addr || n.master != w.master || n.slots != w.slots || n.usable() != w.usable {
+			t.Errorf("node %d: %+v usable %v; want %+v", i, n, n.usable(), w)
+		}
+	}
+	r := &run{opts: Options{Replicas: true}}
+	plans, err := r.pickNodes(nodes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var addrs []string
+	for _, p := range plans {
+		addrs = append(addrs, p.addr+map[bool]string{true: " ro", false: ""}[p.readonly])
+	}
+	// 30001 has a healthy replica (30004); 30002's replica failed; 30003 has none.
+	if want := []string{"127.0.0.1:30002", "127.0.0.1:30003", "127.0.0.1:30004 ro"}; !slices.Equal(addrs, want) {
+		t.Errorf("replica plan %q, want %q", addrs, want)
+	}
+	if len(r.stopped) != 1 || r.stopped[0].Node != "[::1]:7000" {
+		t.Errorf("failed master not recorded: %+v", r.stopped)
+	}
+}
+
+func TestParseInfo(t *testing.T) {
+	in := parseInfo("# Server\r\nredis_version:7.2.4\r\nrun_id:abc\r\n# Memory\r\nmaxmemory_policy:volatile-lfu\r\n# Replication\r\nrole:master\r\nslave0:ip=10.0.0.2,port=6380,state=wait_bgsave,offset=0,lag=0\r\nslave1:ip=10.0.0.3,port=6381,state=online,offset=1,lag=0\r\n# Keyspace\r\ndb0:keys=12,expires=3,avg_ttl=0\r\ndb3:keys=7,expires=0,avg_ttl=0\r\n")
+	if in.version() != 702 || !in.lfu() || in.keys(0) != 12 || in.keys(3) != 7 || in.keys(1) != 0 || in.replica() != "10.0.0.3:6381" || in["run_id"] != "abc" {
+		t.Errorf("%v: version %d lfu %v keys %d/%d replica %q", in, in.version(), in.lfu(), in.keys(0), in.keys(3), in.replica())
+	}
+}
+
+// fakeClock drives a limiter without sleeping.
+type fakeClock struct {
+	now   time.Time
+	slept time.Duration
+}
+
+func (c *fakeClock) sleep(_ context.Context, d time.Duration) error {
+	c.slept += d
+	c.now = c.now.Add(d)
+	return nil
+}
+
+func TestLimiterKeepsTheRate(t *testing.T) {
+	clk := &fakeClock{now: time.Unix(1000, 0)}
+	l := newLimiter(1000)
+	l.now = func() time.Time { return clk.now }
+	l.sleep = clk.sleep
+	l.last = clk.now
+	start := clk.now
+	sent := 0
+	for range 200 {
+		if err := l.wait(context.Background(), 50); err != nil {
+			t.Fatal(err)
+		}
+		sent += 50
+	}
+	elapsed := clk.now.Sub(start).Seconds()
+	// 10,000 commands at 1000/s: 10 s, less the initial burst of 250.
+	if rate := float64(sent) / elapsed; rate > 1000*1.03 || rate < 1000*0.97 {
+		t.Errorf("%d commands in %.2fs: %.0f/s, want about 1000/s", sent, elapsed, rate)
+	}
+	if got := l.batchKeys(1000, 4, 3); got != 20 {
+		t.Errorf("batchKeys = %d, want 250/(4*3) = 20", got)
+	}
+	if got := newLimiter(0).batchKeys(1000, 4, 3); got != 1000 {
+		t.Errorf("unlimited batchKeys = %d", got)
+	}
+	if err := (*limiter)(nil).wait(context.Background(), 5); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestLimiterHonoursCancel(t *testing.T) {
+	l := newLimiter(1) // one command per second, burst 8
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := l.wait(ctx, 100); err == nil {
+		t.Error("wait for 100 tokens at 1/s with a cancelled context returned nil")
+	}
+}
+
+func TestShrinkWatch(t *testing.T) {
+	var s shrinkWatch
+	// A table of 2^16 buckets: cursors below 2^16, half with the top bit.
+	for i := range 200 {
+		v := uint64(i*7919) % (1 << 15)
+		if i%2 == 0 {
+			v |= 1 << 15
+		}
+		if s.see(strconv.FormatUint(v, 10)) {
+			t.Fatalf("shrink reported at cursor %d of a stable table", i)
+		}
+	}
+	shrunk := false
+	for i := range 40 { // the table shrank to 2^12
+		shrunk = s.see(strconv.Itoa(i*31%(1<<12))) || shrunk
+	}
+	if !shrunk {
+		t.Error("a shrink from 2^16 to 2^12 buckets went unnoticed")
+	}
+}
+
+func TestProgressETA(t *testing.T) {
+	p := Progress{Scanned: 250, Total: 1000, Elapsed: 5 * time.Second}
+	if eta, ok := p.ETA(); !ok || eta != 15*time.Second || p.Rate() != 50 {
+		t.Errorf("eta %v %v rate %v", eta, ok, p.Rate())
+	}
+	if _, ok := (Progress{Scanned: 10}).ETA(); ok {
+		t.Error("ETA without a total")
+	}
+}

@@ -1,0 +1,82 @@
+package report_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/keyguard/keyguard/finding"
+	"github.com/keyguard/keyguard/internal/audit/report"
+)
+
+// encodedFinding is f as an element of the findings array, the way
+// encoding/json writes it with WriteJSON's settings.
+func encodedFinding(t testing.TB, f *report.Finding) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetIndent("    ", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(f); err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+func findingCases() []report.Finding {
+	return []report.Finding{
+		{Finding: finding.Finding{Rule: "no-ttl", Severity: finding.Warning, Message: "m"}},
+		{Finding: finding.Finding{Rule: "pii", Severity: finding.Error, Key: "user:13800138000", Template: "user:{id}", Owner: "team-a",
+			Message: "looks like a phone", Hint: "hash it", File: "keyguard.yaml", Line: 12, Column: 5}, KeyLen: 2048},
+		{Finding: finding.Finding{Rule: "naming/charset", Severity: finding.Severity(7), Key: "k\xff\x00\x1f\"\\\b\f\n\r\t\u2028\u2029<&>é漢", Message: "\x7f\u2027",
+			Line: -3}, KeyBase64: "a2V5", Bytes: -1, DB: new(int)},
+		{Finding: finding.Finding{Rule: "", Severity: finding.Info, Key: "\xed\xa0\x80 \xf4\x90\x80\x80 \xc0\xaf", Message: ""}},
+	}
+}
+
+func TestAppendFindingAsEncoded(t *testing.T) {
+	for i, f := range findingCases() {
+		want := encodedFinding(t, &f)
+		if got := string(report.AppendFindingJSON(nil, &f)); got != want {
+			t.Errorf("case %d:\n got %q\nwant %q", i, got, want)
+		}
+	}
+}
+
+// TestFindingEncoderCache: the encoder that keeps the last strings'
+// encodings gives every finding of a sequence its own bytes, whether its
+// strings repeat the last finding's, equal them in another copy, are
+// empty or differ.
+func TestFindingEncoderCache(t *testing.T) {
+	cases := findingCases()
+	var seq []report.Finding
+	for _, i := range []int{0, 1, 1, 2, 1, 3, 0, 0, 2, 1} {
+		seq = append(seq, cases[i])
+	}
+	copied := cases[1]
+	copied.Message = strings.Clone(copied.Message)
+	copied.Hint = strings.Clone(copied.Hint) + "!"
+	seq = append(seq, copied, cases[1], copied)
+	for i, got := range report.AppendFindingsJSON(seq) {
+		if want := encodedFinding(t, &seq[i]); got != want {
+			t.Errorf("finding %d:\n got %q\nwant %q", i, got, want)
+		}
+	}
+}
+
+func FuzzAppendFindingAsEncoded(f *testing.F) {
+	for _, c := range findingCases() {
+		f.Add(c.Rule, c.Key, c.Template, c.Message, c.Hint, c.File, c.Line, c.KeyLen, uint8(c.Severity))
+	}
+	f.Fuzz(func(t *testing.T, rule, key, tmpl, msg, hint, file string, line, keyLen int, sev uint8) {
+		c := report.Finding{Finding: finding.Finding{Rule: rule, Severity: finding.Severity(sev), Key: key, Template: tmpl, Owner: hint,
+			Message: msg, Hint: hint, File: file, Line: line, Column: keyLen / 3}, KeyBase64: tmpl, KeyLen: keyLen, Bytes: int64(line) * 7, Doc: file}
+		if sev%3 == 1 {
+			db := keyLen % 16
+			c.DB = &db
+		}
+		if got, want := string(report.AppendFindingJSON(nil, &c)), encodedFinding(t, &c); got != want {
+			t.Errorf("\n got %q\nwant %q", got, want)
+		}
+	})
+}

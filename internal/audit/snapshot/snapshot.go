@@ -1,0 +1,444 @@
+package snapshot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unsafe"
+
+	"github.com/keyguard/keyguard/internal/audit/inventory"
+	"github.com/keyguard/keyguard/internal/audit/report"
+	"github.com/keyguard/keyguard/internal/glob"
+	"github.com/keyguard/keyguard/internal/rdb"
+	"github.com/keyguard/keyguard/registry"
+)
+
+// Options tune a run.
+type Options struct {
+	Inventory inventory.Options // MaxFindings, TopKeys…
+	DB        int               // only this database; -1 every database
+	Match     string            // only keys matching this glob (SCAN MATCH syntax); "" every key
+	Procs     int               // cores to use; 0 GOMAXPROCS
+
+	// TuneGC lets Run set the collector's pace for the run (a 3× heap
+	// goal while decoding, none while the report is built). Leave it off
+	// when the caller set GOGC or shares the process.
+	TuneGC bool
+
+	// Progress, when set, is called every ProgressEvery from a goroutine
+	// of Run, and once at the end.
+	Progress      func(Progress)
+	ProgressEvery time.Duration
+}
+
+// Progress is a snapshot of a run.
+type Progress struct {
+	Read      int64 // bytes read, all files
+	Total     int64 // bytes of all files; 0 unknown (a pipe)
+	FilesDone int
+	Files     int
+	Elapsed   time.Duration
+}
+
+// Result is the outcome of a run. Complete is false when a file stopped
+// early (truncated, corrupt, interrupted); Stopped says where, with the
+// byte offset as the cursor.
+type Result struct {
+	Report   *report.Report
+	Complete bool
+	Stopped  []report.NodeStop
+}
+
+// Decoding runs one goroutine per file, up to Procs files at a time, each
+// with its own Classifier; aggregation is an inventory.Pipeline. A
+// decoder (which also classifies each key) and an aggregator take about
+// as long per key; the cores the decoders leave get up to two
+// aggregators per decoder. Memory does not grow with the file size:
+// batches go round a fixed pool, and each aggregator is bounded.
+const (
+	batchRecords   = 512
+	batchBytes     = 1 << 20 // of keys and kept names: 1 MB keys do not pile up
+	maxAggregators = 4
+)
+
+// Run decodes the inputs (several: the shards of one Cluster) into one
+// report. A file that stops early does not stop the others.
+func Run(ctx context.Context, reg *registry.Registry, ins []*Input, opts Options) (*Result, error) {
+	if len(ins) == 0 {
+		return nil, errors.New("snapshot: no input")
+	}
+	if opts.TuneGC {
+		// What stays live is bounded and the garbage is short-lived
+		// batches: collecting at 3× the live heap rather than 2× skips
+		// collections while the heap grows to its size.
+		defer debug.SetGCPercent(debug.SetGCPercent(200))
+	}
+	started := time.Now()
+	procs := opts.Procs
+	if procs <= 0 {
+		procs = max(runtime.GOMAXPROCS(0), 1)
+	}
+	decoders := min(len(ins), procs)
+	aggregators := max(1, min(procs-decoders, 2*decoders, maxAggregators))
+	pipe := inventory.NewPipeline(reg, opts.Inventory, aggregators)
+	pool := make(chan *batch, 2*(decoders+aggregators))
+	for range cap(pool) {
+		pool <- &batch{}
+	}
+	stopProgress := progressLoop(opts, ins, started)
+	s := &scan{reg: reg, pipe: pipe, pool: pool, db: opts.DB, match: []byte(opts.Match)}
+	res := make([]fileResult, len(ins))
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	for range decoders {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cls := pipe.Classifier()
+			for i := range jobs {
+				res[i] = s.file(ctx, ins[i], cls)
+				ins[i].done.Store(true)
+			}
+		}()
+	}
+	for i := range ins {
+		jobs <- i
+	}
+	close(jobs)
+	wg.Wait()
+	agg := pipe.Close()
+	stopProgress()
+	names := make([]string, len(ins))
+	for i, in := range ins {
+		names[i] = in.Name
+	}
+	meta := report.Meta{
+		Source:    report.Source{Kind: "rdb", Target: strings.Join(names, ","), Nodes: len(ins)},
+		Registry:  reg.File,
+		StartedAt: started,
+		Duration:  time.Since(started),
+		Complete:  true,
+		Notes:     notes(opts, ins, res),
+	}
+	for _, r := range res {
+		if r.stop != nil {
+			meta.Complete = false
+			meta.Stopped = append(meta.Stopped, *r.stop)
+		}
+	}
+	if opts.TuneGC {
+		// What the report allocates is the report itself, live until it
+		// is written: a collection in between would scan it for nothing.
+		// The deferred call above restores the setting.
+		debug.SetGCPercent(-1)
+	}
+	return &Result{Report: agg.Report(meta), Complete: meta.Complete, Stopped: meta.Stopped}, nil
+}
+
+// scan is what the decoders of one run share.
+type scan struct {
+	reg   *registry.Registry
+	pipe  *inventory.Pipeline
+	pool  chan *batch
+	db    int    // -1 every database
+	match []byte // "" every key
+}
+
+// fileResult is what one file gave besides its records.
+type fileResult struct {
+	keys      int64 // records passed to the inventory
+	expired   int64 // keys already expired when the snapshot was taken
+	freqs     bool  // some record carried an LFU counter
+	noCreated bool  // no ctime aux field: TTLs counted from the file's mtime
+	stop      *report.NodeStop
+}
+
+// batch is a run of records of one file with their classes. The keys,
+// hash field names and __ns__ values the records point to are kept in
+// the batch's own buffers, so the decoder copies them without an
+// allocation per name; batches go round between the decoders and the
+// pipeline with their buffers (see reset), which is safe because an
+// Aggregator copies what it keeps.
+type batch struct {
+	recs     []inventory.Record
+	classes  []inventory.Class
+	keys     []byte   // the records' keys, back to back
+	arena    []byte   // hash field names and __ns__ values
+	names    []string // the records' Fields, back to back
+	keyBytes int      // of keys and kept names, for the batch's bound
+}
+
+// reset empties the batch for reuse. The old records are not cleared:
+// what they point to is the batch's own buffers, registry entries and
+// the decoder's interned JSON names, all alive anyway, and appending a
+// record overwrites all of it.
+func (b *batch) reset() {
+	b.recs, b.classes, b.keys, b.arena, b.names, b.keyBytes = b.recs[:0], b.classes[:0], b.keys[:0], b.arena[:0], b.names[:0], 0
+}
+
+// keyChunk is the key buffer a batch starts with: 512 keys of 32 bytes.
+const keyChunk = 16 << 10
+
+// key appends k to the batch's key buffer and returns it as a string that
+// is valid until the batch is reset. When the buffer grows, the strings
+// handed out before keep pointing into the old one, which stays alive.
+func (b *batch) key(k []byte) string {
+	if len(k) == 0 {
+		return ""
+	}
+	if b.keys == nil {
+		b.keys = make([]byte, 0, max(keyChunk, len(k)))
+	}
+	start := len(b.keys)
+	b.keys = append(b.keys, k...)
+	return unsafe.String(&b.keys[start], len(k))
+}
+
+// keep copies p into the arena and returns it as a string valid until
+// the batch is reset.
+func (b *batch) keep(p []byte) string {
+	if len(p) == 0 {
+		return ""
+	}
+	if cap(b.arena)-len(b.arena) < len(p) {
+		b.arena = make([]byte, 0, max(2*cap(b.arena), len(p), keyChunk)) // the old arena stays alive through its strings
+	}
+	start := len(b.arena)
+	b.arena = append(b.arena, p...)
+	b.keyBytes += len(p)
+	return unsafe.String(&b.arena[start], len(p))
+}
+
+// nsField is the reserved hash field of namespace-guarded hashes.
+const nsField = registry.NSField
+
+// file decodes one file into batches for the pipeline.
+func (s *scan) file(ctx context.Context, in *Input, cls *inventory.Classifier) (res fileResult) {
+	// The one classification of a key, made before its value is read: it
+	// says whether to read __ns__ and field names.
+	var (
+		class   inventory.Class
+		matched bool // the key matches opts.Match
+	)
+	look := func(key []byte) rdb.Look {
+		class = inventory.Class{}
+		if matched = len(s.match) == 0 || glob.Match(s.match, key); !matched {
+			return 0 // skipped below
+		}
+		class = cls.Classify(unsafe.String(unsafe.SliceData(key), len(key))) // the Class keeps nothing of the key
+		var l rdb.Look
+		if class.NS {
+			l = rdb.LookWatched
+		}
+		if class.Fields {
+			l |= rdb.LookNames
+		}
+		return l
+	}
+	dec := rdb.NewDecoder(in, rdb.Options{
+		FieldSample: 33, // 32 names besides __ns__, as the audit's HRANDFIELD key 32
+		WatchFields: []string{nsField},
+		JSONKeys:    32,
+		Look:        look,
+	})
+	var (
+		createdMS int64
+		created   bool
+	)
+	b := <-s.pool
+	defer func() { s.send(b) }()
+	stop := func(off int64, reason string) {
+		res.stop = &report.NodeStop{Node: in.Name, Reason: reason, Cursor: strconv.FormatInt(off, 10), Keys: res.keys}
+	}
+	for {
+		r, err := dec.Next()
+		if err != nil {
+			if err != io.EOF {
+				var fe *rdb.FormatError
+				off, reason := dec.Offset(), err.Error()
+				if errors.As(err, &fe) {
+					off = fe.Offset
+					reason = strings.TrimPrefix(reason, fmt.Sprintf("rdb: offset %d: ", off)) // the stop says where
+				}
+				stop(off, strings.Join(strings.Fields(reason), " "))
+			}
+			return res
+		}
+		if !matched || s.db >= 0 && r.DB != s.db {
+			continue
+		}
+		if !created {
+			// The aux fields come before the first key. ctime counts
+			// seconds: a key that expired less than a second before the
+			// save can pass for live with a TTL under a second.
+			t, ok := dec.Meta().Created()
+			if !ok {
+				t, res.noCreated = in.Mod, true
+			}
+			createdMS, created = t.UnixMilli(), true
+		}
+		ttl := time.Duration(-1)
+		if r.ExpireAt != 0 {
+			left := r.ExpireAt - createdMS
+			if left <= 0 {
+				res.expired++ // Redis drops it on load; a live audit would not see it
+				continue
+			}
+			ttl = time.Duration(left) * time.Millisecond
+		}
+		b.add(r, ttl, in.Name, class)
+		if r.Freq >= 0 {
+			res.freqs = true
+		}
+		res.keys++
+		if len(b.recs) == batchRecords || b.keyBytes >= batchBytes {
+			if ctx.Err() != nil {
+				stop(dec.Offset(), "interrupted: "+context.Cause(ctx).Error())
+				return res
+			}
+			s.send(b)
+			b = <-s.pool
+		}
+	}
+}
+
+// add appends the record of r, of class cl, to the batch.
+func (b *batch) add(r *rdb.Record, ttl time.Duration, node string, cl inventory.Class) {
+	rec := inventory.Record{
+		Key: b.key(r.Key), DB: r.DB, Node: node, Type: string(r.Type), Encoding: r.Encoding,
+		Bytes: r.MemoryEstimate, Elements: r.Elements, TTL: ttl, Freq: r.Freq,
+	}
+	if r.Type == rdb.TypeModule && r.Module != "" {
+		rec.Type = r.Module // what TYPE answers for a module value
+	}
+	if r.Partial && r.Elements == 0 {
+		rec.Elements = -1
+	}
+	switch r.Type {
+	case rdb.TypeHash:
+		rec.NSProbed = cl.NS
+		for _, w := range r.Watched {
+			if w.Name == nsField {
+				rec.NS, rec.HasNS = b.keep(w.Value), true
+			}
+		}
+		if cl.Fields {
+			lo := len(b.names)
+			for _, f := range r.Fields {
+				if string(f) != nsField {
+					b.names = append(b.names, b.keep(f))
+				}
+			}
+			rec.Fields = b.names[lo:len(b.names):len(b.names)]
+		}
+	case rdb.TypeString:
+		if cl.Fields {
+			lo := len(b.names)
+			b.names = append(b.names, r.JSONKeys...)
+			rec.Fields = b.names[lo:len(b.names):len(b.names)]
+		}
+	default:
+		cl.Fields = false // no field names to count as missing
+	}
+	b.recs = append(b.recs, rec)
+	b.classes = append(b.classes, cl)
+	b.keyBytes += len(rec.Key)
+}
+
+// send hands b to the pipeline, which returns it to the pool once added.
+func (s *scan) send(b *batch) {
+	if len(b.recs) == 0 {
+		s.pool <- b
+		return
+	}
+	s.pipe.Add(b.recs, b.classes, func() {
+		b.reset()
+		s.pool <- b
+	})
+}
+
+// notes explains what the report leaves out.
+func notes(opts Options, ins []*Input, res []fileResult) []string {
+	var notes []string
+	var expired int64
+	freqs := false
+	for i, r := range res {
+		expired += r.expired
+		freqs = freqs || r.freqs
+		if r.noCreated {
+			notes = append(notes, fmt.Sprintf("%s does not say when it was written (no ctime aux field: Redis < 4.0): remaining TTLs are counted from its modification time", ins[i].Display()))
+		}
+	}
+	if expired > 0 {
+		what := report.HumanCount(expired) + " keys had"
+		if expired == 1 {
+			what = "1 key had"
+		}
+		notes = append(notes, what+" already expired when the snapshot was taken; they are left out, as Redis drops them on load")
+	}
+	if opts.DB >= 0 {
+		notes = append(notes, fmt.Sprintf("only database %d was audited", opts.DB))
+	}
+	if opts.Match != "" {
+		notes = append(notes, fmt.Sprintf("only keys matching %q were audited", opts.Match))
+	}
+	if !freqs {
+		notes = append(notes, "hot-key data unavailable: the snapshot has no LFU counters (they are saved only under an LFU maxmemory-policy)")
+	}
+	return notes
+}
+
+// progressLoop calls opts.Progress every ProgressEvery until stop.
+func progressLoop(opts Options, ins []*Input, started time.Time) (stop func()) {
+	if opts.Progress == nil {
+		return func() {}
+	}
+	every := opts.ProgressEvery
+	if every <= 0 {
+		every = 250 * time.Millisecond
+	}
+	snap := func() Progress {
+		p := Progress{Files: len(ins), Elapsed: time.Since(started)}
+		known := true
+		for _, in := range ins {
+			p.Read += in.read.Load()
+			p.Total += in.Size
+			known = known && in.Size > 0
+			if in.done.Load() {
+				p.FilesDone++
+			}
+		}
+		if !known {
+			p.Total = 0
+		}
+		return p
+	}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-t.C:
+				opts.Progress(snap())
+			case <-done:
+				return
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		wg.Wait()
+		opts.Progress(snap())
+	}
+}

@@ -1,0 +1,483 @@
+package hotkeys
+
+import (
+	"encoding/json"
+	"fmt"
+	"github.com/keyguard/keyguard/hotkey"
+	"io"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/keyguard/keyguard/finding"
+	"github.com/keyguard/keyguard/registry"
+)
+
+// Report thresholds by default.
+const (
+	DefaultMinRate = 1000 // operations per second
+	DefaultMinFreq = 100  // LFU counter
+	DefaultTop     = 50
+)
+
+// ReportOptions says what counts as hot and how much to list.
+type ReportOptions struct {
+	Target string        // shown in the report (no password)
+	Window time.Duration // how far back SDK reports were read
+	// MinRate: a key at or above this many operations per second (SDK
+	// reports summed over instances, or the MONITOR sample) is hot
+	// (DefaultMinRate).
+	MinRate float64
+	// MinFreq: a key whose LFU counter is at or above it is hot
+	// (DefaultMinFreq).
+	MinFreq int
+	// Top is how many keys the report lists (DefaultTop); every hot key
+	// gets a finding whatever its rank.
+	Top int
+}
+
+// Report is the hot keys of a server merged from every source: the SDK
+// reports of all instances, OBJECT FREQ and a MONITOR sample.
+type Report struct {
+	Target      string            `json:"target"`
+	GeneratedAt time.Time         `json:"generated_at"`
+	Window      string            `json:"window"`
+	MinRate     float64           `json:"min_rate"`
+	MinFreq     int               `json:"min_freq"`
+	SDK         SDKSource         `json:"sdk"`
+	LFU         *LFUResult        `json:"lfu,omitempty"`
+	Monitor     *MonitorResult    `json:"monitor,omitempty"`
+	Keys        []KeyHeat         `json:"keys"`
+	Templates   []TemplateHeat    `json:"templates"`
+	Findings    []finding.Finding `json:"findings"`
+}
+
+// SDKSource summarises the SDK reports read.
+type SDKSource struct {
+	Instances int      `json:"instances"`
+	Services  []string `json:"services"`
+}
+
+// KeyHeat is one key with its evidence.
+type KeyHeat struct {
+	Key      string `json:"key"`
+	Template string `json:"template"`
+	Owner    string `json:"owner,omitempty"`
+	Region   string `json:"region,omitempty"`
+	// Hot is the template's hot: protection, nil when it declares none.
+	Hot *HotPolicy `json:"hot,omitempty"`
+	// Rate is operations per second summed over the SDK reports, seen by
+	// Instances instances of Services.
+	Rate      float64  `json:"rate"`
+	Instances int      `json:"instances,omitempty"`
+	Services  []string `json:"services,omitempty"`
+	// MonitorRate is operations per second in the MONITOR sample.
+	MonitorRate float64 `json:"monitor_rate,omitempty"`
+	// Freq is the LFU counter (-1: not sampled).
+	Freq  int    `json:"lfu_freq"`
+	Node  string `json:"node,omitempty"`
+	IsHot bool   `json:"hot_key"`
+}
+
+// HotPolicy is a template's hot: entry.
+type HotPolicy struct {
+	Replicas int    `json:"replicas,omitempty"`
+	LocalTTL string `json:"local_ttl,omitempty"`
+}
+
+// TemplateHeat is the heat of one template, and of its regions when the
+// template has a {name:region} placeholder.
+type TemplateHeat struct {
+	Template    string       `json:"template"`
+	Owner       string       `json:"owner,omitempty"`
+	Hot         *HotPolicy   `json:"hot,omitempty"`
+	Keys        int          `json:"keys"`
+	HotKeys     int          `json:"hot_keys"`
+	Rate        float64      `json:"rate"`
+	MonitorRate float64      `json:"monitor_rate,omitempty"`
+	MaxFreq     int          `json:"max_lfu_freq"`
+	Regions     []RegionHeat `json:"regions,omitempty"`
+}
+
+// RegionHeat is the heat of one region of a template.
+type RegionHeat struct {
+	Region      string  `json:"region"`
+	Keys        int     `json:"keys"`
+	HotKeys     int     `json:"hot_keys"`
+	Rate        float64 `json:"rate"`
+	MonitorRate float64 `json:"monitor_rate,omitempty"`
+}
+
+// BuildReport merges the evidence (any of reps, lfu, mon may be empty)
+// per key, per template and per region, and gives every hot key a
+// hot-key finding: a warning when its template declares no hot:
+// protection or is unregistered, info when it does.
+func BuildReport(reg *registry.Registry, reps []hotkey.InstanceReport, lfu *LFUResult, mon *MonitorResult, opts ReportOptions) *Report {
+	if opts.MinRate <= 0 {
+		opts.MinRate = DefaultMinRate
+	}
+	if opts.MinFreq <= 0 {
+		opts.MinFreq = DefaultMinFreq
+	}
+	if opts.Top <= 0 {
+		opts.Top = DefaultTop
+	}
+	r := &Report{Target: opts.Target, GeneratedAt: time.Now().UTC(), Window: registry.FormatTTL(opts.Window),
+		MinRate: opts.MinRate, MinFreq: opts.MinFreq, LFU: lfu, Monitor: mon,
+		SDK: SDKSource{Instances: len(reps), Services: []string{}}, Keys: []KeyHeat{}, Templates: []TemplateHeat{}, Findings: []finding.Finding{}}
+	keys, services := mergeEvidence(reg, reps, lfu, mon)
+	r.SDK.Services = append(r.SDK.Services, services...)
+	all := make([]*KeyHeat, 0, len(keys))
+	for _, k := range keys {
+		sort.Strings(k.Services)
+		k.IsHot = k.Rate >= opts.MinRate || k.MonitorRate >= opts.MinRate || k.Freq >= opts.MinFreq
+		all = append(all, k)
+	}
+	slices.SortFunc(all, func(a, b *KeyHeat) int {
+		if c := compareHeat(a, b); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Key, b.Key)
+	})
+	for i, k := range all {
+		if i < opts.Top {
+			r.Keys = append(r.Keys, *k)
+		}
+		if k.IsHot {
+			r.Findings = append(r.Findings, hotFinding(k, opts))
+		}
+	}
+	r.Templates = templateHeat(all)
+	return r
+}
+
+// mergeEvidence gathers the evidence per key (copies count as their key)
+// and the services that reported.
+func mergeEvidence(reg *registry.Registry, reps []hotkey.InstanceReport, lfu *LFUResult, mon *MonitorResult) (map[string]*KeyHeat, []string) {
+	keys := map[string]*KeyHeat{}
+	get := func(name string) *KeyHeat {
+		key, e, region := hotkey.Classify(reg, name)
+		if k, ok := keys[key]; ok {
+			return k
+		}
+		k := &KeyHeat{Key: key, Template: hotkey.TemplateUnregistered, Region: region, Freq: -1}
+		if e != nil {
+			k.Template, k.Owner = e.Template.String(), e.Owner
+			if e.Hot != nil {
+				k.Hot = &HotPolicy{Replicas: e.Hot.Replicas}
+				if e.Hot.LocalTTL > 0 {
+					k.Hot.LocalTTL = registry.FormatTTL(e.Hot.LocalTTL)
+				}
+			}
+		}
+		keys[key] = k
+		return k
+	}
+	var services []string
+	for _, rep := range reps {
+		if !slices.Contains(services, rep.Service) {
+			services = append(services, rep.Service)
+		}
+		for _, kr := range rep.Keys {
+			k := get(kr.Key)
+			k.Rate += kr.Rate
+			k.Instances++
+			if !slices.Contains(k.Services, rep.Service) {
+				k.Services = append(k.Services, rep.Service)
+			}
+		}
+	}
+	sort.Strings(services)
+	if mon != nil {
+		for _, kr := range mon.Keys {
+			get(kr.Key).MonitorRate += kr.Rate
+		}
+	}
+	if lfu != nil {
+		for _, lk := range lfu.Keys {
+			if k := get(lk.Key); lk.Freq > k.Freq {
+				k.Freq, k.Node = lk.Freq, lk.Node
+			}
+		}
+	}
+	return keys, services
+}
+
+// compareHeat orders keys hottest first: SDK rate, then MONITOR rate,
+// then LFU counter.
+func compareHeat(a, b *KeyHeat) int {
+	switch {
+	case a.Rate != b.Rate:
+		return cmpDesc(a.Rate, b.Rate)
+	case a.MonitorRate != b.MonitorRate:
+		return cmpDesc(a.MonitorRate, b.MonitorRate)
+	}
+	return b.Freq - a.Freq
+}
+
+func cmpDesc(a, b float64) int {
+	if a > b {
+		return -1
+	}
+	return 1
+}
+
+func hotFinding(k *KeyHeat, opts ReportOptions) finding.Finding {
+	var ev []string
+	if k.Rate >= opts.MinRate {
+		ev = append(ev, fmt.Sprintf("%s ops/s in the SDK reports of %s (%s)", fmtRate(k.Rate), plural(k.Instances, "instance"), strings.Join(k.Services, ", ")))
+	}
+	if k.MonitorRate >= opts.MinRate {
+		ev = append(ev, fmt.Sprintf("%s ops/s in the MONITOR sample", fmtRate(k.MonitorRate)))
+	}
+	if k.Freq >= opts.MinFreq {
+		ev = append(ev, fmt.Sprintf("LFU counter %d on %s", k.Freq, k.Node))
+	}
+	f := finding.Finding{Rule: finding.HotKey, Key: k.Key, Owner: k.Owner, Message: "hot key: " + strings.Join(ev, "; ")}
+	switch {
+	case k.Template == hotkey.TemplateUnregistered:
+		f.Severity = finding.Warning
+		f.Message += "; the key matches no template"
+		f.Hint = "register its template with hot: {replicas: N, local_ttl: 5s} (docs/hotkeys.md)"
+	case k.Hot == nil:
+		f.Template = k.Template
+		f.Severity = finding.Warning
+		f.Message += "; the template declares no hot: protection"
+		f.Hint = "add hot: {replicas: N, local_ttl: 5s} to the template and read it through the hotkey SDK (docs/hotkeys.md)"
+	default:
+		f.Template = k.Template
+		f.Severity = finding.Info
+		f.Message += fmt.Sprintf("; protected by hot: %s", k.Hot)
+	}
+	return f
+}
+
+func (h *HotPolicy) String() string {
+	var p []string
+	if h.Replicas > 1 {
+		p = append(p, fmt.Sprintf("replicas %d", h.Replicas))
+	}
+	if h.LocalTTL != "" {
+		p = append(p, "local_ttl "+h.LocalTTL)
+	}
+	if len(p) == 0 {
+		return "{}"
+	}
+	return "{" + strings.Join(p, ", ") + "}"
+}
+
+// templateHeat groups keys per template (hottest template first) and per
+// region.
+func templateHeat(keys []*KeyHeat) []TemplateHeat {
+	at := map[string]int{}
+	var ts []TemplateHeat
+	regions := map[string]map[string]*RegionHeat{}
+	for _, k := range keys {
+		i, ok := at[k.Template]
+		if !ok {
+			i = len(ts)
+			at[k.Template] = i
+			ts = append(ts, TemplateHeat{Template: k.Template, Owner: k.Owner, Hot: k.Hot})
+		}
+		t := &ts[i]
+		t.Keys++
+		t.Rate += k.Rate
+		t.MonitorRate += k.MonitorRate
+		t.MaxFreq = max(t.MaxFreq, k.Freq)
+		if k.IsHot {
+			t.HotKeys++
+		}
+		if k.Region == "" {
+			continue
+		}
+		if regions[k.Template] == nil {
+			regions[k.Template] = map[string]*RegionHeat{}
+		}
+		rh := regions[k.Template][k.Region]
+		if rh == nil {
+			rh = &RegionHeat{Region: k.Region}
+			regions[k.Template][k.Region] = rh
+		}
+		rh.Keys++
+		rh.Rate += k.Rate
+		rh.MonitorRate += k.MonitorRate
+		if k.IsHot {
+			rh.HotKeys++
+		}
+	}
+	for i := range ts {
+		for _, rh := range regions[ts[i].Template] {
+			ts[i].Regions = append(ts[i].Regions, *rh)
+		}
+		slices.SortFunc(ts[i].Regions, func(a, b RegionHeat) int {
+			if a.Rate != b.Rate {
+				return cmpDesc(a.Rate, b.Rate)
+			}
+			if a.MonitorRate != b.MonitorRate {
+				return cmpDesc(a.MonitorRate, b.MonitorRate)
+			}
+			return strings.Compare(a.Region, b.Region)
+		})
+	}
+	slices.SortStableFunc(ts, func(a, b TemplateHeat) int {
+		if a.Rate != b.Rate {
+			return cmpDesc(a.Rate, b.Rate)
+		}
+		if a.MonitorRate != b.MonitorRate {
+			return cmpDesc(a.MonitorRate, b.MonitorRate)
+		}
+		return b.MaxFreq - a.MaxFreq
+	})
+	return ts
+}
+
+// WriteJSON writes the report as one indented JSON document.
+func (r *Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(r)
+}
+
+// WriteText writes the report for a person.
+func (r *Report) WriteText(w io.Writer) error {
+	ew := &errWriter{w: w}
+	ew.printf("Hot keys on %s\n", r.Target)
+	r.writeSources(ew)
+	if len(r.Keys) == 0 {
+		ew.printf("\nNo key was reported or sampled.\n")
+	} else {
+		ew.printf("\n  %10s %10s %5s  %s\n", "sdk ops/s", "monitor/s", "lfu", "key  (template, owner)")
+		for _, k := range r.Keys {
+			mark := " "
+			if k.IsHot {
+				mark = "*"
+			}
+			freq := "-"
+			if k.Freq >= 0 {
+				freq = fmt.Sprint(k.Freq)
+			}
+			mon := "-"
+			if r.Monitor != nil {
+				mon = fmtRate(k.MonitorRate)
+			}
+			ew.printf("%s %10s %10s %5s  %s  (%s", mark, fmtRate(k.Rate), mon, freq, displayKey(k.Key), k.Template)
+			if k.Owner != "" {
+				ew.printf(", %s", k.Owner)
+			}
+			if k.Hot != nil {
+				ew.printf(", hot: %s", k.Hot)
+			}
+			ew.printf(")\n")
+		}
+		ew.printf("  * hot: at or above %s ops/s or LFU counter %d\n", fmtRate(r.MinRate), r.MinFreq)
+	}
+	if len(r.Templates) > 0 {
+		ew.printf("\nPer template:\n")
+		for _, t := range r.Templates {
+			prot := "no hot: protection"
+			if t.Hot != nil {
+				prot = "hot: " + t.Hot.String()
+			}
+			ew.printf("  %s  %s, %s, %s ops/s", t.Template, plural(t.Keys, "key"), plural(t.HotKeys, "hot key"), fmtRate(t.Rate))
+			if r.Monitor != nil {
+				ew.printf(" (MONITOR %s/s)", fmtRate(t.MonitorRate))
+			}
+			ew.printf("  [%s]\n", prot)
+			for _, rh := range t.Regions {
+				ew.printf("      region %s: %s, %s, %s ops/s\n", rh.Region, plural(rh.Keys, "key"), plural(rh.HotKeys, "hot key"), fmtRate(rh.Rate))
+			}
+		}
+	}
+	if len(r.Findings) > 0 {
+		ew.printf("\nFindings:\n")
+		for _, f := range r.Findings {
+			ew.printf("  %s %s %s: %s\n", f.Severity, f.Rule, displayKey(f.Key), f.Message)
+			if f.Hint != "" {
+				ew.printf("      Try: %s\n", f.Hint)
+			}
+		}
+	}
+	warn, info := 0, 0
+	for _, f := range r.Findings {
+		if f.Severity == finding.Warning {
+			warn++
+		} else {
+			info++
+		}
+	}
+	ew.printf("\n%s: %d without hot: protection, %d protected\n", plural(len(r.Findings), "hot key"), warn, info)
+	return ew.err
+}
+
+func (r *Report) writeSources(ew *errWriter) {
+	if r.SDK.Instances == 0 {
+		ew.printf("  SDK reports: none in the last %s (services report with hotkey.Detector; docs/hotkeys.md)\n", r.Window)
+	} else {
+		ew.printf("  SDK reports: %s of %s in the last %s\n", plural(r.SDK.Instances, "instance"), strings.Join(r.SDK.Services, ", "), r.Window)
+	}
+	if r.LFU != nil {
+		for _, n := range r.LFU.Nodes {
+			if n.Skipped != "" {
+				ew.printf("  OBJECT FREQ on %s: skipped, %s\n", n.Addr, n.Skipped)
+			} else {
+				ew.printf("  OBJECT FREQ on %s (%s): %s sampled\n", n.Addr, n.Policy, plural(n.Sampled, "key"))
+			}
+		}
+	}
+	if m := r.Monitor; m != nil {
+		ew.printf("  MONITOR for %s: %s lines, %s", m.Duration.Round(time.Millisecond), fmtRate(float64(m.Lines)), fmtBytes(m.Bytes))
+		if m.Truncated != "" {
+			ew.printf(" (stopped early: %s)", m.Truncated)
+		}
+		ew.printf("\n")
+		for _, n := range m.Nodes {
+			switch {
+			case n.Err != "":
+				ew.printf("    %s: %s\n", n.Addr, n.Err)
+			case n.Cost() != "":
+				ew.printf("    cost on %s: %s\n", n.Addr, n.Cost())
+			}
+			if n.LongLines > 0 {
+				ew.printf("    %s: %d lines over the line size cap were skipped\n", n.Addr, n.LongLines)
+			}
+		}
+	}
+}
+
+func displayKey(k string) string {
+	d := finding.Display(k)
+	if d == `"`+k+`"` && !strings.ContainsAny(k, " ") {
+		return k
+	}
+	return d
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+func fmtBytes(n int64) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) printf(format string, args ...any) {
+	if e.err == nil {
+		_, e.err = fmt.Fprintf(e.w, format, args...)
+	}
+}

@@ -1,0 +1,129 @@
+package hotkeys
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/keyguard/keyguard/internal/redistest"
+)
+
+// TestMonitor samples a real server under load: the hot key comes out on
+// top with about its rate, the throughput cost is measured, and the caps
+// stop the sample.
+func TestMonitor(t *testing.T) {
+	srv := redistest.Start(t)
+	rdb := srv.Client(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Go(func() { // load: a hot key and a tail, until the test ends
+		for i := 0; ctx.Err() == nil; i++ {
+			rdb.Get(ctx, "cache:product:detail:P1")
+			if i%10 == 0 {
+				rdb.Set(ctx, fmt.Sprintf("goods:hot:area:110101:%d", i%97), "x", time.Minute)
+			}
+		}
+	})
+	t.Cleanup(func() { cancel(); wg.Wait() })
+
+	opts := &redis.Options{}
+	res, err := Monitor(context.Background(), opts, []string{srv.Addr}, MonitorOptions{Duration: 500 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Lines == 0 || len(res.Keys) == 0 || res.Keys[0].Key != "cache:product:detail:P1" || res.Truncated != "" {
+		t.Fatalf("sample: %d lines, truncated %q, keys %+v", res.Lines, res.Truncated, res.Keys[:min(3, len(res.Keys))])
+	}
+	n := res.Nodes[0]
+	if n.OpsBefore <= 0 || n.OpsDuring <= 0 || n.CPUBefore < 0 || n.Cost() == "" {
+		t.Errorf("cost not measured: %+v", n)
+	}
+	// The hot key's rate is what the lines say over the duration.
+	if r := res.Keys[0].Rate; r < 0.5*float64(res.Lines)/res.Duration.Seconds() {
+		t.Errorf("hot key rate %.0f/s, but %d lines in %v are mostly its GETs", r, res.Lines, res.Duration)
+	}
+	t.Logf("MONITOR cost: %s", n.Cost())
+
+	res, err = Monitor(context.Background(), opts, []string{srv.Addr}, MonitorOptions{Duration: 10 * time.Second, MaxLines: 100, NoCostProbe: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Truncated != "line cap 100" || res.Lines != 101 || res.Duration >= 10*time.Second {
+		t.Errorf("line cap: truncated %q after %d lines in %v", res.Truncated, res.Lines, res.Duration)
+	}
+	res, err = Monitor(context.Background(), opts, []string{srv.Addr}, MonitorOptions{Duration: 10 * time.Second, MaxBytes: 4096, NoCostProbe: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(res.Truncated, "byte cap") || res.Bytes > 4096+DefaultMonitorLineSize {
+		t.Errorf("byte cap: truncated %q after %d bytes", res.Truncated, res.Bytes)
+	}
+}
+
+// TestMonitorAuthAndErrors: credentials are sent; a refused MONITOR and
+// an unreachable node are errors naming the node.
+func TestMonitorAuthAndErrors(t *testing.T) {
+	srv := redistest.Start(t)
+	admin := srv.Client(t)
+	ctx := context.Background()
+	if err := admin.Do(ctx, "ACL", "SETUSER", "watcher", "on", ">pw", "+monitor", "+info", "+ping").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := admin.Do(ctx, "ACL", "SETUSER", "nomon", "on", ">pw", "+info").Err(); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Monitor(ctx, &redis.Options{Username: "watcher", Password: "pw"}, []string{srv.Addr}, MonitorOptions{Duration: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatalf("watcher: %v", err)
+	}
+	if res.Nodes[0].Err != "" {
+		t.Errorf("watcher: %s", res.Nodes[0].Err)
+	}
+	_, err = Monitor(ctx, &redis.Options{Username: "nomon", Password: "pw"}, []string{srv.Addr}, MonitorOptions{Duration: 100 * time.Millisecond, NoCostProbe: true})
+	if err == nil || !strings.Contains(err.Error(), "NOPERM") {
+		t.Errorf("nomon: %v, want the server's refusal", err)
+	}
+	_, err = Monitor(ctx, &redis.Options{Password: "wrong"}, []string{srv.Addr}, MonitorOptions{Duration: 100 * time.Millisecond, NoCostProbe: true})
+	if err == nil {
+		t.Errorf("wrong password accepted")
+	}
+}
+
+// TestMonitorUnixSocket: the sample runs over the options' unix socket;
+// a line longer than MaxLineBytes is counted and skipped, the lines
+// around it still count.
+func TestMonitorUnixSocket(t *testing.T) {
+	sock := t.TempDir() + "/r.sock"
+	redistest.Start(t, "unixsocket "+sock, "unixsocketperm 700")
+	o := &redis.Options{Network: "unix", Addr: sock}
+	rdb := redis.NewClient(o)
+	defer rdb.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for i := 0; ctx.Err() == nil; i++ {
+			rdb.Get(ctx, "cache:product:detail:P1")
+			if i%50 == 0 {
+				rdb.Set(ctx, "blob", strings.Repeat("x", 2000), 0)
+			}
+			time.Sleep(time.Millisecond)
+		}
+	})
+	defer func() { cancel(); wg.Wait() }()
+	res, err := Monitor(context.Background(), o, []string{sock}, MonitorOptions{Duration: 400 * time.Millisecond, MaxLineBytes: 1000, NoCostProbe: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := res.Nodes[0]
+	if n.Err != "" || n.Lines == 0 || n.LongLines == 0 || n.Unparsed != 0 || len(res.Keys) == 0 || res.Keys[0].Key != "cache:product:detail:P1" {
+		t.Errorf("over the socket: %+v, keys %+v", n, res.Keys[:min(3, len(res.Keys))])
+	}
+	if n.Bytes < n.LongLines*2000 {
+		t.Errorf("%d bytes for %d long lines of 2000+", n.Bytes, n.LongLines)
+	}
+}

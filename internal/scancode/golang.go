@@ -1,0 +1,144 @@
+package scancode
+
+import (
+	"context"
+	"fmt"
+	"go/token"
+	"go/types"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/packages"
+
+	"github.com/keyguard/keyguard/analyzer"
+	"github.com/keyguard/keyguard/finding"
+	"github.com/keyguard/keyguard/internal/keyshape"
+)
+
+// loadMode loads the scanned packages from source with types; what they
+// import comes from the go command's export data, so nothing outside the
+// scanned tree is type-checked from source.
+const loadMode = packages.NeedName | packages.NeedFiles | packages.NeedSyntax | packages.NeedTypes |
+	packages.NeedTypesInfo | packages.NeedTypesSizes | packages.NeedImports
+
+// scanGo runs the analyzer over the packages that hold files, module by
+// module, in dependency order, carrying its facts (functions that pass a
+// parameter to Redis as a key) from package to package. It returns the
+// number of files scanned.
+func scanGo(ctx context.Context, files []string, tests bool, c *keyshape.Classifier, emit func([]Finding)) (int, error) {
+	shown := map[string]string{} // absolute path → the path as the walk found it
+	dirs := map[string]map[string]bool{}
+	roots := map[string]string{}
+	for _, f := range files {
+		abs, err := filepath.Abs(f)
+		if err != nil {
+			return 0, err
+		}
+		shown[abs] = filepath.ToSlash(f)
+		dir := filepath.Dir(abs)
+		root, ok := roots[dir]
+		if !ok {
+			root = moduleRoot(dir)
+			roots[dir] = root
+		}
+		if root == "" {
+			return 0, fmt.Errorf("%s is in no Go module (no go.mod in its directory or above)\n\tTry: scan from inside the module, or --lang to leave Go out", f)
+		}
+		if dirs[root] == nil {
+			dirs[root] = map[string]bool{}
+		}
+		dirs[root][dir] = true
+	}
+	mods := make([]string, 0, len(dirs))
+	for root := range dirs {
+		mods = append(mods, root)
+	}
+	slices.Sort(mods)
+	for _, root := range mods {
+		if err := scanModule(ctx, root, dirs[root], tests, shown, c, emit); err != nil {
+			return 0, err
+		}
+	}
+	return len(files), nil
+}
+
+func moduleRoot(dir string) string {
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			return ""
+		}
+		dir = up
+	}
+}
+
+func scanModule(ctx context.Context, root string, dirs map[string]bool, tests bool, shown map[string]string, c *keyshape.Classifier, emit func([]Finding)) error {
+	var patterns []string
+	for d := range dirs {
+		rel, _ := filepath.Rel(root, d)
+		patterns = append(patterns, "./"+filepath.ToSlash(rel))
+	}
+	slices.Sort(patterns)
+	cfg := &packages.Config{Context: ctx, Dir: root, Mode: loadMode, Tests: tests}
+	pkgs, err := packages.Load(cfg, patterns...)
+	if err != nil {
+		return fmt.Errorf("load the Go packages of %s: %w\n\tTry: go build ./... in %s shows what the go command needs", root, err, root)
+	}
+	inScan := map[*packages.Package]bool{}
+	for _, p := range pkgs {
+		inScan[p] = true
+	}
+	facts := map[types.Object]*analyzer.KeyParams{}
+	seen := map[string]bool{} // a file in several package variants (tests) is reported once
+	var loadErr error
+	packages.Visit(pkgs, nil, func(p *packages.Package) {
+		if !inScan[p] || loadErr != nil {
+			return
+		}
+		if len(p.Syntax) == 0 {
+			return // every file excluded by build constraints: nothing to check
+		}
+		if p.Types == nil || p.TypesInfo == nil {
+			loadErr = fmt.Errorf("Go package %s did not load: %v\n\tTry: go build %s", p.PkgPath, p.Errors, p.PkgPath)
+			return
+		}
+		emit(checkPackage(p, c, facts, shown, seen))
+	})
+	return loadErr
+}
+
+// checkPackage runs the analyzer on one package outside a go/analysis
+// driver, facts kept in a map.
+func checkPackage(p *packages.Package, c *keyshape.Classifier, facts map[types.Object]*analyzer.KeyParams, shown map[string]string, seen map[string]bool) []Finding {
+	var out []Finding
+	pass := &analysis.Pass{
+		Fset: p.Fset, Files: p.Syntax, Pkg: p.Types, TypesInfo: p.TypesInfo, TypesSizes: p.TypesSizes,
+		ImportObjectFact: func(obj types.Object, fact analysis.Fact) bool {
+			kp, ok := facts[obj]
+			if ok {
+				*fact.(*analyzer.KeyParams) = *kp
+			}
+			return ok
+		},
+		ExportObjectFact: func(obj types.Object, fact analysis.Fact) { facts[obj] = fact.(*analyzer.KeyParams) },
+		Report:           func(analysis.Diagnostic) {},
+	}
+	analyzer.Check(pass, c, func(pos token.Pos, f finding.Finding, command string) {
+		at := p.Fset.Position(pos)
+		file, ok := shown[at.Filename]
+		key := fmt.Sprintf("%s:%d:%d", at.Filename, at.Line, at.Column)
+		if !ok || seen[key] {
+			return // a file the walk left out (generated, ignored), or seen in another variant
+		}
+		seen[key] = true
+		f.File, f.Line, f.Column = file, at.Line, at.Column
+		out = append(out, Finding{Finding: f, Lang: keyshape.Go, Command: strings.ToLower(command)})
+	})
+	return out
+}

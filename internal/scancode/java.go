@@ -1,0 +1,403 @@
+package scancode
+
+import (
+	"strings"
+
+	sitter "github.com/smacker/go-tree-sitter"
+	"github.com/smacker/go-tree-sitter/java"
+
+	"github.com/keyguard/keyguard/internal/keyshape"
+	"github.com/keyguard/keyguard/keytmpl"
+)
+
+func javaLanguage() *language {
+	return (&language{
+		name:    keyshape.Java,
+		grammar: java.GetLanguage(),
+		scopes:  set("method_declaration", "constructor_declaration", "lambda_expression", "class_body", "interface_body", "enum_body", "program"),
+		classes: set("class_body", "enum_body"),
+		bind:    javaBind,
+		bindTypes: []string{"local_variable_declaration", "field_declaration", "formal_parameter", "spread_parameter",
+			"resource", "enhanced_for_statement", "assignment_expression"},
+		callTypes: []string{"method_invocation"},
+		keyArgs:   javaKeyArgs,
+		eval:      javaEval,
+		intType: func(t string) bool {
+			return set("int", "long", "short", "byte", "Integer", "Long", "Short", "BigInteger")[t]
+		},
+		keyType: func(t string) bool { return t == "Key" || t == "Keys.Key" },
+	}).compile()
+}
+
+func set(names ...string) map[string]bool {
+	m := make(map[string]bool, len(names))
+	for _, n := range names {
+		m[n] = true
+	}
+	return m
+}
+
+func javaBind(f *srcFile, n *sitter.Node) {
+	switch typeOf(n) {
+	case "local_variable_declaration", "field_declaration":
+		typ := f.text(n.ChildByFieldName("type"))
+		for i := 0; i < int(n.NamedChildCount()); i++ {
+			d := n.NamedChild(i)
+			if typeOf(d) != "variable_declarator" {
+				continue
+			}
+			name := f.text(d.ChildByFieldName("name"))
+			f.declare(name, n, d.ChildByFieldName("value"), typ, false)
+			if typeOf(n) == "field_declaration" {
+				f.declare("this."+name, n, d.ChildByFieldName("value"), typ, false)
+			}
+		}
+	case "formal_parameter", "spread_parameter":
+		if name := n.ChildByFieldName("name"); name != nil {
+			f.declare(f.text(name), n, nil, f.text(n.ChildByFieldName("type")), true)
+		}
+	case "resource":
+		if name := n.ChildByFieldName("name"); name != nil {
+			f.declare(f.text(name), n, n.ChildByFieldName("value"), f.text(n.ChildByFieldName("type")), false)
+		}
+	case "enhanced_for_statement":
+		if name := n.ChildByFieldName("name"); name != nil {
+			f.declare(f.text(name), n, nil, f.text(n.ChildByFieldName("type")), false)
+		}
+	case "assignment_expression":
+		left, value := n.ChildByFieldName("left"), n.ChildByFieldName("right")
+		if op := n.ChildByFieldName("operator"); op != nil && f.text(op) != "=" {
+			value = nil
+		}
+		switch typeOf(left) {
+		case "identifier":
+			f.declare(f.text(left), n, value, "", false)
+		case "field_access":
+			if o := left.ChildByFieldName("object"); o != nil && typeOf(o) == "this" {
+				field := f.text(left.ChildByFieldName("field"))
+				f.declare("this."+field, n, value, "", false)
+				f.declare(field, n, value, "", false)
+			}
+		}
+	}
+}
+
+type javaClient int
+
+const (
+	javaNone     javaClient = iota
+	javaCommands            // Jedis, Lettuce: methods named after commands
+	javaTemplate            // Spring RedisTemplate / StringRedisTemplate
+	javaOps                 // the opsForValue()… of a template: the key comes first
+	javaRedisson            // RedissonClient: getBucket(name)…
+)
+
+// javaTypeClient classifies a declared or constructed type.
+func javaTypeClient(typ string) javaClient {
+	base := typ
+	if i := strings.IndexByte(base, '<'); i >= 0 {
+		base = base[:i]
+	}
+	base = lastName(strings.TrimSpace(base))
+	switch {
+	case strings.Contains(base, "RedisTemplate") || strings.Contains(base, "RedisOperations"):
+		return javaTemplate
+	case strings.Contains(base, "Redisson"):
+		return javaRedisson
+	case strings.Contains(base, "Jedis") || set("Pipeline", "Transaction", "PipelineBase")[base] ||
+		strings.HasPrefix(base, "Redis") && strings.HasSuffix(base, "Commands"):
+		return javaCommands
+	}
+	return javaNone
+}
+
+// javaReceiver tells what kind of Redis client a call's receiver is.
+func (f *srcFile) javaReceiver(obj *sitter.Node) javaClient {
+	switch typeOf(obj) {
+	case "method_invocation":
+		m := f.text(obj.ChildByFieldName("name"))
+		switch {
+		case strings.HasPrefix(m, "opsFor"):
+			return javaOps
+		case set("sync", "async", "reactive", "getResource", "pipelined", "multi")[m]:
+			return javaCommands
+		}
+		return javaNone
+	case "object_creation_expression":
+		return javaTypeClient(f.text(obj.ChildByFieldName("type")))
+	case "identifier":
+		return f.javaNamed(f.text(obj), f.text(obj), obj)
+	case "field_access":
+		if o := obj.ChildByFieldName("object"); o != nil && typeOf(o) == "this" {
+			field := f.text(obj.ChildByFieldName("field"))
+			return f.javaNamed("this."+field, field, obj)
+		}
+	}
+	return javaNone
+}
+
+func (f *srcFile) javaNamed(name, short string, at *sitter.Node) javaClient {
+	v, typ, found := f.resolve(name, at)
+	if k := javaTypeClient(typ); k != javaNone {
+		return k
+	}
+	if v != nil {
+		return f.javaReceiver(v)
+	}
+	if found && typ != "" && typ != "var" {
+		return javaNone
+	}
+	low := strings.ToLower(short)
+	switch {
+	case strings.Contains(low, "template"):
+		return javaTemplate
+	case strings.Contains(low, "redisson"):
+		return javaRedisson
+	case nameSays(short) || strings.Contains(low, "commands"):
+		return javaCommands
+	}
+	return javaNone
+}
+
+var redissonGetters = set("getBucket", "getBuckets", "getMap", "getMapCache", "getLocalCachedMap", "getLock", "getFairLock",
+	"getSpinLock", "getFencedLock", "getReadWriteLock", "getSet", "getSetCache", "getSortedSet", "getScoredSortedSet",
+	"getLexSortedSet", "getList", "getQueue", "getDeque", "getBlockingQueue", "getBlockingDeque", "getDelayedQueue",
+	"getPriorityQueue", "getAtomicLong", "getAtomicDouble", "getLongAdder", "getDoubleAdder", "getRateLimiter",
+	"getSemaphore", "getPermitExpirableSemaphore", "getCountDownLatch", "getHyperLogLog", "getBitSet", "getBloomFilter",
+	"getStream", "getGeo", "getBinaryStream", "getTimeSeries", "getIdGenerator", "getJsonBucket", "getListMultimap",
+	"getSetMultimap", "getTopic", "getReliableTopic")
+
+var templateKeyMethods = set("delete", "unlink", "hasKey", "countExistingKeys", "expire", "expireAt", "getExpire",
+	"persist", "type", "move", "dump", "restore", "rename", "renameIfAbsent", "boundValueOps", "boundHashOps",
+	"boundListOps", "boundSetOps", "boundZSetOps", "boundGeoOps", "boundStreamOps")
+
+func javaKeyArgs(f *srcFile, n *sitter.Node) ([]*sitter.Node, string) {
+	if typeOf(n) != "method_invocation" {
+		return nil, ""
+	}
+	obj := n.ChildByFieldName("object")
+	if obj == nil {
+		return nil, ""
+	}
+	keys, cmd := f.javaKeys(n, obj)
+	return keys, strings.ToLower(cmd)
+}
+
+func (f *srcFile) javaKeys(n, obj *sitter.Node) ([]*sitter.Node, string) {
+	name := f.text(n.ChildByFieldName("name"))
+	as := args(n.ChildByFieldName("arguments"))
+	if len(as) == 0 {
+		return nil, ""
+	}
+	switch f.javaReceiver(obj) {
+	case javaOps:
+		ops := f.text(obj.ChildByFieldName("name"))
+		switch name {
+		case "multiGet":
+			return f.javaElements(as[0], 0), ops
+		case "multiSet", "multiSetIfAbsent":
+			return nil, ""
+		}
+		return as[:1], ops
+	case javaTemplate:
+		switch {
+		case name == "rename" || name == "renameIfAbsent":
+			return pick(as, []int{0, 1}), name
+		case templateKeyMethods[name]:
+			if els := f.javaElements(as[0], 0); els != nil {
+				return els, name
+			}
+			return as[:1], name
+		case name == "execute" && len(as) >= 2:
+			return f.javaElements(as[1], 0), "eval"
+		}
+	case javaRedisson:
+		if redissonGetters[name] {
+			return as[:1], name
+		}
+	case javaCommands:
+		if (name == "eval" || name == "evalsha") && len(as) >= 2 {
+			if els := f.javaElements(as[1], 0); els != nil { // Jedis eval(script, keys, args)
+				return els, name
+			}
+			if typeOf(as[1]) == "field_access" { // Lettuce eval(script, ScriptOutputType.X, keys…)
+				return as[2:], name
+			}
+		}
+		return f.commandArgs(name, as), commandName(name)
+	}
+	return nil, ""
+}
+
+// javaElements are the elements of List.of(…), Arrays.asList(…), a set or
+// an array initializer, directly or through a variable; nil otherwise.
+func (f *srcFile) javaElements(n *sitter.Node, depth int) []*sitter.Node {
+	if depth > 8 {
+		return nil
+	}
+	switch typeOf(n) {
+	case "method_invocation":
+		m := f.text(n.ChildByFieldName("name"))
+		if set("of", "asList", "singletonList", "singleton", "copyOf")[m] {
+			return args(n.ChildByFieldName("arguments"))
+		}
+	case "array_creation_expression":
+		if v := n.ChildByFieldName("value"); v != nil {
+			return args(v)
+		}
+	case "array_initializer":
+		return args(n)
+	case "identifier":
+		if v, _, _ := f.resolve(f.text(n), n); v != nil {
+			return f.javaElements(v, depth+1)
+		}
+	}
+	return nil
+}
+
+func javaEval(f *srcFile, n *sitter.Node, depth int) (keyshape.Shape, bool, bool) {
+	switch typeOf(n) {
+	case "string_literal":
+		s, _ := f.stringShape(n, false, false, depth)
+		return s, false, true
+	case "character_literal":
+		return keyshape.Lit(unescape(strings.Trim(f.text(n), "'"))), false, true
+	case "cast_expression":
+		if v := n.ChildByFieldName("value"); v != nil {
+			s, b := f.eval(v, depth+1)
+			return s, b, true
+		}
+	case "field_access":
+		obj, field := n.ChildByFieldName("object"), f.text(n.ChildByFieldName("field"))
+		if typeOf(obj) == "this" {
+			s, b := f.evalName("this."+field, n, depth)
+			return s, b, true
+		}
+		if typeOf(obj) == "identifier" { // a constant of a class in this file: Keys.PREFIX
+			if v, typ, found := f.resolve(field, n); found && v != nil {
+				s, b := f.eval(v, depth+1)
+				return s, b, true
+			} else if found {
+				return f.hole(n, typ), false, true
+			}
+		}
+	case "method_invocation":
+		s, b := f.javaCall(n, depth)
+		return s, b, true
+	}
+	return keyshape.Shape{}, false, false
+}
+
+func (f *srcFile) javaCall(n *sitter.Node, depth int) (keyshape.Shape, bool) {
+	obj := n.ChildByFieldName("object")
+	name := f.text(n.ChildByFieldName("name"))
+	as := args(n.ChildByFieldName("arguments"))
+	objText := ""
+	if obj != nil {
+		objText = f.text(obj)
+	}
+	switch {
+	case f.c.IsBuilder(keyshape.Java, name, len(as)):
+		return keyshape.Shape{}, true
+	case (name == "key" || name == "toString") && len(as) == 0 && obj != nil:
+		if s, b := f.eval(obj, depth+1); b {
+			return s, true
+		}
+		if name == "toString" {
+			if s, ok := f.javaBuilderChain(obj, depth); ok {
+				return s, false
+			}
+		}
+	case objText == "String" && name == "format" && len(as) >= 1:
+		if s, ok := f.printf(as[0], as[1:], depth); ok {
+			return s, false
+		}
+	case name == "formatted" && obj != nil:
+		if s, ok := f.printf(obj, as, depth); ok {
+			return s, false
+		}
+	case objText == "String" && name == "join" && len(as) >= 2:
+		els := as[1:]
+		if len(as) == 2 {
+			if e := f.javaElements(as[1], 0); e != nil {
+				els = e
+			}
+		}
+		return f.join(as[0], els, depth), false
+	case len(as) == 1 && (objText == "String" && name == "valueOf" || set("Long", "Integer")[objText] && name == "toString"):
+		s, _ := f.eval(as[0], depth+1)
+		return s, false
+	}
+	return f.hole(n, ""), false
+}
+
+// javaBuilderChain reads new StringBuilder(a).append(b).append(c).
+func (f *srcFile) javaBuilderChain(n *sitter.Node, depth int) (keyshape.Shape, bool) {
+	var parts []keyshape.Shape
+	for n != nil && typeOf(n) == "method_invocation" && f.text(n.ChildByFieldName("name")) == "append" {
+		as := args(n.ChildByFieldName("arguments"))
+		if len(as) != 1 {
+			return keyshape.Shape{}, false
+		}
+		s, b := f.eval(as[0], depth+1)
+		if b {
+			s = f.hole(as[0], "")
+		}
+		parts = append([]keyshape.Shape{s}, parts...)
+		n = n.ChildByFieldName("object")
+	}
+	if n == nil || typeOf(n) != "object_creation_expression" || !strings.HasSuffix(f.text(n.ChildByFieldName("type")), "StringBuilder") {
+		return keyshape.Shape{}, false
+	}
+	if as := args(n.ChildByFieldName("arguments")); len(as) == 1 {
+		if s, _ := f.eval(as[0], depth+1); len(s.Parts) > 0 && !s.Parts[0].Hole {
+			parts = append([]keyshape.Shape{s}, parts...)
+		}
+	}
+	return keyshape.Concat(parts...), true
+}
+
+// printf reads a printf-style format with its argument nodes.
+func (f *srcFile) printf(format *sitter.Node, as []*sitter.Node, depth int) (keyshape.Shape, bool) {
+	fs, _ := f.eval(format, depth+1)
+	lit, ok := fs.Literal()
+	if !ok {
+		return keyshape.Shape{}, false
+	}
+	return keyshape.Printf(lit, func(v keyshape.Verb) keyshape.Shape {
+		if v.Arg >= len(as) {
+			return keyshape.Hole(keytmpl.Any, "", "")
+		}
+		a := as[v.Arg]
+		s, b := f.eval(a, depth+1)
+		if !b && v.Plain && (v.Letter == 's' || v.Letter == 'd' && isIntShape(s)) {
+			return s
+		}
+		h := f.hole(a, "")
+		return keyshape.VerbHole(v, h.Parts[0].Name, h.Parts[0].Expr)
+	})
+}
+
+func isIntShape(s keyshape.Shape) bool {
+	if lit, ok := s.Literal(); ok {
+		return isDigits(strings.TrimPrefix(lit, "-"))
+	}
+	return len(s.Parts) == 1 && s.Parts[0].Kind == keytmpl.Int
+}
+
+// join reads sep.join(elements) in any language.
+func (f *srcFile) join(sep *sitter.Node, els []*sitter.Node, depth int) keyshape.Shape {
+	ss, _ := f.eval(sep, depth+1)
+	var parts []keyshape.Shape
+	for i, e := range els {
+		if i > 0 {
+			parts = append(parts, ss)
+		}
+		s, b := f.eval(e, depth+1)
+		if b {
+			s = f.hole(e, "")
+		}
+		parts = append(parts, s)
+	}
+	return keyshape.Concat(parts...)
+}

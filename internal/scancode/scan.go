@@ -1,0 +1,300 @@
+package scancode
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+
+	sitter "github.com/smacker/go-tree-sitter"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/keyguard/keyguard/internal/keyshape"
+	"github.com/keyguard/keyguard/registry"
+)
+
+// Options say what to scan.
+type Options struct {
+	Registry *registry.Registry
+	// Langs limits the scan to these languages (nil: all). JavaScript
+	// counts as keyshape.TypeScript.
+	Langs []keyshape.Lang
+	// Tests also scans test files (_test.go, src/test/, test_*.py,
+	// *.test.ts…), which usually hold concrete keys on purpose.
+	Tests bool
+	// Workers parse files in parallel (0: GOMAXPROCS).
+	Workers int
+}
+
+// Result is what a scan found.
+type Result struct {
+	Findings []Finding             // by file, line, column
+	Files    map[keyshape.Lang]int // files scanned per language
+	Skipped  int                   // files left out: ignored, vendored, generated, minified, too large
+}
+
+// ParseLangs reads a comma-separated language list (go, java, python, ts;
+// js, javascript and typescript name ts).
+func ParseLangs(list string) ([]keyshape.Lang, error) {
+	var out []keyshape.Lang
+	for _, l := range strings.Split(list, ",") {
+		switch l = strings.TrimSpace(l); l {
+		case "":
+		case "go", "java", "python", "ts":
+			out = append(out, keyshape.Lang(l))
+		case "js", "javascript", "typescript":
+			out = append(out, keyshape.TypeScript)
+		default:
+			return nil, fmt.Errorf("language %q: use go, java, python or ts", l)
+		}
+	}
+	return out, nil
+}
+
+// maxFileBytes: larger source files are bundles or generated data.
+const maxFileBytes = 2 << 20
+
+// skipDirs are vendored, generated or tool directories, never scanned.
+var skipDirs = map[string]bool{"vendor": true, "node_modules": true, "testdata": true, "__pycache__": true,
+	"venv": true, "site-packages": true, "bower_components": true}
+
+// generated matches the "Code generated … DO NOT EDIT." header of any
+// comment style.
+var generated = regexp.MustCompile(`(?m)^\s*(?://|#|/?\*+|--)\s*Code generated .*DO NOT EDIT\.?`)
+
+// Scan scans files and directory trees: Go through the go/analysis
+// analyzer (packages loaded with the go command), Java, Python,
+// TypeScript and JavaScript through tree-sitter. Directories honour
+// .gitignore files and skip vendored, generated and minified code.
+func Scan(ctx context.Context, paths []string, opt Options) (*Result, error) {
+	c := keyshape.NewClassifier(opt.Registry)
+	w := &walker{opt: opt, files: map[keyshape.Lang][]string{}}
+	for _, p := range paths {
+		if err := w.add(p); err != nil {
+			return nil, err
+		}
+	}
+	res := &Result{Files: map[keyshape.Lang]int{}, Skipped: w.skipped}
+	var mu sync.Mutex
+	emit := func(fs []Finding) {
+		mu.Lock()
+		res.Findings = append(res.Findings, fs...)
+		mu.Unlock()
+	}
+	if goFiles := w.files[keyshape.Go]; len(goFiles) > 0 {
+		n, err := scanGo(ctx, goFiles, opt.Tests, c, emit)
+		if err != nil {
+			return nil, err
+		}
+		res.Files[keyshape.Go] = n
+	}
+	if err := scanSources(ctx, w.files, opt.Workers, c, emit); err != nil {
+		return nil, err
+	}
+	for l, fs := range w.files {
+		if l != keyshape.Go {
+			res.Files[l] = len(fs)
+		}
+	}
+	slices.SortFunc(res.Findings, func(a, b Finding) int {
+		if c := strings.Compare(a.File, b.File); c != 0 {
+			return c
+		}
+		if a.Line != b.Line {
+			return a.Line - b.Line
+		}
+		if a.Column != b.Column {
+			return a.Column - b.Column
+		}
+		return strings.Compare(a.Rule, b.Rule)
+	})
+	return res, nil
+}
+
+// scanSources parses the tree-sitter languages' files on a pool.
+func scanSources(ctx context.Context, files map[keyshape.Lang][]string, workers int, c *keyshape.Classifier, emit func([]Finding)) error {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	ls := newLanguages()
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(workers)
+	for l, paths := range files {
+		if l == keyshape.Go {
+			continue
+		}
+		for _, p := range paths {
+			g.Go(func() error {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				fs, err := scanFile(ctx, p, ls.of(p), c)
+				if err != nil {
+					return err
+				}
+				emit(fs)
+				return nil
+			})
+		}
+	}
+	return g.Wait()
+}
+
+// scanFile parses one file and returns its findings.
+func scanFile(ctx context.Context, path string, lang *language, c *keyshape.Classifier) ([]Finding, error) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return scanSource(ctx, path, src, lang, c)
+}
+
+func scanSource(ctx context.Context, path string, src []byte, lang *language, c *keyshape.Classifier) ([]Finding, error) {
+	p := sitter.NewParser()
+	defer p.Close()
+	p.SetLanguage(lang.grammar)
+	tree, err := p.ParseCtx(ctx, nil, src)
+	if err != nil {
+		return nil, fmt.Errorf("parse %s: %w", path, err)
+	}
+	defer tree.Close()
+	f := &srcFile{path: filepath.ToSlash(path), src: src, lang: lang, c: c, binds: map[string][]binding{}}
+	f.scan(tree.RootNode())
+	return f.out, nil
+}
+
+// languages maps file extensions to the tree-sitter languages; built once
+// per scan and read-only after.
+type languages map[string]*language
+
+func newLanguages() languages {
+	java, py, ts, tsx, js := javaLanguage(), pythonLanguage(), typeScript(), tsxLanguage(), jsLanguage()
+	return languages{".java": java, ".py": py, ".pyi": py, ".ts": ts, ".mts": ts, ".cts": ts, ".tsx": tsx,
+		".js": js, ".mjs": js, ".cjs": js, ".jsx": js}
+}
+
+// of picks the grammar by file name; nil for files not scanned.
+func (ls languages) of(path string) *language { return ls[filepath.Ext(path)] }
+
+// extLang is the language a file name says, without its grammar.
+var extLang = map[string]keyshape.Lang{".go": keyshape.Go, ".java": keyshape.Java, ".py": keyshape.Python, ".pyi": keyshape.Python,
+	".ts": keyshape.TypeScript, ".mts": keyshape.TypeScript, ".cts": keyshape.TypeScript, ".tsx": keyshape.TypeScript,
+	".js": keyshape.TypeScript, ".mjs": keyshape.TypeScript, ".cjs": keyshape.TypeScript, ".jsx": keyshape.TypeScript}
+
+func langOf(path string) (keyshape.Lang, bool) {
+	l, ok := extLang[filepath.Ext(path)]
+	return l, ok
+}
+
+// walker collects the files to scan.
+type walker struct {
+	opt     Options
+	files   map[keyshape.Lang][]string
+	skipped int
+}
+
+func (w *walker) wanted(l keyshape.Lang) bool {
+	return len(w.opt.Langs) == 0 || slices.Contains(w.opt.Langs, l)
+}
+
+func (w *walker) add(root string) error {
+	fi, err := os.Stat(root)
+	if err != nil {
+		return fmt.Errorf("%w\n\tTry: pass the files or directories to scan (default: .)", err)
+	}
+	if !fi.IsDir() {
+		if l, ok := langOf(root); ok && w.wanted(l) {
+			w.files[l] = append(w.files[l], root)
+		}
+		return nil
+	}
+	sets := map[string]*ignoreSet{}
+	return filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrPermission) {
+				w.skipped++
+				return nil
+			}
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		rel = filepath.ToSlash(rel)
+		dir := filepath.ToSlash(filepath.Dir(rel))
+		if dir == "." {
+			dir = ""
+		}
+		parent := sets[dir]
+		if d.IsDir() {
+			if rel != "." && (skipDirs[d.Name()] || strings.HasPrefix(d.Name(), ".") || parent.ignored(rel, true)) {
+				return filepath.SkipDir
+			}
+			set := parent
+			if data, err := os.ReadFile(filepath.Join(path, ".gitignore")); err == nil {
+				key := rel
+				if key == "." {
+					key = ""
+				}
+				set = &ignoreSet{parent: parent, dir: key, rules: parseIgnore(data)}
+			}
+			if rel == "." {
+				rel = ""
+			}
+			sets[rel] = set
+			return nil
+		}
+		l, ok := langOf(path)
+		if !ok || !w.wanted(l) || !d.Type().IsRegular() {
+			return nil
+		}
+		if parent.ignored(rel, false) || !w.opt.Tests && isTest(rel) || w.skip(path) {
+			w.skipped++
+			return nil
+		}
+		w.files[l] = append(w.files[l], path)
+		return nil
+	})
+}
+
+// skip reports generated, minified and oversized files.
+func (w *walker) skip(path string) bool {
+	if strings.HasSuffix(path, ".min.js") {
+		return true
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return true
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || fi.Size() > maxFileBytes {
+		return true
+	}
+	head := make([]byte, 4096)
+	n, _ := f.Read(head)
+	head = head[:n]
+	if i := bytes.Index(head, []byte("\npackage ")); i >= 0 && strings.HasSuffix(path, ".go") {
+		head = head[:i] // Go: the header comes before the package clause
+	}
+	return generated.Match(head)
+}
+
+// isTest reports test files by the conventions of each language.
+func isTest(rel string) bool {
+	base := rel[strings.LastIndexByte(rel, '/')+1:]
+	switch {
+	case strings.HasSuffix(base, "_test.go"):
+		return true
+	case strings.HasSuffix(base, ".java"):
+		return strings.Contains("/"+rel, "/src/test/") || strings.HasSuffix(base, "Test.java") || strings.HasSuffix(base, "Tests.java")
+	case strings.HasSuffix(base, ".py"):
+		return strings.HasPrefix(base, "test_") || strings.HasSuffix(base, "_test.py") || base == "conftest.py"
+	}
+	return strings.Contains(base, ".test.") || strings.Contains(base, ".spec.") || strings.Contains("/"+rel, "/__tests__/")
+}

@@ -1,0 +1,390 @@
+package scancode
+
+import (
+	"strings"
+
+	sitter "github.com/smacker/go-tree-sitter"
+
+	"github.com/keyguard/keyguard/finding"
+	"github.com/keyguard/keyguard/internal/keyshape"
+	"github.com/keyguard/keyguard/keytmpl"
+)
+
+// language is what the tree-sitter engine needs to know of one language.
+type language struct {
+	name    keyshape.Lang
+	grammar *sitter.Language
+	// scopes are the node types that own variables: functions, classes,
+	// the file.
+	scopes map[string]bool
+	// classes are the scope types whose this./self. members are fields.
+	classes map[string]bool
+	// bind records the variables a node declares or assigns; bindTypes
+	// are the node types it looks at, callTypes those keyArgs looks at.
+	bind                 func(f *srcFile, n *sitter.Node)
+	bindTypes, callTypes []string
+	// query finds the nodes of bindTypes (pattern 0) and callTypes
+	// (pattern 1) in one pass inside tree-sitter: far fewer calls from Go
+	// into C than walking every node.
+	query *sitter.Query
+	// keyArgs returns the arguments of a call that Redis receives as keys,
+	// nil when the node is not a Redis call, and the command or client
+	// method the call names (lower case), which tells --suggest the type.
+	keyArgs func(f *srcFile, call *sitter.Node) (keys []*sitter.Node, command string)
+	// eval rebuilds the shape of a language-specific expression; ok false
+	// leaves the node to the common cases.
+	eval func(f *srcFile, n *sitter.Node, depth int) (s keyshape.Shape, builder, ok bool)
+	// intType and keyType tell from a declared type that a value is an
+	// integer, or a generated builder's key.
+	intType func(typ string) bool
+	keyType func(typ string) bool
+}
+
+// srcFile is one parsed file of a tree-sitter language.
+type srcFile struct {
+	path  string
+	src   []byte
+	lang  *language
+	c     *keyshape.Classifier
+	binds map[string][]binding
+	out   []Finding
+}
+
+// binding is one declaration of, or assignment to, a name.
+type binding struct {
+	scope span         // the function, class or file it belongs to
+	value *sitter.Node // the value given; nil for a parameter or a value not known
+	typ   string       // the declared type, "" when none
+	param bool
+}
+
+type span struct{ start, end uint32 }
+
+func spanOf(n *sitter.Node) span { return span{n.StartByte(), n.EndByte()} }
+
+func (s span) contains(n *sitter.Node) bool { return s.start <= n.StartByte() && n.EndByte() <= s.end }
+
+// text is a node's source text; "" for a missing node (tree-sitter leaves
+// fields out of code it could not parse).
+func (f *srcFile) text(n *sitter.Node) string {
+	if n == nil {
+		return ""
+	}
+	return n.Content(f.src)
+}
+
+func typeOf(n *sitter.Node) string {
+	if n == nil {
+		return ""
+	}
+	return n.Type()
+}
+
+// scopeOf is the nearest enclosing scope of n (for this./self. members,
+// the nearest class).
+func (f *srcFile) scopeOf(n *sitter.Node, member bool) span {
+	for p := n.Parent(); p != nil; p = p.Parent() {
+		if member && f.lang.classes[typeOf(p)] || !member && f.lang.scopes[typeOf(p)] {
+			return spanOf(p)
+		}
+	}
+	return span{0, uint32(len(f.src))}
+}
+
+// declare records that name gets value (nil: unknown) where n stands.
+func (f *srcFile) declare(name string, n, value *sitter.Node, typ string, param bool) {
+	if name == "" {
+		return
+	}
+	member := strings.HasPrefix(name, "this.") || strings.HasPrefix(name, "self.")
+	f.binds[name] = append(f.binds[name], binding{scope: f.scopeOf(n, member), value: value, typ: typ, param: param})
+}
+
+// resolve finds what name means at node at: the bindings of the innermost
+// scope that declares it. It returns the one value the name ever gets
+// there (nil when it gets several or one not known), and its declared
+// type.
+func (f *srcFile) resolve(name string, at *sitter.Node) (value *sitter.Node, typ string, found bool) {
+	var best []binding
+	var bestScope span
+	for _, b := range f.binds[name] {
+		if !b.scope.contains(at) {
+			continue
+		}
+		switch {
+		case best == nil || b.scope.end-b.scope.start < bestScope.end-bestScope.start:
+			best, bestScope = []binding{b}, b.scope
+		case b.scope == bestScope:
+			best = append(best, b)
+		}
+	}
+	if best == nil {
+		return nil, "", false
+	}
+	for _, b := range best {
+		if b.typ != "" {
+			typ = b.typ
+		}
+	}
+	if len(best) != 1 || best[0].param {
+		return nil, typ, true
+	}
+	return best[0].value, typ, true
+}
+
+// compile builds the language's query from the node types its grammar
+// knows (JavaScript has no public_field_definition, TypeScript no
+// field_definition).
+func (l *language) compile() *language {
+	alt := func(types []string) string {
+		var b strings.Builder
+		for _, t := range types {
+			if q, err := sitter.NewQuery([]byte("("+t+")"), l.grammar); err == nil {
+				q.Close()
+				b.WriteString(" (" + t + ")")
+			}
+		}
+		return "[" + b.String() + " ]"
+	}
+	q, err := sitter.NewQuery([]byte(alt(l.bindTypes)+" @bind\n"+alt(l.callTypes)+" @call"), l.grammar)
+	if err != nil {
+		panic("scancode: query for " + string(l.name) + ": " + err.Error()) // a bug in the node type lists
+	}
+	l.query = q
+	return l
+}
+
+// scan finds the Redis calls of the file and reports their keys.
+func (f *srcFile) scan(root *sitter.Node) {
+	qc := sitter.NewQueryCursor()
+	defer qc.Close()
+	qc.Exec(f.lang.query, root)
+	var calls []*sitter.Node
+	for {
+		m, ok := qc.NextMatch()
+		if !ok {
+			break
+		}
+		for _, c := range m.Captures {
+			if m.PatternIndex == 0 {
+				f.lang.bind(f, c.Node)
+			} else {
+				calls = append(calls, c.Node)
+			}
+		}
+	}
+	for _, n := range calls {
+		keys, command := f.lang.keyArgs(f, n)
+		for _, a := range keys {
+			if a == nil || typeOf(a) == "dictionary" || typeOf(a) == "object" {
+				continue // mset({k: v}): the keys of a map are not followed
+			}
+			s, builder := f.eval(a, 0)
+			if builder {
+				continue
+			}
+			fd := f.c.Finding(f.lang.name, s)
+			p := a.StartPoint()
+			fd.File, fd.Line, fd.Column = f.path, int(p.Row)+1, int(p.Column)+1
+			f.out = append(f.out, Finding{Finding: fd, Lang: f.lang.name, Command: command})
+		}
+	}
+}
+
+// eval rebuilds the shape of an expression; builder is true when its value
+// comes from a generated builder.
+func (f *srcFile) eval(n *sitter.Node, depth int) (s keyshape.Shape, builder bool) {
+	if n == nil {
+		return keyshape.Hole(keytmpl.Any, "", ""), false
+	}
+	if depth > 12 {
+		return f.hole(n, ""), false
+	}
+	if s, b, ok := f.lang.eval(f, n, depth); ok {
+		return s, b
+	}
+	switch typeOf(n) {
+	case "parenthesized_expression":
+		if n.NamedChildCount() == 1 {
+			return f.eval(n.NamedChild(0), depth+1)
+		}
+	case "binary_expression", "binary_operator":
+		if op := n.ChildByFieldName("operator"); op != nil && f.text(op) == "+" {
+			l, lb := f.eval(n.ChildByFieldName("left"), depth+1)
+			r, rb := f.eval(n.ChildByFieldName("right"), depth+1)
+			if lb {
+				l = f.hole(n.ChildByFieldName("left"), "")
+			}
+			if rb {
+				r = f.hole(n.ChildByFieldName("right"), "")
+			}
+			return keyshape.Concat(l, r), false
+		}
+	case "identifier":
+		return f.evalName(f.text(n), n, depth)
+	case "decimal_integer_literal", "integer", "number":
+		t := strings.TrimRight(f.text(n), "lLn")
+		if isDigits(t) {
+			return keyshape.Lit(t), false
+		}
+	}
+	return f.hole(n, ""), false
+}
+
+// evalName follows a variable to the one value it gets.
+func (f *srcFile) evalName(name string, at *sitter.Node, depth int) (keyshape.Shape, bool) {
+	v, typ, found := f.resolve(name, at)
+	if found && typ != "" && f.lang.keyType(typ) {
+		return keyshape.Shape{}, true
+	}
+	if v != nil {
+		return f.eval(v, depth+1)
+	}
+	return f.hole(at, typ), false
+}
+
+// hole is the shape of a value the scan cannot know, named after the
+// variable, field or method it comes from.
+func (f *srcFile) hole(n *sitter.Node, typ string) keyshape.Shape {
+	kind := keytmpl.Any
+	if typ != "" && f.lang.intType(typ) {
+		kind = keytmpl.Int
+	}
+	name := ""
+	switch typeOf(n) {
+	case "identifier":
+		name = f.text(n)
+	case "field_access", "member_expression", "attribute":
+		if last := n.NamedChild(int(n.NamedChildCount()) - 1); last != nil && n.NamedChildCount() > 0 {
+			name = f.text(last)
+		}
+	}
+	expr := f.text(n)
+	if len(expr) > 80 || strings.ContainsAny(expr, "\n") {
+		expr = ""
+	}
+	return keyshape.Hole(kind, name, expr)
+}
+
+// stringShape reads a string literal, template literal or f-string:
+// its text, with a hole for each interpolated value.
+// In a Python f-string, {{ and }} are literal braces.
+func (f *srcFile) stringShape(n *sitter.Node, raw, fstring bool, depth int) (keyshape.Shape, bool) {
+	var parts []keyshape.Shape
+	for i := 0; i < int(n.ChildCount()); i++ {
+		c := n.Child(i)
+		switch typeOf(c) {
+		case "string_fragment", "multiline_string_fragment", "string_content":
+			t := f.text(c)
+			if !raw {
+				t = unescape(t)
+			}
+			if fstring {
+				t = strings.ReplaceAll(strings.ReplaceAll(t, "{{", "{"), "}}", "}")
+			}
+			parts = append(parts, keyshape.Lit(t))
+		case "escape_sequence":
+			parts = append(parts, keyshape.Lit(unescape(f.text(c))))
+		case "escape_interpolation": // {{ in an f-string
+			parts = append(parts, keyshape.Lit(f.text(c)[:1]))
+		case "interpolation", "template_substitution":
+			e := c.ChildByFieldName("expression")
+			if e == nil && c.NamedChildCount() > 0 {
+				e = c.NamedChild(0)
+			}
+			if e == nil || c.ChildByFieldName("format_specifier") != nil || c.ChildByFieldName("type_conversion") != nil {
+				parts = append(parts, f.hole(c, ""))
+				continue
+			}
+			s, b := f.eval(e, depth+1)
+			if b {
+				s = f.hole(e, "")
+			}
+			parts = append(parts, s)
+		}
+	}
+	return keyshape.Concat(parts...), false
+}
+
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// unescape decodes the backslash escapes of a string literal; an escape
+// it does not know stands for the character after the backslash.
+func unescape(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\\' || i+1 >= len(s) {
+			b.WriteByte(c)
+			continue
+		}
+		i++
+		switch s[i] {
+		case 'n':
+			b.WriteByte('\n')
+		case 't':
+			b.WriteByte('\t')
+		case 'r':
+			b.WriteByte('\r')
+		case '0':
+			b.WriteByte(0)
+		case '\n': // a line continuation
+		case 'u', 'x':
+			w := 4
+			if s[i] == 'x' {
+				w = 2
+			}
+			if i+w < len(s) {
+				if r, ok := hexRune(s[i+1 : i+1+w]); ok {
+					b.WriteRune(r)
+					i += w
+					continue
+				}
+			}
+			b.WriteByte(s[i])
+		default:
+			b.WriteByte(s[i])
+		}
+	}
+	return b.String()
+}
+
+func hexRune(h string) (rune, bool) {
+	var r rune
+	for i := 0; i < len(h); i++ {
+		c := h[i]
+		switch {
+		case c >= '0' && c <= '9':
+			r = r*16 + rune(c-'0')
+		case c >= 'a' && c <= 'f':
+			r = r*16 + rune(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			r = r*16 + rune(c-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	return r, true
+}
+
+// Finding is one key the scan reports, with its language.
+type Finding struct {
+	finding.Finding
+	Lang keyshape.Lang `json:"lang"`
+	// Command is the Redis command or client method of the call, lower
+	// case ("hset", "opsforhash", "getmap"), when known.
+	Command string `json:"command,omitempty"`
+}

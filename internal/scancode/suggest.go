@@ -1,0 +1,184 @@
+package scancode
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/keyguard/keyguard/finding"
+	"github.com/keyguard/keyguard/internal/rediscmd"
+	"github.com/keyguard/keyguard/keytmpl"
+	"github.com/keyguard/keyguard/registry"
+)
+
+// Suggestion is a registry entry for a key template found in code that
+// matches no template of the registry: the code side of an inventory of
+// an old system's keys.
+type Suggestion struct {
+	Key     string   // the template, every placeholder named
+	Types   []string // Redis types the calls imply (one when they agree)
+	Places  []string // file:line of each use
+	Problem string   // why the template is not a valid one, "" when it is
+	Domain  string   // the first segment, when it is not a declared domain
+}
+
+// Suggest collects the unregistered-code findings into one entry per
+// template, most used first.
+func Suggest(reg *registry.Registry, fs []Finding) []Suggestion {
+	by := map[string]*Suggestion{}
+	for _, f := range fs {
+		if f.Rule != finding.UnregisteredCode {
+			continue
+		}
+		key := nameHoles(f.Template)
+		s := by[key]
+		if s == nil {
+			s = &Suggestion{Key: key}
+			if _, err := keytmpl.Parse(key, reg.Separator); err != nil {
+				s.Problem = err.Error()
+			}
+			first, _, _ := strings.Cut(key, string(reg.Separator))
+			if _, ok := reg.Domain(first); !ok && !strings.Contains(first, "{") {
+				s.Domain = first
+			}
+			by[key] = s
+		}
+		s.Places = append(s.Places, f.Where())
+		if t := typeOfCommand(f.Command); t != "" && !slices.Contains(s.Types, t) {
+			s.Types = append(s.Types, t)
+		}
+	}
+	out := make([]Suggestion, 0, len(by))
+	for _, s := range by {
+		slices.Sort(s.Types)
+		out = append(out, *s)
+	}
+	slices.SortFunc(out, func(a, b Suggestion) int {
+		if len(a.Places) != len(b.Places) {
+			return len(b.Places) - len(a.Places)
+		}
+		return strings.Compare(a.Key, b.Key)
+	})
+	return out
+}
+
+// nameHoles gives every placeholder of a shape's text a name keytmpl
+// accepts, unique in the template: {} becomes {p1}, a second {id} {id2}.
+func nameHoles(t string) string {
+	var b strings.Builder
+	used := map[string]int{}
+	n := 0
+	for i := 0; i < len(t); i++ {
+		c := t[i]
+		if (c == '{' || c == '}') && i+1 < len(t) && t[i+1] == c {
+			b.WriteString(t[i : i+2])
+			i++
+			continue
+		}
+		if c != '{' {
+			b.WriteByte(c)
+			continue
+		}
+		j := strings.IndexByte(t[i:], '}')
+		if j < 0 {
+			b.WriteString(t[i:])
+			break
+		}
+		name, kind, hasKind := strings.Cut(t[i+1:i+j], ":")
+		n++
+		if name == "" || name == "v" && hasKind {
+			name = "p" + strconv.Itoa(n)
+		}
+		used[name]++
+		if used[name] > 1 {
+			name += strconv.Itoa(used[name])
+		}
+		b.WriteString("{" + name)
+		if hasKind {
+			b.WriteString(":" + kind)
+		}
+		b.WriteString("}")
+		i += j
+	}
+	return b.String()
+}
+
+// typeOfCommand is the Redis type a command or client method implies:
+// HSET a hash, LPUSH a list, Spring's opsForZSet a sorted set; "" for
+// commands of any type (DEL, EXPIRE).
+func typeOfCommand(cmd string) string {
+	switch cmd {
+	case "opsforvalue", "getbucket", "getatomiclong", "getatomicdouble", "getrbucket":
+		return "string"
+	case "opsforhash", "getmap", "getmapcache", "getlocalcachedmap", "getlock", "getfairlock", "getreadwritelock":
+		return "hash"
+	case "opsforlist", "getlist", "getqueue", "getdeque", "getblockingqueue":
+		return "list"
+	case "opsforset", "getset", "getsetcache":
+		return "set"
+	case "opsforzset", "getscoredsortedset", "getlexsortedset":
+		return "zset"
+	case "opsforstream", "getstream":
+		return "stream"
+	}
+	c, ok := rediscmd.Lookup(cmd)
+	if !ok {
+		return ""
+	}
+	switch {
+	case c.ACL&rediscmd.CatHash != 0:
+		return "hash"
+	case c.ACL&rediscmd.CatList != 0:
+		return "list"
+	case c.ACL&rediscmd.CatSortedSet != 0:
+		return "zset"
+	case c.ACL&rediscmd.CatSet != 0:
+		return "set"
+	case c.ACL&rediscmd.CatStream != 0:
+		return "stream"
+	case c.ACL&rediscmd.CatString != 0:
+		return "string"
+	}
+	return ""
+}
+
+// WriteSuggestions writes the entries as YAML to paste under keys: in
+// keyguard.yaml, each with what the scan could not know left for a person.
+func WriteSuggestions(w io.Writer, ss []Suggestion) error {
+	if len(ss) == 0 {
+		_, err := fmt.Fprintln(w, "# scan-code found no key template missing from the registry.")
+		return err
+	}
+	fmt.Fprintln(w, "# Key templates scan-code found in code that match no entry of the registry.")
+	fmt.Fprintln(w, "# Review each: name the placeholders, set the TTL (or persistent: true) and the")
+	fmt.Fprintln(w, "# owner, then paste the entries under keys: and run keyguard lint.")
+	for _, s := range ss {
+		if s.Problem != "" {
+			fmt.Fprintf(w, "  # %q is not a valid template (%s): write it by hand\n", s.Key, s.Problem)
+			continue
+		}
+		fmt.Fprintf(w, "  - key: %s\n", strconv.Quote(s.Key))
+		switch len(s.Types) {
+		case 0:
+			fmt.Fprintln(w, "    # type: the calls do not tell (string, hash, list, set, zset or stream)")
+		case 1:
+			fmt.Fprintf(w, "    type: %s\n", s.Types[0])
+		default:
+			fmt.Fprintf(w, "    # type: the calls disagree (%s): two writers may share this key\n", strings.Join(s.Types, ", "))
+		}
+		fmt.Fprintln(w, "    # ttl: how long a key lives (or persistent: true)")
+		if s.Domain != "" {
+			fmt.Fprintf(w, "    # owner: %q is not a declared domain; declare it or name the owner here\n", s.Domain)
+		}
+		places := s.Places
+		more := ""
+		if len(places) > 3 {
+			more = fmt.Sprintf(" and %d more", len(places)-3)
+			places = places[:3]
+		}
+		fmt.Fprintf(w, "    desc: %s\n", strconv.Quote("found in code: "+strings.Join(places, ", ")+more))
+	}
+	return nil
+}
