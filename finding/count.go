@@ -3,6 +3,8 @@ package finding
 import (
 	"fmt"
 	"io"
+
+	"github.com/keyguard/keyguard/internal/human"
 )
 
 // Counts is how many findings there are of each severity.
@@ -38,14 +40,7 @@ func (c Counts) String() string {
 	if c.Error+c.Warning+c.Info == 0 {
 		return "no findings"
 	}
-	return fmt.Sprintf("%d %s, %d %s, %d info", c.Error, plural(c.Error, "error"), c.Warning, plural(c.Warning, "warning"), c.Info)
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return word
-	}
-	return word + "s"
+	return human.Plural(c.Error, "error") + ", " + human.Plural(c.Warning, "warning") + ", " + human.Plural(c.Info, "info")
 }
 
 // WriteText writes one line per finding (where, severity, rule, message)

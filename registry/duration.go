@@ -55,12 +55,12 @@ func ParseDuration(s string) (time.Duration, error) {
 // is at least one: 7d, 1d12h, 30m, 1h30m.
 func FormatDuration(d time.Duration) string {
 	if d < day || d%time.Second != 0 {
-		return FormatTTL(d)
+		return formatClock(d)
 	}
 	days := d / day
 	s := strconv.FormatInt(int64(days), 10) + "d"
 	if rest := d - days*day; rest > 0 {
-		s += FormatTTL(rest)
+		s += formatClock(rest)
 	}
 	return s
 }

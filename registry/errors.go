@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/keyguard/keyguard/internal/human"
 )
 
 // ErrInvalid is matched by every load error (errors.Is).
@@ -85,7 +87,7 @@ func sortStrings(s []string) { sort.Strings(s) }
 func closest(w string, known []string) string {
 	best, bestD := "", 1<<30
 	for _, k := range known {
-		if d := editDistance(strings.ToLower(w), strings.ToLower(k)); d < bestD {
+		if d := human.EditDistance(strings.ToLower(w), strings.ToLower(k)); d < bestD {
 			best, bestD = k, d
 		}
 	}
@@ -93,24 +95,4 @@ func closest(w string, known []string) string {
 		return ""
 	}
 	return best
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

@@ -239,9 +239,13 @@ func (r *Registry) Owners() []string {
 	return out
 }
 
-// FormatTTL writes a TTL the way the registry file does: 1h, 10m, 1h30m,
-// 45s rather than 1h0m0s.
-func FormatTTL(d time.Duration) string {
+// FormatTTL writes a TTL the way the registry file does: 7d, 1d12h, 1h,
+// 10m, 1h30m, 45s rather than 168h0m0s (FormatDuration).
+func FormatTTL(d time.Duration) string { return FormatDuration(d) }
+
+// formatClock writes d in hours, minutes and seconds without zero units:
+// 1h, 10m, 1h30m, 45s rather than 1h0m0s.
+func formatClock(d time.Duration) string {
 	s := d.String()
 	if strings.HasSuffix(s, "m0s") {
 		s = strings.TrimSuffix(s, "0s")

@@ -11,8 +11,8 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/keyguard/keyguard/hotkey"
-	"github.com/keyguard/keyguard/internal/audit/report"
 	"github.com/keyguard/keyguard/internal/hotkeys"
+	"github.com/keyguard/keyguard/internal/human"
 	"github.com/keyguard/keyguard/registry"
 )
 
@@ -86,9 +86,9 @@ func (d *demo) flashSale(caches []*hotkey.Cache, db *demoCatalog, metrics *prome
 	}
 	redisCmds := d.srv.CommandCount() - before
 	hits := counterSum(metrics, hotkey.MetricLocal, "hit")
-	fmt.Fprintf(d.w, "\n  Flash sale: %s reads by 2 instances of catalog-team (%s of %s).\n", report.HumanCount(reads), report.HumanCount(20000), demoHotKey)
-	fmt.Fprintf(d.w, "    answered by the local tier     %s (%.1f%%)\n", report.HumanCount(int64(hits)), 100*hits/float64(reads))
-	fmt.Fprintf(d.w, "    commands that reached Redis    %s (a miss: GET, lock, check, copies, unlock)\n", report.HumanCount(int64(redisCmds)))
+	fmt.Fprintf(d.w, "\n  Flash sale: %s reads by 2 instances of catalog-team (%s of %s).\n", human.Count(reads), human.Count(20000), demoHotKey)
+	fmt.Fprintf(d.w, "    answered by the local tier     %s (%.1f%%)\n", human.Count(int64(hits)), 100*hits/float64(reads))
+	fmt.Fprintf(d.w, "    commands that reached Redis    %s (a miss: GET, lock, check, copies, unlock)\n", human.Count(int64(redisCmds)))
 	fmt.Fprintf(d.w, "    database loads                 %d (one per product, whichever instance missed first)\n", db.loads.Load())
 	fmt.Fprintf(d.w, "\n  The %d copies of %s and the Cluster slots they hash to (one in each of %d equal slot ranges):\n   ", replicas, demoHotKey, replicas)
 	for _, name := range hotkey.ReplicaKeys(demoHotKey, replicas) {
@@ -114,7 +114,7 @@ func (d *demo) hotReport(reg *registry.Registry, dets []*hotkey.Detector) error 
 	fmt.Fprintln(d.w, "\n  keyguard hotkeys (the two instances' reports merged):")
 	fmt.Fprintf(d.w, "    %-30s %12s  %s\n", "key", "est. ops/s", "instances")
 	for _, k := range rep.Keys {
-		fmt.Fprintf(d.w, "    %-30s %12s  %d\n", k.Key, report.HumanCount(int64(k.Rate)), k.Instances)
+		fmt.Fprintf(d.w, "    %-30s %12s  %d\n", k.Key, human.Count(int64(k.Rate)), k.Instances)
 	}
 	for _, f := range rep.Findings {
 		fmt.Fprintf(d.w, "    %s %s %s: %s\n", f.Severity, f.Rule, f.Key, f.Message)

@@ -14,6 +14,7 @@ import (
 	"github.com/keyguard/keyguard/internal/audit/inventory"
 	"github.com/keyguard/keyguard/internal/audit/live"
 	"github.com/keyguard/keyguard/internal/audit/report"
+	"github.com/keyguard/keyguard/internal/human"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -203,11 +204,11 @@ func readResume(path, target string) (*report.Report, error) {
 // auditProgressLine is "audit [######....]  25% 250,000/1,000,000 keys
 // 50,000 keys/s  ETA 15s  nodes 1/3".
 func auditProgressLine(p live.Progress) string {
-	line := fmt.Sprintf("audit: %s keys", report.HumanCount(p.Scanned))
+	line := fmt.Sprintf("audit: %s keys", human.Count(p.Scanned))
 	if p.Total > 0 {
-		line = fmt.Sprintf("audit %s %s/%s keys", meter(float64(p.Scanned)/float64(p.Total)), report.HumanCount(p.Scanned), report.HumanCount(p.Total))
+		line = fmt.Sprintf("audit %s %s/%s keys", meter(float64(p.Scanned)/float64(p.Total)), human.Count(p.Scanned), human.Count(p.Total))
 	}
-	line += fmt.Sprintf("  %s keys/s", report.HumanCount(int64(p.Rate())))
+	line += fmt.Sprintf("  %s keys/s", human.Count(int64(p.Rate())))
 	if eta, ok := p.ETA(); ok {
 		line += "  ETA " + eta.Round(time.Second).String()
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/keyguard/keyguard/finding"
+	"github.com/keyguard/keyguard/internal/human"
 	"github.com/keyguard/keyguard/registry"
 )
 
@@ -274,7 +275,7 @@ func (fs *flagSet) nearest(name string) string {
 		if len(n) == 1 {
 			continue
 		}
-		d := editDistance(name, n)
+		d := human.EditDistance(name, n)
 		if d < bestD {
 			best, bestD = n, d
 		}
@@ -287,32 +288,6 @@ func (fs *flagSet) nearest(name string) string {
 		}
 	}
 	return best
-}
-
-// editDistance is the Levenshtein distance of a and b, counting an
-// adjacent transposition as one edit.
-func editDistance(a, b string) int {
-	prev2 := make([]int, len(b)+1)
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				cur[j] = min(cur[j], prev2[j-2]+1)
-			}
-		}
-		prev2, prev, cur = prev, cur, prev2
-	}
-	return prev[len(b)]
 }
 
 func (fs *flagSet) threshold() finding.Severity {

@@ -3,10 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
-	"strconv"
-	"strings"
 	"time"
 
+	"github.com/keyguard/keyguard/internal/human"
 	"github.com/keyguard/keyguard/internal/investigate"
 )
 
@@ -103,7 +102,7 @@ func investigateUsage(fs *flagSet, o *investigate.Options, pos []string, maxByte
 	if n != 1 {
 		return usagef("give exactly one of --id ID, --key KEY or --match PATTERN")
 	}
-	b, err := parseMonitorBytes(maxBytes)
+	b, err := human.ParseBytes(maxBytes)
 	if err != nil {
 		return usagef("--max-bytes: %v", err)
 	}
@@ -120,24 +119,4 @@ func investigateUsage(fs *flagSet, o *investigate.Options, pos []string, maxByte
 		return usagef("--watch-every %s: sample at most every 10ms", o.WatchEvery)
 	}
 	return nil
-}
-
-// parseMonitorBytes reads a size: 1048576, 500KB, 64MiB, 1GiB.
-func parseMonitorBytes(s string) (int64, error) {
-	t := strings.TrimSpace(s)
-	mult := int64(1)
-	for _, u := range []struct {
-		suffix string
-		mult   int64
-	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"KB", 1000}, {"MB", 1000 * 1000}, {"GB", 1000 * 1000 * 1000}, {"B", 1}} {
-		if v, ok := strings.CutSuffix(t, u.suffix); ok {
-			t, mult = strings.TrimSpace(v), u.mult
-			break
-		}
-	}
-	n, err := strconv.ParseInt(t, 10, 64)
-	if err != nil || n <= 0 || n > (1<<62)/mult {
-		return 0, fmt.Errorf("%q is not a size: write it as 1048576, 500KB or 64MiB", s)
-	}
-	return n * mult, nil
 }

@@ -56,19 +56,6 @@ func TestInvestigateUsage(t *testing.T) {
 	}
 }
 
-func TestParseMonitorBytes(t *testing.T) {
-	for s, want := range map[string]int64{"1048576": 1 << 20, "64MiB": 64 << 20, "500KB": 500_000, "2 GiB": 2 << 30, "10B": 10} {
-		if got, err := parseMonitorBytes(s); err != nil || got != want {
-			t.Errorf("parseMonitorBytes(%q) = %d, %v; want %d", s, got, err, want)
-		}
-	}
-	for _, s := range []string{"", "0", "-5", "MiB", "1.5MiB", "99999999999GiB"} {
-		if _, err := parseMonitorBytes(s); err == nil {
-			t.Errorf("parseMonitorBytes(%q) accepted", s)
-		}
-	}
-}
-
 // TestInvestigateCommand: a clean key exits 0; two writers taking turns on
 // one key exit 1 with the evidence in JSON written to --out; --fail-on
 // never exits 0.

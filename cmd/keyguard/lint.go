@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/keyguard/keyguard/finding"
+	"github.com/keyguard/keyguard/internal/human"
+	"github.com/keyguard/keyguard/internal/sarif"
 	"github.com/keyguard/keyguard/registry"
 )
 
@@ -100,12 +102,7 @@ func verdict(fds []finding.Finding, threshold finding.Severity) error {
 	return nil
 }
 
-func plural(n int, word string) string {
-	if n == 1 || word == "info" {
-		return fmt.Sprintf("%d %s", n, word)
-	}
-	return fmt.Sprintf("%d %ss", n, word)
-}
+func plural(n int, word string) string { return human.Plural(n, word) }
 
 func writeLintText(w io.Writer, file string, templates int, fds []finding.Finding) error {
 	if err := finding.WriteText(w, fds); err != nil {
@@ -143,119 +140,22 @@ func (r *lintResult) writeJSON(w io.Writer) error {
 	}{r.file, r.loadErr == nil, r.templates, finding.Count(r.fds), fds})
 }
 
-// SARIF 2.1.0, the part code-scanning UIs read.
-type (
-	sarifLog struct {
-		Schema  string     `json:"$schema"`
-		Version string     `json:"version"`
-		Runs    []sarifRun `json:"runs"`
-	}
-	sarifRun struct {
-		Tool        sarifTool         `json:"tool"`
-		Invocations []sarifInvocation `json:"invocations"`
-		Results     []sarifResult     `json:"results"`
-	}
-	sarifTool struct {
-		Driver struct {
-			Name           string      `json:"name"`
-			Version        string      `json:"version,omitempty"`
-			InformationURI string      `json:"informationUri"`
-			Rules          []sarifRule `json:"rules"`
-		} `json:"driver"`
-	}
-	sarifRule struct {
-		ID               string    `json:"id"`
-		ShortDescription sarifText `json:"shortDescription"`
-		HelpURI          string    `json:"helpUri"`
-		Help             sarifText `json:"help"`
-	}
-	sarifText struct {
-		Text string `json:"text"`
-	}
-	sarifInvocation struct {
-		ExecutionSuccessful bool                `json:"executionSuccessful"`
-		Notifications       []sarifNotification `json:"toolExecutionNotifications,omitempty"`
-	}
-	sarifNotification struct {
-		Level     string          `json:"level"`
-		Message   sarifText       `json:"message"`
-		Locations []sarifLocation `json:"locations,omitempty"`
-	}
-	sarifResult struct {
-		RuleID    string          `json:"ruleId"`
-		RuleIndex int             `json:"ruleIndex"`
-		Level     string          `json:"level"`
-		Message   sarifText       `json:"message"`
-		Locations []sarifLocation `json:"locations,omitempty"`
-	}
-	sarifLocation struct {
-		PhysicalLocation struct {
-			ArtifactLocation struct {
-				URI string `json:"uri"`
-			} `json:"artifactLocation"`
-			Region *sarifRegion `json:"region,omitempty"`
-		} `json:"physicalLocation"`
-	}
-	sarifRegion struct {
-		StartLine   int `json:"startLine"`
-		StartColumn int `json:"startColumn,omitempty"`
-	}
-)
-
-func sarifLevel(s finding.Severity) string {
-	switch s {
-	case finding.Error:
-		return "error"
-	case finding.Warning:
-		return "warning"
-	}
-	return "note"
-}
-
-func sarifLocations(f *finding.Finding) []sarifLocation {
-	if f.File == "" {
-		return nil
-	}
-	var l sarifLocation
-	l.PhysicalLocation.ArtifactLocation.URI = f.File
-	if f.Line > 0 {
-		l.PhysicalLocation.Region = &sarifRegion{f.Line, f.Column}
-	}
-	return []sarifLocation{l}
-}
-
 // writeSARIF writes SARIF 2.1.0, which code-scanning UIs show inline. A
 // registry that does not load is a run that did not succeed, with the
 // problems as its notifications and as results.
 func (r *lintResult) writeSARIF(w io.Writer) error {
-	run := sarifRun{Invocations: []sarifInvocation{{ExecutionSuccessful: r.loadErr == nil}}, Results: []sarifResult{}}
-	run.Tool.Driver.Name = "keyguard"
-	run.Tool.Driver.InformationURI = "https://github.com/keyguard/keyguard"
-	run.Tool.Driver.Version = moduleVersion()
-	run.Tool.Driver.Rules = []sarifRule{}
-	index := map[string]int{}
+	log := sarif.New(moduleVersion())
+	run := &log.Runs[0]
+	run.Invocations = []sarif.Invocation{{ExecutionSuccessful: r.loadErr == nil}}
 	for i := range r.fds {
 		f := &r.fds[i]
-		idx, ok := index[f.Rule]
-		if !ok {
-			idx = len(run.Tool.Driver.Rules)
-			index[f.Rule] = idx
-			help := finding.HelpURI(r.docs, f.Rule)
-			run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, sarifRule{ID: f.Rule, ShortDescription: sarifText{finding.Summary(f.Rule)},
-				HelpURI: help, Help: sarifText{finding.Summary(f.Rule) + ". What it means, why it matters and how to fix it: " + help}})
-		}
-		text := f.Message
-		if f.Hint != "" {
-			text += " Try: " + f.Hint
-		}
-		run.Results = append(run.Results, sarifResult{RuleID: f.Rule, RuleIndex: idx, Level: sarifLevel(f.Severity), Message: sarifText{text}, Locations: sarifLocations(f)})
+		idx := run.Rule(f.Rule, func() sarif.Rule { return sarif.RuleFor(r.docs, f.Rule) })
+		msg, locs := sarif.Message(f), sarif.Locations(f)
+		run.Results = append(run.Results, sarif.Result{RuleID: f.Rule, RuleIndex: idx, Level: sarif.Level(f.Severity), Message: msg, Locations: locs})
 		if r.loadErr != nil {
 			inv := &run.Invocations[0]
-			inv.Notifications = append(inv.Notifications, sarifNotification{Level: "error", Message: sarifText{text}, Locations: sarifLocations(f)})
+			inv.Notifications = append(inv.Notifications, sarif.Notification{Level: "error", Message: msg, Locations: locs})
 		}
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(sarifLog{Schema: "https://json.schemastore.org/sarif-2.1.0.json", Version: "2.1.0", Runs: []sarifRun{run}})
+	return log.Write(w)
 }

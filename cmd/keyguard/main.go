@@ -15,6 +15,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/keyguard/keyguard/internal/human"
 	"github.com/redis/go-redis/v9"
 	"github.com/redis/go-redis/v9/logging"
 )
@@ -119,7 +120,7 @@ func run(ctx context.Context, args []string, e *env) int {
 	}
 	best, bestD := "", 3
 	for _, n := range names {
-		if d := editDistance(args[0], n); d < bestD {
+		if d := human.EditDistance(args[0], n); d < bestD {
 			best, bestD = n, d
 		}
 	}

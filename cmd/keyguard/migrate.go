@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/keyguard/keyguard/internal/audit/report"
+	"github.com/keyguard/keyguard/internal/human"
 	"github.com/keyguard/keyguard/internal/migrate"
 	"github.com/keyguard/keyguard/registry"
 )
@@ -302,7 +302,7 @@ func migrateProgressLine(p migrate.Progress) string {
 	}
 	rate := ""
 	if s := p.Elapsed.Seconds(); s > 0 {
-		rate = fmt.Sprintf("  %s keys/s", report.HumanCount(int64(float64(c.Keys)/s)))
+		rate = fmt.Sprintf("  %s keys/s", human.Count(int64(float64(c.Keys)/s)))
 	}
-	return fmt.Sprintf("%s %s %s  %s scanned, %s keys, %s done%s", p.Op, p.From, meter(p.Done), report.HumanCount(c.Scanned), report.HumanCount(c.Keys), report.HumanCount(done), rate)
+	return fmt.Sprintf("%s %s %s  %s scanned, %s keys, %s done%s", p.Op, p.From, meter(p.Done), human.Count(c.Scanned), human.Count(c.Keys), human.Count(done), rate)
 }

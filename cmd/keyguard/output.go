@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/keyguard/keyguard/internal/atomicfile"
 )
 
 // output is where a command writes: stdout, or --out written to a
@@ -17,9 +19,8 @@ import (
 // once rather than after an hour's scan.
 type output struct {
 	io.Writer
-	file   *os.File
-	path   string
-	direct bool // a device or pipe, written in place
+	file   *atomicfile.File // nil for stdout and devices
+	device *os.File         // a device or pipe, written in place
 }
 
 func (fs *flagSet) openOutput(e *env) (*output, error) {
@@ -41,14 +42,13 @@ func openOutputPath(e *env, path string) (*output, error) {
 		if err != nil {
 			return nil, fmt.Errorf("cannot write --out %s: %w", path, errors.Unwrap(err))
 		}
-		return &output{Writer: f, file: f, direct: true}, nil
+		return &output{Writer: f, device: f}, nil
 	}
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*")
+	f, err := atomicfile.Create(path, 0o600)
 	if err != nil {
-		return nil, outError(path, dir, err)
+		return nil, outError(path, filepath.Dir(path), err)
 	}
-	return &output{Writer: f, file: f, path: path}, nil
+	return &output{Writer: f, file: f}, nil
 }
 
 // outError says why --out cannot be written without naming the
@@ -69,24 +69,17 @@ func outError(path, dir string, err error) error {
 
 // close commits the output when ok, or removes it.
 func (o *output) close(ok bool) error {
-	if o.file == nil {
+	switch {
+	case o.device != nil:
+		return o.device.Close()
+	case o.file == nil:
+		return nil
+	case !ok:
+		o.file.Abort()
 		return nil
 	}
-	if o.direct {
-		return o.file.Close()
-	}
-	name := o.file.Name()
-	err := o.file.Close()
-	if !ok || err != nil {
-		os.Remove(name)
-		if err != nil {
-			return outError(o.path, filepath.Dir(o.path), err)
-		}
-		return nil
-	}
-	if err := os.Rename(name, o.path); err != nil {
-		os.Remove(name)
-		return outError(o.path, filepath.Dir(o.path), err)
+	if err := o.file.Commit(); err != nil {
+		return outError(o.file.Path(), filepath.Dir(o.file.Path()), err)
 	}
 	return nil
 }
@@ -105,13 +98,13 @@ func (o *output) finish(err error) error {
 // be replaced by a partial one unannounced). It returns the path the
 // output will be written to.
 func (o *output) keepExisting() string {
-	if o.file == nil || o.direct {
-		return o.path
+	if o.file == nil {
+		return ""
 	}
-	if _, err := os.Stat(o.path); err == nil {
-		o.path = partialPath(o.path)
+	if _, err := os.Stat(o.file.Path()); err == nil {
+		o.file.SetPath(partialPath(o.file.Path()))
 	}
-	return o.path
+	return o.file.Path()
 }
 
 // partialPath is "a.partial.json" for "a.json".

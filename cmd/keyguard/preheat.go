@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/keyguard/keyguard/hotkey"
-	"github.com/keyguard/keyguard/internal/audit/report"
+	"github.com/keyguard/keyguard/internal/human"
 	"github.com/keyguard/keyguard/registry"
 )
 
@@ -215,7 +215,7 @@ func preheatLine(p hotkey.PreheatProgress) string {
 	if p.Total > 0 {
 		frac = float64(p.Done) / float64(p.Total)
 	}
-	s := fmt.Sprintf("%s %s/%s keys", meter(frac), report.HumanCount(int64(p.Done)), report.HumanCount(int64(p.Total)))
+	s := fmt.Sprintf("%s %s/%s keys", meter(frac), human.Count(int64(p.Done)), human.Count(int64(p.Total)))
 	if p.Region != "" {
 		s += "  region " + p.Region
 	}
@@ -253,7 +253,7 @@ func writePreheatText(w io.Writer, target string, r *hotkey.PreheatResult) error
 		rate = float64(r.Done) / secs
 	}
 	fmt.Fprintf(&b, "preheated %s of %s keys into %s in %s (%.0f/s): %d stored, %d present already, %d without data, %d failed\n",
-		report.HumanCount(int64(r.Done)), report.HumanCount(int64(r.Total)), target, r.Elapsed.Round(time.Millisecond), rate, r.OK, r.Skipped, r.Absent, r.Failed)
+		human.Count(int64(r.Done)), human.Count(int64(r.Total)), target, r.Elapsed.Round(time.Millisecond), rate, r.OK, r.Skipped, r.Absent, r.Failed)
 	for _, bt := range r.Batches {
 		if bt.Region != "" {
 			fmt.Fprintf(&b, "  region %s: %d keys, %d stored, %d present, %d without data, %d failed\n", bt.Region, bt.Keys, bt.OK, bt.Skipped, bt.Absent, bt.Failed)

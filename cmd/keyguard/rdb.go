@@ -8,6 +8,7 @@ import (
 
 	"github.com/keyguard/keyguard/internal/audit/report"
 	"github.com/keyguard/keyguard/internal/audit/snapshot"
+	"github.com/keyguard/keyguard/internal/human"
 )
 
 func runRDB(ctx context.Context, e *env, args []string) error {
@@ -110,7 +111,7 @@ type rdbIncompleteError struct {
 func (e *rdbIncompleteError) Error() string {
 	var parts []string
 	for _, s := range e.stops {
-		parts = append(parts, fmt.Sprintf("%s stopped at byte %s after %s keys: %s", snapshot.DisplayName(s.Node), s.Cursor, report.HumanCount(s.Keys), s.Reason))
+		parts = append(parts, fmt.Sprintf("%s stopped at byte %s after %s keys: %s", snapshot.DisplayName(s.Node), s.Cursor, human.Count(s.Keys), s.Reason))
 	}
 	msg := "incomplete: " + strings.Join(parts, "; ")
 	if e.out != "" {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"text/template"
 
+	"github.com/keyguard/keyguard/internal/atomicfile"
 	"github.com/keyguard/keyguard/keybuild"
 	"github.com/keyguard/keyguard/registry"
 )
@@ -172,23 +173,7 @@ func (f *File) Write(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("gen: %w", err)
 	}
-	tmp, err := os.CreateTemp(dir, "."+f.Name+".*")
-	if err != nil {
-		return fmt.Errorf("gen: %w", err)
-	}
-	name := tmp.Name()
-	_, err = tmp.Write(f.Data)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(name, 0o644)
-	}
-	if err == nil {
-		err = os.Rename(name, filepath.Join(dir, f.Name))
-	}
-	if err != nil {
-		os.Remove(name)
+	if err := atomicfile.WriteFile(filepath.Join(dir, f.Name), f.Data, 0o644); err != nil {
 		return fmt.Errorf("gen: %w", err)
 	}
 	return nil

@@ -2,33 +2,14 @@ package dashboard
 
 import (
 	"fmt"
-	"strconv"
 	"time"
 
-	"github.com/keyguard/keyguard/internal/audit/report"
+	"github.com/keyguard/keyguard/internal/human"
 )
 
-// fmtCount writes n with thousands separators: 1,234,567.
-func fmtCount(n int64) string { return report.HumanCount(n) }
+func fmtCount(n int64) string { return human.Count(n) }
 
-// fmtBytes writes a size in binary units: 512 B, 1.5 KiB, 12 MiB, 3.2 GiB.
-func fmtBytes(n int64) string {
-	const unit = 1024
-	if n < unit && n > -unit {
-		return strconv.FormatInt(n, 10) + " B"
-	}
-	f := float64(n)
-	for _, u := range []string{"KiB", "MiB", "GiB", "TiB"} {
-		f /= unit
-		if f < unit && f > -unit || u == "TiB" {
-			if f >= 100 || f <= -100 {
-				return fmt.Sprintf("%.0f %s", f, u)
-			}
-			return fmt.Sprintf("%.1f %s", f, u)
-		}
-	}
-	return ""
-}
+func fmtBytes(n int64) string { return human.Bytes(n) }
 
 // fmtShort writes a count compactly for chart axes: 950, 12k, 3.4M.
 func fmtShort(v float64) string {
@@ -56,34 +37,7 @@ func trimZero(s string) string {
 	return s
 }
 
-// fmtDur writes a duration for people: 850ms, 12s, 4m10s, 3h20m, 2d4h.
-func fmtDur(d time.Duration) string {
-	switch {
-	case d < 0:
-		return "-" + fmtDur(-d)
-	case d < time.Second:
-		return fmt.Sprintf("%dms", d.Milliseconds())
-	case d < time.Minute:
-		return fmt.Sprintf("%.3gs", d.Seconds())
-	case d < time.Hour:
-		m, s := int(d/time.Minute), int(d%time.Minute/time.Second)
-		if s == 0 {
-			return fmt.Sprintf("%dm", m)
-		}
-		return fmt.Sprintf("%dm%ds", m, s)
-	case d < 48*time.Hour:
-		h, m := int(d/time.Hour), int(d%time.Hour/time.Minute)
-		if m == 0 {
-			return fmt.Sprintf("%dh", h)
-		}
-		return fmt.Sprintf("%dh%dm", h, m)
-	}
-	days, h := int(d/(24*time.Hour)), int(d%(24*time.Hour)/time.Hour)
-	if h == 0 {
-		return fmt.Sprintf("%dd", days)
-	}
-	return fmt.Sprintf("%dd%dh", days, h)
-}
+func fmtDur(d time.Duration) string { return human.Approx(d) }
 
 // fmtSec writes a TTL given in seconds.
 func fmtSec(s int64) string { return fmtDur(time.Duration(s) * time.Second) }

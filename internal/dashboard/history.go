@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/keyguard/keyguard/internal/atomicfile"
 )
 
 // History is the bounded record of past audits: in memory a Point per
@@ -148,27 +150,9 @@ func (h *History) add(rep *Report) error {
 
 func (h *History) write(rep *Report) error {
 	name := historyName(rep.StartedAt)
-	f, err := os.CreateTemp(h.dir, "."+name+".*")
+	err := atomicfile.Write(filepath.Join(h.dir, name), 0o600, func(w io.Writer) error { return writeReport(w, rep) })
 	if err != nil {
 		return fmt.Errorf("history: %w", err)
-	}
-	bw := bufio.NewWriterSize(f, 64<<10)
-	err = writeReport(bw, rep)
-	if err == nil {
-		err = bw.Flush()
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), filepath.Join(h.dir, name))
-	}
-	if err != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("history: write %s: %w", name, err)
 	}
 	return nil
 }

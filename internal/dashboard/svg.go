@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/keyguard/keyguard/internal/treemap"
 )
 
 // Charts are drawn here as SVG, on the server: no script, no network.
@@ -37,75 +39,9 @@ func num(v float64) string {
 func (b *svgBuilder) html() template.HTML { return template.HTML(b.String()) } // #nosec: every value written is escaped
 
 // rect is a rectangle of a layout.
-type rect struct{ X, Y, W, H float64 }
+type rect = treemap.Rect
 
-// squarify lays out values, largest first, in r: each rectangle's area is
-// proportional to its value, and rows are grown while that brings the
-// rectangles closer to squares (the squarified treemap of Bruls, Huizing
-// and van Wijk). Zero values get empty rectangles.
-func squarify(values []float64, r rect) []rect {
-	out := make([]rect, len(values))
-	var total float64
-	for _, v := range values {
-		total += max(v, 0)
-	}
-	if total <= 0 || r.W <= 0 || r.H <= 0 {
-		return out
-	}
-	scale := r.W * r.H / total
-	for i := 0; i < len(values); {
-		short := min(r.W, r.H)
-		j, sum := i+1, max(values[i], 0)*scale
-		best := worstRatio(values[i:j], sum, short, scale)
-		for ; j < len(values); j++ {
-			s := sum + max(values[j], 0)*scale
-			w := worstRatio(values[i:j+1], s, short, scale)
-			if w > best {
-				break
-			}
-			best, sum = w, s
-		}
-		if sum <= 0 {
-			break // only zeros are left
-		}
-		thick := sum / short
-		if j == len(values) { // the last row takes what is left, exactly
-			thick = max(r.W, r.H)
-		}
-		at := 0.0
-		for k := i; k < j; k++ {
-			along := max(values[k], 0) * scale / sum * short
-			if r.W >= r.H { // a column on the left
-				out[k] = rect{r.X, r.Y + at, thick, along}
-			} else { // a row at the top
-				out[k] = rect{r.X + at, r.Y, along, thick}
-			}
-			at += along
-		}
-		if r.W >= r.H {
-			r.X, r.W = r.X+thick, max(r.W-thick, 0)
-		} else {
-			r.Y, r.H = r.Y+thick, max(r.H-thick, 0)
-		}
-		i = j
-	}
-	return out
-}
-
-// worstRatio is the largest aspect ratio of a row of values laid along a
-// side of length short, the row's area being sum.
-func worstRatio(row []float64, sum, short, scale float64) float64 {
-	lo, hi := math.Inf(1), 0.0
-	for _, v := range row {
-		a := max(v, 0) * scale
-		lo, hi = min(lo, a), max(hi, a)
-	}
-	if lo <= 0 || sum <= 0 {
-		return math.Inf(1)
-	}
-	s2, w2 := sum*sum, short*short
-	return max(w2*hi/s2, s2/(w2*lo))
-}
+func squarify(values []float64, r rect) []rect { return treemap.Squarify(values, r) }
 
 // tmItem is one rectangle of the treemap: a template, an inferred family,
 // or the small ones of a domain folded together.
@@ -147,7 +83,7 @@ func treemapSVG(doms []tmDomain, by string) template.HTML {
 		b.f(`<text x="%s" y="%s" class="empty" text-anchor="middle">no keys</text></svg>`, num(tmW/2), num(tmH/2))
 		return b.html()
 	}
-	for i, dr := range squarify(sizes, rect{0, 0, tmW, tmH}) {
+	for i, dr := range squarify(sizes, rect{X: 0, Y: 0, W: tmW, H: tmH}) {
 		d := doms[i]
 		if dr.W <= 0 || dr.H <= 0 {
 			continue
@@ -155,7 +91,7 @@ func treemapSVG(doms []tmDomain, by string) template.HTML {
 		b.f(`<g class="tm-domain" data-domain="%s">`, esc(d.Name))
 		b.f(`<rect class="tm-frame" x="%s" y="%s" width="%s" height="%s" fill="%s"><title>%s</title></rect>`,
 			num(dr.X), num(dr.Y), num(dr.W), num(dr.H), d.Color, esc(d.Tip))
-		inner := rect{dr.X + 1, dr.Y + 1, dr.W - 2, dr.H - 2}
+		inner := rect{X: dr.X + 1, Y: dr.Y + 1, W: dr.W - 2, H: dr.H - 2}
 		if dr.H >= 2.5*tmBand && dr.W >= 48 {
 			label := d.Name
 			if d.Amount != "" && float64(len([]rune(d.Name))+len(d.Amount)+3)*charW < dr.W-8 {

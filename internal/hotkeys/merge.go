@@ -3,12 +3,14 @@ package hotkeys
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/keyguard/keyguard/hotkey"
 	"io"
 	"slices"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/keyguard/keyguard/hotkey"
+	"github.com/keyguard/keyguard/internal/human"
 
 	"github.com/keyguard/keyguard/finding"
 	"github.com/keyguard/keyguard/registry"
@@ -454,22 +456,9 @@ func displayKey(k string) string {
 	return d
 }
 
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
-}
+func plural(n int, what string) string { return human.Plural(n, what) }
 
-func fmtBytes(n int64) string {
-	switch {
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d bytes", n)
-}
+func fmtBytes(n int64) string { return human.Bytes(n) }
 
 type errWriter struct {
 	w   io.Writer

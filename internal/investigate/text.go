@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/keyguard/keyguard/finding"
+	"github.com/keyguard/keyguard/internal/human"
 	"github.com/keyguard/keyguard/registry"
 )
 
@@ -55,12 +56,7 @@ func (q Query) text() string {
 	return "--match " + finding.Display(q.Match)
 }
 
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
-}
+func plural(n int, what string) string { return human.Plural(n, what) }
 
 func (r *Report) textKeys(w io.Writer) {
 	fmt.Fprintf(w, "\nKeys (%d found", len(r.Keys))

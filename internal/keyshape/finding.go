@@ -7,6 +7,7 @@ import (
 
 	"github.com/keyguard/keyguard/finding"
 	"github.com/keyguard/keyguard/internal/codegen"
+	"github.com/keyguard/keyguard/internal/human"
 	"github.com/keyguard/keyguard/keytmpl"
 	"github.com/keyguard/keyguard/registry"
 )
@@ -138,7 +139,7 @@ func (c *Classifier) Finding(lang Lang, s Shape) finding.Finding {
 		f.Owner = e.Owner
 		f.Message = fmt.Sprintf("key %s is built by hand; it is a key of %q (owner %s)", shown, e.Key, e.Owner)
 		if len(v.Fits) > 1 {
-			f.Message += fmt.Sprintf(" and of %d more template%s", len(v.Fits)-1, pluralS(len(v.Fits)-1))
+			f.Message += " and of " + human.Plural(len(v.Fits)-1, "more template")
 		}
 		if call := c.Call(lang, s, e); call != "" {
 			f.Hint = "build it with the generated builder: " + call
@@ -174,11 +175,4 @@ func langOrGo(l Lang) Lang {
 		return Go
 	}
 	return l
-}
-
-func pluralS(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }

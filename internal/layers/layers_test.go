@@ -20,16 +20,17 @@ const module = "github.com/keyguard/keyguard/"
 // on the right of exactly one rule.
 const rules = `
 # Kernels and vocabularies: small, pure, each beside its reference test.
-NONE < internal/swar, internal/glob, internal/keyslot, internal/monitor,
-       internal/resp, keybuild, finding, hotkey/topk, internal/rediscmd/internal/namehash;
+NONE < internal/swar, internal/glob, internal/keyslot, internal/monitor, internal/human, internal/atomicfile, internal/treemap,
+       internal/resp, keybuild, hotkey/topk, internal/rediscmd/internal/namehash;
 internal/swar < internal/jsonkeys;
 internal/rediscmd/internal/namehash < internal/rediscmd;
 internal/glob, internal/swar < keytmpl;
-finding < naming;
+internal/human < finding;
+finding < naming, internal/sarif;
 
 # The registry and what is written from it (pure).
 keytmpl, naming, internal/keyslot, internal/swar < registry;
-registry, keybuild < internal/codegen;
+registry, keybuild, internal/atomicfile < internal/codegen;
 registry, internal/codegen < internal/keyshape;
 
 # The Go SDK: what a service imports. It imports no tool.
@@ -42,7 +43,7 @@ registry, internal/keyshape, internal/rediscmd < analyzer;
 analyzer < analyzer/plugin;
 
 # Audits: sources -> one aggregation -> the report (the report is pure).
-registry < internal/audit/report;
+registry, internal/treemap < internal/audit/report;
 internal/audit/report < internal/audit/inventory;
 internal/jsonkeys < internal/rdb;
 internal/resp < internal/resp/redisopt;
@@ -51,11 +52,11 @@ internal/audit/inventory, internal/rdb, internal/glob < internal/audit/snapshot;
 
 # The other tools.
 registry < internal/acl;
-internal/audit/report, migration, internal/keyslot < internal/migrate;
+internal/audit/report, migration, internal/keyslot, internal/atomicfile < internal/migrate;
 registry, hotkey, internal/monitor, internal/resp/redisopt, internal/rediscmd < internal/hotkeys;
 registry, internal/glob, internal/jsonkeys, internal/monitor, internal/resp/redisopt, internal/rediscmd < internal/investigate;
-analyzer, internal/keyshape, internal/rediscmd < internal/scancode;
-internal/audit/live, internal/audit/report, hotkey, redishook < internal/dashboard;
+analyzer, internal/keyshape, internal/rediscmd, internal/sarif < internal/scancode;
+internal/audit/live, internal/audit/report, hotkey, redishook, internal/atomicfile < internal/dashboard;
 
 # Test and demo support, benchmarks, commands.
 NONE < internal/redistest, internal/layers, internal/demodata;
@@ -67,7 +68,7 @@ internal/resp < bench/auditbare;
 NONE < bench/auditgen;
 analyzer < cmd/keylint;
 internal/audit/live, internal/audit/snapshot, internal/acl, internal/codegen, internal/dashboard,
-  internal/hotkeys, internal/investigate, internal/migrate, internal/scancode < cmd/keyguard;
+  internal/hotkeys, internal/investigate, internal/migrate, internal/scancode, internal/sarif < cmd/keyguard;
 internal/audit/live, internal/demodata, internal/demodata/keys, internal/hotkeys, internal/migrate,
   dualwrite, guard, redishook < cmd/keyguard-demo;
 `

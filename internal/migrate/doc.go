@@ -1,5 +1,5 @@
 // Package migrate moves keys from one registered template to another
-// without losing data: a pure Plan (old captures → new key), then Copy,
+// without losing data: a migration.Plan (old captures → new key), then Copy,
 // Verify and Cleanup on a live Redis or every master of a Redis Cluster.
 //
 //	p, err := migrate.NewPlan(reg, "promo:sku:{skuId:int}", "order:sku:{skuId:int}:settle-preview", migrate.PlanOptions{})

@@ -9,7 +9,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/keyguard/keyguard/internal/audit/report"
+	"github.com/keyguard/keyguard/internal/human"
 	"github.com/keyguard/keyguard/registry"
 )
 
@@ -169,11 +169,11 @@ func (r *Result) WriteText(w io.Writer) error {
 	if r.DryRun {
 		would = "would be "
 	}
-	bw.printf("  %s keys of the old template (%s scanned)\n", report.HumanCount(c.Keys), report.HumanCount(c.Scanned))
+	bw.printf("  %s keys of the old template (%s scanned)\n", human.Count(c.Keys), human.Count(c.Scanned))
 	var parts []string
 	add := func(n int64, what string) {
 		if n > 0 {
-			parts = append(parts, report.HumanCount(n)+" "+what)
+			parts = append(parts, human.Count(n)+" "+what)
 		}
 	}
 	switch r.Op {
@@ -199,11 +199,11 @@ func (r *Result) WriteText(w io.Writer) error {
 		bw.printf("  MISMATCH %s: %s: %s\n", m.Old, m.Kind, m.Detail)
 	}
 	if r.MoreMismatches > 0 {
-		bw.printf("  … and %s more mismatches\n", report.HumanCount(r.MoreMismatches))
+		bw.printf("  … and %s more mismatches\n", human.Count(r.MoreMismatches))
 	}
 	rate := ""
 	if s := r.Duration.Seconds(); s > 0 && c.Keys > 0 {
-		rate = fmt.Sprintf(", %s keys/s", report.HumanCount(int64(float64(c.Keys)/s)))
+		rate = fmt.Sprintf(", %s keys/s", human.Count(int64(float64(c.Keys)/s)))
 	}
 	if r.Complete {
 		bw.printf("  complete in %s%s\n", r.Duration.Round(1e6), rate)

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/keyguard/keyguard/finding"
+	"github.com/keyguard/keyguard/internal/human"
 	"github.com/keyguard/keyguard/internal/keyshape"
 )
 
@@ -109,9 +110,4 @@ func (s Summary) String() string {
 	return fmt.Sprintf("%s, %s, %d info", plural(s.Error, "error"), plural(s.Warning, "warning"), s.Info)
 }
 
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
-}
+func plural(n int, word string) string { return human.Plural(n, word) }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/keyguard/keyguard/finding"
 	"github.com/keyguard/keyguard/internal/audit/report"
+	"github.com/keyguard/keyguard/internal/human"
 )
 
 // Report builds the report of everything added so far, with the State
@@ -326,18 +327,18 @@ func (a *Aggregator) notes(have []string, x func(int64) int64) []string {
 	}
 	if a.foldedCap > 0 {
 		notes = append(notes, fmt.Sprintf("more than %d inferred families of unregistered keys: %s keys of the rest are counted in the group %s",
-			a.opts.MaxGroups, report.HumanCount(x(a.foldedCap)), report.OtherGroup))
+			a.opts.MaxGroups, human.Count(x(a.foldedCap)), report.OtherGroup))
 	}
 	if a.foldedLong > 0 {
 		notes = append(notes, fmt.Sprintf("%s unregistered keys with inferred templates over %d bytes are counted in the group %s",
-			report.HumanCount(x(a.foldedLong)), maxGroupName, report.OtherGroup))
+			human.Count(x(a.foldedLong)), maxGroupName, report.OtherGroup))
 	}
 	if a.opts.SkipFields {
 		notes = append(notes, "value formats were not read, on request: the schema and mixed-schema rules were not checked")
 	}
 	notes = append(notes, a.censusNotes()...)
 	if a.t.bytesUnknown > 0 {
-		notes = append(notes, fmt.Sprintf("memory of %s keys unknown: not included in bytes", report.HumanCount(x(a.t.bytesUnknown))))
+		notes = append(notes, fmt.Sprintf("memory of %s keys unknown: not included in bytes", human.Count(x(a.t.bytesUnknown))))
 	}
 	return notes
 }
@@ -398,7 +399,7 @@ func (a *Aggregator) censusNotes() []string {
 			len(varied), maxSigs, maxFieldsPerKey, strings.Join(varied[:min(len(varied), 5)], ", ")))
 	}
 	if lost {
-		notes = append(notes, fmt.Sprintf("more than %s keys with rare field sets: mixed-schema and schema count them all but list only the first", report.HumanCount(maxCensusKeys)))
+		notes = append(notes, fmt.Sprintf("more than %s keys with rare field sets: mixed-schema and schema count them all but list only the first", human.Count(maxCensusKeys)))
 	}
 	return notes
 }

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/keyguard/keyguard/finding"
-	"github.com/keyguard/keyguard/internal/audit/report"
+	"github.com/keyguard/keyguard/internal/human"
 	"github.com/keyguard/keyguard/registry"
 )
 
@@ -25,7 +25,7 @@ func (a *Aggregator) check(r *Record, e *registry.Entry, g *group) {
 		case e.Persistent:
 		case e.TTL > 0:
 			if g.noTTLMsg == "" { // formatted once per template: legacy keyspaces lack TTLs by the million
-				g.noTTLMsg = fmt.Sprintf("no TTL, but the template's TTL is %s: it was written without EXPIRE (around the generated builder or SDK)", report.HumanDuration(e.TTL))
+				g.noTTLMsg = fmt.Sprintf("no TTL, but the template's TTL is %s: it was written without EXPIRE (around the generated builder or SDK)", human.Duration(e.TTL))
 			}
 			add(finding.NoTTL, finding.Error, tmpl, owner, g.noTTLMsg,
 				"find the writer (keyguard investigate --key KEY), then EXPIRE the key or delete it")
@@ -39,11 +39,11 @@ func (a *Aggregator) check(r *Record, e *registry.Entry, g *group) {
 			switch limit := e.MaxTTL(); {
 			case e.Persistent:
 				add(finding.TTLMismatch, finding.Warning, tmpl, owner,
-					fmt.Sprintf("expires in %s, but the template is persistent: the key will vanish", report.HumanDuration(r.TTL)),
+					fmt.Sprintf("expires in %s, but the template is persistent: the key will vanish", human.Duration(r.TTL)),
 					"find who set the expiry (keyguard investigate --key KEY) and PERSIST the key")
 			case e.TTL > 0 && r.TTL > limit+time.Second+limit/100:
 				add(finding.TTLMismatch, finding.Error, tmpl, owner,
-					fmt.Sprintf("expires in %s, over the template's %s: someone else set this TTL", report.HumanDuration(r.TTL), ttlPolicy(e)),
+					fmt.Sprintf("expires in %s, over the template's %s: someone else set this TTL", human.Duration(r.TTL), ttlPolicy(e)),
 					"find the other writer (keyguard investigate --key KEY)")
 			}
 		}
@@ -73,9 +73,9 @@ func (a *Aggregator) check(r *Record, e *registry.Entry, g *group) {
 		var what string
 		switch {
 		case bigBytes && bigElems:
-			what = fmt.Sprintf("%s and %d elements, over the policy's %s / %d", report.HumanBytes(r.Bytes), r.Elements, report.HumanBytes(pol.BigKeyBytes), pol.BigKeyElements)
+			what = fmt.Sprintf("%s and %d elements, over the policy's %s / %d", human.Bytes(r.Bytes), r.Elements, human.Bytes(pol.BigKeyBytes), pol.BigKeyElements)
 		case bigBytes:
-			what = fmt.Sprintf("%s, over the policy's %s", report.HumanBytes(r.Bytes), report.HumanBytes(pol.BigKeyBytes))
+			what = fmt.Sprintf("%s, over the policy's %s", human.Bytes(r.Bytes), human.Bytes(pol.BigKeyBytes))
 		default:
 			what = fmt.Sprintf("%d elements, over the policy's %d", r.Elements, pol.BigKeyElements)
 		}
@@ -106,9 +106,9 @@ func nsMayWrite(e *registry.Entry, ns string) bool {
 
 func ttlPolicy(e *registry.Entry) string {
 	if e.TTLJitter > 0 {
-		return report.HumanDuration(e.TTL) + "+" + report.HumanDuration(e.TTLJitter)
+		return human.Duration(e.TTL) + "+" + human.Duration(e.TTLJitter)
 	}
-	return report.HumanDuration(e.TTL)
+	return human.Duration(e.TTL)
 }
 
 // msgKey is what a cached finding message depends on.

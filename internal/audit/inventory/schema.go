@@ -8,6 +8,7 @@ import (
 
 	"github.com/keyguard/keyguard/finding"
 	"github.com/keyguard/keyguard/internal/audit/report"
+	"github.com/keyguard/keyguard/internal/human"
 	"github.com/keyguard/keyguard/registry"
 )
 
@@ -105,15 +106,15 @@ func (a *Aggregator) schemaFindings() (mixed, schema lateRule) {
 			}
 			if u, hit := bestOther(t, extra, all); u != nil {
 				msg := fmt.Sprintf("holds %s, which %s writes in %s (%s of its %s values hold them); %s of this template's %s values hold them",
-					listFields(hit), u.owner, u.name, report.HumanCount(u.minDF(hit)), report.HumanCount(u.n),
-					report.HumanCount(fs.count), report.HumanCount(t.n))
+					listFields(hit), u.owner, u.name, human.Count(u.minDF(hit)), human.Count(u.n),
+					human.Count(fs.count), human.Count(t.n))
 				mixed.add(t, fs, msg, fmt.Sprintf("two writers share these keys: the writer of %s should write its own template; keyguard investigate --key KEY shows who writes them", u.name))
 				handled[fs] = true
 				continue
 			}
 			if t.declared {
 				msg := fmt.Sprintf("holds %s, outside the template's declared fields (%s); %s of its %s values do",
-					listFields(extra), listFields(sortedKeys(t.core)), report.HumanCount(fs.count), report.HumanCount(t.n))
+					listFields(extra), listFields(sortedKeys(t.core)), human.Count(fs.count), human.Count(t.n))
 				schema.add(t, fs, msg, "declare the fields in the registry if they belong here, or find the writer (keyguard investigate --key KEY)")
 				handled[fs] = true
 			}
@@ -347,10 +348,10 @@ func (m mixedSet) message(n int64) string {
 	var parts, counts []string
 	for i, st := range m.styles {
 		parts = append(parts, "{"+listFields(st)+"}")
-		counts = append(counts, report.HumanCount(m.pure[i]))
+		counts = append(counts, human.Count(m.pure[i]))
 	}
 	return fmt.Sprintf("the value mixes %d field styles: %s; each style alone is in %s of the template's %s values, both in %s: two writers share this key",
-		len(m.styles), strings.Join(parts, " and "), strings.Join(counts, " and "), report.HumanCount(n), report.HumanCount(m.set.count))
+		len(m.styles), strings.Join(parts, " and "), strings.Join(counts, " and "), human.Count(n), human.Count(m.set.count))
 }
 
 const mixedHint = "find the second writer (keyguard investigate --key KEY, or SDK writer records) and give each writer its own key"

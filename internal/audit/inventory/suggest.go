@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/keyguard/keyguard/internal/audit/report"
+	"github.com/keyguard/keyguard/internal/human"
 	"github.com/keyguard/keyguard/keytmpl"
 	"github.com/keyguard/keyguard/naming"
 	"github.com/keyguard/keyguard/registry"
@@ -44,7 +45,7 @@ func (a *Aggregator) suggest(g *group) string {
 	}
 	switch {
 	case g.ttl.n > 0:
-		fmt.Fprintf(&b, "    ttl: %s # longest remaining TTL seen: %s", registry.FormatTTL(niceTTL(g.ttl.max)), report.HumanDuration(g.ttl.max))
+		fmt.Fprintf(&b, "    ttl: %s # longest remaining TTL seen: %s", registry.FormatTTL(niceTTL(g.ttl.max)), human.Duration(g.ttl.max))
 		if g.noTTL > 0 {
 			fmt.Fprintf(&b, "; %d keys have none", g.noTTL)
 		}

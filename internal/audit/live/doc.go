@@ -4,8 +4,8 @@
 // records to package inventory, which classifies them against the registry
 // and builds the report.
 //
-//	t := audit.Target{Conn: opt, Cluster: true, Seeds: []string{"10.0.0.1:6379"}, Display: "redis://10.0.0.1:6379"}
-//	res, err := audit.Run(ctx, reg, t, audit.Options{Rate: 20000})
+//	t := live.Target{Conn: opt, Cluster: true, Seeds: []string{"10.0.0.1:6379"}, Display: "redis://10.0.0.1:6379"}
+//	res, err := live.Run(ctx, reg, t, live.Options{Rate: 20000})
 //	err = res.Report.WriteJSON(os.Stdout) // res.Complete is false when a node stopped early
 //
 // # Safety

@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/keyguard/keyguard/finding"
+	"github.com/keyguard/keyguard/internal/treemap"
 )
 
 // HTML report sizes: the file stays small enough to open anywhere; the
@@ -152,13 +153,13 @@ func (v *htmlView) treemap(groups []Group) {
 	for i, d := range ds {
 		sizes[i] = d.size
 	}
-	for i, dr := range squarify(sizes, rect{0, 0, treemapW, treemapH}) {
+	for i, dr := range squarify(sizes, rect{X: 0, Y: 0, W: treemapW, H: treemapH}) {
 		d := ds[i]
-		td := tmDomain{X: dr.x, Y: dr.y, W: dr.w, H: dr.h, Name: d.name, Tip: d.name + ": " + amount(d.size, v.TreemapBy)}
-		inner := rect{dr.x + 2, dr.y + 2, dr.w - 4, dr.h - 4}
-		if dr.h > 40 && dr.w > 60 {
-			td.Label = fitLabel(d.name, dr.w-6)
-			inner = rect{dr.x + 2, dr.y + 16, dr.w - 4, dr.h - 18}
+		td := tmDomain{X: dr.X, Y: dr.Y, W: dr.W, H: dr.H, Name: d.name, Tip: d.name + ": " + amount(d.size, v.TreemapBy)}
+		inner := rect{X: dr.X + 2, Y: dr.Y + 2, W: dr.W - 4, H: dr.H - 4}
+		if dr.H > 40 && dr.W > 60 {
+			td.Label = fitLabel(d.name, dr.W-6)
+			inner = rect{X: dr.X + 2, Y: dr.Y + 16, W: dr.W - 4, H: dr.H - 18}
 		}
 		var isz []float64
 		for _, g := range d.items {
@@ -168,9 +169,9 @@ func (v *htmlView) treemap(groups []Group) {
 			isz = append(isz, d.rest)
 		}
 		hue := int(nameHash(d.name) % 360)
-		if inner.w > 1 && inner.h > 1 {
+		if inner.W > 1 && inner.H > 1 {
 			for k, ir := range squarify(isz, inner) {
-				it := tmItem{X: ir.x, Y: ir.y, W: ir.w, H: ir.h, Class: "t"}
+				it := tmItem{X: ir.X, Y: ir.Y, W: ir.W, H: ir.H, Class: "t"}
 				light := 45 + (k%4)*8
 				var name string
 				if k < len(d.items) {
@@ -185,8 +186,8 @@ func (v *htmlView) treemap(groups []Group) {
 					it.Tip = name + ": " + amount(d.rest, v.TreemapBy)
 				}
 				it.Fill = fmt.Sprintf("hsl(%d,50%%,%d%%)", hue, light)
-				if ir.h >= 14 {
-					it.Label = fitLabel(show(name), ir.w-4)
+				if ir.H >= 14 {
+					it.Label = fitLabel(show(name), ir.W-4)
 				}
 				td.Items = append(td.Items, it)
 			}
@@ -231,76 +232,9 @@ func (v *htmlView) ttlBars(h []TTLBucket) {
 	}
 }
 
-type rect struct{ x, y, w, h float64 }
+type rect = treemap.Rect
 
-// squarify lays values (sorted large to small) out in r, rows along the
-// shorter side, adding to a row while that improves its worst aspect ratio.
-func squarify(values []float64, r rect) []rect {
-	out := make([]rect, len(values))
-	var total float64
-	for _, v := range values {
-		total += v
-	}
-	if total <= 0 || r.w <= 0 || r.h <= 0 {
-		return out
-	}
-	areas := make([]float64, len(values))
-	for i, v := range values {
-		areas[i] = v * r.w * r.h / total
-	}
-	worst := func(row []float64, side float64) float64 {
-		var s, hi, lo float64
-		lo = row[0]
-		for _, a := range row {
-			s += a
-			hi, lo = max(hi, a), min(lo, a)
-		}
-		if lo <= 0 {
-			return 1e300
-		}
-		return max(side*side*hi/(s*s), s*s/(side*side*lo))
-	}
-	for i := 0; i < len(areas); {
-		side := min(r.w, r.h)
-		j := i + 1
-		best := worst(areas[i:j], side)
-		for j < len(areas) {
-			w := worst(areas[i:j+1], side)
-			if w > best {
-				break
-			}
-			best = w
-			j++
-		}
-		var sum float64
-		for _, a := range areas[i:j] {
-			sum += a
-		}
-		if r.w >= r.h {
-			cw := sum / r.h
-			y := r.y
-			for k := i; k < j; k++ {
-				h := areas[k] / cw
-				out[k] = rect{r.x, y, cw, h}
-				y += h
-			}
-			r.x += cw
-			r.w -= cw
-		} else {
-			rh := sum / r.w
-			x := r.x
-			for k := i; k < j; k++ {
-				w := areas[k] / rh
-				out[k] = rect{x, r.y, w, rh}
-				x += w
-			}
-			r.y += rh
-			r.h -= rh
-		}
-		i = j
-	}
-	return out
-}
+func squarify(values []float64, r rect) []rect { return treemap.Squarify(values, r) }
 
 const htmlTemplate = `<!DOCTYPE html>
 <html lang="en">

@@ -16,6 +16,7 @@ import (
 	"github.com/keyguard/keyguard/internal/audit/inventory"
 	"github.com/keyguard/keyguard/internal/audit/report"
 	"github.com/keyguard/keyguard/internal/glob"
+	"github.com/keyguard/keyguard/internal/human"
 	"github.com/keyguard/keyguard/internal/rdb"
 	"github.com/keyguard/keyguard/registry"
 )
@@ -377,7 +378,7 @@ func notes(opts Options, ins []*Input, res []fileResult) []string {
 		}
 	}
 	if expired > 0 {
-		what := report.HumanCount(expired) + " keys had"
+		what := human.Count(expired) + " keys had"
 		if expired == 1 {
 			what = "1 key had"
 		}

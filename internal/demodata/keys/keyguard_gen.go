@@ -456,7 +456,7 @@ var specKeyguardWritersIndex = keybuild.Spec{
 //
 // writer records of one template: service -> last write (unix ms)
 //
-// Redis type zset, TTL 24h, owner keyguard.
+// Redis type zset, TTL 1d, owner keyguard.
 func KeyguardWriters(id string) (keybuild.Key, error) {
 	return keybuild.Build(&specKeyguardWriters, keybuild.String(id))
 }

@@ -1,0 +1,57 @@
+package layers
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// homes are helpers that have one definition in the module: the pattern may
+// appear in non-test Go code only under home. A second copy elsewhere is a
+// second behaviour to keep in step; call the home instead.
+var homes = []struct {
+	what, home string
+	pattern    *regexp.Regexp
+}{
+	{"writing a file whole (temp file, sync, rename)", "internal/atomicfile/", regexp.MustCompile(`os\.Rename\(`)},
+	{"the SARIF writer", "internal/sarif/", regexp.MustCompile(`sarif-2\.1\.0\.json`)},
+	{"edit distance", "internal/human/", regexp.MustCompile(`func \w*[eE]ditDistance\(`)},
+	{"byte sizes for people", "internal/human/", regexp.MustCompile(`"(KiB|MiB|GiB)"|%\.1f (KiB|MiB)`)},
+	{"thousands separators", "internal/human/", regexp.MustCompile(`%3 == 0 \{`)},
+	{"the squarified treemap layout", "internal/treemap/", regexp.MustCompile(`func \w*[wW]orst\w*\(|worst := func`)},
+}
+
+func TestOneHome(t *testing.T) {
+	root := filepath.Join("..", "..")
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if n := d.Name(); n == "testdata" || n == "node_modules" || (strings.HasPrefix(n, ".") && n != "." && n != "..") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		rel, _ := filepath.Rel(root, p)
+		rel = filepath.ToSlash(rel)
+		src, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		for _, h := range homes {
+			if !strings.HasPrefix(rel, h.home) && h.pattern.Match(src) {
+				t.Errorf("%s has its own %s (%q): call %s instead", rel, h.what, h.pattern.Find(src), strings.TrimSuffix(h.home, "/"))
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
