@@ -31,11 +31,11 @@ type (
 	}
 	// Run is one invocation's results.
 	Run struct {
-		Tool              Tool          `json:"tool"`
-		AutomationDetails *Automation   `json:"automationDetails,omitempty"`
-		ColumnKind        string        `json:"columnKind,omitempty"`
-		Invocations       []Invocation  `json:"invocations,omitempty"`
-		Results           []Result      `json:"results"`
+		Tool              Tool           `json:"tool"`
+		AutomationDetails *Automation    `json:"automationDetails,omitempty"`
+		ColumnKind        string         `json:"columnKind,omitempty"`
+		Invocations       []Invocation   `json:"invocations,omitempty"`
+		Results           []Result       `json:"results"`
 		index             map[string]int // rule ID → index in Tool.Driver.Rules
 	}
 	Tool struct {
