@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/keyguard/keyguard/internal/pace"
 	"github.com/keyguard/keyguard/keybuild"
 	"github.com/keyguard/keyguard/keytmpl"
 	"github.com/keyguard/keyguard/registry"
@@ -190,7 +191,7 @@ func (c *Cache) Preheat(ctx context.Context, batches []Batch, load Loader, opts 
 		res.Total += len(b.Keys)
 	}
 	var mu sync.Mutex
-	lim := newLimiter(opts.Rate)
+	lim := pace.New(opts.Rate, 1) // keys spaced 1/Rate apart
 	start := time.Now()
 	ctx = withoutDetection(ctx)
 	for bi, b := range batches {
@@ -232,7 +233,7 @@ func (c *Cache) Preheat(ctx context.Context, batches []Batch, load Loader, opts 
 		}
 	feed:
 		for _, k := range b.Keys {
-			if err := lim.wait(ctx); err != nil {
+			if err := lim.Wait(ctx, 1); err != nil {
 				break feed
 			}
 			select {
@@ -294,40 +295,4 @@ func (c *Cache) preheatState(ctx context.Context, s *entState, key string, load 
 		c.local.Set(key, localValue{v: v, soft: soft, ttl: s.localTTL, s: s})
 	}
 	return "ok", nil
-}
-
-// limiter spaces calls 1/rate apart (no burst beyond one).
-type limiter struct {
-	mu    sync.Mutex
-	every time.Duration
-	next  time.Time
-}
-
-func newLimiter(rate float64) *limiter {
-	if rate <= 0 {
-		return &limiter{}
-	}
-	return &limiter{every: time.Duration(float64(time.Second) / rate)}
-}
-
-func (l *limiter) wait(ctx context.Context) error {
-	if l.every == 0 {
-		return ctx.Err()
-	}
-	l.mu.Lock()
-	now := time.Now()
-	if l.next.Before(now) {
-		l.next = now
-	}
-	at := l.next
-	l.next = l.next.Add(l.every)
-	l.mu.Unlock()
-	if d := time.Until(at); d > 0 {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(d):
-		}
-	}
-	return ctx.Err()
 }

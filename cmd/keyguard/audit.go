@@ -86,7 +86,7 @@ cursor per node for --resume.`)
 		defer cancel()
 	}
 	if prog != nil {
-		opts.Progress = func(p live.Progress) { prog.show(auditProgressLine(p), false) }
+		opts.Progress = func(p live.Progress) { prog.show(auditProgressLine(p), p.Final) }
 	}
 	res, err := live.Run(ctx, reg, target, opts)
 	prog.clear()

@@ -223,4 +223,12 @@ func TestProgress(t *testing.T) {
 	if got := strings.Count(buf.String(), "\n"); got != 3 || !strings.HasSuffix(buf.String(), "Z done\n") {
 		t.Errorf("lines off a terminal:\n%s", buf.String())
 	}
+	// A run shorter than the interval writes no line, not even the final.
+	buf.Reset()
+	short := &progress{w: &buf, now: func() time.Time { return now }}
+	short.show("x", false)
+	short.show("done", true)
+	if buf.Len() != 0 {
+		t.Errorf("a short run off a terminal wrote %q", buf.String())
+	}
 }

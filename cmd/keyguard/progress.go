@@ -24,6 +24,7 @@ type progress struct {
 	mu    sync.Mutex
 	drawn bool
 	last  time.Time
+	lined bool // a line was written: the final one is written too
 	now   func() time.Time
 }
 
@@ -47,7 +48,9 @@ func newProgress(e *env, mode string) (*progress, error) {
 }
 
 // show displays line: redrawn on a terminal; written as a line when
-// progressEvery has passed since the last (final: whatever the time).
+// progressEvery has passed since the last, and the final line whatever the
+// time once any line was written (a run shorter than progressEvery writes
+// none).
 func (p *progress) show(line string, final bool) {
 	if p == nil {
 		return
@@ -60,13 +63,16 @@ func (p *progress) show(line string, final bool) {
 		return
 	}
 	now := p.now()
+	if final && !p.lined {
+		return
+	}
 	if !final && (p.last.IsZero() || now.Sub(p.last) < progressEvery) {
 		if p.last.IsZero() {
 			p.last = now // the first line comes after progressEvery, not at once
 		}
 		return
 	}
-	p.last = now
+	p.last, p.lined = now, true
 	fmt.Fprintf(p.w, "%s %s\n", now.UTC().Format("2006-01-02T15:04:05Z"), line)
 }
 

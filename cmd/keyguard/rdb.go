@@ -76,7 +76,7 @@ the byte offset where each file stopped.`)
 	}
 	if prog != nil {
 		opts.Progress = func(p snapshot.Progress) {
-			prog.show(rdbProgressLine(p.Read, p.Total, p.Elapsed, p.FilesDone, p.Files), false)
+			prog.show(rdbProgressLine(p.Read, p.Total, p.Elapsed, p.FilesDone, p.Files), p.Final)
 		}
 	}
 	res, err := snapshot.Run(ctx, reg, ins, opts)

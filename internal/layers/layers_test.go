@@ -20,7 +20,7 @@ const module = "github.com/keyguard/keyguard/"
 // on the right of exactly one rule.
 const rules = `
 # Kernels and vocabularies: small, pure, each beside its reference test.
-NONE < internal/swar, internal/glob, internal/keyslot, internal/monitor, internal/human, internal/atomicfile, internal/treemap,
+NONE < internal/swar, internal/glob, internal/keyslot, internal/monitor, internal/human, internal/atomicfile, internal/treemap, internal/pace, internal/progress,
        internal/resp, keybuild, hotkey/topk, internal/rediscmd/internal/namehash;
 internal/swar < internal/jsonkeys;
 internal/rediscmd/internal/namehash < internal/rediscmd;
@@ -37,7 +37,7 @@ registry, internal/codegen < internal/keyshape;
 NONE < guard;
 registry, keybuild < migration, ttlpolicy;
 guard, registry, internal/jsonkeys, internal/rediscmd < redishook;
-ttlpolicy, keybuild, hotkey/topk, internal/rediscmd, internal/keyslot < hotkey;
+ttlpolicy, keybuild, hotkey/topk, internal/rediscmd, internal/keyslot, internal/pace < hotkey;
 migration, internal/keyslot < dualwrite;
 registry, internal/keyshape, internal/rediscmd < analyzer;
 analyzer < analyzer/plugin;
@@ -47,12 +47,12 @@ registry, internal/treemap < internal/audit/report;
 internal/audit/report < internal/audit/inventory;
 internal/jsonkeys < internal/rdb;
 internal/resp < internal/resp/redisopt;
-internal/audit/inventory, internal/resp, internal/jsonkeys < internal/audit/live;
-internal/audit/inventory, internal/rdb, internal/glob < internal/audit/snapshot;
+internal/audit/inventory, internal/resp, internal/jsonkeys, internal/pace, internal/progress < internal/audit/live;
+internal/audit/inventory, internal/rdb, internal/glob, internal/progress < internal/audit/snapshot;
 
 # The other tools.
 registry < internal/acl;
-internal/audit/report, migration, internal/keyslot, internal/atomicfile < internal/migrate;
+internal/audit/report, migration, internal/keyslot, internal/atomicfile, internal/pace, internal/progress < internal/migrate;
 registry, hotkey, internal/monitor, internal/resp/redisopt, internal/rediscmd < internal/hotkeys;
 registry, internal/glob, internal/jsonkeys, internal/monitor, internal/resp/redisopt, internal/rediscmd < internal/investigate;
 analyzer, internal/keyshape, internal/rediscmd, internal/sarif < internal/scancode;

@@ -15,6 +15,8 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/keyguard/keyguard/internal/keyslot"
+	"github.com/keyguard/keyguard/internal/pace"
+	"github.com/keyguard/keyguard/internal/progress"
 )
 
 // Options control a Copy, Verify or Cleanup run. The zero value works.
@@ -107,7 +109,7 @@ type job struct {
 	rdb     redis.UniversalClient
 	cluster bool
 	opts    Options
-	lim     *limiter
+	lim     *pace.Limiter
 	work    batcher
 	total   int64
 	nodes   []*node // in the order of ps.Nodes
@@ -127,7 +129,7 @@ type job struct {
 func newJob(op string, p *Plan, rdb redis.UniversalClient, opts Options) *job {
 	opts.defaults()
 	_, cluster := rdb.(*redis.ClusterClient)
-	return &job{op: op, plan: p, rdb: rdb, cluster: cluster, opts: opts, lim: newLimiter(opts.Rate)}
+	return &job{op: op, plan: p, rdb: rdb, cluster: cluster, opts: opts, lim: pace.New(opts.Rate, opts.Batch)}
 }
 
 // run scans every master and hands each batch of the template's keys to
@@ -169,7 +171,6 @@ func (j *job) run(ctx context.Context) (*Result, error) {
 		}()
 	}
 	wg.Wait()
-	stopProgress()
 	switch {
 	case firstErr != nil:
 		j.stop("error: " + firstErr.Error())
@@ -186,9 +187,7 @@ func (j *job) run(ctx context.Context) (*Result, error) {
 			firstErr = err
 		}
 	}
-	if j.opts.Progress != nil {
-		j.opts.Progress(Progress{Op: j.op, From: j.plan.From, Counts: res.Counts, Total: j.total, Done: j.done(), Elapsed: res.Duration, Final: true})
-	}
+	stopProgress() // the final update, with the run's last counts
 	return res, firstErr
 }
 
@@ -298,7 +297,7 @@ func (j *job) runNode(ctx context.Context, n *node, ns *nodeState) error {
 		}
 		var c Counts
 		pairs := j.pairs(b.keys, &c)
-		if err := j.lim.wait(ctx, len(pairs)); err != nil {
+		if err := j.lim.Wait(ctx, len(pairs)); err != nil {
 			return nil
 		}
 		if len(pairs) > 0 {
@@ -426,23 +425,9 @@ func (j *job) startProgress(start time.Time) (stop func()) {
 	if j.opts.Progress == nil {
 		return func() {}
 	}
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		t := time.NewTicker(j.opts.ProgressEvery)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-				j.opts.Progress(Progress{Op: j.op, From: j.plan.From, Counts: j.counts(), Total: j.total, Done: j.done(), Elapsed: time.Since(start)})
-			}
-		}
-	}()
-	return func() { close(done); wg.Wait() }
+	return progress.Start(j.opts.ProgressEvery, func(final bool) {
+		j.opts.Progress(Progress{Op: j.op, From: j.plan.From, Counts: j.counts(), Total: j.total, Done: j.done(), Elapsed: time.Since(start), Final: final})
+	})
 }
 
 func (j *job) finish(res *Result, start time.Time) *Result {
@@ -538,46 +523,6 @@ func (n *node) describe(ctx context.Context) error {
 		return fmt.Errorf("DBSIZE %s: %w", n.addr, err)
 	}
 	return nil
-}
-
-// limiter paces keys to a rate; one batch may start at once.
-type limiter struct {
-	mu   sync.Mutex
-	rate float64
-	next time.Time
-}
-
-func newLimiter(rate float64) *limiter {
-	if rate <= 0 {
-		return nil
-	}
-	return &limiter{rate: rate}
-}
-
-func (l *limiter) wait(ctx context.Context, n int) error {
-	if l == nil || n == 0 {
-		return ctx.Err()
-	}
-	l.mu.Lock()
-	now := time.Now()
-	if l.next.Before(now) {
-		l.next = now
-	}
-	at := l.next
-	l.next = l.next.Add(time.Duration(float64(n) / l.rate * float64(time.Second)))
-	l.mu.Unlock()
-	d := time.Until(at)
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }
 
 // errRedis tells a server's reply to one command (redis.Error) from a

@@ -14,6 +14,7 @@ import (
 
 	"github.com/keyguard/keyguard/internal/audit/inventory"
 	"github.com/keyguard/keyguard/internal/audit/report"
+	"github.com/keyguard/keyguard/internal/progress"
 	"github.com/keyguard/keyguard/internal/resp"
 	"github.com/keyguard/keyguard/registry"
 )
@@ -140,6 +141,7 @@ type Progress struct {
 	Nodes     int
 	NodesDone int
 	Elapsed   time.Duration
+	Final     bool // the last update, when the run stops
 }
 
 // Rate is keys scanned per second so far.
@@ -605,26 +607,11 @@ func (r *run) progressLoop(started time.Time) (stop func()) {
 	if r.opts.Progress == nil {
 		return func() {}
 	}
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		t := time.NewTicker(r.opts.ProgressEvery)
-		defer t.Stop()
-		for {
-			select {
-			case <-t.C:
-				r.opts.Progress(r.progress(started))
-			case <-done:
-				return
-			}
-		}
-	}()
-	return func() {
-		close(done)
-		wg.Wait()
-	}
+	return progress.Start(r.opts.ProgressEvery, func(final bool) {
+		p := r.progress(started)
+		p.Final = final
+		r.opts.Progress(p)
+	})
 }
 
 // listNodes names a few nodes and counts the rest.

@@ -2,65 +2,36 @@ package live
 
 import (
 	"context"
-	"sync"
 	"time"
+
+	"github.com/keyguard/keyguard/internal/pace"
 )
 
-// limiter is a token bucket shared by every connection of one run: Wait(n)
-// takes n tokens and, when the bucket runs dry, sleeps until the debt is
-// paid, so that over any stretch of time the run sends at most rate
-// commands per second plus one burst. A pipeline of n commands waits
-// before it is sent.
-type limiter struct {
-	rate  float64 // tokens per second; <= 0 unlimited
-	burst float64
-
-	mu     sync.Mutex
-	tokens float64
-	last   time.Time
-
-	now   func() time.Time
-	sleep func(context.Context, time.Duration) error
-}
+// limiter paces the run's commands (--rate is commands per second): one
+// bucket shared by every connection, with bursts of a quarter second's
+// commands (at least 8). A pipeline of n commands waits before it is sent.
+type limiter struct{ p *pace.Limiter }
 
 func newLimiter(rate float64) *limiter {
-	l := &limiter{rate: rate, now: time.Now, sleep: sleepCtx}
-	if rate > 0 {
-		// A quarter second of commands; at least one pipeline of one key.
-		l.burst = max(rate/4, 8)
-		l.tokens = l.burst
-		l.last = l.now()
-	}
-	return l
+	return &limiter{p: pace.New(rate, int(max(rate/4, 8)))}
 }
 
-// wait takes n tokens, sleeping while the bucket is in debt. It returns
-// ctx's error when ctx ends first.
+// wait takes n commands' worth of the rate, or returns ctx's error.
 func (l *limiter) wait(ctx context.Context, n int) error {
-	if l == nil || l.rate <= 0 || n <= 0 {
+	if l == nil {
 		return nil
 	}
-	l.mu.Lock()
-	now := l.now()
-	l.tokens = min(l.burst, l.tokens+now.Sub(l.last).Seconds()*l.rate)
-	l.last = now
-	l.tokens -= float64(n)
-	debt := -l.tokens
-	l.mu.Unlock()
-	if debt <= 0 {
-		return nil
-	}
-	return l.sleep(ctx, time.Duration(debt/l.rate*float64(time.Second)))
+	return l.p.Wait(ctx, n)
 }
 
 // batchKeys caps the keys per pipeline so that one pipeline costs at most
 // the burst: with --rate 200 a batch is a handful of keys, not a thousand
 // keys waiting 20 seconds.
 func (l *limiter) batchKeys(count, perKey, nodes int) int {
-	if l == nil || l.rate <= 0 {
+	if l == nil || l.p == nil {
 		return count
 	}
-	k := int(l.burst) / (perKey * max(nodes, 1))
+	k := l.p.Burst() / (perKey * max(nodes, 1))
 	return max(1, min(count, k))
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/keyguard/keyguard/internal/audit/report"
 	"github.com/keyguard/keyguard/internal/glob"
 	"github.com/keyguard/keyguard/internal/human"
+	"github.com/keyguard/keyguard/internal/progress"
 	"github.com/keyguard/keyguard/internal/rdb"
 	"github.com/keyguard/keyguard/registry"
 )
@@ -46,6 +47,7 @@ type Progress struct {
 	FilesDone int
 	Files     int
 	Elapsed   time.Duration
+	Final     bool // the last update, when the run stops
 }
 
 // Result is the outcome of a run. Complete is false when a file stopped
@@ -396,15 +398,13 @@ func notes(opts Options, ins []*Input, res []fileResult) []string {
 	return notes
 }
 
-// progressLoop calls opts.Progress every ProgressEvery until stop.
+// progressLoop calls opts.Progress every ProgressEvery until stop, then
+// once more with Final set.
 func progressLoop(opts Options, ins []*Input, started time.Time) (stop func()) {
 	if opts.Progress == nil {
 		return func() {}
 	}
 	every := opts.ProgressEvery
-	if every <= 0 {
-		every = 250 * time.Millisecond
-	}
 	snap := func() Progress {
 		p := Progress{Files: len(ins), Elapsed: time.Since(started)}
 		known := true
@@ -421,25 +421,9 @@ func progressLoop(opts Options, ins []*Input, started time.Time) (stop func()) {
 		}
 		return p
 	}
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		t := time.NewTicker(every)
-		defer t.Stop()
-		for {
-			select {
-			case <-t.C:
-				opts.Progress(snap())
-			case <-done:
-				return
-			}
-		}
-	}()
-	return func() {
-		close(done)
-		wg.Wait()
-		opts.Progress(snap())
-	}
+	return progress.Start(every, func(final bool) {
+		p := snap()
+		p.Final = final
+		opts.Progress(p)
+	})
 }
