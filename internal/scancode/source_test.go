@@ -37,7 +37,7 @@ func TestSourceShapes(t *testing.T) {
 		{".py", "import redis\nr = redis.Redis()\ndef f(a):\n    r.get(f'tmp:{{x}}:{a!r}')\n", "tmp:{{x}}:{}"},
 		{".py", "import redis\nr = redis.Redis()\ndef f(a):\n    r.get('tmp:{u}'.format(u=a))\n", "tmp:{a}"},
 		{".py", "import redis\ndef f(client: redis.Redis, a):\n    client.get('tmp:' + a)\n", "tmp:{a}"},
-		{".py", "def f(redis_conn, a):\n    redis_conn.set(name='tmp:' + a, value=1)\n", "tmp:{a}"},
+		{".py", "def f(redis_conn: 'Redis', a):\n    redis_conn.set(name='tmp:' + a, value=1)\n", "tmp:{a}"},
 		{".ts", "const r = new Redis(); function f(a: number) { r.get(`tmp:${a}`); }", "tmp:{a:int}"},
 		{".ts", "class S { constructor(private c: RedisClientType) {} f(a: string) { this.c.hGet('tmp:' + a, 'x'); } }", "tmp:{a}"},
 		{".ts", "const c = await createClient().connect(); c.set('tmp:' + 'x' as string, '1');", "tmp:x"},
