@@ -167,7 +167,7 @@ func (p *pkg) keyArgsAll(call *ast.CallExpr) (keys, slices []ast.Expr) {
 	path := fn.Pkg().Path()
 	// go-redis's and the SDK's own code passes keys around as parameters:
 	// only calls from outside the package are Redis calls made by a service.
-	if params == nil && (path == goRedis || sdkPackages[path] || redisInterface(fn)) && path != p.pass.Pkg.Path() && fn.Exported() {
+	if params == nil && ((path == goRedis || sdkPackages[path]) && path != p.pass.Pkg.Path() || redisInterface(fn)) && fn.Exported() {
 		if path == goRedis && fn.Name() == "Do" {
 			return p.doKeys(call, sig), nil
 		}
@@ -244,8 +244,11 @@ func (p *pkg) elements(e ast.Expr) []ast.Expr {
 			return out
 		case *ast.Ident:
 			v, _ := p.pass.TypesInfo.Uses[x].(*types.Var)
-			if v == nil || p.def(v) == nil {
+			if v == nil {
 				return nil
+			}
+			if p.def(v) == nil {
+				return p.appended(v)
 			}
 			e = p.def(v)
 		default:
@@ -253,6 +256,36 @@ func (p *pkg) elements(e ast.Expr) []ast.Expr {
 		}
 	}
 	return nil
+}
+
+// appended are the elements of a slice variable given a literal once and
+// then only grown with append(v, x…): every element it may hold; nil when
+// any other assignment hides them.
+func (p *pkg) appended(v *types.Var) []ast.Expr {
+	var out []ast.Expr
+	lits := 0
+	for _, d := range p.defs[v] {
+		switch x := ast.Unparen(d).(type) {
+		case *ast.CompositeLit:
+			lits++
+			out = append(out, p.elements(x)...)
+		case *ast.CallExpr:
+			id, ok := x.Fun.(*ast.Ident)
+			if !ok || id.Name != "append" || len(x.Args) == 0 || x.Ellipsis.IsValid() {
+				return nil
+			}
+			if self, ok := ast.Unparen(x.Args[0]).(*ast.Ident); !ok || p.pass.TypesInfo.Uses[self] != v {
+				return nil
+			}
+			out = append(out, x.Args[1:]...)
+		default:
+			return nil
+		}
+	}
+	if lits != 1 {
+		return nil
+	}
+	return out
 }
 
 // doKeys finds the keys of rdb.Do(ctx, "set", key, v) with the server's own

@@ -27,6 +27,9 @@ type project struct {
 	rets    map[*funcDef]*ret
 	busy    map[*funcDef]bool // summaries under way (recursion)
 	lambdas []*funcDef        // lambdas called through a name, as functions
+	modules map[string]bool   // Python: the modules' names
+	// clientRet says which functions return a client (computed).
+	clientRet map[*funcDef]bool
 }
 
 // funcDef is one function, method or named lambda of the project.
@@ -42,6 +45,8 @@ type funcDef struct {
 	getter bool      // a property getter: obj.name without a call
 	// typ is the declared return type, "" when none.
 	typ string
+	// calls are the calls in its body (its nested functions' left out).
+	calls []*sitter.Node
 }
 
 // qualified is the name a finding gives: Class.method or function.
@@ -98,28 +103,44 @@ func (p *project) add(f *srcFile) {
 		}
 		p.funcs[d.name] = append(p.funcs[d.name], d)
 	}
+	for _, n := range f.calls {
+		if d := f.funcAt(n); d != nil {
+			d.calls = append(d.calls, n)
+		}
+	}
 }
 
 // classOf is the innermost class of the file whose body holds n.
 func (f *srcFile) classOf(n *sitter.Node) *classDef {
-	var best *classDef
-	for _, c := range f.classes {
-		if c.node != n && spanOf(c.node).contains(n) && (best == nil || spanOf(c.node).end-spanOf(c.node).start < spanOf(best.node).end-spanOf(best.node).start) {
-			best = c
+	if f.classBySpan == nil {
+		f.classBySpan = make(map[span]*classDef, len(f.classes))
+		for _, c := range f.classes {
+			f.classBySpan[spanOf(c.node)] = c
 		}
 	}
-	return best
+	for p := n.Parent(); p != nil; p = p.Parent() {
+		if c, ok := f.classBySpan[spanOf(p)]; ok && c.node.Type() == p.Type() {
+			return c
+		}
+	}
+	return nil
 }
 
-// funcAt is the innermost function of the file around n.
+// funcAt is the innermost function of the file around n: up the tree
+// from n to the first node that declares one.
 func (f *srcFile) funcAt(n *sitter.Node) *funcDef {
-	var best *funcDef
-	for _, d := range f.funcs {
-		if spanOf(d.node).contains(n) && (best == nil || spanOf(d.node).end-spanOf(d.node).start < spanOf(best.node).end-spanOf(best.node).start) {
-			best = d
+	if f.funcBySpan == nil {
+		f.funcBySpan = make(map[span]*funcDef, len(f.funcs))
+		for _, d := range f.funcs {
+			f.funcBySpan[spanOf(d.node)] = d
 		}
 	}
-	return best
+	for p := n; p != nil; p = p.Parent() {
+		if d, ok := f.funcBySpan[spanOf(p)]; ok && d.node.Type() == p.Type() {
+			return d
+		}
+	}
+	return nil
 }
 
 // classAt is the innermost class of the file around n.
@@ -289,10 +310,7 @@ func (p *project) sinksOf(d *funcDef, depth int) []sink {
 			add(sink{param: i, elems: elems, command: command})
 		}
 	}
-	for _, n := range f.calls {
-		if !spanOf(d.node).contains(n) || f.funcAt(n) != d {
-			continue
-		}
+	for _, n := range d.calls {
 		f.cur = d
 		keys, command := f.lang.keyArgs(f, n)
 		for _, a := range keys {
@@ -526,11 +544,23 @@ func (p *project) lambda(f *srcFile, n *sitter.Node) *funcDef {
 // returnsClient reports whether a function returns a Redis client: its
 // declared return type or what it returns says so.
 func (p *project) returnsClient(d *funcDef, depth int) bool {
+	if r, ok := p.clientRet[d]; ok {
+		return r
+	}
 	if depth > 6 || p.busy[d] {
 		return false
 	}
 	p.busy[d] = true
 	defer delete(p.busy, d)
+	r := p.computeReturnsClient(d, depth)
+	if p.clientRet == nil {
+		p.clientRet = map[*funcDef]bool{}
+	}
+	p.clientRet[d] = r
+	return r
+}
+
+func (p *project) computeReturnsClient(d *funcDef, depth int) bool {
 	f := d.f
 	if f.clientTyped(d.typ) {
 		return true

@@ -157,13 +157,14 @@ func (f *srcFile) pythonModule(name string) bool {
 	if found {
 		return false
 	}
-	for _, g := range f.proj.files {
-		base := strings.TrimSuffix(g.path[strings.LastIndexByte(g.path, '/')+1:], ".py")
-		if base == name || base == "__init__" && strings.HasSuffix(strings.TrimSuffix(g.path, "/__init__.py"), "/"+name) {
-			return true
+	if f.proj.modules == nil {
+		f.proj.modules = map[string]bool{}
+		for _, g := range f.proj.files {
+			path := strings.TrimSuffix(strings.TrimSuffix(g.path, ".py"), "/__init__")
+			f.proj.modules[path[strings.LastIndexByte(path, '/')+1:]] = true
 		}
 	}
-	return false
+	return f.proj.modules[name]
 }
 
 // pythonClassOf is the project class an expression's value is an

@@ -73,6 +73,11 @@ type srcFile struct {
 	funcs   []*funcDef // the functions declared here
 	classes []*classDef
 	enums   map[string][]map[string]*sitter.Node // TypeScript enums: name → member → value
+	// indexes of funcs and classes by the span of their node, and the
+	// names the file imports a module as (TypeScript, JavaScript)
+	funcBySpan  map[span]*funcDef
+	classBySpan map[span]*classDef
+	modules     map[string]bool
 	// proj is the index of every file of the language family; cur is the
 	// function whose summary is being computed (its parameters become
 	// marked holes), nil when checking.
@@ -157,10 +162,15 @@ func (f *srcFile) resolve(name string, at *sitter.Node) (value *sitter.Node, typ
 // lookup is every binding of name in the innermost scope around at that
 // declares it.
 func (f *srcFile) lookup(name string, at *sitter.Node) []binding {
+	bs := f.binds[name]
+	if len(bs) == 0 {
+		return nil
+	}
 	var best []binding
 	var bestScope span
-	for _, b := range f.binds[name] {
-		if !b.scope.contains(at) {
+	where := spanOf(at) // once: each position is a call into tree-sitter
+	for _, b := range bs {
+		if !b.scope.contains2(where) {
 			continue
 		}
 		switch {

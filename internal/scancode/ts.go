@@ -1,6 +1,7 @@
 package scancode
 
 import (
+	"regexp"
 	"strings"
 
 	sitter "github.com/smacker/go-tree-sitter"
@@ -180,9 +181,22 @@ func (f *srcFile) tsModule(name string, at *sitter.Node) bool {
 			return true
 		}
 	}
+	if f.modules == nil {
+		f.modules = map[string]bool{}
+		src := string(f.src)
+		for _, m := range tsImport.FindAllStringSubmatch(src, -1) {
+			f.modules[m[1]] = true
+		}
+	}
+	if !f.modules[name] {
+		return false
+	}
 	_, _, found := f.resolve(name, at)
-	return !found && strings.Contains(string(f.src), "* as "+name+" from") || !found && strings.Contains(string(f.src), "import "+name+" from")
+	return !found
 }
+
+// tsImport finds the names a file imports a module as.
+var tsImport = regexp.MustCompile(`import\s+(?:\*\s+as\s+)?([A-Za-z_$][\w$]*)\s+from\b`)
 
 // tsClassOf is the project class a receiver is: this (the enclosing
 // class), a name or this.field typed or constructed as one.
