@@ -295,16 +295,25 @@ func javaTypeClient(typ string) javaClient {
 	}
 	base = lastName(strings.TrimSpace(base))
 	switch {
-	case strings.Contains(base, "RedisTemplate") || strings.Contains(base, "RedisOperations"):
+	case javaTemplates[base]:
 		return javaTemplate
-	case strings.Contains(base, "Redisson"):
+	case javaRedissons[base]:
 		return javaRedisson
-	case strings.Contains(base, "Jedis") || set("Pipeline", "Transaction", "PipelineBase")[base] ||
-		strings.HasPrefix(base, "Redis") && strings.HasSuffix(base, "Commands"):
+	case javaCommandTypes[base] || strings.HasPrefix(base, "Redis") && strings.HasSuffix(base, "Commands"):
 		return javaCommands
 	}
 	return javaNone
 }
+
+// The client types, by their exact names: a project's RedisCacheService
+// or JedisUtil is not one (its methods are followed as a wrapper's).
+var (
+	javaTemplates = set("RedisTemplate", "StringRedisTemplate", "ReactiveRedisTemplate", "ReactiveStringRedisTemplate",
+		"RedisOperations", "ReactiveRedisOperations")
+	javaRedissons    = set("RedissonClient", "Redisson", "RedissonReactiveClient", "RedissonRxClient")
+	javaCommandTypes = set("Jedis", "JedisPooled", "JedisCluster", "UnifiedJedis", "ShardedJedis", "BinaryJedis",
+		"JedisCommands", "Pipeline", "Transaction", "PipelineBase", "MultiKeyPipelineBase")
+)
 
 // javaReceiver tells what kind of Redis client a call's receiver is.
 func (f *srcFile) javaReceiver(obj *sitter.Node) javaClient {

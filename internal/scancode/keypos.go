@@ -62,7 +62,7 @@ func args(list *sitter.Node) []*sitter.Node {
 	var out []*sitter.Node
 	for i := 0; i < int(list.NamedChildCount()); i++ {
 		c := list.NamedChild(i)
-		if c.Type() != "comment" {
+		if t := c.Type(); t != "comment" && t != "line_comment" && t != "block_comment" {
 			out = append(out, c)
 		}
 	}

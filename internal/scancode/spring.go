@@ -52,11 +52,11 @@ func (f *srcFile) springCacheKeys() []Finding {
 				cmd = "del"
 			}
 			for _, name := range names {
-				s := keyshape.Concat(name, keyshape.Lit("::"), key)
-				fd := f.c.Finding(keyshape.Java, s)
-				p := a.StartPoint()
-				fd.File, fd.Line, fd.Column = f.path, int(p.Row)+1, int(p.Column)+1
-				out = append(out, Finding{Finding: fd, Lang: keyshape.Java, Command: cmd, Via: "@" + kind})
+				saved := f.out
+				f.out = nil
+				f.report(a, keyshape.Concat(name, keyshape.Lit("::"), key), cmd, "@"+kind)
+				out = append(out, f.out...)
+				f.out = saved
 			}
 		}
 	}

@@ -42,8 +42,10 @@ func tsLanguage(grammar *sitter.Language) *language {
 // tsClientType reports a declared type naming an ioredis or node-redis
 // client, pipeline or multi.
 func tsClientType(typ string) bool {
-	for _, t := range []string{"Redis", "Cluster", "Pipeline", "ChainableCommander", "Multi", "RedisClientType", "RedisClusterType"} {
-		if strings.Contains(typ, t) {
+	for _, w := range strings.FieldsFunc(typ, func(r rune) bool { return strings.ContainsRune(" <>[]|&,()?:'\"", r) }) {
+		switch lastName(w) {
+		case "Redis", "IORedis", "Cluster", "Pipeline", "ChainableCommander", "Multi", "RedisClientType", "RedisClusterType",
+			"RedisClient", "RedisClusterClient":
 			return true
 		}
 	}

@@ -123,3 +123,24 @@ func notKeys(ctx context.Context, rdb *redis.Client) {
 	_ = m["tmp:x"]
 	rdb.Publish(ctx, "tmp:channel", "hello")
 }
+
+// A helper of another package returns the key; keys go to a script
+// wrapper as a []string grown with append.
+func helperShapes(ctx context.Context, rdb *redis.Client, q string) {
+	rdb.LLen(ctx, store.PendingKey(q)) // want `unregistered-code: key "tmp:pending:\{q\}" matches no template`
+	keys := []string{
+		store.PendingKey(q), // want `unregistered-code: key "tmp:pending:\{q\}" matches no template`
+	}
+	keys = append(keys, "tmp:extra:"+q) // want `unregistered-code: key "tmp:extra:\{q\}" matches no template`
+	store.RunScript(ctx, rdb, keys)
+}
+
+// rediser is the service's own interface over the client: its methods
+// return go-redis commands, so their key parameters are keys.
+type rediser interface {
+	Del(ctx context.Context, keys ...string) *redis.IntCmd
+}
+
+func reset(ctx context.Context, r rediser, id string) {
+	r.Del(ctx, "tmp:rate:"+id) // want `unregistered-code: key "tmp:rate:\{id\}" matches no template`
+}

@@ -1,0 +1,7 @@
+export const SESSION = 'fx:sess:';
+
+export enum Prefix {
+  Lock = 'fx:lock:',
+}
+
+export const siteKey = (id: number) => `fx:site:${id}`;
