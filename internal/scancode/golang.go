@@ -119,7 +119,18 @@ func scanModule(ctx context.Context, root string, dirs map[string]bool, tests bo
 		if len(p.Errors) > 0 || p.Types == nil || p.TypesInfo == nil {
 			why := "Go package " + p.PkgPath + " does not load"
 			if len(p.Errors) > 0 {
-				why += ": " + oneLine(p.Errors[0].Error())
+				// the go command's own error (here or in an import: a
+				// missing go.sum entry) says the cause; type errors follow
+				first := p.Errors[0]
+				found := false
+				packages.Visit([]*packages.Package{p}, func(q *packages.Package) bool { return !found }, func(q *packages.Package) {
+					for _, e := range q.Errors {
+						if e.Kind == packages.ListError && !found {
+							first, found = e, true
+						}
+					}
+				})
+				why += ": " + oneLine(first.Error())
 				if len(p.Errors) > 1 {
 					why += fmt.Sprintf(" (and %d more errors)", len(p.Errors)-1)
 				}
