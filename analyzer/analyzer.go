@@ -141,7 +141,7 @@ func (k *KeyParams) String() string { return fmt.Sprintf("keyParams%v", k.Params
 func Check(pass *analysis.Pass, c *keyshape.Classifier, emit func(pos token.Pos, f finding.Finding, command string)) {
 	p := newPkg(pass, c)
 	p.emit = func(arg ast.Expr, s keyshape.Shape, _ *ast.File) {
-		emit(arg.Pos(), c.Finding(keyshape.Go, s.Unmark()), p.command)
+		emit(arg.Pos(), p.finding(s), p.command)
 	}
 	p.run()
 }
@@ -170,9 +170,19 @@ func (p *pkg) run() {
 	p.check()
 }
 
+// finding is the finding of a key's shape, naming the project's function
+// the key goes to Redis through.
+func (p *pkg) finding(s keyshape.Shape) finding.Finding {
+	fd := p.c.Finding(keyshape.Go, s.Unmark())
+	if p.via != "" {
+		fd.Message += " (via " + p.via + ")"
+	}
+	return fd
+}
+
 // diagnose turns a shape into a diagnostic at the key argument.
 func (p *pkg) diagnose(arg ast.Expr, s keyshape.Shape, f *ast.File) {
-	fd := p.c.Finding(keyshape.Go, s.Unmark())
+	fd := p.finding(s)
 	d := analysis.Diagnostic{
 		Pos:      arg.Pos(),
 		End:      arg.End(),

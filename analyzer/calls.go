@@ -56,6 +56,9 @@ type pkg struct {
 	shapes map[*types.Func]shapeResult
 	cur    *ast.FuncDecl
 	busy   map[*types.Func]bool
+	// via names the project's function the call being checked hands its
+	// keys to ("RDB.runScript"), "" for a client's own method.
+	via string
 }
 
 func newPkg(pass *analysis.Pass, c *keyshape.Classifier) *pkg {
@@ -207,6 +210,32 @@ func (p *pkg) keyArgsAll(call *ast.CallExpr) (keys, slices []ast.Expr) {
 		out = append(out, a)
 	}
 	return out, slices
+}
+
+// viaOf names a call's callee when it is one of the project's functions
+// that hands a parameter to Redis (a KeyParams function): Type.Method or
+// pkg.Func.
+func (p *pkg) viaOf(call *ast.CallExpr) string {
+	fn := callee(p.pass.TypesInfo, call)
+	if fn == nil || fn.Pkg() == nil {
+		return ""
+	}
+	if p.keyParams[fn] == nil {
+		var kp KeyParams
+		if fn.Pkg() == p.pass.Pkg || !p.pass.ImportObjectFact(fn, &kp) {
+			return ""
+		}
+	}
+	if recv := fn.Type().(*types.Signature).Recv(); recv != nil {
+		t := recv.Type()
+		if ptr, ok := t.(*types.Pointer); ok {
+			t = ptr.Elem()
+		}
+		if n, ok := t.(*types.Named); ok {
+			return n.Obj().Name() + "." + fn.Name()
+		}
+	}
+	return fn.Pkg().Name() + "." + fn.Name()
 }
 
 // redisInterface reports a method of a project's own interface over the
@@ -413,6 +442,7 @@ func (p *pkg) check() {
 				stack = append(stack[:0], n)
 			case *ast.CallExpr:
 				p.command = p.commandOf(n)
+				p.via = p.viaOf(n)
 				for _, a := range p.keyArgs(n) {
 					if len(stack) > 0 && stack[0].Body != nil && p.wholeParam(stack[0], a) >= 0 {
 						continue
@@ -421,6 +451,7 @@ func (p *pkg) check() {
 				}
 			case *ast.CompositeLit:
 				p.command = compositeCommand[typeName(p.pass.TypesInfo.TypeOf(n))]
+				p.via = ""
 				for _, a := range p.keyFieldValues(n) {
 					p.checkKey(a, f)
 				}

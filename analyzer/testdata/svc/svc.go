@@ -112,7 +112,7 @@ func helper(ctx context.Context, rdb *redis.Client, key string) { // want helper
 
 // Keys passed to helpers are checked at the call.
 func callers(ctx context.Context, rdb *redis.Client) {
-	helper(ctx, rdb, "tmp:helper")             // want `unregistered-code: key "tmp:helper"`
+	helper(ctx, rdb, "tmp:helper")             // want `unregistered-code: key "tmp:helper".* \(via svc\.helper\)`
 	store.Get(ctx, rdb, "user:admin:settings") // want `raw-key: key "user:admin:settings" is built by hand`
 }
 
@@ -129,9 +129,9 @@ func notKeys(ctx context.Context, rdb *redis.Client) {
 func helperShapes(ctx context.Context, rdb *redis.Client, q string) {
 	rdb.LLen(ctx, store.PendingKey(q)) // want `unregistered-code: key "tmp:pending:\{q\}" matches no template`
 	keys := []string{
-		store.PendingKey(q), // want `unregistered-code: key "tmp:pending:\{q\}" matches no template`
+		store.PendingKey(q), // want `unregistered-code: key "tmp:pending:\{q\}" matches no template.* \(via store\.RunScript\)`
 	}
-	keys = append(keys, "tmp:extra:"+q) // want `unregistered-code: key "tmp:extra:\{q\}" matches no template`
+	keys = append(keys, "tmp:extra:"+q) // want `unregistered-code: key "tmp:extra:\{q\}" matches no template.* \(via store\.RunScript\)`
 	store.RunScript(ctx, rdb, keys)
 }
 
