@@ -100,6 +100,21 @@ func (r *Report) WriteSARIF(w io.Writer, version string) error {
 	if version != "" {
 		driver["version"] = version
 	}
+	// the files not analysed, and those skipped for their size, are the
+	// invocation's notifications: code scanning shows the run incomplete
+	notes := []any{}
+	for _, list := range []struct {
+		files []FileIssue
+		level string
+	}{{r.NotAnalysed, "error"}, {r.TooLarge, "warning"}} {
+		for _, fi := range list.files {
+			notes = append(notes, map[string]any{
+				"level":     list.level,
+				"message":   sarifText{"not analysed: " + fi.Reason},
+				"locations": []any{map[string]any{"physicalLocation": map[string]any{"artifactLocation": map[string]any{"uri": fi.File}}}},
+			})
+		}
+	}
 	doc := map[string]any{
 		"$schema": "https://json.schemastore.org/sarif-2.1.0.json",
 		"version": "2.1.0",
@@ -107,7 +122,11 @@ func (r *Report) WriteSARIF(w io.Writer, version string) error {
 			"tool":              map[string]any{"driver": driver},
 			"automationDetails": map[string]any{"id": "keyguard/scan-code/"},
 			"columnKind":        "utf16CodeUnits",
-			"results":           results,
+			"invocations": []any{map[string]any{
+				"executionSuccessful":        len(r.NotAnalysed) == 0,
+				"toolExecutionNotifications": notes,
+			}},
+			"results": results,
 		}},
 	}
 	enc := json.NewEncoder(w)
