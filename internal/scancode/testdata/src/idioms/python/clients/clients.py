@@ -44,3 +44,10 @@ def not_clients(raw):
     obj.get('status')
     redis_conf = {}
     redis_conf.get('fx:not-a-key')
+
+
+class Annotated:
+    connection: Redis
+
+    def read(self, x):
+        return self.connection.get('fx:ann:' + x)  # want unregistered-code fx:ann:{x}

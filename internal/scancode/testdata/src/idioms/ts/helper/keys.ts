@@ -5,3 +5,7 @@ export enum Prefix {
 }
 
 export const siteKey = (id: number) => `fx:site:${id}`;
+
+export class Keys {
+  static readonly ORDER = 'fx:order:';
+}
