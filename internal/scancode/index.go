@@ -396,12 +396,23 @@ func (p *project) sinkArgsDepth(f *srcFile, call *sitter.Node, depth int) []sink
 			continue
 		}
 		for _, s := range p.sinksOf(d, depth) {
-			if s.param >= len(as) {
+			if s.param >= len(as) && f.keywordArg(call, d.params[s.param]) == nil {
+				continue
+			}
+			if s.param >= len(as) { // cache.put(key=k, value=v)
+				a := f.keywordArg(call, d.params[s.param])
+				if !seen[a] {
+					seen[a] = true
+					out = append(out, sinkArg{arg: a, command: s.command, via: d.qualified()})
+				}
 				continue
 			}
 			pick := as[s.param : s.param+1]
 			if s.elems {
 				pick = as[s.param:]
+			}
+			if kw := f.keywordArg(call, d.params[s.param]); kw != nil {
+				pick = []*sitter.Node{kw}
 			}
 			for _, a := range pick {
 				if !seen[a] {
@@ -412,6 +423,16 @@ func (p *project) sinkArgsDepth(f *srcFile, call *sitter.Node, depth int) []sink
 		}
 	}
 	return out
+}
+
+// keywordArg is a Python call's keyword argument name=…, nil when none.
+func (f *srcFile) keywordArg(call *sitter.Node, name string) *sitter.Node {
+	for _, a := range args(call.ChildByFieldName("arguments")) {
+		if typeOf(a) == "keyword_argument" && f.text(a.ChildByFieldName("name")) == name {
+			return a.ChildByFieldName("value")
+		}
+	}
+	return nil
 }
 
 // positional are a call's positional arguments (Python keyword arguments

@@ -129,3 +129,17 @@ func TestSourceMapArgumentsLeftOut(t *testing.T) {
 		}
 	}
 }
+
+// A grammar whose query does not compile makes its language broken (its
+// files are then listed as not analysed), never a panic.
+func TestLanguageBroken(t *testing.T) {
+	l := (&language{name: "x", grammar: pythonLanguage().grammar, bindTypes: []string{"nope"}, callTypes: []string{"nope"}, declTypes: []string{"nope"}}).compile()
+	if l.broken == nil || l.query != nil || !strings.Contains(l.broken.Error(), "grammar does not load") {
+		t.Fatalf("broken %v", l.broken)
+	}
+	for _, l := range newLanguages() {
+		if l.broken != nil {
+			t.Errorf("%s: %v", l.name, l.broken)
+		}
+	}
+}

@@ -11,3 +11,4 @@ class Sessions:
     def save(self, uid):
         self.cache.put(SESSION + uid, 1)  # want unregistered-code fx:sess:{uid} via Cache.put
         self.cache.drop(f'fx:gone:{uid}')  # want unregistered-code fx:gone:{uid} via Cache.drop
+        self.cache.put(value=2, key='fx:kw:' + uid)  # want unregistered-code fx:kw:{uid} via Cache.put
