@@ -210,7 +210,11 @@ func checkPackage(p *packages.Package, c *keyshape.Classifier, facts map[types.O
 		}
 		seen[key] = true
 		f.File, f.Line, f.Column = file, at.Line, at.Column
-		out = append(out, Finding{Finding: f, Lang: keyshape.Go, Command: strings.ToLower(command)})
+		via := ""
+		if i := strings.LastIndex(f.Message, " (via "); i >= 0 && strings.HasSuffix(f.Message, ")") {
+			via = f.Message[i+len(" (via ") : len(f.Message)-1] // the analyzer names the project's function
+		}
+		out = append(out, Finding{Finding: f, Lang: keyshape.Go, Command: strings.ToLower(command), Via: via})
 	})
 	return out
 }
