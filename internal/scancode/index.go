@@ -201,7 +201,7 @@ func (p *project) memberValues(cls, name string) []memberValue {
 		}
 		for _, cd := range p.classes[c] {
 			for _, b := range cd.f.binds[name] {
-				if spanOf(cd.node).contains2(b.scope) {
+				if spanOf(cd.node).holds(b.scope) {
 					out = append(out, memberValue{f: cd.f, value: b.value, typ: b.typ})
 				}
 			}

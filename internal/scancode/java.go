@@ -202,7 +202,7 @@ func javaConstant(f *srcFile, n *sitter.Node) (*srcFile, *sitter.Node, bool) {
 				}
 				m := javaModifiers(d)
 				constant := typeOf(d) == "constant_declaration" || typeOf(c.node) == "interface_declaration" ||
-					m != nil && strings.Contains(f.textOf(g, m), "static") && strings.Contains(f.textOf(g, m), "final")
+					m != nil && strings.Contains(g.text(m), "static") && strings.Contains(g.text(m), "final")
 				if !constant {
 					continue
 				}
@@ -220,8 +220,6 @@ func javaConstant(f *srcFile, n *sitter.Node) (*srcFile, *sitter.Node, bool) {
 	}
 	return hit, val, hit != nil
 }
-
-func (f *srcFile) textOf(g *srcFile, n *sitter.Node) string { return g.text(n) }
 
 func set(names ...string) map[string]bool {
 	m := make(map[string]bool, len(names))

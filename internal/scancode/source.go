@@ -100,8 +100,8 @@ func spanOf(n *sitter.Node) span { return span{n.StartByte(), n.EndByte()} }
 
 func (s span) contains(n *sitter.Node) bool { return s.start <= n.StartByte() && n.EndByte() <= s.end }
 
-// contains2 reports whether the span holds another.
-func (s span) contains2(o span) bool { return s.start <= o.start && o.end <= s.end }
+// holds reports whether the span holds another.
+func (s span) holds(o span) bool { return s.start <= o.start && o.end <= s.end }
 
 // text is a node's source text; "" for a missing node (tree-sitter leaves
 // fields out of code it could not parse).
@@ -170,7 +170,7 @@ func (f *srcFile) lookup(name string, at *sitter.Node) []binding {
 	var bestScope span
 	where := spanOf(at) // once: each position is a call into tree-sitter
 	for _, b := range bs {
-		if !b.scope.contains2(where) {
+		if !b.scope.holds(where) {
 			continue
 		}
 		switch {
