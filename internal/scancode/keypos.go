@@ -96,10 +96,3 @@ func lastName(s string) string {
 	}
 	return s
 }
-
-// nameSays reports whether a variable's name says it holds a Redis client,
-// for receivers whose declaration the file does not show.
-func nameSays(name string) bool {
-	n := strings.ToLower(lastName(name))
-	return strings.Contains(n, "redis") || strings.Contains(n, "jedis") || n == "rdb" || strings.HasPrefix(n, "rdb")
-}
