@@ -92,7 +92,7 @@ func newAnalyzer(classifier func() (*keyshape.Classifier, error)) *analysis.Anal
 		Name:      Name,
 		Doc:       doc,
 		URL:       finding.HelpURI("", finding.RawKey),
-		FactTypes: []analysis.Fact{new(KeyParams)},
+		FactTypes: []analysis.Fact{new(KeyParams), new(KeyShape)},
 		Flags:     *flag.NewFlagSet(Name, flag.ContinueOnError),
 	}
 	a.Run = func(pass *analysis.Pass) (any, error) {
@@ -115,6 +115,18 @@ type KeyParams struct {
 	Params []int // parameter indexes, ascending
 }
 
+// KeyShape is the fact that a function returns a key of one shape (a
+// helper such as PendingKey(qname) returning fmt.Sprintf(...)): its
+// parameters are marked holes, which a call fills with its arguments.
+type KeyShape struct {
+	Shape keyshape.Shape
+}
+
+// AFact marks KeyShape as an analysis fact.
+func (*KeyShape) AFact() {}
+
+func (k *KeyShape) String() string { return "keyShape(" + k.Shape.String() + ")" }
+
 // AFact marks KeyParams as an analysis fact.
 func (*KeyParams) AFact() {}
 
@@ -129,7 +141,7 @@ func (k *KeyParams) String() string { return fmt.Sprintf("keyParams%v", k.Params
 func Check(pass *analysis.Pass, c *keyshape.Classifier, emit func(pos token.Pos, f finding.Finding, command string)) {
 	p := newPkg(pass, c)
 	p.emit = func(arg ast.Expr, s keyshape.Shape, _ *ast.File) {
-		emit(arg.Pos(), c.Finding(keyshape.Go, s), p.command)
+		emit(arg.Pos(), p.finding(s), p.command)
 	}
 	p.run()
 }
@@ -150,12 +162,27 @@ func (p *pkg) run() {
 		sort.Ints(idx)
 		pass.ExportObjectFact(fn, &KeyParams{Params: idx})
 	}
+	for fn := range p.funcs {
+		if s, ok := p.keyShape(fn); ok && fn.Exported() {
+			pass.ExportObjectFact(fn, &KeyShape{Shape: s})
+		}
+	}
 	p.check()
+}
+
+// finding is the finding of a key's shape, naming the project's function
+// the key goes to Redis through.
+func (p *pkg) finding(s keyshape.Shape) finding.Finding {
+	fd := p.c.Finding(keyshape.Go, s.Unmark())
+	if p.via != "" {
+		fd.Message += " (via " + p.via + ")"
+	}
+	return fd
 }
 
 // diagnose turns a shape into a diagnostic at the key argument.
 func (p *pkg) diagnose(arg ast.Expr, s keyshape.Shape, f *ast.File) {
-	fd := p.c.Finding(keyshape.Go, s)
+	fd := p.finding(s)
 	d := analysis.Diagnostic{
 		Pos:      arg.Pos(),
 		End:      arg.End(),

@@ -50,10 +50,20 @@ type pkg struct {
 	defs      map[*types.Var][]ast.Expr // every value assigned to a variable; nil: unknown
 	emit      func(arg ast.Expr, s keyshape.Shape, f *ast.File)
 	command   string // the Redis command of the call being checked
+	// shapes are the helpers' key shapes computed so far; cur is the
+	// function whose shape is being computed (its parameters become
+	// marked holes), busy those under way.
+	shapes map[*types.Func]shapeResult
+	cur    *ast.FuncDecl
+	busy   map[*types.Func]bool
+	// via names the project's function the call being checked hands its
+	// keys to ("RDB.runScript"), "" for a client's own method.
+	via string
 }
 
 func newPkg(pass *analysis.Pass, c *keyshape.Classifier) *pkg {
-	p := &pkg{pass: pass, c: c, funcs: map[*types.Func]*ast.FuncDecl{}, keyParams: map[*types.Func]map[int]bool{}, defs: map[*types.Var][]ast.Expr{}}
+	p := &pkg{pass: pass, c: c, funcs: map[*types.Func]*ast.FuncDecl{}, keyParams: map[*types.Func]map[int]bool{}, defs: map[*types.Var][]ast.Expr{},
+		shapes: map[*types.Func]shapeResult{}, busy: map[*types.Func]bool{}}
 	for _, f := range pass.Files {
 		for _, d := range f.Decls {
 			if fd, ok := d.(*ast.FuncDecl); ok && fd.Body != nil {
@@ -135,9 +145,16 @@ func (p *pkg) def(v *types.Var) ast.Expr {
 
 // keyArgs returns the arguments of call that Redis receives as keys.
 func (p *pkg) keyArgs(call *ast.CallExpr) []ast.Expr {
+	keys, _ := p.keyArgsAll(call)
+	return keys
+}
+
+// keyArgsAll is keyArgs, and the slice arguments whose elements cannot
+// be seen (a []string parameter handed on whole).
+func (p *pkg) keyArgsAll(call *ast.CallExpr) (keys, slices []ast.Expr) {
 	fn := callee(p.pass.TypesInfo, call)
 	if fn == nil || fn.Pkg() == nil {
-		return nil
+		return nil, nil
 	}
 	sig := fn.Type().(*types.Signature)
 	params := p.keyParams[fn]
@@ -153,9 +170,9 @@ func (p *pkg) keyArgs(call *ast.CallExpr) []ast.Expr {
 	path := fn.Pkg().Path()
 	// go-redis's and the SDK's own code passes keys around as parameters:
 	// only calls from outside the package are Redis calls made by a service.
-	if params == nil && (path == goRedis || sdkPackages[path]) && path != p.pass.Pkg.Path() && fn.Exported() {
+	if params == nil && ((path == goRedis || sdkPackages[path]) && path != p.pass.Pkg.Path() || redisInterface(fn)) && fn.Exported() {
 		if path == goRedis && fn.Name() == "Do" {
-			return p.doKeys(call, sig)
+			return p.doKeys(call, sig), nil
 		}
 		params = map[int]bool{}
 		for i := 0; i < sig.Params().Len(); i++ {
@@ -166,7 +183,7 @@ func (p *pkg) keyArgs(call *ast.CallExpr) []ast.Expr {
 		}
 	}
 	if len(params) == 0 {
-		return nil
+		return nil, nil
 	}
 	var out []ast.Expr
 	n := sig.Params().Len()
@@ -183,12 +200,61 @@ func (p *pkg) keyArgs(call *ast.CallExpr) []ast.Expr {
 			continue
 		}
 		if _, ok := p.pass.TypesInfo.TypeOf(a).Underlying().(*types.Slice); ok {
-			out = append(out, p.elements(a)...)
+			els := p.elements(a)
+			if els == nil {
+				slices = append(slices, a)
+			}
+			out = append(out, els...)
 			continue
 		}
 		out = append(out, a)
 	}
-	return out
+	return out, slices
+}
+
+// viaOf names a call's callee when it is one of the project's functions
+// that hands a parameter to Redis (a KeyParams function): Type.Method or
+// pkg.Func.
+func (p *pkg) viaOf(call *ast.CallExpr) string {
+	fn := callee(p.pass.TypesInfo, call)
+	if fn == nil || fn.Pkg() == nil {
+		return ""
+	}
+	if p.keyParams[fn] == nil {
+		var kp KeyParams
+		if fn.Pkg() == p.pass.Pkg || !p.pass.ImportObjectFact(fn, &kp) {
+			return ""
+		}
+	}
+	if recv := fn.Type().(*types.Signature).Recv(); recv != nil {
+		t := recv.Type()
+		if ptr, ok := t.(*types.Pointer); ok {
+			t = ptr.Elem()
+		}
+		if n, ok := t.(*types.Named); ok {
+			return n.Obj().Name() + "." + fn.Name()
+		}
+	}
+	return fn.Pkg().Name() + "." + fn.Name()
+}
+
+// redisInterface reports a method of a project's own interface over the
+// client (type rediser interface { Del(ctx, keys ...string) *redis.IntCmd }):
+// its results are go-redis commands, so its parameters are go-redis's.
+func redisInterface(fn *types.Func) bool {
+	sig := fn.Type().(*types.Signature)
+	if sig.Recv() == nil || sig.Results().Len() == 0 {
+		return false
+	}
+	if _, ok := sig.Recv().Type().Underlying().(*types.Interface); !ok {
+		return false
+	}
+	t := sig.Results().At(0).Type()
+	if ptr, ok := t.(*types.Pointer); ok {
+		t = ptr.Elem()
+	}
+	n, ok := t.(*types.Named)
+	return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == goRedis
 }
 
 // elements are the elements of a []string literal, directly or through a
@@ -207,8 +273,11 @@ func (p *pkg) elements(e ast.Expr) []ast.Expr {
 			return out
 		case *ast.Ident:
 			v, _ := p.pass.TypesInfo.Uses[x].(*types.Var)
-			if v == nil || p.def(v) == nil {
+			if v == nil {
 				return nil
+			}
+			if p.def(v) == nil {
+				return p.appended(v)
 			}
 			e = p.def(v)
 		default:
@@ -216,6 +285,36 @@ func (p *pkg) elements(e ast.Expr) []ast.Expr {
 		}
 	}
 	return nil
+}
+
+// appended are the elements of a slice variable given a literal once and
+// then only grown with append(v, x…): every element it may hold; nil when
+// any other assignment hides them.
+func (p *pkg) appended(v *types.Var) []ast.Expr {
+	var out []ast.Expr
+	lits := 0
+	for _, d := range p.defs[v] {
+		switch x := ast.Unparen(d).(type) {
+		case *ast.CompositeLit:
+			lits++
+			out = append(out, p.elements(x)...)
+		case *ast.CallExpr:
+			id, ok := x.Fun.(*ast.Ident)
+			if !ok || id.Name != "append" || len(x.Args) == 0 || x.Ellipsis.IsValid() {
+				return nil
+			}
+			if self, ok := ast.Unparen(x.Args[0]).(*ast.Ident); !ok || p.pass.TypesInfo.Uses[self] != v {
+				return nil
+			}
+			out = append(out, x.Args[1:]...)
+		default:
+			return nil
+		}
+	}
+	if lits != 1 {
+		return nil
+	}
+	return out
 }
 
 // doKeys finds the keys of rdb.Do(ctx, "set", key, v) with the server's own
@@ -313,7 +412,8 @@ func (p *pkg) findKeyParams() {
 				if !ok {
 					return true
 				}
-				for _, a := range p.keyArgs(call) {
+				keys, whole := p.keyArgsAll(call)
+				for _, a := range append(keys, whole...) {
 					if i := p.wholeParam(fd, a); i >= 0 && !p.keyParams[fn][i] {
 						if p.keyParams[fn] == nil {
 							p.keyParams[fn] = map[int]bool{}
@@ -342,6 +442,7 @@ func (p *pkg) check() {
 				stack = append(stack[:0], n)
 			case *ast.CallExpr:
 				p.command = p.commandOf(n)
+				p.via = p.viaOf(n)
 				for _, a := range p.keyArgs(n) {
 					if len(stack) > 0 && stack[0].Body != nil && p.wholeParam(stack[0], a) >= 0 {
 						continue
@@ -350,6 +451,7 @@ func (p *pkg) check() {
 				}
 			case *ast.CompositeLit:
 				p.command = compositeCommand[typeName(p.pass.TypesInfo.TypeOf(n))]
+				p.via = ""
 				for _, a := range p.keyFieldValues(n) {
 					p.checkKey(a, f)
 				}

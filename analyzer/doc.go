@@ -17,11 +17,17 @@
 // the template's builder when that builder cannot fail and its package is
 // imported by the package; unregistered-code when no template does.
 //
-// A function that hands one of its string parameters to Redis whole
-// (func get(ctx, rdb, key string) { rdb.Get(ctx, key) }) is not reported;
-// its callers' arguments are checked instead, in other packages too (the
-// fact KeyParams). Keys held in slices the analyzer cannot see (a []string
-// built in a loop) and keys reached through function values are not checked.
+// A function that hands one of its string or []string parameters to Redis
+// whole (func get(ctx, rdb, key string) { rdb.Get(ctx, key) }, a script
+// wrapper taking keys []string) is not reported; its callers' arguments are
+// checked instead, in other packages too (the fact KeyParams), and their
+// findings name it ("via store.Get"). A function whose returns all give one
+// key shape (func PendingKey(q string) string { return "asynq:{" + q +
+// "}:pending" }) gives its callers that shape with their arguments in place
+// of its parameters (the fact KeyShape). A []string of keys is followed
+// through a literal and append; a package's own interface whose methods
+// return go-redis commands is a client. Keys held in slices built in a loop
+// and keys reached through function values are not checked.
 //
 // cmd/keylint takes the flag as -registry FILE, under go vet too
 // (go vet -vettool=$(which keylint) -registry=$PWD/keyguard.yaml ./...);

@@ -51,9 +51,82 @@ func (p *pkg) eval(e ast.Expr, depth int) (s keyshape.Shape, builder bool) {
 			if d := p.def(v); d != nil && !isParam(v) {
 				return p.eval(d, depth+1)
 			}
+			if p.cur != nil && isParam(v) && len(p.defs[v]) == 0 {
+				if i := p.paramIndex(p.cur, v); i >= 0 {
+					h := p.hole(e)
+					return keyshape.Param(i, h.Parts[0].Kind, h.Parts[0].Name), false
+				}
+			}
 		}
 	}
 	return p.hole(e), false
+}
+
+// keyShape is the shape of the key fn returns, its parameters marked: a
+// function of this package whose every return gives one shape with some
+// literal text, or one whose KeyShape fact says so.
+func (p *pkg) keyShape(fn *types.Func) (keyshape.Shape, bool) {
+	if r, ok := p.shapes[fn]; ok {
+		return r.s, r.ok
+	}
+	fd := p.funcs[fn]
+	if fd == nil {
+		var ks KeyShape
+		if fn.Pkg() != nil && fn.Pkg() != p.pass.Pkg && p.pass.ImportObjectFact(fn, &ks) {
+			return ks.Shape, true
+		}
+		return keyshape.Shape{}, false
+	}
+	sig := fn.Type().(*types.Signature)
+	if p.busy[fn] || sig.Results().Len() != 1 || !isString(sig.Results().At(0).Type()) {
+		return keyshape.Shape{}, false
+	}
+	p.busy[fn] = true
+	defer delete(p.busy, fn)
+	saved := p.cur
+	p.cur = fd
+	defer func() { p.cur = saved }()
+	var got keyshape.Shape
+	ok := true
+	n := 0
+	ast.Inspect(fd.Body, func(node ast.Node) bool {
+		switch x := node.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.ReturnStmt:
+			if len(x.Results) != 1 {
+				ok = false
+				return false
+			}
+			s, b := p.eval(x.Results[0], 1)
+			if b || !hasLiteral(s) || n > 0 && s.String() != got.String() {
+				ok = false
+			}
+			got = s
+			n++
+		}
+		return ok
+	})
+	r := shapeResult{s: got, ok: ok && n > 0}
+	p.shapes[fn] = r
+	return r.s, r.ok
+}
+
+// shapeResult is a computed keyShape.
+type shapeResult struct {
+	s  keyshape.Shape
+	ok bool
+}
+
+// hasLiteral reports whether a shape has some literal text: a helper
+// returning only a value it was given is not a key's builder.
+func hasLiteral(s keyshape.Shape) bool {
+	for _, part := range s.Parts {
+		if !part.Hole && part.Lit != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // isParam reports whether v is a function's parameter or result (their
@@ -128,6 +201,15 @@ func (p *pkg) evalCall(call *ast.CallExpr, depth int) (keyshape.Shape, bool) {
 			name, expr := p.names(call.Args[0])
 			return keyshape.Hole(keytmpl.Int, name, expr), false
 		}
+	}
+	if ks, ok := p.keyShape(fn); ok && !call.Ellipsis.IsValid() {
+		return ks.Subst(func(i int) (keyshape.Shape, bool) {
+			if i >= len(call.Args) {
+				return keyshape.Shape{}, false
+			}
+			s, b := p.eval(call.Args[i], depth+1)
+			return s, !b
+		}), false
 	}
 	return p.hole(call), false
 }

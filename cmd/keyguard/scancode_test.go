@@ -26,7 +26,7 @@ func TestScanCodeExitCodes(t *testing.T) {
 		{[]string{"--registry", scanRegistry, "../../internal/scancode/testdata/src/python"}, 1, "unregistered-code", ""},
 		{[]string{"--registry", scanRegistry, py}, 0, "raw-key: key \"user:{uid:int}:info\"", ""},
 		{[]string{"--registry", scanRegistry, "--fail-on", "warning", py}, 1, "1 warning", ""},
-		{[]string{"--registry", scanRegistry, "--fail-on", "never", "../../internal/scancode/testdata/src"}, 0, "10 errors", ""},
+		{[]string{"--registry", scanRegistry, "--fail-on", "never", "../../internal/scancode/testdata/src"}, 0, "36 errors, 23 warnings", ""},
 		{[]string{"--registry", scanRegistry, "--lang", "cobol", py}, 2, "", "--lang: language \"cobol\""},
 		{[]string{"--registry", scanRegistry, "nope/"}, 2, "", "Try:"},
 		{[]string{"--registry", "nope.yaml", py}, 2, "", "nope.yaml"},
@@ -85,5 +85,46 @@ func TestScanCodeSuggestAndSARIF(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(out), &log); err != nil || code != 1 || log.Version != "2.1.0" || len(log.Runs) != 1 || len(log.Runs[0].Results) != 11 {
 		t.Errorf("sarif: exit %d, %v, version %q, %d runs", code, err, log.Version, len(log.Runs))
+	}
+}
+
+// scan-code fails closed: a Go module whose packages do not load (no
+// go.sum here) exits 2 and says which files and why; --allow-partial
+// reports them as a warning; the report lists them either way.
+func TestScanCodeNotAnalysed(t *testing.T) {
+	dir := t.TempDir()
+	gomod := "module example.com/nosum\n\ngo 1.26\n\nrequire github.com/redis/go-redis/v9 v9.23.0\n"
+	src := "package nosum\n\nimport (\n\t\"context\"\n\n\t\"github.com/redis/go-redis/v9\"\n)\n\nfunc F(ctx context.Context, r *redis.Client) { r.Get(ctx, \"tmp:x\") }\n"
+	for name, body := range map[string]string{"go.mod": gomod, "f.go": src, "bad.py": "import redis\ndef f(:\n"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("GOFLAGS", "-mod=readonly")
+	t.Setenv("GOPROXY", "off") // hermetic: nothing is downloaded
+	out := filepath.Join(t.TempDir(), "r.json")
+	code, _, errOut := runCLI(t, "", "scan-code", "--registry", scanRegistry, "--format", "json", "--out", out, dir)
+	if code != 2 || !strings.Contains(errOut, "2 files could not be analysed") || !strings.Contains(errOut, "f.go") ||
+		!strings.Contains(errOut, "bad.py: does not parse at line 2") || !strings.Contains(errOut, "--allow-partial") {
+		t.Fatalf("exit %d, want 2\nstderr: %s", code, errOut)
+	}
+	var rep struct {
+		NotAnalysed []struct{ File, Reason string } `json:"not_analysed"`
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &rep); err != nil || len(rep.NotAnalysed) != 2 || !strings.Contains(rep.NotAnalysed[1].Reason, "go.sum") {
+		t.Fatalf("report %s: %v", data, err)
+	}
+	code, stdout, errOut := runCLI(t, "", "scan-code", "--registry", scanRegistry, "--allow-partial", dir)
+	if code != 0 || !strings.Contains(errOut, "warning: 2 files not analysed") || !strings.Contains(stdout, "2 files NOT ANALYSED") {
+		t.Fatalf("--allow-partial: exit %d\nstdout: %s\nstderr: %s", code, stdout, errOut)
+	}
+	// a file over --max-file-bytes is skipped and listed, not failed
+	code, stdout, _ = runCLI(t, "", "scan-code", "--registry", scanRegistry, "--max-file-bytes", "10", filepath.Join(dir, "bad.py"))
+	if code != 0 || !strings.Contains(stdout, "bad.py: skipped:") || !strings.Contains(stdout, "1 file too large, skipped") {
+		t.Fatalf("--max-file-bytes: exit %d\nstdout: %s", code, stdout)
 	}
 }

@@ -105,9 +105,19 @@ func (c *Classifier) classify(s Shape, tmpl string) Verdict {
 	}
 	ct, err := keytmpl.Parse(tmpl, c.reg.Separator)
 	if err != nil {
-		// Only a shape keytmpl cannot express (no such shape is known):
-		// say it is hand-built rather than guess at the registry.
-		return Verdict{Rule: finding.RawKey, Opaque: true}
+		// A shape keytmpl cannot express (Spring's name::key has an empty
+		// segment): a key of no template unless one starts with its
+		// leading text; then say it is hand-built rather than guess.
+		lead := ""
+		if !s.Parts[0].Hole {
+			lead = s.Parts[0].Lit
+		}
+		for _, en := range c.entries {
+			if lead == "" || strings.HasPrefix(en.e.Key, lead) {
+				return Verdict{Rule: finding.RawKey, Opaque: true}
+			}
+		}
+		return Verdict{Rule: finding.UnregisteredCode}
 	}
 	var fits []*registry.Entry
 	var witness string

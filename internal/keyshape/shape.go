@@ -1,6 +1,7 @@
 package keyshape
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -15,6 +16,10 @@ type Part struct {
 	Kind keytmpl.Kind // what the value is known to be: Any, or Int for integer types and %d
 	Name string       // a name for the value (the variable's), "" when it has none
 	Expr string       // the value's source text, for suggested fixes ("" when not worth quoting)
+	// Param is i+1 when the value is parameter i of the function whose
+	// shape is being summarized (a helper that returns a key, a wrapper
+	// that sends one), 0 otherwise: its callers substitute their argument.
+	Param int
 }
 
 // Shape is the key a Redis call builds, as far as the source shows it.
@@ -50,6 +55,63 @@ func Concat(ss ...Shape) Shape {
 			}
 			out.Parts = append(out.Parts, p)
 		}
+	}
+	return out
+}
+
+// Param is a hole for parameter i of the function being summarized.
+func Param(i int, kind keytmpl.Kind, name string) Shape {
+	return Shape{Parts: []Part{{Hole: true, Kind: kind, Name: name, Param: i + 1}}}
+}
+
+// WholeParam is the parameter index when the shape is one parameter of
+// the function being summarized, whole; -1 otherwise.
+func (s Shape) WholeParam() int {
+	if len(s.Parts) == 1 && s.Parts[0].Param > 0 {
+		return s.Parts[0].Param - 1
+	}
+	return -1
+}
+
+// HasParam reports whether the shape holds a parameter of the function
+// being summarized.
+func (s Shape) HasParam() bool {
+	for _, p := range s.Parts {
+		if p.Param > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// Subst replaces the parameter holes with the shapes arg gives (ok false:
+// the hole stays, unmarked), as a call of the summarized function builds
+// its key.
+func (s Shape) Subst(arg func(i int) (Shape, bool)) Shape {
+	parts := make([]Shape, 0, len(s.Parts))
+	for _, p := range s.Parts {
+		if p.Param == 0 {
+			parts = append(parts, Shape{Parts: []Part{p}})
+			continue
+		}
+		if a, ok := arg(p.Param - 1); ok {
+			parts = append(parts, a)
+			continue
+		}
+		p.Param = 0
+		parts = append(parts, Shape{Parts: []Part{p}})
+	}
+	return Concat(parts...)
+}
+
+// Unmark drops the parameter marks: the shape as a finding shows it.
+func (s Shape) Unmark() Shape {
+	if !s.HasParam() {
+		return s
+	}
+	out := Shape{Parts: slices.Clone(s.Parts)}
+	for i := range out.Parts {
+		out.Parts[i].Param = 0
 	}
 	return out
 }

@@ -51,7 +51,7 @@ func parseIgnore(data []byte) []ignoreRule {
 		if !anchored {
 			expr = "(?:.*/)?" + expr
 		}
-		re, err := regexp.Compile("^" + expr + "$")
+		re, err := regexp.Compile("(?s)^" + expr + "$") // (?s): a name may hold a newline
 		if err != nil {
 			continue // a pattern git would not understand either
 		}

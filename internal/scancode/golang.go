@@ -28,7 +28,7 @@ const loadMode = packages.NeedName | packages.NeedFiles | packages.NeedSyntax | 
 // module, in dependency order, carrying its facts (functions that pass a
 // parameter to Redis as a key) from package to package. It returns the
 // number of files scanned.
-func scanGo(ctx context.Context, files []string, tests bool, c *keyshape.Classifier, emit func([]Finding)) (int, error) {
+func scanGo(ctx context.Context, files []string, tests bool, c *keyshape.Classifier, emit func([]Finding), issue func(FileIssue)) (int, error) {
 	shown := map[string]string{} // absolute path → the path as the walk found it
 	dirs := map[string]map[string]bool{}
 	roots := map[string]string{}
@@ -58,7 +58,7 @@ func scanGo(ctx context.Context, files []string, tests bool, c *keyshape.Classif
 	}
 	slices.Sort(mods)
 	for _, root := range mods {
-		if err := scanModule(ctx, root, dirs[root], tests, shown, c, emit); err != nil {
+		if err := scanModule(ctx, root, dirs[root], tests, shown, c, emit, issue); err != nil {
 			return 0, err
 		}
 	}
@@ -78,56 +78,128 @@ func moduleRoot(dir string) string {
 	}
 }
 
-func scanModule(ctx context.Context, root string, dirs map[string]bool, tests bool, shown map[string]string, c *keyshape.Classifier, emit func([]Finding)) error {
+// scanModule loads and checks the packages of one module. A package that
+// does not load or type-check is not analysed: its files are reported to
+// issue with the go command's reasons, never passed as clean.
+func scanModule(ctx context.Context, root string, dirs map[string]bool, tests bool, shown map[string]string, c *keyshape.Classifier, emit func([]Finding), issue func(FileIssue)) error {
 	var patterns []string
 	for d := range dirs {
 		rel, _ := filepath.Rel(root, d)
 		patterns = append(patterns, "./"+filepath.ToSlash(rel))
 	}
 	slices.Sort(patterns)
+	inModule := func(why string) {
+		for abs, file := range shown {
+			if dirs[filepath.Dir(abs)] {
+				issue(FileIssue{File: file, Lang: keyshape.Go, Reason: why})
+			}
+		}
+	}
 	cfg := &packages.Config{Context: ctx, Dir: root, Mode: loadMode, Tests: tests}
 	pkgs, err := packages.Load(cfg, patterns...)
 	if err != nil {
-		return fmt.Errorf("load the Go packages of %s: %w\n\tTry: go build ./... in %s shows what the go command needs", root, err, root)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		inModule(fmt.Sprintf("the go command cannot load the packages of %s: %v (go build ./... there shows what it needs)", root, oneLine(err.Error())))
+		return nil
 	}
 	inScan := map[*packages.Package]bool{}
 	for _, p := range pkgs {
 		inScan[p] = true
 	}
 	facts := map[types.Object]*analyzer.KeyParams{}
+	shapes := map[types.Object]*analyzer.KeyShape{}
 	seen := map[string]bool{} // a file in several package variants (tests) is reported once
-	var loadErr error
+	bad := map[string]bool{}
 	packages.Visit(pkgs, nil, func(p *packages.Package) {
-		if !inScan[p] || loadErr != nil {
-			return
-		}
-		if len(p.Syntax) == 0 {
+		if !inScan[p] || len(p.Syntax) == 0 && len(p.Errors) == 0 {
 			return // every file excluded by build constraints: nothing to check
 		}
-		if p.Types == nil || p.TypesInfo == nil {
-			loadErr = fmt.Errorf("Go package %s did not load: %v\n\tTry: go build %s", p.PkgPath, p.Errors, p.PkgPath)
+		if len(p.Errors) > 0 || p.Types == nil || p.TypesInfo == nil {
+			why := "Go package " + p.PkgPath + " does not load"
+			if len(p.Errors) > 0 {
+				// the go command's own error (here or in an import: a
+				// missing go.sum entry) says the cause; type errors follow
+				first := p.Errors[0]
+				found := false
+				packages.Visit([]*packages.Package{p}, func(q *packages.Package) bool { return !found }, func(q *packages.Package) {
+					for _, e := range q.Errors {
+						if e.Kind == packages.ListError && !found {
+							first, found = e, true
+						}
+					}
+				})
+				why += ": " + oneLine(first.Error())
+				if len(p.Errors) > 1 {
+					why += fmt.Sprintf(" (and %d more errors)", len(p.Errors)-1)
+				}
+			}
+			why += " (go build " + p.PkgPath + " shows what it needs)"
+			files := append(slices.Clone(p.GoFiles), p.CompiledGoFiles...)
+			for _, abs := range files {
+				if file, ok := shown[abs]; ok && !bad[abs] {
+					bad[abs] = true
+					issue(FileIssue{File: file, Lang: keyshape.Go, Reason: why})
+				}
+			}
+			if len(files) == 0 {
+				for abs, file := range shown {
+					if p.Dir != "" && filepath.Dir(abs) == p.Dir {
+						if !bad[abs] {
+							bad[abs] = true
+							issue(FileIssue{File: file, Lang: keyshape.Go, Reason: why})
+						}
+					}
+				}
+			}
 			return
 		}
-		emit(checkPackage(p, c, facts, shown, seen))
+		emit(checkPackage(p, c, facts, shapes, shown, seen))
 	})
-	return loadErr
+	return nil
+}
+
+// oneLine keeps the first line of a message.
+func oneLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
 }
 
 // checkPackage runs the analyzer on one package outside a go/analysis
 // driver, facts kept in a map.
-func checkPackage(p *packages.Package, c *keyshape.Classifier, facts map[types.Object]*analyzer.KeyParams, shown map[string]string, seen map[string]bool) []Finding {
+func checkPackage(p *packages.Package, c *keyshape.Classifier, facts map[types.Object]*analyzer.KeyParams, shapes map[types.Object]*analyzer.KeyShape, shown map[string]string, seen map[string]bool) []Finding {
 	var out []Finding
 	pass := &analysis.Pass{
 		Fset: p.Fset, Files: p.Syntax, Pkg: p.Types, TypesInfo: p.TypesInfo, TypesSizes: p.TypesSizes,
 		ImportObjectFact: func(obj types.Object, fact analysis.Fact) bool {
-			kp, ok := facts[obj]
-			if ok {
-				*fact.(*analyzer.KeyParams) = *kp
+			switch fact := fact.(type) {
+			case *analyzer.KeyParams:
+				kp, ok := facts[obj]
+				if ok {
+					*fact = *kp
+				}
+				return ok
+			case *analyzer.KeyShape:
+				ks, ok := shapes[obj]
+				if ok {
+					*fact = *ks
+				}
+				return ok
 			}
-			return ok
+			return false
 		},
-		ExportObjectFact: func(obj types.Object, fact analysis.Fact) { facts[obj] = fact.(*analyzer.KeyParams) },
-		Report:           func(analysis.Diagnostic) {},
+		ExportObjectFact: func(obj types.Object, fact analysis.Fact) {
+			switch fact := fact.(type) {
+			case *analyzer.KeyParams:
+				facts[obj] = fact
+			case *analyzer.KeyShape:
+				shapes[obj] = fact
+			}
+		},
+		Report: func(analysis.Diagnostic) {},
 	}
 	analyzer.Check(pass, c, func(pos token.Pos, f finding.Finding, command string) {
 		at := p.Fset.Position(pos)
@@ -138,7 +210,11 @@ func checkPackage(p *packages.Package, c *keyshape.Classifier, facts map[types.O
 		}
 		seen[key] = true
 		f.File, f.Line, f.Column = file, at.Line, at.Column
-		out = append(out, Finding{Finding: f, Lang: keyshape.Go, Command: strings.ToLower(command)})
+		via := ""
+		if i := strings.LastIndex(f.Message, " (via "); i >= 0 && strings.HasSuffix(f.Message, ")") {
+			via = f.Message[i+len(" (via ") : len(f.Message)-1] // the analyzer names the project's function
+		}
+		out = append(out, Finding{Finding: f, Lang: keyshape.Go, Command: strings.ToLower(command), Via: via})
 	})
 	return out
 }

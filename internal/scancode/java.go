@@ -25,8 +25,200 @@ func javaLanguage() *language {
 		intType: func(t string) bool {
 			return set("int", "long", "short", "byte", "Integer", "Long", "Short", "BigInteger")[t]
 		},
-		keyType: func(t string) bool { return t == "Key" || t == "Keys.Key" },
+		keyType:    func(t string) bool { return t == "Key" || t == "Keys.Key" },
+		declTypes:  []string{"method_declaration", "class_declaration", "interface_declaration", "enum_declaration"},
+		decl:       javaDecl,
+		callees:    javaCallees,
+		constant:   javaConstant,
+		clientType: func(t string) bool { return javaTypeClient(t) != javaNone },
+		isClient:   func(f *srcFile, n *sitter.Node, _ int) bool { return f.javaReceiver(n) != javaNone },
 	}).compile()
+}
+
+// javaDecl indexes a class, interface or method.
+func javaDecl(f *srcFile, n *sitter.Node) {
+	switch typeOf(n) {
+	case "class_declaration", "interface_declaration", "enum_declaration":
+		c := &classDef{f: f, node: n, name: f.text(n.ChildByFieldName("name"))}
+		for i := 0; i < int(n.NamedChildCount()); i++ {
+			switch k := n.NamedChild(i); typeOf(k) {
+			case "superclass", "super_interfaces", "extends_interfaces":
+				f.typeNames(k, &c.bases)
+			}
+		}
+		f.classes = append(f.classes, c)
+	case "method_declaration":
+		d := &funcDef{f: f, node: n, body: n.ChildByFieldName("body"), name: f.text(n.ChildByFieldName("name")), rest: -1,
+			typ: f.text(n.ChildByFieldName("type"))}
+		for _, p := range args(n.ChildByFieldName("parameters")) {
+			switch typeOf(p) {
+			case "formal_parameter":
+				d.params = append(d.params, f.text(p.ChildByFieldName("name")))
+			case "spread_parameter":
+				d.rest = len(d.params)
+				for i := 0; i < int(p.NamedChildCount()); i++ {
+					if v := p.NamedChild(i); typeOf(v) == "variable_declarator" {
+						d.params = append(d.params, f.text(v.ChildByFieldName("name")))
+					}
+				}
+			}
+		}
+		if m := javaModifiers(n); m != nil {
+			d.static = strings.Contains(f.text(m), "static")
+		}
+		f.funcs = append(f.funcs, d)
+	}
+}
+
+// typeNames collects the simple names of the types under n.
+func (f *srcFile) typeNames(n *sitter.Node, out *[]string) {
+	for i := 0; i < int(n.NamedChildCount()); i++ {
+		c := n.NamedChild(i)
+		switch typeOf(c) {
+		case "type_identifier", "scoped_type_identifier", "generic_type":
+			*out = append(*out, baseName(f.text(c)))
+		default:
+			f.typeNames(c, out)
+		}
+	}
+}
+
+// javaModifiers is a declaration's modifiers node, nil when none.
+func javaModifiers(n *sitter.Node) *sitter.Node {
+	for i := 0; i < int(n.NamedChildCount()); i++ {
+		if c := n.NamedChild(i); typeOf(c) == "modifiers" {
+			return c
+		}
+	}
+	return nil
+}
+
+// javaCallees are the project's methods a call may call: a method of the
+// receiver's declared class (or of the classes implementing it), of this
+// class, a static method of a class named, or of
+// SpringUtils.getBean(X.class).
+func javaCallees(f *srcFile, call *sitter.Node) []*funcDef {
+	if typeOf(call) != "method_invocation" || f.proj == nil {
+		return nil
+	}
+	name := f.text(call.ChildByFieldName("name"))
+	obj := call.ChildByFieldName("object")
+	if obj == nil || typeOf(obj) == "this" {
+		if c := f.classAt(call); c != nil {
+			return f.proj.methods(c.name, name)
+		}
+		return nil
+	}
+	if cls := f.javaClassOf(obj); cls != "" {
+		return f.proj.methods(cls, name)
+	}
+	return nil
+}
+
+// javaClassOf is the project class a receiver is declared as, "" when it
+// is none (or the file does not say).
+func (f *srcFile) javaClassOf(obj *sitter.Node) string {
+	var typ string
+	switch typeOf(obj) {
+	case "identifier":
+		name := f.text(obj)
+		_, t, found := f.resolve(name, obj)
+		switch {
+		case found:
+			typ = t
+		case f.proj.isClass(name):
+			typ = name // a static call: Utils.key(id)
+		default:
+			typ = f.javaFieldType(name, obj)
+		}
+	case "field_access":
+		if o := obj.ChildByFieldName("object"); typeOf(o) == "this" {
+			field := f.text(obj.ChildByFieldName("field"))
+			if _, t, found := f.resolve("this."+field, obj); found {
+				typ = t
+			}
+		}
+	case "method_invocation": // SpringUtils.getBean(RedisCache.class)
+		if f.text(obj.ChildByFieldName("name")) == "getBean" {
+			for _, a := range args(obj.ChildByFieldName("arguments")) {
+				if typeOf(a) == "class_literal" && a.NamedChildCount() > 0 {
+					typ = f.text(a.NamedChild(0))
+				}
+			}
+		}
+	case "object_creation_expression":
+		typ = f.text(obj.ChildByFieldName("type"))
+	}
+	if b := baseName(typ); b != "" && f.proj.isClass(b) {
+		return b
+	}
+	return ""
+}
+
+// javaFieldType is the declared type of a field inherited from a class of
+// the project (the file does not declare it).
+func (f *srcFile) javaFieldType(name string, at *sitter.Node) string {
+	c := f.classAt(at)
+	if c == nil {
+		return ""
+	}
+	for _, b := range c.bases {
+		for _, bc := range f.proj.classes[b] {
+			if _, t, found := bc.f.resolve(name, bc.node.ChildByFieldName("body")); found && t != "" {
+				return t
+			}
+		}
+	}
+	return ""
+}
+
+// javaConstant follows Class.NAME or a statically imported NAME to the
+// project's static final field (or interface constant).
+func javaConstant(f *srcFile, n *sitter.Node) (*srcFile, *sitter.Node, bool) {
+	cls, field := "", ""
+	switch typeOf(n) {
+	case "identifier":
+		field = f.text(n)
+	case "field_access":
+		cls, field = baseName(f.text(n.ChildByFieldName("object"))), f.text(n.ChildByFieldName("field"))
+	default:
+		return nil, nil, false
+	}
+	var hit *srcFile
+	var val *sitter.Node
+	for _, g := range f.proj.files {
+		for _, c := range g.classes {
+			if cls != "" && c.name != cls {
+				continue
+			}
+			body := c.node.ChildByFieldName("body")
+			if body == nil {
+				continue
+			}
+			for i := 0; i < int(body.NamedChildCount()); i++ {
+				d := body.NamedChild(i)
+				if t := typeOf(d); t != "field_declaration" && t != "constant_declaration" {
+					continue
+				}
+				m := javaModifiers(d)
+				constant := typeOf(d) == "constant_declaration" || typeOf(c.node) == "interface_declaration" ||
+					m != nil && strings.Contains(g.text(m), "static") && strings.Contains(g.text(m), "final")
+				if !constant {
+					continue
+				}
+				for j := 0; j < int(d.NamedChildCount()); j++ {
+					v := d.NamedChild(j)
+					if typeOf(v) == "variable_declarator" && g.text(v.ChildByFieldName("name")) == field && v.ChildByFieldName("value") != nil {
+						if hit != nil && (cls == "" || g.text(v.ChildByFieldName("value")) != hit.text(val)) {
+							return nil, nil, false // two constants of that name
+						}
+						hit, val = g, v.ChildByFieldName("value")
+					}
+				}
+			}
+		}
+	}
+	return hit, val, hit != nil
 }
 
 func set(names ...string) map[string]bool {
@@ -63,6 +255,7 @@ func javaBind(f *srcFile, n *sitter.Node) {
 	case "enhanced_for_statement":
 		if name := n.ChildByFieldName("name"); name != nil {
 			f.declare(f.text(name), n, nil, f.text(n.ChildByFieldName("type")), false)
+			f.loopOver(f.text(name), n.ChildByFieldName("value"))
 		}
 	case "assignment_expression":
 		left, value := n.ChildByFieldName("left"), n.ChildByFieldName("right")
@@ -100,16 +293,25 @@ func javaTypeClient(typ string) javaClient {
 	}
 	base = lastName(strings.TrimSpace(base))
 	switch {
-	case strings.Contains(base, "RedisTemplate") || strings.Contains(base, "RedisOperations"):
+	case javaTemplates[base]:
 		return javaTemplate
-	case strings.Contains(base, "Redisson"):
+	case javaRedissons[base]:
 		return javaRedisson
-	case strings.Contains(base, "Jedis") || set("Pipeline", "Transaction", "PipelineBase")[base] ||
-		strings.HasPrefix(base, "Redis") && strings.HasSuffix(base, "Commands"):
+	case javaCommandTypes[base] || strings.HasPrefix(base, "Redis") && strings.HasSuffix(base, "Commands"):
 		return javaCommands
 	}
 	return javaNone
 }
+
+// The client types, by their exact names: a project's RedisCacheService
+// or JedisUtil is not one (its methods are followed as a wrapper's).
+var (
+	javaTemplates = set("RedisTemplate", "StringRedisTemplate", "ReactiveRedisTemplate", "ReactiveStringRedisTemplate",
+		"RedisOperations", "ReactiveRedisOperations")
+	javaRedissons    = set("RedissonClient", "Redisson", "RedissonReactiveClient", "RedissonRxClient")
+	javaCommandTypes = set("Jedis", "JedisPooled", "JedisCluster", "UnifiedJedis", "ShardedJedis", "BinaryJedis",
+		"JedisCommands", "Pipeline", "Transaction", "PipelineBase", "MultiKeyPipelineBase")
+)
 
 // javaReceiver tells what kind of Redis client a call's receiver is.
 func (f *srcFile) javaReceiver(obj *sitter.Node) javaClient {
@@ -125,6 +327,15 @@ func (f *srcFile) javaReceiver(obj *sitter.Node) javaClient {
 		return javaNone
 	case "object_creation_expression":
 		return javaTypeClient(f.text(obj.ChildByFieldName("type")))
+	case "ternary_expression":
+		if k := f.javaReceiver(obj.ChildByFieldName("consequence")); k != javaNone {
+			return k
+		}
+		return f.javaReceiver(obj.ChildByFieldName("alternative"))
+	case "parenthesized_expression", "cast_expression":
+		if obj.NamedChildCount() > 0 {
+			return f.javaReceiver(obj.NamedChild(int(obj.NamedChildCount()) - 1))
+		}
 	case "identifier":
 		return f.javaNamed(f.text(obj), f.text(obj), obj)
 	case "field_access":
@@ -136,25 +347,19 @@ func (f *srcFile) javaReceiver(obj *sitter.Node) javaClient {
 	return javaNone
 }
 
+// javaNamed classifies a variable or field by evidence: its declared type
+// (a field the class inherits from a project class too), or the one value
+// it is given; never by its name.
 func (f *srcFile) javaNamed(name, short string, at *sitter.Node) javaClient {
 	v, typ, found := f.resolve(name, at)
+	if !found && f.proj != nil {
+		typ = f.javaFieldType(short, at)
+	}
 	if k := javaTypeClient(typ); k != javaNone {
 		return k
 	}
 	if v != nil {
 		return f.javaReceiver(v)
-	}
-	if found && typ != "" && typ != "var" {
-		return javaNone
-	}
-	low := strings.ToLower(short)
-	switch {
-	case strings.Contains(low, "template"):
-		return javaTemplate
-	case strings.Contains(low, "redisson"):
-		return javaRedisson
-	case nameSays(short) || strings.Contains(low, "commands"):
-		return javaCommands
 	}
 	return javaNone
 }
@@ -273,7 +478,13 @@ func javaEval(f *srcFile, n *sitter.Node, depth int) (keyshape.Shape, bool, bool
 			s, b := f.evalName("this."+field, n, depth)
 			return s, b, true
 		}
-		if typeOf(obj) == "identifier" { // a constant of a class in this file: Keys.PREFIX
+		if typeOf(obj) == "identifier" { // a constant of a class: Keys.PREFIX
+			if f.proj != nil {
+				if g, v, ok := javaConstant(f, n); ok {
+					s, b := g.evalIn(nil, v, depth+1)
+					return s, b, true
+				}
+			}
 			if v, typ, found := f.resolve(field, n); found && v != nil {
 				s, b := f.eval(v, depth+1)
 				return s, b, true
@@ -328,6 +539,9 @@ func (f *srcFile) javaCall(n *sitter.Node, depth int) (keyshape.Shape, bool) {
 		s, _ := f.eval(as[0], depth+1)
 		return s, false
 	}
+	if s, ok := f.projectCall(n, depth); ok {
+		return s, false
+	}
 	return f.hole(n, ""), false
 }
 
@@ -346,7 +560,7 @@ func (f *srcFile) javaBuilderChain(n *sitter.Node, depth int) (keyshape.Shape, b
 		parts = append([]keyshape.Shape{s}, parts...)
 		n = n.ChildByFieldName("object")
 	}
-	if n == nil || typeOf(n) != "object_creation_expression" || !strings.HasSuffix(f.text(n.ChildByFieldName("type")), "StringBuilder") {
+	if n == nil || typeOf(n) != "object_creation_expression" || !strings.HasSuffix(f.text(n.ChildByFieldName("type")), "StringBuilder") && !strings.HasSuffix(f.text(n.ChildByFieldName("type")), "StringBuffer") {
 		return keyshape.Shape{}, false
 	}
 	if as := args(n.ChildByFieldName("arguments")); len(as) == 1 {

@@ -62,7 +62,7 @@ func args(list *sitter.Node) []*sitter.Node {
 	var out []*sitter.Node
 	for i := 0; i < int(list.NamedChildCount()); i++ {
 		c := list.NamedChild(i)
-		if c.Type() != "comment" {
+		if t := c.Type(); t != "comment" && t != "line_comment" && t != "block_comment" {
 			out = append(out, c)
 		}
 	}
@@ -95,11 +95,4 @@ func lastName(s string) string {
 		return s[i+1:]
 	}
 	return s
-}
-
-// nameSays reports whether a variable's name says it holds a Redis client,
-// for receivers whose declaration the file does not show.
-func nameSays(name string) bool {
-	n := strings.ToLower(lastName(name))
-	return strings.Contains(n, "redis") || strings.Contains(n, "jedis") || n == "rdb" || strings.HasPrefix(n, "rdb")
 }

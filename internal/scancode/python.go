@@ -12,18 +12,262 @@ import (
 
 func pythonLanguage() *language {
 	return (&language{
-		name:      keyshape.Python,
-		grammar:   python.GetLanguage(),
-		scopes:    set("function_definition", "lambda", "class_definition", "module"),
-		classes:   set("class_definition"),
-		bind:      pythonBind,
-		bindTypes: []string{"assignment", "augmented_assignment", "parameters", "lambda_parameters", "for_statement", "as_pattern"},
-		callTypes: []string{"call"},
-		keyArgs:   pythonKeyArgs,
-		eval:      pythonEval,
-		intType:   func(t string) bool { return t == "int" },
-		keyType:   func(t string) bool { return t == "Key" || strings.HasSuffix(t, ".Key") },
+		name:       keyshape.Python,
+		grammar:    python.GetLanguage(),
+		scopes:     set("function_definition", "lambda", "class_definition", "module"),
+		classes:    set("class_definition"),
+		bind:       pythonBind,
+		bindTypes:  []string{"assignment", "augmented_assignment", "parameters", "lambda_parameters", "for_statement", "as_pattern"},
+		callTypes:  []string{"call"},
+		keyArgs:    pythonKeyArgs,
+		eval:       pythonEval,
+		intType:    func(t string) bool { return t == "int" },
+		keyType:    func(t string) bool { return t == "Key" || strings.HasSuffix(t, ".Key") },
+		declTypes:  []string{"function_definition", "class_definition"},
+		decl:       pythonDecl,
+		callees:    pythonCallees,
+		constant:   pythonConstant,
+		clientType: pythonClientAnnotation,
+		isClient:   func(f *srcFile, n *sitter.Node, depth int) bool { return f.pythonClient(n, depth) },
 	}).compile()
+}
+
+// pythonDecl indexes a class or function (a method when it is in a
+// class's body; self and cls are not among its parameters).
+func pythonDecl(f *srcFile, n *sitter.Node) {
+	switch typeOf(n) {
+	case "class_definition":
+		c := &classDef{f: f, node: n, name: f.text(n.ChildByFieldName("name"))}
+		for _, b := range args(n.ChildByFieldName("superclasses")) {
+			if t := typeOf(b); t == "identifier" || t == "attribute" {
+				c.bases = append(c.bases, f.pythonUnalias(lastName(f.text(b))))
+			}
+		}
+		f.classes = append(f.classes, c)
+	case "function_definition":
+		d := &funcDef{f: f, node: n, body: n.ChildByFieldName("body"), name: f.text(n.ChildByFieldName("name")), rest: -1,
+			typ: f.text(n.ChildByFieldName("return_type"))}
+		method := typeOf(n.Parent()) == "block" && typeOf(n.Parent().Parent()) == "class_definition" ||
+			typeOf(n.Parent()) == "decorated_definition" && typeOf(n.Parent().Parent()) == "block" && typeOf(n.Parent().Parent().Parent()) == "class_definition"
+		if typeOf(n.Parent()) == "decorated_definition" {
+			dec := f.text(n.Parent())
+			d.getter = strings.Contains(dec, "@property") || strings.Contains(dec, "cached_property")
+			d.static = strings.Contains(dec, "@staticmethod")
+		}
+		f.pythonParams(d, n.ChildByFieldName("parameters"), method && !d.static)
+		f.funcs = append(f.funcs, d)
+	}
+}
+
+// pythonUnalias is the imported name an alias stands for (from
+// redis.asyncio import Redis as BaseRedis: BaseRedis is Redis).
+func (f *srcFile) pythonUnalias(name string) string {
+	src := string(f.src)
+	for i := strings.Index(src, " as "+name); i >= 0; {
+		end := i + len(" as "+name)
+		if end == len(src) || !isIdentByte(src[end]) {
+			j := i
+			for j > 0 && isIdentByte(src[j-1]) {
+				j--
+			}
+			if line := src[strings.LastIndexByte(src[:i], '\n')+1 : i]; strings.Contains(line, "import") {
+				return src[j:i]
+			}
+		}
+		k := strings.Index(src[end:], " as "+name)
+		if k < 0 {
+			break
+		}
+		i = end + k
+	}
+	return name
+}
+
+func isIdentByte(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+// pythonParams records a function's positional parameters.
+func (f *srcFile) pythonParams(d *funcDef, list *sitter.Node, method bool) {
+	for i, p := range args(list) {
+		name := ""
+		switch typeOf(p) {
+		case "identifier":
+			name = f.text(p)
+		case "typed_parameter":
+			if p.NamedChildCount() > 0 {
+				if c := p.NamedChild(0); typeOf(c) == "identifier" {
+					name = f.text(c)
+				} else if typeOf(c) == "list_splat_pattern" {
+					d.rest = len(d.params)
+					name = strings.TrimPrefix(f.text(c), "*")
+				}
+			}
+		case "default_parameter", "typed_default_parameter":
+			name = f.text(p.ChildByFieldName("name"))
+		case "list_splat_pattern":
+			d.rest = len(d.params)
+			name = strings.TrimPrefix(f.text(p), "*")
+		case "keyword_separator", "dictionary_splat_pattern":
+			return
+		default:
+			continue
+		}
+		if i == 0 && method && (name == "self" || name == "cls") {
+			continue
+		}
+		d.params = append(d.params, name)
+	}
+}
+
+// pythonCallees are the project's functions a call may call: a function
+// of this module or an imported one (by name), a method of self's class
+// (and its bases), of a class named (Queue.key()), or of an object the
+// file constructs or annotates with a project class.
+func pythonCallees(f *srcFile, call *sitter.Node) []*funcDef {
+	if f.proj == nil {
+		return nil
+	}
+	fn := call.ChildByFieldName("function")
+	switch typeOf(fn) {
+	case "identifier":
+		return f.proj.functions(f, f.text(fn))
+	case "attribute":
+		return f.pythonMethods(fn.ChildByFieldName("object"), f.text(fn.ChildByFieldName("attribute")))
+	}
+	return nil
+}
+
+// pythonMethods are the project's methods named name that obj.name may
+// be, or a module's function when obj is an imported module.
+func (f *srcFile) pythonMethods(obj *sitter.Node, name string) []*funcDef {
+	if cls := f.pythonClassOf(obj, 0); cls != "" {
+		return f.proj.methods(cls, name)
+	}
+	if typeOf(obj) == "identifier" && f.pythonModule(f.text(obj)) {
+		return f.proj.functions(nil, name)
+	}
+	return nil
+}
+
+// pythonModule reports whether name is a module the file imports
+// (import x, import x.y as name, from pkg import name).
+func (f *srcFile) pythonModule(name string) bool {
+	_, _, found := f.resolve(name, f.tree.RootNode())
+	if found {
+		return false
+	}
+	if f.proj.modules == nil {
+		f.proj.modules = map[string]bool{}
+		for _, g := range f.proj.files {
+			path := strings.TrimSuffix(strings.TrimSuffix(g.path, ".py"), "/__init__")
+			f.proj.modules[path[strings.LastIndexByte(path, '/')+1:]] = true
+		}
+	}
+	return f.proj.modules[name]
+}
+
+// pythonClassOf is the project class an expression's value is an
+// instance of: self (the enclosing class), a name assigned Cls(...) or
+// annotated Cls, or self.x so assigned; "" when the file does not say.
+func (f *srcFile) pythonClassOf(obj *sitter.Node, depth int) string {
+	if depth > 6 || obj == nil {
+		return ""
+	}
+	var name string
+	switch typeOf(obj) {
+	case "identifier":
+		name = f.text(obj)
+		if name == "self" || name == "cls" {
+			if c := f.classAt(obj); c != nil {
+				return c.name
+			}
+			return ""
+		}
+		if f.proj.isClass(name) {
+			if _, _, found := f.resolve(name, obj); !found {
+				return name // Queue.key(...)
+			}
+		}
+	case "attribute":
+		if f.text(obj.ChildByFieldName("object")) != "self" {
+			return ""
+		}
+		name = "self." + f.text(obj.ChildByFieldName("attribute"))
+	case "call":
+		c := lastName(f.text(obj.ChildByFieldName("function")))
+		if f.proj.isClass(c) {
+			return c
+		}
+		return ""
+	default:
+		return ""
+	}
+	for _, b := range f.lookup(name, obj) {
+		if t := baseName(b.typ); t != "" && f.proj.isClass(t) {
+			return t
+		}
+		if b.value != nil {
+			if c := f.pythonClassOf(b.value, depth+1); c != "" {
+				return c
+			}
+		}
+	}
+	return ""
+}
+
+// pythonConstant follows a name the module does not bind (imported from
+// another module), Cls.NAME or module.NAME to a module-level or class
+// attribute assigned once in the project.
+func pythonConstant(f *srcFile, n *sitter.Node) (*srcFile, *sitter.Node, bool) {
+	cls, name := "", ""
+	switch typeOf(n) {
+	case "identifier":
+		name = f.text(n)
+	case "attribute":
+		obj := n.ChildByFieldName("object")
+		name = f.text(n.ChildByFieldName("attribute"))
+		switch {
+		case typeOf(obj) == "identifier" && f.text(obj) == "self" || typeOf(obj) == "identifier" && f.text(obj) == "cls":
+			if c := f.classAt(n); c != nil {
+				cls = c.name
+			}
+		case typeOf(obj) == "identifier" && f.proj.isClass(f.text(obj)):
+			cls = f.text(obj)
+		case typeOf(obj) == "identifier" && f.pythonModule(f.text(obj)):
+		default:
+			return nil, nil, false
+		}
+	default:
+		return nil, nil, false
+	}
+	var hit *srcFile
+	var val *sitter.Node
+	for _, g := range f.proj.files {
+		for _, b := range g.binds[name] {
+			if b.param || b.value == nil {
+				continue
+			}
+			var owner *classDef
+			for _, c := range g.classes {
+				if spanOf(c.node) == b.scope {
+					owner = c
+				}
+			}
+			ok := b.scope.start == 0 && b.scope.end == uint32(len(g.src)) && cls == "" // module level
+			if owner != nil && cls != "" && (owner.name == cls || f.proj.extends(cls, func(s string) bool { return s == owner.name })) {
+				ok = true
+			}
+			if !ok {
+				continue
+			}
+			if hit != nil && g.text(b.value) != hit.text(val) {
+				return nil, nil, false // several values
+			}
+			hit, val = g, b.value
+		}
+	}
+	return hit, val, hit != nil
 }
 
 func pythonBind(f *srcFile, n *sitter.Node) {
@@ -65,6 +309,7 @@ func pythonBind(f *srcFile, n *sitter.Node) {
 	case "for_statement":
 		if left := n.ChildByFieldName("left"); left != nil && typeOf(left) == "identifier" {
 			f.declare(f.text(left), n, nil, "", false)
+			f.loopOver(f.text(left), n.ChildByFieldName("right"))
 		}
 	case "as_pattern": // with r.pipeline() as pipe:
 		if alias := n.ChildByFieldName("alias"); alias != nil && n.NamedChildCount() > 0 {
@@ -74,45 +319,144 @@ func pythonBind(f *srcFile, n *sitter.Node) {
 }
 
 // pythonClient reports whether a receiver is a redis-py client or
-// pipeline: bound to Redis(…), from_url(…), RedisCluster(…), .pipeline(),
-// annotated with such a type, or, when the file does not show where it
-// comes from, named like one.
+// pipeline, by evidence: bound to Redis(…), from_url(…), RedisCluster(…),
+// .pipeline(), to a project function or class that returns or is one,
+// annotated with such a type, self in a class that extends one, through
+// conditional assignments (any branch), await and property getters;
+// never by its name.
 func (f *srcFile) pythonClient(obj *sitter.Node, depth int) bool {
-	if depth > 8 {
+	if depth > 8 || obj == nil {
 		return false
 	}
 	name := ""
 	switch typeOf(obj) {
 	case "identifier":
 		name = f.text(obj)
+		if name == "self" && f.proj != nil {
+			if c := f.classAt(obj); c != nil && f.proj.extends(c.name, pythonClientType) {
+				return true // class ArqRedis(Redis): self.get(key)
+			}
+			return false
+		}
 	case "attribute":
 		o := obj.ChildByFieldName("object")
+		attr := f.text(obj.ChildByFieldName("attribute"))
 		if f.text(o) != "self" {
-			return nameSays(f.text(obj.ChildByFieldName("attribute")))
+			return false
 		}
-		name = "self." + f.text(obj.ChildByFieldName("attribute"))
+		name = "self." + attr
+		if _, _, found := f.resolve(name, obj); !found && f.proj != nil {
+			// a property of the class: @property def connection(self) -> Redis
+			if c := f.classAt(obj); c != nil {
+				for _, d := range f.proj.methods(c.name, attr) {
+					if d.getter && f.proj.returnsClient(d, depth+1) {
+						return true
+					}
+				}
+			}
+		}
 	case "call":
-		fn := f.text(obj.ChildByFieldName("function"))
+		fnNode := obj.ChildByFieldName("function")
+		fn := f.text(fnNode)
 		switch lastName(fn) {
 		case "Redis", "StrictRedis", "RedisCluster", "from_url", "master_for", "slave_for":
 			return true
 		case "pipeline":
-			if fo := obj.ChildByFieldName("function"); typeOf(fo) == "attribute" {
-				return f.pythonClient(fo.ChildByFieldName("object"), depth+1)
+			if typeOf(fnNode) == "attribute" {
+				return f.pythonClient(fnNode.ChildByFieldName("object"), depth+1)
 			}
 		}
-		return nameSays(lastName(fn)) // get_redis(), redis_client()
+		if typeOf(fnNode) == "attribute" && f.text(fnNode.ChildByFieldName("object")) == "self" {
+			// self.redis_client(...) where the class says redis_client = Redis
+			for _, v := range f.values("self."+f.text(fnNode.ChildByFieldName("attribute")), fnNode) {
+				if pythonClientType(lastName(f.text(v))) {
+					return true
+				}
+			}
+			if c := f.classAt(obj); c != nil && f.proj != nil {
+				if g, v, ok := pythonConstant(f, fnNode); ok && pythonClientType(lastName(g.text(v))) {
+					return true
+				}
+			}
+		}
+		if f.proj != nil {
+			if c := lastName(fn); f.proj.isClass(c) && f.proj.extends(c, pythonClientType) {
+				return true // ArqRedis(...)
+			}
+			if typeOf(fnNode) == "attribute" && set("pipeline", "client", "connection")[lastName(fn)] && f.pythonClient(fnNode.ChildByFieldName("object"), depth+1) {
+				return true
+			}
+			for _, d := range f.lang.callees(f, obj) {
+				if f.proj.returnsClient(d, depth+1) {
+					return true // get_redis()
+				}
+			}
+		}
+		return false
+	case "await", "parenthesized_expression":
+		if obj.NamedChildCount() > 0 {
+			return f.pythonClient(obj.NamedChild(0), depth+1)
+		}
+		return false
+	case "conditional_expression": // pipeline if pipeline is not None else self.connection
+		return obj.NamedChildCount() == 3 && (f.pythonClient(obj.NamedChild(0), depth+1) || f.pythonClient(obj.NamedChild(2), depth+1))
+	case "boolean_operator": // pipeline or self.connection
+		return f.pythonClient(obj.ChildByFieldName("left"), depth+1) || f.pythonClient(obj.ChildByFieldName("right"), depth+1)
 	default:
 		return false
 	}
-	v, typ, found := f.resolve(name, obj)
-	if strings.Contains(typ, "Redis") || strings.Contains(typ, "Pipeline") {
+	bs := f.lookup(name, obj)
+	for _, b := range bs {
+		if pythonClientAnnotation(b.typ) || f.clientTyped(b.typ) {
+			return true
+		}
+		if b.value != nil && f.pythonClient(b.value, depth+1) {
+			return true
+		}
+	}
+	if bs == nil && strings.HasPrefix(name, "self.") && f.proj != nil {
+		if c := f.classAt(obj); c != nil { // set by a base class or a mixin's subclass
+			for _, m := range f.proj.memberValues(c.name, name) {
+				if m.f.clientTyped(m.typ) || m.value != nil && m.f.pythonClient(m.value, depth+1) {
+					return true
+				}
+			}
+		}
+	}
+	if strings.HasPrefix(name, "self.") && f.proj != nil {
+		// annotated in the class body: connection: Redis
+		if c := f.classAt(obj); c != nil {
+			for _, b := range f.binds[strings.TrimPrefix(name, "self.")] {
+				if spanOf(c.node) == b.scope && pythonClientAnnotation(b.typ) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// pythonClientType reports redis-py's client and pipeline class names.
+func pythonClientType(name string) bool {
+	switch name {
+	case "Redis", "StrictRedis", "RedisCluster", "Pipeline", "ClusterPipeline":
 		return true
 	}
-	if v != nil {
-		return f.pythonClient(v, depth+1)
+	return false
+}
+
+// pythonClientAnnotation reports an annotation naming a client type:
+// Redis, redis.Redis, Optional[Redis], 'Redis', Redis | None.
+func pythonClientAnnotation(typ string) bool {
+	if typ == "" {
+		return false
 	}
-	return (!found || typ == "") && nameSays(name)
+	for _, w := range strings.FieldsFunc(typ, func(r rune) bool { return strings.ContainsRune(" []|,'\"()", r) }) {
+		if pythonClientType(lastName(w)) {
+			return true
+		}
+	}
+	return false
 }
 
 var pythonKeywordKeys = set("name", "key", "keys", "src", "dst", "source", "destination", "dest")
@@ -122,6 +466,9 @@ func pythonKeyArgs(f *srcFile, n *sitter.Node) ([]*sitter.Node, string) {
 		return nil, ""
 	}
 	fn := n.ChildByFieldName("function")
+	if keys, ok := f.pythonScriptKeys(n, fn); ok {
+		return keys, "evalsha"
+	}
 	if typeOf(fn) != "attribute" || !f.pythonClient(fn.ChildByFieldName("object"), 0) {
 		return nil, ""
 	}
@@ -158,6 +505,39 @@ func pythonKeyArgs(f *srcFile, n *sitter.Node) ([]*sitter.Node, string) {
 		}
 	}
 	return out, cmd
+}
+
+// pythonScriptKeys are the keys of a call of a registered script
+// (script = r.register_script(lua); script(keys=[k], args=[…])).
+func (f *srcFile) pythonScriptKeys(call, fn *sitter.Node) ([]*sitter.Node, bool) {
+	name := f.text(fn)
+	if typeOf(fn) == "attribute" && f.text(fn.ChildByFieldName("object")) == "self" {
+		name = "self." + f.text(fn.ChildByFieldName("attribute"))
+	} else if typeOf(fn) != "identifier" {
+		return nil, false
+	}
+	script := false
+	for _, v := range f.values(name, fn) {
+		if typeOf(v) == "call" {
+			if g := v.ChildByFieldName("function"); typeOf(g) == "attribute" && f.text(g.ChildByFieldName("attribute")) == "register_script" &&
+				f.pythonClient(g.ChildByFieldName("object"), 1) {
+				script = true
+			}
+		}
+	}
+	if !script {
+		return nil, false
+	}
+	as := args(call.ChildByFieldName("arguments"))
+	for _, a := range as {
+		if typeOf(a) == "keyword_argument" && f.text(a.ChildByFieldName("name")) == "keys" {
+			return f.pythonElements(a.ChildByFieldName("value")), true
+		}
+	}
+	if len(as) > 0 && typeOf(as[0]) != "keyword_argument" {
+		return f.pythonElements(as[0]), true
+	}
+	return nil, true
 }
 
 // pythonElements are the elements of a list or tuple literal, or the node.
@@ -201,8 +581,27 @@ func pythonEval(f *srcFile, n *sitter.Node, depth int) (keyshape.Shape, bool, bo
 		}
 	case "attribute":
 		if o := n.ChildByFieldName("object"); f.text(o) == "self" {
-			s, b := f.evalName("self."+f.text(n.ChildByFieldName("attribute")), n, depth)
+			name := "self." + f.text(n.ChildByFieldName("attribute"))
+			if _, _, found := f.resolve(name, n); !found && f.proj != nil {
+				if g, v, ok := pythonConstant(f, n); ok { // a class attribute: self.PREFIX
+					s, b := g.evalIn(nil, v, depth+1)
+					return s, b, true
+				}
+				if c := f.classAt(n); c != nil { // set by a base class, or a mixin's subclass
+					if ms := f.proj.memberValues(c.name, name); len(ms) == 1 && ms[0].value != nil {
+						s, b := ms[0].f.evalIn(nil, ms[0].value, depth+1)
+						return s, b, true
+					}
+				}
+			}
+			s, b := f.evalName(name, n, depth)
 			return s, b, true
+		}
+		if f.proj != nil {
+			if g, v, ok := pythonConstant(f, n); ok { // Queue.PREFIX, constants.PREFIX
+				s, b := g.evalIn(nil, v, depth+1)
+				return s, b, true
+			}
 		}
 	case "call":
 		s, b := f.pythonCall(n, depth)
@@ -229,6 +628,12 @@ func (f *srcFile) pythonCall(n *sitter.Node, depth int) (keyshape.Shape, bool) {
 	}
 	if typeOf(fn) == "identifier" && name == "str" && len(as) == 1 {
 		return f.eval(as[0], depth+1)
+	}
+	if s, ok := f.projectCall(n, depth); ok {
+		return s, false
+	}
+	if s, ok := f.lambdaCall(n, depth); ok {
+		return s, false
 	}
 	if typeOf(fn) != "attribute" {
 		return f.hole(n, ""), false
@@ -261,6 +666,40 @@ func (f *srcFile) pythonCall(n *sitter.Node, depth int) (keyshape.Shape, bool) {
 		return f.join(obj, args(as[0]), depth), false
 	}
 	return f.hole(n, ""), false
+}
+
+// lambdaCall is the shape a call of a lambda bound to a name or field
+// returns (self.key = lambda k: prefix + k; self.key(id)).
+func (f *srcFile) lambdaCall(call *sitter.Node, depth int) (keyshape.Shape, bool) {
+	fn := call.ChildByFieldName("function")
+	name := f.text(fn)
+	if typeOf(fn) == "attribute" && f.text(fn.ChildByFieldName("object")) == "self" {
+		name = "self." + f.text(fn.ChildByFieldName("attribute"))
+	} else if typeOf(fn) != "identifier" {
+		return keyshape.Shape{}, false
+	}
+	var lam *sitter.Node
+	for _, v := range f.values(name, fn) {
+		if typeOf(v) == "lambda" {
+			lam = v
+		}
+	}
+	if lam == nil || f.proj == nil {
+		return keyshape.Shape{}, false
+	}
+	d := f.proj.lambda(f, lam)
+	s, ok := f.proj.retOf(d)
+	if !ok {
+		return keyshape.Shape{}, false
+	}
+	as := f.positional(call)
+	return s.Subst(func(i int) (keyshape.Shape, bool) {
+		if i >= len(as) {
+			return keyshape.Shape{}, false
+		}
+		a, b := f.eval(as[i], depth+1)
+		return a, !b
+	}), true
 }
 
 func atoi(s string) (int, bool) {

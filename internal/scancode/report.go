@@ -23,6 +23,10 @@ type Report struct {
 	// Findings).
 	Baselined int       `json:"baselined,omitempty"`
 	Findings  []Finding `json:"findings"`
+	// NotAnalysed are the files the scan could not analyse, with why;
+	// TooLarge those left out for their size. Both always listed.
+	NotAnalysed []FileIssue `json:"not_analysed"`
+	TooLarge    []FileIssue `json:"too_large"`
 }
 
 // Summary counts findings by severity.
@@ -34,9 +38,16 @@ type Summary struct {
 
 // NewReport is the report of a result.
 func NewReport(registryFile string, res *Result) *Report {
-	r := &Report{Registry: registryFile, Files: res.Files, Skipped: res.Skipped, Findings: res.Findings}
+	r := &Report{Registry: registryFile, Files: res.Files, Skipped: res.Skipped, Findings: res.Findings,
+		NotAnalysed: res.NotAnalysed, TooLarge: res.TooLarge}
 	if r.Findings == nil {
 		r.Findings = []Finding{}
+	}
+	if r.NotAnalysed == nil {
+		r.NotAnalysed = []FileIssue{}
+	}
+	if r.TooLarge == nil {
+		r.TooLarge = []FileIssue{}
 	}
 	r.count()
 	return r
@@ -85,6 +96,12 @@ func (r *Report) WriteText(w io.Writer) error {
 			fmt.Fprintf(w, "\tTry: %s\n", f.Hint)
 		}
 	}
+	for _, fi := range r.NotAnalysed {
+		fmt.Fprintf(w, "%s: not analysed: %s\n", fi.File, fi.Reason)
+	}
+	for _, fi := range r.TooLarge {
+		fmt.Fprintf(w, "%s: skipped: %s\n", fi.File, fi.Reason)
+	}
 	var langs []string
 	total := 0
 	for _, l := range slices.Sorted(maps.Keys(r.Files)) {
@@ -98,6 +115,12 @@ func (r *Report) WriteText(w io.Writer) error {
 	line := fmt.Sprintf("%s: %s, %s", r.Registry, files, r.Summary)
 	if r.Baselined > 0 {
 		line += fmt.Sprintf("; %d accepted by the baseline", r.Baselined)
+	}
+	if n := len(r.NotAnalysed); n > 0 {
+		line += fmt.Sprintf("; %s NOT ANALYSED", plural(n, "file"))
+	}
+	if n := len(r.TooLarge); n > 0 {
+		line += fmt.Sprintf("; %s too large, skipped", plural(n, "file"))
 	}
 	_, err := fmt.Fprintln(w, line)
 	return err

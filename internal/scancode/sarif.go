@@ -71,6 +71,19 @@ func (r *Report) WriteSARIF(w io.Writer, version string) error {
 			Properties:          map[string]any{"template": f.Template, "language": f.Lang},
 		})
 	}
+	// the files not analysed, and those skipped for their size, are the
+	// invocation's notifications: code scanning shows the run incomplete
+	inv := sarif.Invocation{ExecutionSuccessful: len(r.NotAnalysed) == 0}
+	for _, list := range []struct {
+		files []FileIssue
+		level string
+	}{{r.NotAnalysed, "error"}, {r.TooLarge, "warning"}} {
+		for _, fi := range list.files {
+			inv.Notifications = append(inv.Notifications, sarif.Notification{Level: list.level,
+				Message: sarif.Text{Text: "not analysed: " + fi.Reason}, Locations: []sarif.Location{sarif.At(fi.File, 0, 0)}})
+		}
+	}
+	run.Invocations = []sarif.Invocation{inv}
 	return log.Write(w)
 }
 

@@ -50,7 +50,9 @@ func TestSARIFValid(t *testing.T) {
 		t.Fatal(err)
 	}
 	empty := &Result{Files: map[keyshape.Lang]int{}}
-	for name, r := range map[string]*Result{"findings": res, "empty": empty} {
+	partial := &Result{Files: map[keyshape.Lang]int{}, NotAnalysed: []FileIssue{{File: "a.go", Lang: keyshape.Go, Reason: "does not load"}},
+		TooLarge: []FileIssue{{File: "b.js", Reason: "too large"}}}
+	for name, r := range map[string]*Result{"findings": res, "empty": empty, "partial": partial} {
 		var buf bytes.Buffer
 		if err := NewReport("keyguard.yaml", r).WriteSARIF(&buf, "v1.2.3"); err != nil {
 			t.Fatal(err)
@@ -73,6 +75,15 @@ func TestSARIFValid(t *testing.T) {
 						}
 					}
 				}
+				Invocations []struct {
+					ExecutionSuccessful        bool
+					ToolExecutionNotifications []struct {
+						Level     string
+						Locations []struct {
+							PhysicalLocation struct{ ArtifactLocation struct{ URI string } }
+						}
+					}
+				}
 				Results []struct {
 					RuleID              string            `json:"ruleId"`
 					RuleIndex           int               `json:"ruleIndex"`
@@ -92,6 +103,12 @@ func TestSARIFValid(t *testing.T) {
 		rules := log.Runs[0].Tool.Driver.Rules
 		if len(rules) != 2 || rules[0].ID != "raw-key" || rules[1].ID != "unregistered-code" || rules[0].Help.Text == "" || rules[1].HelpURI == "" {
 			t.Errorf("%s: rules %+v", name, rules)
+		}
+		inv := log.Runs[0].Invocations
+		if len(inv) != 1 || inv[0].ExecutionSuccessful != (len(r.NotAnalysed) == 0) || len(inv[0].ToolExecutionNotifications) != len(r.NotAnalysed)+len(r.TooLarge) {
+			t.Errorf("%s: invocations %+v", name, inv)
+		} else if name == "partial" && (inv[0].ToolExecutionNotifications[0].Level != "error" || inv[0].ToolExecutionNotifications[0].Locations[0].PhysicalLocation.ArtifactLocation.URI != "a.go") {
+			t.Errorf("partial: notifications %+v", inv[0].ToolExecutionNotifications)
 		}
 		if got := len(log.Runs[0].Results); got != len(r.Findings) {
 			t.Errorf("%s: %d results for %d findings", name, got, len(r.Findings))

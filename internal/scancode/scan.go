@@ -32,6 +32,19 @@ type Options struct {
 	Tests bool
 	// Workers parse files in parallel (0: GOMAXPROCS).
 	Workers int
+	// MaxFileBytes is the size over which a file is left out and listed
+	// (0: DefaultMaxFileBytes).
+	MaxFileBytes int64
+}
+
+// DefaultMaxFileBytes: larger source files are bundles or generated data.
+const DefaultMaxFileBytes = 2 << 20
+
+// FileIssue is a file the scan did not analyse, and why.
+type FileIssue struct {
+	File   string        `json:"file"`
+	Lang   keyshape.Lang `json:"lang,omitempty"`
+	Reason string        `json:"reason"`
 }
 
 // Result is what a scan found.
@@ -39,6 +52,12 @@ type Result struct {
 	Findings []Finding             // by file, line, column
 	Files    map[keyshape.Lang]int // files scanned per language
 	Skipped  int                   // files left out: ignored, vendored, generated, minified, too large
+	// NotAnalysed are the files the scan could not analyse: a Go package
+	// that did not load or type-check, a file that did not parse, a
+	// language whose grammar is missing. A gate must not pass them.
+	NotAnalysed []FileIssue
+	// TooLarge are the files left out for their size (Options.MaxFileBytes).
+	TooLarge []FileIssue
 }
 
 // ParseLangs reads a comma-separated language list (go, java, python, ts;
@@ -59,9 +78,6 @@ func ParseLangs(list string) ([]keyshape.Lang, error) {
 	return out, nil
 }
 
-// maxFileBytes: larger source files are bundles or generated data.
-const maxFileBytes = 2 << 20
-
 // skipDirs are vendored, generated or tool directories, never scanned.
 var skipDirs = map[string]bool{"vendor": true, "node_modules": true, "testdata": true, "__pycache__": true,
 	"venv": true, "site-packages": true, "bower_components": true}
@@ -76,27 +92,35 @@ var generated = regexp.MustCompile(`(?m)^\s*(?://|#|/?\*+|--)\s*Code generated .
 // .gitignore files and skip vendored, generated and minified code.
 func Scan(ctx context.Context, paths []string, opt Options) (*Result, error) {
 	c := keyshape.NewClassifier(opt.Registry)
+	if opt.MaxFileBytes <= 0 {
+		opt.MaxFileBytes = DefaultMaxFileBytes
+	}
 	w := &walker{opt: opt, files: map[keyshape.Lang][]string{}}
 	for _, p := range paths {
 		if err := w.add(p); err != nil {
 			return nil, err
 		}
 	}
-	res := &Result{Files: map[keyshape.Lang]int{}, Skipped: w.skipped}
+	res := &Result{Files: map[keyshape.Lang]int{}, Skipped: w.skipped, TooLarge: w.tooLarge, NotAnalysed: w.unread}
 	var mu sync.Mutex
 	emit := func(fs []Finding) {
 		mu.Lock()
 		res.Findings = append(res.Findings, fs...)
 		mu.Unlock()
 	}
+	issue := func(fi FileIssue) {
+		mu.Lock()
+		res.NotAnalysed = append(res.NotAnalysed, fi)
+		mu.Unlock()
+	}
 	if goFiles := w.files[keyshape.Go]; len(goFiles) > 0 {
-		n, err := scanGo(ctx, goFiles, opt.Tests, c, emit)
+		n, err := scanGo(ctx, goFiles, opt.Tests, c, emit, issue)
 		if err != nil {
 			return nil, err
 		}
 		res.Files[keyshape.Go] = n
 	}
-	if err := scanSources(ctx, w.files, opt.Workers, c, emit); err != nil {
+	if err := scanSources(ctx, w.files, opt.Workers, c, emit, issue); err != nil {
 		return nil, err
 	}
 	for l, fs := range w.files {
@@ -116,48 +140,97 @@ func Scan(ctx context.Context, paths []string, opt Options) (*Result, error) {
 		}
 		return strings.Compare(a.Rule, b.Rule)
 	})
+	byFile := func(a, b FileIssue) int { return strings.Compare(a.File, b.File) }
+	slices.SortFunc(res.NotAnalysed, byFile)
+	slices.SortFunc(res.TooLarge, byFile)
 	return res, nil
 }
 
-// scanSources parses the tree-sitter languages' files on a pool.
-func scanSources(ctx context.Context, files map[keyshape.Lang][]string, workers int, c *keyshape.Classifier, emit func([]Finding)) error {
+// scanSources parses the tree-sitter languages' files on a pool, indexes
+// each language family's files as one project (a wrapper, a helper or a
+// constant in one file serves the others), then checks every file.
+func scanSources(ctx context.Context, files map[keyshape.Lang][]string, workers int, c *keyshape.Classifier, emit func([]Finding), issue func(FileIssue)) error {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	ls := newLanguages()
-	g, ctx := errgroup.WithContext(ctx)
-	g.SetLimit(workers)
 	for l, paths := range files {
 		if l == keyshape.Go {
 			continue
 		}
-		for _, p := range paths {
+		parsed := make([]*srcFile, len(paths))
+		g, gctx := errgroup.WithContext(ctx)
+		g.SetLimit(workers)
+		for i, path := range paths {
 			g.Go(func() error {
-				if err := ctx.Err(); err != nil {
+				if err := gctx.Err(); err != nil {
 					return err
 				}
-				fs, err := scanFile(ctx, p, ls.of(p), c)
+				lang := ls.of(path)
+				if lang == nil || lang.broken != nil {
+					why := "no grammar for this file"
+					if lang != nil {
+						why = lang.broken.Error()
+					}
+					issue(FileIssue{File: filepath.ToSlash(path), Lang: l, Reason: why})
+					return nil
+				}
+				src, err := os.ReadFile(path)
+				if err != nil {
+					issue(FileIssue{File: filepath.ToSlash(path), Lang: l, Reason: "not readable: " + err.Error()})
+					return nil
+				}
+				f, err := parseSource(gctx, path, src, lang, c)
 				if err != nil {
 					return err
 				}
-				emit(fs)
+				if why := f.parseError(); why != "" {
+					issue(FileIssue{File: f.path, Lang: l, Reason: why})
+				}
+				parsed[i] = f
 				return nil
 			})
 		}
+		if err := g.Wait(); err != nil {
+			closeAll(parsed)
+			return err
+		}
+		p := newProject()
+		for _, f := range parsed {
+			if f != nil {
+				p.add(f)
+			}
+		}
+		for _, f := range p.files {
+			if err := ctx.Err(); err != nil {
+				closeAll(parsed)
+				return err
+			}
+			f.scan()
+			emit(f.out)
+		}
+		if l == keyshape.Java {
+			for _, f := range p.files {
+				emit(f.springCacheKeys())
+			}
+		}
+		closeAll(parsed)
 	}
-	return g.Wait()
+	return nil
 }
 
-// scanFile parses one file and returns its findings.
-func scanFile(ctx context.Context, path string, lang *language, c *keyshape.Classifier) ([]Finding, error) {
-	src, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
+func closeAll(fs []*srcFile) {
+	for _, f := range fs {
+		if f != nil && f.tree != nil {
+			f.tree.Close()
+			f.tree = nil
+		}
 	}
-	return scanSource(ctx, path, src, lang, c)
 }
 
-func scanSource(ctx context.Context, path string, src []byte, lang *language, c *keyshape.Classifier) ([]Finding, error) {
+// parseSource parses one file and collects its bindings, calls and
+// declarations; the caller closes f.tree.
+func parseSource(ctx context.Context, path string, src []byte, lang *language, c *keyshape.Classifier) (*srcFile, error) {
 	p := sitter.NewParser()
 	defer p.Close()
 	p.SetLanguage(lang.grammar)
@@ -165,10 +238,53 @@ func scanSource(ctx context.Context, path string, src []byte, lang *language, c 
 	if err != nil {
 		return nil, fmt.Errorf("parse %s: %w", path, err)
 	}
-	defer tree.Close()
-	f := &srcFile{path: filepath.ToSlash(path), src: src, lang: lang, c: c, binds: map[string][]binding{}}
-	f.scan(tree.RootNode())
+	f := &srcFile{path: filepath.ToSlash(path), src: src, lang: lang, c: c, binds: map[string][]binding{}, tree: tree}
+	f.collect(tree.RootNode())
+	return f, nil
+}
+
+// scanSource scans one file on its own (a project of one file).
+func scanSource(ctx context.Context, path string, src []byte, lang *language, c *keyshape.Classifier) ([]Finding, error) {
+	f, err := parseSource(ctx, path, src, lang, c)
+	if err != nil {
+		return nil, err
+	}
+	defer closeAll([]*srcFile{f})
+	newProject().add(f)
+	f.scan()
+	if lang.name == keyshape.Java {
+		f.out = append(f.out, f.springCacheKeys()...)
+	}
 	return f.out, nil
+}
+
+// parseError says where the file does not parse, "" when it does.
+func (f *srcFile) parseError() string {
+	root := f.tree.RootNode()
+	if !root.HasError() {
+		return ""
+	}
+	n := firstError(root)
+	if n == nil {
+		return "does not parse"
+	}
+	p := n.StartPoint()
+	return fmt.Sprintf("does not parse at line %d, column %d", p.Row+1, p.Column+1)
+}
+
+// firstError is the first ERROR or MISSING node under n.
+func firstError(n *sitter.Node) *sitter.Node {
+	if n.IsError() || n.IsMissing() {
+		return n
+	}
+	for i := 0; i < int(n.ChildCount()); i++ {
+		if c := n.Child(i); c.HasError() || c.IsMissing() {
+			if e := firstError(c); e != nil {
+				return e
+			}
+		}
+	}
+	return nil
 }
 
 // languages maps file extensions to the tree-sitter languages; built once
@@ -196,9 +312,11 @@ func langOf(path string) (keyshape.Lang, bool) {
 
 // walker collects the files to scan.
 type walker struct {
-	opt     Options
-	files   map[keyshape.Lang][]string
-	skipped int
+	opt      Options
+	files    map[keyshape.Lang][]string
+	skipped  int
+	tooLarge []FileIssue
+	unread   []FileIssue // files and directories the walk could not read
 }
 
 func (w *walker) wanted(l keyshape.Lang) bool {
@@ -212,6 +330,10 @@ func (w *walker) add(root string) error {
 	}
 	if !fi.IsDir() {
 		if l, ok := langOf(root); ok && w.wanted(l) {
+			if fi.Size() > w.opt.MaxFileBytes {
+				w.large(root, l, fi.Size())
+				return nil
+			}
 			w.files[l] = append(w.files[l], root)
 		}
 		return nil
@@ -220,7 +342,7 @@ func (w *walker) add(root string) error {
 	return filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if errors.Is(err, fs.ErrPermission) {
-				w.skipped++
+				w.unread = append(w.unread, FileIssue{File: filepath.ToSlash(path), Reason: "not readable: " + err.Error()})
 				return nil
 			}
 			return err
@@ -254,7 +376,7 @@ func (w *walker) add(root string) error {
 		if !ok || !w.wanted(l) || !d.Type().IsRegular() {
 			return nil
 		}
-		if parent.ignored(rel, false) || !w.opt.Tests && isTest(rel) || w.skip(path) {
+		if parent.ignored(rel, false) || !w.opt.Tests && isTest(rel) || w.skip(path, l) {
 			w.skipped++
 			return nil
 		}
@@ -263,17 +385,32 @@ func (w *walker) add(root string) error {
 	})
 }
 
-// skip reports generated, minified and oversized files.
-func (w *walker) skip(path string) bool {
+// large lists a file left out for its size.
+func (w *walker) large(path string, l keyshape.Lang, size int64) {
+	w.tooLarge = append(w.tooLarge, FileIssue{File: filepath.ToSlash(path), Lang: l,
+		Reason: fmt.Sprintf("%d bytes, over the limit of %d (--max-file-bytes)", size, w.opt.MaxFileBytes)})
+}
+
+// skip reports generated, minified and oversized files (the oversized
+// ones listed).
+func (w *walker) skip(path string, l keyshape.Lang) bool {
 	if strings.HasSuffix(path, ".min.js") {
 		return true
 	}
 	f, err := os.Open(path)
+	if err == nil {
+		defer f.Close()
+	}
+	var fi os.FileInfo
+	if err == nil {
+		fi, err = f.Stat()
+	}
 	if err != nil {
+		w.unread = append(w.unread, FileIssue{File: filepath.ToSlash(path), Lang: l, Reason: "not readable: " + err.Error()})
 		return true
 	}
-	defer f.Close()
-	if fi, err := f.Stat(); err != nil || fi.Size() > maxFileBytes {
+	if fi.Size() > w.opt.MaxFileBytes {
+		w.large(path, l, fi.Size())
 		return true
 	}
 	head := make([]byte, 4096)

@@ -117,6 +117,13 @@ func TestScanGo(t *testing.T) {
 	if !slices.Equal(have, want) {
 		t.Errorf("findings differ\n--- got\n%s\n--- want\n%s", strings.Join(have, "\n"), strings.Join(want, "\n"))
 	}
+	vias := map[string]int{}
+	for _, f := range res.Findings {
+		vias[f.Via]++
+	}
+	if vias["store.RunScript"] != 2 || vias["svc.helper"] != 1 {
+		t.Errorf("findings through the project's functions: %v", vias)
+	}
 	if res.Files[keyshape.Go] != 4 || res.Skipped != 1 { // svc, store, fix/a, fix/b; keys/keyguard_gen.go is generated
 		t.Errorf("files %v, skipped %d", res.Files, res.Skipped)
 	}

@@ -1,6 +1,8 @@
 package scancode
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 
 	sitter "github.com/smacker/go-tree-sitter"
@@ -38,16 +40,49 @@ type language struct {
 	// integer, or a generated builder's key.
 	intType func(typ string) bool
 	keyType func(typ string) bool
+	// broken says why the grammar cannot be used (its files are then
+	// listed as not analysed).
+	broken error
+	// declTypes are the node types decl looks at (pattern 2 of the
+	// query): functions, methods, classes, whose declarations the
+	// project's index records.
+	declTypes []string
+	decl      func(f *srcFile, n *sitter.Node)
+	// callees are the project's functions a call may call, by evidence
+	// (the receiver's declared type, this/self, a module's function).
+	callees func(f *srcFile, call *sitter.Node) []*funcDef
+	// constant follows a name the file does not bind (an imported
+	// constant, Class.NAME) into the project's other files.
+	constant func(f *srcFile, n *sitter.Node) (*srcFile, *sitter.Node, bool)
+	// clientType reports a declared type that is a Redis client; isClient
+	// an expression whose value is one.
+	clientType func(typ string) bool
+	isClient   func(f *srcFile, n *sitter.Node, depth int) bool
 }
 
 // srcFile is one parsed file of a tree-sitter language.
 type srcFile struct {
-	path  string
-	src   []byte
-	lang  *language
-	c     *keyshape.Classifier
-	binds map[string][]binding
-	out   []Finding
+	path    string
+	src     []byte
+	lang    *language
+	c       *keyshape.Classifier
+	binds   map[string][]binding
+	out     []Finding
+	tree    *sitter.Tree
+	calls   []*sitter.Node
+	funcs   []*funcDef // the functions declared here
+	classes []*classDef
+	enums   map[string][]map[string]*sitter.Node // TypeScript enums: name → member → value
+	// indexes of funcs and classes by the span of their node, and the
+	// names the file imports a module as (TypeScript, JavaScript)
+	funcBySpan  map[span]*funcDef
+	classBySpan map[span]*classDef
+	modules     map[string]bool
+	// proj is the index of every file of the language family; cur is the
+	// function whose summary is being computed (its parameters become
+	// marked holes), nil when checking.
+	proj *project
+	cur  *funcDef
 }
 
 // binding is one declaration of, or assignment to, a name.
@@ -56,6 +91,7 @@ type binding struct {
 	value *sitter.Node // the value given; nil for a parameter or a value not known
 	typ   string       // the declared type, "" when none
 	param bool
+	iter  *sitter.Node // for a loop variable, what it iterates over
 }
 
 type span struct{ start, end uint32 }
@@ -63,6 +99,9 @@ type span struct{ start, end uint32 }
 func spanOf(n *sitter.Node) span { return span{n.StartByte(), n.EndByte()} }
 
 func (s span) contains(n *sitter.Node) bool { return s.start <= n.StartByte() && n.EndByte() <= s.end }
+
+// holds reports whether the span holds another.
+func (s span) holds(o span) bool { return s.start <= o.start && o.end <= s.end }
 
 // text is a node's source text; "" for a missing node (tree-sitter leaves
 // fields out of code it could not parse).
@@ -105,19 +144,7 @@ func (f *srcFile) declare(name string, n, value *sitter.Node, typ string, param 
 // there (nil when it gets several or one not known), and its declared
 // type.
 func (f *srcFile) resolve(name string, at *sitter.Node) (value *sitter.Node, typ string, found bool) {
-	var best []binding
-	var bestScope span
-	for _, b := range f.binds[name] {
-		if !b.scope.contains(at) {
-			continue
-		}
-		switch {
-		case best == nil || b.scope.end-b.scope.start < bestScope.end-bestScope.start:
-			best, bestScope = []binding{b}, b.scope
-		case b.scope == bestScope:
-			best = append(best, b)
-		}
-	}
+	best := f.lookup(name, at)
 	if best == nil {
 		return nil, "", false
 	}
@@ -130,6 +157,42 @@ func (f *srcFile) resolve(name string, at *sitter.Node) (value *sitter.Node, typ
 		return nil, typ, true
 	}
 	return best[0].value, typ, true
+}
+
+// lookup is every binding of name in the innermost scope around at that
+// declares it.
+func (f *srcFile) lookup(name string, at *sitter.Node) []binding {
+	bs := f.binds[name]
+	if len(bs) == 0 {
+		return nil
+	}
+	var best []binding
+	var bestScope span
+	where := spanOf(at) // once: each position is a call into tree-sitter
+	for _, b := range bs {
+		if !b.scope.holds(where) {
+			continue
+		}
+		switch {
+		case best == nil || b.scope.end-b.scope.start < bestScope.end-bestScope.start:
+			best, bestScope = []binding{b}, b.scope
+		case b.scope == bestScope:
+			best = append(best, b)
+		}
+	}
+	return best
+}
+
+// values are the values name gets in the innermost scope that declares
+// it, nil ones (unknown) left out.
+func (f *srcFile) values(name string, at *sitter.Node) []*sitter.Node {
+	var out []*sitter.Node
+	for _, b := range f.lookup(name, at) {
+		if b.value != nil {
+			out = append(out, b.value)
+		}
+	}
+	return out
 }
 
 // compile builds the language's query from the node types its grammar
@@ -146,49 +209,79 @@ func (l *language) compile() *language {
 		}
 		return "[" + b.String() + " ]"
 	}
-	q, err := sitter.NewQuery([]byte(alt(l.bindTypes)+" @bind\n"+alt(l.callTypes)+" @call"), l.grammar)
+	q, err := sitter.NewQuery([]byte(alt(l.bindTypes)+" @bind\n"+alt(l.callTypes)+" @call\n"+alt(l.declTypes)+" @decl"), l.grammar)
 	if err != nil {
-		panic("scancode: query for " + string(l.name) + ": " + err.Error()) // a bug in the node type lists
+		l.broken = fmt.Errorf("the %s grammar does not load: %v", l.name, err)
+		return l
 	}
 	l.query = q
 	return l
 }
 
-// scan finds the Redis calls of the file and reports their keys.
-func (f *srcFile) scan(root *sitter.Node) {
+// collect records the file's bindings, calls and declarations in one
+// pass of the language's query.
+func (f *srcFile) collect(root *sitter.Node) {
 	qc := sitter.NewQueryCursor()
 	defer qc.Close()
 	qc.Exec(f.lang.query, root)
-	var calls []*sitter.Node
 	for {
 		m, ok := qc.NextMatch()
 		if !ok {
 			break
 		}
 		for _, c := range m.Captures {
-			if m.PatternIndex == 0 {
+			switch m.PatternIndex {
+			case 0:
 				f.lang.bind(f, c.Node)
-			} else {
-				calls = append(calls, c.Node)
+			case 1:
+				f.calls = append(f.calls, c.Node)
+			default:
+				f.lang.decl(f, c.Node)
 			}
 		}
 	}
-	for _, n := range calls {
+}
+
+// scan finds the Redis calls of the file, direct or through the
+// project's own functions, and reports their keys.
+func (f *srcFile) scan() {
+	for _, n := range f.calls {
+		fn := f.funcAt(n)
+		f.cur = fn
 		keys, command := f.lang.keyArgs(f, n)
 		for _, a := range keys {
 			if a == nil || typeOf(a) == "dictionary" || typeOf(a) == "object" {
 				continue // mset({k: v}): the keys of a map are not followed
 			}
 			s, builder := f.eval(a, 0)
-			if builder {
+			if i, _ := f.paramOf(a); builder || fn != nil && i >= 0 {
+				continue // a parameter passed whole: its callers are checked
+			}
+			f.report(a, s, command, "")
+		}
+		if keys != nil {
+			continue
+		}
+		for _, k := range f.proj.sinkArgs(f, n) {
+			s, builder := f.eval(k.arg, 0)
+			if i, _ := f.paramOf(k.arg); builder || fn != nil && i >= 0 {
 				continue
 			}
-			fd := f.c.Finding(f.lang.name, s)
-			p := a.StartPoint()
-			fd.File, fd.Line, fd.Column = f.path, int(p.Row)+1, int(p.Column)+1
-			f.out = append(f.out, Finding{Finding: fd, Lang: f.lang.name, Command: command})
+			f.report(k.arg, s, k.command, k.via)
 		}
 	}
+	f.cur = nil
+}
+
+// report adds the finding for a key argument.
+func (f *srcFile) report(a *sitter.Node, s keyshape.Shape, command, via string) {
+	fd := f.c.Finding(f.lang.name, s.Unmark())
+	if via != "" {
+		fd.Message += " (via " + via + ")"
+	}
+	p := a.StartPoint()
+	fd.File, fd.Line, fd.Column = f.path, int(p.Row)+1, int(p.Column)+1
+	f.out = append(f.out, Finding{Finding: fd, Lang: f.lang.name, Command: command, Via: via})
 }
 
 // eval rebuilds the shape of an expression; builder is true when its value
@@ -231,16 +324,39 @@ func (f *srcFile) eval(n *sitter.Node, depth int) (s keyshape.Shape, builder boo
 	return f.hole(n, ""), false
 }
 
-// evalName follows a variable to the one value it gets.
+// evalName follows a variable to the one value it gets; a parameter of
+// the function being summarized becomes its marked hole; a name the file
+// does not bind may be a constant of another file.
 func (f *srcFile) evalName(name string, at *sitter.Node, depth int) (keyshape.Shape, bool) {
+	bs := f.lookup(name, at)
 	v, typ, found := f.resolve(name, at)
 	if found && typ != "" && f.lang.keyType(typ) {
 		return keyshape.Shape{}, true
 	}
+	if len(bs) == 1 && bs[0].param && f.cur != nil && bs[0].scope == spanOf(f.cur.node) {
+		if i := slices.Index(f.cur.params, name); i >= 0 {
+			h := f.hole(at, typ)
+			return keyshape.Param(i, h.Parts[0].Kind, h.Parts[0].Name), false
+		}
+	}
 	if v != nil {
 		return f.eval(v, depth+1)
 	}
+	if !found && f.proj != nil {
+		if g, val, ok := f.lang.constant(f, at); ok {
+			return g.evalIn(nil, val, depth+1)
+		}
+	}
 	return f.hole(at, typ), false
+}
+
+// evalIn evaluates n in this file as part of function fn's summary (nil:
+// no parameter is marked), restoring the function being summarized.
+func (f *srcFile) evalIn(fn *funcDef, n *sitter.Node, depth int) (keyshape.Shape, bool) {
+	saved := f.cur
+	f.cur = fn
+	defer func() { f.cur = saved }()
+	return f.eval(n, depth)
 }
 
 // hole is the shape of a value the scan cannot know, named after the
@@ -387,4 +503,7 @@ type Finding struct {
 	// Command is the Redis command or client method of the call, lower
 	// case ("hset", "opsforhash", "getmap"), when known.
 	Command string `json:"command,omitempty"`
+	// Via is the project's function the key goes to Redis through
+	// ("RedisService.set"), when the call is not the client's.
+	Via string `json:"via,omitempty"`
 }

@@ -37,7 +37,7 @@ func TestSourceShapes(t *testing.T) {
 		{".py", "import redis\nr = redis.Redis()\ndef f(a):\n    r.get(f'tmp:{{x}}:{a!r}')\n", "tmp:{{x}}:{}"},
 		{".py", "import redis\nr = redis.Redis()\ndef f(a):\n    r.get('tmp:{u}'.format(u=a))\n", "tmp:{a}"},
 		{".py", "import redis\ndef f(client: redis.Redis, a):\n    client.get('tmp:' + a)\n", "tmp:{a}"},
-		{".py", "def f(redis_conn, a):\n    redis_conn.set(name='tmp:' + a, value=1)\n", "tmp:{a}"},
+		{".py", "def f(redis_conn: 'Redis', a):\n    redis_conn.set(name='tmp:' + a, value=1)\n", "tmp:{a}"},
 		{".ts", "const r = new Redis(); function f(a: number) { r.get(`tmp:${a}`); }", "tmp:{a:int}"},
 		{".ts", "class S { constructor(private c: RedisClientType) {} f(a: string) { this.c.hGet('tmp:' + a, 'x'); } }", "tmp:{a}"},
 		{".ts", "const c = await createClient().connect(); c.set('tmp:' + 'x' as string, '1');", "tmp:x"},
@@ -126,6 +126,20 @@ func TestSourceMapArgumentsLeftOut(t *testing.T) {
 	} {
 		if fs := scanString(t, ext, src); len(fs) != 0 {
 			t.Errorf("%s: %+v", ext, fs)
+		}
+	}
+}
+
+// A grammar whose query does not compile makes its language broken (its
+// files are then listed as not analysed), never a panic.
+func TestLanguageBroken(t *testing.T) {
+	l := (&language{name: "x", grammar: pythonLanguage().grammar, bindTypes: []string{"nope"}, callTypes: []string{"nope"}, declTypes: []string{"nope"}}).compile()
+	if l.broken == nil || l.query != nil || !strings.Contains(l.broken.Error(), "grammar does not load") {
+		t.Fatalf("broken %v", l.broken)
+	}
+	for _, l := range newLanguages() {
+		if l.broken != nil {
+			t.Errorf("%s: %v", l.name, l.broken)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package scancode
 
 import (
+	"regexp"
 	"strings"
 
 	sitter "github.com/smacker/go-tree-sitter"
@@ -28,7 +29,288 @@ func tsLanguage(grammar *sitter.Language) *language {
 		eval:      tsEval,
 		intType:   func(t string) bool { return t == "number" || t == "bigint" },
 		keyType:   func(t string) bool { return t == "Key" || strings.HasSuffix(t, ".Key") },
+		declTypes: []string{"function_declaration", "generator_function_declaration", "method_definition", "variable_declarator",
+			"class_declaration", "abstract_class_declaration", "pair", "enum_declaration"},
+		decl:       tsDecl,
+		callees:    tsCallees,
+		constant:   tsConstant,
+		clientType: tsClientType,
+		isClient:   func(f *srcFile, n *sitter.Node, depth int) bool { return f.tsClient(n, depth) },
 	}).compile()
+}
+
+// tsClientType reports a declared type naming an ioredis or node-redis
+// client, pipeline or multi.
+func tsClientType(typ string) bool {
+	for _, w := range strings.FieldsFunc(typ, func(r rune) bool { return strings.ContainsRune(" <>[]|&,()?:'\"", r) }) {
+		switch lastName(w) {
+		case "Redis", "IORedis", "Cluster", "Pipeline", "ChainableCommander", "Multi", "RedisClientType", "RedisClusterType",
+			"RedisClient", "RedisClusterClient":
+			return true
+		}
+	}
+	return false
+}
+
+// tsDecl indexes a class, a function, a method, an arrow function or
+// function expression bound to a name (const f = (x) => …), and an
+// object's function property ({ getKey: (x) => … }).
+func tsDecl(f *srcFile, n *sitter.Node) {
+	switch typeOf(n) {
+	case "enum_declaration":
+		members := map[string]*sitter.Node{}
+		body := n.ChildByFieldName("body")
+		for i := 0; body != nil && i < int(body.NamedChildCount()); i++ {
+			if m := body.NamedChild(i); typeOf(m) == "enum_assignment" {
+				members[strings.Trim(f.text(m.ChildByFieldName("name")), `"'`)] = m.ChildByFieldName("value")
+			}
+		}
+		if f.enums == nil {
+			f.enums = map[string][]map[string]*sitter.Node{}
+		}
+		name := f.text(n.ChildByFieldName("name"))
+		f.enums[name] = append(f.enums[name], members)
+	case "class_declaration", "abstract_class_declaration":
+		c := &classDef{f: f, node: n, name: f.text(n.ChildByFieldName("name"))}
+		for i := 0; i < int(n.NamedChildCount()); i++ {
+			if h := n.NamedChild(i); typeOf(h) == "class_heritage" {
+				f.tsTypeNames(h, &c.bases)
+			}
+		}
+		f.classes = append(f.classes, c)
+	case "function_declaration", "generator_function_declaration", "method_definition":
+		d := &funcDef{f: f, node: n, body: n.ChildByFieldName("body"), name: strings.Trim(f.text(n.ChildByFieldName("name")), `"'`),
+			rest: -1, typ: f.tsType(n.ChildByFieldName("return_type"))}
+		if typeOf(n) == "method_definition" {
+			for i := 0; i < int(n.ChildCount()); i++ {
+				switch n.Child(i).Type() {
+				case "get":
+					d.getter = true
+				case "static":
+					d.static = true
+				}
+			}
+		}
+		f.tsParams(d, n.ChildByFieldName("parameters"))
+		f.funcs = append(f.funcs, d)
+	case "variable_declarator", "pair":
+		name, v := n.ChildByFieldName("name"), n.ChildByFieldName("value")
+		if name == nil {
+			name = n.ChildByFieldName("key")
+		}
+		if t := typeOf(v); t != "arrow_function" && t != "function_expression" && t != "function" {
+			return
+		}
+		d := &funcDef{f: f, node: v, body: v.ChildByFieldName("body"), name: strings.Trim(f.text(name), `"'`), rest: -1,
+			typ: f.tsType(v.ChildByFieldName("return_type"))}
+		if p := v.ChildByFieldName("parameter"); p != nil {
+			d.params = []string{f.text(p)}
+		} else {
+			f.tsParams(d, v.ChildByFieldName("parameters"))
+		}
+		f.funcs = append(f.funcs, d)
+	}
+}
+
+func (f *srcFile) tsTypeNames(n *sitter.Node, out *[]string) {
+	for i := 0; i < int(n.NamedChildCount()); i++ {
+		c := n.NamedChild(i)
+		switch typeOf(c) {
+		case "identifier", "type_identifier", "member_expression", "nested_type_identifier":
+			*out = append(*out, lastName(f.text(c)))
+		case "generic_type":
+			*out = append(*out, baseName(f.text(c)))
+		default:
+			f.tsTypeNames(c, out)
+		}
+	}
+}
+
+// tsParams records a function's parameters.
+func (f *srcFile) tsParams(d *funcDef, list *sitter.Node) {
+	for _, p := range args(list) {
+		switch typeOf(p) {
+		case "identifier":
+			d.params = append(d.params, f.text(p))
+		case "required_parameter", "optional_parameter":
+			pat := p.ChildByFieldName("pattern")
+			if typeOf(pat) == "rest_pattern" {
+				d.rest = len(d.params)
+				d.params = append(d.params, strings.TrimPrefix(f.text(pat), "..."))
+				continue
+			}
+			d.params = append(d.params, f.text(pat))
+		case "assignment_pattern":
+			d.params = append(d.params, f.text(p.ChildByFieldName("left")))
+		case "rest_pattern":
+			d.rest = len(d.params)
+			d.params = append(d.params, strings.TrimPrefix(f.text(p), "..."))
+		default:
+			d.params = append(d.params, "")
+		}
+	}
+}
+
+// tsCallees are the project's functions a call may call: a function of
+// this file or another one (imported, by name), a method of this class,
+// of the class a receiver is typed or constructed as, or a module's
+// function (keys.siteKey(id) with keys = require('./keys')).
+func tsCallees(f *srcFile, call *sitter.Node) []*funcDef {
+	if f.proj == nil {
+		return nil
+	}
+	fn := call.ChildByFieldName("function")
+	switch typeOf(fn) {
+	case "identifier":
+		return f.proj.functions(f, f.text(fn))
+	case "member_expression":
+		obj, name := fn.ChildByFieldName("object"), f.text(fn.ChildByFieldName("property"))
+		if cls := f.tsClassOf(obj, 0); cls != "" {
+			return f.proj.methods(cls, name)
+		}
+		if typeOf(obj) == "identifier" && f.tsModule(f.text(obj), obj) {
+			return f.proj.functions(nil, name)
+		}
+	}
+	return nil
+}
+
+// tsModule reports whether name is bound to a module of the project:
+// require('./x'), import * as name, import name from './x'.
+func (f *srcFile) tsModule(name string, at *sitter.Node) bool {
+	for _, v := range f.values(name, at) {
+		if typeOf(v) == "call_expression" && f.text(v.ChildByFieldName("function")) == "require" {
+			return true
+		}
+	}
+	if f.modules == nil {
+		f.modules = map[string]bool{}
+		src := string(f.src)
+		for _, m := range tsImport.FindAllStringSubmatch(src, -1) {
+			f.modules[m[1]] = true
+		}
+	}
+	if !f.modules[name] {
+		return false
+	}
+	_, _, found := f.resolve(name, at)
+	return !found
+}
+
+// tsImport finds the names a file imports a module as.
+var tsImport = regexp.MustCompile(`import\s+(?:\*\s+as\s+)?([A-Za-z_$][\w$]*)\s+from\b`)
+
+// tsClassOf is the project class a receiver is: this (the enclosing
+// class), a name or this.field typed or constructed as one.
+func (f *srcFile) tsClassOf(obj *sitter.Node, depth int) string {
+	if depth > 6 || obj == nil {
+		return ""
+	}
+	name := ""
+	switch typeOf(obj) {
+	case "this":
+		if c := f.classAt(obj); c != nil {
+			return c.name
+		}
+		return ""
+	case "identifier":
+		name = f.text(obj)
+		if f.proj.isClass(name) {
+			if _, _, found := f.resolve(name, obj); !found {
+				return name
+			}
+		}
+	case "member_expression":
+		if o := obj.ChildByFieldName("object"); typeOf(o) != "this" {
+			return ""
+		}
+		name = "this." + f.text(obj.ChildByFieldName("property"))
+	case "new_expression":
+		if c := baseName(f.text(obj.ChildByFieldName("constructor"))); f.proj.isClass(c) {
+			return c
+		}
+		return ""
+	case "await_expression", "parenthesized_expression", "non_null_expression", "as_expression":
+		if obj.NamedChildCount() > 0 {
+			return f.tsClassOf(obj.NamedChild(0), depth+1)
+		}
+		return ""
+	default:
+		return ""
+	}
+	for _, b := range f.lookup(name, obj) {
+		if t := baseName(b.typ); t != "" && f.proj.isClass(t) {
+			return t
+		}
+		if b.value != nil {
+			if c := f.tsClassOf(b.value, depth+1); c != "" {
+				return c
+			}
+		}
+	}
+	return ""
+}
+
+// tsConstant follows a name the file does not bind (imported), an
+// enum's member or a class's static field (Keys.PREFIX) to the project's
+// const, enum or static readonly value.
+func tsConstant(f *srcFile, n *sitter.Node) (*srcFile, *sitter.Node, bool) {
+	name, owner := "", ""
+	switch typeOf(n) {
+	case "identifier":
+		name = f.text(n)
+	case "member_expression":
+		obj := n.ChildByFieldName("object")
+		if typeOf(obj) != "identifier" {
+			return nil, nil, false
+		}
+		owner, name = f.text(obj), f.text(n.ChildByFieldName("property"))
+	default:
+		return nil, nil, false
+	}
+	var hit *srcFile
+	var val *sitter.Node
+	for _, g := range f.proj.files {
+		for _, b := range g.binds[name] {
+			if b.param || b.value == nil {
+				continue
+			}
+			top := b.scope.start == 0 && b.scope.end == uint32(len(g.src))
+			ok := owner == "" && top
+			if owner != "" {
+				if top && g.tsModule(owner, g.tree.RootNode()) {
+					ok = true
+				}
+			}
+			if !ok {
+				continue
+			}
+			if hit != nil && g.text(b.value) != hit.text(val) {
+				return nil, nil, false
+			}
+			hit, val = g, b.value
+		}
+		if owner == "" {
+			continue
+		}
+		// enum Keys { Session = 'session:' } and class Keys { static readonly P = 'p:' }
+		for _, c := range g.classes {
+			if c.name != owner {
+				continue
+			}
+			for _, b := range g.binds["this."+name] {
+				if b.value != nil && spanOf(c.node.ChildByFieldName("body")) == b.scope {
+					hit, val = g, b.value
+				}
+			}
+		}
+		for _, e := range g.enums[owner] {
+			if v, ok := e[name]; ok {
+				hit, val = g, v
+			}
+		}
+	}
+	return hit, val, hit != nil
 }
 
 func typeScript() *language  { return tsLanguage(typescript.GetLanguage()) }
@@ -96,21 +378,35 @@ func tsBind(f *srcFile, n *sitter.Node) {
 }
 
 // tsClient reports whether a receiver is an ioredis or node-redis client,
-// pipeline or multi: bound to new Redis(…), createClient(…), .pipeline()…,
-// typed as one, or named like one when the file does not say.
+// pipeline or multi, by evidence: bound to new Redis(…), createClient(…),
+// .pipeline()…, typed as one, returned by a getter or a function of the
+// project (get client(): Promise<Redis>; getClient: () => client),
+// through await and conditional values; never by its name.
 func (f *srcFile) tsClient(obj *sitter.Node, depth int) bool {
-	if depth > 8 {
+	if depth > 8 || obj == nil {
 		return false
 	}
 	switch typeOf(obj) {
 	case "identifier":
-		return f.tsNamed(f.text(obj), f.text(obj), obj, depth)
+		return f.tsNamed(f.text(obj), obj, depth)
 	case "member_expression":
 		prop := f.text(obj.ChildByFieldName("property"))
-		if o := obj.ChildByFieldName("object"); o != nil && typeOf(o) == "this" {
-			return f.tsNamed("this."+prop, prop, obj, depth)
+		o := obj.ChildByFieldName("object")
+		if typeOf(o) == "this" {
+			if _, _, found := f.resolve("this."+prop, obj); found {
+				return f.tsNamed("this."+prop, obj, depth)
+			}
 		}
-		return nameSays(prop)
+		if f.proj != nil {
+			if cls := f.tsClassOf(o, 0); cls != "" {
+				for _, d := range f.proj.methods(cls, prop) {
+					if d.getter && f.proj.returnsClient(d, depth+1) {
+						return true
+					}
+				}
+			}
+		}
+		return false
 	case "new_expression":
 		c := lastName(f.text(obj.ChildByFieldName("constructor")))
 		return c == "Redis" || c == "IORedis" || c == "Cluster"
@@ -118,33 +414,46 @@ func (f *srcFile) tsClient(obj *sitter.Node, depth int) bool {
 		if obj.NamedChildCount() > 0 {
 			return f.tsClient(obj.NamedChild(0), depth+1)
 		}
+	case "ternary_expression":
+		return f.tsClient(obj.ChildByFieldName("consequence"), depth+1) || f.tsClient(obj.ChildByFieldName("alternative"), depth+1)
+	case "binary_expression": // a ?? b, a || b
+		return f.tsClient(obj.ChildByFieldName("left"), depth+1) || f.tsClient(obj.ChildByFieldName("right"), depth+1)
 	case "call_expression":
 		fn := obj.ChildByFieldName("function")
 		name := lastName(f.text(fn))
 		switch {
 		case name == "createClient" || name == "createCluster":
 			return true
-		case typeOf(fn) == "member_expression" && (set("pipeline", "multi", "duplicate", "connect", "withTypeMapping")[name] || commandKeys(commandName(name), 1, noInt) != nil):
-			return f.tsClient(fn.ChildByFieldName("object"), depth+1)
+		case typeOf(fn) == "member_expression" && (set("pipeline", "multi", "batch", "duplicate", "connect", "withTypeMapping")[name] || commandKeys(commandName(strings.TrimSuffix(name, "Async")), 1, noInt) != nil):
+			if f.tsClient(fn.ChildByFieldName("object"), depth+1) {
+				return true
+			}
 		}
-		return nameSays(name)
+		if f.proj != nil {
+			for _, d := range tsCallees(f, obj) {
+				if f.proj.returnsClient(d, depth+1) {
+					return true
+				}
+			}
+		}
 	}
 	return false
 }
 
 func noInt(int) (string, bool) { return "", false }
 
-func (f *srcFile) tsNamed(name, short string, at *sitter.Node, depth int) bool {
-	v, typ, found := f.resolve(name, at)
-	for _, t := range []string{"Redis", "Cluster", "Pipeline", "ChainableCommander", "Multi"} {
-		if strings.Contains(typ, t) {
+// tsNamed classifies a variable or field by its declared type or the
+// values it is given (any of them).
+func (f *srcFile) tsNamed(name string, at *sitter.Node, depth int) bool {
+	for _, b := range f.lookup(name, at) {
+		if tsClientType(b.typ) {
+			return true
+		}
+		if b.value != nil && f.tsClient(b.value, depth+1) {
 			return true
 		}
 	}
-	if v != nil {
-		return f.tsClient(v, depth+1)
-	}
-	return (!found || typ == "") && nameSays(short)
+	return false
 }
 
 func tsKeyArgs(f *srcFile, n *sitter.Node) ([]*sitter.Node, string) {
@@ -155,7 +464,8 @@ func tsKeyArgs(f *srcFile, n *sitter.Node) ([]*sitter.Node, string) {
 	if fn == nil || typeOf(fn) != "member_expression" || !f.tsClient(fn.ChildByFieldName("object"), 0) {
 		return nil, ""
 	}
-	method := f.text(fn.ChildByFieldName("property"))
+	// node-redis 3 promisified by bluebird: zaddAsync is ZADD
+	method := strings.TrimSuffix(f.text(fn.ChildByFieldName("property")), "Async")
 	keys, cmd := f.tsKeys(method, args(n.ChildByFieldName("arguments")))
 	return keys, cmd
 }
@@ -219,6 +529,12 @@ func tsEval(f *srcFile, n *sitter.Node, depth int) (keyshape.Shape, bool, bool) 
 				return keyshape.Shape{}, true, true
 			}
 		}
+		if f.proj != nil && typeOf(obj) == "identifier" {
+			if g, v, ok := tsConstant(f, n); ok { // Keys.SESSION, an enum's member
+				s, b := g.evalIn(nil, v, depth+1)
+				return s, b, true
+			}
+		}
 	case "call_expression":
 		s, b := f.tsCall(n, depth)
 		return s, b, true
@@ -243,6 +559,9 @@ func (f *srcFile) tsCall(n *sitter.Node, depth int) (keyshape.Shape, bool) {
 		if o := fn.ChildByFieldName("object"); typeOf(o) == "array" {
 			return f.join(as[0], args(o), depth), false
 		}
+	}
+	if s, ok := f.projectCall(n, depth); ok {
+		return s, false
 	}
 	return f.hole(n, ""), false
 }

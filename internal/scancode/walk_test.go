@@ -3,10 +3,12 @@ package scancode
 import (
 	"context"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/keyguard/keyguard/internal/keyshape"
 )
@@ -134,15 +136,46 @@ func TestIgnoreRules(t *testing.T) {
 	}
 }
 
-// FuzzParseIgnore: any .gitignore parses, and its rules match any path
-// without panicking.
+// FuzzParseIgnore: any .gitignore parses and its rules match any path,
+// and what they decide holds two properties: the last rule that matches
+// decides (a catch-all added at the end wins, ignoring or including
+// everything), and a single plain pattern (*, ?, literal text; anchored
+// when it holds a slash) agrees with path.Match, matched against the
+// whole path or, unanchored, against its last element.
 func FuzzParseIgnore(f *testing.F) {
-	for _, s := range []string{"*.log\n!keep.log\n", "a/**/b\n", "[a-z]*\n", "[\n", "\\\n", "/**\n**/\n"} {
+	for _, s := range []string{"*.log\n!keep.log\n", "a/**/b\n", "[a-z]*\n", "[\n", "\\\n", "/**\n**/\n", "*.py", "/src/*.go", "b?d"} {
 		f.Add(s, "a/b/c.log")
 	}
-	f.Fuzz(func(t *testing.T, gitignore, path string) {
+	f.Add("a[!b]c", "a/c")
+	f.Fuzz(func(t *testing.T, gitignore, p string) {
 		s := &ignoreSet{rules: parseIgnore([]byte(gitignore))}
-		s.ignored(path, false)
-		s.ignored(path, true)
+		s.ignored(p, false)
+		s.ignored(p, true)
+		if p == "" {
+			return
+		}
+		if !(&ignoreSet{rules: parseIgnore([]byte(gitignore + "\n**\n"))}).ignored(p, false) {
+			t.Fatalf("%q then **: %q not ignored", gitignore, p)
+		}
+		if (&ignoreSet{rules: parseIgnore([]byte(gitignore + "\n!**\n"))}).ignored(p, true) {
+			t.Fatalf("%q then !**: %q still ignored", gitignore, p)
+		}
+		pat := gitignore
+		if !utf8.ValidString(pat) || !utf8.ValidString(p) || pat == "" || strings.ContainsAny(pat, "\n\r\\[]!# ") || strings.Contains(pat, "**") || strings.HasSuffix(pat, "/") ||
+			strings.HasPrefix(p, "/") || strings.HasSuffix(p, "/") || strings.Contains(p, "//") || strings.ContainsAny(p, "\n\r") {
+			return
+		}
+		anchored := strings.Contains(pat, "/")
+		target := p
+		if !anchored {
+			target = path.Base(p)
+		}
+		want, err := path.Match(strings.TrimPrefix(pat, "/"), target)
+		if err != nil {
+			return
+		}
+		if got := s.ignored(p, false); got != want {
+			t.Fatalf("pattern %q, path %q: ignored %v, path.Match says %v", pat, p, got, want)
+		}
 	})
 }

@@ -112,7 +112,7 @@ func helper(ctx context.Context, rdb *redis.Client, key string) { // want helper
 
 // Keys passed to helpers are checked at the call.
 func callers(ctx context.Context, rdb *redis.Client) {
-	helper(ctx, rdb, "tmp:helper")             // want `unregistered-code: key "tmp:helper"`
+	helper(ctx, rdb, "tmp:helper")             // want `unregistered-code: key "tmp:helper".* \(via svc\.helper\)`
 	store.Get(ctx, rdb, "user:admin:settings") // want `raw-key: key "user:admin:settings" is built by hand`
 }
 
@@ -122,4 +122,25 @@ func notKeys(ctx context.Context, rdb *redis.Client) {
 	m := map[string]string{}
 	_ = m["tmp:x"]
 	rdb.Publish(ctx, "tmp:channel", "hello")
+}
+
+// A helper of another package returns the key; keys go to a script
+// wrapper as a []string grown with append.
+func helperShapes(ctx context.Context, rdb *redis.Client, q string) {
+	rdb.LLen(ctx, store.PendingKey(q)) // want `unregistered-code: key "tmp:pending:\{q\}" matches no template`
+	keys := []string{
+		store.PendingKey(q), // want `unregistered-code: key "tmp:pending:\{q\}" matches no template.* \(via store\.RunScript\)`
+	}
+	keys = append(keys, "tmp:extra:"+q) // want `unregistered-code: key "tmp:extra:\{q\}" matches no template.* \(via store\.RunScript\)`
+	store.RunScript(ctx, rdb, keys)
+}
+
+// rediser is the service's own interface over the client: its methods
+// return go-redis commands, so their key parameters are keys.
+type rediser interface {
+	Del(ctx context.Context, keys ...string) *redis.IntCmd
+}
+
+func reset(ctx context.Context, r rediser, id string) {
+	r.Del(ctx, "tmp:rate:"+id) // want `unregistered-code: key "tmp:rate:\{id\}" matches no template`
 }

@@ -1,0 +1,5 @@
+package fx;
+
+public interface VerifyService {
+    void check(String key);
+}

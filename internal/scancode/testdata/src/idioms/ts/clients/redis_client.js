@@ -1,0 +1,7 @@
+const redis = require('redis');
+
+const client = redis.createClient();
+
+module.exports = {
+  getClient: () => client,
+};
