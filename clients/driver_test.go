@@ -96,9 +96,10 @@ func (tg *target) flushScripts(ctx context.Context) error {
 	return tg.rdb.ScriptFlush(ctx).Err()
 }
 
-// The runtimes of the interop checks. ts-* are the one TypeScript package
-// over its two clients.
-var runtimeNames = []string{"go", "python", "ts-ioredis", "ts-node-redis", "java"}
+// The runtimes of the interop checks. python-async is the Python package on
+// redis.asyncio (AsyncGuard, AsyncRecorder); ts-* are the one TypeScript
+// package over its two clients.
+var runtimeNames = []string{"go", "python", "python-async", "ts-ioredis", "ts-node-redis", "java"}
 
 func startRuntime(t testing.TB, name string, tg *target) runtime {
 	t.Helper()
@@ -107,12 +108,15 @@ func startRuntime(t testing.TB, name string, tg *target) runtime {
 	switch name {
 	case "go":
 		return &goRuntime{rdb: tg.rdb, guards: map[string]*guard.Guard{}}
-	case "python":
+	case "python", "python-async":
 		py := python(t)
 		keys := genKeys(t, codegen.Python)
 		pkg, _ := filepath.Abs("python")
 		argv = []string{py, filepath.Join("python", "interop", "driver.py"), "--addrs", addrs, "--keys", keys}
 		env = []string{"PYTHONPATH=" + pkg}
+		if name == "python-async" {
+			argv = append(argv, "--async")
+		}
 	case "ts-ioredis", "ts-node-redis":
 		dist := typescript(t)
 		keys := genKeys(t, codegen.TypeScript)

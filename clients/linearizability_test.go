@@ -289,3 +289,34 @@ func lRun(t testing.TB, rt runtime, key string, in lIn) lOut {
 	}
 	return out
 }
+
+// TestModelRejects: the model refuses the histories the guard exists to
+// prevent, so a passing check means something.
+func TestModelRejects(t *testing.T) {
+	op := func(client int, in lIn, out lOut, call, ret int64) porcupine.Operation {
+		return porcupine.Operation{ClientId: client, Input: in, Call: call, Output: out, Return: ret}
+	}
+	claim := setResult{Added: 1, Claimed: true, TTLSet: true}
+	for name, h := range map[string][]porcupine.Operation{
+		"two owners claim one key": {
+			op(0, lIn{kind: lSet, ns: 0, vals: [2]string{"a", ""}}, lOut{res: claim}, 0, 1),
+			op(1, lIn{kind: lSet, ns: 1, vals: [2]string{"b", ""}}, lOut{res: claim}, 2, 3),
+		},
+		"the TTL set again by a later write": {
+			op(0, lIn{kind: lSet, ns: 0, vals: [2]string{"a", ""}}, lOut{res: claim}, 0, 1),
+			op(0, lIn{kind: lSet, ns: 0, field: 1, vals: [2]string{"", "b"}}, lOut{res: setResult{Added: 1, TTLSet: true}}, 2, 3),
+		},
+		"a conflict naming no owner": {
+			op(0, lIn{kind: lGet, ns: 1}, lOut{conflict: true, owner: 0}, 0, 1),
+		},
+		"a refused write that was applied": {
+			op(0, lIn{kind: lSet, ns: 0, vals: [2]string{"a", ""}}, lOut{res: claim}, 0, 1),
+			op(1, lIn{kind: lSet, ns: 1, vals: [2]string{"b", ""}}, lOut{conflict: true, owner: 0}, 2, 3),
+			op(0, lIn{kind: lGet, ns: 0}, lOut{has: [2]bool{true, false}, vals: [2]string{"b", ""}}, 4, 5),
+		},
+	} {
+		if porcupine.CheckOperations(lModel, h) {
+			t.Errorf("%s: the model accepts it", name)
+		}
+	}
+}

@@ -29,6 +29,7 @@ const promoTemplate = "promo:sku:{skuId:int}"
 // owns the template, the others are second writers.
 var writerServices = []struct{ runtime, service string }{
 	{"python", "promo-team"},
+	{"python-async", "promo-jobs"},
 	{"ts-ioredis", "order-team"},
 	{"ts-node-redis", "checkout-team"},
 	{"java", "pricing-team"},
@@ -41,11 +42,14 @@ func writerRecords(t *testing.T, tg *target) {
 	metrics := map[string]string{}
 	for i, w := range writerServices {
 		rt := startRuntime(t, w.runtime, tg)
-		key := fmt.Sprintf("promo:sku:%d", 1001+i)
-		rt.Do(t, req{"op": "write", "service": w.service, "template": promoTemplate, "values": []any{1001 + i}, "key": key,
-			"fields": map[string]any{"price": "9"}, "pipeline": i%2 == 1}).must(t, w.runtime+" write", nil)
-		if tg.rdb.HGet(t.Context(), key, "price").Val() != "9" {
-			t.Errorf("%s: the instrumented write of %s did not reach Redis", w.runtime, key)
+		for j, pipeline := range []bool{false, true} { // a command, and a pipeline
+			id := 1000 + 10*i + j
+			key := fmt.Sprintf("promo:sku:%d", id)
+			rt.Do(t, req{"op": "write", "service": w.service, "template": promoTemplate, "values": []any{id}, "key": key,
+				"fields": map[string]any{"price": "9"}, "pipeline": pipeline}).must(t, w.runtime+" write", nil)
+			if tg.rdb.HGet(t.Context(), key, "price").Val() != "9" {
+				t.Errorf("%s: the instrumented write of %s did not reach Redis", w.runtime, key)
+			}
 		}
 		var f struct{ Records int }
 		rt.Do(t, req{"op": "flush"}).must(t, w.runtime+" flush", &f)
