@@ -81,7 +81,7 @@ def main():
         op = req["op"]
         try:
             if op == "hset":
-                key = build(keys, req) if "template" in req else req["key"]
+                key = build(keys, req) if req.get("template") else req["key"]
                 out = result(guard(req).hset(key, req["fields"], ttl=ttl_of(req)))
             elif op == "get":
                 out = {"value": guard(req).get(req["key"], req["field"])}
@@ -107,8 +107,20 @@ def main():
                 else:
                     r.hset(build(keys, req), mapping=req["fields"])
                 out = {}
-            elif op == "policy_hset":
-                out = {"added": keyguard.TTLPolicy(client).hset(build(keys, req), req["fields"])}
+            elif op == "policy":  # the TTL policy's helpers on a key of the generated builders
+                p = keyguard.TTLPolicy(client)
+                key = build(keys, req) if req.get("template") else req["key"]
+                how = req["how"]
+                if how == "hset":
+                    out = {"added": p.hset(key, req["fields"])}
+                elif how == "set":
+                    p.set(key, req["value"])
+                    out = {}
+                elif how == "expire":
+                    out = {"set": p.expire(key)}
+                else:
+                    p.persist(key)
+                    out = {}
             elif op == "flush":
                 out = {"records": recorder.flush()}
             elif op == "metrics":
@@ -151,7 +163,7 @@ async def main_async(a):
             g = guards.get(k)
             ttl = None if req.get("ttl_ms") is None else timedelta(milliseconds=req["ttl_ms"])
             if op == "hset":
-                key = build(keys, req) if "template" in req else req["key"]
+                key = build(keys, req) if req.get("template") else req["key"]
                 out = result(await g.hset(key, req["fields"], ttl=ttl))
             elif op == "get":
                 out = {"value": await g.get(req["key"], req["field"])}

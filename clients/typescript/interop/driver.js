@@ -137,9 +137,15 @@ async function main() {
           out = {};
           break;
         }
-        case "policy_hset":
-          out = { added: await new kg.TTLPolicy(client).hset(build(req), req.fields) };
+        case "policy": {
+          const p = new kg.TTLPolicy(client);
+          const key = req.template ? build(req) : req.key;
+          if (req.how === "hset") out = { added: await p.hset(key, req.fields) };
+          else if (req.how === "set") out = (await p.set(key, req.value), {});
+          else if (req.how === "expire") out = { set: await p.expire(key) };
+          else out = p.persist(key);
           break;
+        }
         case "flush":
           out = { records: await recorder.flush() };
           break;

@@ -35,8 +35,8 @@ public final class TtlPolicy {
         this.jitterMs = jitter == null ? 0 : jitter.toMillis();
         this.persistent = persistent;
         if (!persistent && ttlMs <= 0) {
-            throw new IllegalArgumentException("keyguard: template \"" + template
-                    + "\" has no TTL policy; give it a ttl, or persistent: true if the key must never expire");
+            throw new PolicyException("policy", null, template, "no-policy",
+                    "the template has no TTL policy; give it a ttl, or persistent: true if the key must never expire");
         }
     }
 
@@ -48,23 +48,23 @@ public final class TtlPolicy {
         return ttlMs + (jitterMs > 0 ? ThreadLocalRandom.current().nextLong(jitterMs + 1) : 0);
     }
 
-    private void checkType(String op, String want) {
+    private void checkType(String op, String key, String want) {
         if (type != null && !type.isEmpty() && !type.equals(want)) {
-            throw new IllegalArgumentException("keyguard: " + op + " on template \"" + template + "\": it declares type "
-                    + type + "; use the helper for that type");
+            throw new PolicyException(op, key, template, "type", "the template declares type " + type
+                    + "; use the helper for that type");
         }
     }
 
     /** SET key value PX ttl (no PX for a persistent template). */
     public void set(String key, String value) {
-        checkType("set", "string");
+        checkType("set", key, "string");
         long ttl = ttlMs();
         x.execute(key, ttl > 0 ? List.of("SET", key, value, "PX", Long.toString(ttl)) : List.of("SET", key, value));
     }
 
     /** HSET and PEXPIRE in one MULTI/EXEC; the fields added. */
     public long hset(String key, Map<String, String> fields) {
-        checkType("hset", "hash");
+        checkType("hset", key, "hash");
         List<String> cmd = new ArrayList<>(List.of("HSET", key));
         fields.forEach((f, v) -> {
             cmd.add(f);
@@ -89,8 +89,8 @@ public final class TtlPolicy {
 
     /** Always refused on a TTL template: its keys must not lose their TTL. */
     public void persist(String key) {
-        throw new IllegalArgumentException("keyguard: persist \"" + key + "\" (template \"" + template + "\"): "
-                + (persistent ? "the template is persistent: its keys have no TTL to remove"
-                        : "the template has a TTL; a persistent write would keep the key forever"));
+        throw new PolicyException("persist", key, template, "persistent",
+                persistent ? "the template is persistent: its keys have no TTL to remove"
+                        : "the template has a TTL; a persistent write would keep the key forever");
     }
 }

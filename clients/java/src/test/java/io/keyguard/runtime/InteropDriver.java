@@ -128,6 +128,23 @@ public final class InteropDriver {
                 r.execute(key, cmd);
                 return out;
             }
+            case "policy": { // TtlPolicy built from the template's registry entry, as from Keys.Template
+                Map<String, Object> t = (Map<String, Object>) req.get("entry");
+                TtlPolicy p = new TtlPolicy(x, (String) t.get("template"), (String) t.get("type"),
+                        Duration.ofMillis(((Number) t.get("ttl_ms")).longValue()),
+                        Duration.ofMillis(((Number) t.get("jitter_ms")).longValue()), (Boolean) t.get("persistent"));
+                switch ((String) req.get("how")) {
+                    case "hset":
+                        out.put("added", p.hset(key, fields(req.get("fields"))));
+                        break;
+                    case "set":
+                        p.set(key, (String) req.get("value"));
+                        break;
+                    default:
+                        p.persist(key);
+                }
+                return out;
+            }
             case "match":
                 out.put("template", Templates.matcher(((List<Object>) req.get("templates")).stream().map(String::valueOf)
                         .collect(java.util.stream.Collectors.toList()), ':').apply(key));
@@ -197,6 +214,9 @@ public final class InteropDriver {
             m.put("caller", w.caller());
         } else if (e instanceof ReservedFieldException) {
             m.put("kind", "reserved");
+        } else if (e instanceof PolicyException) {
+            m.put("kind", "policy");
+            m.put("reason", ((PolicyException) e).reason());
         } else {
             m.put("kind", "other");
         }
