@@ -51,6 +51,16 @@ func writerRecords(t *testing.T, tg *target) {
 				t.Errorf("%s: the instrumented write of %s did not reach Redis", w.runtime, key)
 			}
 		}
+		if w.runtime != "java" { // a guarded write of the template, then another namespace refused on it
+			id := 1000 + 10*i + 5
+			for j, owner := range []string{"promo-service:sku", "order-service:sku"} {
+				rep := rt.Do(t, req{"op": "hset", "owner": owner, "service": w.service, "template": promoTemplate,
+					"values": []any{id}, "fields": map[string]any{"price": "3"}})
+				if (rep.Err == nil) != (j == 0) {
+					t.Errorf("%s guarded write %d as %s: %+v", w.runtime, j, owner, rep)
+				}
+			}
+		}
 		var f struct{ Records int }
 		rt.Do(t, req{"op": "flush"}).must(t, w.runtime+" flush", &f)
 		if f.Records != 1 {
@@ -127,6 +137,9 @@ func writerRecords(t *testing.T, tg *target) {
 			t.Errorf("%s exports %v; want one keyguard_commands_total write series of %s, owner promo-team\n%s", svc, s, promoTemplate, text)
 		}
 		series = append(series, s...)
+		if !hasSeries(text, "keyguard_guard_conflicts_total", map[string]string{"template": promoTemplate, "owner": "promo-service:sku"}) {
+			t.Errorf("%s exports no keyguard_guard_conflicts_total of %s naming the owner found\n%s", svc, promoTemplate, text)
+		}
 	}
 	sort.Strings(series)
 	promtoolSecondWriter(t, series)
@@ -157,6 +170,29 @@ func writeSeries(text, template string) []string {
 		out = append(out, "keyguard_commands_total{"+strings.Join(labels, ",")+"}")
 	}
 	return out
+}
+
+// hasSeries reports whether the exposition has a non-zero sample of metric
+// with these labels (among others).
+func hasSeries(text, metric string, labels map[string]string) bool {
+	for _, line := range strings.Split(text, "\n") {
+		if !strings.HasPrefix(line, metric+"{") {
+			continue
+		}
+		end := strings.LastIndexByte(line, '}')
+		m := map[string]string{}
+		for _, l := range labelRe.FindAllStringSubmatch(line[:end], -1) {
+			m[l[1]] = l[2]
+		}
+		ok := strings.TrimSpace(line[end+1:]) != "0" && strings.TrimSpace(line[end+1:]) != "0.0"
+		for k, v := range labels {
+			ok = ok && m[k] == v
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
 }
 
 // promtoolSecondWriter runs deploy/alerts.yml's rules on the series, each
