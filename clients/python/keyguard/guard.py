@@ -21,7 +21,7 @@ from datetime import timedelta
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ._generated import SCRIPT
-from .errors import (RESERVED_FIELD, ConflictError, ForeignOwnerError, KeyguardError, ReservedFieldError,
+from .errors import (RESERVED_FIELD, ForeignOwnerError, KeyguardError, ReservedFieldError,
                      WrongTypeError, is_noscript, is_wrongtype, script_error)
 
 SCRIPT_SHA = hashlib.sha1(SCRIPT.encode("utf-8")).hexdigest()
@@ -185,8 +185,8 @@ class _Core:
                 self._recorder.mark(t.template, self.service)
             if self._metrics is not None:
                 self._metrics.command(t, self.service, write=True)
-        elif isinstance(err, ConflictError) and self._metrics is not None:
-            self._metrics.guard_conflict(t, getattr(err, "owner", None) or "type:" + getattr(err, "found_type", "?"))
+        elif isinstance(err, ForeignOwnerError) and self._metrics is not None:
+            self._metrics.guard_conflict(t, err.owner)  # as the Go hook: owner conflicts, by the owner found
 
     def _owner_conflict(self, op: str, key: Any, owner: Any) -> Optional[ForeignOwnerError]:
         if owner is None:

@@ -159,9 +159,7 @@ export class Guard {
       if (t && this.opts.recorder) this.opts.recorder.mark(t.template, this.service);
       this.opts.metrics?.command(t, this.service, true);
     } else if (err instanceof ForeignOwnerError) {
-      this.opts.metrics?.guardConflict(t, err.owner);
-    } else if (err instanceof WrongTypeError) {
-      this.opts.metrics?.guardConflict(t, "type:" + err.foundType);
+      this.opts.metrics?.guardConflict(t, err.owner); // as the Go hook: owner conflicts, by the owner found
     }
   }
 

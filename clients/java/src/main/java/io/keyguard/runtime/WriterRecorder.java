@@ -5,10 +5,10 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.TreeSet;
 
 /**
  * Writer records: the records the Go hook writes, so that {@code keyguard
@@ -78,9 +78,8 @@ public final class WriterRecorder {
         }
         long now = System.currentTimeMillis();
         String oldest = "(" + (now - windowMs);
-        List<List<String>> sorted = new ArrayList<>(new TreeSet<>(todo.stream().map(l -> l.get(0) + "\u0000" + l.get(1))
-                .collect(java.util.stream.Collectors.toList())).stream().map(s -> List.of(s.split("\u0000", 2)))
-                .collect(java.util.stream.Collectors.toList()));
+        List<List<String>> sorted = new ArrayList<>(todo);
+        sorted.sort(Comparator.<List<String>, String>comparing(l -> l.get(0)).thenComparing(l -> l.get(1)));
         try {
             for (List<String> m : sorted) {
                 String id = templateId(m.get(0));
