@@ -166,6 +166,26 @@ func linearizable(t *testing.T, tg *target, langs [2]string) {
 	start := time.Now()
 	now := func() int64 { return int64(time.Since(start)) }
 	hists := make([][]porcupine.Operation, len(clients))
+	// The script cache is flushed all along, so that every language's
+	// NOSCRIPT fallback (alone and in batches) runs amid the others.
+	flushes := 0
+	stopFlush := make(chan struct{})
+	var flusher sync.WaitGroup
+	flusher.Go(func() {
+		tick := time.NewTicker(25 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stopFlush:
+				return
+			case <-tick.C:
+				if err := tg.flushScripts(ctx); err != nil {
+					t.Errorf("SCRIPT FLUSH: %v", err)
+				}
+				flushes++
+			}
+		}
+	})
 	var wg sync.WaitGroup
 	for id, c := range clients {
 		wg.Go(func() {
@@ -194,6 +214,8 @@ func linearizable(t *testing.T, tg *target, langs [2]string) {
 		})
 	}
 	wg.Wait()
+	close(stopFlush)
+	flusher.Wait()
 
 	var history []porcupine.Operation
 	counts := map[string]int{}
@@ -207,7 +229,7 @@ func linearizable(t *testing.T, tg *target, langs [2]string) {
 			counts[name]++
 		}
 	}
-	t.Logf("%d operations: %v", len(history), counts)
+	t.Logf("%d operations, %d script flushes: %v", len(history), flushes, counts)
 	for _, name := range []string{"set", "set/conflict", "setboth", "batch", "get", "getall", "delete", "delete/conflict"} {
 		if counts[name] == 0 {
 			t.Errorf("no %q operation in the history; the check proves little", name)
