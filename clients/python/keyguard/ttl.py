@@ -22,8 +22,9 @@ from .guard import is_cluster, template_of, ttl_ms
 
 
 class TTLPolicy:
-    """Writes through a redis.Redis, RedisCluster or (with the async methods'
-    a-prefixed twins) redis.asyncio.Redis client."""
+    """Writes through a redis.Redis or RedisCluster client (synchronous only;
+    on redis.asyncio, run a TTL template's write and its PEXPIRE in one
+    transaction the same way)."""
 
     def __init__(self, client: Any, seed: Optional[int] = None, recorder: Any = None, service: Optional[str] = None,
                  metrics: Any = None) -> None:
