@@ -59,7 +59,8 @@ analyzer, internal/keyshape, internal/rediscmd, internal/sarif < internal/scanco
 internal/audit/live, internal/audit/report, hotkey, redishook, internal/atomicfile < internal/dashboard;
 
 # Test and demo support, benchmarks, commands.
-NONE < internal/redistest, internal/layers, internal/demodata;
+NONE < internal/redistest, internal/layers, internal/demodata, clients;
+guard, internal/codegen < internal/codegen/clientgen;
 finding < internal/plant;
 keybuild < internal/demodata/keys;
 internal/rediscmd < internal/rediscmd/internal/gencmd;
