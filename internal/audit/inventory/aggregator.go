@@ -8,6 +8,7 @@ import (
 
 	"github.com/keyguard/keyguard/finding"
 	"github.com/keyguard/keyguard/internal/audit/report"
+	"github.com/keyguard/keyguard/naming"
 	"github.com/keyguard/keyguard/registry"
 )
 
@@ -272,7 +273,11 @@ func (a *Aggregator) family(db int, inferred, key string) *group {
 	}
 	if len(key) <= maxKeepKey && utf8.ValidString(key) {
 		if h := keyHash(key); g.example == "" || h < g.exampleHash {
-			g.example, g.exampleHash = strings.Clone(key), h
+			// A key holding personal data is never the family's example:
+			// the example is shown in reports.
+			if _, pii := naming.FindPII(key); !pii {
+				g.example, g.exampleHash = strings.Clone(key), h
+			}
 		}
 	}
 	return g

@@ -9,6 +9,7 @@ import (
 
 	"github.com/keyguard/keyguard/finding"
 	"github.com/keyguard/keyguard/internal/audit/report"
+	"github.com/keyguard/keyguard/keytmpl"
 )
 
 // Report builds the report of everything added so far, with the State
@@ -117,6 +118,7 @@ func (a *Aggregator) reportGroups(rep *report.Report, x func(int64) int64, multi
 	idx := make(groupIndex, len(gs))
 	rep.Groups = make([]report.Group, len(gs))
 	suggested := 0
+	var taken []*keytmpl.Template // suggested so far
 	for i, g := range gs {
 		rg := report.Group{
 			Name: g.name, Kind: g.kind, Owner: g.owner, Domain: g.domain,
@@ -140,7 +142,7 @@ func (a *Aggregator) reportGroups(rep *report.Report, x func(int64) int64, multi
 			}
 		}
 		if g.kind == report.KindPrefix && g.fs != nil && suggested < maxSuggestions {
-			if rg.Suggested = a.suggest(g); rg.Suggested != "" {
+			if rg.Suggested = a.suggest(g, &taken); rg.Suggested != "" {
 				suggested++
 			}
 		}
