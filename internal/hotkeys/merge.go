@@ -422,7 +422,11 @@ func (r *Report) writeSources(ew *errWriter) {
 			if n.Skipped != "" {
 				ew.printf("  OBJECT FREQ on %s: skipped, %s\n", n.Addr, n.Skipped)
 			} else {
-				ew.printf("  OBJECT FREQ on %s (%s): %s sampled\n", n.Addr, n.Policy, plural(n.Sampled, "key"))
+				scope := "every key"
+				if !n.Whole {
+					scope = "not every key: stopped by --sample"
+				}
+				ew.printf("  OBJECT FREQ on %s (%s): %s read (%s); counters from %d listed\n", n.Addr, n.Policy, plural(n.Sampled, "key"), scope, r.LFU.Floor)
 			}
 		}
 	}
