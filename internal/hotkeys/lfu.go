@@ -79,8 +79,8 @@ type LFUResult struct {
 // WalkLFU reads the LFU counter of every key of every master in addrs
 // (or the first Sample keys of each), on nodes whose maxmemory-policy is
 // an LFU policy; other nodes are skipped with the reason. Each master
-// gets one connection, on which every round trip carries the OBJECT
-// FREQ of the keys the last SCAN returned and the next SCAN. It only
+// gets two connections: one SCANs, the other reads the counters of the
+// keys it returned, pipelined (walkNode). It only
 // reads (OBJECT FREQ does not touch the key). conn gives the network,
 // credentials, TLS and dialer (its Addr is ignored). On an error or a
 // cancelled ctx, what was read so far is returned with the error.
@@ -116,10 +116,13 @@ func WalkLFU(ctx context.Context, conn *redis.Options, addrs []string, opts LFUO
 
 var objectFreq = resp.NewKeyCmd([]string{"OBJECT", "FREQ"})
 
-// walkNode walks one master.
+// walkNode walks one master with two connections: one SCANs ahead and
+// hands the keys over, the other reads their counters, two batches in
+// flight, so that neither waits for the other's round trips.
 func walkNode(ctx context.Context, cfg resp.Config, db int, addr string, opts LFUOptions) (LFUNode, []LFUKey, error) {
 	n := LFUNode{Addr: addr}
-	c, err := resp.Dial(ctx, cfg, addr, resp.Session{Name: "keyguard-hotkeys", DB: db})
+	sess := resp.Session{Name: "keyguard-hotkeys", DB: db}
+	c, err := resp.Dial(ctx, cfg, addr, sess)
 	if err != nil {
 		return n, nil, err
 	}
@@ -134,36 +137,32 @@ func walkNode(ctx context.Context, cfg resp.Config, db int, addr string, opts LF
 		n.Skipped = fmt.Sprintf("maxmemory-policy is %s: OBJECT FREQ needs allkeys-lfu or volatile-lfu", n.Policy)
 		return n, nil, nil
 	}
-	scan := []string{"SCAN", "0", "COUNT", strconv.Itoa(opts.Count)}
-	if opts.Match != "" {
-		scan = append(scan, "MATCH", opts.Match)
+	sc, err := resp.Dial(ctx, cfg, addr, sess)
+	if err != nil {
+		return n, nil, err
 	}
+	defer sc.Close()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	batches := make(chan []string, 4)
+	var whole bool
+	var scanErr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer close(batches)
+		whole, scanErr = scanKeys(ctx, sc, opts, batches)
+	}()
 	var found []LFUKey
-	var batch []string // keys the last SCAN returned, to read next
-	start := time.Now()
-	more := true // SCAN has not returned to cursor 0
-	for more || len(batch) > 0 {
-		if err := c.Begin(ctx); err != nil {
-			return n, found, err
-		}
-		for _, k := range batch {
-			c.Key(objectFreq, k)
-		}
-		scanning := more && (opts.Sample <= 0 || n.Sampled+len(batch) < opts.Sample)
-		if scanning {
-			c.Cmd(scan...)
-		}
-		c.Take()
-		if err := c.Flush(); err != nil {
-			return n, found, fmt.Errorf("%s: %w", addr, err)
-		}
+	var inflight [][]string
+	read := func(batch []string) error {
 		for _, k := range batch {
 			rp, err := c.Read()
 			switch {
 			case err != nil:
-				return n, found, fmt.Errorf("%s: %w", addr, err)
+				return fmt.Errorf("%s: %w", addr, err)
 			case rp.Kind == '-':
-				return n, found, fmt.Errorf("OBJECT FREQ on %s: %s", addr, rp.Str)
+				return fmt.Errorf("OBJECT FREQ on %s: %s", addr, rp.Str)
 			case rp.Kind == ':' && int(rp.N) >= opts.Floor:
 				found = append(found, LFUKey{Key: k, Freq: int(rp.N), Node: addr})
 			} // null: the key is gone since SCAN returned it
@@ -172,33 +171,100 @@ func walkNode(ctx context.Context, cfg resp.Config, db int, addr string, opts LF
 		if len(found) > 4*opts.TopK {
 			found = topLFU(found, opts.TopK)
 		}
-		batch = batch[:0]
-		if !scanning {
-			more = false
-			continue
+		return nil
+	}
+	fail := func(err error) (LFUNode, []LFUKey, error) {
+		cancel()
+		for range batches { // let the scanner stop
 		}
-		cursor, next, err := readScan(c, batch)
+		<-done
+		return n, topLFU(found, opts.TopK), err
+	}
+	for batch := range batches {
+		if err := c.Begin(ctx); err != nil {
+			return fail(err)
+		}
+		for _, k := range batch {
+			c.Key(objectFreq, k)
+		}
+		c.Take()
+		if err := c.Flush(); err != nil {
+			return fail(fmt.Errorf("%s: %w", addr, err))
+		}
+		inflight = append(inflight, batch)
+		if len(inflight) == 2 {
+			if err := read(inflight[0]); err != nil {
+				return fail(err)
+			}
+			inflight = inflight[1:]
+		}
+	}
+	for _, b := range inflight {
+		if err := read(b); err != nil {
+			return fail(err)
+		}
+	}
+	<-done
+	n.Whole = whole
+	if scanErr != nil {
+		scanErr = fmt.Errorf("SCAN on %s: %w", addr, scanErr)
+	}
+	return n, topLFU(found, opts.TopK), scanErr
+}
+
+// scanKeys SCANs c and sends the keys, a batch per reply, at most
+// opts.Sample in all when it is set, paced to opts.Rate keys a second.
+// whole is true when SCAN came back to cursor 0 with every key sent.
+func scanKeys(ctx context.Context, c *resp.Conn, opts LFUOptions, out chan<- []string) (whole bool, err error) {
+	scan := []string{"SCAN", "0", "COUNT", strconv.Itoa(opts.Count)}
+	if opts.Match != "" {
+		scan = append(scan, "MATCH", opts.Match)
+	}
+	start := time.Now()
+	sent := 0
+	for {
+		if err := c.Begin(ctx); err != nil {
+			return false, err
+		}
+		c.Cmd(scan...)
+		c.Take()
+		if err := c.Flush(); err != nil {
+			return false, err
+		}
+		cursor, keys, err := readScan(c, nil)
 		if err != nil {
-			return n, found, fmt.Errorf("SCAN on %s: %w", addr, err)
+			return false, err
 		}
-		batch, scan[1] = next, cursor
-		if opts.Sample > 0 {
-			batch = batch[:min(len(batch), opts.Sample-n.Sampled)]
+		scan[1] = cursor
+		cut := opts.Sample > 0 && sent+len(keys) > opts.Sample
+		if cut {
+			keys = keys[:opts.Sample-sent]
 		}
-		more = cursor != "0"
-		n.Whole = !more && (opts.Sample <= 0 || n.Sampled+len(next) <= opts.Sample)
+		if len(keys) > 0 {
+			select {
+			case out <- keys:
+			case <-ctx.Done():
+				return false, ctx.Err()
+			}
+			sent += len(keys)
+		}
+		switch {
+		case cut || opts.Sample > 0 && sent == opts.Sample && cursor != "0":
+			return false, nil
+		case cursor == "0":
+			return true, nil
+		}
 		if opts.Rate > 0 {
-			due := start.Add(time.Duration(float64(n.Sampled) / float64(opts.Rate) * float64(time.Second)))
+			due := start.Add(time.Duration(float64(sent) / float64(opts.Rate) * float64(time.Second)))
 			if d := time.Until(due); d > 0 {
 				select {
 				case <-ctx.Done():
-					return n, found, ctx.Err()
+					return false, ctx.Err()
 				case <-time.After(d):
 				}
 			}
 		}
 	}
-	return n, topLFU(found, opts.TopK), nil
 }
 
 // readScan reads a SCAN reply: the next cursor, and the keys appended
