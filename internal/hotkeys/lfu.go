@@ -116,8 +116,13 @@ func WalkLFU(ctx context.Context, conn *redis.Options, addrs []string, opts LFUO
 
 var objectFreq = resp.NewKeyCmd([]string{"OBJECT", "FREQ"})
 
+// maxInflight is how many batches of OBJECT FREQ are sent before the
+// replies of the first are read: enough to keep the server busy while
+// the client reads.
+const maxInflight = 4
+
 // walkNode walks one master with two connections: one SCANs ahead and
-// hands the keys over, the other reads their counters, two batches in
+// hands the keys over, the other reads their counters, maxInflight batches in
 // flight, so that neither waits for the other's round trips.
 func walkNode(ctx context.Context, cfg resp.Config, db int, addr string, opts LFUOptions) (LFUNode, []LFUKey, error) {
 	n := LFUNode{Addr: addr}
@@ -144,7 +149,7 @@ func walkNode(ctx context.Context, cfg resp.Config, db int, addr string, opts LF
 	defer sc.Close()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	batches := make(chan []string, 4)
+	batches := make(chan []string, 2*maxInflight)
 	var whole bool
 	var scanErr error
 	done := make(chan struct{})
@@ -192,7 +197,7 @@ func walkNode(ctx context.Context, cfg resp.Config, db int, addr string, opts LF
 			return fail(fmt.Errorf("%s: %w", addr, err))
 		}
 		inflight = append(inflight, batch)
-		if len(inflight) == 2 {
+		if len(inflight) == maxInflight {
 			if err := read(inflight[0]); err != nil {
 				return fail(err)
 			}

@@ -48,6 +48,13 @@ type Aggregator struct {
 	hint      *FieldHint    // made by FieldHint; nil until then
 	msgs      map[msgKey]string
 
+	// Personal data in placeholder values (pii.go), by Entry.Index: what
+	// the values held, and the keys of each template seen.
+	pii     []*piiSlots
+	piiKeys []int64
+	slotFn  func(slot int, name, value string)
+	slotOf  *registry.Entry // the entry slotFn's values belong to
+
 	// per-record scratch
 	rec     *Record
 	keepKey string
@@ -147,6 +154,9 @@ func New(reg *registry.Registry, opts Options) *Aggregator {
 		rules:      map[string]*ruleState{},
 	}
 	a.emitFn = a.emit
+	a.chk.DeferPII()
+	a.pii, a.piiKeys = make([]*piiSlots, len(reg.Entries)), make([]int64, len(reg.Entries))
+	a.slotFn = func(slot int, name, v string) { a.seePII(a.slotOf, slot, name, v) }
 	for i, e := range reg.Entries {
 		a.entries[i] = a.templateGroup(e, 0)
 	}
@@ -182,6 +192,9 @@ func (a *Aggregator) Add(r *Record, cl Class) {
 	var g *group
 	if e != nil {
 		a.chk.CheckEntry(r.Key, e, a.emitFn)
+		a.piiKeys[e.Index]++
+		a.slotOf = e
+		a.chk.SlotValues(r.Key, e, a.slotFn)
 		g = a.template(e, r.DB)
 	} else {
 		a.chk.CheckInferred(r.Key, cl.Family, a.emitFn)

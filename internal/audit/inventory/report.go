@@ -74,6 +74,8 @@ func (a *Aggregator) Report(meta report.Meta) *report.Report {
 		}
 	}
 	rep.Notes = append(rep.Notes, a.notes(rep.Notes, x)...)
+	_, piiNotes := a.piiFindings()
+	rep.Notes = append(rep.Notes, piiNotes...)
 	rep.State = a.state()
 	return rep
 }
@@ -289,7 +291,8 @@ type lateItem struct {
 
 func (a *Aggregator) lateFindings() []lateRule {
 	mixed, schema := a.schemaFindings()
-	return []lateRule{{rule: finding.HotKey, items: a.hotFindings()}, mixed, schema}
+	pii, _ := a.piiFindings()
+	return []lateRule{{rule: finding.HotKey, items: a.hotFindings()}, mixed, schema, pii}
 }
 
 func newLate(f *finding.Finding, score int64, keyLen, db int, g groupRef) lateItem {
