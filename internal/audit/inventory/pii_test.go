@@ -112,7 +112,7 @@ func TestPIIByEvidence(t *testing.T) {
 		put("user:profile:"+d.card()+":base", true)
 	}
 	for i := range 5_000 {
-		put(fmt.Sprintf("order:order:%d:status", 13800000000+i), false)     // mobile-shaped, counted up
+		put(fmt.Sprintf("order:order:%d:status", 13800000000+i), false)      // mobile-shaped, counted up
 		put(fmt.Sprintf("order:order:%d:status", 20231201000000+i*7), false) // 14 digits
 		put(fmt.Sprintf("order:bill:%s", d.digits(10+i%10)), false)          // 10 to 19 random digits
 		ts := uint64(1_700_000_000_000+i*1000) - 1_288_834_974_657
