@@ -146,7 +146,11 @@ func (a *Aggregator) suggestable(name, example string) (string, []string, bool) 
 	}
 	for _, p := range t.Placeholders() {
 		if what, ok := naming.PIIName(p.Name); ok && hashed[p.Name] {
-			notes = append(notes, fmt.Sprintf("these keys hold a %s in clear: the template stores a hash of it instead; move the keys (keyguard migrate) once writers build them with it", what))
+			article := "a"
+			if strings.HasPrefix(what, "e") {
+				article = "an"
+			}
+			notes = append(notes, fmt.Sprintf("these keys hold %s %s in clear: the template stores a hash of it instead; move the keys (keyguard migrate) once writers build them with it", article, what))
 		}
 	}
 	for _, c := range caps {
