@@ -78,17 +78,24 @@ func runHotkeys(ctx context.Context, e *env, args []string) error {
 		return fmt.Errorf("%w\n\tTry: check that the user may read %s* (HGETALL, ZRANGE)", err, hotkey.RecordPrefix)
 	}
 	var lfu *hotkeys.LFUResult
+	var interrupted error
 	if !*noLFU {
 		addrs, err := hotkeys.MasterAddrs(ctx, rdb)
 		if err != nil {
 			return err
 		}
-		if lfu, err = hotkeys.WalkLFU(ctx, target.opts, addrs, hotkeys.LFUOptions{Sample: *sample, Rate: *rate, Match: *match}); err != nil {
+		lfu, err = hotkeys.WalkLFU(ctx, target.opts, addrs, hotkeys.LFUOptions{Sample: *sample, Rate: *rate, Match: *match})
+		switch {
+		case err != nil && ctx.Err() != nil && lfu != nil:
+			// Interrupted: the report lists what was read, each node saying where it stopped.
+			interrupted = fmt.Errorf("interrupted: the report covers the keys read so far: %w", ctx.Err())
+			ctx = context.WithoutCancel(ctx)
+		case err != nil:
 			return fmt.Errorf("%w\n\tTry: --no-lfu to skip OBJECT FREQ, or --rate N to slow the walk", err)
 		}
 	}
 	var mon *hotkeys.MonitorResult
-	if *monitor > 0 {
+	if *monitor > 0 && interrupted == nil {
 		mo := hotkeys.MonitorOptions{Duration: *monitor, MaxLines: *monLines, MaxBytes: *monBytes, MaxLineBytes: *monLine}
 		if mon, err = monitorMasters(ctx, e, target, rdb, mo); err != nil {
 			return err
@@ -99,6 +106,9 @@ func runHotkeys(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if interrupted != nil {
+		out.keepExisting() // a partial report goes beside a complete one
+	}
 	if fs.opts.format == "json" {
 		err = rep.WriteJSON(out)
 	} else {
@@ -107,6 +117,9 @@ func runHotkeys(ctx context.Context, e *env, args []string) error {
 	err = out.finish(err)
 	if err != nil {
 		return err
+	}
+	if interrupted != nil {
+		return interrupted
 	}
 	return verdict(rep.Findings, fs.threshold())
 }

@@ -57,6 +57,9 @@ type LFUNode struct {
 	Whole bool `json:"whole"`
 	// Skipped says why OBJECT FREQ was not used on this node ("" when it was).
 	Skipped string `json:"skipped,omitempty"`
+	// Stopped says why the walk ended early (an error, an interruption):
+	// the counters of the keys read so far are in the result.
+	Stopped string `json:"stopped,omitempty"`
 }
 
 // LFUKey is a key and its LFU counter (0–255, logarithmic: with the
@@ -106,6 +109,11 @@ func WalkLFU(ctx context.Context, conn *redis.Options, addrs []string, opts LFUO
 		wg.Go(func() { res.Nodes[i], keys[i], errs[i] = walkNode(ctx, cfg, conn.DB, addr, opts) })
 	}
 	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			res.Nodes[i].Addr, res.Nodes[i].Stopped = addrs[i], oneLine(err.Error())
+		}
+	}
 	for _, k := range keys {
 		res.Keys = append(res.Keys, k...)
 	}

@@ -423,7 +423,10 @@ func (r *Report) writeSources(ew *errWriter) {
 				ew.printf("  OBJECT FREQ on %s: skipped, %s\n", n.Addr, n.Skipped)
 			} else {
 				scope := "every key"
-				if !n.Whole {
+				switch {
+				case n.Stopped != "":
+					scope = "not every key: stopped, " + n.Stopped
+				case !n.Whole:
 					scope = "not every key: stopped by --sample"
 				}
 				ew.printf("  OBJECT FREQ on %s (%s): %s read (%s); counters from %d listed\n", n.Addr, n.Policy, plural(n.Sampled, "key"), scope, r.LFU.Floor)

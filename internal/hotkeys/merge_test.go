@@ -83,6 +83,31 @@ func TestWalkLFU(t *testing.T) {
 	if _, err := WalkLFU(cancelled, opt, addrs, LFUOptions{}); err == nil {
 		t.Fatal("a cancelled walk gave no error")
 	}
+	// Interrupted mid-way (slowed to 5,000 keys a second, stopped once
+	// the server has answered some OBJECT FREQ): what was read is
+	// returned, and the node says it stopped.
+	freqCalls := func() int64 {
+		s := rdb.Info(ctx, "commandstats").Val()
+		i := strings.Index(s, "cmdstat_object|freq:calls=")
+		if i < 0 {
+			return 0
+		}
+		var calls int64
+		fmt.Sscanf(s[i+len("cmdstat_object|freq:calls="):], "%d", &calls)
+		return calls
+	}
+	before := freqCalls()
+	midway, stop := context.WithCancel(ctx)
+	go func() {
+		for freqCalls() == before {
+			time.Sleep(10 * time.Millisecond)
+		}
+		stop()
+	}()
+	res, err = WalkLFU(midway, opt, addrs, LFUOptions{Rate: 5000, Floor: 1, TopK: 100_000})
+	if err == nil || res == nil || res.Nodes[0].Stopped == "" || res.Nodes[0].Whole || res.Nodes[0].Sampled == 0 || res.Nodes[0].Sampled >= n || len(res.Keys) == 0 {
+		t.Fatalf("interrupted walk: err %v, nodes %+v, %d keys", err, res.Nodes, len(res.Keys))
+	}
 
 	plain := redistest.Start(t)
 	popt, _ := redis.ParseURL(plain.URL())
