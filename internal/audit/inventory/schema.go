@@ -23,9 +23,11 @@ import (
 // At report time a field f of template t is another owner's when some
 // template u of another owner has it characteristically (declared in its
 // fields:, or held by most of its values) and t has it rarely compared
-// with u: share_t(f) ≤ 2/5 · share_u(f) (a declared field counts as held
-// by all of u's values). Fields only t's owner, or no other owner,
-// writes are t's own at any rate: optional fields, never mixed-schema.
+// with u: share_t(f) < share_u(f) / 2 (a declared field counts as held
+// by all of u's values); when t declares its fields, any field outside
+// them that u has characteristically is u's, at any share. Fields only
+// t's owner, or no other owner, writes are t's own at any rate: optional
+// fields, never mixed-schema.
 // Then, set by set:
 //
 //   - mixed-schema when the set holds another owner's fields: the
@@ -166,13 +168,14 @@ func (u *style) share(f string) (num, den int64) {
 
 // othersField reports whether f, which t's values hold, is u's: u holds
 // it characteristically (the caller picked u from holders) and t rarely
-// compared with u, at most 2/5 of u's share.
+// compared with u, under half of u's share. A template with declared
+// fields says itself what is its own: any other field u holds is u's.
 func (t *style) othersField(u *style, f string) bool {
-	if t.declared && t.core[f] {
-		return false // declared here: this template's own
+	if t.declared {
+		return !t.core[f]
 	}
 	num, den := u.share(f)
-	return 5*t.df[f]*den <= 2*num*t.n
+	return 2*t.df[f]*den < num*t.n
 }
 
 // foreign is the template of another owner whose fields names holds
