@@ -84,8 +84,8 @@ func TestWalkLFU(t *testing.T) {
 		t.Fatal("a cancelled walk gave no error")
 	}
 	// Interrupted mid-way (slowed to 5,000 keys a second, stopped once
-	// the server has answered some OBJECT FREQ): what was read is
-	// returned, and the node says it stopped.
+	// the server has answered some OBJECT FREQ): the node says it
+	// stopped, and what was read is returned.
 	freqCalls := func() int64 {
 		s := rdb.Info(ctx, "commandstats").Val()
 		i := strings.Index(s, "cmdstat_object|freq:calls=")
@@ -105,7 +105,9 @@ func TestWalkLFU(t *testing.T) {
 		stop()
 	}()
 	res, err = WalkLFU(midway, opt, addrs, LFUOptions{Rate: 5000, Floor: 1, TopK: 100_000})
-	if err == nil || res == nil || res.Nodes[0].Stopped == "" || res.Nodes[0].Whole || res.Nodes[0].Sampled == 0 || res.Nodes[0].Sampled >= n || len(res.Keys) == 0 {
+	// (The server may have answered counters the client had not read yet:
+	// what it did read is listed, every key at floor 1.)
+	if err == nil || res == nil || res.Nodes[0].Stopped == "" || res.Nodes[0].Whole || res.Nodes[0].Sampled >= n || len(res.Keys) != min(res.Nodes[0].Sampled, 100_000) {
 		t.Fatalf("interrupted walk: err %v, nodes %+v, %d keys", err, res.Nodes, len(res.Keys))
 	}
 
