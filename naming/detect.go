@@ -214,3 +214,140 @@ func num(s string) int {
 	}
 	return n
 }
+
+// PIIKind is a kind of personal datum a whole placeholder value can be.
+type PIIKind uint8
+
+// Kinds of personal data ValuePII tells.
+const (
+	NoPII  PIIKind = iota
+	Mobile         // a mainland mobile number, maybe with 86 or 0086
+	E164           // an international number: '+', 8 to 15 digits
+	IDCard         // an 18-digit resident ID with a valid birth date and check digit
+	Card           // a payment card number: 13 to 19 digits passing Luhn
+	Email          // an e-mail address
+	NumPIIKinds
+)
+
+// String names the kind in the plural, as messages use it.
+func (k PIIKind) String() string {
+	switch k {
+	case Mobile:
+		return "mobile numbers"
+	case E164:
+		return "international phone numbers"
+	case IDCard:
+		return "resident ID numbers"
+	case Card:
+		return "card numbers"
+	case Email:
+		return "e-mail addresses"
+	}
+	return "no personal data"
+}
+
+// PIIMask is a set of kinds (bit 1<<kind).
+type PIIMask uint8
+
+// Has reports whether k is in m.
+func (m PIIMask) Has(k PIIKind) bool { return m&(1<<k) != 0 }
+
+// ValuePII judges a whole placeholder value: the kind of personal datum
+// it is (hit), and the kinds whose shape it has without being one (miss:
+// an 11-character value that is not a mobile number, 13 to 19 that fail
+// Luhn, 18 that are not a resident ID). A caller that sees many values
+// of one placeholder weighs the hits against the misses: numbers that
+// only happen to pass a check come with many that fail it.
+func ValuePII(v string) (hit PIIKind, miss PIIMask) {
+	if strings.IndexByte(v, '@') >= 0 {
+		if _, ok := FindPII(v); ok && isEmailValue(v) {
+			return Email, 0
+		}
+		return NoPII, 0
+	}
+	if len(v) > 1 && v[0] == '+' {
+		d := v[1:]
+		if allDigits(d) && len(d) >= 8 && len(d) <= 15 && d[0] != '0' {
+			return E164, 0
+		}
+		return NoPII, 0
+	}
+	n := len(v)
+	if n < 11 || n > 19 || !alnumWithDigit(v) {
+		return NoPII, 0
+	}
+	digits := allDigits(v)
+	switch {
+	case n == 11:
+		if digits && isMobile(v) {
+			return Mobile, 0
+		}
+		return NoPII, 1 << Mobile
+	case n == 13 && digits && strings.HasPrefix(v, "86") && isMobile(v[2:]),
+		n == 15 && digits && strings.HasPrefix(v, "0086") && isMobile(v[4:]):
+		return Mobile, 0
+	case n == 18 && isIDCard(v):
+		return IDCard, 0
+	}
+	if n == 18 {
+		miss |= 1 << IDCard
+	}
+	if n >= 13 {
+		if digits && luhn(v) && v[0] >= '2' && v[0] <= '6' {
+			return Card, miss
+		}
+		miss |= 1 << Card
+	}
+	return NoPII, miss
+}
+
+// isEmailValue reports whether the whole of v is one e-mail address.
+func isEmailValue(v string) bool {
+	at := strings.IndexByte(v, '@')
+	if at <= 0 || strings.IndexByte(v[at+1:], '@') >= 0 {
+		return false
+	}
+	for i := 0; i < at; i++ {
+		if !isEmailLocal(v[i]) {
+			return false
+		}
+	}
+	dot := strings.LastIndexByte(v, '.')
+	for i := at + 1; i < len(v); i++ {
+		if c := v[i]; !isAlnum(c) && c != '-' && c != '.' {
+			return false
+		}
+	}
+	return dot > at+1 && len(v)-dot > 2
+}
+
+func alnumWithDigit(s string) bool {
+	digit := false
+	for i := 0; i < len(s); i++ {
+		if !isAlnum(s[i]) {
+			return false
+		}
+		digit = digit || isDigit(s[i])
+	}
+	return digit
+}
+
+// luhn checks the Luhn (mod 10) check digit of a run of digits.
+func luhn(s string) bool {
+	sum, double := 0, false
+	for i := len(s) - 1; i >= 0; i-- {
+		d := int(s[i] - '0')
+		if double {
+			if d *= 2; d > 9 {
+				d -= 9
+			}
+		}
+		sum += d
+		double = !double
+	}
+	return sum%10 == 0
+}
+
+// Mask shows a personal datum without repeating it: its first three and
+// last two characters.
+func Mask(s string) string { return mask(s) }

@@ -6,11 +6,16 @@ import (
 )
 
 // Infer turns a concrete key into the template it probably came from:
-// IDs, dates, time stamps, UUIDs, long hex strings and phone-like runs
-// become typed placeholders, words stay. Keys of one family infer to one
-// template ("user_1024_token" and "user_7_token" → "user_{id:int}_token"),
-// so unregistered keys can be grouped and a registry entry suggested.
-// The result always parses as a template with separator sep.
+// IDs, numbers glued to words ("zadd17" → "zadd{n:int}"), dates, time
+// stamps, UUIDs, hex and base64 tokens become typed placeholders, words
+// stay. Personal data becomes a hash placeholder ({email:hash},
+// {phone:hash}, {idcard:hash}), so that no datum is kept in a family's
+// name: such a template describes the keys as they should be written and
+// matches them once each datum is replaced by its hash. Keys of one
+// family infer to one template ("user_1024_token" and "user_7_token" →
+// "user_{id:int}_token"), so unregistered keys can be grouped and a
+// registry entry suggested. The result always parses as a template with
+// separator sep.
 func Infer(key string, sep byte) string {
 	var buf [128]byte
 	return string(AppendInfer(buf[:0], key, sep))
@@ -49,6 +54,9 @@ const (
 	nameDate
 	nameTime
 	namePhone
+	nameEmail
+	nameIDCard
+	nameN
 	nameID
 	numNames
 )
@@ -69,6 +77,12 @@ func baseName(base int) string {
 		return "time"
 	case namePhone:
 		return "phone"
+	case nameEmail:
+		return "email"
+	case nameIDCard:
+		return "idcard"
+	case nameN:
+		return "n"
 	}
 	return "id"
 }
@@ -96,11 +110,65 @@ func inferSeg(dst []byte, seg string, used *names) []byte {
 		return used.put(dst, nameUUID, ":uuid}")
 	case len(seg) >= 16 && isHex(seg) && !allDigits(seg) && strings.ContainsAny(seg, "0123456789"):
 		return used.put(dst, nameHex, ":hex}")
+	case len(seg) == 10 && validDate(seg[:4]+seg[5:7]+seg[8:], 2000, 2099) && seg[4] == '-' && seg[7] == '-':
+		return used.put(dst, nameDate, "}") // 2024-03-21: :date is yyyyMMdd
 	}
-	if isToken(seg) {
+	if at := strings.IndexByte(seg, '@'); at >= 0 {
+		if l, r, ok := emailAt(seg, at); ok {
+			dst = inferSegment(dst, seg[:l], used)
+			dst = used.put(dst, nameEmail, ":hash}")
+			return inferSegment(dst, seg[r:], used)
+		}
+	}
+	if isToken(seg) || isBase64Token(seg) {
 		return used.put(dst, nameToken, "}")
 	}
 	return inferSegment(dst, seg, used)
+}
+
+// emailAt finds the e-mail address around the '@' at seg[at]: its bounds
+// l and r, ok when it has a local part and a dotted domain.
+func emailAt(seg string, at int) (l, r int, ok bool) {
+	l = at
+	for l > 0 && isEmailLocal(seg[l-1]) {
+		l--
+	}
+	r, dot := at+1, -1
+	for r < len(seg) && (isAlnum(seg[r]) || seg[r] == '-' || seg[r] == '.') {
+		if seg[r] == '.' {
+			dot = r
+		}
+		r++
+	}
+	for r > at+1 && seg[r-1] == '.' { // a sentence's full stop
+		r--
+	}
+	return l, r, l < at && dot > at+1 && dot < r-1
+}
+
+// isBase64Token reports a base64 or base64url token of 16 or more
+// characters: upper and lower case letters and digits mixed, maybe with
+// + / - _ and = padding.
+func isBase64Token(seg string) bool {
+	if len(seg) < 16 {
+		return false
+	}
+	var upper, lower, digit bool
+	for i := 0; i < len(seg); i++ {
+		switch c := seg[i]; {
+		case c >= 'A' && c <= 'Z':
+			upper = true
+		case c >= 'a' && c <= 'z':
+			lower = true
+		case isDigit(c):
+			digit = true
+		case c == '+' || c == '/' || c == '-' || c == '_':
+		case c == '=' && i >= len(seg)-2:
+		default:
+			return false
+		}
+	}
+	return upper && lower && digit
 }
 
 func inferSegment(dst []byte, seg string, used *names) []byte {
@@ -123,23 +191,75 @@ func inferSegment(dst []byte, seg string, used *names) []byte {
 			j++
 		}
 		run := seg[i:j]
-		wordy := i > 0 && isAlnum(seg[i-1]) && len(run) < 3 // "v2", "md5": part of a word
+		plus := len(dst) > 0 && dst[len(dst)-1] == '+' && i > 0 && seg[i-1] == '+'
 		switch {
-		case wordy:
+		case partOfWord(seg, i, j):
 			dst = append(dst, run...)
 		case len(run) == 14 && isTimestamp(run):
 			dst = used.put(dst, nameDate, ":date}")
 			dst = used.put(dst, nameTime, ":int}")
 		case len(run) == 8 && validDate(run, 2000, 2099):
 			dst = used.put(dst, nameDate, ":date}")
-		case isMobile(run):
-			dst = used.put(dst, namePhone, "}")
+		case isPhone(run, plus):
+			if plus {
+				dst = dst[:len(dst)-1] // +86…: the '+' is part of the number
+			}
+			dst = used.put(dst, namePhone, ":hash}")
+		case isIDCard(run) || len(run) == 17 && j < len(seg) && seg[j]|0x20 == 'x' && isIDCard(seg[i:j+1]):
+			if len(run) == 17 {
+				j++
+			}
+			dst = used.put(dst, nameIDCard, ":hash}")
+		case i > 0 && isLetter(seg[i-1]):
+			dst = used.put(dst, nameN, ":int}") // zadd17, order123
 		default:
 			dst = used.put(dst, nameID, ":int}")
 		}
 		i = j
 	}
 	return dst
+}
+
+// isPhone reports a mainland mobile number, with or without the 86 or
+// 0086 country code, or after a '+' an E.164 number (8 to 15 digits).
+func isPhone(run string, plus bool) bool {
+	switch {
+	case isMobile(run):
+		return true
+	case len(run) == 13 && strings.HasPrefix(run, "86") && isMobile(run[2:]):
+		return true
+	case len(run) == 15 && strings.HasPrefix(run, "0086") && isMobile(run[4:]):
+		return true
+	}
+	return plus && len(run) >= 8 && len(run) <= 15 && run[0] != '0'
+}
+
+// partOfWord reports whether the digits seg[i:j] belong to a word rather
+// than count something: a version ("v2"), or a short run inside a word
+// ("md5", "k8s", "utf8", "sha256", "ipv4", "base64", "oauth2", "x509").
+func partOfWord(seg string, i, j int) bool {
+	if i == 0 || !isAlnum(seg[i-1]) {
+		return false
+	}
+	if j < len(seg) && isLetter(seg[j]) && j-i < 3 {
+		return true // k8s, b2b, 3des: digits between letters
+	}
+	k := i
+	for k > 0 && isLetter(seg[k-1]) {
+		k--
+	}
+	word := strings.ToLower(seg[k:j])
+	if word[0] == 'v' && k == i-1 {
+		return true // v2, v10
+	}
+	switch word {
+	case "md5", "sha1", "sha224", "sha256", "sha384", "sha512", "crc32", "crc64", "base32", "base64",
+		"utf8", "utf16", "utf32", "ipv4", "ipv6", "int8", "int16", "int32", "int64", "uint8", "uint16",
+		"uint32", "uint64", "float32", "float64", "oauth1", "oauth2", "http1", "http2", "http3", "h2", "h3",
+		"s3", "x509", "l1", "l2", "l3", "p50", "p95", "p99", "i18n", "e2e":
+		return true
+	}
+	return false
 }
 
 func isHex(s string) bool {

@@ -33,6 +33,7 @@ type Checker struct {
 	hints        map[string]string // unregistered hint by inferred template
 	domains      map[string]string // domain message by first segment
 	envMsg       string            // domain message of a key without the env prefix
+	deferPII     bool              // DeferPII: CheckEntry leaves placeholder values' personal data to the caller
 }
 
 const (
@@ -75,7 +76,7 @@ func (c *Checker) CheckEntry(key string, e *Entry, emit func(finding.Finding)) R
 	if e == nil {
 		return c.unregistered(key, emit)
 	}
-	if (c.rules.MaxKeyBytes <= 0 || len(key) <= c.rules.MaxKeyBytes) && (len(key) < e.quietUnder || quietValues(key)) {
+	if (c.rules.MaxKeyBytes <= 0 || len(key) <= c.rules.MaxKeyBytes) && (len(key) < e.quietUnder || quietValues(key) || c.deferPII && !e.anyValue()) {
 		return Result{Entry: e}
 	}
 	res := c.registered(key, e, emit)
@@ -190,7 +191,7 @@ func (c *Checker) registered(key string, e *Entry, emit func(finding.Finding)) R
 		if p.Kind == keytmpl.Any {
 			c.rules.Value(v, add)
 		}
-		if i < len(e.piiScan) && e.piiScan[i] {
+		if i < len(e.piiScan) && e.piiScan[i] && !c.deferPII {
 			if what, ok := naming.FindPII(v); ok {
 				add(finding.PII, finding.Warning, fmt.Sprintf("placeholder {%s} holds what looks like a %s", p.Name, what),
 					fmt.Sprintf("if it is personal data, make it {%s:hash}; if reviewed, mark the template pii: allow", p.Name))
@@ -198,6 +199,69 @@ func (c *Checker) registered(key string, e *Entry, emit func(finding.Finding)) R
 		}
 	}
 	return Result{Entry: e, Captures: c.caps}
+}
+
+// DeferPII makes CheckEntry leave personal data in placeholder values
+// to the caller, who judges them with the evidence of the whole template
+// (SlotValues hands them over); an audit does, a check of one key
+// cannot.
+func (c *Checker) DeferPII() { c.deferPII = true }
+
+// anyValue reports whether e has an {any} placeholder, whose values the
+// value rule checks.
+func (e *Entry) anyValue() bool { return e.quietUnder == 0 }
+
+// SlotValues calls fn with the value of every placeholder of key (which
+// e matches) that may hold personal data: free text, numbers and hex
+// strings, unless e is pii: allow; {x:hash}, enum, uuid, date and region
+// values cannot. A key too short for any value to reach 11 characters (6
+// for free text) is not matched at all. value is valid during the call.
+func (c *Checker) SlotValues(key string, e *Entry, fn func(slot int, name, value string)) {
+	if len(key) < e.slotUnder {
+		return
+	}
+	var ok bool
+	if c.caps, ok = e.Template.AppendMatch(c.caps[:0], key); !ok {
+		if c.caps, ok = matchCopy(e, c.caps[:0], key, &c.base); !ok {
+			return
+		}
+	}
+	for i, p := range e.Template.Placeholders() {
+		if i < len(e.slotScan) && e.slotScan[i] {
+			fn(i, p.Name, c.value(p.Name))
+		}
+	}
+	clear(c.caps) // slices of key: keep no reference to the caller's buffers
+}
+
+// slotScan is, per placeholder of t, whether SlotValues hands its values
+// over, and the key length under which no value can be personal data.
+func slotScan(t *keytmpl.Template, piiAllow bool) ([]bool, int) {
+	if piiAllow {
+		return nil, math.MaxInt
+	}
+	ph := t.Placeholders()
+	out := make([]bool, len(ph))
+	lit, short, scanned := len(t.Segments())-1, 11, false
+	for _, seg := range t.Segments() {
+		for _, p := range seg.Parts {
+			if !p.IsPlaceholder() {
+				lit += len(p.Lit)
+			}
+		}
+	}
+	for i, p := range ph {
+		switch p.Kind {
+		case keytmpl.Any:
+			out[i], scanned, short = true, true, 6 // a@b.cn
+		case keytmpl.Int, keytmpl.Hex:
+			out[i], scanned = true, true
+		}
+	}
+	if !scanned {
+		return out, math.MaxInt
+	}
+	return out, lit + short
 }
 
 // piiScan is, per placeholder of t, whether its values are looked at for

@@ -496,6 +496,7 @@ func (d *decoder) build(raw *rawRegistry) *Registry {
 		e.fieldPos = d.fieldPositions(re.fields)
 		e.quietUnder = quietUnder(t, e.PIIAllow)
 		e.piiScan = piiScan(t, e.PIIAllow)
+		e.slotScan, e.slotUnder = slotScan(t, e.PIIAllow)
 		e.Index = len(r.Entries)
 		if e.Type == "" {
 			e.Type = "string"

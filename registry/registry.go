@@ -112,6 +112,11 @@ type Entry struct {
 	// piiScan: per placeholder, whether CheckEntry looks at its values for
 	// personal data; nil under pii: allow.
 	piiScan []bool
+	// slotScan: per placeholder, whether SlotValues hands its values over
+	// to be judged for personal data by evidence; nil under pii: allow.
+	// slotUnder: a key shorter than this holds no such value.
+	slotScan  []bool
+	slotUnder int
 }
 
 // FieldPos returns where the value of the entry's field name is written

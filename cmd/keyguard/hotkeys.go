@@ -15,10 +15,11 @@ import (
 const maxMonitor = 10 * time.Minute
 
 // runHotkeys lists the hot keys of a server, merged from the services'
-// SDK reports (hotkey.Detector), OBJECT FREQ under an LFU policy and, when
+// SDK reports (hotkey.Detector), OBJECT FREQ of every key under an LFU
+// policy and, when
 // asked with --monitor, a bounded MONITOR sample whose cost is measured.
 func runHotkeys(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "hotkeys", "hotkeys --redis URL [--cluster] [--registry FILE] [--window 10m] [--min-rate N] [--monitor DURATION] [--format text|json] [--out FILE] [--fail-on SEVERITY]",
+	fs := newFlags(e, "hotkeys", "hotkeys --redis URL [--cluster] [--registry FILE] [--window 10m] [--min-rate N] [--sample N] [--rate N] [--monitor DURATION] [--format text|json] [--out FILE] [--fail-on SEVERITY]",
 		"  keyguard hotkeys --redis redis://127.0.0.1:6379\n"+
 			"  keyguard hotkeys --redis redis://10.0.0.1:7000,10.0.0.2:7000 --cluster --format json\n"+
 			"  # no SDK reports and no LFU policy: listen 10 s with MONITOR (it slows the server; the cost is printed)\n"+
@@ -34,9 +35,9 @@ func runHotkeys(ctx context.Context, e *env, args []string) error {
 		minRate  = fs.Float64("min-rate", hotkeys.DefaultMinRate, "a key read or written at least `N` times a second is hot")
 		minFreq  = fs.Int("min-freq", hotkeys.DefaultMinFreq, "a key whose LFU counter (0-255, logarithmic) is at least `N` is hot")
 		top      = fs.Int("top", hotkeys.DefaultTop, "keys listed (every hot key gets a finding)")
-		noLFU    = fs.Bool("no-lfu", false, "skip the OBJECT FREQ sample")
-		sample   = fs.Int("sample", hotkeys.DefaultLFUSample, "OBJECT FREQ: keys looked at per master (SCAN)")
-		rate     = fs.Int("rate", 1000, "OBJECT FREQ: at most `N` keys a second per master; 0 = no limit")
+		noLFU    = fs.Bool("no-lfu", false, "skip the OBJECT FREQ walk")
+		sample   = fs.Int("sample", 0, "OBJECT FREQ: read at most `N` keys per master; 0 = every key")
+		rate     = fs.Int("rate", 0, "OBJECT FREQ: at most `N` keys a second per master; 0 = no limit")
 		match    = fs.String("match", "", "OBJECT FREQ: only keys matching this SCAN `pattern`")
 		monitor  = fs.Duration("monitor", 0, "also listen with MONITOR for this `duration` on every master (at most 10m); never without this flag")
 		monLines = fs.Int64("monitor-lines", hotkeys.DefaultMonitorLines, "stop MONITOR after `N` lines, all masters together")
@@ -54,6 +55,8 @@ func runHotkeys(ctx context.Context, e *env, args []string) error {
 		return usagef("--window %v: give a positive duration such as 10m", *window)
 	case fs.isSet("monitor") && (*monitor <= 0 || *monitor > maxMonitor):
 		return usagef("--monitor %v: give a duration from 1s to %v (MONITOR slows the server while it runs)", *monitor, maxMonitor)
+	case *sample < 0 || *rate < 0:
+		return usagef("--sample and --rate must be 0 (no limit) or positive")
 	case *monLines <= 0 || *monBytes <= 0 || *monLine <= 0:
 		return usagef("--monitor-lines, --monitor-bytes and --monitor-line-bytes must be positive")
 	}
@@ -75,13 +78,24 @@ func runHotkeys(ctx context.Context, e *env, args []string) error {
 		return fmt.Errorf("%w\n\tTry: check that the user may read %s* (HGETALL, ZRANGE)", err, hotkey.RecordPrefix)
 	}
 	var lfu *hotkeys.LFUResult
+	var interrupted error
 	if !*noLFU {
-		if lfu, err = hotkeys.SampleLFU(ctx, rdb, hotkeys.LFUOptions{Sample: *sample, Rate: *rate, Match: *match}); err != nil {
-			return fmt.Errorf("%w\n\tTry: --no-lfu to skip OBJECT FREQ", err)
+		addrs, err := hotkeys.MasterAddrs(ctx, rdb)
+		if err != nil {
+			return err
+		}
+		lfu, err = hotkeys.WalkLFU(ctx, target.opts, addrs, hotkeys.LFUOptions{Sample: *sample, Rate: *rate, Match: *match})
+		switch {
+		case err != nil && ctx.Err() != nil && lfu != nil:
+			// Interrupted: the report lists what was read, each node saying where it stopped.
+			interrupted = fmt.Errorf("interrupted: the report covers the keys read so far: %w", ctx.Err())
+			ctx = context.WithoutCancel(ctx)
+		case err != nil:
+			return fmt.Errorf("%w\n\tTry: --no-lfu to skip OBJECT FREQ, or --rate N to slow the walk", err)
 		}
 	}
 	var mon *hotkeys.MonitorResult
-	if *monitor > 0 {
+	if *monitor > 0 && interrupted == nil {
 		mo := hotkeys.MonitorOptions{Duration: *monitor, MaxLines: *monLines, MaxBytes: *monBytes, MaxLineBytes: *monLine}
 		if mon, err = monitorMasters(ctx, e, target, rdb, mo); err != nil {
 			return err
@@ -92,6 +106,9 @@ func runHotkeys(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if interrupted != nil {
+		out.keepExisting() // a partial report goes beside a complete one
+	}
 	if fs.opts.format == "json" {
 		err = rep.WriteJSON(out)
 	} else {
@@ -100,6 +117,9 @@ func runHotkeys(ctx context.Context, e *env, args []string) error {
 	err = out.finish(err)
 	if err != nil {
 		return err
+	}
+	if interrupted != nil {
+		return interrupted
 	}
 	return verdict(rep.Findings, fs.threshold())
 }

@@ -139,7 +139,7 @@ func TestHotkeysLFUAndMonitor(t *testing.T) {
 	}
 	base := []string{"hotkeys", "--registry", hotRegistry, "--redis", srv.URL(), "--min-freq", "20"}
 	code, out, errOut := runCLI(t, "", base...)
-	if code != 0 || !strings.Contains(out, "OBJECT FREQ on "+srv.Addr+" (allkeys-lfu): 2 keys sampled") || !strings.Contains(out, "warning hot-key config:global:banner: hot key: LFU counter") {
+	if code != 0 || !strings.Contains(out, "OBJECT FREQ on "+srv.Addr+" (allkeys-lfu): 2 keys read (every key)") || !strings.Contains(out, "warning hot-key config:global:banner: hot key: LFU counter") {
 		t.Fatalf("exit %d\n%s%s", code, out, errOut)
 	}
 

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/redis/go-redis/v9"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -132,5 +133,63 @@ func TestInitFromAudit(t *testing.T) {
 	runCLI(t, "", "audit", "--redis", srv2.URL(), "--registry", "testdata/clean.yaml", "--format", "json", "--out", clean)
 	if code, _, errOut := runCLI(t, "", "init", "--from-audit", clean, "--out", filepath.Join(dir, "none.yaml")); code != 2 || !strings.Contains(errOut, "no suggested entries") {
 		t.Fatalf("no suggestions: exit %d: %s", code, errOut)
+	}
+}
+
+// TestInitFromAuditGeneralizes: e-mail addresses and numbers glued to
+// words become placeholders: one entry per family, no address in the
+// registry, and the filled registry lints without overlaps (zadd{n:int},
+// a key without a domain segment, keeps its domain finding).
+func TestInitFromAuditGeneralizes(t *testing.T) {
+	ctx := context.Background()
+	srv := redistest.Start(t)
+	c := srv.Client(t)
+	pipe := c.Pipeline()
+	for i := range 50 {
+		pipe.Set(ctx, fmt.Sprintf("sess:user:user%d@example.com", i), "x", time.Hour)
+		pipe.Set(ctx, fmt.Sprintf("sess:tel:1391234%04d", i), "x", time.Hour)
+	}
+	for i := range 100 {
+		pipe.ZAdd(ctx, fmt.Sprintf("zadd%d", i), redis.Z{Score: 1, Member: "m"})
+	}
+	pipe.ZAdd(ctx, "zadd{n}", redis.Z{Score: 1, Member: "m"})
+	if _, err := pipe.Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	rep := filepath.Join(dir, "audit.json")
+	if code, _, errOut := runCLI(t, "", "audit", "--redis", srv.URL(), "--registry", "testdata/clean.yaml", "--format", "json", "--out", rep); code > 1 {
+		t.Fatalf("audit: exit %d: %s", code, errOut)
+	}
+	path := filepath.Join(dir, "keyguard.yaml")
+	if code, _, errOut := runCLI(t, "", "init", "--from-audit", rep, "--out", path); code != 0 {
+		t.Fatalf("init --from-audit: exit %d: %s", code, errOut)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(b)
+	for _, want := range []string{`- key: "sess:user:{email:hash}"`, `- key: "sess:tel:{phone:hash}"`, `- key: "zadd{n:int}"`} {
+		if !strings.Contains(text, want) {
+			t.Errorf("registry lacks %q:\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, "@example.com") || strings.Contains(text, "1391234") {
+		t.Errorf("the registry keeps personal data:\n%s", text)
+	}
+	reg, err := registry.Load(path)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, text)
+	}
+	if len(reg.Entries) > 4 {
+		t.Errorf("%d entries, want one per family:\n%s", len(reg.Entries), text)
+	}
+	filled := regexp.MustCompile(`owner: FILL-IN`).ReplaceAllString(text, "owner: shop-team")
+	filled = regexp.MustCompile(`desc: "FILL-IN[^"]*"`).ReplaceAllString(filled, `desc: "checked"`)
+	os.WriteFile(path, []byte(filled), 0o644)
+	code, out, _ := runCLI(t, "", "lint", "--registry", path)
+	if code > 1 || strings.Contains(out, "overlap") || !strings.Contains(out, "4 templates, 1 error, 0 warnings") || !strings.Contains(out, "error domain: the first segment is a placeholder") {
+		t.Fatalf("lint of the filled registry: exit %d\n%s\n%s", code, out, filled)
 	}
 }

@@ -424,7 +424,14 @@ func (r *Report) writeSources(ew *errWriter) {
 			if n.Skipped != "" {
 				ew.printf("  OBJECT FREQ on %s: skipped, %s\n", n.Addr, n.Skipped)
 			} else {
-				ew.printf("  OBJECT FREQ on %s (%s): %s sampled\n", n.Addr, n.Policy, plural(n.Sampled, "key"))
+				scope := "every key"
+				switch {
+				case n.Stopped != "":
+					scope = "not every key: stopped, " + n.Stopped
+				case !n.Whole:
+					scope = "not every key: stopped by --sample"
+				}
+				ew.printf("  OBJECT FREQ on %s (%s): %s read (%s); counters from %d listed\n", n.Addr, n.Policy, plural(n.Sampled, "key"), scope, r.LFU.Floor)
 			}
 		}
 	}

@@ -5,49 +5,115 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/keyguard/keyguard/hotkey"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/keyguard/keyguard/finding"
+	"github.com/keyguard/keyguard/hotkey"
 	"github.com/keyguard/keyguard/internal/redistest"
 )
 
-// TestSampleLFU: under an LFU policy the most read key has the highest
-// counter; without one the node is skipped with the reason; on a Cluster
-// every master is sampled.
-func TestSampleLFU(t *testing.T) {
+// TestWalkLFU: under an LFU policy the walk reads every key's counter
+// and lists the most read key first, and only keys with evidence (keys
+// read a few times are not listed); --sample is opt-in; without an LFU
+// policy the node is skipped with the reason; on a Cluster every master
+// is walked.
+func TestWalkLFU(t *testing.T) {
 	ctx := context.Background()
 	srv := redistest.Start(t, "maxmemory-policy allkeys-lfu")
 	rdb := srv.Client(t)
-	for i := range 200 {
-		rdb.Set(ctx, fmt.Sprintf("config:global:k%d", i), "x", time.Hour)
+	const n = 50_000
+	p := rdb.Pipeline()
+	for i := range n {
+		p.Set(ctx, fmt.Sprintf("config:global:k%d", i), "x", time.Hour)
+		if p.Len() == 5000 {
+			if _, err := p.Exec(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
-	for range 2000 {
-		rdb.Get(ctx, "config:global:k7")
+	// The hot key is read 20,000 times; 50 keys are read twice (counter 6 or 7).
+	for range 20 {
+		for range 1000 {
+			p.Get(ctx, "config:global:k31337")
+		}
+		if _, err := p.Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
 	}
-	res, err := SampleLFU(ctx, rdb, LFUOptions{Sample: 150, TopK: 5})
+	for i := range 50 {
+		p.Get(ctx, fmt.Sprintf("config:global:k%d", i*101))
+		p.Get(ctx, fmt.Sprintf("config:global:k%d", i*101))
+	}
+	if _, err := p.Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	opt, _ := redis.ParseURL(srv.URL())
+	addrs := []string{opt.Addr}
+	res, err := WalkLFU(ctx, opt, addrs, LFUOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Nodes) != 1 || res.Nodes[0].Policy != "allkeys-lfu" || res.Nodes[0].Sampled != 150 || res.Nodes[0].Skipped != "" {
+	if len(res.Nodes) != 1 || res.Nodes[0].Policy != "allkeys-lfu" || res.Nodes[0].Sampled != n || !res.Nodes[0].Whole || res.Nodes[0].Skipped != "" {
 		t.Fatalf("nodes %+v", res.Nodes)
 	}
-	if len(res.Keys) != 5 {
-		t.Fatalf("keys %+v", res.Keys)
+	if len(res.Keys) != 1 || res.Keys[0].Key != "config:global:k31337" || res.Keys[0].Freq < 2*LFUEvidence {
+		t.Fatalf("keys %+v: want the hot key alone", res.Keys)
 	}
-	// k7 is found when the sample includes it; the full walk always does.
-	res, err = SampleLFU(ctx, rdb, LFUOptions{Sample: 1000, Rate: 5000})
+	// A lower floor lists the keys read twice too, after the hot key.
+	res, err = WalkLFU(ctx, opt, addrs, LFUOptions{Floor: 6, TopK: 100, Rate: 1_000_000, Count: 97})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Keys[0].Key != "config:global:k7" || res.Keys[0].Freq <= res.Keys[1].Freq || res.Nodes[0].Sampled != 200 {
-		t.Fatalf("top %+v of %d sampled", res.Keys[:2], res.Nodes[0].Sampled)
+	if len(res.Keys) < 40 || res.Keys[0].Key != "config:global:k31337" || res.Nodes[0].Sampled != n {
+		t.Fatalf("floor 6: %d keys listed, first %+v, %d read", len(res.Keys), res.Keys[0], res.Nodes[0].Sampled)
+	}
+	res, err = WalkLFU(ctx, opt, addrs, LFUOptions{Sample: 1500})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Nodes[0].Sampled != 1500 || res.Nodes[0].Whole {
+		t.Fatalf("--sample 1500: %+v", res.Nodes[0])
+	}
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := WalkLFU(cancelled, opt, addrs, LFUOptions{}); err == nil {
+		t.Fatal("a cancelled walk gave no error")
+	}
+	// Interrupted mid-way (slowed to 5,000 keys a second, stopped once
+	// the server has answered some OBJECT FREQ): the node says it
+	// stopped, and what was read is returned.
+	freqCalls := func() int64 {
+		s := rdb.Info(ctx, "commandstats").Val()
+		i := strings.Index(s, "cmdstat_object|freq:calls=")
+		if i < 0 {
+			return 0
+		}
+		var calls int64
+		fmt.Sscanf(s[i+len("cmdstat_object|freq:calls="):], "%d", &calls)
+		return calls
+	}
+	before := freqCalls()
+	midway, stop := context.WithCancel(ctx)
+	go func() {
+		for freqCalls() == before {
+			time.Sleep(10 * time.Millisecond)
+		}
+		stop()
+	}()
+	res, err = WalkLFU(midway, opt, addrs, LFUOptions{Rate: 5000, Floor: 1, TopK: 100_000})
+	// (The server may have answered counters the client had not read yet:
+	// what it did read is listed, every key at floor 1.)
+	if err == nil || res == nil || res.Nodes[0].Stopped == "" || res.Nodes[0].Whole || res.Nodes[0].Sampled >= n || len(res.Keys) != min(res.Nodes[0].Sampled, 100_000) {
+		t.Fatalf("interrupted walk: err %v, nodes %+v, %d keys", err, res.Nodes, len(res.Keys))
 	}
 
 	plain := redistest.Start(t)
-	res, err = SampleLFU(ctx, plain.Client(t), LFUOptions{})
+	popt, _ := redis.ParseURL(plain.URL())
+	res, err = WalkLFU(ctx, popt, []string{popt.Addr}, LFUOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,19 +123,29 @@ func TestSampleLFU(t *testing.T) {
 
 	cl := redistest.StartCluster(t, 3, "maxmemory-policy volatile-lfu")
 	cc := cl.Client(t)
-	for i := range 60 {
+	for i := range 600 {
 		cc.Set(ctx, fmt.Sprintf("config:global:c%d", i), "x", time.Hour)
 	}
-	res, err = SampleLFU(ctx, cc, LFUOptions{})
+	for range 500 {
+		cc.Get(ctx, "config:global:c42")
+	}
+	masters, err := MasterAddrs(ctx, cc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err = WalkLFU(ctx, &redis.Options{}, masters, LFUOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	total := 0
 	for _, n := range res.Nodes {
 		total += n.Sampled
+		if !n.Whole {
+			t.Errorf("cluster: %s not walked whole", n.Addr)
+		}
 	}
-	if len(res.Nodes) != 3 || total != 60 {
-		t.Fatalf("cluster: %+v", res.Nodes)
+	if len(res.Nodes) != 3 || total != 600 || len(res.Keys) != 1 || res.Keys[0].Key != "config:global:c42" {
+		t.Fatalf("cluster: %+v, keys %+v", res.Nodes, res.Keys)
 	}
 }
 

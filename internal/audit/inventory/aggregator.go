@@ -8,6 +8,7 @@ import (
 
 	"github.com/keyguard/keyguard/finding"
 	"github.com/keyguard/keyguard/internal/audit/report"
+	"github.com/keyguard/keyguard/naming"
 	"github.com/keyguard/keyguard/registry"
 )
 
@@ -46,6 +47,13 @@ type Aggregator struct {
 	recent    [4]recentRule // the rule states last looked up
 	hint      *FieldHint    // made by FieldHint; nil until then
 	msgs      map[msgKey]string
+
+	// Personal data in placeholder values (pii.go), by Entry.Index: what
+	// the values held, and the keys of each template seen.
+	pii     []*piiSlots
+	piiKeys []int64
+	slotFn  func(slot int, name, value string)
+	slotOf  *registry.Entry // the entry slotFn's values belong to
 
 	// per-record scratch
 	rec     *Record
@@ -146,6 +154,9 @@ func New(reg *registry.Registry, opts Options) *Aggregator {
 		rules:      map[string]*ruleState{},
 	}
 	a.emitFn = a.emit
+	a.chk.DeferPII()
+	a.pii, a.piiKeys = make([]*piiSlots, len(reg.Entries)), make([]int64, len(reg.Entries))
+	a.slotFn = func(slot int, name, v string) { a.seePII(a.slotOf, slot, name, v) }
 	for i, e := range reg.Entries {
 		a.entries[i] = a.templateGroup(e, 0)
 	}
@@ -181,6 +192,9 @@ func (a *Aggregator) Add(r *Record, cl Class) {
 	var g *group
 	if e != nil {
 		a.chk.CheckEntry(r.Key, e, a.emitFn)
+		a.piiKeys[e.Index]++
+		a.slotOf = e
+		a.chk.SlotValues(r.Key, e, a.slotFn)
 		g = a.template(e, r.DB)
 	} else {
 		a.chk.CheckInferred(r.Key, cl.Family, a.emitFn)
@@ -272,7 +286,11 @@ func (a *Aggregator) family(db int, inferred, key string) *group {
 	}
 	if len(key) <= maxKeepKey && utf8.ValidString(key) {
 		if h := keyHash(key); g.example == "" || h < g.exampleHash {
-			g.example, g.exampleHash = strings.Clone(key), h
+			// A key holding personal data is never the family's example:
+			// the example is shown in reports.
+			if _, pii := naming.FindPII(key); !pii {
+				g.example, g.exampleHash = strings.Clone(key), h
+			}
 		}
 	}
 	return g

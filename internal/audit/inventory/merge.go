@@ -31,6 +31,7 @@ func (a *Aggregator) Merge(b *Aggregator) {
 	for i := range b.tmplFields {
 		a.mergeFields(&a.tmplFields[i], &b.tmplFields[i], true)
 	}
+	a.mergePII(b)
 	for i := range b.entries {
 		a.mergeGroup(&a.entries[i], &b.entries[i])
 	}

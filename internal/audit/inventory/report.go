@@ -10,6 +10,8 @@ import (
 	"github.com/keyguard/keyguard/finding"
 	"github.com/keyguard/keyguard/internal/audit/report"
 	"github.com/keyguard/keyguard/internal/human"
+
+	"github.com/keyguard/keyguard/keytmpl"
 )
 
 // Report builds the report of everything added so far, with the State
@@ -74,6 +76,8 @@ func (a *Aggregator) Report(meta report.Meta) *report.Report {
 		}
 	}
 	rep.Notes = append(rep.Notes, a.notes(rep.Notes, x)...)
+	_, piiNotes := a.piiFindings()
+	rep.Notes = append(rep.Notes, piiNotes...)
 	rep.State = a.state()
 	return rep
 }
@@ -118,6 +122,7 @@ func (a *Aggregator) reportGroups(rep *report.Report, x func(int64) int64, multi
 	idx := make(groupIndex, len(gs))
 	rep.Groups = make([]report.Group, len(gs))
 	suggested := 0
+	var taken []*keytmpl.Template // suggested so far
 	for i, g := range gs {
 		rg := report.Group{
 			Name: g.name, Kind: g.kind, Owner: g.owner, Domain: g.domain,
@@ -141,7 +146,7 @@ func (a *Aggregator) reportGroups(rep *report.Report, x func(int64) int64, multi
 			}
 		}
 		if g.kind == report.KindPrefix && g.fs != nil && suggested < maxSuggestions {
-			if rg.Suggested = a.suggest(g); rg.Suggested != "" {
+			if rg.Suggested = a.suggest(g, &taken); rg.Suggested != "" {
 				suggested++
 			}
 		}
@@ -288,7 +293,8 @@ type lateItem struct {
 
 func (a *Aggregator) lateFindings() []lateRule {
 	mixed, schema := a.schemaFindings()
-	return []lateRule{{rule: finding.HotKey, items: a.hotFindings()}, mixed, schema}
+	pii, _ := a.piiFindings()
+	return []lateRule{{rule: finding.HotKey, items: a.hotFindings()}, mixed, schema, pii}
 }
 
 func newLate(f *finding.Finding, score int64, keyLen, db int, g groupRef) lateItem {

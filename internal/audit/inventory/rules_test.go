@@ -342,3 +342,62 @@ func TestClassifyNSAndFields(t *testing.T) {
 func registryFrom(yaml string) (*registry.Registry, error) {
 	return registry.Parse("test.yaml", []byte(yaml))
 }
+
+// mixed-schema by contrast: another owner's characteristic fields are
+// found in one value of 20 and in a third of the values; the same
+// fields written by another template of the same owner, or by nobody
+// else, are optional fields; in half the values they are the template's
+// own style (the rule's documented limit).
+func TestMixedSchemaByContrast(t *testing.T) {
+	reg, err := registryFrom(`version: 1
+domains:
+  promo: {owner: promo-team}
+  order: {owner: order-team}
+keys:
+  - {key: "promo:sku:{id:int}", type: hash, ttl: 1h}
+  - {key: "promo:act:{id:int}", type: hash, ttl: 1h}
+  - {key: "order:pre:{id:int}", type: hash, ttl: 1h}
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	promo := []string{"activityId", "discountType", "discountValue"}
+	for _, c := range []struct {
+		name    string
+		size    int
+		foreign int    // promo:sku values holding the fields
+		writer  string // the template that writes them everywhere
+		want    int    // mixed-schema findings
+	}{
+		{"one key of 20", 20, 1, "order:pre:", 1},
+		{"a third", 300, 100, "order:pre:", 100},
+		{"same owner", 300, 100, "promo:act:", 0},
+		{"nobody else", 300, 100, "", 0},
+		{"half", 300, 150, "order:pre:", 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			agg := inventory.New(reg, inventory.Options{})
+			for i := range c.size {
+				fs := slices(promo)
+				if i < c.foreign {
+					fs = append(fs, "couponAmount", "promoTotal")
+				}
+				add(agg, rec(fmt.Sprintf("promo:sku:%d", i), fields(fs...)))
+			}
+			if c.writer != "" {
+				for i := range 10 {
+					add(agg, rec(fmt.Sprintf("%s%d", c.writer, i), fields("couponAmount", "promoTotal", "updatedAt")))
+				}
+			}
+			rep := agg.Report(meta())
+			if got := rep.Summary.ByRule[finding.MixedSchema]; got != int64(c.want) {
+				t.Errorf("%d mixed-schema findings, want %d", got, c.want)
+			}
+			for _, f := range rep.Findings {
+				if f.Rule == finding.MixedSchema && !strings.Contains(f.Message, "which order-team writes in order:pre:{id:int}") {
+					t.Errorf("names the wrong template: %s", f.Message)
+				}
+			}
+		})
+	}
+}

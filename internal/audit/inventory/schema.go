@@ -15,20 +15,27 @@ import (
 // Value formats. One writer stores {activityId, discountType,
 // discountValue} in promo:sku:1001, a second writer stores {couponAmount,
 // promoTotal} in the same key, and the key ends up holding both. The
-// second writer mostly writes its own keys, so its style is common in
-// its own templates and rare in the one it collides with.
+// second writer mostly writes its own keys, so its fields are
+// characteristic of its own template and rare in the one it collides
+// with — whatever their absolute share, from one key to about a third of
+// the template.
 //
 // Each template's census (census.go) counts the field sets of its values.
-// At report time every template gets a style: its declared fields, or
-// else the fields held by more than rareCut of its values (optional
-// fields common enough join it, so do fields every writer writes, such
-// as updatedAt). Then, set by set, the fields beyond the style are:
+// At report time a field f of template t is another owner's when some
+// template u of another owner has it characteristically (declared in its
+// fields:, or held by most of its values) and t has it rarely compared
+// with u: share_t(f) < share_u(f) / 2 (a declared field counts as held
+// by all of u's values); when t declares its fields, any field outside
+// them that u has characteristically is u's, at any share. Fields only
+// t's owner, or no other owner, writes are t's own at any rate: optional
+// fields, never mixed-schema.
+// Then, set by set:
 //
-//   - mixed-schema when another owner's template has them in its style
-//     (at least two thirds of them): the finding names that template and
+//   - mixed-schema when the set holds another owner's fields: the
+//     finding names the template (the one with the most of them) and its
 //     owner, with how many values of each hold them;
-//   - schema when the template declares its fields and no other owner
-//     claims them;
+//   - schema when the template declares its fields and the set holds
+//     others, no other owner's;
 //   - otherwise, for templates without declared fields, the fields of
 //     the template are clustered by co-occurrence (below), and a set that
 //     mixes two established styles of the one template is mixed-schema.
@@ -45,12 +52,13 @@ type style struct {
 	declared, open    bool
 	n                 int64            // values with field names
 	df                map[string]int64 // values holding each field
-	core              map[string]bool  // the style
+	core              map[string]bool  // declared fields, or those most values hold
 	c                 *census
 }
 
-// rareCut is the number of values at or under which a field is rare in
-// a template of n values.
+// rareCut is the number of values at or under which a field is too rare
+// to be suggested as a declared field of a template of n values (an
+// entry that init --from-audit writes lists the others).
 func rareCut(n int64) int64 { return max(3, n/100) }
 
 func newStyle(name, kind, owner string, e *registry.Entry, c *census) *style {
@@ -67,9 +75,8 @@ func newStyle(name, kind, owner string, e *registry.Entry, c *census) *style {
 		}
 		return s
 	}
-	cut := rareCut(s.n)
 	for f, n := range s.df {
-		if n > cut {
+		if 2*n > s.n {
 			s.core[f] = true
 		}
 	}
@@ -97,14 +104,24 @@ func (a *Aggregator) styles() []*style {
 func (a *Aggregator) schemaFindings() (mixed, schema lateRule) {
 	mixed.rule, schema.rule = finding.MixedSchema, finding.Schema
 	all := a.styles()
+	// Which templates hold each field characteristically: the candidates
+	// for its other owner.
+	holders := map[string][]*style{}
+	for _, u := range all {
+		if u.owner == "" || u.n < 3 {
+			continue
+		}
+		for f := range u.core {
+			holders[f] = append(holders[f], u)
+		}
+	}
 	for _, t := range all {
+		if t.open {
+			continue
+		}
 		handled := map[*fieldSet]bool{}
 		for _, fs := range t.c.sets() {
-			extra := t.beyond(fs)
-			if len(extra) == 0 || t.open {
-				continue
-			}
-			if u, hit := bestOther(t, extra, all); u != nil {
+			if u, hit := t.foreign(fs.names, holders); u != nil {
 				msg := fmt.Sprintf("holds %s, which %s writes in %s (%s of its %s values hold them); %s of this template's %s values hold them",
 					listFields(hit), u.owner, u.name, human.Count(u.minDF(hit)), human.Count(u.n),
 					human.Count(fs.count), human.Count(t.n))
@@ -112,7 +129,7 @@ func (a *Aggregator) schemaFindings() (mixed, schema lateRule) {
 				handled[fs] = true
 				continue
 			}
-			if t.declared {
+			if extra := t.beyond(fs); t.declared && len(extra) > 0 {
 				msg := fmt.Sprintf("holds %s, outside the template's declared fields (%s); %s of its %s values do",
 					listFields(extra), listFields(sortedKeys(t.core)), human.Count(fs.count), human.Count(t.n))
 				schema.add(t, fs, msg, "declare the fields in the registry if they belong here, or find the writer (keyguard investigate --key KEY)")
@@ -130,7 +147,7 @@ func (a *Aggregator) schemaFindings() (mixed, schema lateRule) {
 	return mixed, schema
 }
 
-// beyond is what fs holds outside the style, sorted.
+// beyond is what fs holds outside the declared fields, sorted.
 func (t *style) beyond(fs *fieldSet) []string {
 	var out []string
 	for _, f := range fs.names {
@@ -141,39 +158,67 @@ func (t *style) beyond(fs *fieldSet) []string {
 	return out
 }
 
+// share is u's share of values holding f as a fraction num/den; a
+// declared field counts as held by every value.
+func (u *style) share(f string) (num, den int64) {
+	if u.declared && u.core[f] {
+		return 1, 1
+	}
+	return u.df[f], u.n
+}
+
+// othersField reports whether f, which t's values hold, is u's: u holds
+// it characteristically (the caller picked u from holders) and t rarely
+// compared with u, under half of u's share. A template with declared
+// fields says itself what is its own: any other field u holds is u's.
+func (t *style) othersField(u *style, f string) bool {
+	if t.declared {
+		return !t.core[f]
+	}
+	num, den := u.share(f)
+	return 2*t.df[f]*den < num*t.n
+}
+
+// foreign is the template of another owner whose fields names holds
+// (the most of them; then the template with the most values; then by
+// name), and those fields; nil when names holds no other owner's field.
+func (t *style) foreign(names []string, holders map[string][]*style) (*style, []string) {
+	var best *style
+	var bestHit []string
+	var seen []*style
+	for _, f := range names {
+		for _, u := range holders[f] {
+			if u == t || u.owner == t.owner || slices.Contains(seen, u) {
+				continue
+			}
+			seen = append(seen, u)
+			var hit []string
+			for _, g := range names {
+				if u.core[g] && t.othersField(u, g) {
+					hit = append(hit, g)
+				}
+			}
+			if len(hit) == 0 {
+				continue
+			}
+			if best == nil || len(hit) > len(bestHit) || len(hit) == len(bestHit) && (u.n > best.n || u.n == best.n && u.name < best.name) {
+				best, bestHit = u, hit
+			}
+		}
+	}
+	return best, bestHit
+}
+
 // minDF is how many values hold every field of fs, at most.
 func (t *style) minDF(fs []string) int64 {
 	n := t.n
 	for _, f := range fs {
+		if t.declared && t.core[f] && t.df[f] == 0 {
+			continue
+		}
 		n = min(n, t.df[f])
 	}
 	return n
-}
-
-// bestOther is the template of another owner whose style holds at least
-// two thirds of extra (the most of them; then the most values; then by
-// name), and the fields of extra it holds.
-func bestOther(t *style, extra []string, all []*style) (*style, []string) {
-	var best *style
-	var bestHit []string
-	for _, u := range all {
-		if u == t || u.owner == "" || u.owner == t.owner || len(u.core) < 2 || u.n < 3 {
-			continue
-		}
-		var hit []string
-		for _, f := range extra {
-			if u.core[f] {
-				hit = append(hit, f)
-			}
-		}
-		if len(hit) == 0 || 3*len(hit) < 2*len(extra) {
-			continue
-		}
-		if best == nil || len(hit) > len(bestHit) || len(hit) == len(bestHit) && u.n > best.n {
-			best, bestHit = u, hit
-		}
-	}
-	return best, bestHit
 }
 
 // add lists the kept keys of fs under t, and counts the rest.
@@ -193,7 +238,7 @@ func listFields(fs []string) string {
 	return strings.Join(fs, ", ")
 }
 
-func sortedKeys(m map[string]bool) []string {
+func sortedKeys[V any](m map[string]V) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {
 		out = append(out, k)

@@ -15,8 +15,11 @@ import (
 
 // suggest writes a registry entry for an inferred family, indented to go
 // under keys: in keyguard.yaml. Everything a person must decide is marked
-// FILL-IN; the snippet loads as is.
-func (a *Aggregator) suggest(g *group) string {
+// FILL-IN; the snippet loads as is. taken holds the templates suggested
+// so far: an entry that would share keys with one of them is not
+// suggested (the larger family, suggested first, covers them), so that
+// the suggestions pasted together lint clean.
+func (a *Aggregator) suggest(g *group, taken *[]*keytmpl.Template) string {
 	if g.binary {
 		return ""
 	}
@@ -29,6 +32,16 @@ func (a *Aggregator) suggest(g *group) string {
 	if !ok {
 		return ""
 	}
+	t, err := keytmpl.Parse(a.full(name), a.reg.Separator)
+	if err != nil {
+		return ""
+	}
+	for _, o := range *taken {
+		if keytmpl.Relate(t, o).Relation != keytmpl.Disjoint {
+			return ""
+		}
+	}
+	*taken = append(*taken, t)
 	var b strings.Builder
 	for _, n := range notes {
 		fmt.Fprintf(&b, "  # %s\n", n)
@@ -60,7 +73,11 @@ func (a *Aggregator) suggest(g *group) string {
 		st := newStyle(g.name, g.kind, g.owner, nil, c)
 		var quoted []string
 		ids := false
-		for _, f := range sortedKeys(st.core) {
+		cut := rareCut(st.n)
+		for _, f := range sortedKeys(st.df) {
+			if st.df[f] <= cut {
+				continue // a stray field, or another writer's: not declared
+			}
 			if strings.Contains(f, "#") { // a name holding an ID: the value is a map
 				ids = true
 				continue
@@ -68,7 +85,7 @@ func (a *Aggregator) suggest(g *group) string {
 			quoted = append(quoted, strconv.Quote(f))
 		}
 		if len(quoted) > 0 {
-			fmt.Fprintf(&b, "    fields: [%s] # the fields most of its %d values hold\n", strings.Join(quoted, ", "), c.keys)
+			fmt.Fprintf(&b, "    fields: [%s] # the fields its %d values hold (rare ones left out)\n", strings.Join(quoted, ", "), c.keys)
 			if ids {
 				b.WriteString("    fields_extra: allow # besides them, fields named by IDs\n")
 			}
@@ -95,6 +112,14 @@ func niceTTL(d time.Duration) time.Duration {
 	return d.Round(24 * time.Hour)
 }
 
+// full is the template text n with the registry's env prefix.
+func (a *Aggregator) full(n string) string {
+	if a.reg.Env != "" {
+		return a.reg.Env + string(a.reg.Separator) + n
+	}
+	return n
+}
+
 // suggestable makes an inferred template fit to paste: placeholders whose
 // example value is personal data become {phone:hash} (or email, idcard),
 // and a template that would overlap a registered one is narrowed, left to
@@ -102,22 +127,37 @@ func niceTTL(d time.Duration) time.Duration {
 // when no narrowing helps or the template does not parse.
 func (a *Aggregator) suggestable(name, example string) (string, []string, bool) {
 	sep := a.reg.Separator
-	full := func(n string) string {
-		if a.reg.Env != "" {
-			return a.reg.Env + string(sep) + n
-		}
-		return n
-	}
+	full := a.full
 	t, err := keytmpl.Parse(full(name), sep)
 	if err != nil {
 		return "", nil, false
 	}
 	var notes []string
 	var caps []keytmpl.Capture
+	hashed := map[string]bool{} // placeholders inference made :hash, which stand for personal data
+	for _, p := range t.Placeholders() {
+		hashed[p.Name] = p.Kind == keytmpl.Hash
+	}
 	if example != "" {
-		caps, _ = t.Match(example)
+		// The example holds the datum a :hash placeholder stands for:
+		// match it with those placeholders taking any value.
+		if open, err := keytmpl.Parse(full(strings.ReplaceAll(name, ":hash}", "}")), sep); err == nil {
+			caps, _ = open.Match(example)
+		}
+	}
+	for _, p := range t.Placeholders() {
+		if what, ok := naming.PIIName(p.Name); ok && hashed[p.Name] {
+			article := "a"
+			if strings.HasPrefix(what, "e") {
+				article = "an"
+			}
+			notes = append(notes, fmt.Sprintf("these keys hold %s %s in clear: the template stores a hash of it instead; move the keys (keyguard migrate) once writers build them with it", article, what))
+		}
 	}
 	for _, c := range caps {
+		if hashed[c.Name] {
+			continue
+		}
 		what, pii := naming.FindPII(c.Value)
 		if !pii {
 			continue
@@ -135,7 +175,7 @@ func (a *Aggregator) suggestable(name, example string) (string, []string, bool) 
 		}
 	}
 	for _, c := range caps { // narrow while it overlaps a registered template
-		if _, pii := naming.FindPII(c.Value); pii {
+		if _, pii := naming.FindPII(c.Value); pii || hashed[c.Name] {
 			continue // never a personal datum as literal text
 		}
 		t, err = keytmpl.Parse(full(name), sep)

@@ -1,10 +1,12 @@
 package inventory_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/keyguard/keyguard/internal/audit/inventory"
+	"github.com/keyguard/keyguard/naming"
 	"github.com/keyguard/keyguard/registry"
 )
 
@@ -36,7 +38,7 @@ keys:
 	if !strings.Contains(legacy, `- key: "legacy:item:`) || strings.Contains(legacy, `- key: "legacy:item:{id:int}"`) || !strings.Contains(legacy, "would overlap legacy:item:42") {
 		t.Errorf("the legacy family's entry overlaps the registered key or does not say why it was narrowed:\n%s", legacy)
 	}
-	rate := got["rate:login:{phone}"]
+	rate := got["rate:login:{phone:hash}"]
 	if !strings.Contains(rate, `- key: "rate:login:{phone:hash}"`) || !strings.Contains(rate, "in clear") || strings.Contains(rate, "13812345678") {
 		t.Errorf("the phone family's entry does not hash the phone number:\n%s", rate)
 	}
@@ -123,4 +125,70 @@ func TestSuggestedEntryHasFields(t *testing.T) {
 		}
 	}
 	t.Errorf("no suggested entry for the family: %+v", rep.Groups)
+}
+
+// Families generalize e-mail addresses, phone numbers and numbers glued
+// to words: one family each, no personal datum in any name, example or
+// suggestion, and the suggestions pasted together lint clean.
+func TestFamiliesGeneralize(t *testing.T) {
+	reg, err := registry.Parse("r.yaml", []byte("version: 1\ndomains:\n  sess: {owner: auth-team}\nkeys: []\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	agg := inventory.New(reg, inventory.Options{})
+	var keys []string
+	for i := range 50 {
+		keys = append(keys, fmt.Sprintf("sess:user:user%d@example.com", i), fmt.Sprintf("sess:tel:1391234%04d", i*37),
+			fmt.Sprintf("sess:tok:%x", i*7919+1_000_000_000))
+	}
+	for i := range 100 {
+		keys = append(keys, fmt.Sprintf("zadd%d", i))
+	}
+	keys = append(keys, "zadd{n}", "sess:tok:12345", "sess:tok:67890") // {id:int} beside {token}: overlapping families
+	for _, k := range keys {
+		add(agg, rec(k, typ("string"), ttl(-1)))
+	}
+	rep := agg.Report(meta())
+	names := map[string]bool{}
+	var all strings.Builder
+	all.WriteString("version: 1\ndomains:\n  sess: {owner: auth-team}\nkeys:\n")
+	for _, g := range rep.Groups {
+		names[g.Name] = true
+		all.WriteString(g.Suggested)
+		for _, s := range []string{g.Name, g.Example, g.Suggested} {
+			if what, pii := naming.FindPII(s); pii {
+				t.Errorf("group %s keeps a %s: %q", g.Name, what, s)
+			}
+		}
+	}
+	for _, want := range []string{"sess:user:{email:hash}", "sess:tel:{phone:hash}", "zadd{n:int}", "sess:tok:{id:int}"} {
+		if !names[want] {
+			t.Errorf("no family %s among %v", want, names)
+		}
+	}
+	for _, g := range rep.Groups {
+		if g.Name == "sess:tok:{id:int}" && g.Suggested != "" {
+			t.Errorf("sess:tok:{id:int} suggested beside sess:tok:{token}, which covers its keys")
+		}
+	}
+	if len(rep.Groups) > 6 {
+		t.Errorf("%d groups, want at most 6: %v", len(rep.Groups), names)
+	}
+	// Findings name their keys; the groups of the state merge and resume
+	// carry keep no example holding a datum.
+	for _, g := range rep.State.Groups {
+		if what, pii := naming.FindPII(string(g.Example)); pii {
+			t.Errorf("the state's group %s keeps a %s in its example", g.Name, what)
+		}
+	}
+	r2, err := registry.Parse("all.yaml", []byte(all.String()))
+	if err != nil {
+		t.Fatalf("the suggestions together do not load: %v\n%s", err, all.String())
+	}
+	if len(r2.Entries) < 4 {
+		t.Errorf("%d suggested entries, want one per family:\n%s", len(r2.Entries), all.String())
+	}
+	if ov := r2.Overlaps(); len(ov) > 0 {
+		t.Errorf("the suggestions overlap: %+v\n%s", ov, all.String())
+	}
 }
