@@ -155,6 +155,7 @@ type scan struct {
 type fileResult struct {
 	keys      int64 // records passed to the inventory
 	expired   int64 // keys already expired when the snapshot was taken
+	empty     int64 // collections without elements the decoder skipped
 	freqs     bool  // some record carried an LFU counter
 	noCreated bool  // no ctime aux field: TTLs counted from the file's mtime
 	stop      *report.NodeStop
@@ -260,6 +261,7 @@ func (s *scan) file(ctx context.Context, in *Input, cls *inventory.Classifier) (
 	for {
 		r, err := dec.Next()
 		if err != nil {
+			res.empty = dec.Meta().EmptySkipped
 			if err != io.EOF {
 				var fe *rdb.FormatError
 				off, reason := dec.Offset(), err.Error()
@@ -367,10 +369,11 @@ func (s *scan) send(b *batch) {
 // notes explains what the report leaves out.
 func notes(opts Options, ins []*Input, res []fileResult) []string {
 	var notes []string
-	var expired int64
+	var expired, empty int64
 	freqs := false
 	for i, r := range res {
 		expired += r.expired
+		empty += r.empty
 		freqs = freqs || r.freqs
 		if r.noCreated {
 			notes = append(notes, fmt.Sprintf("%s does not say when it was written (no ctime aux field: Redis < 4.0): remaining TTLs are counted from its modification time", ins[i].Display()))
@@ -382,6 +385,13 @@ func notes(opts Options, ins []*Input, res []fileResult) []string {
 			what = "1 key had"
 		}
 		notes = append(notes, what+" already expired when the snapshot was taken; they are left out, as Redis drops them on load")
+	}
+	if empty > 0 {
+		what := report.HumanCount(empty) + " empty lists, sets, sorted sets or hashes were"
+		if empty == 1 {
+			what = "1 empty list, set, sorted set or hash was"
+		}
+		notes = append(notes, what+" left out (the snapshot holds them without elements; Redis drops them on load)")
 	}
 	if opts.DB >= 0 {
 		notes = append(notes, fmt.Sprintf("only database %d was audited", opts.DB))
