@@ -230,14 +230,12 @@ func tlsRedis(t *testing.T) (plain, tlsAddr string) {
 	certFile, keyFile := filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
 	os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600)
 	os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kder}), 0o600)
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	srv := redistest.Start(t, "tls-port "+strconv.Itoa(port), "tls-cert-file "+certFile, "tls-key-file "+keyFile, "tls-auth-clients no")
-	return srv.Addr, "127.0.0.1:" + strconv.Itoa(port)
+	// redistest chooses the TLS port and chooses again if another process
+	// takes it before redis-server binds it.
+	srv, ports := redistest.StartPorts(t, 1, func(p []int) []string {
+		return []string{"tls-port " + strconv.Itoa(p[0]), "tls-cert-file " + certFile, "tls-key-file " + keyFile, "tls-auth-clients no"}
+	})
+	return srv.Addr, "127.0.0.1:" + strconv.Itoa(ports[0])
 }
 
 // TestTLSMismatch: rediss:// on a plain port and redis:// on a TLS port
