@@ -156,6 +156,7 @@ type fileResult struct {
 	keys      int64 // records passed to the inventory
 	expired   int64 // keys already expired when the snapshot was taken
 	empty     int64 // collections without elements the decoder skipped
+	streams   bool  // some record is a stream
 	freqs     bool  // some record carried an LFU counter
 	noCreated bool  // no ctime aux field: TTLs counted from the file's mtime
 	stop      *report.NodeStop
@@ -299,6 +300,7 @@ func (s *scan) file(ctx context.Context, in *Input, cls *inventory.Classifier) (
 		if r.Freq >= 0 {
 			res.freqs = true
 		}
+		res.streams = res.streams || r.Type == rdb.TypeStream
 		res.keys++
 		if len(b.recs) == batchRecords || b.keyBytes >= batchBytes {
 			if ctx.Err() != nil {
@@ -370,10 +372,11 @@ func (s *scan) send(b *batch) {
 func notes(opts Options, ins []*Input, res []fileResult) []string {
 	var notes []string
 	var expired, empty int64
-	freqs := false
+	freqs, streams := false, false
 	for i, r := range res {
 		expired += r.expired
 		empty += r.empty
+		streams = streams || r.streams
 		freqs = freqs || r.freqs
 		if r.noCreated {
 			notes = append(notes, fmt.Sprintf("%s does not say when it was written (no ctime aux field: Redis < 4.0): remaining TTLs are counted from its modification time", ins[i].Display()))
@@ -392,6 +395,9 @@ func notes(opts Options, ins []*Input, res []fileResult) []string {
 			what = "1 empty list, set, sorted set or hash was"
 		}
 		notes = append(notes, what+" left out (the snapshot holds them without elements; Redis drops them on load)")
+	}
+	if streams {
+		notes = append(notes, "streams are sized as a server holds them once it has loaded the snapshot; MEMORY USAGE on the server that wrote it can be up to 4 KiB more per stream (its last node is preallocated)")
 	}
 	if opts.DB >= 0 {
 		notes = append(notes, fmt.Sprintf("only database %d was audited", opts.DB))

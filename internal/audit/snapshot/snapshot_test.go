@@ -152,6 +152,44 @@ func TestSnapshotEmptyCollections(t *testing.T) {
 	}
 }
 
+// A snapshot with a stream says which memory figure it gives for it; one
+// without says nothing about streams.
+func TestSnapshotStreamNote(t *testing.T) {
+	s := redistest.Start(t)
+	ctx := context.Background()
+	c := s.Client(t)
+	if err := c.Set(ctx, "k", "v", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	reg, err := registry.Parse("r.yaml", []byte("version: 1\ndomains: {order: {owner: o}}\nkeys: []\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, withStream := range []bool{false, true} {
+		if withStream {
+			if err := c.XAdd(ctx, &redis.XAddArgs{Stream: "events", Values: []any{"n", 1}}).Err(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := c.Save(ctx).Err(); err != nil {
+			t.Fatal(err)
+		}
+		ins, err := Open([]string{filepath.Join(s.Dir, "dump.rdb")}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := Run(ctx, reg, ins, Options{DB: -1})
+		Close(ins)
+		if err != nil {
+			t.Fatal(err)
+		}
+		noted := slices.ContainsFunc(res.Report.Notes, func(n string) bool { return strings.HasPrefix(n, "streams are sized as a server holds them") })
+		if noted != withStream {
+			t.Errorf("stream in the snapshot %v, note about streams %v: %q", withStream, noted, res.Report.Notes)
+		}
+	}
+}
+
 // realRDB finds one of the real RDB files other projects ship with their
 // tests (shared/rdb-fixtures above the repository, or
 // KEYGUARD_RDB_FIXTURES); they are read in place, never copied here.
