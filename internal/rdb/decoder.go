@@ -415,7 +415,8 @@ func (d *Decoder) next() (*Record, error) {
 			}
 			continue
 		}
-		if !isObjectType(t) {
+		if !isObjectType(t) || d.meta.Valkey && t > tHashMetadataPreGA {
+			// Valkey 9.0 has types up to 22; Redis 7.4's 23-25 are not its.
 			return nil, unsupportedf("unknown opcode or object type %d (0x%02x)", t, t)
 		}
 		if start < 0 {

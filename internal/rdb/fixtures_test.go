@@ -583,6 +583,16 @@ func fixtures() []fixture {
 			},
 		},
 		{
+			name: "valkey-9-type-24",
+			build: func() []byte {
+				w := &rdbWriter{b: []byte("VALKEY080"), ver: 80}
+				w.key(tHashMetadata, "h")
+				return w.finish(true)
+			},
+			errIs:   ErrUnsupported,
+			errText: "object type 24",
+		},
+		{
 			name:    "valkey-9.2",
 			build:   func() []byte { return []byte("VALKEY081\xff") },
 			errIs:   ErrUnsupported,

@@ -264,6 +264,9 @@ func FuzzDecode(f *testing.F) {
 			if r.Elements < 0 || r.ValueBytes < 0 || r.MemoryEstimate <= 0 {
 				t.Fatalf("record %+v", r)
 			}
+			if r.emptyCollection() {
+				t.Fatalf("an empty collection returned (Redis drops them on load): %+v", r)
+			}
 		}
 	})
 }
