@@ -184,7 +184,11 @@ func TestRealFiles(t *testing.T) {
 	c := srv.Client(t)
 	var loaded, refused, decodedRefused, errored int
 	memErr := map[string][]float64{}
-	var memWorst []string
+	type keyErr struct {
+		e    float64
+		line string
+	}
+	var memWorst []keyErr
 	for _, path := range files {
 		name := strings.TrimSuffix(filepath.Base(path), ".rdb")
 		data, err := os.ReadFile(path)
@@ -245,7 +249,7 @@ func TestRealFiles(t *testing.T) {
 			enc := string(r.Type) + "/" + r.Encoding
 			e := float64(r.MemoryEstimate-h.mem) / float64(h.mem)
 			memErr[enc] = append(memErr[enc], e)
-			memWorst = append(memWorst, fmt.Sprintf("%+7.1f%%  %-20s est %8d server %8d  %s %.40q", 100*e, enc, r.MemoryEstimate, h.mem, name, k.key))
+			memWorst = append(memWorst, keyErr{e, fmt.Sprintf("%+7.1f%%  %-20s est %8d server %8d  %s %.40q", 100*e, enc, r.MemoryEstimate, h.mem, name, k.key)})
 			if !memoryClose(r.Encoding, r.MemoryEstimate, h.mem) {
 				t.Errorf("%s: %q (%s, %d elements): memory estimate %d, MEMORY USAGE %d", name, k.key, enc, r.Elements, r.MemoryEstimate, h.mem)
 			}
@@ -272,16 +276,10 @@ func TestRealFiles(t *testing.T) {
 		sort.Float64s(v)
 		t.Logf("memory %-22s %4d keys: median %+.1f%%, min %+.1f%%, max %+.1f%%", e, len(v), 100*v[len(v)/2], 100*v[0], 100*v[len(v)-1])
 	}
-	sort.Slice(memWorst, func(i, j int) bool { return math.Abs(pct(memWorst[i])) > math.Abs(pct(memWorst[j])) })
-	for _, w := range memWorst[:min(30, len(memWorst))] {
-		t.Log(w)
+	sort.SliceStable(memWorst, func(i, j int) bool { return math.Abs(memWorst[i].e) > math.Abs(memWorst[j].e) })
+	for _, w := range memWorst[:min(10, len(memWorst))] {
+		t.Log(w.line)
 	}
-}
-
-func pct(s string) float64 {
-	var f float64
-	fmt.Sscanf(strings.TrimSpace(s), "%f", &f)
-	return f
 }
 
 // memoryClose holds the memory model to MEMORY USAGE key by key: exact,
