@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +17,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/keyguard/keyguard/hotkey"
+	"github.com/keyguard/keyguard/internal/rediscmd"
 	"github.com/keyguard/keyguard/registry"
 )
 
@@ -336,18 +339,77 @@ func TestManyTemplatesInOneCommand(t *testing.T) {
 	}
 }
 
+// FuzzCommand holds the hook's verdict to invariants on any command: it
+// is a function of the command alone (the same twice, the same alone in a
+// pipeline); only enforce mode refuses; a refusal names the command and a
+// key among its arguments (or none, for keyspace and unknown commands);
+// reads are never refused.
 func FuzzCommand(f *testing.F) {
 	f.Add("set", "order:cache:1", "v", "ex")
 	f.Add("mset", "promo:flag:1", "x", "order:cache:\xff")
 	f.Add("client", "setinfo", "lib-name", "x")
 	f.Add("eval", "return 1", "2", "a")
+	f.Add("hset", "promo:sku:1001", "couponAmount", "10")
+	f.Add("eval_ro", "return 1", "1", "promo:sku:1")
+	f.Add("flushall", "async", "", "")
 	h, _ := newHook(f, "order-team", Enforce)
 	h.rec = NewRecorder(nil, RecorderOptions{}).table(h.reg, "order-team")
+	lax := map[Mode]*Hook{}
+	for _, m := range []Mode{Observe, Warn} {
+		lax[m], _ = newHook(f, "order-team", m)
+	}
 	f.Fuzz(func(t *testing.T, a, b, c, d string) {
-		_ = h.command(cmdOf(a, b, c, d))
-		_ = h.command(cmdOf(a, b, []byte(c)))
+		for _, args := range [][]any{{a, b, c, d}, {a, b, []byte(c)}, {a, c, d, a}} {
+			err := h.command(cmdOf(args...))
+			if again := h.command(cmdOf(args...)); verdict(again) != verdict(err) {
+				t.Fatalf("%q: %v, then %v", args, err, again)
+			}
+			if alone := h.pipeline([]redis.Cmder{cmdOf(args...)}); verdict(alone) != verdict(err) {
+				t.Fatalf("%q: %v alone, %v in a pipeline of one", args, err, alone)
+			}
+			for m, lh := range lax {
+				if err := lh.command(cmdOf(args...)); err != nil {
+					t.Fatalf("%q: %s mode refused: %v", args, m, err)
+				}
+			}
+			if err == nil {
+				continue
+			}
+			var den *DeniedError
+			if !errors.As(err, &den) || den.Service != "order-team" {
+				t.Fatalf("%q: refused with %v, want a *DeniedError of order-team", args, err)
+			}
+			if name := strings.ToLower(argText(args[0])); !strings.HasPrefix(den.Command, name) {
+				t.Fatalf("%q: refusal names command %q", args, den.Command)
+			}
+			if den.Key != "" && !slices.ContainsFunc(args, func(x any) bool { return argText(x) == den.Key }) {
+				t.Fatalf("%q: refusal names key %q, not an argument", args, den.Key)
+			}
+			if cmd, ok := rediscmd.LookupArgs(args); ok && cmd.Class == rediscmd.ClassRead {
+				t.Fatalf("%q: a read (%s) refused: %v", args, cmd.Name, err)
+			}
+		}
 		_ = h.pipeline([]redis.Cmder{cmdOf(a, b), cmdOf(c, d, a)})
 	})
+}
+
+// verdict is what a refusal says, for comparing two: "" when allowed.
+func verdict(err error) string {
+	var d *DeniedError
+	if errors.As(err, &d) {
+		return d.Reason.String() + " " + d.Key
+	}
+	if err != nil {
+		return err.Error()
+	}
+	return ""
+}
+
+func argText(x any) string {
+	if b, ok := x.([]byte); ok {
+		return string(b)
+	}
+	return fmt.Sprint(x)
 }
 
 // nonZero drops the series still at 0 (New creates one per template).

@@ -127,6 +127,12 @@ func TestRDBCommand(t *testing.T) {
 	})
 
 	t.Run("same as the live audit", func(t *testing.T) {
+		// rdb reports keys as a server holds them once it has loaded the
+		// file: audit one that did (the writer may hold more, in the
+		// preallocated last node of each stream).
+		if err := srv.Client(t).Do(context.Background(), "DEBUG", "RELOAD", "NOSAVE").Err(); err != nil {
+			t.Fatal(err)
+		}
 		auditJSON := filepath.Join(dir, "audit.json")
 		code, _, stderr := runCLI(t, "", "audit", "--registry", rdbTestRegistry, "--redis", srv.URL(), "--format", "json", "--out", auditJSON)
 		if code != exitFindings {
@@ -138,8 +144,8 @@ func TestRDBCommand(t *testing.T) {
 			a.BySeverity != b.BySeverity || !maps.Equal(a.ByRule, b.ByRule) {
 			t.Errorf("summaries differ:\naudit %+v\nrdb   %+v", a, b)
 		}
-		// MEMORY USAGE against the decoder's estimate: the same model,
-		// not the same bytes (rdb's doc: within 1% key by key).
+		// MEMORY USAGE against the decoder's estimate: the same bytes but
+		// for skiplists, whose node levels are random.
 		d := float64(b.Bytes-a.Bytes) / float64(a.Bytes)
 		t.Logf("bytes: audit (MEMORY USAGE) %d, rdb (estimate) %d: %+.2f%%; findings %d, by rule %v", a.Bytes, b.Bytes, 100*d, a.Findings, a.ByRule)
 		if d > 0.05 || d < -0.05 {

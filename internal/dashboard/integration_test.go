@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -327,25 +328,38 @@ func TestDocumentedACL(t *testing.T) {
 	}
 }
 
-// TestProgress: while an audit runs, the pages say how far it is.
+// TestProgress: while an audit runs, the pages say how far it is. The
+// audit is held at its first progress report with keys scanned (live.Run
+// waits for its progress callback) until the page has been read.
 func TestProgress(t *testing.T) {
 	srv := redistest.Start(t)
 	reg := testRegistry(t)
 	ds := writeDataset(t, srv.Client(t), 4)
-	aud := NewAuditor(reg, liveTarget(t, srv.URL()), live.Options{Rate: 1000, Count: 50, ProgressEvery: 20 * time.Millisecond})
+	held, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	hold := func(p live.Progress) {
+		if p.Scanned > 0 {
+			once.Do(func() {
+				close(held)
+				<-release
+			})
+		}
+	}
+	aud := NewAuditor(reg, liveTarget(t, srv.URL()), live.Options{Rate: 1000, Count: 50, ProgressEvery: 20 * time.Millisecond, Progress: hold})
 	s, hs := newTestServer(t, Config{Registry: reg, Auditor: aud})
 	done := make(chan error, 1)
 	go func() { done <- s.AuditNow(context.Background()) }()
+	select {
+	case <-held:
+	case err := <-done:
+		close(release)
+		t.Fatalf("the audit ended (%v) without reporting progress", err)
+	}
+	_, body := get(t, hs, "/")
+	close(release)
 	want := " of " + fmtCount(int64(ds.total)) + " keys, "
-	seen := false
-	for !seen {
-		select {
-		case err := <-done:
-			t.Fatalf("the audit ended (%v) before a page showed its progress", err)
-		case <-time.After(30 * time.Millisecond):
-		}
-		_, body := get(t, hs, "/")
-		seen = strings.Contains(body, want) && strings.Contains(body, "An audit is running")
+	if !strings.Contains(body, want) || !strings.Contains(body, "An audit is running") {
+		t.Errorf("the page during the audit says neither %q nor that an audit is running:\n%s", want, body)
 	}
 	if err := <-done; err != nil {
 		t.Fatal(err)

@@ -3,6 +3,7 @@ package investigate
 import (
 	"context"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -38,7 +39,21 @@ func testNode(t *testing.T, srv *redistest.Server) *node {
 
 func captureOn(ctx context.Context, t *testing.T, n *node, lim CaptureLimits) *NodeCapture {
 	t.Helper()
-	nc, err := capture(ctx, n, DefaultSelf, lim, NewAttributor(0, func(k string) bool { return strings.HasPrefix(k, "load:") }))
+	return captureSeeing(ctx, t, n, lim, nil)
+}
+
+// captureSeeing is captureOn that closes seen (when not nil) once the
+// capture has read a line touching a load: key.
+func captureSeeing(ctx context.Context, t *testing.T, n *node, lim CaptureLimits, seen chan struct{}) *NodeCapture {
+	t.Helper()
+	var once sync.Once
+	nc, err := capture(ctx, n, DefaultSelf, lim, NewAttributor(0, func(k string) bool {
+		ok := strings.HasPrefix(k, "load:")
+		if ok && seen != nil {
+			once.Do(func() { close(seen) })
+		}
+		return ok
+	}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,9 +123,11 @@ func TestCaptureEnds(t *testing.T) {
 	done := busy(lctx, t, srv.Addr)
 	defer func() { stop(); <-done }()
 
+	// Each capture ends once it has read a line of the load.
 	ctx, cancel := context.WithCancel(context.Background())
-	go func() { waitMonitor(t, admin); time.Sleep(200 * time.Millisecond); cancel() }()
-	nc := captureOn(ctx, t, n, CaptureLimits{Duration: time.Minute, MaxLines: 1 << 40, MaxBytes: 1 << 40})
+	seen := make(chan struct{})
+	go func() { <-seen; cancel() }()
+	nc := captureSeeing(ctx, t, n, CaptureLimits{Duration: time.Minute, MaxLines: 1 << 40, MaxBytes: 1 << 40}, seen)
 	if nc.Stopped != StopCancelled || nc.Lines == 0 {
 		t.Errorf("cancel: stopped %q after %d lines", nc.Stopped, nc.Lines)
 	}
@@ -118,14 +135,15 @@ func TestCaptureEnds(t *testing.T) {
 
 	// Redis 7.0 refuses CLIENT KILL TYPE monitor ("Unknown client type"):
 	// the server kills the MONITOR connection by its ID.
+	seen = make(chan struct{})
 	go func() {
+		<-seen
 		id := waitMonitor(t, admin)
-		time.Sleep(200 * time.Millisecond)
 		if err := admin.ClientKillByFilter(context.Background(), "ID", itoa(int(id))).Err(); err != nil {
 			t.Errorf("CLIENT KILL ID %d: %v", id, err)
 		}
 	}()
-	nc = captureOn(context.Background(), t, n, CaptureLimits{Duration: time.Minute, MaxLines: 1 << 40, MaxBytes: 1 << 40})
+	nc = captureSeeing(context.Background(), t, n, CaptureLimits{Duration: time.Minute, MaxLines: 1 << 40, MaxBytes: 1 << 40}, seen)
 	if nc.Stopped != StopServer || nc.Lines == 0 || nc.Matched == 0 {
 		t.Errorf("killed: stopped %q after %d lines (%d matched)", nc.Stopped, nc.Lines, nc.Matched)
 	}

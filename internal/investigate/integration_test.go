@@ -144,7 +144,14 @@ func testStory(t *testing.T, c redis.UniversalClient, newClient clientFactory, c
 	ctx, stop := context.WithCancel(context.Background())
 	wg := story(ctx, t, newClient)
 	defer func() { stop(); wg.Wait() }()
-	sleepCtx(ctx, 300*time.Millisecond) // the keys exist before the search
+	// The search starts once the story has written its keys.
+	for _, k := range []string{"promo:sku:1001", "order:order:1001:items", "user:coupon:1001"} {
+		for deadline := time.Now().Add(30 * time.Second); c.Exists(ctx, k).Val() == 0; sleepCtx(ctx, 10*time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("the story did not write %s in 30 s", k)
+			}
+		}
+	}
 	rep, err := Run(context.Background(), reg, c, Options{Target: Target{ID: "1001"},
 		Watch: 3 * time.Second, WatchEvery: 100 * time.Millisecond, Monitor: 3 * time.Second})
 	if err != nil {

@@ -542,22 +542,3 @@ func TestCursorFileErrors(t *testing.T) {
 		t.Error("a cursor file of a run without --overwrite resumed one with it")
 	}
 }
-
-func FuzzLoadState(f *testing.F) {
-	f.Add([]byte(`{"version":1,"op":"copy","plans":[{"from":"a","to":"b","nodes":[{"id":"db0","cursor":5}]}]}`))
-	f.Add([]byte(`{"version":1,"op":"copy","plans":[null]}`))
-	dir := f.TempDir()
-	reg := testRegistry(f)
-	p, _ := NewPlan(reg, "old:string:{id}", "new:string:{id}", PlanOptions{})
-	f.Fuzz(func(t *testing.T, data []byte) {
-		path := filepath.Join(dir, "s.json")
-		if err := os.WriteFile(path, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		st, _, err := loadState(path, opCopy)
-		if err != nil {
-			return
-		}
-		st.plan(p, &Options{})
-	})
-}

@@ -25,6 +25,7 @@ const (
 	opSelectDB       = 254
 	opEOF            = 255
 	maxVersion       = 12
+	valkeyVersion    = 80 // VALKEY080: Valkey 9.0
 	maxAux           = 1024
 	maxAuxValue      = 4 << 10
 	maxSlots         = 16384
@@ -101,6 +102,15 @@ type Options struct {
 	MaxBlobBytes int
 	// SkipChecksum turns off CRC64 verification.
 	SkipChecksum bool
+	// ListCompressDepth is list-compress-depth of the server the memory
+	// estimates are for (0, Redis's default: lists are not compressed in
+	// memory). Inner quicklist nodes stored LZF-compressed in the file
+	// are then sized as the compressed nodes that server keeps.
+	ListCompressDepth int
+	// KeepEmpty returns lists, sets, sorted sets and hashes without
+	// elements. By default they are skipped, as Redis skips them when it
+	// loads the file, and counted in Meta.EmptySkipped.
+	KeepEmpty bool
 	// Look, when set, is called with each key (valid only during the
 	// call) before its value is read, and says what to look for in the
 	// value: LookNames (sample hash field names, collect JSON keys),
@@ -194,12 +204,17 @@ func (d *Decoder) Next() (*Record, error) {
 	if d.err != nil {
 		return nil, d.err
 	}
-	rec, err := d.next()
-	if err != nil {
-		d.err = d.wrap(err)
-		return nil, d.err
+	for {
+		rec, err := d.next()
+		if err != nil {
+			d.err = d.wrap(err)
+			return nil, d.err
+		}
+		if d.opts.KeepEmpty || !rec.emptyCollection() {
+			return rec, nil
+		}
+		d.meta.EmptySkipped++
 	}
-	return rec, nil
 }
 
 func (d *Decoder) wrap(err error) error {
@@ -234,23 +249,27 @@ func (d *Decoder) header() error {
 	if err != nil {
 		return err
 	}
+	magic, digits := "REDIS", p[5:9]
 	if string(p[:6]) == "VALKEY" {
-		return unsupportedf("Valkey 9 RDB format %q (version %s)", p[:9], p[6:9])
-	}
-	if string(p[:5]) != "REDIS" {
-		return corruptf("not an RDB file: header %q, want REDIS followed by 4 digits", p)
+		// Valkey 9 numbers its own formats from 80 and says so in the magic.
+		magic, digits = "VALKEY", p[6:9]
+	} else if string(p[:5]) != "REDIS" {
+		return corruptf("not an RDB file: header %q, want REDIS followed by 4 digits or VALKEY followed by 3", p)
 	}
 	v := 0
-	for _, c := range p[5:9] {
+	for _, c := range digits {
 		if c < '0' || c > '9' {
-			return corruptf("bad RDB version %q", p[5:9])
+			return corruptf("bad RDB version %q", digits)
 		}
 		v = v*10 + int(c-'0')
 	}
-	if v < 1 || v > maxVersion {
-		return unsupportedf("RDB version %d", v)
+	switch {
+	case magic == "VALKEY" && v != valkeyVersion:
+		return unsupportedf("Valkey RDB format %d (header %q): this decoder reads Valkey's format %d (Valkey 9.0)", v, p, valkeyVersion)
+	case magic == "REDIS" && (v < 1 || v > maxVersion):
+		return unsupportedf("RDB version %d (header %q)", v, p)
 	}
-	d.meta.Version = v
+	d.meta.Version, d.meta.Valkey = v, magic == "VALKEY"
 	d.hdr = true
 	return nil
 }
@@ -396,7 +415,8 @@ func (d *Decoder) next() (*Record, error) {
 			}
 			continue
 		}
-		if !isObjectType(t) {
+		if !isObjectType(t) || d.meta.Valkey && t > tHashMetadataPreGA {
+			// Valkey 9.0 has types up to 22; Redis 7.4's 23-25 are not its.
 			return nil, unsupportedf("unknown opcode or object type %d (0x%02x)", t, t)
 		}
 		if start < 0 {
@@ -768,6 +788,7 @@ func (d *Decoder) blobInBuf() ([]byte, bool) {
 // lpCount is what readLPCount found: either the entry count of a listpack
 // (counted), or the blob for the general walk, as readBlob returns it.
 type lpCount struct {
+	clen     int64 // compressed length in the file, 0 when stored raw
 	n        int
 	counted  bool
 	b        []byte
@@ -796,7 +817,7 @@ func (d *Decoder) readLPCount() (lpCount, error) {
 		if len(hdr) == lpHeaderSize && int64(binary.LittleEndian.Uint32(hdr)) == h.n {
 			if n := int(binary.LittleEndian.Uint16(hdr[4:])); n != 65535 {
 				d.rd.r += int(h.clen)
-				return lpCount{n: n, counted: true, b: hdr, full: h.n, complete: true}, nil
+				return lpCount{clen: h.clen, n: n, counted: true, b: hdr, full: h.n, complete: true}, nil
 			}
 		}
 	}
@@ -805,6 +826,9 @@ func (d *Decoder) readLPCount() (lpCount, error) {
 		return lpCount{}, err
 	}
 	c := lpCount{b: b, full: full, complete: complete}
+	if h.kind == strLZF {
+		c.clen = h.clen
+	}
 	if complete {
 		c.n, c.counted = lpCountFast(b)
 	}

@@ -459,6 +459,10 @@ func newZMIter(b []byte) (*zmIter, error) {
 	if b[len(b)-1] != 0xFF {
 		return nil, corruptf("zipmap does not end with 0xFF")
 	}
+	if b[0] == 0xFF {
+		// Redis stops counting at 254 ("count it"); it never writes 255.
+		return nil, corruptf("zipmap count byte 255, want at most 254")
+	}
 	return &zmIter{b: b, p: 1}, nil
 }
 

@@ -55,7 +55,7 @@ func (e *FormatError) hint() string {
 	case errors.Is(e.Err, ErrChecksum):
 		return "the file is damaged: take a fresh snapshot (BGSAVE) and copy it again"
 	case errors.Is(e.Err, ErrUnsupported):
-		return "this decoder reads RDB versions 1-12 (Redis 2.x-7.4, Valkey 7-8); check which server wrote the file"
+		return "this decoder reads RDB versions 1-12 (Redis 2.x-7.4, Valkey 7-8) and Valkey 9.0's VALKEY080; check which server wrote the file"
 	case errors.Is(e.Err, ErrCorrupt):
 		return "the file is damaged or not an RDB file; try redis-check-rdb on it"
 	}

@@ -548,10 +548,109 @@ func fixtures() []fixture {
 			errText: "RDB version 13",
 		},
 		{
-			name:    "valkey-9",
-			build:   func() []byte { return []byte("VALKEY080\xff") },
+			// Valkey 9.0 (VALKEY080): type 22 is RDB_TYPE_HASH_2, a hash
+			// whose fields each carry an expiry in milliseconds after
+			// their value (-1 = none); Redis 7.4 uses 22 otherwise.
+			name: "valkey-9-hash2",
+			build: func() []byte {
+				w := &rdbWriter{b: []byte("VALKEY080"), ver: 80}
+				w.aux("valkey-ver", "9.0.1")
+				w.selectDB(0)
+				w.resize(2, 0)
+				w.key(tHashMetadataPreGA, "h2")
+				w.length(3)
+				w.str("F1")
+				w.str("V1")
+				w.u64le(2715785640000)
+				w.str("__ns__")
+				w.str("promo")
+				w.u64le(math.MaxUint64) // -1: no expiry
+				w.str("F3")
+				w.str("V3")
+				w.u64le(2400425639936)
+				w.key(tString, "s")
+				w.str("v")
+				return w.finish(true)
+			},
+			want: []want{
+				{key: "h2", typ: TypeHash, enc: EncHashtable, elements: 3, fieldTTL: 2, members: []string{"F1", "__ns__", "F3"}, values: []string{"V1", "promo", "V3"}, watched: "promo"},
+				{key: "s", typ: TypeString, enc: EncEmbstr, elements: 1, str: "v"},
+			},
+			check: func(t *testing.T, m *Meta) {
+				if !m.Valkey || m.Version != 80 || !m.ChecksumVerified {
+					t.Errorf("meta: valkey %v version %d checksum verified %v", m.Valkey, m.Version, m.ChecksumVerified)
+				}
+			},
+		},
+		{
+			name: "valkey-9-type-24",
+			build: func() []byte {
+				w := &rdbWriter{b: []byte("VALKEY080"), ver: 80}
+				w.key(tHashMetadata, "h")
+				return w.finish(true)
+			},
 			errIs:   ErrUnsupported,
-			errText: "Valkey 9",
+			errText: "object type 24",
+		},
+		{
+			name:    "valkey-9.2",
+			build:   func() []byte { return []byte("VALKEY081\xff") },
+			errIs:   ErrUnsupported,
+			errText: "Valkey RDB format 81",
+		},
+		{
+			// Redis drops lists, sets, sorted sets and hashes without
+			// elements when it loads a file (a quicklist whose nodes are
+			// all empty too); streams without entries stay.
+			name: "empty-collections",
+			build: func() []byte {
+				w := newRDB(10)
+				w.selectDB(0)
+				w.key(tSet, "set")
+				w.length(0)
+				w.key(tHash, "hash")
+				w.length(0)
+				w.key(tZSet2, "zset")
+				w.length(0)
+				w.key(tList, "list")
+				w.length(0)
+				w.key(tSetIntset, "intset")
+				w.bytesStr(intsetBuild(2))
+				w.key(tHashListpack, "hash-lp")
+				w.bytesStr(lpBuild())
+				w.key(tZSetListpack, "zset-lp")
+				w.bytesStr(lpBuild())
+				w.key(tListQuicklist2, "ql-none")
+				w.length(0)
+				w.key(tListQuicklist2, "ql-empty-node")
+				w.length(1)
+				w.length(2)
+				w.bytesStr(lpBuild())
+				w.key(tListZiplist, "ziplist")
+				w.bytesStr(zlBuild())
+				w.key(tString, "empty-string")
+				w.str("")
+				w.key(tStreamListpacks, "empty-stream")
+				w.length(0) // nodes
+				w.length(0) // entries
+				w.length(5) // last id
+				w.length(0)
+				w.length(0) // groups
+				w.key(tList, "kept")
+				w.length(1)
+				w.str("x")
+				return w.finish(true)
+			},
+			want: []want{
+				{key: "empty-string", typ: TypeString, enc: EncEmbstr},
+				{key: "empty-stream", typ: TypeStream, enc: EncStream},
+				{key: "kept", typ: TypeList, enc: EncLinkedlist, elements: 1, members: []string{"x"}},
+			},
+			check: func(t *testing.T, m *Meta) {
+				if m.EmptySkipped != 10 {
+					t.Errorf("%d empty collections skipped, want 10", m.EmptySkipped)
+				}
+			},
 		},
 		{
 			name:  "not-rdb",
@@ -626,5 +725,29 @@ func TestFixtures(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestKeepEmpty: with KeepEmpty the empty collections Redis drops on load
+// are returned, and none is counted as skipped.
+func TestKeepEmpty(t *testing.T) {
+	var f fixture
+	for _, x := range fixtures() {
+		if x.name == "empty-collections" {
+			f = x
+		}
+	}
+	recs, meta, err := decodeAll(t, f.build(), Options{KeepEmpty: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var empty []string
+	for _, r := range recs {
+		if r.emptyCollection() {
+			empty = append(empty, string(r.Key))
+		}
+	}
+	if len(recs) != 13 || len(empty) != 10 || meta.EmptySkipped != 0 {
+		t.Errorf("%d records, %d empty collections %q, %d counted as skipped; want 13, 10, 0", len(recs), len(empty), empty, meta.EmptySkipped)
 	}
 }

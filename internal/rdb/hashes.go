@@ -1,23 +1,29 @@
 package rdb
 
 import (
+	"encoding/binary"
 	"math"
 )
 
 // readPlainHash reads RDB_TYPE_HASH (minExp 0), RDB_TYPE_HASH_METADATA
-// (minExp from the file: TTLs are stored as ttl-minExp+1, 0 = none) and
-// its pre-GA form (minExp -1: TTLs are absolute).
-func (d *Decoder) readPlainHash(minExp int64) error {
+// (minExp from the file: TTLs are stored as ttl-minExp+1, 0 = none), its
+// pre-GA form (minExp -1: TTLs are absolute) and Valkey 9's
+// RDB_TYPE_HASH_2 (valkey: each field's value is followed by its expiry
+// in milliseconds, -1 = none).
+func (d *Decoder) readPlainHash(minExp int64, valkey bool) error {
 	rec := &d.rec
 	n, err := d.readLen()
 	if err != nil {
 		return err
 	}
-	nameLimit := 0
+	// Short names and values are read whole: the listpack a small hash
+	// becomes on load stores integers in fewer bytes.
+	nameLimit := maxIntText
 	if d.needFieldNames() {
 		nameLimit = max(maxFieldName, d.collectLimit())
 	}
 	var elems int64
+	lp := newLoadPack(maxListpackEntries, maxListpackValue)
 	for i := uint64(0); i < n; i++ {
 		var exp int64
 		if minExp != 0 {
@@ -32,33 +38,37 @@ func (d *Decoder) readPlainHash(minExp int64) error {
 			default:
 				exp = int64(min(ttl+uint64(minExp)-1, math.MaxInt64))
 			}
-			if exp != 0 {
-				rec.FieldTTLs++
-			}
 		}
 		// Names are kept up to nameLimit bytes (longer ones are sampled
 		// cut); a watched or collected value is read, cut to its limit.
-		var fn, vn int64
-		nameComplete, valComplete := false, false
-		if nameLimit > 0 {
-			d.e1, fn, nameComplete, err = d.readStr(d.e1[:0], nameLimit)
-		} else {
-			fn, err = d.skipStr()
-		}
+		fh, nameComplete, err := d.readElemCut(&d.e1, nameLimit)
 		if err != nil {
 			return err
 		}
+		lp.add(fh, d.e1, nameComplete)
 		wantVal := nameComplete && d.wantsFieldValue(d.e1)
-		d.e2 = d.e2[:0]
+		valLimit := maxIntText
 		if wantVal {
-			d.e2, vn, valComplete, err = d.readStr(d.e2, max(maxWatchedValue, d.collectLimit()))
-		} else {
-			vn, err = d.skipStr()
+			valLimit = max(maxWatchedValue, d.collectLimit(), maxIntText)
 		}
+		vh, valComplete, err := d.readElemCut(&d.e2, valLimit)
 		if err != nil {
 			return err
 		}
-		if nameLimit > 0 {
+		lp.add(vh, d.e2, valComplete)
+		if valkey {
+			p, err := d.rd.next(8)
+			if err != nil {
+				return err
+			}
+			if e := int64(binary.LittleEndian.Uint64(p)); e > 0 {
+				exp = e
+			}
+		}
+		if exp != 0 {
+			rec.FieldTTLs++
+		}
+		if d.needFieldNames() {
 			d.hashField(d.e1, d.e2, wantVal)
 		}
 		if nameComplete && valComplete {
@@ -66,11 +76,16 @@ func (d *Decoder) readPlainHash(minExp int64) error {
 		} else if d.collecting() {
 			d.valOver = true
 		}
-		elems += sizeDictEntry + sdsAlloc(fn) + sdsAlloc(vn)
+		elems += sizeDictEntry + sdsAlloc(fh.n) + sdsAlloc(vh.n)
 		if exp != 0 {
 			elems += 8 // field TTL metadata (7.4)
 		}
 		rec.Elements++
+	}
+	if rec.FieldTTLs == 0 && lp.fits(rec.Elements) {
+		// Redis loads a small hash as a listpack.
+		rec.MemoryEstimate = sizeRobj + jeSize(lp.bytes)
+		return nil
 	}
 	rec.MemoryEstimate = sizeRobj + sizeDict + 8*dictSlots(rec.Elements) + elems
 	return nil

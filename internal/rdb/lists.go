@@ -87,6 +87,15 @@ func (d *Decoder) readQuicklist(v2 bool) error {
 		return err
 	}
 	mem := int64(sizeRobj + sizeQuicklist)
+	// node sizes a node as the loading server holds it: inner nodes
+	// LZF-compressed under list-compress-depth.
+	depth := uint64(max(d.opts.ListCompressDepth, 0))
+	node := func(i uint64, sz, clen int64) int64 {
+		if depth > 0 && i >= depth && i+depth < n && clen > 0 && sz >= minCompressBytes && clen+minCompressImprove < sz {
+			return sizeQuicklistNode + jeSize(sizeQuicklistLZF+clen)
+		}
+		return sizeQuicklistNode + jeSize(sz)
+	}
 	var nodes int64
 	var lastPacked bool
 	var lastBytes int64
@@ -119,12 +128,12 @@ func (d *Decoder) readQuicklist(v2 bool) error {
 				d.valOver = true
 			}
 			rec.Elements++
-			mem += sizeQuicklistNode + jeSize(h.n)
+			mem += node(i, h.n, lzfLen(h))
 			lastPacked, lastBytes = false, h.n
 			continue
 		}
 		var b []byte
-		var full int64
+		var full, clen int64
 		var complete bool
 		if v2 && !d.collecting() {
 			c, err := d.readLPCount()
@@ -133,16 +142,20 @@ func (d *Decoder) readQuicklist(v2 bool) error {
 			}
 			if c.counted {
 				rec.Elements += int64(c.n)
-				mem += sizeQuicklistNode + jeSize(c.full)
+				mem += node(i, c.full, c.clen)
 				lastPacked, lastBytes = true, c.full
 				continue
 			}
-			b, full, complete = c.b, c.full, c.complete
+			b, full, complete, clen = c.b, c.full, c.complete, c.clen
 		} else {
-			var err error
-			if b, full, complete, err = d.readBlob(); err != nil {
+			h, err := d.readStrHdr()
+			if err != nil {
 				return err
 			}
+			if b, full, complete, err = d.readBlobBody(h); err != nil {
+				return err
+			}
+			clen = lzfLen(h)
 		}
 		lastPacked, lastBytes = true, full
 		if !complete {
@@ -150,7 +163,7 @@ func (d *Decoder) readQuicklist(v2 bool) error {
 			if c := headerCount(b, v2); c > 0 {
 				rec.Elements += int64(c)
 			}
-			mem += sizeQuicklistNode + jeSize(full)
+			mem += node(i, full, clen)
 			continue
 		}
 		it, declared, err := d.iter(b, v2)
@@ -181,7 +194,7 @@ func (d *Decoder) readQuicklist(v2 bool) error {
 		}
 		rec.Elements += int64(cnt)
 		if v2 {
-			mem += sizeQuicklistNode + jeSize(full)
+			mem += node(i, full, clen)
 		} else {
 			mem += sizeQuicklistNode + jeSize(lpBytes)
 		}
@@ -194,4 +207,12 @@ func (d *Decoder) readQuicklist(v2 bool) error {
 	}
 	rec.MemoryEstimate = mem
 	return nil
+}
+
+// lzfLen is the compressed length of an LZF string, 0 for others.
+func lzfLen(h strHdr) int64 {
+	if h.kind == strLZF {
+		return h.clen
+	}
+	return 0
 }

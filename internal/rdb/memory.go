@@ -1,6 +1,10 @@
 package rdb
 
-import "math/bits"
+import (
+	"math"
+	"math/bits"
+	"strconv"
+)
 
 // The memory model behind Record.MemoryEstimate; see "Memory model" in the
 // package documentation (doc.go) for what it counts and why.
@@ -24,7 +28,6 @@ const (
 	embstrLimit          = 44
 	listNodeLimit        = 8192 // list-max-listpack-size -2
 	lpEmptyBytes         = 7    // listpack header + end byte
-	streamPrealloc       = 4096 // XADD\'s first allocation of a stream node
 	sizeStreamConsumer70 = 24
 	sizeStreamConsumer72 = 32
 )
@@ -191,4 +194,103 @@ func (p *listPacker) total() int64 {
 		m += sizeQuicklistNode + jeSize(p.cur)
 	}
 	return sizeRobj + sizeQuicklist + m
+}
+
+// Thresholds of a Redis 7.0 server with the default configuration, which
+// decide the encoding it gives a value when it loads the file.
+const (
+	maxListpackEntries = 128 // hash-max-listpack-entries, zset-max-listpack-entries
+	maxListpackValue   = 64  // hash-max-listpack-value, zset-max-listpack-value
+	maxIntsetEntries   = 512 // set-max-intset-entries
+	maxIntText         = 20  // digits and sign of the longest int64
+	intsetHeaderSize   = 8
+)
+
+// Quicklist node compression (list-compress-depth > 0): a node is kept
+// compressed when it has at least minCompressBytes and LZF saves more than
+// minCompressImprove; it then takes a quicklistLZF header and the
+// compressed bytes, the same LZF bytes the RDB file stores.
+const (
+	minCompressBytes   = 48
+	minCompressImprove = 8
+	sizeQuicklistLZF   = 8
+)
+
+// loadPack sizes the listpack (or intset) Redis builds from a hash, sorted
+// set or set stored element by element, as long as the value stays within
+// the thresholds that keep it compact.
+type loadPack struct {
+	bytes      int64 // listpack bytes so far
+	n          int64 // elements
+	maxLen     int64
+	maxEntries int64
+	maxValue   int64
+	allInt     bool  // every element is an integer (intset)
+	width      int64 // intset encoding: 2, 4 or 8 bytes
+}
+
+func newLoadPack(entries, value int64) loadPack {
+	return loadPack{bytes: lpEmptyBytes, maxEntries: entries, maxValue: value, allInt: true, width: 2}
+}
+
+// add counts an element of header h; when complete, text holds it (an
+// integer's text is at most maxIntText bytes, so a longer cut one is not
+// one).
+func (p *loadPack) add(h strHdr, text []byte, complete bool) {
+	p.n++
+	p.maxLen = max(p.maxLen, h.n)
+	v, isInt := h.ival, h.kind == strInt
+	if !isInt && complete {
+		v, isInt = parseInt64(text)
+	}
+	if isInt {
+		p.bytes += int64(lpIntEntrySize(v))
+		switch {
+		case v < math.MinInt32 || v > math.MaxInt32:
+			p.width = 8
+		case (v < math.MinInt16 || v > math.MaxInt16) && p.width < 4:
+			p.width = 4
+		}
+		return
+	}
+	p.allInt = false
+	p.bytes += int64(lpStrEntrySize(int(min(h.n, math.MaxInt32))))
+}
+
+// addScore counts a sorted set score, which Redis stores in the listpack
+// as the text d2string() makes of it.
+func (p *loadPack) addScore(score float64) {
+	var buf [32]byte
+	s := scoreText(buf[:0], score)
+	if v, ok := parseInt64(s); ok {
+		p.bytes += int64(lpIntEntrySize(v))
+	} else {
+		p.bytes += int64(lpStrEntrySize(len(s)))
+	}
+}
+
+// fits reports whether Redis keeps a value of entries fields (or members)
+// as a listpack: at most maxEntries, no element longer than maxValue.
+func (p *loadPack) fits(entries int64) bool {
+	return entries <= p.maxEntries && p.maxLen <= p.maxValue
+}
+
+// scoreText is Redis 7.0's d2string: integers in decimal, others as %.17g.
+func scoreText(dst []byte, f float64) []byte {
+	switch {
+	case math.IsNaN(f):
+		return append(dst, "nan"...)
+	case math.IsInf(f, 1):
+		return append(dst, "inf"...)
+	case math.IsInf(f, -1):
+		return append(dst, "-inf"...)
+	case f == 0:
+		if math.Signbit(f) {
+			return append(dst, "-0"...)
+		}
+		return append(dst, '0')
+	case f > -(1<<52-1) && f < 1<<52 && f == math.Trunc(f):
+		return strconv.AppendInt(dst, int64(f), 10)
+	}
+	return strconv.AppendFloat(dst, f, 'g', 17, 64)
 }

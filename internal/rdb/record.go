@@ -118,6 +118,20 @@ type Elem struct {
 	ExpireAt int64
 }
 
+// emptyCollection reports a list, set, sorted set or hash without
+// elements, which Redis drops when it loads the file (streams without
+// entries are kept).
+func (r *Record) emptyCollection() bool {
+	if r.Elements != 0 || r.Partial {
+		return false
+	}
+	switch r.Type {
+	case TypeList, TypeSet, TypeZSet, TypeHash:
+		return true
+	}
+	return false
+}
+
 // Clone returns a deep copy of r that later calls to Next do not touch.
 func (r *Record) Clone() *Record {
 	c := *r
@@ -152,7 +166,10 @@ func (r *Record) Clone() *Record {
 // advances: aux fields usually precede the first key, the checksum is known
 // once Next has returned io.EOF.
 type Meta struct {
-	Version int // RDB format version (1-12)
+	Version int // RDB format version (1-12, or 80 for Valkey 9.0)
+	// Valkey is set for a file in Valkey's own format (header VALKEY080),
+	// whose type 22 is a hash with field expiry.
+	Valkey bool
 	// Aux lists AUX fields in file order (redis-ver, redis-bits, ctime,
 	// used-mem, repl-*, aof-base, ...). At most 1024 are kept, values cut
 	// to 4 KiB.
@@ -175,6 +192,9 @@ type Meta struct {
 	ChecksumVerified bool
 	// Complete is set once the EOF opcode and trailer were read.
 	Complete bool
+	// EmptySkipped counts lists, sets, sorted sets and hashes without
+	// elements that Next skipped, as Redis does on load (Options.KeepEmpty).
+	EmptySkipped int64
 }
 
 // AuxField is one AUX key/value pair.

@@ -264,6 +264,9 @@ func FuzzDecode(f *testing.F) {
 			if r.Elements < 0 || r.ValueBytes < 0 || r.MemoryEstimate <= 0 {
 				t.Fatalf("record %+v", r)
 			}
+			if r.emptyCollection() {
+				t.Fatalf("an empty collection returned (Redis drops them on load): %+v", r)
+			}
 		}
 	})
 }
@@ -287,9 +290,11 @@ func TestLook(t *testing.T) {
 	ways := []Look{0, LookNames, LookWatched, LookAll}
 	dropped := map[Look]int{}
 	for name, data := range files {
-		all, _, errAll := decodeAll(t, data, fixtureOpts)
-		var keys []string
+		// Look is called for every key, empty collections included.
 		opts := fixtureOpts
+		opts.KeepEmpty = true
+		all, _, errAll := decodeAll(t, data, opts)
+		var keys []string
 		opts.ValueLimit = 0 // collecting values looks at everything
 		full, _, _ := decodeAll(t, data, opts)
 		opts.Look = func(key []byte) Look {

@@ -10,13 +10,15 @@ func (d *Decoder) readPlainSet() error {
 	if err != nil {
 		return err
 	}
-	limit := d.collectLimit()
+	limit := max(d.collectLimit(), maxIntText)
 	var elems int64
+	lp := newLoadPack(maxIntsetEntries, 0)
 	for i := uint64(0); i < n; i++ {
 		h, have, err := d.readElem(&d.e1, limit)
 		if err != nil {
 			return err
 		}
+		lp.add(h, d.e1, have)
 		elems += sizeDictEntry + sdsAlloc(h.n)
 		if have {
 			d.addElem(d.e1, nil, 0, 0)
@@ -24,6 +26,11 @@ func (d *Decoder) readPlainSet() error {
 			d.valOver = true
 		}
 		rec.Elements++
+	}
+	if lp.allInt && rec.Elements <= maxIntsetEntries {
+		// Redis 7.0 loads a small set of integers as an intset.
+		rec.MemoryEstimate = sizeRobj + jeSize(intsetHeaderSize+lp.width*rec.Elements)
+		return nil
 	}
 	rec.MemoryEstimate = sizeRobj + sizeDict + 8*dictSlots(rec.Elements) + elems
 	return nil

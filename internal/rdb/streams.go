@@ -10,8 +10,10 @@ func (d *Decoder) readStream(t byte) error {
 	if err != nil {
 		return err
 	}
+	// Each node as loaded: Redis allocates exactly the listpack's bytes
+	// (the server that wrote the file may hold more in its last node,
+	// which XADD preallocates).
 	mem := int64(sizeRobj + sizeStream)
-	var last int64
 	var nodes raxCounter
 	for i := uint64(0); i < nlp; i++ {
 		h, err := d.readStrHdr()
@@ -35,11 +37,7 @@ func (d *Decoder) readStream(t byte) error {
 		if err := d.skipBody(lh); err != nil {
 			return err
 		}
-		last = jeSize(lh.n)
-		mem += last
-	}
-	if nlp > 0 && last < streamPrealloc {
-		mem += streamPrealloc - last
+		mem += jeSize(lh.n)
 	}
 	mem += nodes.mem()
 	d.mark = d.rd.offset()

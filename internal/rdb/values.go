@@ -23,8 +23,12 @@ func (d *Decoder) readValue(t byte) error {
 		return d.readPlainZSet(t == tZSet2)
 	case tHash:
 		rec.Type, rec.Encoding = TypeHash, EncHashtable
-		return d.readPlainHash(0)
+		return d.readPlainHash(0, false)
 	case tHashMetadataPreGA, tHashMetadata:
+		rec.Type, rec.Encoding = TypeHash, EncHashtable
+		if d.meta.Valkey { // Valkey's RDB_TYPE_HASH_2, the same number
+			return d.readPlainHash(0, true)
+		}
 		rec.Type, rec.Encoding = TypeHash, EncHashtable
 		var minExp int64 = -1 // pre-GA: TTLs are absolute
 		if t == tHashMetadata {
@@ -34,7 +38,7 @@ func (d *Decoder) readValue(t byte) error {
 			}
 			minExp = int64(binary.LittleEndian.Uint64(p))
 		}
-		return d.readPlainHash(minExp)
+		return d.readPlainHash(minExp, false)
 	case tModulePreGA:
 		d.mark = d.rd.offset()
 		id, err := d.readLen()
@@ -142,6 +146,18 @@ func elemScore(e elem) float64 {
 		return math.NaN()
 	}
 	return f
+}
+
+// readElemCut reads one string element into *buf, cut to limit bytes;
+// complete reports whether *buf holds all of it.
+func (d *Decoder) readElemCut(buf *[]byte, limit int) (strHdr, bool, error) {
+	h, err := d.readStrHdr()
+	if err != nil {
+		return h, false, err
+	}
+	var complete bool
+	*buf, complete, err = d.readBody((*buf)[:0], h, limit)
+	return h, complete && err == nil, err
 }
 
 // ---- hash fields (sampling and watching) ----------------------------------------

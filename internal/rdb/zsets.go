@@ -43,8 +43,9 @@ func (d *Decoder) readPlainZSet(binaryScore bool) error {
 	if err != nil {
 		return err
 	}
-	limit := d.collectLimit()
+	limit := max(d.collectLimit(), maxIntText)
 	var elems int64
+	lp := newLoadPack(maxListpackEntries, maxListpackValue)
 	for i := uint64(0); i < n; i++ {
 		h, have, err := d.readElem(&d.e1, limit)
 		if err != nil {
@@ -54,6 +55,8 @@ func (d *Decoder) readPlainZSet(binaryScore bool) error {
 		if err != nil {
 			return err
 		}
+		lp.add(h, d.e1, have)
+		lp.addScore(score)
 		elems += sdsAlloc(h.n) + sizeDictEntry + sizeZslNodeAvg
 		if have {
 			d.addElem(d.e1, nil, score, 0)
@@ -61,6 +64,11 @@ func (d *Decoder) readPlainZSet(binaryScore bool) error {
 			d.valOver = true
 		}
 		rec.Elements++
+	}
+	if lp.fits(rec.Elements) {
+		// Redis converts a small sorted set to a listpack after loading it.
+		rec.MemoryEstimate = sizeRobj + jeSize(lp.bytes)
+		return nil
 	}
 	rec.MemoryEstimate = sizeRobj + sizeZset + sizeZskiplist + sizeDict + 8*dictSlots(rec.Elements) + sizeZslHeader + elems
 	return nil

@@ -68,6 +68,21 @@ func Start(tb testing.TB, extraConfig ...string) *Server {
 	return start(tb, lookBinary(tb), false, extraConfig)
 }
 
+// StartPorts is Start for a server that listens on more loopback ports
+// than its client port (a TLS port): config turns n free ports into
+// config lines. Ports another process takes before redis-server binds
+// them are chosen anew, as Start does for the client port; the ports
+// used are returned.
+func StartPorts(tb testing.TB, n int, config func(ports []int) []string) (*Server, []int) {
+	tb.Helper()
+	var used []int
+	s := startPorts(tb, lookBinary(tb), false, n, func(ports []int) []string {
+		used = ports
+		return config(ports)
+	})
+	return s, used
+}
+
 // Client returns a go-redis client for s, closed at cleanup.
 func (s *Server) Client(tb testing.TB) *redis.Client {
 	tb.Helper()
@@ -157,6 +172,13 @@ var errPortBusy = errors.New("port already in use")
 // start chooses free ports and launches a server, retrying on port races.
 func start(tb testing.TB, bin string, cluster bool, extra []string) *Server {
 	tb.Helper()
+	return startPorts(tb, bin, cluster, 0, func([]int) []string { return extra })
+}
+
+// startPorts starts a server whose extra config lines use n more free
+// ports (extra gets them).
+func startPorts(tb testing.TB, bin string, cluster bool, n int, extra func(ports []int) []string) *Server {
+	tb.Helper()
 	dir := tb.TempDir()
 	s := &Server{
 		Dir:     dir,
@@ -171,13 +193,13 @@ func start(tb testing.TB, bin string, cluster bool, extra []string) *Server {
 			nports = 2 // client port and cluster bus port
 		}
 		var ports []int
-		ports, err = freePorts(nports)
+		ports, err = freePorts(nports + n)
 		if err != nil {
 			break
 		}
 		s.Port = ports[0]
 		s.Addr = net.JoinHostPort("127.0.0.1", strconv.Itoa(s.Port))
-		s.conf = config(dir, s.logPath, ports, extra)
+		s.conf = config(dir, s.logPath, ports[:nports], extra(ports[nports:]))
 		s.mu.Lock()
 		err = s.launch()
 		s.mu.Unlock()

@@ -144,12 +144,10 @@ func tlsServer(t *testing.T) ([]byte, string) {
 	if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kder}), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	redistest.Start(t, "tls-port "+strconv.Itoa(port), "tls-cert-file "+certFile, "tls-key-file "+keyFile, "tls-auth-clients no")
-	return certPEM, "127.0.0.1:" + strconv.Itoa(port)
+	// redistest chooses the TLS port and chooses again if another process
+	// takes it before redis-server binds it.
+	_, ports := redistest.StartPorts(t, 1, func(p []int) []string {
+		return []string{"tls-port " + strconv.Itoa(p[0]), "tls-cert-file " + certFile, "tls-key-file " + keyFile, "tls-auth-clients no"}
+	})
+	return certPEM, "127.0.0.1:" + strconv.Itoa(ports[0])
 }

@@ -3,6 +3,8 @@ package resp
 import (
 	"bufio"
 	"bytes"
+	"slices"
+	"strconv"
 	"testing"
 )
 
@@ -43,25 +45,106 @@ func TestReadRejectsBadReplies(t *testing.T) {
 	}
 }
 
-// FuzzRead feeds arbitrary bytes to the reply reader: it must return
-// replies or errors, never panic or loop.
+// FuzzRead feeds arbitrary bytes to the reply reader and holds it to a
+// round trip: the replies it reads, written back in canonical RESP, read
+// back as the same replies, and writing those gives the same bytes. Read
+// with Skip walks the same replies, one whole reply at a time. ParseInt
+// agrees with strconv.ParseInt.
 func FuzzRead(f *testing.F) {
-	for _, s := range []string{"+OK\r\n", "*2\r\n$1\r\n0\r\n*0\r\n", "$-1\r\n", "-NOPERM x\r\n", ":1\r\n", "$3\r\nabc\r\n"} {
+	for _, s := range []string{"+OK\r\n", "*2\r\n$1\r\n0\r\n*0\r\n", "$-1\r\n", "-NOPERM x\r\n", ":1\r\n", "$3\r\nabc\r\n", ":-007\r\n", "*-1\r\n+a\rb\r\n", "*3\r\n:1\r\n"} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		got := readAll(data)
+		canon := encodeReplies(got)
+		again := readAll(canon)
+		if !slices.EqualFunc(got, again, sameReply) {
+			t.Fatalf("%q read as %v; written back %q, read as %v", data, got, canon, again)
+		}
+		if b := encodeReplies(again); !bytes.Equal(b, canon) {
+			t.Fatalf("%q: written back %q, then %q", data, canon, b)
+		}
 		c := readerConn(data)
-		for range 64 {
+		for pos := 0; len(got) < maxFlat || pos < len(got); {
 			rp, err := c.Read()
 			if err != nil {
-				return
+				if pos != len(got) {
+					t.Fatalf("%q: Read fails after %d of %d replies: %v", data, pos, len(got), err)
+				}
+				break
 			}
-			if err := c.Skip(rp); err != nil {
-				return
+			if pos >= len(got) || !sameReply(rp, got[pos]) {
+				t.Fatalf("%q: reply %d is %v with Skip, not %v", data, pos, rp, got[min(pos, len(got)-1)])
 			}
+			pos += 1 + nested(got[pos:])
+			if c.Skip(rp) != nil {
+				break
+			}
+		}
+		if n, ok := ParseInt(data); ok {
+			if m, err := strconv.ParseInt(string(data), 10, 64); err != nil || m != n {
+				t.Fatalf("ParseInt(%q) = %d, strconv: %d %v", data, n, m, err)
+			}
+		} else if m, err := strconv.ParseInt(string(data), 10, 64); err == nil && len(data) <= 20 && data[0] != '+' {
+			t.Fatalf("ParseInt(%q) refused, strconv reads %d", data, m)
 		}
 	})
 }
+
+const maxFlat = 256
+
+// readAll reads replies one by one (arrays flattened) until an error, at
+// most maxFlat, copying their bytes.
+func readAll(data []byte) []Reply {
+	c := readerConn(data)
+	var out []Reply
+	for range maxFlat {
+		rp, err := c.Read()
+		if err != nil {
+			break
+		}
+		rp.Str = bytes.Clone(rp.Str)
+		out = append(out, rp)
+	}
+	return out
+}
+
+// nested counts the flat replies inside the array that starts rs.
+func nested(rs []Reply) int {
+	if len(rs) == 0 || rs[0].Kind != '*' {
+		return 0
+	}
+	n, i := 0, 1
+	for range rs[0].N {
+		if i >= len(rs) {
+			return n
+		}
+		k := 1 + nested(rs[i:])
+		n, i = n+k, i+k
+	}
+	return n
+}
+
+// encodeReplies writes replies in canonical RESP2.
+func encodeReplies(rs []Reply) []byte {
+	var b []byte
+	for _, r := range rs {
+		switch r.Kind {
+		case '+', '-':
+			b = append(append(append(b, r.Kind), r.Str...), "\r\n"...)
+		case ':', '*':
+			b = append(strconv.AppendInt(append(b, r.Kind), r.N, 10), "\r\n"...)
+		case '$':
+			b = append(strconv.AppendInt(append(b, '$'), int64(len(r.Str)), 10), "\r\n"...)
+			b = append(append(b, r.Str...), "\r\n"...)
+		default:
+			b = append(b, "$-1\r\n"...)
+		}
+	}
+	return b
+}
+
+func sameReply(a, b Reply) bool { return a.Kind == b.Kind && a.N == b.N && bytes.Equal(a.Str, b.Str) }
 
 func TestParseInt(t *testing.T) {
 	for in, want := range map[string]int64{"0": 0, "-1": -1, "9223372036854775807": 1<<63 - 1, "123": 123} {

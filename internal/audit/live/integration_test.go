@@ -322,9 +322,14 @@ func TestTimeoutStopsWithPartialReport(t *testing.T) {
 	reg := testRegistry(t)
 	s := redistest.Start(t)
 	plant.Clean(t, s.Client(t), 500)
-	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
-	defer cancel()
-	res, err := Run(ctx, reg, standalone(s), Options{Count: 10, Rate: 500})
+	// The deadline passes once the walk is under way (a second's work at
+	// this rate), however long dialling and the checks before it took.
+	ctx := newEventDeadline()
+	res, err := Run(ctx, reg, standalone(s), Options{Count: 10, Rate: 500, ProgressEvery: 5 * time.Millisecond, Progress: func(p Progress) {
+		if p.Scanned > 0 {
+			ctx.expire()
+		}
+	}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -627,5 +632,30 @@ func TestConnectFailures(t *testing.T) {
 	opt, _ := redis.ParseURL("redis://:secret@" + s.Addr)
 	if _, err := Run(ctx, reg, Target{Conn: connFrom(opt), Cluster: true}, Options{}); err == nil || !strings.Contains(err.Error(), "not a Redis Cluster") {
 		t.Errorf("--cluster on a standalone server: %v", err)
+	}
+}
+
+// eventDeadline is a context whose deadline passes when the test says so
+// (expire), not after a time a loaded machine may overrun.
+type eventDeadline struct {
+	context.Context
+	done chan struct{}
+	once sync.Once
+}
+
+func newEventDeadline() *eventDeadline {
+	return &eventDeadline{Context: context.Background(), done: make(chan struct{})}
+}
+
+func (c *eventDeadline) expire() { c.once.Do(func() { close(c.done) }) }
+
+func (c *eventDeadline) Done() <-chan struct{} { return c.done }
+
+func (c *eventDeadline) Err() error {
+	select {
+	case <-c.done:
+		return context.DeadlineExceeded
+	default:
+		return nil
 	}
 }

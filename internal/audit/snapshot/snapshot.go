@@ -158,6 +158,8 @@ type scan struct {
 type fileResult struct {
 	keys      int64 // records passed to the inventory
 	expired   int64 // keys already expired when the snapshot was taken
+	empty     int64 // collections without elements the decoder skipped
+	streams   bool  // some record is a stream
 	freqs     bool  // some record carried an LFU counter
 	noCreated bool  // no ctime aux field: TTLs counted from the file's mtime
 	stop      *report.NodeStop
@@ -263,6 +265,7 @@ func (s *scan) file(ctx context.Context, in *Input, cls *inventory.Classifier) (
 	for {
 		r, err := dec.Next()
 		if err != nil {
+			res.empty = dec.Meta().EmptySkipped
 			if err != io.EOF {
 				var fe *rdb.FormatError
 				off, reason := dec.Offset(), err.Error()
@@ -300,6 +303,7 @@ func (s *scan) file(ctx context.Context, in *Input, cls *inventory.Classifier) (
 		if r.Freq >= 0 {
 			res.freqs = true
 		}
+		res.streams = res.streams || r.Type == rdb.TypeStream
 		res.keys++
 		if len(b.recs) == batchRecords || b.keyBytes >= batchBytes {
 			if ctx.Err() != nil {
@@ -370,10 +374,12 @@ func (s *scan) send(b *batch) {
 // notes explains what the report leaves out.
 func notes(opts Options, ins []*Input, res []fileResult) []string {
 	var notes []string
-	var expired int64
-	freqs := false
+	var expired, empty int64
+	freqs, streams := false, false
 	for i, r := range res {
 		expired += r.expired
+		empty += r.empty
+		streams = streams || r.streams
 		freqs = freqs || r.freqs
 		if r.noCreated {
 			notes = append(notes, fmt.Sprintf("%s does not say when it was written (no ctime aux field: Redis < 4.0): remaining TTLs are counted from its modification time", ins[i].Display()))
@@ -385,6 +391,16 @@ func notes(opts Options, ins []*Input, res []fileResult) []string {
 			what = "1 key had"
 		}
 		notes = append(notes, what+" already expired when the snapshot was taken; they are left out, as Redis drops them on load")
+	}
+	if empty > 0 {
+		what := human.Count(empty) + " empty lists, sets, sorted sets or hashes were"
+		if empty == 1 {
+			what = "1 empty list, set, sorted set or hash was"
+		}
+		notes = append(notes, what+" left out (the snapshot holds them without elements; Redis drops them on load)")
+	}
+	if streams {
+		notes = append(notes, "streams are sized as a server holds them once it has loaded the snapshot; MEMORY USAGE on the server that wrote it can be up to 4 KiB more per stream (its last node is preallocated)")
 	}
 	if opts.DB >= 0 {
 		notes = append(notes, fmt.Sprintf("only database %d was audited", opts.DB))

@@ -2,7 +2,11 @@ package snapshot
 
 import (
 	"context"
+	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/redis/go-redis/v9"
@@ -98,4 +102,118 @@ func TestSnapshotDBAndMatch(t *testing.T) {
 			t.Errorf("db %d, match %q: %d keys, want %d", c.db, c.match, got, c.want)
 		}
 	}
+}
+
+// An RDB file holding collections without elements (Redis's own test
+// file for it): the report leaves them out, as Redis does when it loads
+// the file, and its notes count them as the server's log does.
+func TestSnapshotEmptyCollections(t *testing.T) {
+	path := realRDB(t, "redis__corrupt_empty_keys.rdb")
+	s := redistest.Start(t)
+	ctx := context.Background()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(s.Dir, "dump.rdb"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := s.Client(t)
+	if err := c.Do(ctx, "DEBUG", "RELOAD", "NOSAVE").Err(); err != nil {
+		t.Fatal(err)
+	}
+	held, err := c.DBSize(ctx).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`empty keys skipped: (\d+)`).FindStringSubmatch(s.Log())
+	if m == nil {
+		t.Fatalf("the server's log does not count skipped empty keys:\n%s", s.Log())
+	}
+	reg, err := registry.Parse("r.yaml", []byte("version: 1\ndomains: {order: {owner: o}}\nkeys: []\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ins, err := Open([]string{path}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer Close(ins)
+	res, err := Run(ctx, reg, ins, Options{DB: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Report.Summary.Keys != held {
+		t.Errorf("report counts %d keys, the server holds %d", res.Report.Summary.Keys, held)
+	}
+	want := m[1] + " empty lists, sets, sorted sets or hashes were left out"
+	if !slices.ContainsFunc(res.Report.Notes, func(n string) bool { return strings.HasPrefix(n, want) }) {
+		t.Errorf("notes %q, want one starting %q", res.Report.Notes, want)
+	}
+}
+
+// A snapshot with a stream says which memory figure it gives for it; one
+// without says nothing about streams.
+func TestSnapshotStreamNote(t *testing.T) {
+	s := redistest.Start(t)
+	ctx := context.Background()
+	c := s.Client(t)
+	if err := c.Set(ctx, "k", "v", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	reg, err := registry.Parse("r.yaml", []byte("version: 1\ndomains: {order: {owner: o}}\nkeys: []\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, withStream := range []bool{false, true} {
+		if withStream {
+			if err := c.XAdd(ctx, &redis.XAddArgs{Stream: "events", Values: []any{"n", 1}}).Err(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := c.Save(ctx).Err(); err != nil {
+			t.Fatal(err)
+		}
+		ins, err := Open([]string{filepath.Join(s.Dir, "dump.rdb")}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := Run(ctx, reg, ins, Options{DB: -1})
+		Close(ins)
+		if err != nil {
+			t.Fatal(err)
+		}
+		noted := slices.ContainsFunc(res.Report.Notes, func(n string) bool { return strings.HasPrefix(n, "streams are sized as a server holds them") })
+		if noted != withStream {
+			t.Errorf("stream in the snapshot %v, note about streams %v: %q", withStream, noted, res.Report.Notes)
+		}
+	}
+}
+
+// realRDB finds one of the real RDB files other projects ship with their
+// tests (shared/rdb-fixtures above the repository, or
+// KEYGUARD_RDB_FIXTURES); they are read in place, never copied here.
+func realRDB(t *testing.T, name string) string {
+	t.Helper()
+	dirs := []string{os.Getenv("KEYGUARD_RDB_FIXTURES")}
+	wd, _ := os.Getwd()
+	for d := wd; filepath.Dir(d) != d; d = filepath.Dir(d) {
+		dirs = append(dirs, filepath.Join(d, "shared", "rdb-fixtures"))
+	}
+	for _, d := range dirs {
+		if p := filepath.Join(d, name); d != "" && fileExists(p) {
+			return p
+		}
+	}
+	msg := name + " not found in shared/rdb-fixtures above " + wd + " (set KEYGUARD_RDB_FIXTURES to the directory of real RDB files)"
+	if os.Getenv("KEYGUARD_REQUIRE_TOOLCHAINS") == "1" {
+		t.Fatal(msg + " (required: KEYGUARD_REQUIRE_TOOLCHAINS=1)")
+	}
+	t.Skip(msg)
+	return ""
+}
+
+func fileExists(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular()
 }
