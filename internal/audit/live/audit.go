@@ -1,10 +1,12 @@
 package live
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"runtime"
 	"slices"
@@ -33,6 +35,10 @@ const (
 	// AllSamples as Options.MemorySamples sends MEMORY USAGE … SAMPLES 0:
 	// exact sizes of collections, at O(elements) per key.
 	AllSamples = -1
+
+	// AllDBs as Conn.DB walks every database INFO keyspace lists with
+	// keys (a Cluster has only database 0).
+	AllDBs = -1
 )
 
 // How much a field-name probe reads.
@@ -43,8 +49,8 @@ const (
 )
 
 // Conn is how to reach the server: its address (a Cluster seed with
-// Target.Cluster), and the credentials, TLS and database every node's
-// connection uses.
+// Target.Cluster), the credentials and TLS every node's connection uses,
+// and the database to walk (AllDBs: every database that holds keys).
 type Conn struct {
 	Addr               string
 	Username, Password string
@@ -95,6 +101,9 @@ type Options struct {
 	Sample        int64   // probe a random subset of about this many keys and extrapolate; 0 every key
 	Rate          float64 // commands per second across all nodes and connections; 0 no limit
 	Replicas      bool    // walk a replica of each master (or of the standalone server) instead
+	// ReplicasPrefer walks the master where Replicas finds no replica;
+	// without it a master without a replica stops the run before it starts.
+	ReplicasPrefer bool
 
 	// Resume continues the stopped run of a partial report (read back
 	// with report.ReadReport): only the nodes it lists as stopped are
@@ -199,7 +208,7 @@ func Run(ctx context.Context, reg *registry.Registry, t Target, opts Options) (*
 	}
 	opts = opts.withDefaults()
 	started := time.Now()
-	r := &run{reg: reg, t: t, opts: opts, db: t.Conn.DB, lim: newLimiter(opts.Rate)}
+	r := &run{reg: reg, t: t, opts: opts, lim: newLimiter(opts.Rate), runIDs: map[string]string{}}
 	var carry *inventory.Aggregator
 	if opts.Resume != nil {
 		var err error
@@ -207,8 +216,8 @@ func Run(ctx context.Context, reg *registry.Registry, t Target, opts Options) (*
 			return nil, fmt.Errorf("resume: %w", err)
 		}
 	}
-	if t.Cluster && r.db != 0 {
-		return nil, fmt.Errorf("database %d: a Redis Cluster has only database 0", r.db)
+	if t.Cluster && t.Conn.DB > 0 {
+		return nil, fmt.Errorf("database %d: a Redis Cluster has only database 0", t.Conn.DB)
 	}
 	plans, err := r.plan(ctx)
 	if err != nil {
@@ -219,7 +228,7 @@ func Run(ctx context.Context, reg *registry.Registry, t Target, opts Options) (*
 	}
 	r.sampling()
 	agg := r.walkAll(ctx, started)
-	if carry != nil {
+	if carry != nil && !r.fresh {
 		agg.Merge(carry)
 	}
 	res := r.result(agg, started)
@@ -294,24 +303,93 @@ func (r *run) result(agg *inventory.Aggregator, started time.Time) *Result {
 	if display == "" {
 		display = "redis://" + r.t.Conn.Addr
 	}
+	cov := r.coverage(stopped)
 	meta := report.Meta{
-		Source:    report.Source{Kind: kind, Target: display, Nodes: len(r.walkers) + len(r.stopped)},
+		Source:    report.Source{Kind: kind, Target: display, Nodes: len(cov.Nodes) + len(r.stopped)},
 		Registry:  r.reg.File,
 		StartedAt: started,
 		Duration:  time.Since(started),
-		Complete:  len(stopped) == 0,
+		Complete:  len(stopped) == 0 && len(cov.NotCovered) == 0,
 		Stopped:   stopped,
 		Notes:     dedupe(r.notes),
 	}
-	if p := r.opts.Resume; p != nil {
+	if p := r.opts.Resume; p != nil && !r.fresh {
 		meta.Source.Nodes = max(meta.Source.Nodes, p.Source.Nodes)
 		meta.StartedAt = p.StartedAt
 		meta.Duration += time.Duration(p.DurationMS) * time.Millisecond
 	}
 	res.Report = agg.Report(meta)
+	rep := res.Report
+	if p := r.opts.Resume; p != nil && !r.fresh {
+		cov = report.JoinCoverage(p.Coverage, cov)
+	}
+	rep.Coverage = cov
+	if rep.State != nil {
+		rep.State.RunIDs = map[string]string{}
+		if p := r.opts.Resume; p != nil && !r.fresh && p.State != nil {
+			maps.Copy(rep.State.RunIDs, p.State.RunIDs)
+		}
+		for _, n := range cov.Nodes {
+			if n.RunID != "" {
+				rep.State.RunIDs[n.Addr] = n.RunID
+			}
+		}
+	}
 	res.Complete = meta.Complete
 	res.Stopped = stopped
 	return res
+}
+
+// coverage is what the run's walkers covered, and what they and the
+// nodes that could not start did not.
+func (r *run) coverage(stopped []report.NodeStop) *report.Coverage {
+	c := &report.Coverage{}
+	byAddr := map[string]int{}
+	walkedSlots := map[string]bool{}
+	for _, w := range r.walkers {
+		i, ok := byAddr[w.addr]
+		if !ok {
+			i = len(c.Nodes)
+			byAddr[w.addr] = i
+			c.Nodes = append(c.Nodes, report.CoverageNode{Addr: w.addr, Role: w.plan.role, RunID: w.runID})
+		}
+		n := &c.Nodes[i]
+		done := w.finished.Load() && w.stop == nil
+		n.DBs = append(n.DBs, report.CoverageDB{DB: w.plan.db, KeysStart: w.total, KeysEnd: w.keysEnd, Counted: w.scannedDone, Complete: done})
+		if done && w.plan.slots != "" {
+			n.Slots = report.JoinSlotRanges(n.Slots, w.plan.slots)
+			walkedSlots[w.plan.slots] = true
+		}
+	}
+	for _, s := range stopped {
+		g := report.Gap{Node: s.Node, Slots: s.Slots, Reason: s.Reason}
+		if !r.t.Cluster && !r.alone {
+			g.DB = &s.DB
+		}
+		if r.t.Cluster && g.Slots == "" {
+			for _, w := range r.walkers {
+				if w.addr == s.Node {
+					g.Slots = w.plan.slots
+				}
+			}
+		}
+		c.NotCovered = append(c.NotCovered, g)
+	}
+	if r.t.Cluster || r.alone {
+		cl := &report.ClusterCoverage{Masters: r.masters}
+		var got []int
+		for _, n := range c.Nodes {
+			got = append(got, report.ParseSlotRanges(n.Slots)...)
+		}
+		cl.Slots = len(got)
+		cl.Walked = len(walkedSlots)
+		if cl.Slots < report.ClusterSlots {
+			cl.Counted = report.SlotRanges(got)
+		}
+		c.Cluster = cl
+	}
+	c.Finish()
+	return c
 }
 
 // walkNotes adds what the walkers saw to the run's notes.
@@ -354,7 +432,7 @@ func (r *run) walkNotes() {
 	if r.opts.Match != "" {
 		r.note("only keys matching %q were audited", r.opts.Match)
 	}
-	if p := r.opts.Resume; p != nil {
+	if p := r.opts.Resume; p != nil && !r.fresh {
 		r.notes = append(r.notes, p.Notes...)
 		r.note("resumed from an earlier partial report: this report counts its keys and those after its cursors, each once")
 	}
@@ -365,13 +443,17 @@ type run struct {
 	reg   *registry.Registry
 	t     Target
 	opts  Options
-	db    int
 	lim   *limiter
 	ratio float64 // sampling probability; 0 means every key
 	total int64
 
 	walkers []*walker
 	stopped []report.NodeStop // nodes that could not start
+
+	runIDs  map[string]string // run_id of the nodes planned, by address
+	masters int               // Cluster: masters serving slots when the run began
+	alone   bool              // a Cluster node audited without Target.Cluster
+	fresh  bool              // Resume's nodes restarted since: nothing is carried over
 
 	// The aggregation: a few aggregators whatever the number of nodes
 	// (each keeps a full set of capped findings), fed batches by every
@@ -388,16 +470,19 @@ func (r *run) note(format string, args ...any) {
 	r.mu.Unlock()
 }
 
-// nodePlan is one node to walk.
+// nodePlan is one database of one node to walk.
 type nodePlan struct {
 	addr     string
+	db       int
+	role     string // master or replica
+	slots    string // Cluster: the slot ranges of the master it walks
 	readonly bool   // a Cluster replica: send READONLY
 	cursor   string // where to start
 }
 
-// plan finds the nodes to walk: the server (or one of its replicas), or
-// every master (or one replica of each) of the Cluster; then applies
-// Resume.
+// plan finds the nodes and databases to walk: the server (or one of its
+// replicas), or every master (or one replica of each) of the Cluster;
+// then applies Resume.
 func (r *run) plan(ctx context.Context) ([]nodePlan, error) {
 	var plans []nodePlan
 	if r.t.Cluster {
@@ -406,28 +491,11 @@ func (r *run) plan(ctx context.Context) ([]nodePlan, error) {
 			return nil, err
 		}
 	} else {
-		addr := r.t.Conn.Addr
-		if r.opts.Replicas {
-			c, err := r.dial(ctx, addr, resp.Session{DB: r.db, Timeout: r.opts.IOTimeout})
-			if err != nil {
-				return nil, err
-			}
-			in, err := nodeInfo(ctx, c)
-			c.Close()
-			if err != nil {
-				return nil, fmt.Errorf("%s: INFO: %w", addr, err)
-			}
-			switch rep := in.replica(); {
-			case in["role"] == "slave":
-				r.note("--replicas: %s is itself a replica; it was walked", addr)
-			case rep == "":
-				r.note("--replicas: %s has no online replica; the master itself was walked", addr)
-			default:
-				addr = rep
-				r.note("--replicas: walked replica %s of %s; a replica may lag its master", rep, r.t.Conn.Addr)
-			}
+		p, err := r.serverPlan(ctx)
+		if err != nil {
+			return nil, err
 		}
-		plans = []nodePlan{{addr: addr}}
+		plans = p
 	}
 	for i := range plans {
 		plans[i].cursor = "0"
@@ -435,21 +503,39 @@ func (r *run) plan(ctx context.Context) ([]nodePlan, error) {
 	if r.opts.Resume == nil {
 		return plans, nil
 	}
-	byAddr := map[string]int{}
+	if why := r.restartedSince(r.opts.Resume); why != "" {
+		// SCAN cursors do not hold across a restart, and the earlier
+		// counts cannot be told apart by node: walk everything again.
+		r.fresh = true
+		r.note("%s; nothing of the earlier report was carried over and every node was walked again from the start", why)
+		return plans, nil
+	}
+	type nodeDB struct {
+		addr string
+		db   int
+	}
+	byNode := map[nodeDB]int{}
+	nodes := map[string]bool{}
 	for i, p := range plans {
-		byAddr[p.addr] = i
+		byNode[nodeDB{p.addr, p.db}] = i
+		nodes[p.addr] = true
 	}
 	var out []nodePlan
 	for _, s := range r.opts.Resume.Stopped {
-		i, ok := byAddr[s.Node]
-		if !ok {
+		var p nodePlan
+		if i, ok := byNode[nodeDB{s.Node, s.DB}]; ok {
+			p = plans[i]
+		} else if nodes[s.Node] {
+			// A database that held no keys now: walk it from the stop's
+			// cursor all the same.
+			p = nodePlan{addr: s.Node, db: s.DB}
+		} else {
 			var have []string
 			for _, p := range plans {
 				have = append(have, p.addr)
 			}
-			return nil, fmt.Errorf("resume: node %s of the earlier report is not among the nodes walked now (%s); the topology changed: run the audit again without --resume", s.Node, strings.Join(have, ", "))
+			return nil, fmt.Errorf("resume: node %s of the earlier report is not among the nodes walked now (%s); the topology changed: run the audit again without --resume", s.Node, strings.Join(dedupe(have), ", "))
 		}
-		p := plans[i]
 		p.cursor = s.Cursor
 		if p.cursor == "" {
 			p.cursor = "0"
@@ -461,6 +547,139 @@ func (r *run) plan(ctx context.Context) ([]nodePlan, error) {
 	}
 	return out, nil
 }
+
+// serverPlan plans a standalone server (or its replica): one plan per
+// database it walks.
+func (r *run) serverPlan(ctx context.Context) ([]nodePlan, error) {
+	addr := r.t.Conn.Addr
+	in, err := r.info(ctx, addr)
+	if err != nil {
+		return nil, err
+	}
+	if r.opts.Replicas {
+		switch rep := in.replica(); {
+		case in["role"] == "slave":
+			r.note("--replicas: %s is itself a replica; it was walked", addr)
+		case rep == "" && !r.opts.ReplicasPrefer:
+			return nil, fmt.Errorf("--replicas: %s has no online replica to read; audit the master without --replicas, or pass --replicas=prefer to walk the master when there is no replica", addr)
+		case rep == "":
+			r.note("--replicas=prefer: %s has no online replica; the master itself was walked", addr)
+		default:
+			addr = rep
+			r.note("--replicas: walked replica %s of %s; a replica may lag its master", rep, r.t.Conn.Addr)
+			if in, err = r.info(ctx, addr); err != nil {
+				return nil, err
+			}
+		}
+	}
+	r.runIDs[addr] = in["run_id"]
+	role := "master"
+	if in["role"] == "slave" {
+		role = "replica"
+	}
+	var plans []nodePlan
+	for _, db := range r.dbsOf(in) {
+		plans = append(plans, nodePlan{addr: addr, db: db, role: role})
+	}
+	if in["cluster_enabled"] == "1" {
+		r.shard(ctx, addr, plans)
+	}
+	return plans, nil
+}
+
+// shard reads the Cluster a node audited alone belongs to: how many
+// masters it has and which slots the node holds, for the report to say
+// how much of the Cluster it covers.
+func (r *run) shard(ctx context.Context, addr string, plans []nodePlan) {
+	r.alone = true
+	c, err := r.dial(ctx, addr, resp.Session{Timeout: r.opts.IOTimeout})
+	if err != nil {
+		return
+	}
+	text, err := c.Simple(ctx, "CLUSTER", "NODES")
+	c.Close()
+	if err != nil {
+		r.note("%s is a Redis Cluster node and was audited alone (CLUSTER NODES: %v); add --cluster to audit every master", addr, err)
+		return
+	}
+	host, _, _ := net.SplitHostPort(addr)
+	nodes := parseClusterNodes(text, host)
+	var me *clusterNode
+	for i := range nodes {
+		if nodes[i].has("myself") {
+			me = &nodes[i]
+		}
+		if nodes[i].has("master") && nodes[i].slots > 0 {
+			r.masters++
+		}
+	}
+	if me == nil {
+		return
+	}
+	owned := me.owned
+	if me.master != "" {
+		for _, n := range nodes {
+			if n.id == me.master {
+				owned = n.owned
+			}
+		}
+	}
+	slots := report.SlotRanges(owned)
+	for i := range plans {
+		plans[i].slots = slots
+	}
+	r.note("%s is 1 of %d masters of a Redis Cluster and was audited alone: slots %s; add --cluster for all", addr, r.masters, cmp.Or(slots, "none"))
+}
+
+// dbsOf is the databases to walk on a node: Conn.DB, or with AllDBs
+// every database that holds keys (database 0 when none does).
+func (r *run) dbsOf(in info) []int {
+	if r.t.Conn.DB != AllDBs || r.t.Cluster {
+		return []int{max(r.t.Conn.DB, 0)}
+	}
+	dbs := in.dbs()
+	if len(dbs) == 0 {
+		dbs = []int{0}
+	}
+	return dbs
+}
+
+// info dials addr and reads INFO.
+func (r *run) info(ctx context.Context, addr string) (info, error) {
+	c, err := r.dial(ctx, addr, resp.Session{Timeout: r.opts.IOTimeout})
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	in, err := nodeInfo(ctx, c)
+	if err != nil {
+		var se resp.ServerError
+		if errors.As(err, &se) && se.Code() == "NOPERM" {
+			return nil, &PermissionError{Addr: addr, Commands: []string{"info"}, Reply: string(se)}
+		}
+		return nil, fmt.Errorf("%s: INFO: %w", addr, err)
+	}
+	return in, nil
+}
+
+// restartedSince says which node of the resumed report has restarted
+// since (another run_id), or "".
+func (r *run) restartedSince(prev *report.Report) string {
+	was := map[string]string{}
+	if prev.State != nil {
+		maps.Copy(was, prev.State.RunIDs)
+	}
+	for _, s := range prev.Stopped {
+		old, now := cmp.Or(s.RunID, was[s.Node]), r.runIDs[s.Node]
+		if old != "" && now != "" && old != now {
+			return fmt.Sprintf("%s restarted since the partial report (run_id %s, now %s): its SCAN cursor no longer holds", s.Node, short(old), short(now))
+		}
+	}
+	return ""
+}
+
+// short is the head of a run_id, enough to tell two apart.
+func short(id string) string { return id[:min(len(id), 8)] }
 
 // clusterPlan asks the seeds for CLUSTER NODES.
 func (r *run) clusterPlan(ctx context.Context) ([]nodePlan, error) {
@@ -512,14 +731,18 @@ func (r *run) pickNodes(nodes []clusterNode) ([]nodePlan, error) {
 			continue
 		}
 		masters++
+		if n.slots > 0 {
+			r.masters++
+		}
+		slots := report.SlotRanges(n.owned)
 		if !n.usable() {
 			if n.slots > 0 {
-				r.stopped = append(r.stopped, report.NodeStop{Node: n.addr, Reason: "the cluster marks this master failed (" + strings.Join(n.flags, ",") + "); its keys were not audited", Cursor: "0"})
+				r.stopped = append(r.stopped, report.NodeStop{Node: n.addr, Slots: slots, Reason: "the cluster marks this master failed (" + strings.Join(n.flags, ",") + "); its keys were not audited", Cursor: "0"})
 			}
 			continue
 		}
 		if !r.opts.Replicas {
-			plans = append(plans, nodePlan{addr: n.addr})
+			plans = append(plans, nodePlan{addr: n.addr, role: "master", slots: slots})
 			continue
 		}
 		rep := ""
@@ -530,11 +753,14 @@ func (r *run) pickNodes(nodes []clusterNode) ([]nodePlan, error) {
 			}
 		}
 		if rep == "" {
-			r.note("--replicas: master %s has no healthy replica; the master itself was walked", n.addr)
-			plans = append(plans, nodePlan{addr: n.addr})
+			if !r.opts.ReplicasPrefer {
+				return nil, fmt.Errorf("--replicas: master %s has no healthy replica to read; audit the masters without --replicas, or pass --replicas=prefer to walk a master when it has no replica", n.addr)
+			}
+			r.note("--replicas=prefer: master %s has no healthy replica; the master itself was walked", n.addr)
+			plans = append(plans, nodePlan{addr: n.addr, role: "master", slots: slots})
 			continue
 		}
-		plans = append(plans, nodePlan{addr: rep, readonly: true})
+		plans = append(plans, nodePlan{addr: rep, role: "replica", slots: slots, readonly: true})
 	}
 	if masters == 0 {
 		return nil, errors.New("CLUSTER NODES lists no master: is the cluster set up (cluster_state:ok)?")

@@ -239,42 +239,6 @@ func TestClusterNodeKilledMidAudit(t *testing.T) {
 	}
 }
 
-// A standalone server restarted mid-audit (from its RDB): the walker
-// reconnects, continues from its cursor, finishes, and notes the restart.
-func TestServerRestartedMidAudit(t *testing.T) {
-	reg := testRegistry(t)
-	s := redistest.Start(t)
-	ctx := context.Background()
-	c := s.Client(t)
-	n := plant.Clean(t, c, 1000)
-	if err := c.Save(ctx).Err(); err != nil {
-		t.Fatal(err)
-	}
-	progress, reached := progressAt(int64(n) / 4)
-	done := make(chan *Result, 1)
-	errc := make(chan error, 1)
-	go func() {
-		res, err := Run(ctx, reg, standalone(s), Options{Rate: 2000, Progress: progress, ProgressEvery: 10 * time.Millisecond})
-		errc <- err
-		done <- res
-	}()
-	<-reached
-	s.Restart(t)
-	if err := <-errc; err != nil {
-		t.Fatal(err)
-	}
-	res := <-done
-	if !res.Complete {
-		t.Fatalf("stopped: %+v", res.Stopped)
-	}
-	if !hasNote(res.Report, "restarted") {
-		t.Errorf("no restart note: %q", res.Report.Notes)
-	}
-	if res.Report.Summary.Keys < int64(n)/2 {
-		t.Errorf("only %d of %d keys after the restart", res.Report.Summary.Keys, n)
-	}
-}
-
 // Ctrl-C writes a partial report with a cursor; resuming from it counts
 // the rest, and the two runs count every key exactly once.
 func TestInterruptAndResume(t *testing.T) {

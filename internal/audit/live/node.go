@@ -36,6 +36,7 @@ type walker struct {
 	canNS   bool
 	canFlds bool
 	total   int64 // keys at the start
+	keysEnd int64 // keys at the end; -1 unknown
 	rng     *rand.Rand
 	enc     encodings
 
@@ -78,8 +79,8 @@ const probeKey = "keyguard:audit:permission-probe"
 // newWalker connects to a node, reads INFO and checks the ACL user's
 // permissions.
 func (r *run) newWalker(ctx context.Context, p nodePlan) (*walker, error) {
-	w := &walker{r: r, plan: p, addr: p.addr, resume: p.cursor,
-		sess: resp.Session{DB: r.db, ReadOnly: p.readonly, Timeout: r.opts.IOTimeout}}
+	w := &walker{r: r, plan: p, addr: p.addr, resume: p.cursor, keysEnd: -1,
+		sess: resp.Session{DB: p.db, ReadOnly: p.readonly, Timeout: r.opts.IOTimeout}}
 	seed := r.opts.Seed
 	if seed == 0 {
 		seed = rand.Uint64()
@@ -104,10 +105,7 @@ func (r *run) newWalker(ctx context.Context, p nodePlan) (*walker, error) {
 	w.version = in.version()
 	w.policy = in["maxmemory_policy"]
 	w.lfu = in.lfu()
-	w.total = in.keys(r.db)
-	if !r.t.Cluster && in["cluster_enabled"] == "1" {
-		w.notes = append(w.notes, fmt.Sprintf("%s is a Redis Cluster node and was audited alone: audit the whole cluster in cluster mode (--cluster)", p.addr))
-	}
+	w.total = in.keys(p.db)
 	if err := w.permissions(ctx); err != nil {
 		c.Close()
 		return nil, err
@@ -221,8 +219,11 @@ func (w *walker) walk(ctx context.Context) {
 	cancel()
 	for range ch {
 	}
-	w.closeConn()
 	if w.finished.Load() {
+		w.end(ctx)
+	}
+	w.closeConn()
+	if w.finished.Load() || w.stop != nil {
 		return
 	}
 	var reason string
@@ -239,7 +240,28 @@ func (w *walker) walk(ctx context.Context) {
 	default:
 		reason = "stopped"
 	}
-	w.stop = &report.NodeStop{Node: w.addr, Reason: reason, Cursor: w.resume, Keys: w.scannedDone}
+	w.stop = &report.NodeStop{Node: w.addr, DB: w.plan.db, Reason: reason, Cursor: w.resume, Keys: w.scannedDone, RunID: w.runID}
+}
+
+// end reads the node's key count after the walk, and checks that the
+// server did not restart since the walk began.
+func (w *walker) end(ctx context.Context) {
+	if w.conn == nil {
+		if w.retry(ctx, func(*resp.Conn) error { return nil }) != nil {
+			return
+		}
+	}
+	in, err := nodeInfo(ctx, w.conn)
+	if err != nil {
+		return
+	}
+	w.keysEnd = in.keys(w.plan.db)
+	if id := in["run_id"]; id != "" && id != w.runID {
+		w.restarted = true
+		w.finished.Store(false)
+		w.stop = &report.NodeStop{Node: w.addr, DB: w.plan.db, Cursor: w.resume, Keys: w.scannedDone, RunID: w.runID,
+			Reason: fmt.Sprintf("restarted during the walk (run_id %s, now %s): the keys counted may mix two lives of the server: audit again", short(w.runID), short(id))}
+	}
 }
 
 func (w *walker) closeConn() {
@@ -361,9 +383,11 @@ func (w *walker) checkRestart(ctx context.Context, c *resp.Conn) error {
 	if err != nil {
 		return err
 	}
-	if id := in["run_id"]; id != "" && id != w.runID && !w.restarted {
+	if id := in["run_id"]; id != "" && id != w.runID {
+		// SCAN's cursor means nothing to the new life of the server, and
+		// a count that mixed both lives would be no count at all.
 		w.restarted = true
-		w.notes = append(w.notes, fmt.Sprintf("%s restarted during the audit (new run_id) near cursor %s; SCAN does not hold across a restart, so some keys may be missed or counted twice", w.addr, w.resume))
+		return &stopError{fmt.Errorf("restarted during the walk (run_id %s, now %s); SCAN cursors do not hold across a restart, so the keys after them were not counted: audit again", short(w.runID), short(id))}
 	}
 	return nil
 }

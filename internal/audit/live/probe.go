@@ -578,7 +578,7 @@ func (w *walker) readScan(c *resp.Conn, cursor string, free chan *batch) (*batch
 			guess = e.Type
 			ns = w.canNS && cl.NS && e.Type == "hash"
 		}
-		b.recs = append(b.recs, inventory.Record{Key: key, DB: w.r.db, Node: w.addr, Bytes: -1, Elements: -1, Freq: -1})
+		b.recs = append(b.recs, inventory.Record{Key: key, DB: w.plan.db, Node: w.addr, Bytes: -1, Elements: -1, Freq: -1})
 		b.class = append(b.class, cl)
 		b.drop = append(b.drop, dropNone)
 		b.guess = append(b.guess, guess)
