@@ -126,8 +126,8 @@ cursor per node for --resume.`)
 type incompleteError struct {
 	stops []report.NodeStop
 	gaps  *report.Coverage // what was not covered, when the stops do not say it all
-	out   string // where the partial report went
-	kept  bool   // beside an existing --out file, which was left as it was
+	out   string           // where the partial report went
+	kept  bool             // beside an existing --out file, which was left as it was
 	json  bool
 }
 

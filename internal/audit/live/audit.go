@@ -453,7 +453,7 @@ type run struct {
 	runIDs  map[string]string // run_id of the nodes planned, by address
 	masters int               // Cluster: masters serving slots when the run began
 	alone   bool              // a Cluster node audited without Target.Cluster
-	fresh  bool              // Resume's nodes restarted since: nothing is carried over
+	fresh   bool              // Resume's nodes restarted since: nothing is carried over
 
 	// The aggregation: a few aggregators whatever the number of nodes
 	// (each keeps a full set of capped findings), fed batches by every
