@@ -40,6 +40,9 @@ type Snapshot struct {
 	Estimate  bool // counts are extrapolated from a sample
 	Stopped   []Stop
 	Notes     []string
+	Covered   float64  // the part of the keyspace covered (coverage share; 1 for a complete report without coverage)
+	Coverage  string   // the coverage in one line; "" when the report has none
+	Uncovered []string // the parts not covered, and why
 
 	Totals            Totals // the whole keyspace
 	Unregistered      int64
@@ -202,6 +205,11 @@ func snapshotOf(rep *Report, reg *registry.Registry) *Snapshot {
 	}
 	for _, st := range rep.Stopped {
 		s.Stopped = append(s.Stopped, Stop{Node: st.Node, Reason: st.Reason, Keys: st.Keys})
+	}
+	s.Covered = b2f(rep.Complete)
+	if c := rep.Coverage; c != nil {
+		s.Covered, s.Coverage = c.Share, c.Summary()
+		_, s.Uncovered = c.Lines()
 	}
 	s.templates(rep, reg)
 	s.families(rep)
