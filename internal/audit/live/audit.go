@@ -266,17 +266,14 @@ func (r *run) sampling() {
 
 // walkAll walks every node at once into one aggregation pipeline.
 func (r *run) walkAll(ctx context.Context, started time.Time) *inventory.Aggregator {
-	r.pipe = inventory.NewPipeline(r.reg, r.opts.Inventory, min(runtime.GOMAXPROCS(0), len(r.walkers), maxAggregators))
+	r.width = max(len(r.walkers), 1)
+	r.pipe = inventory.NewPipeline(r.reg, r.opts.Inventory, max(min(runtime.GOMAXPROCS(0), len(r.walkers), maxAggregators), 1))
 	stopProgress := r.progressLoop(started)
-	var wg sync.WaitGroup
-	for _, w := range r.walkers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			w.walk(ctx)
-		}()
+	if r.t.Cluster {
+		r.walkCluster(ctx, r.startLeft)
+	} else {
+		r.walkRound(ctx, r.walkers)
 	}
-	wg.Wait()
 	stopProgress()
 	return r.pipe.Close()
 }
@@ -345,7 +342,7 @@ func (r *run) result(agg *inventory.Aggregator, started time.Time) *Result {
 func (r *run) coverage(stopped []report.NodeStop) *report.Coverage {
 	c := &report.Coverage{}
 	byAddr := map[string]int{}
-	walkedSlots := map[string]bool{}
+	counted := map[string]bool{} // nodes that counted Cluster slots
 	for _, w := range r.walkers {
 		i, ok := byAddr[w.addr]
 		if !ok {
@@ -355,10 +352,25 @@ func (r *run) coverage(stopped []report.NodeStop) *report.Coverage {
 		}
 		n := &c.Nodes[i]
 		done := w.finished.Load() && w.stop == nil
-		n.DBs = append(n.DBs, report.CoverageDB{DB: w.plan.db, KeysStart: w.total, KeysEnd: w.keysEnd, Counted: w.scannedDone, Complete: done})
-		if done && w.plan.slots != "" {
+		d := report.CoverageDB{DB: w.plan.db, KeysStart: w.total, KeysEnd: w.keysEnd, Counted: w.scannedDone, Complete: done}
+		if j := slices.IndexFunc(n.DBs, func(e report.CoverageDB) bool { return e.DB == d.DB }); j >= 0 {
+			// The same node walked again for other slots.
+			e := &n.DBs[j]
+			e.Counted += d.Counted
+			e.Complete = e.Complete && d.Complete
+			if d.KeysEnd >= 0 {
+				e.KeysEnd = d.KeysEnd
+			}
+		} else {
+			n.DBs = append(n.DBs, d)
+		}
+		switch {
+		case w.plan.slotList != nil && len(w.done) > 0:
+			n.Slots = report.JoinSlotRanges(n.Slots, report.SlotRanges(w.done))
+			counted[w.addr] = true
+		case done && w.plan.slots != "":
 			n.Slots = report.JoinSlotRanges(n.Slots, w.plan.slots)
-			walkedSlots[w.plan.slots] = true
+			counted[w.addr] = true
 		}
 	}
 	for _, s := range stopped {
@@ -366,23 +378,17 @@ func (r *run) coverage(stopped []report.NodeStop) *report.Coverage {
 		if !r.t.Cluster && !r.alone {
 			g.DB = &s.DB
 		}
-		if r.t.Cluster && g.Slots == "" {
-			for _, w := range r.walkers {
-				if w.addr == s.Node {
-					g.Slots = w.plan.slots
-				}
-			}
-		}
 		c.NotCovered = append(c.NotCovered, g)
 	}
 	if r.t.Cluster || r.alone {
-		cl := &report.ClusterCoverage{Masters: r.masters}
+		cl := &report.ClusterCoverage{Masters: r.masters, Walked: min(len(counted), max(r.masters, 1))}
 		var got []int
 		for _, n := range c.Nodes {
 			got = append(got, report.ParseSlotRanges(n.Slots)...)
 		}
+		slices.Sort(got)
+		got = slices.Compact(got)
 		cl.Slots = len(got)
-		cl.Walked = len(walkedSlots)
 		if cl.Slots < report.ClusterSlots {
 			cl.Counted = report.SlotRanges(got)
 		}
@@ -420,7 +426,10 @@ func (r *run) walkNotes() {
 	if vanished > 0 {
 		r.note("%d keys vanished between SCAN and the probes (expired or deleted) and were skipped", vanished)
 	}
-	if moved > 0 {
+	if r.rewalked > 0 {
+		r.note("the Cluster changed during the audit (a failover or slot migration): %d slots were walked again on their owner of the moment; each slot was counted once, whole", r.rewalked)
+	}
+	if moved > 0 && !r.t.Cluster {
 		r.note("%d keys answered MOVED or ASK (slots migrating during the audit) and were skipped on the old node", moved)
 	}
 	if denied > 0 {
@@ -450,6 +459,10 @@ type run struct {
 	walkers []*walker
 	stopped []report.NodeStop // nodes that could not start
 
+	width     int       // walkers of the first round: how many share the rate
+	startLeft []pending // Cluster slots without a node to walk them at the start
+	rewalked  int       // Cluster slots walked again after a topology change
+
 	runIDs  map[string]string // run_id of the nodes planned, by address
 	masters int               // Cluster: masters serving slots when the run began
 	alone   bool              // a Cluster node audited without Target.Cluster
@@ -475,27 +488,26 @@ type nodePlan struct {
 	addr     string
 	db       int
 	role     string // master or replica
-	slots    string // Cluster: the slot ranges of the master it walks
+	slots    string // a Cluster node audited alone: the slot ranges of its master
 	readonly bool   // a Cluster replica: send READONLY
 	cursor   string // where to start
+
+	// A Cluster walk: the slots to count, in order; the node's id, or for
+	// a replica its master's.
+	slotList         []int
+	nodeID, masterID string
 }
 
 // plan finds the nodes and databases to walk: the server (or one of its
 // replicas), or every master (or one replica of each) of the Cluster;
 // then applies Resume.
 func (r *run) plan(ctx context.Context) ([]nodePlan, error) {
-	var plans []nodePlan
 	if r.t.Cluster {
-		var err error
-		if plans, err = r.clusterPlan(ctx); err != nil {
-			return nil, err
-		}
-	} else {
-		p, err := r.serverPlan(ctx)
-		if err != nil {
-			return nil, err
-		}
-		plans = p
+		return r.clusterPlan(ctx)
+	}
+	plans, err := r.serverPlan(ctx)
+	if err != nil {
+		return nil, err
 	}
 	for i := range plans {
 		plans[i].cursor = "0"
@@ -681,90 +693,40 @@ func (r *run) restartedSince(prev *report.Report) string {
 // short is the head of a run_id, enough to tell two apart.
 func short(id string) string { return id[:min(len(id), 8)] }
 
-// clusterPlan asks the seeds for CLUSTER NODES.
+// clusterPlan reads the topology and plans every slot served by a master
+// on that master (or a replica of it); with Resume only the slots the
+// partial report did not count.
 func (r *run) clusterPlan(ctx context.Context) ([]nodePlan, error) {
-	seeds := append([]string{r.t.Conn.Addr}, r.t.Seeds...)
-	seeds = dedupe(seeds)
-	var firstErr error
-	for _, seed := range seeds {
-		c, err := r.dial(ctx, seed, resp.Session{Timeout: r.opts.IOTimeout})
-		if err != nil {
-			var ce *ConnectError
-			if errors.As(err, &ce) && ce.Auth {
-				return nil, err
-			}
-			if firstErr == nil {
-				firstErr = err
-			}
-			continue
-		}
-		text, err := c.Simple(ctx, "CLUSTER", "NODES")
-		c.Close()
-		if err != nil {
-			var se resp.ServerError
-			if errors.As(err, &se) {
-				if se.Code() == "NOPERM" {
-					return nil, &PermissionError{Addr: seed, Commands: []string{"cluster|nodes"}, Reply: string(se)}
-				}
-				if strings.Contains(string(se), "cluster support disabled") {
-					return nil, fmt.Errorf("%s is not a Redis Cluster node (%v): drop --cluster to audit it as a standalone server", seed, se)
-				}
-			}
-			if firstErr == nil {
-				firstErr = fmt.Errorf("%s: CLUSTER NODES: %w", seed, err)
-			}
-			continue
-		}
-		host, _, _ := net.SplitHostPort(seed)
-		return r.pickNodes(parseClusterNodes(text, host))
+	nodes, err := r.topology(ctx)
+	if err != nil {
+		return nil, err
 	}
-	return nil, firstErr
-}
-
-// pickNodes chooses the masters, or one replica of each, and records the
-// masters the cluster marks failed as stopped nodes.
-func (r *run) pickNodes(nodes []clusterNode) ([]nodePlan, error) {
-	var plans []nodePlan
-	masters := 0
+	var slots []int
 	for _, n := range nodes {
-		if !n.has("master") {
-			continue
-		}
-		masters++
-		if n.slots > 0 {
+		if n.has("master") && n.slots > 0 {
 			r.masters++
+			slots = append(slots, n.owned...)
 		}
-		slots := report.SlotRanges(n.owned)
-		if !n.usable() {
-			if n.slots > 0 {
-				r.stopped = append(r.stopped, report.NodeStop{Node: n.addr, Slots: slots, Reason: "the cluster marks this master failed (" + strings.Join(n.flags, ",") + "); its keys were not audited", Cursor: "0"})
-			}
-			continue
-		}
-		if !r.opts.Replicas {
-			plans = append(plans, nodePlan{addr: n.addr, role: "master", slots: slots})
-			continue
-		}
-		rep := ""
-		for _, s := range nodes {
-			if s.master == n.id && s.usable() && s.linked && (s.has("slave") || s.has("replica")) {
-				rep = s.addr
-				break
-			}
-		}
-		if rep == "" {
-			if !r.opts.ReplicasPrefer {
-				return nil, fmt.Errorf("--replicas: master %s has no healthy replica to read; audit the masters without --replicas, or pass --replicas=prefer to walk a master when it has no replica", n.addr)
-			}
-			r.note("--replicas=prefer: master %s has no healthy replica; the master itself was walked", n.addr)
-			plans = append(plans, nodePlan{addr: n.addr, role: "master", slots: slots})
-			continue
-		}
-		plans = append(plans, nodePlan{addr: rep, role: "replica", slots: slots, readonly: true})
 	}
-	if masters == 0 {
-		return nil, errors.New("CLUSTER NODES lists no master: is the cluster set up (cluster_state:ok)?")
+	if r.masters == 0 {
+		return nil, errors.New("CLUSTER NODES lists no master serving slots: is the cluster set up (cluster_state:ok)?")
 	}
+	if p := r.opts.Resume; p != nil {
+		slots = slots[:0]
+		for _, s := range p.Stopped {
+			if !report.ValidSlotRanges(s.Slots) {
+				return nil, fmt.Errorf("resume: the partial report's stop of %s names no Cluster slots (it was written by an earlier version, which walked with SCAN cursors); run the audit again without --resume", s.Node)
+			}
+			slots = append(slots, report.ParseSlotRanges(s.Slots)...)
+		}
+	}
+	plans, left := r.assign(slots, nodes)
+	for _, l := range left {
+		if strings.HasPrefix(l.reason, "--replicas") {
+			return nil, errors.New(l.reason)
+		}
+	}
+	r.startLeft = left
 	if r.opts.Replicas {
 		r.note("--replicas: replicas were walked instead of masters; a replica may lag its master")
 	}
@@ -802,7 +764,7 @@ func (r *run) start(ctx context.Context, plans []nodePlan) error {
 		case errors.As(err, &pe), !r.t.Cluster, errors.As(err, &ce) && ce.Auth, ctx.Err() != nil:
 			return err
 		}
-		r.stopped = append(r.stopped, report.NodeStop{Node: plans[i].addr, Reason: "unreachable at the start: " + err.Error(), Cursor: plans[i].cursor})
+		r.startLeft = append(r.startLeft, pending{slots: plans[i].slotList, node: plans[i].addr, reason: "node down: unreachable at the start: " + err.Error()})
 		walkers[i] = nil
 	}
 	for _, w := range walkers {
@@ -810,15 +772,18 @@ func (r *run) start(ctx context.Context, plans []nodePlan) error {
 			r.walkers = append(r.walkers, w)
 		}
 	}
-	if len(r.walkers) == 0 && len(r.stopped) > 0 {
-		return fmt.Errorf("no node of the cluster could be reached: %s", r.stopped[0].Reason)
+	if len(r.walkers) == 0 && len(r.startLeft) > 0 && len(plans) > 0 {
+		return fmt.Errorf("no node of the cluster could be reached: %s", r.startLeft[0].reason)
 	}
 	return nil
 }
 
 func (r *run) progress(started time.Time) Progress {
-	p := Progress{Total: r.total, Nodes: len(r.walkers), Elapsed: time.Since(started)}
-	for _, w := range r.walkers {
+	r.mu.Lock()
+	ws := r.walkers
+	r.mu.Unlock()
+	p := Progress{Total: r.total, Nodes: len(ws), Elapsed: time.Since(started)}
+	for _, w := range ws {
 		p.Scanned += w.scanned.Load()
 		if w.finished.Load() {
 			p.NodesDone++

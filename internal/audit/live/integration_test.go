@@ -228,8 +228,12 @@ func TestClusterNodeKilledMidAudit(t *testing.T) {
 		t.Fatalf("complete %v, stopped %+v; want the victim only", res.Complete, res.Stopped)
 	}
 	st := res.Stopped[0]
-	if st.Node != victim.Addr || !strings.Contains(st.Reason, "node down") || st.Cursor == "" {
-		t.Errorf("stop %+v; want node %s, a reason, a cursor", st, victim.Addr)
+	if st.Node != victim.Addr || !strings.Contains(st.Reason, "node down") || !report.ValidSlotRanges(st.Slots) {
+		t.Errorf("stop %+v; want node %s, a reason, the slots not counted", st, victim.Addr)
+	}
+	cov := res.Report.Coverage
+	if len(cov.NotCovered) != 1 || cov.NotCovered[0].Slots != st.Slots || cov.Share >= 1 || cov.Cluster.Slots+len(report.ParseSlotRanges(st.Slots)) != report.ClusterSlots {
+		t.Errorf("coverage %+v %+v; want the victim's slots %s not covered, every other slot counted", cov, cov.Cluster, st.Slots)
 	}
 	if res.Report.Complete || len(res.Report.Stopped) != 1 {
 		t.Errorf("report complete %v stopped %+v", res.Report.Complete, res.Report.Stopped)
