@@ -115,17 +115,17 @@ func (c *Coverage) Lines() (nodes, gaps []string) {
 			if d.KeysEnd >= 0 {
 				end = HumanCount(d.KeysEnd)
 			}
-			dbs = append(dbs, fmt.Sprintf("db %d: %s counted (INFO %s at the start, %s at the end%s)", d.DB, HumanCount(d.Counted), HumanCount(d.KeysStart), end, st))
+			dbs = append(dbs, fmt.Sprintf("db %d %s counted (INFO keyspace: %s at the start, %s at the end%s)", d.DB, HumanCount(d.Counted), HumanCount(d.KeysStart), end, st))
 		}
 		line := n.Addr + " " + n.Role
 		if n.RunID != "" {
-			line += " run_id " + n.RunID[:min(len(n.RunID), 8)]
+			line += ", run_id " + n.RunID[:min(len(n.RunID), 8)]
 		}
 		if n.Slots != "" {
 			line += ", slots " + n.Slots
 		}
 		if len(dbs) > 0 {
-			line += "; " + strings.Join(dbs, "; ")
+			line += ": " + strings.Join(dbs, "; ")
 		}
 		nodes = append(nodes, line)
 	}
