@@ -144,3 +144,57 @@ func TestClusterSlotMigrationDuringAudit(t *testing.T) {
 		t.Errorf("the migration did not reach the walk (no slot walked again): %q", res.Report.Notes)
 	}
 }
+
+// A master restarted (from its RDB) while the audit walks it, and again
+// between an interrupted audit and its --resume: slots are counted whole,
+// each in one life of the server, and the resumed report counts every
+// key of the Cluster once.
+func TestClusterRestartDuringAuditAndResume(t *testing.T) {
+	c := redistest.StartClusterWithReplicas(t, 3, 1)
+	n, rate := faultKeys()
+	loadScale(t, c.Client(t), n)
+	ctx := context.Background()
+	for _, s := range c.Nodes {
+		if err := s.Client(t).Save(ctx).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res := runDuring(t, c, n, rate, func() { c.Nodes[0].Restart(t) })
+	checkHonest(t, c, res)
+	if !hasNote(res.Report, "restarted during the audit") {
+		t.Errorf("no note of the restart: %q", res.Report.Notes)
+	}
+
+	// Interrupted, a master restarted, resumed.
+	reg := testRegistry(t)
+	cctx, cancel := context.WithCancel(ctx)
+	progress, reached := progressAt(int64(n) / 3)
+	go func() {
+		<-reached
+		cancel()
+	}()
+	first, err := Run(cctx, reg, clusterTarget(c), Options{Rate: rate, Progress: progress, ProgressEvery: 10 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.Complete || len(first.Stopped) == 0 {
+		t.Fatalf("the first run was not interrupted: %+v", first.Stopped)
+	}
+	for _, s := range first.Stopped {
+		if !report.ValidSlotRanges(s.Slots) || s.Reason != "interrupted" {
+			t.Errorf("stop %+v; want the slots left, interrupted", s)
+		}
+	}
+	c.Nodes[1].Restart(t)
+	second, err := Run(ctx, reg, clusterTarget(c), Options{Resume: viaJSON(t, first.Report)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkHonest(t, c, second)
+	if !second.Complete || second.Report.Summary.Keys != clusterKeys(t, c) {
+		t.Errorf("resumed: complete %v, %d keys of %d", second.Complete, second.Report.Summary.Keys, clusterKeys(t, c))
+	}
+	if cl := second.Report.Coverage.Cluster; cl == nil || cl.Slots != report.ClusterSlots {
+		t.Errorf("resumed coverage %+v", second.Report.Coverage)
+	}
+}
