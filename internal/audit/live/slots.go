@@ -395,50 +395,67 @@ func (w *walker) readSlots(c *resp.Conn, chunk []int, free chan *batch) (*batch,
 // notServed returns the slots of chunk that the node, by its own CLUSTER
 // NODES, does not serve whole: not its own (or, for a replica, not its
 // master's), or migrating away. lost is true when the node is no longer
-// the master (or the replica of the master) the walk planned.
+// the master (or the replica of the master) the walk planned. It reads
+// only the lines it needs: it runs after every chunk.
 func (w *walker) notServed(text string, chunk []int) (bad []int, lost bool) {
-	host, _, _ := net.SplitHostPort(w.addr)
-	nodes := parseClusterNodes(text, host)
-	var me, master *clusterNode
-	for i := range nodes {
-		if nodes[i].has("myself") {
-			me = &nodes[i]
+	var me, master []string // fields of the node's line, and of its master's
+	for line := range strings.Lines(text) {
+		f := strings.Fields(line)
+		if len(f) >= 8 && strings.Contains(","+f[2]+",", ",myself,") {
+			me = f
+			break
 		}
 	}
 	switch {
 	case me == nil:
 		return chunk, true
 	case !w.plan.readonly:
-		if !me.has("master") {
+		if !strings.Contains(","+me[2]+",", ",master,") {
 			return chunk, true
 		}
 		master = me
 	default:
-		if me.master == "" || me.master != w.plan.masterID {
+		if me[3] == "-" || me[3] != w.plan.masterID {
 			return chunk, true
 		}
-		for i := range nodes {
-			if nodes[i].id == me.master {
-				master = &nodes[i]
+		for line := range strings.Lines(text) {
+			if f := strings.Fields(line); len(f) >= 8 && f[0] == me[3] {
+				master = f
 			}
 		}
 		if master == nil {
 			return chunk, true
 		}
 	}
-	owned := make(map[int]bool, len(master.owned))
-	for _, s := range master.owned {
-		owned[s] = true
-	}
-	for _, s := range me.migrating {
-		owned[s] = false
+	var ranges [][2]int
+	var migrating []int
+	for _, s := range master[8:] {
+		if strings.HasPrefix(s, "[") {
+			if x, _, ok := strings.Cut(s[1:], "->-"); ok && !w.plan.readonly {
+				if v, err := strconv.Atoi(x); err == nil {
+					migrating = append(migrating, v)
+				}
+			}
+			continue
+		}
+		lo, hi, ok := report.SlotRangeOf(s)
+		if ok {
+			ranges = append(ranges, [2]int{lo, hi})
+		}
 	}
 	for _, s := range chunk {
-		if !owned[s] {
+		in := false
+		for _, r := range ranges {
+			if s >= r[0] && s <= r[1] {
+				in = true
+				break
+			}
+		}
+		if !in || slices.Contains(migrating, s) {
 			bad = append(bad, s)
 		}
 	}
-	return bad, len(bad) == len(chunk) && len(master.owned) == 0
+	return bad, len(ranges) == 0
 }
 
 // addKey appends a listed key to b as a record to probe.

@@ -384,6 +384,9 @@ func ValidSlotRanges(s string) bool {
 	return true
 }
 
+// SlotRangeOf reads one slot range, "5" or "0-5460".
+func SlotRangeOf(p string) (lo, hi int, ok bool) { return slotRange(p) }
+
 func slotRange(p string) (lo, hi int, ok bool) {
 	a, b, isRange := strings.Cut(strings.TrimSpace(p), "-")
 	lo, err := strconv.Atoi(a)
