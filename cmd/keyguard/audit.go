@@ -142,7 +142,11 @@ func (e *incompleteError) Error() string {
 		if s.DB != 0 {
 			db = fmt.Sprintf(" db %d", s.DB)
 		}
-		parts = append(parts, fmt.Sprintf("%s%s stopped after %d keys %s: %s", s.Node, db, s.Keys, where, oneLine(s.Reason)))
+		node := s.Node
+		if node == "" {
+			node = "the Cluster"
+		}
+		parts = append(parts, fmt.Sprintf("%s%s stopped after %d keys %s: %s", node, db, s.Keys, where, oneLine(s.Reason)))
 	}
 	if len(e.stops) == 0 && e.gaps != nil {
 		for _, g := range e.gaps.NotCovered {

@@ -302,7 +302,7 @@ func (r *run) result(agg *inventory.Aggregator, started time.Time) *Result {
 	}
 	cov := r.coverage(stopped)
 	meta := report.Meta{
-		Source:    report.Source{Kind: kind, Target: display, Nodes: len(cov.Nodes) + len(r.stopped)},
+		Source:    report.Source{Kind: kind, Target: display, Nodes: nodeCount(cov, stopped)},
 		Registry:  r.reg.File,
 		StartedAt: started,
 		Duration:  time.Since(started),
@@ -335,6 +335,20 @@ func (r *run) result(agg *inventory.Aggregator, started time.Time) *Result {
 	res.Complete = meta.Complete
 	res.Stopped = stopped
 	return res
+}
+
+// nodeCount is the nodes walked or meant to be.
+func nodeCount(c *report.Coverage, stopped []report.NodeStop) int {
+	seen := map[string]bool{}
+	for _, n := range c.Nodes {
+		seen[n.Addr] = true
+	}
+	for _, s := range stopped {
+		if s.Node != "" {
+			seen[s.Node] = true
+		}
+	}
+	return len(seen)
 }
 
 // coverage is what the run's walkers covered, and what they and the

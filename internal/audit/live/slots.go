@@ -107,16 +107,17 @@ func (r *run) assign(slots []int, nodes []clusterNode) (plans []nodePlan, left [
 	}
 	by := map[string][]int{}
 	var order []string
-	unowned := map[string][]int{}
+	unowned := map[[2]string][]int{} // node, reason → slots
 	for _, s := range slots {
 		n := owner[s]
 		switch {
 		case n == nil:
-			unowned["no master serves them"] = append(unowned["no master serves them"], s)
+			k := [2]string{"", "no master serves them"}
+			unowned[k] = append(unowned[k], s)
 			continue
 		case !n.usable():
-			why := n.addr + ": the cluster marks this master failed (" + strings.Join(n.flags, ",") + ")"
-			unowned[why] = append(unowned[why], s)
+			k := [2]string{n.addr, n.addr + ": the cluster marks this master failed (" + strings.Join(n.flags, ",") + ")"}
+			unowned[k] = append(unowned[k], s)
 			continue
 		}
 		if _, ok := by[n.id]; !ok {
@@ -143,15 +144,15 @@ func (r *run) assign(slots []int, nodes []clusterNode) (plans []nodePlan, left [
 			case rep != "":
 				p = nodePlan{addr: rep, role: "replica", readonly: true, slotList: by[id], masterID: n.id, cursor: "0"}
 			case !r.opts.ReplicasPrefer:
-				why := "--replicas: master " + n.addr + " has no healthy replica to read (--replicas=prefer walks the master)"
-				unowned[why] = append(unowned[why], by[id]...)
+				k := [2]string{n.addr, "--replicas: master " + n.addr + " has no healthy replica to read (--replicas=prefer walks the master)"}
+				unowned[k] = append(unowned[k], by[id]...)
 				continue
 			}
 		}
 		plans = append(plans, p)
 	}
-	for why, ss := range unowned {
-		left = append(left, pending{slots: ss, reason: why})
+	for k, ss := range unowned {
+		left = append(left, pending{slots: ss, node: k[0], reason: k[1]})
 	}
 	slices.SortFunc(left, func(a, b pending) int { return strings.Compare(a.reason, b.reason) })
 	return plans, left
