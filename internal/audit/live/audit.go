@@ -118,7 +118,7 @@ type Options struct {
 	Progress      func(Progress)
 	ProgressEvery time.Duration
 
-	RetryFor  time.Duration // how long a node may fail before it is given up; default 10s
+	RetryFor  time.Duration // how long a node may fail before it is given up, and a Cluster walk re-plan slots without counting one; default 10s
 	IOTimeout time.Duration // bound on one pipeline round trip; default 30s
 	Seed      uint64        // seed of the --sample choice; 0 picks one
 }
