@@ -506,10 +506,10 @@ type nodePlan struct {
 	readonly bool   // a Cluster replica: send READONLY
 	cursor   string // where to start
 
-	// A Cluster walk: the slots to count, in order; the node's id, or for
-	// a replica its master's.
-	slotList         []int
-	nodeID, masterID string
+	// A Cluster walk: the slots to count, in order; for a replica, its
+	// master's id.
+	slotList []int
+	masterID string
 }
 
 // plan finds the nodes and databases to walk: the server (or one of its

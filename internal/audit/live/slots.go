@@ -131,7 +131,7 @@ func (r *run) assign(slots []int, nodes []clusterNode) (plans []nodePlan, left [
 	}
 	for _, id := range order {
 		n := byID[id]
-		p := nodePlan{addr: n.addr, role: "master", slotList: by[id], nodeID: n.id, cursor: "0"}
+		p := nodePlan{addr: n.addr, role: "master", slotList: by[id], cursor: "0"}
 		if r.opts.Replicas {
 			rep := ""
 			for _, s := range nodes {
