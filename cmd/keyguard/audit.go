@@ -99,6 +99,9 @@ cursor per node for --resume.`)
 	runtime.GC()
 
 	rep := res.Report
+	if c := rep.Coverage; c != nil && c.Cluster != nil && c.Cluster.Walked < c.Cluster.Masters && !target.Cluster {
+		fmt.Fprintf(e.stderr, "keyguard audit: %s is a Cluster node: %s\n", target.Conn.Addr, c.Summary())
+	}
 	if *resume != "" {
 		rep.ResumedFrom = *resume
 	}
@@ -114,7 +117,7 @@ cursor per node for --resume.`)
 		return err
 	}
 	if !res.Complete {
-		return &incompleteError{stops: res.Stopped, out: written, kept: written != fs.opts.out, json: fs.opts.format == "json"}
+		return &incompleteError{stops: res.Stopped, gaps: rep.Coverage, out: written, kept: written != fs.opts.out, json: fs.opts.format == "json"}
 	}
 	return auditVerdict(rep.Summary.BySeverity, fs.threshold())
 }
@@ -123,15 +126,33 @@ cursor per node for --resume.`)
 // been written. main maps it to exit 2 like any other error.
 type incompleteError struct {
 	stops []report.NodeStop
-	out   string // where the partial report went
-	kept  bool   // beside an existing --out file, which was left as it was
+	gaps  *report.Coverage // what was not covered, when the stops do not say it all
+	out   string           // where the partial report went
+	kept  bool             // beside an existing --out file, which was left as it was
 	json  bool
 }
 
 func (e *incompleteError) Error() string {
 	var parts []string
 	for _, s := range e.stops {
-		parts = append(parts, fmt.Sprintf("%s stopped after %d keys at cursor %s: %s", s.Node, s.Keys, s.Cursor, oneLine(s.Reason)))
+		where := "at cursor " + s.Cursor
+		if s.Slots != "" {
+			where = "with slots " + s.Slots + " not counted"
+		}
+		db := ""
+		if s.DB != 0 {
+			db = fmt.Sprintf(" db %d", s.DB)
+		}
+		node := s.Node
+		if node == "" {
+			node = "the Cluster"
+		}
+		parts = append(parts, fmt.Sprintf("%s%s stopped after %d keys %s: %s", node, db, s.Keys, where, oneLine(s.Reason)))
+	}
+	if len(e.stops) == 0 && e.gaps != nil {
+		for _, g := range e.gaps.NotCovered {
+			parts = append(parts, "not covered: "+oneLine(g.String()))
+		}
 	}
 	msg := "audit incomplete: " + strings.Join(parts, "; ")
 	if e.kept {

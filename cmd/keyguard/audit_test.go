@@ -232,3 +232,37 @@ func TestProgress(t *testing.T) {
 		t.Errorf("a short run off a terminal wrote %q", buf.String())
 	}
 }
+
+// Say what was asked: one node of a Cluster audited alone says it is one
+// master of three on stderr and in the header; --replicas without a
+// replica is an error unless --replicas=prefer.
+func TestAuditSaysWhatWasAsked(t *testing.T) {
+	c := redistest.StartCluster(t, 3)
+	ctx := context.Background()
+	cc := c.Client(t)
+	for i := range 300 {
+		cc.Set(ctx, "order:misc:"+strconv.Itoa(i), "x", time.Hour)
+	}
+	code, stdout, stderr := runCLI(t, "", "audit", "--registry", auditRegistry, "--redis", "redis://"+c.Addrs[0], "--fail-on", "never")
+	if code != exitClean || !strings.Contains(stderr, "1 of 3 masters, slots 0-5460") || !strings.Contains(stderr, "add --cluster for all") {
+		t.Errorf("one node alone: exit %d, stderr %q", code, stderr)
+	}
+	if !strings.Contains(stdout, "coverage: 1 of 3 masters, slots 0-5460") {
+		t.Errorf("the header does not say what the report covers:\n%s", stdout)
+	}
+	code, _, stderr = runCLI(t, "", "audit", "--registry", auditRegistry, "--redis", c.URL(), "--cluster", "--fail-on", "never")
+	if code != exitClean || strings.Contains(stderr, "add --cluster") {
+		t.Errorf("--cluster: exit %d, stderr %q", code, stderr)
+	}
+
+	s := redistest.Start(t)
+	s.Client(t).Set(ctx, "order:misc:1", "x", time.Hour)
+	code, _, stderr = runCLI(t, "", "audit", "--registry", auditRegistry, "--redis", s.URL(), "--replicas", "--fail-on", "never")
+	if code != exitError || !strings.Contains(stderr, "no online replica") || !strings.Contains(stderr, "--replicas=prefer") {
+		t.Errorf("--replicas without a replica: exit %d, stderr %q", code, stderr)
+	}
+	code, stdout, stderr = runCLI(t, "", "audit", "--registry", auditRegistry, "--redis", s.URL(), "--replicas=prefer", "--fail-on", "never")
+	if code != exitClean || !strings.Contains(stdout, "the master itself was walked") {
+		t.Errorf("--replicas=prefer: exit %d, stderr %q\n%s", code, stderr, stdout)
+	}
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -120,6 +121,10 @@ func runHotkeys(ctx context.Context, e *env, args []string) error {
 	}
 	if interrupted != nil {
 		return interrupted
+	}
+	if lost := mon.NotObserved(); len(lost) > 0 {
+		// The report is written; the part of the sample not seen is an error.
+		return fmt.Errorf("MONITOR sample incomplete: not observed on %s; run it again once the server answers", strings.Join(lost, "; "))
 	}
 	return verdict(rep.Findings, fs.threshold())
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/keyguard/keyguard/internal/human"
@@ -76,6 +77,14 @@ func runInvestigate(ctx context.Context, e *env, args []string) error {
 	err = out.finish(err)
 	if err != nil {
 		return err
+	}
+	if len(rep.NotObserved) > 0 {
+		// The report is written; what it could not see is an error.
+		var spans []string
+		for _, sp := range rep.NotObserved {
+			spans = append(spans, sp.String())
+		}
+		return fmt.Errorf("investigation incomplete: not observed: %s; run it again once the server answers", strings.Join(spans, "; "))
 	}
 	return verdict(rep.Findings, fs.threshold())
 }

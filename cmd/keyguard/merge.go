@@ -55,6 +55,11 @@ registry the reports were made with.`)
 		out.close(false)
 		return err
 	}
+	covs := make([]*report.Coverage, len(reps))
+	for i, r := range reps {
+		covs[i] = r.Coverage
+	}
+	rep.Coverage = report.JoinCoverage(covs...)
 	view.sep = reg.Separator
 	if err := writeReport(out, fs.opts.format, rep, *view); err != nil {
 		return err

@@ -134,7 +134,7 @@ func TestRDBCommand(t *testing.T) {
 			t.Fatal(err)
 		}
 		auditJSON := filepath.Join(dir, "audit.json")
-		code, _, stderr := runCLI(t, "", "audit", "--registry", rdbTestRegistry, "--redis", srv.URL(), "--format", "json", "--out", auditJSON)
+		code, _, stderr := runCLI(t, "", "audit", "--registry", rdbTestRegistry, "--redis", srv.URL(), "--db", "0", "--format", "json", "--out", auditJSON)
 		if code != exitFindings {
 			t.Fatalf("audit: exit %d: %s", code, stderr)
 		}

@@ -25,6 +25,7 @@ type redisTarget struct {
 	addrs   []string
 	cluster bool
 	display string
+	dbSet   bool // the URL names a database (/n)
 }
 
 // redisTarget parses --redis (env KEYGUARD_REDIS) and --cluster.
@@ -89,7 +90,9 @@ func parseRedisURL(raw string, cluster bool) (*redisTarget, error) {
 	if opts.DB != 0 {
 		display += fmt.Sprintf("/%d", opts.DB)
 	}
-	return &redisTarget{opts: opts, addrs: addrs, cluster: cluster, display: display}, nil
+	path, _, _ := strings.Cut(tail, "?")
+	dbSet := strings.Trim(path, "/") != ""
+	return &redisTarget{opts: opts, addrs: addrs, cluster: cluster, display: display, dbSet: dbSet}, nil
 }
 
 // redact removes the password from a URL for messages.

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+
 	"github.com/keyguard/keyguard/internal/audit/inventory"
 	"github.com/keyguard/keyguard/internal/audit/live"
 )
@@ -31,8 +33,30 @@ type walkFlags struct {
 	match                 string
 	sample                int64
 	rate                  float64
-	replicas              bool
+	replicas              replicasFlag
 }
+
+// replicasFlag is --replicas: a boolean flag that also takes "prefer"
+// (walk the master where there is no replica).
+type replicasFlag string
+
+func (f *replicasFlag) String() string { return string(*f) }
+
+func (f *replicasFlag) Set(v string) error {
+	switch v {
+	case "true", "1":
+		*f = "true"
+	case "false", "0", "":
+		*f = ""
+	case "prefer":
+		*f = "prefer"
+	default:
+		return fmt.Errorf("want true, false or prefer, got %q", v)
+	}
+	return nil
+}
+
+func (f *replicasFlag) IsBoolFlag() bool { return true }
 
 func (fs *flagSet) walkFlags() *walkFlags {
 	w := &walkFlags{}
@@ -42,8 +66,8 @@ func (fs *flagSet) walkFlags() *walkFlags {
 	fs.IntVar(&w.memSamples, "memory-samples", live.DefaultMemorySamples, "MEMORY USAGE SAMPLES for collections; 0 = every element (exact, slow on big keys)")
 	fs.Int64Var(&w.sample, "sample", 0, "probe a random subset of about `N` keys and extrapolate (marked as an estimate); 0 = every key")
 	fs.Float64Var(&w.rate, "rate", 0, "at most `OPS` commands per second, all nodes together; 0 = no limit")
-	fs.IntVar(&w.db, "db", -1, "database `N` (default: the URL's, else 0)")
-	fs.BoolVar(&w.replicas, "replicas", false, "walk a replica of each master instead of the master")
+	fs.IntVar(&w.db, "db", -1, "walk database `N` only (default: the URL's, else every database that holds keys)")
+	fs.Var(&w.replicas, "replicas", "walk a replica of each master instead of the master (an error where there is none); --replicas=prefer walks the master there")
 	return w
 }
 
@@ -68,6 +92,8 @@ func (w *walkFlags) target(tgt *redisTarget) (live.Target, error) {
 			return live.Target{}, usagef("--db %d: a Redis Cluster has only database 0", w.db)
 		}
 		conn.DB = w.db
+	} else if !tgt.dbSet && !tgt.cluster {
+		conn.DB = live.AllDBs
 	}
 	return live.Target{Conn: conn, Cluster: tgt.cluster, Seeds: tgt.addrs[1:], Display: tgt.display}, nil
 }
@@ -75,13 +101,14 @@ func (w *walkFlags) target(tgt *redisTarget) (live.Target, error) {
 // options are the walk's audit options.
 func (w *walkFlags) options() live.Options {
 	o := live.Options{
-		Count:         w.count,
-		Match:         w.match,
-		MemorySamples: w.memSamples,
-		Sample:        w.sample,
-		Rate:          w.rate,
-		Replicas:      w.replicas,
-		Inventory:     w.aggregateFlags.options(),
+		Count:          w.count,
+		Match:          w.match,
+		MemorySamples:  w.memSamples,
+		Sample:         w.sample,
+		Rate:           w.rate,
+		Replicas:       w.replicas != "",
+		ReplicasPrefer: w.replicas == "prefer",
+		Inventory:      w.aggregateFlags.options(),
 	}
 	if w.memSamples == 0 {
 		o.MemorySamples = live.AllSamples

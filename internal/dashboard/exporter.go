@@ -28,6 +28,8 @@ const (
 	MetricAuditRunning        = "keyguard_audit_running"
 	MetricAudits              = "keyguard_audits_total"
 	MetricWriterRecordsFailed = "keyguard_writer_records_failed"
+	MetricAuditComplete       = "keyguard_audit_complete"
+	MetricAuditCovered        = "keyguard_audit_covered_ratio"
 )
 
 var (
@@ -53,6 +55,8 @@ var (
 	descRunning          = prometheus.NewDesc(MetricAuditRunning, "1 while an audit runs.", nil, nil)
 	descAudits           = prometheus.NewDesc(MetricAudits, "Audits run, by result: complete, partial (stopped early) or failed (could not run).", []string{"result"}, nil)
 	descWritersFailed    = prometheus.NewDesc(MetricWriterRecordsFailed, "1 when the SDK writer records could not be read at the last audit.", nil, nil)
+	descComplete         = prometheus.NewDesc(MetricAuditComplete, "1 when the audit on show counted every key of every database of every master once, else 0 (its coverage names what was not counted).", []string{"target", "kind"}, nil)
+	descCovered          = prometheus.NewDesc(MetricAuditCovered, "The part of the keyspace the audit on show covered, 0 to 1: Cluster slots, or keys at the start for a server.", []string{"target", "kind"}, nil)
 )
 
 // collector exports the server's latest audit and its status.
@@ -61,7 +65,7 @@ type collector struct{ s *Server }
 func (c collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descTemplateKeys, descTemplateBytes, descTemplateNoTTL, descTemplateFindings,
 		descTemplateWriters, descHotKeys, descKeys, descBytes, descNoTTL, descUnregKeys, descUnregBytes, descFindings,
-		descDuration, descSuccess, descLastSuccess, descAge, descInterval, descRunning, descAudits, descWritersFailed} {
+		descDuration, descSuccess, descLastSuccess, descAge, descInterval, descRunning, descAudits, descWritersFailed, descComplete, descCovered} {
 		ch <- d
 	}
 }
@@ -141,6 +145,8 @@ func snapshotMetrics(s *Snapshot) []prometheus.Metric {
 	gauge(descUnregKeys, float64(s.Unregistered))
 	gauge(descUnregBytes, float64(s.UnregisteredBytes))
 	gauge(descDuration, s.Duration.Seconds())
+	gauge(descComplete, b2f(s.Complete), s.Target, s.Kind)
+	gauge(descCovered, s.Covered, s.Target, s.Kind)
 	if s.WritersErr != "" {
 		gauge(descWritersFailed, 1)
 	} else {
@@ -155,5 +161,5 @@ func MetricNames() []string {
 	return []string{MetricTemplateKeys, MetricTemplateBytes, MetricTemplateNoTTL, MetricTemplateFindings, MetricTemplateWriters,
 		MetricHotKeys, MetricKeys, MetricBytes, MetricNoTTL, MetricUnregisteredKeys, MetricUnregisteredBytes, MetricFindings,
 		MetricAuditDuration, MetricAuditSuccess, MetricAuditLastSuccess, MetricAuditAge, MetricAuditInterval, MetricAuditRunning,
-		MetricAudits, MetricWriterRecordsFailed}
+		MetricAudits, MetricWriterRecordsFailed, MetricAuditComplete, MetricAuditCovered}
 }

@@ -371,3 +371,54 @@ func TestProgress(t *testing.T) {
 		t.Error("still running after the audit")
 	}
 }
+
+// TestClusterAuditPartial: a master and its replica lost during an audit
+// of a Cluster: serve shows the audit as partial, names the slots not
+// covered, and its metrics say so.
+func TestClusterAuditPartial(t *testing.T) {
+	c := redistest.StartClusterWithReplicas(t, 3, 1, "cluster-require-full-coverage no")
+	reg := testRegistry(t)
+	ds := writeDataset(t, c.Client(t), 40) // about 6,000 keys: a walk of a few seconds at --rate 4000
+	tgt := liveTarget(t, "redis://"+c.Addrs[0])
+	tgt.Cluster, tgt.Seeds, tgt.Display = true, c.Addrs[1:], c.URL()
+	var once sync.Once
+	killed := make(chan struct{})
+	progress := func(p live.Progress) {
+		if p.Scanned >= int64(ds.total)/4 {
+			once.Do(func() {
+				c.Replicas[1].Kill()
+				c.Nodes[1].Kill()
+				close(killed)
+			})
+		}
+	}
+	pr := prometheus.NewPedanticRegistry()
+	s, hs := newTestServer(t, Config{Registry: reg, Registerer: pr, Gatherer: pr,
+		Auditor: NewAuditor(reg, tgt, live.Options{Rate: 4000, RetryFor: time.Second, Progress: progress, ProgressEvery: 10 * time.Millisecond})})
+	if err := s.AuditNow(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-killed:
+	default:
+		t.Fatal("the audit ended before the master was lost")
+	}
+	snap, st := s.Latest()
+	if snap.Complete || st.LastResult != resultPartial || len(snap.Uncovered) == 0 || snap.Covered >= 1 || snap.Covered <= 0 {
+		t.Fatalf("complete %v result %s uncovered %q covered %v", snap.Complete, st.LastResult, snap.Uncovered, snap.Covered)
+	}
+	_, body := get(t, hs, "/")
+	for _, want := range []string{"Incomplete audit.", "Not covered: " + c.Nodes[1].Addr + " slots ", `id="coverage"`, "partial", "3 masters, slots "} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the overview lacks %q", want)
+		}
+	}
+	_, metrics := get(t, hs, "/metrics")
+	labels := `{kind="cluster",target="` + c.URL() + `"}`
+	for _, want := range []string{"keyguard_audit_success 0", `keyguard_audits_total{result="partial"} 1`, "keyguard_audit_complete" + labels + " 0",
+		"keyguard_audit_covered_ratio" + labels + " 0."} {
+		if !strings.Contains(metrics, want) {
+			t.Errorf("metrics lack %q", want)
+		}
+	}
+}

@@ -182,6 +182,13 @@ func banners(snap *Snapshot, st Status, now time.Time) ([]banner, int) {
 			}
 			text += fmt.Sprintf(" %s stopped after %s keys: %s.", stop.Node, fmtCount(stop.Keys), strings.TrimSuffix(stop.Reason, "."))
 		}
+		for i, g := range snap.Uncovered {
+			if i == 3 {
+				text += fmt.Sprintf(" And %d more parts not covered.", len(snap.Uncovered)-3)
+				break
+			}
+			text += " Not covered: " + strings.TrimSuffix(g, ".") + "."
+		}
 		bs = append(bs, banner{"warn", "Incomplete audit.", text})
 	}
 	if snap != nil && snap.Estimate {

@@ -40,6 +40,9 @@ type Snapshot struct {
 	Estimate  bool // counts are extrapolated from a sample
 	Stopped   []Stop
 	Notes     []string
+	Covered   float64  // the part of the keyspace covered (coverage share; 1 for a complete report without coverage)
+	Coverage  string   // the coverage in one line; "" when the report has none
+	Uncovered []string // the parts not covered, and why
 
 	Totals            Totals // the whole keyspace
 	Unregistered      int64
@@ -203,6 +206,11 @@ func snapshotOf(rep *Report, reg *registry.Registry) *Snapshot {
 	for _, st := range rep.Stopped {
 		s.Stopped = append(s.Stopped, Stop{Node: st.Node, Reason: st.Reason, Keys: st.Keys})
 	}
+	s.Covered = b2f(rep.Complete)
+	if c := rep.Coverage; c != nil {
+		s.Covered, s.Coverage = c.Share, c.Summary()
+		_, s.Uncovered = c.Lines()
+	}
 	s.templates(rep, reg)
 	s.families(rep)
 	s.domains(reg)
@@ -251,12 +259,19 @@ func (s *Snapshot) templates(rep *Report, reg *registry.Registry) {
 			add(row)
 		}
 	}
+	counted := map[string]bool{}
 	for i := range rep.Groups {
 		g := &rep.Groups[i]
 		if g.Kind != kindTemplate {
 			continue
 		}
 		t := add(TemplateRow{Name: g.Name, Owner: g.Owner, Domain: g.Domain})
+		if counted[g.Name] {
+			// The template's group in another database: add it up.
+			t.addGroup(g, ttlBars(rep.TTLHistogram, g.TTLHistogram))
+			continue
+		}
+		counted[g.Name] = true
 		t.Totals = Totals{Keys: g.Keys, Bytes: g.Bytes, NoTTL: g.NoTTL}
 		t.WithTTL, t.Findings = g.WithTTL, g.Findings
 		t.TTLMin, t.TTLP50, t.TTLMax = g.TTLSeconds.Min, g.TTLSeconds.P50, g.TTLSeconds.Max
@@ -310,6 +325,42 @@ func ttlBars(all, group []reportTTLBucket) []TTLBar {
 		out = append(out, bar)
 	}
 	return out
+}
+
+// addGroup adds the template's group of another database to the row:
+// counts add up, TTL bounds widen, the median is the larger group's.
+func (t *TemplateRow) addGroup(g *reportGroup, bars []TTLBar) {
+	if g.WithTTL > 0 {
+		if t.WithTTL == 0 || g.TTLSeconds.Min < t.TTLMin {
+			t.TTLMin = g.TTLSeconds.Min
+		}
+		t.TTLMax = max(t.TTLMax, g.TTLSeconds.Max)
+		if g.WithTTL > t.WithTTL {
+			t.TTLP50 = g.TTLSeconds.P50
+		}
+	}
+	t.Keys += g.Keys
+	t.Bytes += g.Bytes
+	t.NoTTL += g.NoTTL
+	t.WithTTL += g.WithTTL
+	t.Findings += g.Findings
+	types := map[string]int64{}
+	for _, c := range t.Types {
+		types[c.Type] += c.Keys
+	}
+	for k, n := range g.Types {
+		types[k] += n
+	}
+	t.Types = typeCounts(types)
+	for _, b := range bars {
+		i := slices.IndexFunc(t.TTLBars, func(x TTLBar) bool { return x.Label == b.Label })
+		if i < 0 {
+			t.TTLBars = append(t.TTLBars, b)
+			continue
+		}
+		t.TTLBars[i].Keys += b.Keys
+		t.TTLBars[i].Bytes += b.Bytes
+	}
 }
 
 func typeCounts(m map[string]int64) []TypeCount {

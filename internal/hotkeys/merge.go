@@ -443,6 +443,8 @@ func (r *Report) writeSources(ew *errWriter) {
 		ew.printf("\n")
 		for _, n := range m.Nodes {
 			switch {
+			case n.NotObserved != "":
+				ew.printf("    %s: not observed %s (%s): its keys' rates are lower bounds, and a key not listed may be hot all the same\n", n.Addr, n.NotObserved, n.Err)
 			case n.Err != "":
 				ew.printf("    %s: %s\n", n.Addr, n.Err)
 			case n.Cost() != "":

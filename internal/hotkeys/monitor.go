@@ -61,6 +61,25 @@ type MonitorNode struct {
 	CPUBefore float64 `json:"cpu_before"`
 	CPUDuring float64 `json:"cpu_during"`
 	Err       string  `json:"error,omitempty"`
+	// NotObserved is the part of the sample this node's MONITOR did not
+	// see (the connection was lost): "from 2s to 10s"; "" when it saw all.
+	NotObserved string `json:"not_observed,omitempty"`
+}
+
+// NotObserved lists the nodes whose MONITOR lost part of the sample, as
+// "10.0.0.1:6379 from 2s to 10s (…)"; a key rate over them is a lower
+// bound, and a key not seen there may be hot all the same.
+func (r *MonitorResult) NotObserved() []string {
+	if r == nil {
+		return nil
+	}
+	var out []string
+	for _, n := range r.Nodes {
+		if n.NotObserved != "" {
+			out = append(out, fmt.Sprintf("%s %s (%s)", n.Addr, n.NotObserved, n.Err))
+		}
+	}
+	return out
 }
 
 // Cost describes the node's throughput change under MONITOR, or "".
@@ -233,8 +252,10 @@ func (m *monitorRun) listen(ctx context.Context, o *redis.Options, n *MonitorNod
 		case errors.As(err, &ne) && ne.Timeout():
 			return nil // the duration is over (or the sample was stopped)
 		case errors.Is(err, io.EOF):
+			n.NotObserved = notObserved(time.Since(start), deadline.Sub(start))
 			return fmt.Errorf("%s closed the MONITOR connection", o.Addr)
 		case err != nil:
+			n.NotObserved = notObserved(time.Since(start), deadline.Sub(start))
 			return err
 		case ln.Cut:
 			n.LongLines++
@@ -256,6 +277,11 @@ func (m *monitorRun) listen(ctx context.Context, o *redis.Options, n *MonitorNod
 		}
 		m.observe(args)
 	}
+}
+
+// notObserved is the span of a sample lost at `at` of `whole`.
+func notObserved(at, whole time.Duration) string {
+	return fmt.Sprintf("from %s to %s", at.Round(100*time.Millisecond), whole.Round(100*time.Millisecond))
 }
 
 // cap stops every node's sample: a cap is reached.

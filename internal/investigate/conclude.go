@@ -20,6 +20,7 @@ type parts struct {
 	notify   *NotifyResult
 	styles   []DeclaredStyle // the registry's declared fields and any given with Options
 	self     string
+	lost     []Span // what the watch and the captures did not observe
 }
 
 // conclusion builds the report's styles, findings, narrative and fixes.
@@ -43,7 +44,9 @@ func conclude(r *Report, p parts) {
 		c.acts = activities(p.reg, p.caps, p.self)
 	}
 	for _, w := range p.watched {
-		c.ttls = append(c.ttls, analyzeTTL(w.key.Key, w.samples, p.interval))
+		t := analyzeTTL(w.key.Key, w.samples, p.interval)
+		t.Unobserved = Millis(w.lost)
+		c.ttls = append(c.ttls, t)
 		for _, t := range w.types {
 			if t != "none" {
 				c.types[w.key.Key] = appendOnce(c.types[w.key.Key], t)
@@ -58,7 +61,7 @@ func conclude(r *Report, p parts) {
 	c.valueFindings()
 	c.ttlFindings()
 	c.keyFindings()
-	if len(r.Conclusion) == 0 {
+	if len(r.Conclusion) == 0 || len(p.lost) > 0 {
 		r.Conclusion = append(r.Conclusion, c.quiet())
 	}
 	c.captureNotes()
@@ -187,7 +190,16 @@ func joinAnd(parts []string) string {
 }
 
 // quiet is the conclusion when no step found a sign of a second writer.
+// Spans not observed forbid it: no sign in samples not taken is no sign
+// of anything.
 func (c *conclusion) quiet() string {
+	if len(c.p.lost) > 0 {
+		var spans []string
+		for _, s := range c.p.lost {
+			spans = append(spans, s.String())
+		}
+		return "no conclusion about what was not observed (the connection was lost): " + strings.Join(spans, "; ") + "; run the investigation again"
+	}
 	what := "nothing suspicious"
 	if len(c.r.Findings) > 0 {
 		what = "no sign of a second writer (the findings below are about the keys themselves)"

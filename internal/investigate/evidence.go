@@ -119,7 +119,14 @@ func (c *conclusion) captureNotes() {
 		for _, a := range c.acts {
 			writes += len(a.Writers)
 		}
-		if writes == 0 {
+		lost := false
+		for _, s := range c.p.lost {
+			lost = lost || s.Step == "capture"
+		}
+		switch {
+		case writes == 0 && lost:
+			c.say("no client was seen writing these keys in the part of the capture that was observed: no conclusion about the rest")
+		case writes == 0:
 			c.say("no client wrote these keys during the capture")
 		}
 		for i := range c.r.Capture.Nodes {

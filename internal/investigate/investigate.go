@@ -1,6 +1,7 @@
 package investigate
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -191,7 +192,7 @@ func (r *Report) observe(ctx context.Context, nodes []*node, keys []*KeyInfo, ke
 		go func() {
 			defer wg.Done()
 			opts.Logger.Info("watching TTLs", "keys", len(wk), "for", opts.Watch)
-			p.watched = watch(ctx, wk, opts.Watch, opts.WatchEvery, shapeWatchKeys)
+			p.watched, p.lost = watch(ctx, wk, opts.Watch, opts.WatchEvery, shapeWatchKeys)
 		}()
 	}
 	if opts.Monitor > 0 {
@@ -218,8 +219,13 @@ func (r *Report) observe(ctx context.Context, nodes []*node, keys []*KeyInfo, ke
 		r.Capture.Limits.Duration, r.Capture.Limits.MaxLines, r.Capture.Limits.MaxBytes = Millis(opts.Monitor), opts.MaxLines, opts.MaxBytes
 		for _, nc := range p.caps {
 			r.Capture.Nodes = append(r.Capture.Nodes, *nc)
+			if nc.Stopped == StopServer && time.Duration(nc.Duration) < opts.Monitor {
+				p.lost = append(p.lost, Span{Step: "capture", Node: nc.Addr, From: nc.Duration, To: Millis(opts.Monitor),
+					Reason: cmp.Or(nc.Reason, StopServer)})
+			}
 		}
 	}
+	r.NotObserved = p.lost
 	r.Notify = p.notify
 	return p, nil
 }

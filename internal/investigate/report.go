@@ -2,6 +2,7 @@ package investigate
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"strconv"
 	"time"
@@ -28,6 +29,10 @@ type Report struct {
 	Watch    *WatchResult   `json:"watch,omitempty"`
 	Capture  *CaptureResult `json:"capture,omitempty"`
 	Notify   *NotifyResult  `json:"notify,omitempty"`
+
+	// NotObserved are the spans the watch or a capture lost (the
+	// connection failed): nothing is concluded from them.
+	NotObserved []Span `json:"not_observed,omitempty"`
 
 	Conclusion []string          `json:"conclusion"` // the story, one sentence an item
 	Fixes      []string          `json:"fixes"`      // what the registry says to change
@@ -58,6 +63,22 @@ type CaptureResult struct {
 	} `json:"limits"`
 	Nodes []NodeCapture `json:"nodes"`
 	Keys  []KeyActivity `json:"keys"`
+}
+
+// Span is a stretch of time a step of the investigation did not observe
+// on a node.
+type Span struct {
+	Step   string `json:"step"` // "TTL watch" or "capture"
+	Node   string `json:"node"`
+	From   Millis `json:"from_ms"` // since the step began
+	To     Millis `json:"to_ms"`
+	Reason string `json:"reason"`
+}
+
+// String is "TTL watch on 10.0.0.1:6379 from 2s to 8s (connection refused)".
+func (s Span) String() string {
+	return fmt.Sprintf("%s on %s from %s to %s (%s)", s.Step, s.Node,
+		time.Duration(s.From).Round(100*time.Millisecond), time.Duration(s.To).Round(100*time.Millisecond), s.Reason)
 }
 
 // Millis is a duration that JSON writes in whole milliseconds.

@@ -155,8 +155,13 @@ func (r *Report) textWatch(w io.Writer) {
 	fmt.Fprintf(w, ")\n")
 	for _, k := range r.Watch.Keys {
 		moves := movesText(&k)
-		if moves == "" {
+		switch {
+		case moves == "" && k.Unobserved > 0:
+			moves = fmt.Sprintf("not observed for %s (connection lost): no conclusion", time.Duration(k.Unobserved).Round(100*time.Millisecond))
+		case moves == "":
 			moves = "steady"
+		case k.Unobserved > 0:
+			moves += fmt.Sprintf("; not observed for %s (connection lost)", time.Duration(k.Unobserved).Round(100*time.Millisecond))
 		}
 		fmt.Fprintf(w, "  %s  %s; %s\n", finding.Display(k.Key), policyText(k.Policies), moves)
 	}

@@ -33,6 +33,9 @@ type TTLWatch struct {
 	// lower bound.
 	Policies []int64     `json:"policies"`
 	Series   []TTLSample `json:"series,omitempty"` // the samples where something changed
+	// Unobserved is how long the key's node could not be sampled (a lost
+	// connection): "steady" is not said of a key with gaps.
+	Unobserved Millis `json:"unobserved_ms,omitempty"`
 }
 
 // Fluctuates reports two or more TTL policies: writers with different
@@ -140,12 +143,16 @@ type watched struct {
 	samples []TTLSample
 	shapes  []Shape // distinct shapes seen, in order
 	types   []string
+	lost    time.Duration // time its node could not be sampled
 }
 
 // watch samples PTTL (and TYPE, and the value's shape for the first
 // shapeKeys keys) of every key each interval until d has passed or ctx
 // ends. Nodes are sampled in parallel, each with one pipeline a tick.
-func watch(ctx context.Context, keys []*KeyInfo, d, interval time.Duration, shapeKeys int) []*watched {
+//
+// A node that cannot be sampled (connection lost) leaves a Span for each
+// stretch it was not observed.
+func watch(ctx context.Context, keys []*KeyInfo, d, interval time.Duration, shapeKeys int) ([]*watched, []Span) {
 	byNode := map[*node][]*watched{}
 	var all []*watched
 	for _, k := range keys {
@@ -155,14 +162,39 @@ func watch(ctx context.Context, keys []*KeyInfo, d, interval time.Duration, shap
 	}
 	start := time.Now()
 	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var spans []Span
 	for n, ws := range byNode {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			t := time.NewTicker(interval)
 			defer t.Stop()
+			from := time.Duration(-1)
+			var why error
+			// gap ends a stretch not observed at to.
+			gap := func(to time.Duration) {
+				if from < 0 {
+					return
+				}
+				for _, w := range ws {
+					w.lost += to - from
+				}
+				mu.Lock()
+				spans = append(spans, Span{Step: "TTL watch", Node: n.addr, From: Millis(from), To: Millis(to), Reason: why.Error()})
+				mu.Unlock()
+				from = -1
+			}
+			defer func() { gap(min(time.Since(start), d)) }()
 			for {
-				sampleOnce(ctx, n, ws, start, shapeKeys)
+				sent := time.Since(start)
+				if err := sampleOnce(ctx, n, ws, start, shapeKeys); err != nil && ctx.Err() == nil {
+					if from < 0 {
+						from, why = sent, err
+					}
+				} else if err == nil {
+					gap(sent)
+				}
 				if time.Since(start)+interval > d {
 					return
 				}
@@ -175,12 +207,12 @@ func watch(ctx context.Context, keys []*KeyInfo, d, interval time.Duration, shap
 		}()
 	}
 	wg.Wait()
-	return all
+	return all, spans
 }
 
 // sampleOnce reads PTTL and TYPE of every key of one node in one
 // pipeline, then the shapes of the first shapeKeys keys by their type.
-func sampleOnce(ctx context.Context, n *node, ws []*watched, start time.Time, shapeKeys int) {
+func sampleOnce(ctx context.Context, n *node, ws []*watched, start time.Time, shapeKeys int) error {
 	sent := time.Since(start)
 	pt := make([]*redis.DurationCmd, len(ws))
 	ty := make([]*redis.StatusCmd, len(ws))
@@ -192,7 +224,7 @@ func sampleOnce(ctx context.Context, n *node, ws []*watched, start time.Time, sh
 		return nil
 	})
 	if err != nil && !pipelineReplyErr(err) {
-		return // a lost sample: the analysis works on the ones taken
+		return err // a lost sample: the analysis works on the ones taken, the caller notes the gap
 	}
 	rtt := time.Since(start) - sent
 	for i, w := range ws {
@@ -201,7 +233,7 @@ func sampleOnce(ctx context.Context, n *node, ws []*watched, start time.Time, sh
 	}
 	m := min(shapeKeys, len(ws))
 	if m == 0 {
-		return
+		return nil
 	}
 	ps := make([]probe, m)
 	_, err = n.c.Pipelined(ctx, func(p redis.Pipeliner) error {
@@ -211,7 +243,7 @@ func sampleOnce(ctx context.Context, n *node, ws []*watched, start time.Time, sh
 		return nil
 	})
 	if err != nil && !pipelineReplyErr(err) {
-		return
+		return nil // the TTLs were read; only shapes are missing
 	}
 	for i, w := range ws[:m] {
 		var length int64
@@ -223,6 +255,7 @@ func sampleOnce(ctx context.Context, n *node, ws []*watched, start time.Time, sh
 			w.shapes = append(w.shapes, s)
 		}
 	}
+	return nil
 }
 
 func containsShape(ss []Shape, s Shape) bool {

@@ -1,6 +1,8 @@
 package redistest_test
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -216,6 +218,50 @@ func TestClusterWithReplicas(t *testing.T) {
 			if got, err := rc.DBSize(ctx).Result(); err != nil || got != size {
 				t.Errorf("DBSIZE on replica %s = %d, %v; want its master's %d", r.Addr, got, err, size)
 			}
+		}
+	}
+}
+
+// Failover swaps a master and its replica, keeping every key; MoveSlots
+// moves slots and their keys to another master.
+func TestClusterFailoverAndMoveSlots(t *testing.T) {
+	c := redistest.StartClusterWithReplicas(t, 3, 1)
+	ctx := context.Background()
+	cc := c.Client(t)
+	for i := range 3000 {
+		if err := cc.Set(ctx, fmt.Sprintf("k%d", i), i, 0).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	oldMaster, oldReplica := c.Addrs[1], c.Replicas[1].Addr
+	before, _ := c.Nodes[1].Client(t).DBSize(ctx).Result()
+	c.Failover(t, 1)
+	if c.Addrs[1] != oldReplica || c.Replicas[1].Addr != oldMaster || c.Nodes[1].Addr != oldReplica {
+		t.Fatalf("after the failover: masters %v, replica of 1 %s", c.Addrs, c.Replicas[1].Addr)
+	}
+	nm := c.Nodes[1].Client(t)
+	if role, _ := nm.Do(ctx, "ROLE").Slice(); len(role) == 0 || role[0] != "master" {
+		t.Errorf("new master's ROLE %v", role)
+	}
+	if after, _ := nm.DBSize(ctx).Result(); after != before {
+		t.Errorf("the new master holds %d keys, the old one %d", after, before)
+	}
+	slots := []int{0, 1, 2, 100, 5000}
+	moved := c.MoveSlots(t, 0, 2, slots)
+	var want int64
+	for _, s := range slots {
+		n, _ := c.Nodes[2].Client(t).ClusterCountKeysInSlot(ctx, s).Result()
+		want += n
+		if left, _ := c.Nodes[0].Client(t).ClusterCountKeysInSlot(ctx, s).Result(); left != 0 {
+			t.Errorf("slot %d: %d keys left on the source", s, left)
+		}
+	}
+	if int64(moved) != want || moved == 0 {
+		t.Errorf("moved %d keys, the target holds %d of those slots", moved, want)
+	}
+	for i := range 3000 {
+		if v, err := cc.Get(ctx, fmt.Sprintf("k%d", i)).Int(); err != nil || v != i {
+			t.Fatalf("k%d after the moves: %v %v", i, v, err)
 		}
 	}
 }

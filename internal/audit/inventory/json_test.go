@@ -43,7 +43,7 @@ func encoded(t *testing.T, r *report.Report) []byte {
 // and forgotten by WriteJSON shows here.
 func full(t *testing.T) *report.Report {
 	rep := buildReport(t, loadReg(t), inventory.Options{HotFreqFloor: 100, Sampled: true, SampleRatio: 0.5}, dataset())
-	rep.Stopped = []report.NodeStop{{Node: "127.0.0.1:7000", Reason: "node down <&>", Cursor: "1234", Keys: 9}}
+	rep.Stopped = []report.NodeStop{{Node: "127.0.0.1:7000", Reason: "node down <&>", Cursor: "1234", Keys: 9, DB: 3, Slots: "7-9", RunID: "ab"}}
 	rep.FindingsOmitted = map[string]int64{"no-ttl": 3, "big-key": 1}
 	rep.Findings[0].Message = "<b>&amp;</b> \u2028 \x00"
 	rep.UnusedTemplates = []string{"a:{b}"}
@@ -51,6 +51,11 @@ func full(t *testing.T) *report.Report {
 	rep.Databases = []int{0, 3}
 	rep.Prefixes = []report.Prefix{{Prefix: "order", Depth: 1, Keys: 3, Bytes: 300, Groups: 1}}
 	rep.MergedFrom = []string{"a.json", "b.json"}
+	db := 3
+	rep.Coverage = &report.Coverage{Share: 0.5, Nodes: []report.CoverageNode{{Addr: "127.0.0.1:7000", Role: "master", RunID: "ab<&>", Slots: "0-5460",
+		DBs: []report.CoverageDB{{DB: 3, KeysStart: 10, KeysEnd: -1, Counted: 9}}}},
+		Cluster:    &report.ClusterCoverage{Masters: 3, Walked: 1, Slots: 5461, Counted: "0-5460"},
+		NotCovered: []report.Gap{{Node: "127.0.0.1:7000", DB: &db, Slots: "7-9", Reason: "node down <&>"}}}
 	v := reflect.ValueOf(rep).Elem()
 	for i := range v.NumField() {
 		if v.Field(i).IsZero() {

@@ -1,10 +1,12 @@
 package live
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"runtime"
 	"slices"
@@ -34,6 +36,10 @@ const (
 	// AllSamples as Options.MemorySamples sends MEMORY USAGE … SAMPLES 0:
 	// exact sizes of collections, at O(elements) per key.
 	AllSamples = -1
+
+	// AllDBs as Conn.DB walks every database INFO keyspace lists with
+	// keys (a Cluster has only database 0).
+	AllDBs = -1
 )
 
 // How much a field-name probe reads.
@@ -44,8 +50,8 @@ const (
 )
 
 // Conn is how to reach the server: its address (a Cluster seed with
-// Target.Cluster), and the credentials, TLS and database every node's
-// connection uses.
+// Target.Cluster), the credentials and TLS every node's connection uses,
+// and the database to walk (AllDBs: every database that holds keys).
 type Conn struct {
 	Addr               string
 	Username, Password string
@@ -96,6 +102,9 @@ type Options struct {
 	Sample        int64   // probe a random subset of about this many keys and extrapolate; 0 every key
 	Rate          float64 // commands per second across all nodes and connections; 0 no limit
 	Replicas      bool    // walk a replica of each master (or of the standalone server) instead
+	// ReplicasPrefer walks the master where Replicas finds no replica;
+	// without it a master without a replica stops the run before it starts.
+	ReplicasPrefer bool
 
 	// Resume continues the stopped run of a partial report (read back
 	// with report.ReadReport): only the nodes it lists as stopped are
@@ -110,7 +119,7 @@ type Options struct {
 	Progress      func(Progress)
 	ProgressEvery time.Duration
 
-	RetryFor  time.Duration // how long a node may fail before it is given up; default 10s
+	RetryFor  time.Duration // how long a node may fail before it is given up, and a Cluster walk re-plan slots without counting one; default 10s
 	IOTimeout time.Duration // bound on one pipeline round trip; default 30s
 	Seed      uint64        // seed of the --sample choice; 0 picks one
 }
@@ -201,7 +210,7 @@ func Run(ctx context.Context, reg *registry.Registry, t Target, opts Options) (*
 	}
 	opts = opts.withDefaults()
 	started := time.Now()
-	r := &run{reg: reg, t: t, opts: opts, db: t.Conn.DB, lim: newLimiter(opts.Rate)}
+	r := &run{reg: reg, t: t, opts: opts, lim: newLimiter(opts.Rate), runIDs: map[string]string{}}
 	var carry *inventory.Aggregator
 	if opts.Resume != nil {
 		var err error
@@ -209,8 +218,8 @@ func Run(ctx context.Context, reg *registry.Registry, t Target, opts Options) (*
 			return nil, fmt.Errorf("resume: %w", err)
 		}
 	}
-	if t.Cluster && r.db != 0 {
-		return nil, fmt.Errorf("database %d: a Redis Cluster has only database 0", r.db)
+	if t.Cluster && t.Conn.DB > 0 {
+		return nil, fmt.Errorf("database %d: a Redis Cluster has only database 0", t.Conn.DB)
 	}
 	plans, err := r.plan(ctx)
 	if err != nil {
@@ -221,7 +230,7 @@ func Run(ctx context.Context, reg *registry.Registry, t Target, opts Options) (*
 	}
 	r.sampling()
 	agg := r.walkAll(ctx, started)
-	if carry != nil {
+	if carry != nil && !r.fresh {
 		agg.Merge(carry)
 	}
 	res := r.result(agg, started)
@@ -259,17 +268,14 @@ func (r *run) sampling() {
 
 // walkAll walks every node at once into one aggregation pipeline.
 func (r *run) walkAll(ctx context.Context, started time.Time) *inventory.Aggregator {
-	r.pipe = inventory.NewPipeline(r.reg, r.opts.Inventory, min(runtime.GOMAXPROCS(0), len(r.walkers), maxAggregators))
+	r.width = max(len(r.walkers), 1)
+	r.pipe = inventory.NewPipeline(r.reg, r.opts.Inventory, max(min(runtime.GOMAXPROCS(0), len(r.walkers), maxAggregators), 1))
 	stopProgress := r.progressLoop(started)
-	var wg sync.WaitGroup
-	for _, w := range r.walkers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			w.walk(ctx)
-		}()
+	if r.t.Cluster {
+		r.walkCluster(ctx, r.startLeft)
+	} else {
+		r.walkRound(ctx, r.walkers)
 	}
-	wg.Wait()
 	stopProgress()
 	return r.pipe.Close()
 }
@@ -296,24 +302,116 @@ func (r *run) result(agg *inventory.Aggregator, started time.Time) *Result {
 	if display == "" {
 		display = "redis://" + r.t.Conn.Addr
 	}
+	cov := r.coverage(stopped)
 	meta := report.Meta{
-		Source:    report.Source{Kind: kind, Target: display, Nodes: len(r.walkers) + len(r.stopped)},
+		Source:    report.Source{Kind: kind, Target: display, Nodes: nodeCount(cov, stopped)},
 		Registry:  r.reg.File,
 		StartedAt: started,
 		Duration:  time.Since(started),
-		Complete:  len(stopped) == 0,
+		Complete:  len(stopped) == 0 && len(cov.NotCovered) == 0,
 		Stopped:   stopped,
 		Notes:     dedupe(r.notes),
 	}
-	if p := r.opts.Resume; p != nil {
+	if p := r.opts.Resume; p != nil && !r.fresh {
 		meta.Source.Nodes = max(meta.Source.Nodes, p.Source.Nodes)
 		meta.StartedAt = p.StartedAt
 		meta.Duration += time.Duration(p.DurationMS) * time.Millisecond
 	}
 	res.Report = agg.Report(meta)
+	rep := res.Report
+	if p := r.opts.Resume; p != nil && !r.fresh {
+		cov = report.JoinCoverage(p.Coverage, cov)
+	}
+	rep.Coverage = cov
+	if rep.State != nil {
+		rep.State.RunIDs = map[string]string{}
+		if p := r.opts.Resume; p != nil && !r.fresh && p.State != nil {
+			maps.Copy(rep.State.RunIDs, p.State.RunIDs)
+		}
+		for _, n := range cov.Nodes {
+			if n.RunID != "" {
+				rep.State.RunIDs[n.Addr] = n.RunID
+			}
+		}
+	}
 	res.Complete = meta.Complete
 	res.Stopped = stopped
 	return res
+}
+
+// nodeCount is the nodes walked or meant to be.
+func nodeCount(c *report.Coverage, stopped []report.NodeStop) int {
+	seen := map[string]bool{}
+	for _, n := range c.Nodes {
+		seen[n.Addr] = true
+	}
+	for _, s := range stopped {
+		if s.Node != "" {
+			seen[s.Node] = true
+		}
+	}
+	return len(seen)
+}
+
+// coverage is what the run's walkers covered, and what they and the
+// nodes that could not start did not.
+func (r *run) coverage(stopped []report.NodeStop) *report.Coverage {
+	c := &report.Coverage{}
+	byAddr := map[string]int{}
+	counted := map[string]bool{} // nodes that counted Cluster slots
+	for _, w := range r.walkers {
+		i, ok := byAddr[w.addr]
+		if !ok {
+			i = len(c.Nodes)
+			byAddr[w.addr] = i
+			c.Nodes = append(c.Nodes, report.CoverageNode{Addr: w.addr, Role: w.plan.role, RunID: w.runID})
+		}
+		n := &c.Nodes[i]
+		done := w.finished.Load() && w.stop == nil
+		d := report.CoverageDB{DB: w.plan.db, KeysStart: w.total, KeysEnd: w.keysEnd, Counted: w.scannedDone, Complete: done}
+		if j := slices.IndexFunc(n.DBs, func(e report.CoverageDB) bool { return e.DB == d.DB }); j >= 0 {
+			// The same node walked again for other slots.
+			e := &n.DBs[j]
+			e.Counted += d.Counted
+			e.Complete = e.Complete && d.Complete
+			if d.KeysEnd >= 0 {
+				e.KeysEnd = d.KeysEnd
+			}
+		} else {
+			n.DBs = append(n.DBs, d)
+		}
+		switch {
+		case w.plan.slotList != nil && len(w.done) > 0:
+			n.Slots = report.JoinSlotRanges(n.Slots, report.SlotRanges(w.done))
+			counted[w.addr] = true
+		case done && w.plan.slots != "":
+			n.Slots = report.JoinSlotRanges(n.Slots, w.plan.slots)
+			counted[w.addr] = true
+		}
+	}
+	for _, s := range stopped {
+		g := report.Gap{Node: s.Node, Slots: s.Slots, Reason: s.Reason}
+		if !r.t.Cluster && !r.alone {
+			g.DB = &s.DB
+		}
+		c.NotCovered = append(c.NotCovered, g)
+	}
+	if r.t.Cluster || r.alone {
+		cl := &report.ClusterCoverage{Masters: r.masters, Walked: min(len(counted), max(r.masters, 1))}
+		var got []int
+		for _, n := range c.Nodes {
+			got = append(got, report.ParseSlotRanges(n.Slots)...)
+		}
+		slices.Sort(got)
+		got = slices.Compact(got)
+		cl.Slots = len(got)
+		if cl.Slots < report.ClusterSlots {
+			cl.Counted = report.SlotRanges(got)
+		}
+		c.Cluster = cl
+	}
+	c.Finish()
+	return c
 }
 
 // walkNotes adds what the walkers saw to the run's notes.
@@ -344,7 +442,10 @@ func (r *run) walkNotes() {
 	if vanished > 0 {
 		r.note("%d keys vanished between SCAN and the probes (expired or deleted) and were skipped", vanished)
 	}
-	if moved > 0 {
+	if r.rewalked > 0 {
+		r.note("the Cluster changed during the audit (a failover or slot migration): %d slots were walked again on their owner of the moment; each slot was counted once, whole", r.rewalked)
+	}
+	if moved > 0 && !r.t.Cluster {
 		r.note("%d keys answered MOVED or ASK (slots migrating during the audit) and were skipped on the old node", moved)
 	}
 	if denied > 0 {
@@ -356,7 +457,7 @@ func (r *run) walkNotes() {
 	if r.opts.Match != "" {
 		r.note("only keys matching %q were audited", r.opts.Match)
 	}
-	if p := r.opts.Resume; p != nil {
+	if p := r.opts.Resume; p != nil && !r.fresh {
 		r.notes = append(r.notes, p.Notes...)
 		r.note("resumed from an earlier partial report: this report counts its keys and those after its cursors, each once")
 	}
@@ -367,13 +468,21 @@ type run struct {
 	reg   *registry.Registry
 	t     Target
 	opts  Options
-	db    int
 	lim   *limiter
 	ratio float64 // sampling probability; 0 means every key
 	total int64
 
 	walkers []*walker
 	stopped []report.NodeStop // nodes that could not start
+
+	width     int       // walkers of the first round: how many share the rate
+	startLeft []pending // Cluster slots without a node to walk them at the start
+	rewalked  int       // Cluster slots walked again after a topology change
+
+	runIDs  map[string]string // run_id of the nodes planned, by address
+	masters int               // Cluster: masters serving slots when the run began
+	alone   bool              // a Cluster node audited without Target.Cluster
+	fresh   bool              // Resume's nodes restarted since: nothing is carried over
 
 	// The aggregation: a few aggregators whatever the number of nodes
 	// (each keeps a full set of capped findings), fed batches by every
@@ -390,46 +499,31 @@ func (r *run) note(format string, args ...any) {
 	r.mu.Unlock()
 }
 
-// nodePlan is one node to walk.
+// nodePlan is one database of one node to walk.
 type nodePlan struct {
 	addr     string
+	db       int
+	role     string // master or replica
+	slots    string // a Cluster node audited alone: the slot ranges of its master
 	readonly bool   // a Cluster replica: send READONLY
 	cursor   string // where to start
+
+	// A Cluster walk: the slots to count, in order; for a replica, its
+	// master's id.
+	slotList []int
+	masterID string
 }
 
-// plan finds the nodes to walk: the server (or one of its replicas), or
-// every master (or one replica of each) of the Cluster; then applies
-// Resume.
+// plan finds the nodes and databases to walk: the server (or one of its
+// replicas), or every master (or one replica of each) of the Cluster;
+// then applies Resume.
 func (r *run) plan(ctx context.Context) ([]nodePlan, error) {
-	var plans []nodePlan
 	if r.t.Cluster {
-		var err error
-		if plans, err = r.clusterPlan(ctx); err != nil {
-			return nil, err
-		}
-	} else {
-		addr := r.t.Conn.Addr
-		if r.opts.Replicas {
-			c, err := r.dial(ctx, addr, resp.Session{DB: r.db, Timeout: r.opts.IOTimeout})
-			if err != nil {
-				return nil, err
-			}
-			in, err := nodeInfo(ctx, c)
-			c.Close()
-			if err != nil {
-				return nil, fmt.Errorf("%s: INFO: %w", addr, err)
-			}
-			switch rep := in.replica(); {
-			case in["role"] == "slave":
-				r.note("--replicas: %s is itself a replica; it was walked", addr)
-			case rep == "":
-				r.note("--replicas: %s has no online replica; the master itself was walked", addr)
-			default:
-				addr = rep
-				r.note("--replicas: walked replica %s of %s; a replica may lag its master", rep, r.t.Conn.Addr)
-			}
-		}
-		plans = []nodePlan{{addr: addr}}
+		return r.clusterPlan(ctx)
+	}
+	plans, err := r.serverPlan(ctx)
+	if err != nil {
+		return nil, err
 	}
 	for i := range plans {
 		plans[i].cursor = "0"
@@ -437,21 +531,39 @@ func (r *run) plan(ctx context.Context) ([]nodePlan, error) {
 	if r.opts.Resume == nil {
 		return plans, nil
 	}
-	byAddr := map[string]int{}
+	if why := r.restartedSince(r.opts.Resume); why != "" {
+		// SCAN cursors do not hold across a restart, and the earlier
+		// counts cannot be told apart by node: walk everything again.
+		r.fresh = true
+		r.note("%s; nothing of the earlier report was carried over and every node was walked again from the start", why)
+		return plans, nil
+	}
+	type nodeDB struct {
+		addr string
+		db   int
+	}
+	byNode := map[nodeDB]int{}
+	nodes := map[string]bool{}
 	for i, p := range plans {
-		byAddr[p.addr] = i
+		byNode[nodeDB{p.addr, p.db}] = i
+		nodes[p.addr] = true
 	}
 	var out []nodePlan
 	for _, s := range r.opts.Resume.Stopped {
-		i, ok := byAddr[s.Node]
-		if !ok {
+		var p nodePlan
+		if i, ok := byNode[nodeDB{s.Node, s.DB}]; ok {
+			p = plans[i]
+		} else if nodes[s.Node] {
+			// A database that held no keys now: walk it from the stop's
+			// cursor all the same.
+			p = nodePlan{addr: s.Node, db: s.DB}
+		} else {
 			var have []string
 			for _, p := range plans {
 				have = append(have, p.addr)
 			}
-			return nil, fmt.Errorf("resume: node %s of the earlier report is not among the nodes walked now (%s); the topology changed: run the audit again without --resume", s.Node, strings.Join(have, ", "))
+			return nil, fmt.Errorf("resume: node %s of the earlier report is not among the nodes walked now (%s); the topology changed: run the audit again without --resume", s.Node, strings.Join(dedupe(have), ", "))
 		}
-		p := plans[i]
 		p.cursor = s.Cursor
 		if p.cursor == "" {
 			p.cursor = "0"
@@ -464,83 +576,173 @@ func (r *run) plan(ctx context.Context) ([]nodePlan, error) {
 	return out, nil
 }
 
-// clusterPlan asks the seeds for CLUSTER NODES.
-func (r *run) clusterPlan(ctx context.Context) ([]nodePlan, error) {
-	seeds := append([]string{r.t.Conn.Addr}, r.t.Seeds...)
-	seeds = dedupe(seeds)
-	var firstErr error
-	for _, seed := range seeds {
-		c, err := r.dial(ctx, seed, resp.Session{Timeout: r.opts.IOTimeout})
-		if err != nil {
-			var ce *ConnectError
-			if errors.As(err, &ce) && ce.Auth {
+// serverPlan plans a standalone server (or its replica): one plan per
+// database it walks.
+func (r *run) serverPlan(ctx context.Context) ([]nodePlan, error) {
+	addr := r.t.Conn.Addr
+	in, err := r.info(ctx, addr)
+	if err != nil {
+		return nil, err
+	}
+	if r.opts.Replicas {
+		switch rep := in.replica(); {
+		case in["role"] == "slave":
+			r.note("--replicas: %s is itself a replica; it was walked", addr)
+		case rep == "" && !r.opts.ReplicasPrefer:
+			return nil, fmt.Errorf("--replicas: %s has no online replica to read; audit the master without --replicas, or pass --replicas=prefer to walk the master when there is no replica", addr)
+		case rep == "":
+			r.note("--replicas=prefer: %s has no online replica; the master itself was walked", addr)
+		default:
+			addr = rep
+			r.note("--replicas: walked replica %s of %s; a replica may lag its master", rep, r.t.Conn.Addr)
+			if in, err = r.info(ctx, addr); err != nil {
 				return nil, err
 			}
-			if firstErr == nil {
-				firstErr = err
-			}
-			continue
 		}
-		text, err := c.Simple(ctx, "CLUSTER", "NODES")
-		c.Close()
-		if err != nil {
-			var se resp.ServerError
-			if errors.As(err, &se) {
-				if se.Code() == "NOPERM" {
-					return nil, &PermissionError{Addr: seed, Commands: []string{"cluster|nodes"}, Reply: string(se)}
-				}
-				if strings.Contains(string(se), "cluster support disabled") {
-					return nil, fmt.Errorf("%s is not a Redis Cluster node (%v): drop --cluster to audit it as a standalone server", seed, se)
-				}
-			}
-			if firstErr == nil {
-				firstErr = fmt.Errorf("%s: CLUSTER NODES: %w", seed, err)
-			}
-			continue
-		}
-		host, _, _ := net.SplitHostPort(seed)
-		return r.pickNodes(parseClusterNodes(text, host))
 	}
-	return nil, firstErr
+	r.runIDs[addr] = in["run_id"]
+	role := "master"
+	if in["role"] == "slave" {
+		role = "replica"
+	}
+	var plans []nodePlan
+	for _, db := range r.dbsOf(in) {
+		plans = append(plans, nodePlan{addr: addr, db: db, role: role})
+	}
+	if in["cluster_enabled"] == "1" {
+		r.shard(ctx, addr, plans)
+	}
+	return plans, nil
 }
 
-// pickNodes chooses the masters, or one replica of each, and records the
-// masters the cluster marks failed as stopped nodes.
-func (r *run) pickNodes(nodes []clusterNode) ([]nodePlan, error) {
-	var plans []nodePlan
-	masters := 0
+// shard reads the Cluster a node audited alone belongs to: how many
+// masters it has and which slots the node holds, for the report to say
+// how much of the Cluster it covers.
+func (r *run) shard(ctx context.Context, addr string, plans []nodePlan) {
+	r.alone = true
+	c, err := r.dial(ctx, addr, resp.Session{Timeout: r.opts.IOTimeout})
+	if err != nil {
+		return
+	}
+	text, err := c.Simple(ctx, "CLUSTER", "NODES")
+	c.Close()
+	if err != nil {
+		r.note("%s is a Redis Cluster node and was audited alone (CLUSTER NODES: %v); add --cluster to audit every master", addr, err)
+		return
+	}
+	host, _, _ := net.SplitHostPort(addr)
+	nodes := parseClusterNodes(text, host)
+	var me *clusterNode
+	for i := range nodes {
+		if nodes[i].has("myself") {
+			me = &nodes[i]
+		}
+		if nodes[i].has("master") && nodes[i].slots > 0 {
+			r.masters++
+		}
+	}
+	if me == nil {
+		return
+	}
+	owned := me.owned
+	if me.master != "" {
+		for _, n := range nodes {
+			if n.id == me.master {
+				owned = n.owned
+			}
+		}
+	}
+	slots := report.SlotRanges(owned)
+	for i := range plans {
+		plans[i].slots = slots
+	}
+	r.note("%s is 1 of %d masters of a Redis Cluster and was audited alone: slots %s; add --cluster for all", addr, r.masters, cmp.Or(slots, "none"))
+}
+
+// dbsOf is the databases to walk on a node: Conn.DB, or with AllDBs
+// every database that holds keys (database 0 when none does).
+func (r *run) dbsOf(in info) []int {
+	if r.t.Conn.DB != AllDBs || r.t.Cluster {
+		return []int{max(r.t.Conn.DB, 0)}
+	}
+	dbs := in.dbs()
+	if len(dbs) == 0 {
+		dbs = []int{0}
+	}
+	return dbs
+}
+
+// info dials addr and reads INFO.
+func (r *run) info(ctx context.Context, addr string) (info, error) {
+	c, err := r.dial(ctx, addr, resp.Session{Timeout: r.opts.IOTimeout})
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	in, err := nodeInfo(ctx, c)
+	if err != nil {
+		var se resp.ServerError
+		if errors.As(err, &se) && se.Code() == "NOPERM" {
+			return nil, &PermissionError{Addr: addr, Commands: []string{"info"}, Reply: string(se)}
+		}
+		return nil, fmt.Errorf("%s: INFO: %w", addr, err)
+	}
+	return in, nil
+}
+
+// restartedSince says which node of the resumed report has restarted
+// since (another run_id), or "".
+func (r *run) restartedSince(prev *report.Report) string {
+	was := map[string]string{}
+	if prev.State != nil {
+		maps.Copy(was, prev.State.RunIDs)
+	}
+	for _, s := range prev.Stopped {
+		old, now := cmp.Or(s.RunID, was[s.Node]), r.runIDs[s.Node]
+		if old != "" && now != "" && old != now {
+			return fmt.Sprintf("%s restarted since the partial report (run_id %s, now %s): its SCAN cursor no longer holds", s.Node, short(old), short(now))
+		}
+	}
+	return ""
+}
+
+// short is the head of a run_id, enough to tell two apart.
+func short(id string) string { return id[:min(len(id), 8)] }
+
+// clusterPlan reads the topology and plans every slot served by a master
+// on that master (or a replica of it); with Resume only the slots the
+// partial report did not count.
+func (r *run) clusterPlan(ctx context.Context) ([]nodePlan, error) {
+	nodes, err := r.topology(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var slots []int
 	for _, n := range nodes {
-		if !n.has("master") {
-			continue
+		if n.has("master") && n.slots > 0 {
+			r.masters++
+			slots = append(slots, n.owned...)
 		}
-		masters++
-		if !n.usable() {
-			if n.slots > 0 {
-				r.stopped = append(r.stopped, report.NodeStop{Node: n.addr, Reason: "the cluster marks this master failed (" + strings.Join(n.flags, ",") + "); its keys were not audited", Cursor: "0"})
-			}
-			continue
-		}
-		if !r.opts.Replicas {
-			plans = append(plans, nodePlan{addr: n.addr})
-			continue
-		}
-		rep := ""
-		for _, s := range nodes {
-			if s.master == n.id && s.usable() && s.linked && (s.has("slave") || s.has("replica")) {
-				rep = s.addr
-				break
-			}
-		}
-		if rep == "" {
-			r.note("--replicas: master %s has no healthy replica; the master itself was walked", n.addr)
-			plans = append(plans, nodePlan{addr: n.addr})
-			continue
-		}
-		plans = append(plans, nodePlan{addr: rep, readonly: true})
 	}
-	if masters == 0 {
-		return nil, errors.New("CLUSTER NODES lists no master: is the cluster set up (cluster_state:ok)?")
+	if r.masters == 0 {
+		return nil, errors.New("CLUSTER NODES lists no master serving slots: is the cluster set up (cluster_state:ok)?")
 	}
+	if p := r.opts.Resume; p != nil {
+		slots = slots[:0]
+		for _, s := range p.Stopped {
+			if !report.ValidSlotRanges(s.Slots) {
+				return nil, fmt.Errorf("resume: the partial report's stop of %s names no Cluster slots (it was written by an earlier version, which walked with SCAN cursors); run the audit again without --resume", s.Node)
+			}
+			slots = append(slots, report.ParseSlotRanges(s.Slots)...)
+		}
+	}
+	plans, left := r.assign(slots, nodes)
+	for _, l := range left {
+		if strings.HasPrefix(l.reason, "--replicas") {
+			return nil, errors.New(l.reason)
+		}
+	}
+	r.startLeft = left
 	if r.opts.Replicas {
 		r.note("--replicas: replicas were walked instead of masters; a replica may lag its master")
 	}
@@ -578,7 +780,7 @@ func (r *run) start(ctx context.Context, plans []nodePlan) error {
 		case errors.As(err, &pe), !r.t.Cluster, errors.As(err, &ce) && ce.Auth, ctx.Err() != nil:
 			return err
 		}
-		r.stopped = append(r.stopped, report.NodeStop{Node: plans[i].addr, Reason: "unreachable at the start: " + err.Error(), Cursor: plans[i].cursor})
+		r.startLeft = append(r.startLeft, pending{slots: plans[i].slotList, node: plans[i].addr, reason: "node down: unreachable at the start: " + err.Error()})
 		walkers[i] = nil
 	}
 	for _, w := range walkers {
@@ -586,15 +788,18 @@ func (r *run) start(ctx context.Context, plans []nodePlan) error {
 			r.walkers = append(r.walkers, w)
 		}
 	}
-	if len(r.walkers) == 0 && len(r.stopped) > 0 {
-		return fmt.Errorf("no node of the cluster could be reached: %s", r.stopped[0].Reason)
+	if len(r.walkers) == 0 && len(r.startLeft) > 0 && len(plans) > 0 {
+		return fmt.Errorf("no node of the cluster could be reached: %s", r.startLeft[0].reason)
 	}
 	return nil
 }
 
 func (r *run) progress(started time.Time) Progress {
-	p := Progress{Total: r.total, Nodes: len(r.walkers), Elapsed: time.Since(started)}
-	for _, w := range r.walkers {
+	r.mu.Lock()
+	ws := r.walkers
+	r.mu.Unlock()
+	p := Progress{Total: r.total, Nodes: len(ws), Elapsed: time.Since(started)}
+	for _, w := range ws {
 		p.Scanned += w.scanned.Load()
 		if w.finished.Load() {
 			p.NodesDone++

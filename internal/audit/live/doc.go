@@ -1,20 +1,21 @@
-// Package live walks a live Redis or every master of a Redis Cluster with
-// SCAN, probes each key in pipelines (TYPE, PTTL, MEMORY USAGE, element
+// Package live walks every database of a live Redis with SCAN, or every
+// slot of every master of a Redis Cluster with CLUSTER GETKEYSINSLOT,
+// probes each key in pipelines (TYPE, PTTL, MEMORY USAGE, element
 // count, LFU counter, guard namespace, sampled field names) and feeds the
 // records to package inventory, which classifies them against the registry
 // and builds the report.
 //
 //	t := live.Target{Conn: opt, Cluster: true, Seeds: []string{"10.0.0.1:6379"}, Display: "redis://10.0.0.1:6379"}
 //	res, err := live.Run(ctx, reg, t, live.Options{Rate: 20000})
-//	err = res.Report.WriteJSON(os.Stdout) // res.Complete is false when a node stopped early
+//	err = res.Report.WriteJSON(os.Stdout) // res.Complete is false unless every key was counted once; Report.Coverage says what was
 //
 // # Safety
 //
 // The walker only reads: SCAN (never KEYS), TYPE, PTTL, MEMORY USAGE,
 // STRLEN/HLEN/LLEN/SCARD/ZCARD/XLEN, OBJECT FREQ (when the eviction policy
 // is LFU), HGET key __ns__ (guarded templates), HRANDFIELD and GETRANGE
-// (a bounded sample of keys per template, for mixed-schema), INFO, CLUSTER
-// NODES, and CLIENT SETNAME / CLIENT NO-TOUCH (Redis 7.2+, so the audit
+// (a bounded sample of keys per template, for mixed-schema), INFO, SELECT,
+// CLUSTER NODES and CLUSTER GETKEYSINSLOT, and CLIENT SETNAME / CLIENT NO-TOUCH (Redis 7.2+, so the audit
 // does not refresh every key's LRU/LFU clock). docs/audit-acl.md has the
 // exact ACL. A missing essential permission fails the run before it
 // starts (PermissionError); a missing optional one turns its rule off with
@@ -22,10 +23,16 @@
 //
 // # Faults
 //
-// Every node is walked by its own goroutines with its own connections.
-// A node that stops answering is retried for Options.RetryFor, then given
-// up: its NodeStop in the report says why and the SCAN cursor to resume
-// from; the other nodes finish. Cancelling ctx (Ctrl-C, --timeout) stops
+// Every node (and database) is walked by its own goroutines with its own
+// connections. A node that stops answering is retried for
+// Options.RetryFor, then given up: its NodeStop in the report says why and
+// the SCAN cursor (or the Cluster slots) to resume from; the other nodes
+// finish. A server that restarts during its walk (a new run_id) stops it:
+// SCAN cursors do not hold across a restart. A Cluster slot is counted
+// whole on the node that serves it when its keys are listed; slots a
+// failover, a migration or a lost node keep from being counted are walked
+// again on their owner after the topology is read again (slots.go), or
+// listed as not covered. Cancelling ctx (Ctrl-C, --timeout) stops
 // every node at a batch boundary and still returns a report, with
 // Complete false and a resume cursor per node (Options.Resume continues
 // from them). Keys that vanish between SCAN and the probes are skipped

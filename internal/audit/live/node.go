@@ -36,6 +36,7 @@ type walker struct {
 	canNS   bool
 	canFlds bool
 	total   int64 // keys at the start
+	keysEnd int64 // keys at the end; -1 unknown
 	rng     *rand.Rand
 	enc     encodings
 
@@ -48,7 +49,7 @@ type walker struct {
 	// Written by newWalker, then by the prober (restarted, shrunk,
 	// notes) or the consumer (scannedDone, resume, probed); read after
 	// walk returns.
-	scannedDone int64  // keys SCAN returned up to resume
+	scannedDone int64  // keys SCAN (or GETKEYSINSLOT, of the slots counted) returned up to resume
 	resume      string // cursor after the last batch added
 	probed      int64
 	restarted   bool
@@ -56,6 +57,15 @@ type walker struct {
 	shrunk      bool
 	stop        *report.NodeStop
 	notes       []string
+
+	// A Cluster walk's slots (plan.slotList): the prober lists them from
+	// next on; the consumer counts them (done) or gives them back (redo)
+	// in batches, up to consumed.
+	next                    int
+	listedSlots, listedKeys int64
+	consumed                int
+	done, redo              []int
+	why                     string // why the slots left were not counted
 }
 
 // stopError is a condition that retrying will not fix.
@@ -78,8 +88,8 @@ const probeKey = "keyguard:audit:permission-probe"
 // newWalker connects to a node, reads INFO and checks the ACL user's
 // permissions.
 func (r *run) newWalker(ctx context.Context, p nodePlan) (*walker, error) {
-	w := &walker{r: r, plan: p, addr: p.addr, resume: p.cursor,
-		sess: resp.Session{DB: r.db, ReadOnly: p.readonly, Timeout: r.opts.IOTimeout}}
+	w := &walker{r: r, plan: p, addr: p.addr, resume: p.cursor, keysEnd: -1,
+		sess: resp.Session{DB: p.db, ReadOnly: p.readonly, Timeout: r.opts.IOTimeout}}
 	seed := r.opts.Seed
 	if seed == 0 {
 		seed = rand.Uint64()
@@ -104,10 +114,7 @@ func (r *run) newWalker(ctx context.Context, p nodePlan) (*walker, error) {
 	w.version = in.version()
 	w.policy = in["maxmemory_policy"]
 	w.lfu = in.lfu()
-	w.total = in.keys(r.db)
-	if !r.t.Cluster && in["cluster_enabled"] == "1" {
-		w.notes = append(w.notes, fmt.Sprintf("%s is a Redis Cluster node and was audited alone: audit the whole cluster in cluster mode (--cluster)", p.addr))
-	}
+	w.total = in.keys(p.db)
 	if err := w.permissions(ctx); err != nil {
 		c.Close()
 		return nil, err
@@ -139,6 +146,10 @@ func (w *walker) permissions(ctx context.Context) error {
 	noTouch := w.version >= 702
 	if noTouch {
 		c.Cmd("CLIENT", "NO-TOUCH", "ON")
+	}
+	slots := w.plan.slotList != nil
+	if slots {
+		c.Cmd("CLUSTER", "GETKEYSINSLOT", "0", "0")
 	}
 	n := c.Take()
 	if err := c.Flush(); err != nil {
@@ -197,8 +208,12 @@ func (w *walker) permissions(ctx context.Context) error {
 		} else {
 			noTouch = false
 		}
+		i++
 	}
 	w.touches = !noTouch
+	if slots && denied(errs[i]) {
+		return &PermissionError{Addr: w.addr, Commands: []string{"cluster|getkeysinslot"}, Reply: errs[i]}
+	}
 	return nil
 }
 
@@ -221,8 +236,15 @@ func (w *walker) walk(ctx context.Context) {
 	cancel()
 	for range ch {
 	}
-	w.closeConn()
 	if w.finished.Load() {
+		w.end(ctx)
+	}
+	w.closeConn()
+	if w.finished.Load() || w.stop != nil {
+		return
+	}
+	if w.plan.slotList != nil {
+		w.why = w.slotReason(ctx, perr, cerr)
 		return
 	}
 	var reason string
@@ -239,7 +261,45 @@ func (w *walker) walk(ctx context.Context) {
 	default:
 		reason = "stopped"
 	}
-	w.stop = &report.NodeStop{Node: w.addr, Reason: reason, Cursor: w.resume, Keys: w.scannedDone}
+	w.stop = &report.NodeStop{Node: w.addr, DB: w.plan.db, Reason: reason, Cursor: w.resume, Keys: w.scannedDone, RunID: w.runID}
+}
+
+// end reads the node's key count after the walk, and checks that the
+// server did not restart since the walk began.
+func (w *walker) end(ctx context.Context) {
+	if w.conn == nil {
+		if w.retry(ctx, func(*resp.Conn) error { return nil }) != nil {
+			return
+		}
+	}
+	in, err := nodeInfo(ctx, w.conn)
+	if err != nil {
+		return
+	}
+	w.keysEnd = in.keys(w.plan.db)
+	if id := in["run_id"]; id != "" && id != w.runID && w.plan.slotList == nil {
+		w.restarted = true
+		w.finished.Store(false)
+		w.stop = &report.NodeStop{Node: w.addr, DB: w.plan.db, Cursor: w.resume, Keys: w.scannedDone, RunID: w.runID,
+			Reason: fmt.Sprintf("restarted during the walk (run_id %s, now %s): the keys counted may mix two lives of the server: audit again", short(w.runID), short(id))}
+	}
+}
+
+// slotReason says why a Cluster walker left slots uncounted.
+func (w *walker) slotReason(ctx context.Context, perr, cerr error) string {
+	switch {
+	case ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return "timed out"
+	case ctx.Err() != nil:
+		return "interrupted"
+	case errors.Is(perr, errNotOwner):
+		return "the node stopped serving these slots during the walk (failover or slot migration), and they could not be walked on their new owner"
+	case perr != nil && !errors.Is(perr, context.Canceled):
+		return perr.Error()
+	case cerr != nil:
+		return cerr.Error()
+	}
+	return "slots moved during the walk (MOVED or ASK, or a migration in progress) and could not be walked again on their owner"
 }
 
 func (w *walker) closeConn() {
@@ -290,6 +350,10 @@ func (w *walker) consume(ctx context.Context, in <-chan *batch, free chan *batch
 		if err := ctx.Err(); err != nil {
 			return err
 		}
+		if w.plan.slotList != nil {
+			w.consumeSlots(b, free)
+			continue
+		}
 		j := 0
 		for i := range b.recs {
 			if b.drop[i] != dropNone {
@@ -312,6 +376,49 @@ func (w *walker) consume(ctx context.Context, in <-chan *batch, free chan *batch
 		}
 	}
 	return nil
+}
+
+// consumeSlots hands over the records of the slots of b counted whole,
+// and keeps the others to be walked again: slots the node did not serve
+// whole, or with a key that answered MOVED or ASK.
+func (w *walker) consumeSlots(b *batch, free chan *batch) {
+	bad := map[int32]bool{}
+	for _, s := range b.badSlots {
+		bad[int32(s)] = true
+	}
+	for i := range b.recs {
+		if b.drop[i] == dropMoved {
+			bad[b.slot[i]] = true
+		}
+	}
+	j := 0
+	for i := range b.recs {
+		if bad[b.slot[i]] {
+			continue
+		}
+		if b.drop[i] != dropNone {
+			w.countDrop(b.drop[i])
+			continue
+		}
+		b.recs[j], b.class[j] = b.recs[i], b.class[i]
+		b.class[j].Fields = b.fldRead[i]
+		j++
+	}
+	w.probed += int64(j)
+	for i, s := range b.slots {
+		if bad[int32(s)] {
+			w.redo = append(w.redo, s)
+			continue
+		}
+		w.done = append(w.done, s)
+		w.scannedDone += b.slotKeys[i]
+	}
+	w.consumed += len(b.slots)
+	done := w.consumed == len(w.plan.slotList)
+	w.r.pipe.Add(b.recs[:j], b.class[:j], func() { b.reuse(free) })
+	if done {
+		w.finished.Store(true)
+	}
 }
 
 // retry runs fn on the prober's connection, dialing when there is none,
@@ -361,9 +468,19 @@ func (w *walker) checkRestart(ctx context.Context, c *resp.Conn) error {
 	if err != nil {
 		return err
 	}
-	if id := in["run_id"]; id != "" && id != w.runID && !w.restarted {
+	if id := in["run_id"]; id != "" && id != w.runID && w.plan.slotList != nil {
+		// A slot is counted whole in one life of the server.
+		if !w.restarted {
+			w.notes = append(w.notes, fmt.Sprintf("%s restarted during the audit (run_id %s, now %s); each slot was counted whole, in one life of the server", w.addr, short(w.runID), short(id)))
+		}
 		w.restarted = true
-		w.notes = append(w.notes, fmt.Sprintf("%s restarted during the audit (new run_id) near cursor %s; SCAN does not hold across a restart, so some keys may be missed or counted twice", w.addr, w.resume))
+		return nil
+	}
+	if id := in["run_id"]; id != "" && id != w.runID {
+		// SCAN's cursor means nothing to the new life of the server, and
+		// a count that mixed both lives would be no count at all.
+		w.restarted = true
+		return &stopError{fmt.Errorf("restarted during the walk (run_id %s, now %s); SCAN cursors do not hold across a restart, so the keys after them were not counted: audit again", short(w.runID), short(id))}
 	}
 	return nil
 }

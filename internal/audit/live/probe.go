@@ -66,6 +66,13 @@ type batch struct {
 	fld     []bool            // a field probe goes with the element count (the class asks for field names)
 	fldRead []bool            // the field probe's reply was read into the record
 	stage   []uint8           // what the count stage still reads
+	slot    []int32           // the Cluster slot of each record; -1 for SCAN
+
+	// A Cluster walk's batch is whole slots.
+	slots    []int   // the slots listed
+	slotKeys []int64 // keys in each, as listed
+	badSlots []int   // slots dropped whole: not served any more, or a key answered MOVED or ASK
+	lost     bool    // the node no longer serves its slots
 }
 
 // produce is the prober: one round trip per iteration carries the element
@@ -73,19 +80,25 @@ type batch struct {
 // TYPE/PTTL/MEMORY USAGE probes of the batch in between.
 func (w *walker) produce(ctx context.Context, out chan<- *batch, free chan *batch) error {
 	cursor := w.plan.cursor
-	scanning := true
+	slotMode := w.plan.slotList != nil
+	scanning := !slotMode || len(w.plan.slotList) > 0
 	var probe, count *batch
 	perKey := 4
 	if w.lfu && w.canFreq {
 		perKey = 5
 	}
-	count1 := w.r.lim.batchKeys(w.r.opts.Count, perKey, len(w.r.walkers))
+	count1 := w.r.lim.batchKeys(w.r.opts.Count, perKey, w.r.width)
 	var shrink shrinkWatch
+	var lost error
 	for scanning || probe != nil || count != nil {
 		var scanned *batch
+		var chunk []int
+		if scanning && slotMode {
+			chunk = w.nextChunk(count1)
+		}
 		err := w.retry(ctx, func(c *resp.Conn) error {
 			var err error
-			scanned, err = w.iterate(ctx, c, cursor, scanning, count1, probe, count, free)
+			scanned, err = w.iterate(ctx, c, cursor, chunk, scanning, count1, probe, count, free)
 			return err
 		})
 		if err != nil {
@@ -103,7 +116,18 @@ func (w *walker) produce(ctx context.Context, out chan<- *batch, free chan *batc
 			count.compact(w)
 		}
 		probe = scanned
-		if scanned != nil {
+		if scanned != nil && slotMode {
+			w.next += len(chunk)
+			w.listedSlots += int64(len(chunk))
+			w.listedKeys += scanned.scanned
+			w.scanned.Add(scanned.scanned)
+			scanning = w.next < len(w.plan.slotList)
+			if scanned.lost {
+				// Demoted or emptied: list nothing more here; the slots
+				// left are walked again on their owner.
+				scanning, lost = false, errNotOwner
+			}
+		} else if scanned != nil {
 			cursor = scanned.next
 			w.scanned.Add(scanned.scanned)
 			if cursor == "0" {
@@ -113,7 +137,7 @@ func (w *walker) produce(ctx context.Context, out chan<- *batch, free chan *batc
 			}
 		}
 	}
-	return nil
+	return lost
 }
 
 // iterate sends one pipeline and reads its replies into count and probe
@@ -126,7 +150,7 @@ func (w *walker) produce(ctx context.Context, out chan<- *batch, free chan *batc
 // costs three commands, as many as the bare TYPE/PTTL/MEMORY walk. A
 // WRONGTYPE reply is a type mismatch, resolved in the count stage with
 // TYPE and every count command.
-func (w *walker) iterate(ctx context.Context, c *resp.Conn, cursor string, scanning bool, countN int, probe, count *batch, free chan *batch) (*batch, error) {
+func (w *walker) iterate(ctx context.Context, c *resp.Conn, cursor string, chunk []int, scanning bool, countN int, probe, count *batch, free chan *batch) (*batch, error) {
 	o := &w.r.opts
 	freq := w.lfu && w.canFreq
 	n := 0
@@ -137,6 +161,8 @@ func (w *walker) iterate(ctx context.Context, c *resp.Conn, cursor string, scann
 		n += probe.probeCmds(freq)
 	}
 	if scanning {
+		// A chunk of GETKEYSINSLOT lists about as many keys as one SCAN,
+		// mostly from empty or small slots: it counts as one command.
 		n++
 	}
 	if err := w.r.lim.wait(ctx, n); err != nil {
@@ -148,7 +174,9 @@ func (w *walker) iterate(ctx context.Context, c *resp.Conn, cursor string, scann
 	if count != nil {
 		count.writeCounts(c, &w.enc)
 	}
-	if scanning {
+	if scanning && chunk != nil {
+		writeSlots(c, chunk)
+	} else if scanning {
 		countStr := strconv.Itoa(countN)
 		if o.Match != "" {
 			c.Cmd("SCAN", cursor, "MATCH", o.Match, "COUNT", countStr)
@@ -170,7 +198,13 @@ func (w *walker) iterate(ctx context.Context, c *resp.Conn, cursor string, scann
 	}
 	var next *batch
 	if scanning {
-		b, err := w.readScan(c, cursor, free)
+		var b *batch
+		var err error
+		if chunk != nil {
+			b, err = w.readSlots(c, chunk, free)
+		} else {
+			b, err = w.readScan(c, cursor, free)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -571,21 +605,7 @@ func (w *walker) readScan(c *resp.Conn, cursor string, free chan *batch) (*batch
 		if ratio > 0 && w.rng.Float64() >= ratio {
 			continue
 		}
-		key := string(k.Str)
-		cl := w.cls.Classify(key)
-		guess, ns := "", false
-		if e := cl.Entry; e != nil && countIndex(e.Type) >= 0 {
-			guess = e.Type
-			ns = w.canNS && cl.NS && e.Type == "hash"
-		}
-		b.recs = append(b.recs, inventory.Record{Key: key, DB: w.r.db, Node: w.addr, Bytes: -1, Elements: -1, Freq: -1})
-		b.class = append(b.class, cl)
-		b.drop = append(b.drop, dropNone)
-		b.guess = append(b.guess, guess)
-		b.ns = append(b.ns, ns)
-		b.fld = append(b.fld, w.canFlds && cl.Fields && (guess == "hash" || guess == "string"))
-		b.fldRead = append(b.fldRead, false)
-		b.stage = append(b.stage, stageDone)
+		w.addKey(b, string(k.Str), -1)
 	}
 	return b, nil
 }
@@ -603,7 +623,8 @@ func newBatch(free chan *batch) *batch {
 func (b *batch) reuse(free chan *batch) {
 	clear(b.recs) // drop the key strings
 	b.recs, b.class, b.drop, b.ns, b.stage, b.guess = b.recs[:0], b.class[:0], b.drop[:0], b.ns[:0], b.stage[:0], b.guess[:0]
-	b.fld, b.fldRead = b.fld[:0], b.fldRead[:0]
+	b.fld, b.fldRead, b.slot = b.fld[:0], b.fldRead[:0], b.slot[:0]
+	b.slots, b.slotKeys, b.badSlots, b.lost, b.scanned = b.slots[:0], b.slotKeys[:0], b.badSlots[:0], false, 0
 	select {
 	case free <- b:
 	default:
@@ -618,9 +639,13 @@ func (b *batch) compact(w *walker) {
 	for i := range b.recs {
 		if b.drop[i] != dropNone {
 			w.countDrop(b.drop[i])
+			if b.drop[i] == dropMoved && b.slot[i] >= 0 {
+				b.badSlots = append(b.badSlots, int(b.slot[i]))
+			}
 			continue
 		}
 		b.recs[j], b.class[j], b.drop[j], b.stage[j], b.fldRead[j] = b.recs[i], b.class[i], dropNone, b.stage[i], b.fldRead[i]
+		b.slot[j] = b.slot[i]
 		counting := b.stage[j] == stageCount
 		t := b.recs[j].Type
 		b.ns[j] = counting && w.canNS && t == "hash" && b.class[j].NS
@@ -629,7 +654,7 @@ func (b *batch) compact(w *walker) {
 	}
 	clear(b.recs[j:])
 	b.recs, b.class, b.drop, b.stage, b.ns = b.recs[:j], b.class[:j], b.drop[:j], b.stage[:j], b.ns[:j]
-	b.fld, b.fldRead = b.fld[:j], b.fldRead[:j]
+	b.fld, b.fldRead, b.slot = b.fld[:j], b.fldRead[:j], b.slot[:j]
 	b.guess = b.guess[:0]
 }
 

@@ -211,6 +211,22 @@ func TestMergeAndSnapshotEqualClusterAudit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Each part says it is one master of three; joined they cover the
+	// Cluster.
+	var covs []*report.Coverage
+	for i, p := range parts {
+		sum := p.Coverage.Summary()
+		if !strings.Contains(sum, "1 of 3 masters, slots ") || !strings.Contains(sum, "add --cluster for all") || !p.Complete {
+			t.Errorf("node %s audited alone: complete %v, coverage %q", c.Nodes[i].Addr, p.Complete, sum)
+		}
+		covs = append(covs, p.Coverage)
+	}
+	if j := report.JoinCoverage(covs...); j.Cluster == nil || j.Cluster.Slots != report.ClusterSlots || j.Cluster.Walked != 3 || j.Share != 1 || len(j.NotCovered) != 0 {
+		t.Errorf("joined coverage of the masters' reports: %+v %+v", j, j.Cluster)
+	}
+	if cl := whole.Report.Coverage.Cluster; cl == nil || cl.Slots != report.ClusterSlots || cl.Masters != 3 || cl.Walked != 3 {
+		t.Errorf("the Cluster audit's coverage: %+v", cl)
+	}
 	if merged.Summary.Keys != int64(n) {
 		t.Errorf("merged report: %d keys, want %d", merged.Summary.Keys, n)
 	}

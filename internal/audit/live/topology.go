@@ -2,6 +2,7 @@ package live
 
 import (
 	"net"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -13,7 +14,11 @@ type clusterNode struct {
 	master string // the master's id for a replica, "" for a master
 	flags  []string
 	slots  int // slots served (ranges counted; importing/migrating markers ignored)
-	linked bool
+	owned  []int
+	// migrating are the slots this node is moving away ([slot->-id]),
+	// as only the node itself knows them (the "myself" line).
+	migrating []int
+	linked    bool
 }
 
 func (n *clusterNode) has(flag string) bool {
@@ -59,7 +64,12 @@ func parseClusterNodes(text, seedHost string) []clusterNode {
 			}
 		}
 		for _, s := range f[8:] {
-			if strings.HasPrefix(s, "[") { // [slot->-id] migrating / importing
+			if strings.HasPrefix(s, "[") { // [slot->-id] migrating / [slot-<-id] importing
+				if slot, _, ok := strings.Cut(s[1:], "->-"); ok {
+					if x, err := strconv.Atoi(slot); err == nil {
+						n.migrating = append(n.migrating, x)
+					}
+				}
 				continue
 			}
 			lo, hi, isRange := strings.Cut(s, "-")
@@ -69,14 +79,20 @@ func parseClusterNodes(text, seedHost string) []clusterNode {
 			if isRange {
 				b, err2 = strconv.Atoi(hi)
 			}
-			if err1 == nil && err2 == nil && b >= a {
+			if err1 == nil && err2 == nil && b >= a && a >= 0 && b < slotCount {
 				n.slots += b - a + 1
+				for x := a; x <= b; x++ {
+					n.owned = append(n.owned, x)
+				}
 			}
 		}
 		out = append(out, n)
 	}
 	return out
 }
+
+// slotCount is the number of hash slots of a Cluster.
+const slotCount = 16384
 
 // info is the parsed reply of INFO: "field:value" lines.
 type info map[string]string
@@ -106,6 +122,24 @@ func (in info) keys(db int) int64 {
 		}
 	}
 	return 0
+}
+
+// dbs are the databases that hold keys, from the keyspace section, in
+// order.
+func (in info) dbs() []int {
+	var out []int
+	for k := range in {
+		n, ok := strings.CutPrefix(k, "db")
+		if !ok {
+			continue
+		}
+		db, err := strconv.Atoi(n)
+		if err == nil && db >= 0 && in.keys(db) > 0 {
+			out = append(out, db)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // version is redis_version as major*100+minor (7.2 → 702); 0 unknown.

@@ -2,8 +2,10 @@ package live
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -39,21 +41,40 @@ garbage line
 			t.Errorf("node %d: %+v usable %v; want %+v", i, n, n.usable(), w)
 		}
 	}
-	r := &run{opts: Options{Replicas: true}}
-	plans, err := r.pickNodes(nodes)
-	if err != nil {
-		t.Fatal(err)
+	if !slices.Equal(nodes[2].migrating, []int{123}) || len(nodes[5].owned) != 3 || nodes[4].owned[5460] != 5460 {
+		t.Errorf("migrating %v, owned %v", nodes[2].migrating, nodes[5].owned)
 	}
+	var slots []int
+	for _, n := range nodes {
+		if n.has("master") {
+			slots = append(slots, n.owned...)
+		}
+	}
+	r := &run{opts: Options{Replicas: true, ReplicasPrefer: true}}
+	plans, left := r.assign(slots, nodes)
 	var addrs []string
 	for _, p := range plans {
-		addrs = append(addrs, p.addr+map[bool]string{true: " ro", false: ""}[p.readonly])
+		addrs = append(addrs, fmt.Sprintf("%s %s %d", p.addr, p.role, len(p.slotList)))
 	}
+	slices.Sort(addrs)
 	// 30001 has a healthy replica (30004); 30002's replica failed; 30003 has none.
-	if want := []string{"127.0.0.1:30002", "127.0.0.1:30003", "127.0.0.1:30004 ro"}; !slices.Equal(addrs, want) {
+	if want := []string{"127.0.0.1:30002 master 5462", "127.0.0.1:30003 master 5461", "127.0.0.1:30004 replica 5458"}; !slices.Equal(addrs, want) {
 		t.Errorf("replica plan %q, want %q", addrs, want)
 	}
-	if len(r.stopped) != 1 || r.stopped[0].Node != "[::1]:7000" {
-		t.Errorf("failed master not recorded: %+v", r.stopped)
+	if len(left) != 1 || !strings.Contains(left[0].reason, "[::1]:7000") || !slices.Equal(left[0].slots, []int{7, 9, 10}) {
+		t.Errorf("failed master's slots: %+v", left)
+	}
+	// (30001's slots 7, 9 and 10 are claimed by the failed master, listed
+	// last.) Without prefer, a master without a replica leaves its slots.
+	r = &run{opts: Options{Replicas: true}}
+	_, left = r.assign(slots, nodes)
+	var why []string
+	for _, l := range left {
+		why = append(why, fmt.Sprintf("%d %s", len(l.slots), l.reason[:min(len(l.reason), 20)]))
+	}
+	slices.Sort(why)
+	if want := []string{"3 [::1]:7000: the clus", "5461 --replicas: master 1", "5462 --replicas: master 1"}; !slices.Equal(why, want) {
+		t.Errorf("without prefer: %q, want %q", why, want)
 	}
 }
 

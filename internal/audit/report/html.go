@@ -264,6 +264,7 @@ pre{background:#f6f6f6;padding:8px;overflow:auto}
 <div class="meta">{{.R.Source.Nodes}} node(s) · registry {{show .R.Registry}} · started {{.R.StartedAt.Format "2006-01-02 15:04:05 MST"}} · took {{ms .R.DurationMS}} ·
 {{if .R.Complete}}complete{{else}}<span class="bad">INCOMPLETE</span>{{end}}{{if .R.Estimate}} · <span class="bad">estimates from a sample</span>{{end}}</div>
 {{range .R.Stopped}}<div class="bad">stopped: {{show .Node}} after {{count .Keys}} keys{{if .Cursor}} at cursor {{.Cursor}}{{end}}: {{.Reason}}</div>{{end}}
+{{with .R.Coverage}}<div class="meta">coverage: {{.Summary}}</div><details><summary class="meta">nodes walked</summary><ul>{{range .NodeLines}}<li>{{.}}</li>{{end}}</ul></details>{{range .NotCovered}}<div class="bad">not covered: {{.String}}</div>{{end}}{{end}}
 <div class="cards">
 <div class="card">keys<b>{{.Est}}{{count .R.Summary.Keys}}</b></div>
 <div class="card">memory<b>{{.Est}}{{bytes .R.Summary.Bytes}}</b></div>

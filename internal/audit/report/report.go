@@ -41,6 +41,9 @@ type NodeStop struct {
 	Reason string `json:"reason"`
 	Cursor string `json:"cursor,omitempty"` // SCAN cursor to resume from, or RDB byte offset
 	Keys   int64  `json:"keys"`             // keys read from the node before it stopped
+	DB     int    `json:"db,omitempty"`     // the database the cursor walks
+	Slots  string `json:"slots,omitempty"`  // Cluster: the slot ranges not counted ("0-99,200"), walked again by --resume
+	RunID  string `json:"run_id,omitempty"` // the server's run_id when its walk began: the cursor holds for it only
 }
 
 // Report is the audit report: the base fields, then those marked as
@@ -71,6 +74,7 @@ type Report struct {
 	Databases       []int            `json:"databases,omitempty"`        // the databases keys came from, when more than one
 	Prefixes        []Prefix         `json:"prefixes,omitempty"`         // memory by key prefix (PrefixTree)
 	MergedFrom      []string         `json:"merged_from,omitempty"`      // the reports merged into this one
+	Coverage        *Coverage        `json:"coverage,omitempty"`         // which keys the report counted, and which not and why
 
 	// State is what merge and resume need to carry this report's
 	// aggregates over (exact counts, TTL sketches, samples). Not meant
@@ -265,6 +269,9 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	}
 	if len(r.MergedFrom) > 0 {
 		j.field("merged_from", r.MergedFrom)
+	}
+	if r.Coverage != nil {
+		j.field("coverage", r.Coverage)
 	}
 	if r.State != nil {
 		j.field("state", r.State)

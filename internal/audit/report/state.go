@@ -23,6 +23,10 @@ type State struct {
 	Groups       []StateGroup  `json:"groups"`
 	Fields       []StateFields `json:"fields,omitempty"`
 	Hot          []StateHot    `json:"hot,omitempty"`
+
+	// RunIDs are the run_id of each node walked, by address: a resumed
+	// audit walks a node again whose run_id changed since.
+	RunIDs map[string]string `json:"run_ids,omitempty"`
 }
 
 // StateOptions are the aggregation's bounds.

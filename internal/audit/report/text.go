@@ -22,6 +22,8 @@ const (
 	textTemplates = 10
 	textWorstKeys = 8
 	textSuggest   = 3
+
+	textCoverageNodes = 3
 )
 
 // TextOptions tune WriteText.
@@ -88,6 +90,7 @@ func (t *textWriter) write() {
 		}
 		fmt.Fprintf(w, "  stopped: %s after %s keys%s: %s\n", show(s.Node), fmtCount(s.Keys), cur, s.Reason)
 	}
+	t.coverage()
 	if r.Sample != nil {
 		if r.Sample.Ratio > 0 {
 			fmt.Fprintf(w, "sampled: %s keys read, %.3g%% of the keyspace; numbers marked ~ are extrapolated\n", fmtCount(r.Sample.KeysSeen), r.Sample.Ratio*100)
@@ -370,4 +373,25 @@ func listShort(xs []string, n int) string {
 		s += fmt.Sprintf(", … %d more", len(xs)-n)
 	}
 	return s
+}
+
+// coverage writes the coverage block of the header: its summary, the
+// nodes walked (a few unless verbose) and every part not covered.
+func (t *textWriter) coverage() {
+	c := t.r.Coverage
+	if c == nil {
+		return
+	}
+	fmt.Fprintf(t.w, "coverage: %s\n", c.Summary())
+	nodes, gaps := c.Lines()
+	n := t.limit(len(nodes), textCoverageNodes)
+	// The lines are the report's own words about its nodes: no key in
+	// them, nothing to quote.
+	for _, l := range nodes[:n] {
+		fmt.Fprintf(t.w, "  %s\n", l)
+	}
+	t.more(len(nodes)-n, "nodes")
+	for _, g := range gaps {
+		fmt.Fprintf(t.w, "  not covered: %s\n", g)
+	}
 }

@@ -1,0 +1,200 @@
+package live
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/keyguard/keyguard/internal/audit/report"
+	"github.com/keyguard/keyguard/internal/redistest"
+)
+
+// faultKeys is the keyspace of the Cluster fault tests; -short shrinks
+// it (and the rate with it, so the faults still land mid-walk).
+func faultKeys() (keys int, rate float64) {
+	if testing.Short() {
+		return 60_000, 25_000
+	}
+	return 240_000, 100_000
+}
+
+// clusterKeys is the keys the masters hold.
+func clusterKeys(t *testing.T, c *redistest.Cluster) int64 {
+	t.Helper()
+	var n int64
+	for _, s := range c.Nodes {
+		k, err := s.Client(t).DBSize(context.Background()).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		n += k
+	}
+	return n
+}
+
+// checkHonest: the report is complete with exactly the keys the Cluster
+// holds, or incomplete, naming the slots it did not count, and counting
+// exactly the keys of the others. Never complete with a wrong count.
+func checkHonest(t *testing.T, c *redistest.Cluster, res *Result) {
+	t.Helper()
+	total := clusterKeys(t, c)
+	rep := res.Report
+	cov := rep.Coverage
+	if cov == nil || cov.Cluster == nil {
+		t.Fatalf("no Cluster coverage: %+v", cov)
+	}
+	if rep.Complete {
+		if rep.Summary.Keys != total || cov.Cluster.Slots != report.ClusterSlots || cov.Share != 1 || len(cov.NotCovered) != 0 || !res.Complete {
+			t.Errorf("complete, yet %d keys of %d, %d slots, share %v, not covered %+v", rep.Summary.Keys, total, cov.Cluster.Slots, cov.Share, cov.NotCovered)
+		}
+		return
+	}
+	var missing int64
+	for _, g := range cov.NotCovered {
+		if !report.ValidSlotRanges(g.Slots) {
+			t.Errorf("a part not covered names no slots: %+v", g)
+			continue
+		}
+		for _, s := range report.ParseSlotRanges(g.Slots) {
+			for _, m := range c.Nodes {
+				k, err := m.Client(t).ClusterCountKeysInSlot(context.Background(), s).Result()
+				if err != nil {
+					t.Fatal(err)
+				}
+				missing += k
+			}
+		}
+	}
+	if rep.Summary.Keys != total-missing || len(res.Stopped) == 0 {
+		t.Errorf("incomplete: %d keys counted; want %d of the Cluster's %d less %d in the slots not covered (%+v)", rep.Summary.Keys, total-missing, total, missing, cov.NotCovered)
+	}
+	t.Logf("incomplete (honestly): %+v", cov.NotCovered)
+}
+
+// runDuring audits the Cluster and runs fault once a quarter of its keys
+// were listed.
+func runDuring(t *testing.T, c *redistest.Cluster, n int, rate float64, fault func()) *Result {
+	t.Helper()
+	reg := testRegistry(t)
+	progress, reached := progressAt(int64(n) / 4)
+	type outcome struct {
+		res *Result
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		res, err := Run(context.Background(), reg, clusterTarget(c), Options{Rate: rate, Progress: progress, ProgressEvery: 10 * time.Millisecond})
+		done <- outcome{res, err}
+	}()
+	select {
+	case <-reached:
+	case o := <-done:
+		t.Fatalf("the audit ended before the fault: %+v %v", o.res, o.err)
+	}
+	fault()
+	var o outcome
+	select {
+	case o = <-done:
+	default:
+		t.Log("the fault ended while the audit ran")
+		o = <-done
+	}
+	if o.err != nil {
+		t.Fatal(o.err)
+	}
+	return o.res
+}
+
+// A replica promoted (CLUSTER FAILOVER) while the audit walks its
+// master: the slots the old master no longer serves are walked again on
+// the new one, and the report counts every key once.
+func TestClusterFailoverDuringAudit(t *testing.T) {
+	c := redistest.StartClusterWithReplicas(t, 3, 1)
+	n, rate := faultKeys()
+	loadScale(t, c.Client(t), n)
+	res := runDuring(t, c, n, rate, func() { c.Failover(t, 0) })
+	checkHonest(t, c, res)
+	if !hasNote(res.Report, "walked again") {
+		t.Errorf("the failover did not reach the walk (no slot walked again): %q", res.Report.Notes)
+	}
+	if hasNote(res.Report, "slots migrating during the audit") {
+		t.Errorf("a failover reported as a migration: %q", res.Report.Notes)
+	}
+}
+
+// 3000 slots moved between masters while the audit walks: a slot is
+// counted on the node that serves it whole, once.
+func TestClusterSlotMigrationDuringAudit(t *testing.T) {
+	c := redistest.StartClusterWithReplicas(t, 3, 1)
+	n, rate := faultKeys()
+	loadScale(t, c.Client(t), n)
+	// The second half of the first master's slots: its walker reaches
+	// them while they move.
+	var slots []int
+	for s := 2000; s < 5000; s++ {
+		slots = append(slots, s)
+	}
+	moved := 0
+	res := runDuring(t, c, n, rate, func() { moved = c.MoveSlots(t, 0, 1, slots) })
+	if moved == 0 {
+		t.Fatal("no key moved")
+	}
+	checkHonest(t, c, res)
+	if !hasNote(res.Report, "walked again") {
+		t.Errorf("the migration did not reach the walk (no slot walked again): %q", res.Report.Notes)
+	}
+}
+
+// A master restarted (from its RDB) while the audit walks it, and again
+// between an interrupted audit and its --resume: slots are counted whole,
+// each in one life of the server, and the resumed report counts every
+// key of the Cluster once.
+func TestClusterRestartDuringAuditAndResume(t *testing.T) {
+	c := redistest.StartClusterWithReplicas(t, 3, 1)
+	n, rate := faultKeys()
+	loadScale(t, c.Client(t), n)
+	ctx := context.Background()
+	for _, s := range c.Nodes {
+		if err := s.Client(t).Save(ctx).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res := runDuring(t, c, n, rate, func() { c.Nodes[0].Restart(t) })
+	checkHonest(t, c, res)
+	if !hasNote(res.Report, "restarted during the audit") {
+		t.Errorf("no note of the restart: %q", res.Report.Notes)
+	}
+
+	// Interrupted, a master restarted, resumed.
+	reg := testRegistry(t)
+	cctx, cancel := context.WithCancel(ctx)
+	progress, reached := progressAt(int64(n) / 3)
+	go func() {
+		<-reached
+		cancel()
+	}()
+	first, err := Run(cctx, reg, clusterTarget(c), Options{Rate: rate, Progress: progress, ProgressEvery: 10 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.Complete || len(first.Stopped) == 0 {
+		t.Fatalf("the first run was not interrupted: %+v", first.Stopped)
+	}
+	for _, s := range first.Stopped {
+		if !report.ValidSlotRanges(s.Slots) || s.Reason != "interrupted" {
+			t.Errorf("stop %+v; want the slots left, interrupted", s)
+		}
+	}
+	c.Nodes[1].Restart(t)
+	second, err := Run(ctx, reg, clusterTarget(c), Options{Resume: viaJSON(t, first.Report)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkHonest(t, c, second)
+	if !second.Complete || second.Report.Summary.Keys != clusterKeys(t, c) {
+		t.Errorf("resumed: complete %v, %d keys of %d", second.Complete, second.Report.Summary.Keys, clusterKeys(t, c))
+	}
+	if cl := second.Report.Coverage.Cluster; cl == nil || cl.Slots != report.ClusterSlots {
+		t.Errorf("resumed coverage %+v", second.Report.Coverage)
+	}
+}

@@ -1,0 +1,500 @@
+package live
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/keyguard/keyguard/internal/audit/inventory"
+	"github.com/keyguard/keyguard/internal/audit/report"
+	"github.com/keyguard/keyguard/internal/glob"
+	"github.com/keyguard/keyguard/internal/resp"
+)
+
+// A Cluster is walked slot by slot (CLUSTER GETKEYSINSLOT), not with
+// SCAN: a slot is counted whole, once, on the node that served it when
+// its keys were listed, so a failover or a slot migration during the walk
+// neither skips a key nor counts one twice. After listing a chunk of
+// slots, the walker asks the node (CLUSTER NODES, same connection) whether
+// it still serves them and is not migrating one; a slot whose key then
+// answers MOVED or ASK is dropped whole. Slots not counted are walked
+// again, after the topology is read again, on their owner of the moment.
+
+// maxSlotKeys bounds the keys GETKEYSINSLOT returns for one slot; a slot
+// that holds more is not covered rather than counted in part.
+const maxSlotKeys = 1 << 24
+
+// maxChunkSlots bounds the slots listed in one round trip.
+const maxChunkSlots = 512
+
+// errNotOwner ends a walker whose node no longer serves its slots as a
+// master (a failover demoted it) or as the expected replica.
+var errNotOwner = errors.New("the node no longer serves its slots")
+
+// pending are slots not counted yet, with why and where they were last
+// tried.
+type pending struct {
+	slots  []int
+	node   string
+	reason string
+}
+
+// topology reads CLUSTER NODES from the seeds, then from the nodes the
+// run has walked.
+func (r *run) topology(ctx context.Context) ([]clusterNode, error) {
+	seeds := append([]string{r.t.Conn.Addr}, r.t.Seeds...)
+	for _, w := range r.walkers {
+		seeds = append(seeds, w.addr)
+	}
+	var firstErr error
+	for _, seed := range dedupe(seeds) {
+		c, err := r.dial(ctx, seed, resp.Session{Timeout: r.opts.IOTimeout})
+		if err != nil {
+			var ce *ConnectError
+			if errors.As(err, &ce) && ce.Auth {
+				return nil, err
+			}
+			firstErr = cmpErr(firstErr, err)
+			continue
+		}
+		text, err := c.Simple(ctx, "CLUSTER", "NODES")
+		c.Close()
+		if err != nil {
+			var se resp.ServerError
+			if errors.As(err, &se) {
+				if se.Code() == "NOPERM" {
+					return nil, &PermissionError{Addr: seed, Commands: []string{"cluster|nodes"}, Reply: string(se)}
+				}
+				if strings.Contains(string(se), "cluster support disabled") {
+					return nil, fmt.Errorf("%s is not a Redis Cluster node (%v): drop --cluster to audit it as a standalone server", seed, se)
+				}
+			}
+			firstErr = cmpErr(firstErr, fmt.Errorf("%s: CLUSTER NODES: %w", seed, err))
+			continue
+		}
+		host, _, _ := net.SplitHostPort(seed)
+		return parseClusterNodes(text, host), nil
+	}
+	return nil, firstErr
+}
+
+func cmpErr(first, err error) error {
+	if first != nil {
+		return first
+	}
+	return err
+}
+
+// assign plans the slots on their owners in nodes: each usable master,
+// or with Replicas one healthy replica of it. Slots without a usable
+// owner are returned, with why.
+func (r *run) assign(slots []int, nodes []clusterNode) (plans []nodePlan, left []pending) {
+	slots = slices.Compact(slices.Sorted(slices.Values(slots)))
+	owner := make(map[int]*clusterNode, len(slots))
+	for i := range nodes {
+		n := &nodes[i]
+		if !n.has("master") {
+			continue
+		}
+		for _, s := range n.owned {
+			owner[s] = n
+		}
+	}
+	by := map[string][]int{}
+	var order []string
+	unowned := map[[2]string][]int{} // node, reason → slots
+	for _, s := range slots {
+		n := owner[s]
+		switch {
+		case n == nil:
+			k := [2]string{"", "no master serves them"}
+			unowned[k] = append(unowned[k], s)
+			continue
+		case !n.usable():
+			k := [2]string{n.addr, n.addr + ": the cluster marks this master failed (" + strings.Join(n.flags, ",") + ")"}
+			unowned[k] = append(unowned[k], s)
+			continue
+		}
+		if _, ok := by[n.id]; !ok {
+			order = append(order, n.id)
+		}
+		by[n.id] = append(by[n.id], s)
+	}
+	byID := map[string]*clusterNode{}
+	for i := range nodes {
+		byID[nodes[i].id] = &nodes[i]
+	}
+	for _, id := range order {
+		n := byID[id]
+		p := nodePlan{addr: n.addr, role: "master", slotList: by[id], cursor: "0"}
+		if r.opts.Replicas {
+			rep := ""
+			for _, s := range nodes {
+				if s.master == n.id && s.usable() && s.linked && (s.has("slave") || s.has("replica")) {
+					rep = s.addr
+					break
+				}
+			}
+			switch {
+			case rep != "":
+				p = nodePlan{addr: rep, role: "replica", readonly: true, slotList: by[id], masterID: n.id, cursor: "0"}
+			case !r.opts.ReplicasPrefer:
+				k := [2]string{n.addr, "--replicas: master " + n.addr + " has no healthy replica to read (--replicas=prefer walks the master)"}
+				unowned[k] = append(unowned[k], by[id]...)
+				continue
+			}
+		}
+		plans = append(plans, p)
+	}
+	for k, ss := range unowned {
+		left = append(left, pending{slots: ss, node: k[0], reason: k[1]})
+	}
+	slices.SortFunc(left, func(a, b pending) int { return strings.Compare(a.reason, b.reason) })
+	return plans, left
+}
+
+// walkCluster walks the planned masters, then walks again, on their
+// owner of the moment, the slots that could not be counted, until none is
+// left or no slot has been counted for RetryFor. What is left becomes the
+// report's stopped nodes.
+func (r *run) walkCluster(ctx context.Context, left []pending) {
+	r.walkRound(ctx, r.walkers)
+	left = append(left, r.leftOf(r.walkers)...)
+	deadline := time.Now().Add(r.opts.RetryFor)
+	for len(left) > 0 && ctx.Err() == nil && time.Now().Before(deadline) {
+		var slots []int
+		for _, p := range left {
+			slots = append(slots, p.slots...)
+		}
+		nodes, err := r.topology(ctx)
+		if err != nil {
+			if sleepCtx(ctx, 200*time.Millisecond) != nil {
+				break
+			}
+			continue
+		}
+		plans, still := r.assign(slots, nodes)
+		// Keep the walker's reason for slots whose owner cannot be asked.
+		still = r.keepReasons(still, left)
+		if len(plans) == 0 {
+			left = still
+			if sleepCtx(ctx, 200*time.Millisecond) != nil {
+				break
+			}
+			continue
+		}
+		var ws []*walker
+		for _, p := range plans {
+			w, err := r.newWalker(ctx, p)
+			if err != nil {
+				var pe *PermissionError
+				if errors.As(err, &pe) {
+					still = append(still, pending{slots: p.slotList, node: p.addr, reason: err.Error()})
+					continue
+				}
+				still = append(still, pending{slots: p.slotList, node: p.addr, reason: "node down: " + err.Error()})
+				continue
+			}
+			ws = append(ws, w)
+		}
+		r.mu.Lock()
+		r.walkers = append(r.walkers, ws...)
+		r.rewalked += len(slots)
+		r.mu.Unlock()
+		r.walkRound(ctx, ws)
+		before := len(slots)
+		left = append(still, r.leftOf(ws)...)
+		after := 0
+		for _, p := range left {
+			after += len(p.slots)
+		}
+		if after < before {
+			deadline = time.Now().Add(r.opts.RetryFor)
+		} else if len(ws) == 0 && sleepCtx(ctx, 200*time.Millisecond) != nil {
+			break
+		}
+	}
+	for _, p := range left {
+		reason := p.reason
+		if ctx.Err() != nil && reason == "" {
+			reason = "interrupted"
+		}
+		var keys int64
+		for _, w := range r.walkers {
+			if w.addr == p.node {
+				keys += w.scannedDone
+			}
+		}
+		r.stopped = append(r.stopped, report.NodeStop{Node: p.node, Slots: report.SlotRanges(p.slots), Reason: reason, Keys: keys})
+	}
+}
+
+// keepReasons gives slots still without an owner the reason a walker
+// found for them, when it had one.
+func (r *run) keepReasons(still, before []pending) []pending {
+	why := map[int]pending{}
+	for _, p := range before {
+		if p.reason != "" {
+			for _, s := range p.slots {
+				why[s] = p
+			}
+		}
+	}
+	var out []pending
+	for _, p := range still {
+		byReason := map[string]*pending{}
+		var order []string
+		for _, s := range p.slots {
+			q, ok := why[s]
+			if !ok || !strings.Contains(q.reason, "node down") {
+				q = p
+			} else {
+				first, _, _ := strings.Cut(q.reason, "; then ")
+				q.reason = first + "; then " + p.reason
+			}
+			k := q.node + "\x00" + q.reason
+			if byReason[k] == nil {
+				byReason[k] = &pending{node: q.node, reason: q.reason}
+				order = append(order, k)
+			}
+			byReason[k].slots = append(byReason[k].slots, s)
+		}
+		for _, k := range order {
+			out = append(out, *byReason[k])
+		}
+	}
+	return out
+}
+
+// walkRound walks ws at once.
+func (r *run) walkRound(ctx context.Context, ws []*walker) {
+	done := make(chan struct{}, len(ws))
+	for _, w := range ws {
+		go func() {
+			w.walk(ctx)
+			done <- struct{}{}
+		}()
+	}
+	for range ws {
+		<-done
+	}
+}
+
+// leftOf are the slots the walkers did not count: those dropped (MOVED,
+// ASK, not served any more) and those not reached.
+func (r *run) leftOf(ws []*walker) []pending {
+	var out []pending
+	for _, w := range ws {
+		var ss []int
+		ss = append(ss, w.redo...)
+		ss = append(ss, w.plan.slotList[w.consumed:]...)
+		if len(ss) == 0 {
+			continue
+		}
+		out = append(out, pending{slots: ss, node: w.addr, reason: w.why})
+	}
+	return out
+}
+
+// nextChunk is the slots the next GETKEYSINSLOT round trip lists: about
+// keys keys, from the keys per slot seen so far.
+func (w *walker) nextChunk(keys int) []int {
+	rest := w.plan.slotList[w.next:]
+	per := float64(w.total) / float64(max(len(w.plan.slotList), 1))
+	if w.listedSlots > 0 {
+		per = float64(w.listedKeys) / float64(w.listedSlots)
+	}
+	n := maxChunkSlots
+	if per > 0 {
+		n = int(float64(keys)/per) + 1
+	}
+	n = min(max(n, 1), maxChunkSlots, len(rest))
+	return rest[:n]
+}
+
+// writeSlots sends GETKEYSINSLOT for each slot of the chunk, then CLUSTER
+// NODES to see whether the node still serves them.
+func writeSlots(c *resp.Conn, chunk []int) {
+	maxKeys := strconv.Itoa(maxSlotKeys)
+	for _, s := range chunk {
+		c.Cmd("CLUSTER", "GETKEYSINSLOT", strconv.Itoa(s), maxKeys)
+	}
+	c.Cmd("CLUSTER", "NODES")
+}
+
+// readSlots reads the keys of a chunk of slots into a new batch and
+// drops the slots the node no longer serves whole.
+func (w *walker) readSlots(c *resp.Conn, chunk []int, free chan *batch) (*batch, error) {
+	b := newBatch(free)
+	b.slots = append(b.slots[:0], chunk...)
+	b.slotKeys = b.slotKeys[:0]
+	b.badSlots = b.badSlots[:0]
+	b.lost = false
+	ratio := w.r.ratio
+	match := w.r.opts.Match
+	for _, s := range chunk {
+		rp, err := c.Read()
+		if err != nil {
+			return nil, err
+		}
+		if rp.Kind == '-' {
+			se := resp.ServerError(rp.Str)
+			if se.Code() == "NOPERM" {
+				return nil, &stopError{fmt.Errorf("CLUSTER GETKEYSINSLOT: %v: grant the rules in docs/audit-acl.md", se)}
+			}
+			return nil, se
+		}
+		if rp.Kind != '*' {
+			return nil, unexpected("CLUSTER GETKEYSINSLOT", rp)
+		}
+		if rp.N >= maxSlotKeys {
+			return nil, &stopError{fmt.Errorf("slot %d holds %d keys or more, more than one listing returns: it cannot be counted whole", s, maxSlotKeys)}
+		}
+		b.slotKeys = append(b.slotKeys, rp.N)
+		b.scanned += rp.N
+		for range rp.N {
+			k, err := c.Read()
+			if err != nil {
+				return nil, err
+			}
+			if k.Kind != '$' {
+				return nil, unexpected("CLUSTER GETKEYSINSLOT key", k)
+			}
+			if match != "" && !glob.Match([]byte(match), k.Str) {
+				continue
+			}
+			if ratio > 0 && w.rng.Float64() >= ratio {
+				continue
+			}
+			w.addKey(b, string(k.Str), s)
+		}
+	}
+	rp, err := c.Read()
+	if err != nil {
+		return nil, err
+	}
+	if rp.Kind != '$' {
+		if rp.Kind == '-' {
+			return nil, resp.ServerError(rp.Str)
+		}
+		return nil, unexpected("CLUSTER NODES", rp)
+	}
+	bad, lost := w.notServed(string(rp.Str), chunk)
+	b.lost = lost
+	if len(bad) > 0 {
+		b.badSlots = append(b.badSlots, bad...)
+		b.dropSlots(bad)
+	}
+	return b, nil
+}
+
+// notServed returns the slots of chunk that the node, by its own CLUSTER
+// NODES, does not serve whole: not its own (or, for a replica, not its
+// master's), or migrating away. lost is true when the node is no longer
+// the master (or the replica of the master) the walk planned. It reads
+// only the lines it needs: it runs after every chunk.
+func (w *walker) notServed(text string, chunk []int) (bad []int, lost bool) {
+	var me, master []string // fields of the node's line, and of its master's
+	for line := range strings.Lines(text) {
+		f := strings.Fields(line)
+		if len(f) >= 8 && strings.Contains(","+f[2]+",", ",myself,") {
+			me = f
+			break
+		}
+	}
+	switch {
+	case me == nil:
+		return chunk, true
+	case !w.plan.readonly:
+		if !strings.Contains(","+me[2]+",", ",master,") {
+			return chunk, true
+		}
+		master = me
+	default:
+		if me[3] == "-" || me[3] != w.plan.masterID {
+			return chunk, true
+		}
+		for line := range strings.Lines(text) {
+			if f := strings.Fields(line); len(f) >= 8 && f[0] == me[3] {
+				master = f
+			}
+		}
+		if master == nil {
+			return chunk, true
+		}
+	}
+	var ranges [][2]int
+	var migrating []int
+	for _, s := range master[8:] {
+		if strings.HasPrefix(s, "[") {
+			if x, _, ok := strings.Cut(s[1:], "->-"); ok && !w.plan.readonly {
+				if v, err := strconv.Atoi(x); err == nil {
+					migrating = append(migrating, v)
+				}
+			}
+			continue
+		}
+		lo, hi, ok := report.SlotRangeOf(s)
+		if ok {
+			ranges = append(ranges, [2]int{lo, hi})
+		}
+	}
+	for _, s := range chunk {
+		in := false
+		for _, r := range ranges {
+			if s >= r[0] && s <= r[1] {
+				in = true
+				break
+			}
+		}
+		if !in || slices.Contains(migrating, s) {
+			bad = append(bad, s)
+		}
+	}
+	return bad, len(ranges) == 0
+}
+
+// addKey appends a listed key to b as a record to probe.
+func (w *walker) addKey(b *batch, key string, slot int) {
+	cl := w.cls.Classify(key)
+	guess, ns := "", false
+	if e := cl.Entry; e != nil && countIndex(e.Type) >= 0 {
+		guess = e.Type
+		ns = w.canNS && cl.NS && e.Type == "hash"
+	}
+	b.recs = append(b.recs, inventory.Record{Key: key, DB: w.plan.db, Node: w.addr, Bytes: -1, Elements: -1, Freq: -1})
+	b.class = append(b.class, cl)
+	b.drop = append(b.drop, dropNone)
+	b.guess = append(b.guess, guess)
+	b.ns = append(b.ns, ns)
+	b.fld = append(b.fld, w.canFlds && cl.Fields && (guess == "hash" || guess == "string"))
+	b.fldRead = append(b.fldRead, false)
+	b.stage = append(b.stage, stageDone)
+	b.slot = append(b.slot, int32(slot))
+}
+
+// dropSlots removes the records of the slots bad from a batch that has
+// not been probed yet.
+func (b *batch) dropSlots(bad []int) {
+	isBad := map[int32]bool{}
+	for _, s := range bad {
+		isBad[int32(s)] = true
+	}
+	j := 0
+	for i := range b.recs {
+		if isBad[b.slot[i]] {
+			continue
+		}
+		b.recs[j], b.class[j], b.drop[j], b.guess[j], b.ns[j] = b.recs[i], b.class[i], b.drop[i], b.guess[i], b.ns[i]
+		b.fld[j], b.fldRead[j], b.stage[j], b.slot[j] = b.fld[i], b.fldRead[i], b.stage[i], b.slot[i]
+		j++
+	}
+	clear(b.recs[j:])
+	b.recs, b.class, b.drop, b.guess, b.ns = b.recs[:j], b.class[:j], b.drop[:j], b.guess[:j], b.ns[:j]
+	b.fld, b.fldRead, b.stage, b.slot = b.fld[:j], b.fldRead[:j], b.stage[:j], b.slot[:j]
+}

@@ -1,0 +1,87 @@
+package report
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestSlotRanges(t *testing.T) {
+	for _, tt := range []struct {
+		slots []int
+		want  string
+	}{
+		{nil, ""},
+		{[]int{5}, "5"},
+		{[]int{3, 1, 2, 2, 7, 9, 8, 16383}, "1-3,7-9,16383"},
+	} {
+		got := SlotRanges(tt.slots)
+		if got != tt.want {
+			t.Errorf("SlotRanges(%v) = %q, want %q", tt.slots, got, tt.want)
+		}
+		back := ParseSlotRanges(got)
+		want := slices.Compact(slices.Sorted(slices.Values(tt.slots)))
+		if !slices.Equal(back, want) {
+			t.Errorf("ParseSlotRanges(%q) = %v, want %v", got, back, want)
+		}
+	}
+	for _, bad := range []string{"", "x", "5-3", "-1", "16384", "1,,2", "0-16384"} {
+		if ValidSlotRanges(bad) {
+			t.Errorf("ValidSlotRanges(%q) = true", bad)
+		}
+	}
+}
+
+// FuzzSlotRanges: any set of slots survives SlotRanges and
+// ParseSlotRanges, and any valid list parses to a set SlotRanges writes
+// back to the same set.
+func FuzzSlotRanges(f *testing.F) {
+	f.Add([]byte{0, 1, 2, 9}, "0-5460,5461")
+	f.Add([]byte{255, 255}, "16383")
+	f.Fuzz(func(t *testing.T, raw []byte, text string) {
+		var slots []int
+		for i := 0; i+1 < len(raw); i += 2 {
+			slots = append(slots, (int(raw[i])<<8|int(raw[i+1]))%ClusterSlots)
+		}
+		want := slices.Compact(slices.Sorted(slices.Values(slots)))
+		if got := ParseSlotRanges(SlotRanges(slots)); !slices.Equal(got, want) && len(want) > 0 {
+			t.Fatalf("round trip of %v: %v", want, got)
+		}
+		if ValidSlotRanges(text) && len(text) < 64 {
+			set := slices.Compact(slices.Sorted(slices.Values(ParseSlotRanges(text))))
+			if got := ParseSlotRanges(SlotRanges(set)); !slices.Equal(got, set) {
+				t.Fatalf("%q: %v then %v", text, set, got)
+			}
+		}
+	})
+}
+
+// JoinCoverage: three shards of a Cluster, audited one by one, cover it
+// whole; a resumed database adds its counts and closes its gap.
+func TestJoinCoverage(t *testing.T) {
+	shard := func(addr, slots string) *Coverage {
+		return &Coverage{Nodes: []CoverageNode{{Addr: addr, Role: "master", Slots: slots, DBs: []CoverageDB{{Counted: 10, KeysStart: 10, KeysEnd: 10, Complete: true}}}},
+			Cluster: &ClusterCoverage{Masters: 3, Walked: 1, Slots: len(ParseSlotRanges(slots))}}
+	}
+	a, b := shard("a:1", "0-5460"), shard("b:1", "5461-10922")
+	part := JoinCoverage(a, b)
+	if part.Cluster.Slots != 10923 || part.Share >= 1 || !strings.Contains(part.Summary(), "2 of 3 masters, slots 0-10922") {
+		t.Errorf("two shards: %+v %q", part.Cluster, part.Summary())
+	}
+	whole := JoinCoverage(a, b, shard("c:1", "10923-16383"))
+	if whole.Cluster.Slots != ClusterSlots || whole.Cluster.Walked != 3 || whole.Share != 1 || whole.Summary() != "3 of 3 masters, all 16384 slots; 100% covered" {
+		t.Errorf("three shards: %+v %q", whole.Cluster, whole.Summary())
+	}
+	db := 1
+	first := &Coverage{Nodes: []CoverageNode{{Addr: "s:1", DBs: []CoverageDB{{DB: 1, KeysStart: 100, Counted: 40, KeysEnd: -1}}}},
+		NotCovered: []Gap{{Node: "s:1", DB: &db, Reason: "interrupted"}}}
+	first.Finish()
+	if first.Share != 0.4 {
+		t.Errorf("share of a stopped database: %v", first.Share)
+	}
+	rest := &Coverage{Nodes: []CoverageNode{{Addr: "s:1", DBs: []CoverageDB{{DB: 1, KeysStart: 100, Counted: 60, KeysEnd: 100, Complete: true}}}}}
+	j := JoinCoverage(first, rest)
+	if d := j.Nodes[0].DBs[0]; d.Counted != 100 || !d.Complete || d.KeysStart != 100 || len(j.NotCovered) != 0 || j.Share != 1 {
+		t.Errorf("resumed: %+v gaps %+v share %v", d, j.NotCovered, j.Share)
+	}
+}
