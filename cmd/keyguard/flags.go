@@ -128,8 +128,22 @@ func (fs *flagSet) registryFlag(e *env) {
 }
 
 func (fs *flagSet) redisFlags(e *env) {
-	fs.StringVar(&fs.opts.redis, "redis", e.getenv("KEYGUARD_REDIS"), "server `URL`: redis:// or rediss://, user and password in the URL (env KEYGUARD_REDIS)")
+	fs.opts.redis = e.getenv("KEYGUARD_REDIS")
+	fs.Var((*urlValue)(&fs.opts.redis), "redis", "server `URL`: redis:// or rediss://, user and password in the URL (env KEYGUARD_REDIS)")
 	fs.BoolVar(&fs.opts.cluster, "cluster", false, "treat the URL's hosts as Redis Cluster seeds")
+}
+
+// urlValue is a Redis URL flag. Its String is what help shows as the
+// default (taken from KEYGUARD_REDIS): the URL without its password.
+type urlValue string
+
+func (v *urlValue) Set(s string) error { *v = urlValue(s); return nil }
+
+func (v *urlValue) String() string {
+	if v == nil {
+		return ""
+	}
+	return displayURL(string(*v))
 }
 
 func (fs *flagSet) outputFlags(formats ...string) {

@@ -13,6 +13,7 @@ const (
 	opCopy    = "copy"
 	opVerify  = "verify"
 	opCleanup = "cleanup"
+	opRestore = "restore"
 )
 
 // Copy copies every key of the old template to its new key, on every

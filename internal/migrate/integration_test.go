@@ -48,6 +48,7 @@ func TestIntegration(t *testing.T) {
 		{"MovedFields", testMovedFields},
 		{"CleanupRemovesExactlyVerified", testCleanupRemovesExactlyVerified},
 		{"CleanupLeavesChangedKeys", testCleanupLeavesChangedKeys},
+		{"CleanupNewKeyChanged", testCleanupNewKeyChanged},
 		{"ScriptsReloaded", testScriptsReloaded},
 		{"ResumeAfterKill", testResumeAfterKill},
 	} {
@@ -469,9 +470,14 @@ func testCleanupLeavesChangedKeys(t *testing.T, ctx context.Context, tg target) 
 	}
 	rdb.Set(ctx, "old:string:1", "changed", time.Hour) // a write in between
 	rdb.PExpire(ctx, "old:string:2", 2*time.Hour)      // a TTL change in between
+	var c cleaner
 	var calls []call
 	for i, pr := range pairs {
-		calls = append(calls, call{s: v.sc.unlink, keys: []string{pr.old}, args: []any{vs[i].oldSum, vs[i].deadline}})
+		if tg.cluster { // two slots: the compare-and-move to a tombstone
+			calls = append(calls, call{s: v.sc.tomb, keys: []string{pr.old, c.tombs.name(pr.old, false, vs[i].deadline)}, args: []any{vs[i].oldSum, vs[i].deadline, time.Hour.Milliseconds()}})
+		} else {
+			calls = append(calls, call{s: v.sc.unlink, keys: []string{pr.old, pr.new}, args: []any{vs[i].oldSum, vs[i].deadline, vs[i].newSum, vs[i].newDeadline, 1000}})
+		}
 	}
 	fp := plan(t, "promo:sku:{skuId:int}", "order:sku:{skuId:int}:settle-preview", "couponAmount")
 	fj := newJob(opCleanup, fp, rdb, Options{})
@@ -481,7 +487,11 @@ func testCleanupLeavesChangedKeys(t *testing.T, ctx context.Context, tg target) 
 		t.Fatalf("%+v %v", fvs, err)
 	}
 	rdb.HSet(ctx, "promo:sku:1", "couponAmount", "2")
-	calls = append(calls, hdelCall(v.sc, "promo:sku:1", fp.Fields, fvs[0].vals))
+	if tg.cluster {
+		calls = append(calls, fieldsCall(v.sc.tombFields, "promo:sku:1", c.tombs.name("promo:sku:1", true, fvs[0].deadline), fp.Fields, fvs[0].vals, time.Hour.Milliseconds()))
+	} else {
+		calls = append(calls, fieldsCall(v.sc.hdel, "promo:sku:1", "order:sku:1:settle-preview", fp.Fields, fvs[0].vals, fvs[0].newDeadline, 1000))
+	}
 	cmds, err := exec(ctx, rdb, v.sc, calls)
 	if err != nil {
 		t.Fatal(err)

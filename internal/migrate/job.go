@@ -48,6 +48,9 @@ type Options struct {
 	// MaxMismatches caps the mismatches Verify lists (default 1000); the
 	// rest are counted.
 	MaxMismatches int
+	// Grace is how long Cleanup keeps an old key it deleted across Cluster
+	// slots as a tombstone that Restore can bring back (default 1h).
+	Grace time.Duration
 	// Progress, when set, is called from one goroutine every ProgressEvery
 	// (default 200ms) and once at the end.
 	Progress      func(Progress)
@@ -84,15 +87,23 @@ func (o *Options) defaults() {
 	if o.MaxMismatches <= 0 {
 		o.MaxMismatches = 1000
 	}
+	if o.Grace <= 0 {
+		o.Grace = DefaultGrace
+	}
 	if o.ProgressEvery <= 0 {
 		o.ProgressEvery = 200 * time.Millisecond
 	}
 }
 
-// pair is an old key of the template and its new key.
+// DefaultGrace is Options.Grace's default.
+const DefaultGrace = time.Hour
+
+// pair is an old key of the template and its new key; for Restore, an
+// old key and its tombstone (in new) with the old key's expiry.
 type pair struct {
 	old, new string
 	same     bool // one node can COPY: a standalone server, or one Cluster slot
+	deadline int64
 }
 
 // batcher does one operation's work on a batch of pairs.
@@ -326,7 +337,10 @@ func (j *job) runNode(ctx context.Context, n *node, ns *nodeState) error {
 // (the others are not copied; verify lists them).
 func (j *job) scan(ctx context.Context, n *node, cursor uint64) ([]string, uint64, error) {
 	match := j.opts.Match
-	if match == "" {
+	switch {
+	case j.op == opRestore:
+		match = TombPrefix + "*"
+	case match == "":
 		match = j.plan.Glob()
 	}
 	if j.op == opCopy {
@@ -340,6 +354,9 @@ func (j *job) scan(ctx context.Context, n *node, cursor uint64) ([]string, uint6
 func (j *job) pairs(keys []string, c *Counts) []pair {
 	c.Scanned += int64(len(keys))
 	out := make([]pair, 0, len(keys))
+	if j.op == opRestore {
+		return j.tombPairs(keys, c, out)
+	}
 	for _, k := range keys {
 		nk, owned, err := j.plan.MapOwned(k)
 		if !owned {
@@ -355,6 +372,20 @@ func (j *job) pairs(keys []string, c *Counts) []pair {
 			continue
 		}
 		out = append(out, pair{old: k, new: nk, same: !j.cluster || keyslot.Slot(k) == keyslot.Slot(nk)})
+	}
+	return out
+}
+
+// tombPairs keeps the tombstones of the plan's old keys (whole keys, or
+// the plan's moved fields).
+func (j *job) tombPairs(keys []string, c *Counts, out []pair) []pair {
+	for _, k := range keys {
+		old, fields, deadline, ok := parseTomb(k)
+		if !ok || fields != (j.plan.Fields != nil) || !j.plan.Owns(old) {
+			continue
+		}
+		c.Keys++
+		out = append(out, pair{old: old, new: k, same: true, deadline: deadline})
 	}
 	return out
 }

@@ -185,8 +185,12 @@ func (r *Result) WriteText(w io.Writer) error {
 		add(c.Mismatched-c.NotFit-c.WrongType, "mismatched")
 	case opCleanup:
 		add(c.Removed, would+"removed (verified)")
+		add(c.Tombstoned, "of them kept as tombstones until the grace period ends (cleanup --restore brings them back)")
 		add(c.Mismatched-c.NotFit-c.WrongType, "left: they do not verify")
 		add(c.Changed, "left: changed since verified")
+	case opRestore:
+		add(c.Restored, would+"restored from their tombstones")
+		add(c.Existing, "left: the old key was written again since (newer)")
 	}
 	add(c.Expired, "expired meanwhile")
 	add(c.NotFit, "do not fit the new template (left alone)")

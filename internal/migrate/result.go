@@ -4,8 +4,9 @@ import "time"
 
 // Counts are what a run did with the keys it saw. Copy fills Copied,
 // Existing, Expired, NotFit, WrongType and NoFields; Verify fills Verified
-// and Mismatched; Cleanup fills Removed, Changed and Mismatched. In a dry
-// run they count what would have happened.
+// and Mismatched; Cleanup fills Removed, Tombstoned, Changed and
+// Mismatched; Restore fills Keys (tombstones of the plan), Restored,
+// Existing and Expired. In a dry run they count what would have happened.
 type Counts struct {
 	Scanned    int64 `json:"scanned"`                    // keys SCAN returned
 	Keys       int64 `json:"keys"`                       // keys of the old template among them
@@ -18,7 +19,9 @@ type Counts struct {
 	Verified   int64 `json:"verified,omitempty"`         // new key matches the old one
 	Mismatched int64 `json:"mismatched,omitempty"`       // new key missing or different
 	Removed    int64 `json:"removed,omitempty"`          // old key (or its moved fields) deleted
-	Changed    int64 `json:"changed,omitempty"`          // old key changed between verify and delete, left alone
+	Changed    int64 `json:"changed,omitempty"`          // old or new key changed between verify and delete, old key left alone
+	Tombstoned int64 `json:"tombstoned,omitempty"`       // of Removed: kept as a tombstone for the grace period (across Cluster slots)
+	Restored   int64 `json:"restored,omitempty"`         // Restore: old key brought back from its tombstone
 }
 
 func (c *Counts) add(o Counts) {
@@ -34,6 +37,8 @@ func (c *Counts) add(o Counts) {
 	c.Mismatched += o.Mismatched
 	c.Removed += o.Removed
 	c.Changed += o.Changed
+	c.Tombstoned += o.Tombstoned
+	c.Restored += o.Restored
 }
 
 // Mismatch kinds.
@@ -65,7 +70,7 @@ type NodeResult struct {
 
 // Result is the outcome of Copy, Verify or Cleanup.
 type Result struct {
-	Op         string        `json:"op"` // copy, verify or cleanup
+	Op         string        `json:"op"` // copy, verify, cleanup or restore
 	From       string        `json:"from"`
 	To         string        `json:"to"`
 	Type       string        `json:"type"` // the Redis type of the template's keys

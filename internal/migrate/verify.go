@@ -76,6 +76,10 @@ type verdict struct {
 	oldSum   string // SHA-1 of the old key's DUMP
 	deadline int64  // the old key's PEXPIRETIME
 	vals     []*string
+	// The new key as it verified, so that cleanup deletes the old key
+	// only while the new one is still that.
+	newSum      string // SHA-1 of the new key's DUMP
+	newDeadline int64  // the new key's PEXPIRETIME
 }
 
 func (v *verdict) count(n *Counts) {
@@ -160,11 +164,8 @@ func readKey(calls []call, cmds []*redis.Cmd) (keyRead, error) {
 }
 
 func (v *verifier) compare(ctx context.Context, pr pair, o, nw keyRead) (verdict, error) {
-	vd := verdict{deadline: o.deadline, m: Mismatch{Old: pr.old, New: pr.new}}
-	if o.payload != nil {
-		sum := sha1.Sum([]byte(*o.payload))
-		vd.oldSum = hex.EncodeToString(sum[:])
-	}
+	vd := verdict{deadline: o.deadline, newDeadline: nw.deadline, m: Mismatch{Old: pr.old, New: pr.new}}
+	vd.oldSum, vd.newSum = sha1Hex(o.payload), sha1Hex(nw.payload)
 	mism := func(kind, format string, args ...any) (verdict, error) {
 		vd.state, vd.m.Kind, vd.m.Detail = stMismatch, kind, fmt.Sprintf(format, args...)
 		return vd, nil
@@ -199,6 +200,15 @@ func (v *verifier) compare(ctx context.Context, pr pair, o, nw keyRead) (verdict
 		return mism(MismatchTTL, "%s", d)
 	}
 	return vd, nil
+}
+
+// sha1Hex is the hex SHA-1 of a DUMP payload, "" for none.
+func sha1Hex(payload *string) string {
+	if payload == nil {
+		return ""
+	}
+	sum := sha1.Sum([]byte(*payload))
+	return hex.EncodeToString(sum[:])
 }
 
 // ttlApart compares two PEXPIRETIME answers.
@@ -236,7 +246,7 @@ func (v *verifier) checkFields(ctx context.Context, pairs []pair) ([]verdict, er
 	out := make([]verdict, len(pairs))
 	for i, pr := range pairs {
 		o, nw := reads[2*i], reads[2*i+1]
-		vd := verdict{deadline: o.deadline, vals: o.vals, m: Mismatch{Old: pr.old, New: pr.new}}
+		vd := verdict{deadline: o.deadline, newDeadline: nw.deadline, vals: o.vals, m: Mismatch{Old: pr.old, New: pr.new}}
 		switch {
 		case o.typ == "none":
 			vd.state = stExpired
