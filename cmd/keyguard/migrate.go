@@ -165,6 +165,7 @@ func stepFlags(fs *flagSet, step string, opts *migrate.Options, confirm, restore
 	switch step {
 	case "copy":
 		fs.BoolVar(&opts.Overwrite, "overwrite", false, "replace new keys that exist (by default they are left alone: a dual-writing service may have newer data there)")
+		fs.BoolVar(&opts.KeepTTL, "keep-ttl", false, "keep every old key's expiry as it is, even where it breaks the new template's TTL (a warning per such key); by default a new key gets the expiry the new template allows")
 	case "cleanup":
 		fs.BoolVar(confirm, "confirm", false, "delete for real (without it, cleanup refuses; see --dry-run)")
 		fs.DurationVar(&opts.Grace, "grace", migrate.DefaultGrace, "across Cluster slots, keep each deleted old key this long as a tombstone that --restore brings back")

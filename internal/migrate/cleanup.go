@@ -29,7 +29,7 @@ import (
 // keys that do not verify are left alone and counted as Mismatched.
 func (p *Plan) Cleanup(ctx context.Context, rdb redis.UniversalClient, opts Options) (*Result, error) {
 	j := newJob(opCleanup, p, rdb, opts)
-	j.work = &cleaner{v: &verifier{j: j, sc: newScripts()}}
+	j.work = &cleaner{v: newVerifier(j)}
 	return j.run(ctx)
 }
 

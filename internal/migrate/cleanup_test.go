@@ -220,7 +220,7 @@ func testCleanupNewKeyChanged(t *testing.T, ctx context.Context, tg target) {
 			rdb.HSet(ctx, "order:sku:1:settle-preview", "couponAmount", "9")
 		}},
 	} {
-		c := &cleaner{v: &verifier{j: newJob(opCleanup, tc.p, rdb, Options{}), sc: newScripts()}}
+		c := &cleaner{v: newVerifier(newJob(opCleanup, tc.p, rdb, Options{}))}
 		c.v.j.opts.defaults()
 		for i := range tc.pairs {
 			tc.pairs[i].same = !tg.cluster

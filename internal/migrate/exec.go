@@ -25,6 +25,8 @@ var (
 	tombFieldsSrc string
 	//go:embed restore.lua
 	restoreSrc string
+	//go:embed copy.lua
+	copySrc string
 )
 
 // script is a Lua script run by EVALSHA.
@@ -38,7 +40,7 @@ func newScript(src string) *script {
 // The scripts, built per job (no package state).
 type scripts struct {
 	readFields, writeFields, unlink, hdel *script
-	tomb, tombFields, restore             *script
+	tomb, tombFields, restore, copy       *script
 }
 
 func newScripts() *scripts {
@@ -46,11 +48,12 @@ func newScripts() *scripts {
 		readFields: newScript(readFieldsSrc), writeFields: newScript(writeFieldsSrc),
 		unlink: newScript(unlinkSrc), hdel: newScript(hdelSrc),
 		tomb: newScript(tombSrc), tombFields: newScript(tombFieldsSrc), restore: newScript(restoreSrc),
+		copy: newScript(copySrc),
 	}
 }
 
 func (s *scripts) all() []*script {
-	return []*script{s.readFields, s.writeFields, s.unlink, s.hdel, s.tomb, s.tombFields, s.restore}
+	return []*script{s.readFields, s.writeFields, s.unlink, s.hdel, s.tomb, s.tombFields, s.restore, s.copy}
 }
 
 // call is one command of a pipeline: a script with its keys and

@@ -25,6 +25,12 @@ type Options struct {
 	// that exists is left alone: a dual-writing service may have put newer
 	// data there.
 	Overwrite bool
+	// KeepTTL makes Copy keep every old key's expiry as it is, even where
+	// it breaks the new template's TTL policy (each such key is listed in
+	// Result.Warnings). Without it a new key gets the expiry the new
+	// template allows: none for a persistent template; the template's TTL
+	// for an old key without one; at most the template's longest TTL.
+	KeepTTL bool
 	// Rate caps keys per second, all masters together; 0 is no limit.
 	Rate float64
 	// Batch is the SCAN COUNT and the number of keys per pipeline
@@ -131,6 +137,8 @@ type job struct {
 	sinceSave int
 	mism      []Mismatch
 	moreMism  int64
+	warn      []Mismatch
+	moreWarn  int64
 	stopped   string
 	notes     []string
 }
@@ -414,6 +422,17 @@ func (j *job) mismatch(m Mismatch) {
 	j.mism = append(j.mism, m)
 }
 
+// warning lists a key copied with an expiry that breaks the new template.
+func (j *job) warning(m Mismatch) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if len(j.warn) >= j.opts.MaxMismatches {
+		j.moreWarn++
+		return
+	}
+	j.warn = append(j.warn, m)
+}
+
 func (j *job) stop(why string) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
@@ -494,6 +513,7 @@ func (j *job) finish(res *Result, start time.Time) *Result {
 		}
 	}
 	res.Mismatches, res.MoreMismatches = j.mism, j.moreMism
+	res.Warnings, res.MoreWarnings = j.warn, j.moreWarn
 	res.PlanNotes, res.Notes = j.plan.Notes, j.notes
 	return res
 }

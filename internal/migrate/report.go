@@ -179,6 +179,8 @@ func (r *Result) WriteText(w io.Writer) error {
 	switch r.Op {
 	case opCopy:
 		add(c.Copied, would+"copied")
+		add(c.TTLSet, "of them with an expiry set by the new template's TTL")
+		add(c.TTLBreaks, "of them keep an expiry that breaks the new template (--keep-ttl)")
 		add(c.Existing, "skipped: the new key exists (never overwritten without --overwrite)")
 	case opVerify:
 		add(c.Verified, "verified")
@@ -204,6 +206,12 @@ func (r *Result) WriteText(w io.Writer) error {
 	}
 	if r.MoreMismatches > 0 {
 		bw.printf("  … and %s more mismatches\n", report.HumanCount(r.MoreMismatches))
+	}
+	for _, m := range r.Warnings {
+		bw.printf("  WARNING %s: %s: %s\n", m.Old, m.Kind, m.Detail)
+	}
+	if r.MoreWarnings > 0 {
+		bw.printf("  … and %s more warnings\n", report.HumanCount(r.MoreWarnings))
 	}
 	rate := ""
 	if s := r.Duration.Seconds(); s > 0 && c.Keys > 0 {

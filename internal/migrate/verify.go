@@ -22,7 +22,7 @@ import (
 // them; Counts.Mismatched counts them.
 func (p *Plan) Verify(ctx context.Context, rdb redis.UniversalClient, opts Options) (*Result, error) {
 	j := newJob(opVerify, p, rdb, opts)
-	j.work = &verifyBatch{v: &verifier{j: j, sc: newScripts()}}
+	j.work = &verifyBatch{v: newVerifier(j)}
 	return j.run(ctx)
 }
 
@@ -99,8 +99,13 @@ func (v *verdict) count(n *Counts) {
 }
 
 type verifier struct {
-	j  *job
-	sc *scripts
+	j   *job
+	sc  *scripts
+	ttl ttlPolicy // the new template's, which copy applies
+}
+
+func newVerifier(j *job) *verifier {
+	return &verifier{j: j, sc: newScripts(), ttl: newTTLPolicy(j.plan.ToEntry, false)}
 }
 
 // check compares each pair's old and new key.
@@ -196,7 +201,7 @@ func (v *verifier) compare(ctx context.Context, pr pair, o, nw keyRead) (verdict
 			return mism(MismatchContent, "the values differ")
 		}
 	}
-	if d, ok := ttlApart(o.deadline, nw.deadline, v.j.opts.TTLTolerance); !ok {
+	if d, ok := ttlApart(o.deadline, nw.deadline, v.j.opts.TTLTolerance); !ok && !v.ttl.allows(o.deadline, nw.deadline, time.Now().UnixMilli(), v.j.opts.TTLTolerance.Milliseconds()) {
 		return mism(MismatchTTL, "%s", d)
 	}
 	return vd, nil
