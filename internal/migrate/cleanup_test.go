@@ -80,6 +80,9 @@ func TestCleanupNeverLosesBothCopies(t *testing.T) {
 			if tombs == 0 || int64(tombs) > res.Counts.Tombstoned {
 				t.Errorf("%d tombstones on the Cluster, cleanup counted %d", tombs, res.Counts.Tombstoned)
 			}
+			if v, err := p.Verify(ctx, rdb, Options{}); err != nil || v.Tombstones != int64(tombs) {
+				t.Errorf("verify counts %d tombstones, there are %d (%v)", v.Tombstones, tombs, err)
+			}
 			rres, err := p.Restore(ctx, rdb, Options{})
 			if err != nil || rres.Counts.Restored != int64(tombs) || rres.Counts.Existing+rres.Counts.Expired != 0 {
 				t.Fatalf("restore of %d tombstones: %+v %v", tombs, rres.Counts, err)

@@ -93,6 +93,10 @@ type Result struct {
 	Counts     Counts       `json:"counts"`
 	Nodes      []NodeResult `json:"nodes"`
 	Mismatches []Mismatch   `json:"mismatches,omitempty"`
+	// Tombstones counts, after a complete Verify, the plan's old keys kept
+	// as tombstones by a cleanup across Cluster slots (Restore brings them
+	// back).
+	Tombstones int64 `json:"tombstones,omitempty"`
 	// MoreMismatches counts mismatches beyond Options.MaxMismatches.
 	MoreMismatches int64 `json:"more_mismatches,omitempty"`
 	// Warnings are keys Copy wrote with KeepTTL whose expiry breaks the

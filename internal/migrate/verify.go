@@ -23,7 +23,39 @@ import (
 func (p *Plan) Verify(ctx context.Context, rdb redis.UniversalClient, opts Options) (*Result, error) {
 	j := newJob(opVerify, p, rdb, opts)
 	j.work = &verifyBatch{v: newVerifier(j)}
-	return j.run(ctx)
+	res, err := j.run(ctx)
+	if err == nil && res.Complete {
+		n, terr := p.tombstones(ctx, rdb)
+		if terr != nil {
+			return res, terr
+		}
+		if n > 0 {
+			res.Tombstones = n
+			res.Notes = append(res.Notes, fmt.Sprintf("%d old keys of this migration are tombstones of a cleanup across Cluster slots: migrate cleanup --restore brings them back until their grace period ends", n))
+		}
+	}
+	return res, err
+}
+
+// tombstones counts the tombstones of the plan's old keys on every master.
+func (p *Plan) tombstones(ctx context.Context, rdb redis.UniversalClient) (int64, error) {
+	nodes, err := discover(ctx, rdb)
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	for _, nd := range nodes {
+		iter := nd.c.Scan(ctx, 0, TombPrefix+"*", 1000).Iterator()
+		for iter.Next(ctx) {
+			if old, fields, _, ok := parseTomb(iter.Val()); ok && fields == (p.Fields != nil) && p.Owns(old) {
+				n++
+			}
+		}
+		if err := iter.Err(); err != nil {
+			return 0, fmt.Errorf("SCAN %s: %w", nd.addr, err)
+		}
+	}
+	return n, nil
 }
 
 type verifyBatch struct{ v *verifier }
