@@ -99,3 +99,42 @@ func TestSizeLimit(t *testing.T) {
 		t.Fatal("a byte over the limit loaded")
 	}
 }
+
+// FuzzNestedBeyond holds two properties of the nesting scan: a file found
+// nested beyond a limit is beyond every lower one; and on a line of flow
+// brackets it agrees with the bracket depth counted plainly (plus the
+// line's own block level).
+func FuzzNestedBeyond(f *testing.F) {
+	f.Add([]byte("keys: [[{a: [1]}]]"), uint8(3))
+	f.Add([]byte("a:\n  b:\n    - - c\n"), uint8(2))
+	f.Add([]byte("k: \"[[[\" # [[[\n"), uint8(1))
+	f.Fuzz(func(t *testing.T, data []byte, m uint8) {
+		max := int(m%40) + 1
+		if _, _, found := nestedBeyond(data, max); found {
+			for lower := max - 1; lower >= 1; lower-- {
+				if _, _, f := nestedBeyond(data, lower); !f {
+					t.Fatalf("beyond %d but not beyond %d: %q", max, lower, data)
+				}
+			}
+		}
+		brackets := make([]byte, 0, len(data))
+		for _, c := range data {
+			if c == '[' || c == ']' {
+				brackets = append(brackets, c)
+			}
+		}
+		depth, deepest := 0, 0
+		for _, c := range brackets {
+			if c == '[' {
+				depth++
+				deepest = max(deepest, depth)
+			} else if depth > 0 {
+				depth--
+			}
+		}
+		_, _, found := nestedBeyond(append([]byte("k: "), brackets...), max)
+		if found != (deepest+1 > max) {
+			t.Fatalf("k: %s: found %v, plain depth %d (+1) against %d", brackets, found, deepest, max)
+		}
+	})
+}
