@@ -109,11 +109,11 @@ func FuzzNestedBeyond(f *testing.F) {
 	f.Add([]byte("a:\n  b:\n    - - c\n"), uint8(2))
 	f.Add([]byte("k: \"[[[\" # [[[\n"), uint8(1))
 	f.Fuzz(func(t *testing.T, data []byte, m uint8) {
-		max := int(m%40) + 1
-		if _, _, found := nestedBeyond(data, max); found {
-			for lower := max - 1; lower >= 1; lower-- {
+		lim := int(m%40) + 1
+		if _, _, found := nestedBeyond(data, lim); found {
+			for lower := lim - 1; lower >= 1; lower-- {
 				if _, _, f := nestedBeyond(data, lower); !f {
-					t.Fatalf("beyond %d but not beyond %d: %q", max, lower, data)
+					t.Fatalf("beyond %d but not beyond %d: %q", lim, lower, data)
 				}
 			}
 		}
@@ -132,9 +132,9 @@ func FuzzNestedBeyond(f *testing.F) {
 				depth--
 			}
 		}
-		_, _, found := nestedBeyond(append([]byte("k: "), brackets...), max)
-		if found != (deepest+1 > max) {
-			t.Fatalf("k: %s: found %v, plain depth %d (+1) against %d", brackets, found, deepest, max)
+		_, _, found := nestedBeyond(append([]byte("k: "), brackets...), lim)
+		if found != (deepest+1 > lim) {
+			t.Fatalf("k: %s: found %v, plain depth %d (+1) against %d", brackets, found, deepest, lim)
 		}
 	})
 }
