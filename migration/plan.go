@@ -286,14 +286,12 @@ func (p *Plan) noteTTL() {
 			p.Notes = append(p.Notes, fmt.Sprintf("a new key gets the old key's remaining TTL, at most %s (the new template's TTL)", registry.FormatTTL(to.MaxTTL())))
 		}
 	case to.Persistent:
-		p.Notes = append(p.Notes, "keys keep their remaining TTL although the new template is persistent: they expire as the old keys would")
+		p.Notes = append(p.Notes, "a new key gets no TTL: the new template is persistent (copy --keep-ttl keeps the old expiry instead, with a warning per key)")
 	case p.FromEntry != nil && p.FromEntry.Persistent:
-		p.Notes = append(p.Notes, "the old keys have no TTL and keep none: write the new template's TTL from the service")
-	case p.FromEntry != nil && p.FromEntry.MaxTTL() > to.MaxTTL():
-		p.Notes = append(p.Notes, fmt.Sprintf("keys keep their remaining TTL, up to %s, longer than the new template's %s: until they are rewritten an audit reports ttl-mismatch",
-			registry.FormatTTL(p.FromEntry.MaxTTL()), registry.FormatTTL(to.MaxTTL())))
+		p.Notes = append(p.Notes, fmt.Sprintf("the old keys have no TTL: each new key gets the new template's %s (copy counts them; --keep-ttl copies them without one, with a warning per key)", registry.FormatTTL(to.TTL)))
 	default:
-		p.Notes = append(p.Notes, "keys keep their remaining TTL, to the millisecond")
+		p.Notes = append(p.Notes, fmt.Sprintf("a new key keeps the old key's expiry, to the millisecond, where the new template allows it; an old key without TTL gets the new template's %s, one that expires later than %s from now is cut to that (copy counts both; --keep-ttl keeps every old expiry, with a warning per key that breaks the new template)",
+			registry.FormatTTL(to.TTL), registry.FormatTTL(to.MaxTTL())))
 	}
 }
 

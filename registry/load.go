@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -17,19 +16,15 @@ import (
 	"github.com/keyguard/keyguard/keytmpl"
 )
 
-// Load reads and validates a registry file.
-func Load(path string) (*Registry, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("load registry: %w", err)
-	}
-	return Parse(path, data)
-}
+// Load reads and validates a registry file, within the default Limits.
+func Load(path string) (*Registry, error) { return LoadLimited(path, Limits{}) }
 
-// Parse validates registry YAML. file names the source in errors. Every
-// problem is reported, each with line and column; the error is an
-// ErrorList.
-func Parse(file string, data []byte) (*Registry, error) {
+// Parse validates registry YAML, within the default Limits. file names
+// the source in errors. Every problem is reported, each with line and
+// column; the error is an ErrorList.
+func Parse(file string, data []byte) (*Registry, error) { return ParseLimited(file, data, Limits{}) }
+
+func parse(file string, data []byte) (*Registry, error) {
 	d := &decoder{file: file}
 	f, err := parser.ParseBytes(data, 0)
 	if err != nil {

@@ -155,6 +155,9 @@ func TestParseRedisURL(t *testing.T) {
 		{raw: "redis://h1:7000/3", cluster: true, err: "only database 0"},
 		{raw: "http://h1", err: "scheme"},
 		{raw: "redis://u:pw@", err: "no host"},
+		{raw: "redis://u:p@ss/x#y?z w@h1:6380/1", addrs: []string{"h1:6380"}, user: "u", pass: "p@ss/x#y?z w", db: 1, display: "redis://u@h1:6380/1"},
+		{raw: "redis://u:pw%zz@h1", err: "percent-encode @ as %40"},
+		{raw: "redis://u:pw@h1:port", err: "percent-encode"},
 	}
 	for _, tt := range tests {
 		got, err := parseRedisURL(tt.raw, tt.cluster)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -21,12 +22,13 @@ var errHelp = errors.New("help shown")
 // options are the flags shared by commands. Each command registers the
 // ones it uses.
 type options struct {
-	registry string
-	redis    string
-	cluster  bool
-	format   string
-	out      string
-	failOn   string
+	registry         string
+	maxRegistryBytes sizeValue
+	redis            string
+	cluster          bool
+	format           string
+	out              string
+	failOn           string
 }
 
 // flagSet is a flag.FlagSet that prints its flags as --name (as the usage
@@ -126,11 +128,46 @@ func (fs *flagSet) registryFlag(e *env) {
 		def = v
 	}
 	fs.StringVar(&fs.opts.registry, "registry", def, "registry `file` (env KEYGUARD_REGISTRY)")
+	fs.opts.maxRegistryBytes = registry.DefaultMaxBytes
+	fs.Var(&fs.opts.maxRegistryBytes, "max-registry-bytes", "refuse a registry file larger than this `size` before reading it (16MiB, 500KB, 1048576)")
 }
 
 func (fs *flagSet) redisFlags(e *env) {
-	fs.StringVar(&fs.opts.redis, "redis", e.getenv("KEYGUARD_REDIS"), "server `URL`: redis:// or rediss://, user and password in the URL (env KEYGUARD_REDIS)")
+	fs.opts.redis = e.getenv("KEYGUARD_REDIS")
+	fs.Var((*urlValue)(&fs.opts.redis), "redis", "server `URL`: redis:// or rediss://, user and password in the URL (env KEYGUARD_REDIS)")
 	fs.BoolVar(&fs.opts.cluster, "cluster", false, "treat the URL's hosts as Redis Cluster seeds")
+}
+
+// sizeValue is a size flag: 1048576, 500KB, 64MiB.
+type sizeValue int64
+
+func (v *sizeValue) Set(s string) error {
+	n, err := human.ParseBytes(s)
+	*v = sizeValue(n)
+	return err
+}
+
+func (v *sizeValue) String() string {
+	if v == nil {
+		return "0"
+	}
+	if *v%(1<<20) == 0 && *v > 0 {
+		return strconv.FormatInt(int64(*v)>>20, 10) + "MiB"
+	}
+	return strconv.FormatInt(int64(*v), 10)
+}
+
+// urlValue is a Redis URL flag. Its String is what help shows as the
+// default (taken from KEYGUARD_REDIS): the URL without its password.
+type urlValue string
+
+func (v *urlValue) Set(s string) error { *v = urlValue(s); return nil }
+
+func (v *urlValue) String() string {
+	if v == nil {
+		return ""
+	}
+	return displayURL(string(*v))
 }
 
 func (fs *flagSet) outputFlags(formats ...string) {
@@ -296,7 +333,7 @@ func (fs *flagSet) threshold() finding.Severity {
 }
 
 func (fs *flagSet) loadRegistry() (*registry.Registry, error) {
-	r, err := registry.Load(fs.opts.registry)
+	r, err := registry.LoadLimited(fs.opts.registry, registry.Limits{MaxBytes: int64(fs.opts.maxRegistryBytes)})
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, fmt.Errorf("%w\n\tTry: keyguard init writes a starter keyguard.yaml (keyguard init --from-audit REPORT.json builds one from an audit), or pass --registry FILE", err)

@@ -18,7 +18,8 @@ Steps, in order (docs/migrate.md has the whole procedure with the SDK):
   plan      check the two templates and show how old keys map to new ones
   copy      copy every old key to its new key (never overwriting one that exists)
   verify    check every new key against its old key; exit 1 on a mismatch
-  cleanup   delete old keys whose new key verifies (needs --confirm)
+  cleanup   delete old keys whose new key verifies (needs --confirm);
+            --restore brings back the old keys kept as tombstones
 
 Run 'keyguard migrate STEP -h' for a step's flags.`
 
@@ -150,11 +151,13 @@ func migrateExamples(step string) string {
 			"  keyguard migrate verify --from 'old:{id}' --to 'new:{id}' --redis redis://127.0.0.1:6379 --ttl-tolerance 2s"
 	}
 	return "  keyguard migrate cleanup --all-deprecated --redis redis://127.0.0.1:6379 --dry-run\n" +
-		"  keyguard migrate cleanup --all-deprecated --redis redis://127.0.0.1:6379 --confirm --rate 2000 --cursor cleanup.cursor"
+		"  keyguard migrate cleanup --all-deprecated --redis redis://127.0.0.1:6379 --confirm --rate 2000 --cursor cleanup.cursor\n" +
+		"  # across Cluster slots, old keys stay tombstones for --grace; to undo the cleanup within it:\n" +
+		"  keyguard migrate cleanup --all-deprecated --redis redis://10.0.0.1:7000 --cluster --restore --confirm"
 }
 
 // stepFlags registers the flags of copy, verify and cleanup.
-func stepFlags(fs *flagSet, step string, opts *migrate.Options, confirm *bool) {
+func stepFlags(fs *flagSet, step string, opts *migrate.Options, confirm, restore *bool) {
 	fs.Float64Var(&opts.Rate, "rate", 0, "at most `KEYS` per second, all masters together; 0 = no limit")
 	fs.IntVar(&opts.Batch, "batch", 500, "keys per SCAN and per pipeline")
 	fs.StringVar(&opts.Match, "match", "", "only keys matching this SCAN `pattern` (they must still belong to the old template)")
@@ -162,8 +165,11 @@ func stepFlags(fs *flagSet, step string, opts *migrate.Options, confirm *bool) {
 	switch step {
 	case "copy":
 		fs.BoolVar(&opts.Overwrite, "overwrite", false, "replace new keys that exist (by default they are left alone: a dual-writing service may have newer data there)")
+		fs.BoolVar(&opts.KeepTTL, "keep-ttl", false, "keep every old key's expiry as it is, even where it breaks the new template's TTL (a warning per such key); by default a new key gets the expiry the new template allows")
 	case "cleanup":
 		fs.BoolVar(confirm, "confirm", false, "delete for real (without it, cleanup refuses; see --dry-run)")
+		fs.DurationVar(&opts.Grace, "grace", migrate.DefaultGrace, "across Cluster slots, keep each deleted old key this long as a tombstone that --restore brings back")
+		fs.BoolVar(restore, "restore", false, "bring back the old keys (or moved fields) kept as tombstones, instead of deleting (needs --confirm or --dry-run)")
 	}
 	if step != "verify" {
 		fs.StringVar(&opts.CursorFile, "cursor", "", "resumable run: save each master's SCAN cursor and the counts to `FILE`, and continue from it if it exists")
@@ -182,8 +188,8 @@ func runMigrateStep(ctx context.Context, e *env, step string, args []string) err
 	fs.outputFlags("text", "json")
 	sel := selectionFlags(fs)
 	var opts migrate.Options
-	var confirm bool
-	stepFlags(fs, step, &opts, &confirm)
+	var confirm, restore bool
+	stepFlags(fs, step, &opts, &confirm, &restore)
 	progressMode := fs.progressFlag()
 	pos, err := fs.parse(args)
 	if err != nil {
@@ -194,8 +200,14 @@ func runMigrateStep(ctx context.Context, e *env, step string, args []string) err
 		return usagef("migrate %s takes no arguments; got %q", step, pos[0])
 	case opts.Rate < 0 || opts.Batch <= 0 || opts.MaxKeys < 0 || opts.TTLTolerance < 0 || opts.MaxMismatches < 0:
 		return usagef("--rate, --max-keys, --ttl-tolerance and --max-mismatches cannot be negative, --batch must be positive")
+	case step == "cleanup" && !confirm && !opts.DryRun && restore:
+		return usagef("cleanup --restore writes old keys back: pass --confirm, or --dry-run to count what it would restore")
 	case step == "cleanup" && !confirm && !opts.DryRun:
 		return usagef("cleanup deletes old keys: pass --confirm, or --dry-run to count what it would delete")
+	case restore && opts.Match != "":
+		return usagef("cleanup --restore takes every tombstone of the migration: drop --match")
+	case step == "cleanup" && opts.Grace <= 0:
+		return usagef("--grace must be positive, such as 1h")
 	case opts.MaxKeys > 0 && opts.CursorFile == "":
 		return usagef("--max-keys stops a run to be resumed: give --cursor FILE too")
 	}
@@ -231,6 +243,12 @@ func runMigrateStep(ctx context.Context, e *env, step string, args []string) err
 			res, runErr = p.Copy(ctx, rdb, opts)
 		case "verify":
 			res, runErr = p.Verify(ctx, rdb, opts)
+		case "cleanup":
+			if restore {
+				res, runErr = p.Restore(ctx, rdb, opts)
+				break
+			}
+			res, runErr = p.Cleanup(ctx, rdb, opts)
 		default:
 			res, runErr = p.Cleanup(ctx, rdb, opts)
 		}
@@ -299,6 +317,8 @@ func migrateProgressLine(p migrate.Progress) string {
 		done = c.Verified
 	case "cleanup":
 		done = c.Removed
+	case "restore":
+		done = c.Restored
 	}
 	rate := ""
 	if s := p.Elapsed.Seconds(); s > 0 {

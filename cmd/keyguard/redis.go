@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -40,24 +41,38 @@ func (fs *flagSet) redisTarget() (*redisTarget, error) {
 // (rediss:// for TLS; options as go-redis's ParseURL: dial_timeout,
 // read_timeout …). Several hosts are Cluster seeds and need cluster. A
 // bare host:port is taken as redis://host:port.
+//
+// The user and password are split off the raw text and decoded here,
+// before any parser sees the URL: a parser's error quotes the URL it was
+// given, and that must never hold the password. Every message shows the
+// URL through displayURL.
 func parseRedisURL(raw string, cluster bool) (*redisTarget, error) {
+	shown := displayURL(raw)
 	s := strings.TrimSpace(raw)
 	if !strings.Contains(s, "://") {
 		s = "redis://" + s
 	}
 	scheme, rest, _ := strings.Cut(s, "://")
 	if scheme != "redis" && scheme != "rediss" {
-		return nil, usagef("--redis %q: the scheme must be redis:// or rediss:// (TLS)", redact(raw))
+		return nil, usagef("--redis %q: the scheme must be redis:// or rediss:// (TLS)", shown)
+	}
+	var user, pass string
+	if at := strings.LastIndexByte(rest, '@'); at >= 0 {
+		u, p, _ := strings.Cut(rest[:at], ":")
+		var err error
+		if user, err = unescapeCredential(u); err != nil {
+			return nil, usagef("--redis %q: the user name %s%s", shown, err.Error(), encodeHint)
+		}
+		if pass, err = unescapeCredential(p); err != nil {
+			return nil, usagef("--redis %q: the password %s%s", shown, err.Error(), encodeHint)
+		}
+		rest = rest[at+1:]
 	}
 	end := strings.IndexAny(rest, "/?")
 	if end < 0 {
 		end = len(rest)
 	}
-	authority, tail := rest[:end], rest[end:]
-	userinfo, hosts := "", authority
-	if i := strings.LastIndexByte(authority, '@'); i >= 0 {
-		userinfo, hosts = authority[:i+1], authority[i+1:]
-	}
+	hosts, tail := rest[:end], rest[end:]
 	var addrs []string
 	for _, h := range strings.Split(hosts, ",") {
 		h = strings.TrimSpace(h)
@@ -70,21 +85,23 @@ func parseRedisURL(raw string, cluster bool) (*redisTarget, error) {
 		addrs = append(addrs, h)
 	}
 	if len(addrs) == 0 {
-		return nil, usagef("--redis %q: no host", redact(raw))
+		return nil, usagef("--redis %q: no host", shown)
 	}
 	if len(addrs) > 1 && !cluster {
 		return nil, usagef("--redis lists %d hosts: pass --cluster to use them as Cluster seeds, or give one host", len(addrs))
 	}
-	opts, err := redis.ParseURL(scheme + "://" + userinfo + addrs[0] + tail)
+	// No credentials in what the parser sees, so none in its error.
+	opts, err := redis.ParseURL(scheme + "://" + addrs[0] + tail)
 	if err != nil {
-		return nil, usagef("--redis %q: %v", redact(raw), err)
+		return nil, usagef("--redis %q: %s%s", shown, oneLine(err.Error()), encodeHint)
 	}
+	opts.Username, opts.Password = user, pass
 	if cluster && opts.DB != 0 {
-		return nil, usagef("--redis %q: a Redis Cluster has only database 0", redact(raw))
+		return nil, usagef("--redis %q: a Redis Cluster has only database 0", shown)
 	}
 	display := scheme + "://"
-	if opts.Username != "" {
-		display += opts.Username + "@"
+	if user != "" {
+		display += user + "@"
 	}
 	display += strings.Join(addrs, ",")
 	if opts.DB != 0 {
@@ -95,11 +112,36 @@ func parseRedisURL(raw string, cluster bool) (*redisTarget, error) {
 	return &redisTarget{opts: opts, addrs: addrs, cluster: cluster, display: display, dbSet: dbSet}, nil
 }
 
-// redact removes the password from a URL for messages.
-func redact(raw string) string {
-	scheme, rest, ok := strings.Cut(raw, "://")
-	if !ok {
-		return raw
+// encodeHint ends every message about a --redis URL that does not parse.
+const encodeHint = "\n\tTry: write redis://user:password@host:port/db; in the user name and password, percent-encode @ as %40, : as %3A, / as %2F, # as %23, % as %25 and a space as %20"
+
+// unescapeCredential decodes a user name or password of a URL. Its error
+// says what is wrong without quoting the text: that is the secret.
+func unescapeCredential(s string) (string, error) {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] == 0x7f {
+			return "", errors.New("holds a control character")
+		}
+	}
+	v, err := url.PathUnescape(s)
+	if err != nil {
+		return "", errors.New("holds a % that does not start an escape such as %40")
+	}
+	return v, nil
+}
+
+// displayURL is a --redis URL as messages, reports, logs and help may show
+// it: the password replaced with xxxxx. It reads the raw text, not a
+// parse of it, so that a URL that does not parse is shown safely too: the
+// user name and password are everything before the last '@' (a password
+// may hold '/', '?', '#' or '@' unencoded), the password what follows the
+// first ':' in them.
+func displayURL(raw string) string {
+	head, rest, ok := strings.Cut(raw, "://")
+	if ok {
+		head += "://"
+	} else {
+		head, rest = "", raw
 	}
 	at := strings.LastIndexByte(rest, '@')
 	if at < 0 {
@@ -109,7 +151,7 @@ func redact(raw string) string {
 	if !hasPass {
 		return raw
 	}
-	return scheme + "://" + user + ":xxxxx" + rest[at:]
+	return head + user + ":xxxxx" + rest[at:]
 }
 
 // client returns a go-redis client for the target: a *redis.Client, or a

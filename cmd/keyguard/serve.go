@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -38,6 +39,7 @@ never on a scrape. docs/serve.md has the metrics and alert rules.`)
 		token      = fs.String("auth-token", e.getenv("KEYGUARD_SERVE_TOKEN"), "require this bearer `token` (env KEYGUARD_SERVE_TOKEN); in a browser, any user name and the token as password")
 		basic      = fs.String("basic-auth", e.getenv("KEYGUARD_SERVE_BASIC_AUTH"), "require basic auth `user:password` (env KEYGUARD_SERVE_BASIC_AUTH)")
 		insecure   = fs.Bool("insecure-public", false, "serve a --listen address other machines reach without authentication")
+		allowed    = fs.String("allowed-host", "", "without authentication, also answer to these Host `names` (comma-separated; .example.com for every name under it); localhost and IP addresses always")
 		writersWin = fs.Duration("writers-window", redishook.DefaultWindow, "SDK writer records younger than this count")
 		hotWin     = fs.Duration("hotkeys-window", hotkey.DefaultReportTTL, "SDK hot-key reports younger than this count")
 	)
@@ -61,6 +63,11 @@ never on a scrape. docs/serve.md has the metrics and alert rules.`)
 		return err
 	}
 	access := dashboard.Access{Token: *token}
+	for _, h := range strings.Split(*allowed, ",") {
+		if h = strings.TrimSpace(h); h != "" {
+			access.AllowedHosts = append(access.AllowedHosts, h)
+		}
+	}
 	if *basic != "" {
 		if access.User, access.Password, err = dashboard.ParseBasicAuth(*basic); err != nil {
 			return usagef("--basic-auth: %v", err)

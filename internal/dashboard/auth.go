@@ -19,6 +19,11 @@ type Access struct {
 	Token string
 	// User and Password are basic-auth credentials.
 	User, Password string
+	// AllowedHosts are the names, besides loopback names and IP addresses,
+	// that a dashboard without credentials answers to in the Host header:
+	// "dash.internal" (any port), "dash.internal:8080", or ".internal" for
+	// every name under it.
+	AllowedHosts []string
 }
 
 func (a Access) enabled() bool { return a.Token != "" || a.User != "" }
@@ -67,10 +72,11 @@ func isLoopback(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// protect wraps h so that every path but /healthz needs the credentials.
+// protect wraps h so that every path but /healthz needs the credentials,
+// or, without credentials, a Host that hostAllowed accepts.
 func (a Access) protect(h http.Handler) http.Handler {
 	if !a.enabled() {
-		return h
+		return a.checkHost(h)
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/healthz" || a.allows(r) {
@@ -80,6 +86,57 @@ func (a Access) protect(h http.Handler) http.Handler {
 		w.Header().Set("WWW-Authenticate", `Basic realm="keyguard", charset="UTF-8"`)
 		http.Error(w, "keyguard: authentication required (basic auth, or Authorization: Bearer TOKEN)", http.StatusUnauthorized)
 	})
+}
+
+// checkHost answers 421 Misdirected Request, on every path but /healthz,
+// to a Host that hostAllowed refuses. A web page on another site can
+// point its own name at this machine's address (DNS rebinding) and read a
+// dashboard that asks for no credentials; the browser then sends that
+// site's name as Host, which is how the request is told apart.
+func (a Access) checkHost(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/healthz" || a.hostAllowed(r.Host) {
+			h.ServeHTTP(w, r)
+			return
+		}
+		http.Error(w, fmt.Sprintf("keyguard: this dashboard has no authentication and does not answer to the host %q: "+
+			"open it as localhost or by IP address, start serve with --allowed-host NAME, or protect it with --auth-token or --basic-auth", r.Host),
+			http.StatusMisdirectedRequest)
+	})
+}
+
+// hostAllowed accepts a Host header (host or host:port) that is a
+// loopback name (localhost, *.localhost), an IP address, or matches
+// AllowedHosts. An IP address cannot be a rebinding: a page opened by
+// address has that address as its origin, not another site's.
+func (a Access) hostAllowed(hostport string) bool {
+	host, _, err := net.SplitHostPort(hostport)
+	if err != nil {
+		host = hostport
+	}
+	host = strings.ToLower(strings.TrimSuffix(strings.Trim(host, "[]"), "."))
+	if host == "" || isLoopback(host) || strings.HasSuffix(host, ".localhost") {
+		return true
+	}
+	if ip, _, _ := strings.Cut(host, "%"); net.ParseIP(ip) != nil {
+		return true
+	}
+	for _, allowed := range a.AllowedHosts {
+		allowed = strings.ToLower(strings.TrimSuffix(allowed, "."))
+		switch {
+		case strings.HasPrefix(allowed, "."):
+			if strings.HasSuffix(host, allowed) {
+				return true
+			}
+		case strings.Contains(allowed, ":") && !strings.HasPrefix(allowed, "["):
+			if strings.EqualFold(hostport, allowed) {
+				return true
+			}
+		case host == allowed:
+			return true
+		}
+	}
+	return false
 }
 
 func (a Access) allows(r *http.Request) bool {

@@ -1,7 +1,12 @@
 package dashboard
 
 import (
+	"context"
+	"io"
+	"net"
 	"net/http"
+	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -118,4 +123,77 @@ func FuzzParseBasicAuth(f *testing.F) {
 			t.Fatalf("%q → %q %q", s, u, p)
 		}
 	})
+}
+
+// TestHostCheck is a DNS-rebinding attempt: a page on attacker.example
+// that resolved its name to the dashboard's address sends that name as
+// Host. Without credentials the dashboard answers only loopback names, IP
+// addresses and AllowedHosts (421 otherwise, no key name in the body);
+// with credentials the credentials decide, whatever the Host.
+func TestHostCheck(t *testing.T) {
+	do := func(hs *httptest.Server, host, path string, set func(*http.Request)) (int, string) {
+		req, _ := http.NewRequest("GET", hs.URL+path, nil)
+		if host != "" {
+			req.Host = host
+		}
+		if set != nil {
+			set(req)
+		}
+		resp, err := hs.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	open, ohs := newTestServer(t, Config{Auditor: &fixedAuditor{reps: []*Report{smallReport(t0)}},
+		Access: Access{AllowedHosts: []string{"dash.internal", "dash.example:8080", ".corp.example"}}})
+	if err := open.AuditNow(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	port := ohs.Listener.Addr().(*net.TCPAddr).Port
+	for _, tc := range []struct {
+		host, path string
+		code       int
+	}{
+		{"", "/api/report.json", 200}, // 127.0.0.1:port
+		{"localhost:" + strconv.Itoa(port), "/api/report.json", 200},
+		{"LOCALHOST.", "/", 200},
+		{"app.localhost:1", "/", 200},
+		{"[::1]:" + strconv.Itoa(port), "/api/report.json", 200},
+		{"10.1.2.3:7581", "/", 200},
+		{"dash.internal:7581", "/api/report.json", 200},
+		{"dash.example:8080", "/", 200},
+		{"a.corp.example", "/", 200},
+		{"attacker.example:7581", "/api/report.json", 421},
+		{"attacker.example", "/", 421},
+		{"attacker.example", "/metrics", 421},
+		{"attacker.example", "/assets/style.css", 421},
+		{"dash.example:9090", "/", 421},
+		{"dash.internal.attacker.example", "/", 421},
+		{"corp.example.attacker.example", "/", 421},
+		{"localhost.attacker.example", "/", 421},
+		{"127.0.0.1.nip.io", "/api/report.json", 421},
+		{"attacker.example", "/healthz", 200},
+	} {
+		code, body := do(ohs, tc.host, tc.path, nil)
+		if code != tc.code {
+			t.Errorf("Host %q %s: %d, want %d", tc.host, tc.path, code, tc.code)
+		}
+		if code == 421 && (strings.Contains(body, "order:order:1:base") || !strings.Contains(body, "--allowed-host")) {
+			t.Errorf("Host %q: the refusal is %q", tc.host, body)
+		}
+		if tc.path == "/api/report.json" && code == 200 && !strings.Contains(body, "order:order:1:base") {
+			t.Errorf("Host %q: no report in %q", tc.host, body)
+		}
+	}
+	_, ahs := newTestServer(t, Config{Auditor: &fixedAuditor{reps: []*Report{smallReport(t0)}}, Access: Access{Token: "tok"}})
+	bearer := func(r *http.Request) { r.Header.Set("Authorization", "Bearer tok") }
+	if code, _ := do(ahs, "attacker.example", "/", nil); code != 401 {
+		t.Errorf("with auth, no credentials: %d, want 401", code)
+	}
+	if code, _ := do(ahs, "dash.anywhere.example", "/", bearer); code != 200 {
+		t.Errorf("with auth and credentials, any Host: %d, want 200", code)
+	}
 }

@@ -3,33 +3,67 @@ package migrate
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 )
 
-// Cleanup deletes (UNLINK) every old key whose new key verifies now, as
-// Verify would check it; with moved fields it deletes those fields from
-// the old hash (HDEL), which keeps its other fields. The delete is a
-// compare-and-delete script on the old key: it happens only if the old key
-// still holds exactly what was compared (its DUMP digest and expiry, or
-// the moved fields' values), so a write between the check and the delete
-// keeps the key, counted as Changed. Keys that do not verify are left
-// alone and counted as Mismatched.
+// Cleanup deletes every old key whose new key verifies now, as Verify
+// would check it; with moved fields it deletes those fields from the old
+// hash, which keeps its other fields. An old key is deleted only if, at
+// the moment of deletion, it still holds exactly what was compared and its
+// new key still exists and holds what verified:
+//
+//   - both keys on one node (a standalone server, or one Cluster slot): one
+//     script compares the old key (DUMP digest and expiry, or the moved
+//     fields' values) and the new key (DUMP digest and expiry, or the
+//     fields and expiry), then deletes the old key;
+//   - across Cluster slots no script sees both keys, so the delete is made
+//     recoverable: a script moves the old key (or its fields) to a
+//     tombstone in its own slot that expires after Options.Grace; the new
+//     key is then checked again, and if it no longer verifies the old key
+//     is put back at once. Within the grace period Restore brings every
+//     tombstone back.
+//
+// A key that changed in between is left alone and counted as Changed;
+// keys that do not verify are left alone and counted as Mismatched.
 func (p *Plan) Cleanup(ctx context.Context, rdb redis.UniversalClient, opts Options) (*Result, error) {
 	j := newJob(opCleanup, p, rdb, opts)
-	j.work = &cleaner{v: &verifier{j: j, sc: newScripts()}}
+	j.work = &cleaner{v: newVerifier(j)}
 	return j.run(ctx)
 }
 
-type cleaner struct{ v *verifier }
+type cleaner struct {
+	v     *verifier
+	tombs tombs
+}
+
+// moved is an old key moved to its tombstone, waiting for the second
+// check of its new key.
+type moved struct {
+	pr   pair
+	vd   *verdict
+	tomb string
+}
 
 func (c *cleaner) batch(ctx context.Context, pairs []pair, n *Counts) error {
-	j, sc := c.v.j, c.v.sc
 	vs, err := c.v.check(ctx, pairs)
 	if err != nil {
 		return err
 	}
+	return c.retire(ctx, pairs, vs, n)
+}
+
+// retire deletes the old keys of the pairs that verified (vs).
+func (c *cleaner) retire(ctx context.Context, pairs []pair, vs []verdict, n *Counts) error {
+	j, sc := c.v.j, c.v.sc
+	fields := j.plan.Fields != nil
+	// The new key's expiry may move as far as verify lets it differ from
+	// the old one's (a server whose clock is read per call).
+	tol := j.opts.TTLTolerance.Milliseconds()
 	var calls []call
+	var tombed []moved // by index in calls, for the tombstone calls
+	at := map[int]int{}
 	for i := range vs {
 		vd := &vs[i]
 		if vd.state != stOK {
@@ -41,14 +75,26 @@ func (c *cleaner) batch(ctx context.Context, pairs []pair, n *Counts) error {
 			n.Removed++
 			continue
 		}
-		if j.plan.Fields != nil {
-			calls = append(calls, hdelCall(sc, pairs[i].old, j.plan.Fields, vd.vals))
+		pr := pairs[i]
+		if !fields && (vd.oldSum == "" || vd.newSum == "") {
+			return fmt.Errorf("the server cannot DUMP the %s %q: cleanup needs DUMP to delete an old key only while both keys are unchanged", j.plan.Type, pr.old)
+		}
+		if !pr.same {
+			tomb := c.tombs.name(pr.old, fields, vd.deadline)
+			at[len(calls)] = len(tombed)
+			tombed = append(tombed, moved{pr: pr, vd: vd, tomb: tomb})
+			if fields {
+				calls = append(calls, fieldsCall(sc.tombFields, pr.old, tomb, j.plan.Fields, vd.vals, j.opts.Grace.Milliseconds()))
+			} else {
+				calls = append(calls, call{s: sc.tomb, keys: []string{pr.old, tomb}, args: []any{vd.oldSum, vd.deadline, j.opts.Grace.Milliseconds()}})
+			}
 			continue
 		}
-		if vd.oldSum == "" {
-			return fmt.Errorf("the server cannot DUMP the %s %q: cleanup needs DUMP to delete an old key only while it is unchanged", j.plan.Type, pairs[i].old)
+		if fields {
+			calls = append(calls, fieldsCall(sc.hdel, pr.old, pr.new, j.plan.Fields, vd.vals, vd.newDeadline, tol))
+		} else {
+			calls = append(calls, call{s: sc.unlink, keys: []string{pr.old, pr.new}, args: []any{vd.oldSum, vd.deadline, vd.newSum, vd.newDeadline, tol}})
 		}
-		calls = append(calls, call{s: sc.unlink, keys: []string{pairs[i].old}, args: []any{vd.oldSum, vd.deadline}})
 	}
 	if len(calls) == 0 {
 		return nil
@@ -57,22 +103,117 @@ func (c *cleaner) batch(ctx context.Context, pairs []pair, n *Counts) error {
 	if err != nil {
 		return err
 	}
+	var check []moved
 	for i, cmd := range cmds {
 		v, err := cmd.Int64()
 		if err != nil {
 			return replyErr(&calls[i], err)
 		}
-		if v == 1 {
-			n.Removed++
-		} else {
+		switch {
+		case v != 1:
 			n.Changed++
+		case calls[i].s == sc.tomb || calls[i].s == sc.tombFields:
+			check = append(check, tombed[at[i]])
+		default:
+			n.Removed++
+		}
+	}
+	return c.recheck(ctx, check, n)
+}
+
+// recheck checks the new keys of old keys just moved to their tombstones
+// once more, and puts back at once the old keys whose new key no longer
+// verifies. The others stay tombstones until the grace period ends:
+// dropping them now would leave the same gap between a check and a
+// delete that the tombstone closes.
+func (c *cleaner) recheck(ctx context.Context, ms []moved, n *Counts) error {
+	if len(ms) == 0 {
+		return nil
+	}
+	j, sc := c.v.j, c.v.sc
+	ok := make([]bool, len(ms))
+	if j.plan.Fields != nil {
+		keys := make([]string, len(ms))
+		for i, m := range ms {
+			keys[i] = m.pr.new
+		}
+		reads, err := readFields(ctx, j.rdb, sc, j.plan.Fields, keys)
+		if err != nil {
+			return err
+		}
+		for i, r := range reads {
+			ok[i] = r.typ == "hash" && sameDeadline(r.deadline, ms[i].vd.newDeadline, j.opts.TTLTolerance) && sameVals(r.vals, ms[i].vd.vals)
+		}
+	} else {
+		calls := make([]call, 0, 2*len(ms))
+		for _, m := range ms {
+			calls = append(calls, call{args: []any{"dump", m.pr.new}}, call{args: []any{"pexpiretime", m.pr.new}})
+		}
+		cmds, err := exec(ctx, j.rdb, sc, calls)
+		if err != nil {
+			return err
+		}
+		for i, m := range ms {
+			p, perr := cmds[2*i].Text()
+			d, derr := cmds[2*i+1].Int64()
+			ok[i] = perr == nil && derr == nil && sha1Hex(&p) == m.vd.newSum && sameDeadline(d, m.vd.newDeadline, j.opts.TTLTolerance)
+		}
+	}
+	var back []call
+	for i, m := range ms {
+		if ok[i] {
+			n.Removed++
+			n.Tombstoned++
+			continue
+		}
+		back = append(back, restoreCall(sc, m.tomb, m.pr.old, m.vd.deadline, j.plan.Fields != nil))
+	}
+	if len(back) == 0 {
+		return nil
+	}
+	cmds, err := exec(ctx, j.rdb, sc, back)
+	if err != nil {
+		return err
+	}
+	for i, cmd := range cmds {
+		v, err := cmd.Int64()
+		if err != nil {
+			return replyErr(&back[i], err)
+		}
+		n.Changed++
+		if v != 1 { // the old key was written again meanwhile: the tombstone is left to expire
+			n.Tombstoned++
 		}
 	}
 	return nil
 }
 
-func hdelCall(sc *scripts, key string, fields []string, vals []*string) call {
-	args := make([]any, 0, 1+2*len(fields))
+// sameDeadline compares two PEXPIRETIME answers as the scripts do.
+func sameDeadline(got, want int64, tol time.Duration) bool {
+	if got < 0 || want < 0 {
+		return got == want
+	}
+	d := got - want
+	return max(d, -d) <= tol.Milliseconds()
+}
+
+func sameVals(a, b []*string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !sameVal(a[i], b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// fieldsCall is a call of hdel.lua or tombfields.lua: the fields, their
+// verified values, and last the new hash's expiry and tolerance, or the
+// grace period.
+func fieldsCall(s *script, key, other string, fields []string, vals []*string, last ...int64) call {
+	args := make([]any, 0, 2+2*len(fields))
 	args = append(args, len(fields))
 	for _, f := range fields {
 		args = append(args, f)
@@ -84,5 +225,69 @@ func hdelCall(sc *scripts, key string, fields []string, vals []*string) call {
 			args = append(args, "="+*v)
 		}
 	}
-	return call{s: sc.hdel, keys: []string{key}, args: args}
+	for _, v := range last {
+		args = append(args, v)
+	}
+	return call{s: s, keys: []string{key, other}, args: args}
+}
+
+func restoreCall(sc *scripts, tomb, old string, deadline int64, fields bool) call {
+	kind := "k"
+	if fields {
+		kind = "f"
+	}
+	return call{s: sc.restore, keys: []string{tomb, old}, args: []any{deadline, kind}}
+}
+
+// Restore brings back, on every master, the old keys (or moved fields)
+// that cleanup moved to tombstones across Cluster slots and whose grace
+// period has not ended. An old key written again since is newer and is
+// left as it is (counted as Existing): a whole key is not put back over
+// it, moved fields only where the hash lacks them.
+func (p *Plan) Restore(ctx context.Context, rdb redis.UniversalClient, opts Options) (*Result, error) {
+	opts.Match = ""
+	j := newJob(opRestore, p, rdb, opts)
+	j.work = &restorer{j: j, sc: newScripts()}
+	return j.run(ctx)
+}
+
+type restorer struct {
+	j  *job
+	sc *scripts
+}
+
+func (r *restorer) batch(ctx context.Context, pairs []pair, n *Counts) error {
+	calls := make([]call, 0, len(pairs))
+	for _, pr := range pairs {
+		if r.j.opts.DryRun {
+			calls = append(calls, call{args: []any{"exists", pr.old}})
+			continue
+		}
+		calls = append(calls, restoreCall(r.sc, pr.new, pr.old, pr.deadline, r.j.plan.Fields != nil))
+	}
+	cmds, err := exec(ctx, r.j.rdb, r.sc, calls)
+	if err != nil {
+		return err
+	}
+	for i, cmd := range cmds {
+		v, err := cmd.Int64()
+		if err != nil {
+			return replyErr(&calls[i], err)
+		}
+		if r.j.opts.DryRun { // EXISTS of the old key
+			v = 1 - v
+			if r.j.plan.Fields != nil {
+				v = 1
+			}
+		}
+		switch v {
+		case 1:
+			n.Restored++
+		case 0:
+			n.Existing++
+		default:
+			n.Expired++
+		}
+	}
+	return nil
 }

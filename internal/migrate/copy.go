@@ -7,12 +7,15 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/keyguard/keyguard/registry"
 )
 
 const (
 	opCopy    = "copy"
 	opVerify  = "verify"
 	opCleanup = "cleanup"
+	opRestore = "restore"
 )
 
 // Copy copies every key of the old template to its new key, on every
@@ -27,13 +30,107 @@ const (
 // that expire during the copy are counted, not errors.
 func (p *Plan) Copy(ctx context.Context, rdb redis.UniversalClient, opts Options) (*Result, error) {
 	j := newJob(opCopy, p, rdb, opts)
-	j.work = &copier{j: j, sc: newScripts()}
+	j.work = &copier{j: j, sc: newScripts(), ttl: newTTLPolicy(p.ToEntry, opts.KeepTTL)}
 	return j.run(ctx)
 }
 
 type copier struct {
-	j  *job
-	sc *scripts
+	j   *job
+	sc  *scripts
+	ttl ttlPolicy
+}
+
+// ttlPolicy is what a whole-key copy does with expiries: the new
+// template's TTL policy, or (keep) the old expiry as is.
+type ttlPolicy struct {
+	keep     bool
+	ttl, max int64 // the new template's TTL and longest TTL in ms; max 0: persistent, -1: no TTL declared
+}
+
+func newTTLPolicy(to *registry.Entry, keep bool) ttlPolicy {
+	p := ttlPolicy{keep: keep, ttl: to.TTL.Milliseconds(), max: to.MaxTTL().Milliseconds()}
+	switch {
+	case to.Persistent:
+		p.max = 0
+	case to.TTL <= 0:
+		p.max = -1
+	}
+	return p
+}
+
+func (p ttlPolicy) mode() string {
+	if p.keep {
+		return "keep"
+	}
+	return "apply"
+}
+
+// expiry is copy.lua's decision for a RESTORE: the new key's expiry from
+// the old key's deadline (PEXPIRETIME, -1 for none) at now (Unix ms), as
+// RESTORE's ttl argument, whether it is absolute (ABSTTL), and copy.lua's
+// answer (1 the old expiry, 2 set by the template, 3 or 4 kept and
+// breaking it: no expiry, or one the template does not allow).
+func (p ttlPolicy) expiry(deadline, now int64) (ttl int64, abs bool, v int64) {
+	old := max(deadline, 0)
+	var breaks bool
+	switch {
+	case p.max < 0:
+		return old, true, 1
+	case p.max == 0:
+		breaks = deadline > 0
+	default:
+		breaks = deadline < 0 || deadline > now+p.max
+	}
+	switch {
+	case !breaks:
+		return old, true, 1
+	case p.keep && deadline < 0:
+		return old, true, 3
+	case p.keep:
+		return old, true, 4
+	case p.max == 0:
+		return 0, false, 2
+	case deadline < 0:
+		return p.ttl, false, 2
+	}
+	return p.max, false, 2
+}
+
+// allows reports whether nw is an expiry copy may have given a new key by
+// the template's policy, for an old key expiring at old (both PEXPIRETIME)
+// at now: none for a persistent template; else one within the template's
+// longest TTL from now that does not outlive the old key.
+func (p ttlPolicy) allows(old, nw, now, tol int64) bool {
+	switch {
+	case p.max < 0:
+		return false
+	case p.max == 0:
+		return nw < 0
+	}
+	return nw > 0 && nw <= now+p.max+tol && (old < 0 || nw <= old+tol)
+}
+
+// copied counts a key written with copy.lua's answer v.
+func (c *copier) copied(pr pair, v int64, n *Counts) {
+	n.Copied++
+	switch v {
+	case 2:
+		n.TTLSet++
+	case 3, 4:
+		n.TTLBreaks++
+		c.j.warning(Mismatch{Old: pr.old, New: pr.new, Kind: WarningTTL, Detail: c.ttl.breach(v)})
+	}
+}
+
+// breach says how a kept expiry breaks the new template (copy.lua's 3 or 4).
+func (p ttlPolicy) breach(v int64) string {
+	switch {
+	case p.max == 0:
+		return "kept its expiry, and the new template is persistent"
+	case v == 3:
+		return fmt.Sprintf("kept no TTL, and the new template's is %s", registry.FormatTTL(time.Duration(p.ttl)*time.Millisecond))
+	}
+	return fmt.Sprintf("kept an expiry later than the new template's %s allows", registry.FormatTTL(time.Duration(p.max)*time.Millisecond))
 }
 
 func (c *copier) batch(ctx context.Context, pairs []pair, n *Counts) error {
@@ -48,11 +145,7 @@ func (c *copier) batch(ctx context.Context, pairs []pair, n *Counts) error {
 	calls := make([]call, 0, len(pairs))
 	for _, pr := range pairs {
 		if pr.same {
-			args := []any{"copy", pr.old, pr.new}
-			if c.j.opts.Overwrite {
-				args = append(args, "replace")
-			}
-			calls = append(calls, call{args: args})
+			calls = append(calls, call{s: c.sc.copy, keys: []string{pr.old, pr.new}, args: []any{flag(c.j.opts.Overwrite), c.ttl.mode(), c.ttl.ttl, c.ttl.max}})
 		} else {
 			calls = append(calls, call{args: []any{"dump", pr.old}}, call{args: []any{"pexpiretime", pr.old}})
 		}
@@ -65,7 +158,11 @@ func (c *copier) batch(ctx context.Context, pairs []pair, n *Counts) error {
 	if err != nil || len(next) == 0 {
 		return err
 	}
-	cmds, err = exec(ctx, c.j.rdb, c.sc, next)
+	calls = calls[:0]
+	for _, st := range next {
+		calls = append(calls, st.call)
+	}
+	cmds, err = exec(ctx, c.j.rdb, c.sc, calls)
 	if err != nil {
 		return err
 	}
@@ -75,9 +172,9 @@ func (c *copier) batch(ctx context.Context, pairs []pair, n *Counts) error {
 		case redis.HasErrorPrefix(err, "BUSYKEY"): // RESTORE without REPLACE never overwrites
 			n.Existing++
 		case err != nil:
-			return replyErr(&next[i], err)
+			return replyErr(&calls[i], err)
 		case next[i].args[0] != "exists":
-			n.Copied++
+			c.copied(next[i].pr, next[i].v, n)
 		case cmd.Val() == int64(0):
 			n.Expired++
 		default:
@@ -87,11 +184,20 @@ func (c *copier) batch(ctx context.Context, pairs []pair, n *Counts) error {
 	return nil
 }
 
+// restoreStep is a call of the second round trip, with what counting its
+// RESTORE needs.
+type restoreStep struct {
+	call
+	pr pair
+	v  int64 // copy.lua's answer for this expiry
+}
+
 // second counts the first round trip's answers and returns the second's
-// calls: RESTORE … ABSTTL of each payload, and EXISTS of the old keys that
-// COPY answered 0 for (the new key exists, or the old one is gone).
-func (c *copier) second(pairs []pair, calls []call, cmds []*redis.Cmd, n *Counts) ([]call, error) {
-	var next []call
+// calls: RESTORE of each payload with the expiry the TTL policy gives, and
+// EXISTS of the old keys that COPY answered 0 for (the new key exists, or
+// the old one is gone).
+func (c *copier) second(pairs []pair, calls []call, cmds []*redis.Cmd, n *Counts) ([]restoreStep, error) {
+	var next []restoreStep
 	now := time.Now().UnixMilli()
 	k := 0
 	for i := range pairs {
@@ -101,10 +207,10 @@ func (c *copier) second(pairs []pair, calls []call, cmds []*redis.Cmd, n *Counts
 			if err != nil {
 				return nil, replyErr(&calls[k], err)
 			}
-			if v == 1 {
-				n.Copied++
+			if v > 0 {
+				c.copied(*pr, v, n)
 			} else {
-				next = append(next, call{args: []any{"exists", pr.old}})
+				next = append(next, restoreStep{call: call{args: []any{"exists", pr.old}}})
 			}
 			k++
 			continue
@@ -127,11 +233,15 @@ func (c *copier) second(pairs []pair, calls []call, cmds []*redis.Cmd, n *Counts
 			n.Expired++ // gone, or its deadline passed: RESTORE would drop it
 			continue
 		}
-		args := []any{"restore", pr.new, max(deadline, 0), payload, "absttl"}
+		ttl, abs, v := c.ttl.expiry(deadline, now)
+		args := []any{"restore", pr.new, ttl, payload}
+		if abs {
+			args = append(args, "absttl")
+		}
 		if c.j.opts.Overwrite {
 			args = append(args, "replace")
 		}
-		next = append(next, call{args: args})
+		next = append(next, restoreStep{call: call{args: args}, pr: *pr, v: v})
 	}
 	return next, nil
 }
@@ -150,19 +260,20 @@ func (n *Counts) count(v int64) {
 
 // dry counts what a whole-key copy would do, writing nothing.
 func (c *copier) dry(ctx context.Context, pairs []pair, n *Counts) error {
-	calls := make([]call, 0, 2*len(pairs))
+	calls := make([]call, 0, 3*len(pairs))
 	for _, pr := range pairs {
-		calls = append(calls, call{args: []any{"exists", pr.old}}, call{args: []any{"exists", pr.new}})
+		calls = append(calls, call{args: []any{"exists", pr.old}}, call{args: []any{"exists", pr.new}}, call{args: []any{"pexpiretime", pr.old}})
 	}
 	cmds, err := exec(ctx, c.j.rdb, c.sc, calls)
 	if err != nil {
 		return err
 	}
+	now := time.Now().UnixMilli()
 	for i := range pairs {
-		var v [2]int64
+		var v [3]int64
 		for k := range v {
-			if v[k], err = cmds[2*i+k].Int64(); err != nil {
-				return replyErr(&calls[2*i+k], err)
+			if v[k], err = cmds[3*i+k].Int64(); err != nil {
+				return replyErr(&calls[3*i+k], err)
 			}
 		}
 		switch {
@@ -171,7 +282,8 @@ func (c *copier) dry(ctx context.Context, pairs []pair, n *Counts) error {
 		case v[1] == 1 && !c.j.opts.Overwrite:
 			n.Existing++
 		default:
-			n.Copied++
+			_, _, e := c.ttl.expiry(v[2], now)
+			c.copied(pairs[i], e, n)
 		}
 	}
 	return nil

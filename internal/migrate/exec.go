@@ -19,6 +19,14 @@ var (
 	unlinkSrc string
 	//go:embed hdel.lua
 	hdelSrc string
+	//go:embed tomb.lua
+	tombSrc string
+	//go:embed tombfields.lua
+	tombFieldsSrc string
+	//go:embed restore.lua
+	restoreSrc string
+	//go:embed copy.lua
+	copySrc string
 )
 
 // script is a Lua script run by EVALSHA.
@@ -32,17 +40,20 @@ func newScript(src string) *script {
 // The scripts, built per job (no package state).
 type scripts struct {
 	readFields, writeFields, unlink, hdel *script
+	tomb, tombFields, restore, copy       *script
 }
 
 func newScripts() *scripts {
 	return &scripts{
 		readFields: newScript(readFieldsSrc), writeFields: newScript(writeFieldsSrc),
 		unlink: newScript(unlinkSrc), hdel: newScript(hdelSrc),
+		tomb: newScript(tombSrc), tombFields: newScript(tombFieldsSrc), restore: newScript(restoreSrc),
+		copy: newScript(copySrc),
 	}
 }
 
 func (s *scripts) all() []*script {
-	return []*script{s.readFields, s.writeFields, s.unlink, s.hdel}
+	return []*script{s.readFields, s.writeFields, s.unlink, s.hdel, s.tomb, s.tombFields, s.restore, s.copy}
 }
 
 // call is one command of a pipeline: a script with its keys and

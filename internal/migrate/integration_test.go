@@ -43,11 +43,13 @@ func TestIntegration(t *testing.T) {
 		{"CopyEveryType", testCopyEveryType},
 		{"CopySameSlotUsesCopy", testCopySameSlotUsesCopy},
 		{"CopyNeverOverwrites", testCopyNeverOverwrites},
+		{"CopyTTLPolicy", testCopyTTLPolicy},
 		{"CopyCountsWhatDoesNotFit", testCopyCountsWhatDoesNotFit},
 		{"ExpiredDuringCopy", testExpiredDuringCopy},
 		{"MovedFields", testMovedFields},
 		{"CleanupRemovesExactlyVerified", testCleanupRemovesExactlyVerified},
 		{"CleanupLeavesChangedKeys", testCleanupLeavesChangedKeys},
+		{"CleanupNewKeyChanged", testCleanupNewKeyChanged},
 		{"ScriptsReloaded", testScriptsReloaded},
 		{"ResumeAfterKill", testResumeAfterKill},
 	} {
@@ -157,7 +159,7 @@ func testCopyEveryType(t *testing.T, ctx context.Context, tg target) {
 	for _, typ := range types {
 		fill(t, ctx, tg.rdb, typ, 30)
 		p := plan(t, "old:"+typ+":{id}", "new:"+typ+":{id}")
-		res, err := p.Copy(ctx, tg.rdb, Options{Batch: 7})
+		res, err := p.Copy(ctx, tg.rdb, Options{Batch: 7, KeepTTL: true}) // exact copies: testCopyTTLPolicy has the policy
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -308,7 +310,8 @@ func testCopyCountsWhatDoesNotFit(t *testing.T, ctx context.Context, tg target) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Counts{Scanned: 3, Keys: 2, Copied: 1, NotFit: 1} // SCAN … TYPE string leaves the hash out
+	// SCAN … TYPE string leaves the hash out; the copy gets the new template's TTL.
+	want := Counts{Scanned: 3, Keys: 2, Copied: 1, NotFit: 1, TTLSet: 1}
 	if res.Counts != want {
 		t.Errorf("counts %+v, want %+v", res.Counts, want)
 	}
@@ -406,7 +409,7 @@ func testCleanupRemovesExactlyVerified(t *testing.T, ctx context.Context, tg tar
 	}
 	rdb.Del(ctx, "new:list:1")                  // missing
 	rdb.RPush(ctx, "new:list:2", "extra")       // content
-	rdb.PExpire(ctx, "new:list:4", time.Minute) // TTL
+	rdb.PExpire(ctx, "new:list:4", 2*time.Hour) // TTL: neither the old one nor what the new template allows
 	rdb.Persist(ctx, "new:list:5")
 	bad := map[string]bool{"old:list:1": true, "old:list:2": true, "old:list:4": true, "old:list:5": true}
 	dry, err := p.Cleanup(ctx, rdb, Options{DryRun: true})
@@ -461,7 +464,7 @@ func testCleanupLeavesChangedKeys(t *testing.T, ctx context.Context, tg target) 
 	}
 	p := plan(t, "old:string:{id}", "new:string:{id}")
 	j := newJob(opCleanup, p, rdb, Options{})
-	v := &verifier{j: j, sc: newScripts()}
+	v := newVerifier(j)
 	pairs := []pair{{old: "old:string:1", new: "new:string:1"}, {old: "old:string:2", new: "new:string:2"}}
 	vs, err := v.check(ctx, pairs)
 	if err != nil || vs[0].state != stOK || vs[1].state != stOK {
@@ -469,19 +472,29 @@ func testCleanupLeavesChangedKeys(t *testing.T, ctx context.Context, tg target) 
 	}
 	rdb.Set(ctx, "old:string:1", "changed", time.Hour) // a write in between
 	rdb.PExpire(ctx, "old:string:2", 2*time.Hour)      // a TTL change in between
+	var c cleaner
 	var calls []call
 	for i, pr := range pairs {
-		calls = append(calls, call{s: v.sc.unlink, keys: []string{pr.old}, args: []any{vs[i].oldSum, vs[i].deadline}})
+		if tg.cluster { // two slots: the compare-and-move to a tombstone
+			calls = append(calls, call{s: v.sc.tomb, keys: []string{pr.old, c.tombs.name(pr.old, false, vs[i].deadline)}, args: []any{vs[i].oldSum, vs[i].deadline, time.Hour.Milliseconds()}})
+		} else {
+			calls = append(calls, call{s: v.sc.unlink, keys: []string{pr.old, pr.new}, args: []any{vs[i].oldSum, vs[i].deadline, vs[i].newSum, vs[i].newDeadline, 1000}})
+		}
 	}
 	fp := plan(t, "promo:sku:{skuId:int}", "order:sku:{skuId:int}:settle-preview", "couponAmount")
 	fj := newJob(opCleanup, fp, rdb, Options{})
-	fv := &verifier{j: fj, sc: v.sc}
+	fv := newVerifier(fj)
+	fv.sc = v.sc
 	fvs, err := fv.check(ctx, []pair{{old: "promo:sku:1", new: "order:sku:1:settle-preview"}})
 	if err != nil || fvs[0].state != stOK {
 		t.Fatalf("%+v %v", fvs, err)
 	}
 	rdb.HSet(ctx, "promo:sku:1", "couponAmount", "2")
-	calls = append(calls, hdelCall(v.sc, "promo:sku:1", fp.Fields, fvs[0].vals))
+	if tg.cluster {
+		calls = append(calls, fieldsCall(v.sc.tombFields, "promo:sku:1", c.tombs.name("promo:sku:1", true, fvs[0].deadline), fp.Fields, fvs[0].vals, time.Hour.Milliseconds()))
+	} else {
+		calls = append(calls, fieldsCall(v.sc.hdel, "promo:sku:1", "order:sku:1:settle-preview", fp.Fields, fvs[0].vals, fvs[0].newDeadline, 1000))
+	}
 	cmds, err := exec(ctx, rdb, v.sc, calls)
 	if err != nil {
 		t.Fatal(err)
@@ -540,5 +553,68 @@ func TestCursorFileErrors(t *testing.T) {
 	}
 	if _, err := st.plan(p, &Options{Overwrite: true}); err == nil {
 		t.Error("a cursor file of a run without --overwrite resumed one with it")
+	}
+}
+
+// testCopyTTLPolicy copies keys without a TTL, with one the new template
+// allows and with a longer one, through COPY (one node) and RESTORE (two
+// Cluster slots), into a template with ttl: 1h and a persistent one: by
+// default the new keys get the expiry the template allows (counted), with
+// KeepTTL the old ones (each breach listed); verify accepts both.
+func testCopyTTLPolicy(t *testing.T, ctx context.Context, tg target) {
+	rdb := tg.rdb
+	for _, pl := range []struct{ from, to, oldKey, newKey string }{
+		{"old:string:{id}", "new:string:{id}", "old:string:%d", "new:string:%d"},
+		{"tag:{{u{id}}}:old", "tag:{{u{id}}}:new", "tag:{u%d}:old", "tag:{u%d}:new"},
+		{"old:string:{id}", "new:persist:{id}", "old:string:%d", "new:persist:%d"},
+	} {
+		persistent := strings.HasPrefix(pl.to, "new:persist")
+		for _, keep := range []bool{false, true} {
+			flush(t, ctx, rdb)
+			old := make([]int64, 3)
+			for i, ttl := range []time.Duration{0, 30 * time.Minute, 5 * time.Hour} {
+				k := fmt.Sprintf(pl.oldKey, i)
+				rdb.Set(ctx, k, i, ttl)
+				old[i] = pexpiretime(ctx, rdb, k)
+			}
+			p := plan(t, pl.from, pl.to)
+			want := Counts{Scanned: 3, Keys: 3, Copied: 3}
+			if keep {
+				want.TTLBreaks = 2
+			} else {
+				want.TTLSet = 2
+			}
+			dry, err := p.Copy(ctx, rdb, Options{DryRun: true, KeepTTL: keep})
+			if err != nil || dry.Counts != want {
+				t.Errorf("%s keep=%v: dry run %+v, want %+v (%v)", pl.to, keep, dry.Counts, want, err)
+			}
+			res, err := p.Copy(ctx, rdb, Options{KeepTTL: keep})
+			if err != nil || res.Counts != want || len(res.Warnings) != int(want.TTLBreaks) {
+				t.Fatalf("%s keep=%v: %+v, want %+v; warnings %v (%v)", pl.to, keep, res.Counts, want, res.Warnings, err)
+			}
+			now := time.Now().UnixMilli()
+			hour := time.Hour.Milliseconds()
+			for i := range 3 {
+				got := pexpiretime(ctx, rdb, fmt.Sprintf(pl.newKey, i))
+				var ok bool
+				switch {
+				case keep:
+					ok = got == old[i] || old[i] > 0 && (got-old[i]) <= 5 && (old[i]-got) <= 5
+				case persistent:
+					ok = got == -1
+				case i == 1:
+					ok = got > 0 && (got-old[i]) <= 5 && (old[i]-got) <= 5
+				default: // no TTL, or longer than the template's: an hour from the copy
+					ok = got > now+hour-time.Minute.Milliseconds() && got <= now+hour
+				}
+				if !ok {
+					t.Errorf("%s keep=%v: key %d had expiry %d, its copy %d (now %d)", pl.to, keep, i, old[i], got, now)
+				}
+			}
+			v, err := p.Verify(ctx, rdb, Options{})
+			if err != nil || v.Counts.Verified != 3 || v.Counts.Mismatched != 0 {
+				t.Errorf("%s keep=%v: verify %+v %v", pl.to, keep, v.Counts, v.Mismatches)
+			}
+		}
 	}
 }

@@ -27,6 +27,12 @@ type Options struct {
 	// that exists is left alone: a dual-writing service may have put newer
 	// data there.
 	Overwrite bool
+	// KeepTTL makes Copy keep every old key's expiry as it is, even where
+	// it breaks the new template's TTL policy (each such key is listed in
+	// Result.Warnings). Without it a new key gets the expiry the new
+	// template allows: none for a persistent template; the template's TTL
+	// for an old key without one; at most the template's longest TTL.
+	KeepTTL bool
 	// Rate caps keys per second, all masters together; 0 is no limit.
 	Rate float64
 	// Batch is the SCAN COUNT and the number of keys per pipeline
@@ -50,6 +56,9 @@ type Options struct {
 	// MaxMismatches caps the mismatches Verify lists (default 1000); the
 	// rest are counted.
 	MaxMismatches int
+	// Grace is how long Cleanup keeps an old key it deleted across Cluster
+	// slots as a tombstone that Restore can bring back (default 1h).
+	Grace time.Duration
 	// Progress, when set, is called from one goroutine every ProgressEvery
 	// (default 200ms) and once at the end.
 	Progress      func(Progress)
@@ -86,15 +95,23 @@ func (o *Options) defaults() {
 	if o.MaxMismatches <= 0 {
 		o.MaxMismatches = 1000
 	}
+	if o.Grace <= 0 {
+		o.Grace = DefaultGrace
+	}
 	if o.ProgressEvery <= 0 {
 		o.ProgressEvery = 200 * time.Millisecond
 	}
 }
 
-// pair is an old key of the template and its new key.
+// DefaultGrace is Options.Grace's default.
+const DefaultGrace = time.Hour
+
+// pair is an old key of the template and its new key; for Restore, an
+// old key and its tombstone (in new) with the old key's expiry.
 type pair struct {
 	old, new string
 	same     bool // one node can COPY: a standalone server, or one Cluster slot
+	deadline int64
 }
 
 // batcher does one operation's work on a batch of pairs.
@@ -122,6 +139,8 @@ type job struct {
 	sinceSave int
 	mism      []Mismatch
 	moreMism  int64
+	warn      []Mismatch
+	moreWarn  int64
 	stopped   string
 	notes     []string
 }
@@ -325,7 +344,10 @@ func (j *job) runNode(ctx context.Context, n *node, ns *nodeState) error {
 // (the others are not copied; verify lists them).
 func (j *job) scan(ctx context.Context, n *node, cursor uint64) ([]string, uint64, error) {
 	match := j.opts.Match
-	if match == "" {
+	switch {
+	case j.op == opRestore:
+		match = TombPrefix + "*"
+	case match == "":
 		match = j.plan.Glob()
 	}
 	if j.op == opCopy {
@@ -339,6 +361,9 @@ func (j *job) scan(ctx context.Context, n *node, cursor uint64) ([]string, uint6
 func (j *job) pairs(keys []string, c *Counts) []pair {
 	c.Scanned += int64(len(keys))
 	out := make([]pair, 0, len(keys))
+	if j.op == opRestore {
+		return j.tombPairs(keys, c, out)
+	}
 	for _, k := range keys {
 		nk, owned, err := j.plan.MapOwned(k)
 		if !owned {
@@ -354,6 +379,20 @@ func (j *job) pairs(keys []string, c *Counts) []pair {
 			continue
 		}
 		out = append(out, pair{old: k, new: nk, same: !j.cluster || keyslot.Slot(k) == keyslot.Slot(nk)})
+	}
+	return out
+}
+
+// tombPairs keeps the tombstones of the plan's old keys (whole keys, or
+// the plan's moved fields).
+func (j *job) tombPairs(keys []string, c *Counts, out []pair) []pair {
+	for _, k := range keys {
+		old, fields, deadline, ok := parseTomb(k)
+		if !ok || fields != (j.plan.Fields != nil) || !j.plan.Owns(old) {
+			continue
+		}
+		c.Keys++
+		out = append(out, pair{old: old, new: k, same: true, deadline: deadline})
 	}
 	return out
 }
@@ -380,6 +419,17 @@ func (j *job) mismatch(m Mismatch) {
 		return
 	}
 	j.mism = append(j.mism, m)
+}
+
+// warning lists a key copied with an expiry that breaks the new template.
+func (j *job) warning(m Mismatch) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if len(j.warn) >= j.opts.MaxMismatches {
+		j.moreWarn++
+		return
+	}
+	j.warn = append(j.warn, m)
 }
 
 func (j *job) stop(why string) {
@@ -448,6 +498,7 @@ func (j *job) finish(res *Result, start time.Time) *Result {
 		}
 	}
 	res.Mismatches, res.MoreMismatches = j.mism, j.moreMism
+	res.Warnings, res.MoreWarnings = j.warn, j.moreWarn
 	res.PlanNotes, res.Notes = j.plan.Notes, j.notes
 	return res
 }

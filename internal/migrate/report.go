@@ -179,14 +179,20 @@ func (r *Result) WriteText(w io.Writer) error {
 	switch r.Op {
 	case opCopy:
 		add(c.Copied, would+"copied")
+		add(c.TTLSet, "of them with an expiry set by the new template's TTL")
+		add(c.TTLBreaks, "of them keep an expiry that breaks the new template (--keep-ttl)")
 		add(c.Existing, "skipped: the new key exists (never overwritten without --overwrite)")
 	case opVerify:
 		add(c.Verified, "verified")
 		add(c.Mismatched-c.NotFit-c.WrongType, "mismatched")
 	case opCleanup:
 		add(c.Removed, would+"removed (verified)")
+		add(c.Tombstoned, "of them kept as tombstones until the grace period ends (cleanup --restore brings them back)")
 		add(c.Mismatched-c.NotFit-c.WrongType, "left: they do not verify")
 		add(c.Changed, "left: changed since verified")
+	case opRestore:
+		add(c.Restored, would+"restored from their tombstones")
+		add(c.Existing, "left: the old key was written again since (newer)")
 	}
 	add(c.Expired, "expired meanwhile")
 	add(c.NotFit, "do not fit the new template (left alone)")
@@ -200,6 +206,12 @@ func (r *Result) WriteText(w io.Writer) error {
 	}
 	if r.MoreMismatches > 0 {
 		bw.printf("  … and %s more mismatches\n", human.Count(r.MoreMismatches))
+	}
+	for _, m := range r.Warnings {
+		bw.printf("  WARNING %s: %s: %s\n", m.Old, m.Kind, m.Detail)
+	}
+	if r.MoreWarnings > 0 {
+		bw.printf("  … and %s more warnings\n", human.Count(r.MoreWarnings))
 	}
 	rate := ""
 	if s := r.Duration.Seconds(); s > 0 && c.Keys > 0 {

@@ -4,21 +4,26 @@ import "time"
 
 // Counts are what a run did with the keys it saw. Copy fills Copied,
 // Existing, Expired, NotFit, WrongType and NoFields; Verify fills Verified
-// and Mismatched; Cleanup fills Removed, Changed and Mismatched. In a dry
-// run they count what would have happened.
+// and Mismatched; Cleanup fills Removed, Tombstoned, Changed and
+// Mismatched; Restore fills Keys (tombstones of the plan), Restored,
+// Existing and Expired. In a dry run they count what would have happened.
 type Counts struct {
-	Scanned    int64 `json:"scanned"`                    // keys SCAN returned
-	Keys       int64 `json:"keys"`                       // keys of the old template among them
-	Copied     int64 `json:"copied,omitempty"`           // new key written
-	Existing   int64 `json:"skipped_existing,omitempty"` // new key already there, left alone
-	Expired    int64 `json:"expired,omitempty"`          // old key gone between SCAN and the copy
-	NotFit     int64 `json:"not_fit,omitempty"`          // a value does not fit the new template
-	WrongType  int64 `json:"wrong_type,omitempty"`       // old key of another type than the template's
-	NoFields   int64 `json:"no_fields,omitempty"`        // --fields: the old hash has none of them
-	Verified   int64 `json:"verified,omitempty"`         // new key matches the old one
-	Mismatched int64 `json:"mismatched,omitempty"`       // new key missing or different
-	Removed    int64 `json:"removed,omitempty"`          // old key (or its moved fields) deleted
-	Changed    int64 `json:"changed,omitempty"`          // old key changed between verify and delete, left alone
+	Scanned    int64 `json:"scanned"`                       // keys SCAN returned
+	Keys       int64 `json:"keys"`                          // keys of the old template among them
+	Copied     int64 `json:"copied,omitempty"`              // new key written
+	Existing   int64 `json:"skipped_existing,omitempty"`    // new key already there, left alone
+	Expired    int64 `json:"expired,omitempty"`             // old key gone between SCAN and the copy
+	NotFit     int64 `json:"not_fit,omitempty"`             // a value does not fit the new template
+	WrongType  int64 `json:"wrong_type,omitempty"`          // old key of another type than the template's
+	NoFields   int64 `json:"no_fields,omitempty"`           // --fields: the old hash has none of them
+	Verified   int64 `json:"verified,omitempty"`            // new key matches the old one
+	Mismatched int64 `json:"mismatched,omitempty"`          // new key missing or different
+	Removed    int64 `json:"removed,omitempty"`             // old key (or its moved fields) deleted
+	Changed    int64 `json:"changed,omitempty"`             // old or new key changed between verify and delete, old key left alone
+	Tombstoned int64 `json:"tombstoned,omitempty"`          // of Removed: kept as a tombstone for the grace period (across Cluster slots)
+	Restored   int64 `json:"restored,omitempty"`            // Restore: old key brought back from its tombstone
+	TTLSet     int64 `json:"ttl_from_template,omitempty"`   // of Copied: expiry set by the new template's TTL policy (the old one had none, a longer one, or one a persistent template drops)
+	TTLBreaks  int64 `json:"ttl_breaks_template,omitempty"` // of Copied, with KeepTTL: the old expiry kept breaks the new template
 }
 
 func (c *Counts) add(o Counts) {
@@ -34,6 +39,10 @@ func (c *Counts) add(o Counts) {
 	c.Mismatched += o.Mismatched
 	c.Removed += o.Removed
 	c.Changed += o.Changed
+	c.Tombstoned += o.Tombstoned
+	c.Restored += o.Restored
+	c.TTLSet += o.TTLSet
+	c.TTLBreaks += o.TTLBreaks
 }
 
 // Mismatch kinds.
@@ -44,6 +53,7 @@ const (
 	MismatchTTL       = "ttl"        // the expiries differ by more than the tolerance
 	MismatchNotFit    = "not-fit"    // the old key has no new key: a value does not fit
 	MismatchWrongType = "wrong-type" // the old key is not of the template's type: not copied
+	WarningTTL        = "ttl-policy" // copied with KeepTTL, its expiry breaks the new template
 )
 
 // Mismatch is an old key whose new key does not verify.
@@ -65,7 +75,7 @@ type NodeResult struct {
 
 // Result is the outcome of Copy, Verify or Cleanup.
 type Result struct {
-	Op         string        `json:"op"` // copy, verify or cleanup
+	Op         string        `json:"op"` // copy, verify, cleanup or restore
 	From       string        `json:"from"`
 	To         string        `json:"to"`
 	Type       string        `json:"type"` // the Redis type of the template's keys
@@ -83,8 +93,17 @@ type Result struct {
 	Counts     Counts       `json:"counts"`
 	Nodes      []NodeResult `json:"nodes"`
 	Mismatches []Mismatch   `json:"mismatches,omitempty"`
+	// Tombstones counts, after a complete Verify, the plan's old keys kept
+	// as tombstones by a cleanup across Cluster slots (Restore brings them
+	// back).
+	Tombstones int64 `json:"tombstones,omitempty"`
 	// MoreMismatches counts mismatches beyond Options.MaxMismatches.
 	MoreMismatches int64 `json:"more_mismatches,omitempty"`
+	// Warnings are keys Copy wrote with KeepTTL whose expiry breaks the
+	// new template (Kind WarningTTL); MoreWarnings counts those beyond
+	// Options.MaxMismatches.
+	Warnings     []Mismatch `json:"warnings,omitempty"`
+	MoreWarnings int64      `json:"more_warnings,omitempty"`
 	// PlanNotes are the plan's notes (what the migration does); Notes what
 	// happened in this run (a resume, a restarted master).
 	PlanNotes []string `json:"plan_notes,omitempty"`

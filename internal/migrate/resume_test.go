@@ -111,7 +111,7 @@ func testResumeAfterKill(t *testing.T, ctx context.Context, tg target) {
 	dir := t.TempDir()
 	for _, op := range []string{opCopy, opCleanup} {
 		cursor := filepath.Join(dir, op+".json")
-		opts := Options{CursorFile: cursor, CheckpointEvery: 40, Batch: 25}
+		opts := Options{CursorFile: cursor, CheckpointEvery: 40, Batch: 25, KeepTTL: op == opCopy} // exact copies, compared below
 		run := func(ctx context.Context, opts Options) (*Result, error) {
 			if op == opCopy {
 				return p.Copy(ctx, tg.rdb, opts)

@@ -30,6 +30,7 @@ type planState struct {
 	Match     string       `json:"match,omitempty"`
 	Overwrite bool         `json:"overwrite,omitempty"`
 	DryRun    bool         `json:"dry_run,omitempty"`
+	KeepTTL   bool         `json:"keep_ttl,omitempty"`
 	Complete  bool         `json:"complete"`
 	Nodes     []*nodeState `json:"nodes"`
 }
@@ -78,12 +79,12 @@ func (s *stateFile) plan(p *Plan, opts *Options) (*planState, error) {
 		if ps.From != p.From || ps.To != p.To {
 			continue
 		}
-		if !slices.Equal(ps.Fields, p.Fields) || ps.Match != opts.Match || ps.Overwrite != opts.Overwrite || ps.DryRun != opts.DryRun {
-			return nil, fmt.Errorf("the cursor file was written by a run of %s → %s with other options (fields, --match, --overwrite or --dry-run)\n\tTry: run with the same options, or give another --cursor file", p.From, p.To)
+		if !slices.Equal(ps.Fields, p.Fields) || ps.Match != opts.Match || ps.Overwrite != opts.Overwrite || ps.DryRun != opts.DryRun || ps.KeepTTL != opts.KeepTTL {
+			return nil, fmt.Errorf("the cursor file was written by a run of %s → %s with other options (fields, --match, --overwrite, --keep-ttl or --dry-run)\n\tTry: run with the same options, or give another --cursor file", p.From, p.To)
 		}
 		return ps, nil
 	}
-	ps := &planState{From: p.From, To: p.To, Fields: p.Fields, Match: opts.Match, Overwrite: opts.Overwrite, DryRun: opts.DryRun}
+	ps := &planState{From: p.From, To: p.To, Fields: p.Fields, Match: opts.Match, Overwrite: opts.Overwrite, DryRun: opts.DryRun, KeepTTL: opts.KeepTTL}
 	s.Plans = append(s.Plans, ps)
 	return ps, nil
 }

@@ -22,8 +22,40 @@ import (
 // them; Counts.Mismatched counts them.
 func (p *Plan) Verify(ctx context.Context, rdb redis.UniversalClient, opts Options) (*Result, error) {
 	j := newJob(opVerify, p, rdb, opts)
-	j.work = &verifyBatch{v: &verifier{j: j, sc: newScripts()}}
-	return j.run(ctx)
+	j.work = &verifyBatch{v: newVerifier(j)}
+	res, err := j.run(ctx)
+	if err == nil && res.Complete {
+		n, terr := p.tombstones(ctx, rdb)
+		if terr != nil {
+			return res, terr
+		}
+		if n > 0 {
+			res.Tombstones = n
+			res.Notes = append(res.Notes, fmt.Sprintf("%d old keys of this migration are tombstones of a cleanup across Cluster slots: migrate cleanup --restore brings them back until their grace period ends", n))
+		}
+	}
+	return res, err
+}
+
+// tombstones counts the tombstones of the plan's old keys on every master.
+func (p *Plan) tombstones(ctx context.Context, rdb redis.UniversalClient) (int64, error) {
+	nodes, err := discover(ctx, rdb)
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	for _, nd := range nodes {
+		iter := nd.c.Scan(ctx, 0, TombPrefix+"*", 1000).Iterator()
+		for iter.Next(ctx) {
+			if old, fields, _, ok := parseTomb(iter.Val()); ok && fields == (p.Fields != nil) && p.Owns(old) {
+				n++
+			}
+		}
+		if err := iter.Err(); err != nil {
+			return 0, fmt.Errorf("SCAN %s: %w", nd.addr, err)
+		}
+	}
+	return n, nil
 }
 
 type verifyBatch struct{ v *verifier }
@@ -76,6 +108,10 @@ type verdict struct {
 	oldSum   string // SHA-1 of the old key's DUMP
 	deadline int64  // the old key's PEXPIRETIME
 	vals     []*string
+	// The new key as it verified, so that cleanup deletes the old key
+	// only while the new one is still that.
+	newSum      string // SHA-1 of the new key's DUMP
+	newDeadline int64  // the new key's PEXPIRETIME
 }
 
 func (v *verdict) count(n *Counts) {
@@ -95,8 +131,13 @@ func (v *verdict) count(n *Counts) {
 }
 
 type verifier struct {
-	j  *job
-	sc *scripts
+	j   *job
+	sc  *scripts
+	ttl ttlPolicy // the new template's, which copy applies
+}
+
+func newVerifier(j *job) *verifier {
+	return &verifier{j: j, sc: newScripts(), ttl: newTTLPolicy(j.plan.ToEntry, false)}
 }
 
 // check compares each pair's old and new key.
@@ -160,11 +201,8 @@ func readKey(calls []call, cmds []*redis.Cmd) (keyRead, error) {
 }
 
 func (v *verifier) compare(ctx context.Context, pr pair, o, nw keyRead) (verdict, error) {
-	vd := verdict{deadline: o.deadline, m: Mismatch{Old: pr.old, New: pr.new}}
-	if o.payload != nil {
-		sum := sha1.Sum([]byte(*o.payload))
-		vd.oldSum = hex.EncodeToString(sum[:])
-	}
+	vd := verdict{deadline: o.deadline, newDeadline: nw.deadline, m: Mismatch{Old: pr.old, New: pr.new}}
+	vd.oldSum, vd.newSum = sha1Hex(o.payload), sha1Hex(nw.payload)
 	mism := func(kind, format string, args ...any) (verdict, error) {
 		vd.state, vd.m.Kind, vd.m.Detail = stMismatch, kind, fmt.Sprintf(format, args...)
 		return vd, nil
@@ -195,10 +233,19 @@ func (v *verifier) compare(ctx context.Context, pr pair, o, nw keyRead) (verdict
 			return mism(MismatchContent, "the values differ")
 		}
 	}
-	if d, ok := ttlApart(o.deadline, nw.deadline, v.j.opts.TTLTolerance); !ok {
+	if d, ok := ttlApart(o.deadline, nw.deadline, v.j.opts.TTLTolerance); !ok && !v.ttl.allows(o.deadline, nw.deadline, time.Now().UnixMilli(), v.j.opts.TTLTolerance.Milliseconds()) {
 		return mism(MismatchTTL, "%s", d)
 	}
 	return vd, nil
+}
+
+// sha1Hex is the hex SHA-1 of a DUMP payload, "" for none.
+func sha1Hex(payload *string) string {
+	if payload == nil {
+		return ""
+	}
+	sum := sha1.Sum([]byte(*payload))
+	return hex.EncodeToString(sum[:])
 }
 
 // ttlApart compares two PEXPIRETIME answers.
@@ -236,7 +283,7 @@ func (v *verifier) checkFields(ctx context.Context, pairs []pair) ([]verdict, er
 	out := make([]verdict, len(pairs))
 	for i, pr := range pairs {
 		o, nw := reads[2*i], reads[2*i+1]
-		vd := verdict{deadline: o.deadline, vals: o.vals, m: Mismatch{Old: pr.old, New: pr.new}}
+		vd := verdict{deadline: o.deadline, newDeadline: nw.deadline, vals: o.vals, m: Mismatch{Old: pr.old, New: pr.new}}
 		switch {
 		case o.typ == "none":
 			vd.state = stExpired

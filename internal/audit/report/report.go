@@ -397,11 +397,26 @@ func (j *jsonWriter) close() error {
 }
 
 // ReadReport reads a report written by WriteJSON (keyguard audit or rdb
-// --format json). Keys given as key_base64 get their exact bytes back.
-func ReadReport(r io.Reader) (*Report, error) {
+// --format json), within the default ReadLimits. Keys given as key_base64
+// get their exact bytes back.
+func ReadReport(r io.Reader) (*Report, error) { return ReadReportLimited(r, ReadLimits{}) }
+
+// ReadReportLimited is ReadReport within lim: a report over them is an
+// error that wraps ErrReportLimit.
+func ReadReportLimited(r io.Reader, lim ReadLimits) (*Report, error) {
+	if lim.MaxBytes <= 0 {
+		lim.MaxBytes = DefaultMaxReportBytes
+	}
+	if lim.MaxDepth <= 0 {
+		lim.MaxDepth = DefaultMaxReportDepth
+	}
 	var rep Report
-	dec := json.NewDecoder(r)
+	br := &boundedReader{r: r, left: lim.MaxBytes, maxDepth: lim.MaxDepth}
+	dec := json.NewDecoder(br)
 	if err := dec.Decode(&rep); err != nil {
+		if br.err != nil {
+			return nil, fmt.Errorf("read audit report: %w: check that this is a report of keyguard audit --format json", br.err)
+		}
 		return nil, fmt.Errorf("read audit report: %w (expected the JSON of keyguard audit --format json)", err)
 	}
 	if rep.Source.Kind == "" {
