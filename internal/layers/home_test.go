@@ -18,7 +18,7 @@ var homes = []struct {
 	{"writing a file whole (temp file, sync, rename)", "internal/atomicfile/", regexp.MustCompile(`os\.Rename\(`)},
 	{"the SARIF writer", "internal/sarif/", regexp.MustCompile(`sarif-2\.1\.0\.json`)},
 	{"edit distance", "internal/human/", regexp.MustCompile(`func \w*[eE]ditDistance\(`)},
-	{"byte sizes for people", "internal/human/", regexp.MustCompile(`"(KiB|MiB|GiB)"|%\.1f (KiB|MiB)`)},
+	{"byte sizes for people", "internal/human/", regexp.MustCompile(`"KiB", "MiB"|\{"KiB", |%\.1f (KiB|MiB)`)},
 	{"thousands separators", "internal/human/", regexp.MustCompile(`%3 == 0 \{`)},
 	{"a rate limiter", "internal/pace/", regexp.MustCompile(`rate\.NewLimiter\(|\.next\.Add\(|tokens\s+float64`)},
 	{"a progress ticker", "internal/progress/", regexp.MustCompile(`(?s)NewTicker\([^)]*[Pp]rogress`)},
