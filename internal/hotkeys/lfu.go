@@ -8,11 +8,11 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/keyguard/keyguard/hotkey"
+	"github.com/keyguard/keyguard/internal/pace"
 	"github.com/keyguard/keyguard/internal/resp"
 	"github.com/keyguard/keyguard/internal/resp/redisopt"
 )
@@ -233,7 +233,7 @@ func scanKeys(ctx context.Context, c *resp.Conn, opts LFUOptions, out chan<- []s
 	if opts.Match != "" {
 		scan = append(scan, "MATCH", opts.Match)
 	}
-	start := time.Now()
+	lim := pace.New(float64(opts.Rate), max(opts.Count, 1))
 	sent := 0
 	for {
 		if err := c.Begin(ctx); err != nil {
@@ -267,15 +267,8 @@ func scanKeys(ctx context.Context, c *resp.Conn, opts LFUOptions, out chan<- []s
 		case cursor == "0":
 			return true, nil
 		}
-		if opts.Rate > 0 {
-			due := start.Add(time.Duration(float64(sent) / float64(opts.Rate) * float64(time.Second)))
-			if d := time.Until(due); d > 0 {
-				select {
-				case <-ctx.Done():
-					return false, ctx.Err()
-				case <-time.After(d):
-				}
-			}
+		if err := lim.Wait(ctx, len(keys)); err != nil {
+			return false, err
 		}
 	}
 }

@@ -53,7 +53,7 @@ internal/audit/inventory, internal/rdb, internal/glob, internal/progress < inter
 # The other tools.
 registry < internal/acl;
 internal/audit/report, migration, internal/keyslot, internal/atomicfile, internal/pace, internal/progress < internal/migrate;
-registry, hotkey, internal/monitor, internal/resp/redisopt, internal/rediscmd < internal/hotkeys;
+registry, hotkey, internal/monitor, internal/resp/redisopt, internal/rediscmd, internal/pace < internal/hotkeys;
 registry, internal/glob, internal/jsonkeys, internal/monitor, internal/resp/redisopt, internal/rediscmd < internal/investigate;
 analyzer, internal/keyshape, internal/rediscmd, internal/sarif < internal/scancode;
 internal/audit/live, internal/audit/report, hotkey, redishook, internal/atomicfile < internal/dashboard;
