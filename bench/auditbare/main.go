@@ -23,11 +23,11 @@ import (
 	"fmt"
 	"os"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/keyguard/keyguard/internal/resp"
+	"github.com/keyguard/keyguard/internal/topology"
 )
 
 func main() {
@@ -190,13 +190,10 @@ func masters(ctx context.Context, seed string) ([]string, error) {
 		return nil, err
 	}
 	var out []string
-	for _, line := range strings.Split(txt, "\n") {
-		f := strings.Fields(line)
-		if len(f) < 9 || !strings.Contains(f[2], "master") || strings.Contains(f[2], "fail") {
-			continue
+	for _, n := range topology.Parse(txt, "") {
+		if n.IsMaster() && !n.Has("fail") && len(n.Owned) > 0 {
+			out = append(out, n.Addr)
 		}
-		addr, _, _ := strings.Cut(f[1], "@")
-		out = append(out, addr)
 	}
 	return out, nil
 }

@@ -276,56 +276,6 @@ func TestTLSMismatch(t *testing.T) {
 	}
 }
 
-const clusterNodesSample = `07c37dfeb235213a872192d90877d0cd55635b91 127.0.0.1:30004@31004,host-4 slave e7d1eecce10fd6bb5eb35b9f99a514335d9ba9ca 0 1426238317239 4 connected
-67ed2db8d677e59ec4a4cefb06858cf2a1a89fa1 127.0.0.1:30002@31002 master - 0 1426238316232 2 connected 5461-10922
-292f8b365bb7edb5e285caf0b7e6ddc7265d2f4f 127.0.0.1:30003@31003 master,fail - 1426238316232 1426238316232 3 disconnected 10923-16383 [10930->-67ed2db8d677e59ec4a4cefb06858cf2a1a89fa1]
-e7d1eecce10fd6bb5eb35b9f99a514335d9ba9ca 127.0.0.1:30001@31001 myself,master - 0 0 1 connected 0-5460 16384
-`
-
-func TestParseClusterNodes(t *testing.T) {
-	nodes := parseClusterNodes(clusterNodesSample)
-	if len(nodes) != 4 {
-		t.Fatalf("%d nodes", len(nodes))
-	}
-	want := []struct {
-		addr           string
-		master, failed bool
-		slots          string
-	}{
-		{"127.0.0.1:30004", false, false, "none"},
-		{"127.0.0.1:30002", true, false, "5461-10922"},
-		{"127.0.0.1:30003", true, true, "10923-16383"},
-		{"127.0.0.1:30001", true, false, "0-5460,16384"},
-	}
-	for i, w := range want {
-		n := nodes[i]
-		if n.addr != w.addr || n.master != w.master || n.failed != w.failed || n.slotText() != w.slots {
-			t.Errorf("node %d: %+v (slots %s), want %+v", i, n, n.slotText(), w)
-		}
-	}
-	if !nodes[2].serves(14985) || nodes[1].serves(14985) || !nodes[3].serves(0) {
-		t.Error("serves")
-	}
-}
-
-func FuzzParseClusterNodes(f *testing.F) {
-	f.Add(clusterNodesSample)
-	f.Add("x 1.2.3.4:5@6 master - 0 0 1 connected 9-3 a-b [1-<-x] 7\n\n")
-	f.Fuzz(func(t *testing.T, s string) {
-		for _, n := range parseClusterNodes(s) {
-			if strings.Contains(n.addr, "@") || !strings.Contains(s, n.addr) {
-				t.Fatalf("addr %q from %q", n.addr, s)
-			}
-			for _, r := range n.slots {
-				if r[0] <= r[1] && !n.serves(r[0]) {
-					t.Fatalf("range %v of %q does not serve %d", r, s, r[0])
-				}
-			}
-			_ = n.slotText()
-		}
-	})
-}
-
 // FuzzSuggestedTemplate: init reads back the template of any entry the
 // audit writes.
 func FuzzSuggestedTemplate(f *testing.F) {

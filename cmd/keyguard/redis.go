@@ -9,11 +9,11 @@ import (
 	"net"
 	"net/url"
 	"os"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/keyguard/keyguard/internal/topology"
 	"github.com/redis/go-redis/v9"
 	"github.com/redis/go-redis/v9/maintnotifications"
 )
@@ -309,14 +309,14 @@ func speaksTLS(ctx context.Context, addr string) bool {
 func clusterTrouble(ctx context.Context, t *redisTarget, key string) string {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	var nodes []clusterNode
+	var nodes []topology.Node
 	var unreachable []string
 	slot := int64(-1)
 	for _, addr := range t.addrs {
 		c := t.nodeClient(addr)
 		out, err := c.ClusterNodes(ctx).Result()
 		if err == nil {
-			nodes = parseClusterNodes(out)
+			nodes = topology.Parse(out, "")
 			slot, _ = c.ClusterKeySlot(ctx, key).Result()
 		}
 		c.Close()
@@ -331,25 +331,25 @@ func clusterTrouble(ctx context.Context, t *redisTarget, key string) string {
 	var down []string
 	recordsDown := ""
 	for _, n := range nodes {
-		if !n.master || len(n.slots) == 0 { // a failed master whose replica took over serves nothing
+		if !n.IsMaster() || len(n.Owned) == 0 { // a failed master whose replica took over serves nothing
 			continue
 		}
 		why := ""
-		c := t.nodeClient(n.addr)
+		c := t.nodeClient(n.Addr)
 		if err := c.Ping(ctx).Err(); err != nil {
 			why = "does not answer: " + oneLine(err.Error())
 		}
 		c.Close()
-		if why == "" && n.failed {
+		if why == "" && n.Failed() {
 			why = "is marked failed by the cluster"
 		}
 		if why == "" {
 			continue
 		}
-		d := fmt.Sprintf("master %s (slots %s) is down: it %s", n.addr, n.slotText(), why)
+		d := fmt.Sprintf("master %s (slots %s) is down: it %s", n.Addr, n.SlotText(), why)
 		down = append(down, d)
-		if slot >= 0 && n.serves(int(slot)) {
-			recordsDown = n.addr
+		if slot >= 0 && n.Serves(int(slot)) {
+			recordsDown = n.Addr
 		}
 	}
 	if len(down) == 0 {
@@ -374,75 +374,4 @@ func (t *redisTarget) nodeClient(addr string) *redis.Client {
 	o.PoolSize = 1
 	o.MaintNotificationsConfig = &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}
 	return redis.NewClient(&o)
-}
-
-// clusterNode is one line of CLUSTER NODES.
-type clusterNode struct {
-	addr   string
-	master bool
-	failed bool // flags fail or fail?, or the link is down
-	slots  [][2]int
-}
-
-// parseClusterNodes reads CLUSTER NODES: id addr flags master ping pong
-// epoch link slot…; addr is ip:port@cport[,hostname].
-func parseClusterNodes(s string) []clusterNode {
-	var out []clusterNode
-	for _, line := range strings.Split(s, "\n") {
-		f := strings.Fields(line)
-		if len(f) < 8 {
-			continue
-		}
-		addr, _, _ := strings.Cut(f[1], "@")
-		n := clusterNode{addr: addr}
-		for _, flag := range strings.Split(f[2], ",") {
-			switch flag {
-			case "master":
-				n.master = true
-			case "fail", "fail?":
-				n.failed = true
-			}
-		}
-		n.failed = n.failed || (f[7] == "disconnected" && !strings.Contains(f[2], "myself"))
-		for _, r := range f[8:] {
-			if strings.HasPrefix(r, "[") { // a slot being migrated
-				continue
-			}
-			lo, hi, ok := strings.Cut(r, "-")
-			if !ok {
-				hi = lo
-			}
-			a, err1 := strconv.Atoi(lo)
-			b, err2 := strconv.Atoi(hi)
-			if err1 == nil && err2 == nil {
-				n.slots = append(n.slots, [2]int{a, b})
-			}
-		}
-		out = append(out, n)
-	}
-	return out
-}
-
-func (n clusterNode) serves(slot int) bool {
-	for _, r := range n.slots {
-		if slot >= r[0] && slot <= r[1] {
-			return true
-		}
-	}
-	return false
-}
-
-func (n clusterNode) slotText() string {
-	if len(n.slots) == 0 {
-		return "none"
-	}
-	var parts []string
-	for _, r := range n.slots {
-		if r[0] == r[1] {
-			parts = append(parts, strconv.Itoa(r[0]))
-		} else {
-			parts = append(parts, fmt.Sprintf("%d-%d", r[0], r[1]))
-		}
-	}
-	return strings.Join(parts, ",")
 }

@@ -22,6 +22,7 @@ var homes = []struct {
 	{"thousands separators", "internal/human/", regexp.MustCompile(`%3 == 0 \{`)},
 	{"a rate limiter", "internal/pace/", regexp.MustCompile(`rate\.NewLimiter\(|\.next\.Add\(|tokens\s+float64|float64\(\w+\) / float64\(\w+\.Rate\)`)},
 	{"a progress ticker", "internal/progress/", regexp.MustCompile(`(?s)NewTicker\([^)]*[Pp]rogress`)},
+	{"a CLUSTER NODES parser", "internal/topology/", regexp.MustCompile(`strings\.Cut\(\w+\[1\], "@"\)|"->-"`)},
 	{"the squarified treemap layout", "internal/treemap/", regexp.MustCompile(`func \w*[wW]orst\w*\(|worst := func`)},
 }
 

@@ -30,6 +30,7 @@ finding < naming, internal/sarif;
 
 # The registry and what is written from it (pure).
 keytmpl, naming, internal/keyslot, internal/swar < registry;
+internal/keyslot < internal/topology;
 registry, keybuild, internal/atomicfile < internal/codegen;
 registry, internal/codegen < internal/keyshape;
 
@@ -43,7 +44,7 @@ registry, internal/keyshape, internal/rediscmd < analyzer;
 analyzer < analyzer/plugin;
 
 # Audits: sources -> one aggregation -> the report (the report is pure).
-registry, internal/treemap < internal/audit/report;
+registry, internal/treemap, internal/topology < internal/audit/report;
 internal/audit/report < internal/audit/inventory;
 internal/jsonkeys < internal/rdb;
 internal/resp < internal/resp/redisopt;
@@ -59,17 +60,18 @@ analyzer, internal/keyshape, internal/rediscmd, internal/sarif < internal/scanco
 internal/audit/live, internal/audit/report, hotkey, redishook, internal/atomicfile < internal/dashboard;
 
 # Test and demo support, benchmarks, commands.
-NONE < internal/redistest, internal/layers, internal/demodata, clients;
+NONE < internal/layers, internal/demodata, clients;
+internal/topology < internal/redistest;
 guard, internal/codegen < internal/codegen/clientgen;
 finding < internal/plant;
 keybuild < internal/demodata/keys;
 internal/rediscmd < internal/rediscmd/internal/gencmd;
 internal/rediscmd/internal/gencmd < internal/rediscmd/internal/gen;
-internal/resp < bench/auditbare;
+internal/resp, internal/topology < bench/auditbare;
 NONE < bench/auditgen;
 analyzer < cmd/keylint;
 internal/audit/live, internal/audit/snapshot, internal/acl, internal/codegen, internal/dashboard,
-  internal/hotkeys, internal/investigate, internal/migrate, internal/scancode, internal/sarif < cmd/keyguard;
+  internal/hotkeys, internal/investigate, internal/migrate, internal/scancode, internal/sarif, internal/topology < cmd/keyguard;
 internal/audit/live, internal/demodata, internal/demodata/keys, internal/hotkeys, internal/migrate,
   dualwrite, guard, redishook < cmd/keyguard-demo;
 `

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/keyguard/keyguard/internal/topology"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -180,18 +181,11 @@ func converged(ctx context.Context, rdb *redis.Client, n int) string {
 		return "CLUSTER NODES: " + err.Error()
 	}
 	masters := 0
-	for line := range strings.Lines(nodes) {
-		f := strings.Fields(line)
-		// <id> <ip:port@cport> <flags> <master> <ping> <pong> <epoch> <link> <slots...>
-		if len(f) < 9 {
-			continue // a master without slots does not count
+	for _, nd := range topology.Parse(nodes, "") {
+		// a master without slots does not count; fail? (suspected) does
+		if nd.IsMaster() && len(nd.Owned) > 0 && nd.Usable() && !nd.Has("fail?") && nd.Linked {
+			masters++
 		}
-		flags := "," + f[2] + ","
-		if !strings.Contains(flags, ",master,") || strings.Contains(flags, "fail") ||
-			strings.Contains(flags, "handshake") || strings.Contains(flags, "noaddr") || f[7] != "connected" {
-			continue
-		}
-		masters++
 	}
 	if masters != n {
 		return fmt.Sprintf("CLUSTER NODES shows %d healthy masters with slots, want %d", masters, n)
@@ -323,19 +317,10 @@ func replicasListed(ctx context.Context, rdb *redis.Client, replicas []*Server, 
 		return "CLUSTER NODES: " + err.Error()
 	}
 	masterOf := map[string]string{} // "ip:port" of a healthy connected replica → its master's id
-	for line := range strings.Lines(nodes) {
-		f := strings.Fields(line)
-		// <id> <ip:port@cport> <flags> <master> <ping> <pong> <epoch> <link> <slots...>
-		if len(f) < 8 {
-			continue
+	for _, nd := range topology.Parse(nodes, "") {
+		if nd.Has("slave") && nd.Usable() && !nd.Has("fail?") && nd.Linked {
+			masterOf[nd.Addr] = nd.Master
 		}
-		flags := "," + f[2] + ","
-		if !strings.Contains(flags, ",slave,") || strings.Contains(flags, "fail") ||
-			strings.Contains(flags, "handshake") || strings.Contains(flags, "noaddr") || f[7] != "connected" {
-			continue
-		}
-		addr, _, _ := strings.Cut(f[1], "@")
-		masterOf[addr] = f[3]
 	}
 	for j, s := range replicas {
 		if got, want := masterOf[s.Addr], ids[j/per]; got != want {

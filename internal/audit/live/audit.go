@@ -634,21 +634,21 @@ func (r *run) shard(ctx context.Context, addr string, plans []nodePlan) {
 	nodes := parseClusterNodes(text, host)
 	var me *clusterNode
 	for i := range nodes {
-		if nodes[i].has("myself") {
+		if nodes[i].Has("myself") {
 			me = &nodes[i]
 		}
-		if nodes[i].has("master") && nodes[i].slots > 0 {
+		if nodes[i].Has("master") && len(nodes[i].Owned) > 0 {
 			r.masters++
 		}
 	}
 	if me == nil {
 		return
 	}
-	owned := me.owned
-	if me.master != "" {
+	owned := me.Owned
+	if me.Master != "" {
 		for _, n := range nodes {
-			if n.id == me.master {
-				owned = n.owned
+			if n.ID == me.Master {
+				owned = n.Owned
 			}
 		}
 	}
@@ -719,9 +719,9 @@ func (r *run) clusterPlan(ctx context.Context) ([]nodePlan, error) {
 	}
 	var slots []int
 	for _, n := range nodes {
-		if n.has("master") && n.slots > 0 {
+		if n.Has("master") && len(n.Owned) > 0 {
 			r.masters++
-			slots = append(slots, n.owned...)
+			slots = append(slots, n.Owned...)
 		}
 	}
 	if r.masters == 0 {

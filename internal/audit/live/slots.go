@@ -14,6 +14,7 @@ import (
 	"github.com/keyguard/keyguard/internal/audit/report"
 	"github.com/keyguard/keyguard/internal/glob"
 	"github.com/keyguard/keyguard/internal/resp"
+	"github.com/keyguard/keyguard/internal/topology"
 )
 
 // A Cluster is walked slot by slot (CLUSTER GETKEYSINSLOT), not with
@@ -98,10 +99,10 @@ func (r *run) assign(slots []int, nodes []clusterNode) (plans []nodePlan, left [
 	owner := make(map[int]*clusterNode, len(slots))
 	for i := range nodes {
 		n := &nodes[i]
-		if !n.has("master") {
+		if !n.Has("master") {
 			continue
 		}
-		for _, s := range n.owned {
+		for _, s := range n.Owned {
 			owner[s] = n
 		}
 	}
@@ -115,36 +116,36 @@ func (r *run) assign(slots []int, nodes []clusterNode) (plans []nodePlan, left [
 			k := [2]string{"", "no master serves them"}
 			unowned[k] = append(unowned[k], s)
 			continue
-		case !n.usable():
-			k := [2]string{n.addr, n.addr + ": the cluster marks this master failed (" + strings.Join(n.flags, ",") + ")"}
+		case !n.Usable():
+			k := [2]string{n.Addr, n.Addr + ": the cluster marks this master failed (" + strings.Join(n.Flags, ",") + ")"}
 			unowned[k] = append(unowned[k], s)
 			continue
 		}
-		if _, ok := by[n.id]; !ok {
-			order = append(order, n.id)
+		if _, ok := by[n.ID]; !ok {
+			order = append(order, n.ID)
 		}
-		by[n.id] = append(by[n.id], s)
+		by[n.ID] = append(by[n.ID], s)
 	}
 	byID := map[string]*clusterNode{}
 	for i := range nodes {
-		byID[nodes[i].id] = &nodes[i]
+		byID[nodes[i].ID] = &nodes[i]
 	}
 	for _, id := range order {
 		n := byID[id]
-		p := nodePlan{addr: n.addr, role: "master", slotList: by[id], cursor: "0"}
+		p := nodePlan{addr: n.Addr, role: "master", slotList: by[id], cursor: "0"}
 		if r.opts.Replicas {
 			rep := ""
 			for _, s := range nodes {
-				if s.master == n.id && s.usable() && s.linked && (s.has("slave") || s.has("replica")) {
-					rep = s.addr
+				if s.Master == n.ID && s.Usable() && s.Linked && (s.Has("slave") || s.Has("replica")) {
+					rep = s.Addr
 					break
 				}
 			}
 			switch {
 			case rep != "":
-				p = nodePlan{addr: rep, role: "replica", readonly: true, slotList: by[id], masterID: n.id, cursor: "0"}
+				p = nodePlan{addr: rep, role: "replica", readonly: true, slotList: by[id], masterID: n.ID, cursor: "0"}
 			case !r.opts.ReplicasPrefer:
-				k := [2]string{n.addr, "--replicas: master " + n.addr + " has no healthy replica to read (--replicas=prefer walks the master)"}
+				k := [2]string{n.Addr, "--replicas: master " + n.Addr + " has no healthy replica to read (--replicas=prefer walks the master)"}
 				unowned[k] = append(unowned[k], by[id]...)
 				continue
 			}
@@ -399,64 +400,22 @@ func (w *walker) readSlots(c *resp.Conn, chunk []int, free chan *batch) (*batch,
 // the master (or the replica of the master) the walk planned. It reads
 // only the lines it needs: it runs after every chunk.
 func (w *walker) notServed(text string, chunk []int) (bad []int, lost bool) {
-	var me, master []string // fields of the node's line, and of its master's
-	for line := range strings.Lines(text) {
-		f := strings.Fields(line)
-		if len(f) >= 8 && strings.Contains(","+f[2]+",", ",myself,") {
-			me = f
-			break
-		}
-	}
+	me, master := topology.Mine(text)
 	switch {
 	case me == nil:
 		return chunk, true
-	case !w.plan.readonly:
-		if !strings.Contains(","+me[2]+",", ",master,") {
-			return chunk, true
-		}
-		master = me
-	default:
-		if me[3] == "-" || me[3] != w.plan.masterID {
-			return chunk, true
-		}
-		for line := range strings.Lines(text) {
-			if f := strings.Fields(line); len(f) >= 8 && f[0] == me[3] {
-				master = f
-			}
-		}
-		if master == nil {
-			return chunk, true
-		}
-	}
-	var ranges [][2]int
-	var migrating []int
-	for _, s := range master[8:] {
-		if strings.HasPrefix(s, "[") {
-			if x, _, ok := strings.Cut(s[1:], "->-"); ok && !w.plan.readonly {
-				if v, err := strconv.Atoi(x); err == nil {
-					migrating = append(migrating, v)
-				}
-			}
-			continue
-		}
-		lo, hi, ok := report.SlotRangeOf(s)
-		if ok {
-			ranges = append(ranges, [2]int{lo, hi})
-		}
+	case !w.plan.readonly && !me.IsMaster():
+		return chunk, true
+	case w.plan.readonly && (me.Master == "" || me.Master != w.plan.masterID || master == nil):
+		return chunk, true
 	}
 	for _, s := range chunk {
-		in := false
-		for _, r := range ranges {
-			if s >= r[0] && s <= r[1] {
-				in = true
-				break
-			}
-		}
-		if !in || slices.Contains(migrating, s) {
+		// A replica's own line lists no migrations; only a master's does.
+		if !master.Serves(s) || (!w.plan.readonly && slices.Contains(master.Migrating, s)) {
 			bad = append(bad, s)
 		}
 	}
-	return bad, len(ranges) == 0
+	return bad, len(master.Owned) == 0
 }
 
 // addKey appends a listed key to b as a record to probe.

@@ -5,94 +5,18 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/keyguard/keyguard/internal/keyslot"
+	"github.com/keyguard/keyguard/internal/topology"
 )
 
 // clusterNode is one line of CLUSTER NODES.
-type clusterNode struct {
-	id     string
-	addr   string // host:port, "" when the node has no address
-	master string // the master's id for a replica, "" for a master
-	flags  []string
-	slots  int // slots served (ranges counted; importing/migrating markers ignored)
-	owned  []int
-	// migrating are the slots this node is moving away ([slot->-id]),
-	// as only the node itself knows them (the "myself" line).
-	migrating []int
-	linked    bool
-}
+type clusterNode = topology.Node
 
-func (n *clusterNode) has(flag string) bool {
-	for _, f := range n.flags {
-		if f == flag {
-			return true
-		}
-	}
-	return false
-}
-
-// usable is a node the cluster does not consider failed and that has an
-// address.
-func (n *clusterNode) usable() bool {
-	return n.addr != "" && !n.has("fail") && !n.has("noaddr") && !n.has("handshake")
-}
-
-// parseClusterNodes parses the reply of CLUSTER NODES. seedHost replaces
-// an empty host (a node that does not know its own address yet). Lines it
-// cannot read are skipped: the caller checks that masters were found.
-func parseClusterNodes(text, seedHost string) []clusterNode {
-	var out []clusterNode
-	for _, line := range strings.Split(text, "\n") {
-		f := strings.Fields(line)
-		if len(f) < 8 {
-			continue
-		}
-		n := clusterNode{id: f[0], flags: strings.Split(f[2], ","), linked: f[7] == "connected"}
-		if f[3] != "-" {
-			n.master = f[3]
-		}
-		// ip:port@cport[,hostname]
-		a, _, _ := strings.Cut(f[1], "@")
-		a, _, _ = strings.Cut(a, ",")
-		if i := strings.LastIndexByte(a, ':'); i >= 0 {
-			host, port := a[:i], a[i+1:]
-			host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
-			if p, err := strconv.Atoi(port); err == nil && p > 0 && p < 65536 {
-				if host == "" {
-					host = seedHost
-				}
-				n.addr = net.JoinHostPort(host, port)
-			}
-		}
-		for _, s := range f[8:] {
-			if strings.HasPrefix(s, "[") { // [slot->-id] migrating / [slot-<-id] importing
-				if slot, _, ok := strings.Cut(s[1:], "->-"); ok {
-					if x, err := strconv.Atoi(slot); err == nil {
-						n.migrating = append(n.migrating, x)
-					}
-				}
-				continue
-			}
-			lo, hi, isRange := strings.Cut(s, "-")
-			a, err1 := strconv.Atoi(lo)
-			b := a
-			var err2 error
-			if isRange {
-				b, err2 = strconv.Atoi(hi)
-			}
-			if err1 == nil && err2 == nil && b >= a && a >= 0 && b < slotCount {
-				n.slots += b - a + 1
-				for x := a; x <= b; x++ {
-					n.owned = append(n.owned, x)
-				}
-			}
-		}
-		out = append(out, n)
-	}
-	return out
-}
+func parseClusterNodes(text, seedHost string) []clusterNode { return topology.Parse(text, seedHost) }
 
 // slotCount is the number of hash slots of a Cluster.
-const slotCount = 16384
+const slotCount = keyslot.Slots
 
 // info is the parsed reply of INFO: "field:value" lines.
 type info map[string]string

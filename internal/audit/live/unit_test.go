@@ -37,17 +37,17 @@ garbage line
 	}
 	for i, w := range want {
 		n := nodes[i]
-		if n.addr != w.addr || n.master != w.master || n.slots != w.slots || n.usable() != w.usable {
-			t.Errorf("node %d: %+v usable %v; want %+v", i, n, n.usable(), w)
+		if n.Addr != w.addr || n.Master != w.master || len(n.Owned) != w.slots || n.Usable() != w.usable {
+			t.Errorf("node %d: %+v usable %v; want %+v", i, n, n.Usable(), w)
 		}
 	}
-	if !slices.Equal(nodes[2].migrating, []int{123}) || len(nodes[5].owned) != 3 || nodes[4].owned[5460] != 5460 {
-		t.Errorf("migrating %v, owned %v", nodes[2].migrating, nodes[5].owned)
+	if !slices.Equal(nodes[2].Migrating, []int{123}) || len(nodes[5].Owned) != 3 || nodes[4].Owned[5460] != 5460 {
+		t.Errorf("migrating %v, owned %v", nodes[2].Migrating, nodes[5].Owned)
 	}
 	var slots []int
 	for _, n := range nodes {
-		if n.has("master") {
-			slots = append(slots, n.owned...)
+		if n.Has("master") {
+			slots = append(slots, n.Owned...)
 		}
 	}
 	r := &run{opts: Options{Replicas: true, ReplicasPrefer: true}}

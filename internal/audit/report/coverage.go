@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/keyguard/keyguard/internal/topology"
 )
 
 // ClusterSlots is the number of hash slots of a Redis Cluster.
@@ -331,28 +333,7 @@ func dedupeSorted(ss []string) []string {
 
 // SlotRanges writes slots as ranges: "0-99,200,300-301". The slots need
 // not be sorted.
-func SlotRanges(slots []int) string {
-	s := slices.Clone(slots)
-	slices.Sort(s)
-	s = slices.Compact(s)
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		j := i
-		for j+1 < len(s) && s[j+1] == s[j]+1 {
-			j++
-		}
-		if b.Len() > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(strconv.Itoa(s[i]))
-		if j > i {
-			b.WriteByte('-')
-			b.WriteString(strconv.Itoa(s[j]))
-		}
-		i = j + 1
-	}
-	return b.String()
-}
+func SlotRanges(slots []int) string { return topology.Ranges(slots) }
 
 // ParseSlotRanges reads what SlotRanges writes; parts that are not slot
 // ranges are skipped (ValidSlotRanges says whether there are any).
