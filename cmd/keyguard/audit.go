@@ -38,6 +38,7 @@ cursor per node for --resume.`)
 	resume := fs.String("resume", "", "continue from a partial JSON report `FILE` (its per-node cursors)")
 	progressMode := fs.progressFlag()
 	view := fs.reportFlags()
+	keys := fs.keysFlags()
 	pos, err := fs.parse(args)
 	if err != nil {
 		return err
@@ -48,6 +49,9 @@ cursor per node for --resume.`)
 	if err := walk.check(); err != nil {
 		return err
 	}
+	if err := keys.check(); err != nil {
+		return err
+	}
 	if *timeout < 0 || view.depth < 0 {
 		return usagef("--timeout and --depth cannot be negative")
 	}
@@ -55,7 +59,7 @@ cursor per node for --resume.`)
 	if err != nil {
 		return err
 	}
-	reg, err := fs.loadRegistry()
+	reg, noReg, err := fs.loadRegistryOrNone(e)
 	if err != nil {
 		return err
 	}
@@ -68,6 +72,7 @@ cursor per node for --resume.`)
 		return err
 	}
 	opts := walk.options()
+	opts.Inventory.NoRegistry = noReg
 	if *resume != "" {
 		prev, err := readResume(*resume, tgt.display)
 		if err != nil {
@@ -79,6 +84,12 @@ cursor per node for --resume.`)
 	if err != nil {
 		return err
 	}
+	kout, err := keys.open(e)
+	if err != nil {
+		out.close(false)
+		return err
+	}
+	opts.Inventory.Keys = kout.export()
 	if *timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, *timeout)
@@ -91,7 +102,12 @@ cursor per node for --resume.`)
 	prog.clear()
 	if err != nil {
 		out.close(false)
+		kout.close(false)
 		return auditError(err, target.Conn.TLS != nil)
+	}
+	if err := kout.close(true); err != nil {
+		out.close(false)
+		return err
 	}
 	// The walk's buffers are garbage now: collect them before writing, so
 	// the heap goal starts from the report alone (lower peak RSS).
@@ -109,13 +125,37 @@ cursor per node for --resume.`)
 	if fs.isSet("top") {
 		view.top = walk.top
 	}
+	if noReg {
+		view.next = initNext(fs.opts.format, written, "audit --redis URL")
+	}
 	if err := writeReport(out, fs.opts.format, rep, *view); err != nil {
 		return err
+	}
+	if noReg && fs.opts.format != "text" {
+		fmt.Fprintf(e.stderr, "keyguard audit: no registry (none given, no keyguard.yaml here): key families inferred from the names\nnext: %s\n", view.next)
 	}
 	if !res.Complete {
 		return &incompleteError{stops: res.Stopped, out: written, kept: written != fs.opts.out, json: fs.opts.format == "json"}
 	}
 	return auditVerdict(rep.Summary.BySeverity, fs.threshold())
+}
+
+// initNext is the command that writes a registry from the report an
+// audit without a registry wrote to out in format: init --from-audit
+// reads a JSON report, so other formats name the run that writes one.
+func initNext(format, out, rerun string) string {
+	if format == "json" && out != "" && out != "-" {
+		return "keyguard init --from-audit " + shellQuote(out) + " writes a keyguard.yaml of these families"
+	}
+	return "keyguard " + rerun + " --format json --out audit.json, then keyguard init --from-audit audit.json writes a keyguard.yaml of these families"
+}
+
+// shellQuote quotes a file name for a command line when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./+,:@%") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // incompleteError is an audit that stopped early; its partial report has
@@ -130,7 +170,7 @@ type incompleteError struct {
 func (e *incompleteError) Error() string {
 	var parts []string
 	for _, s := range e.stops {
-		parts = append(parts, fmt.Sprintf("%s stopped after %d keys at cursor %s: %s", s.Node, s.Keys, s.Cursor, oneLine(s.Reason)))
+		parts = append(parts, fmt.Sprintf("%s stopped after %s at cursor %s: %s", s.Node, report.Plural(s.Keys, "key"), s.Cursor, oneLine(s.Reason)))
 	}
 	msg := "audit incomplete: " + strings.Join(parts, "; ")
 	if e.kept {

@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/keyguard/keyguard/finding"
+	"github.com/keyguard/keyguard/internal/audit/report"
 	"github.com/keyguard/keyguard/registry"
 )
 
@@ -77,7 +78,7 @@ func readKeys(ctx context.Context, r io.Reader, sep byte, fn func(string)) error
 	var long []byte
 	for n := 0; ; n++ {
 		if n&4095 == 0 && ctx.Err() != nil {
-			return fmt.Errorf("interrupted after %d keys: %w", n, ctx.Err())
+			return fmt.Errorf("interrupted after %s: %w", report.Plural(int64(n), "key"), ctx.Err())
 		}
 		line, err := br.ReadSlice(sep)
 		if errors.Is(err, bufio.ErrBufferFull) {
@@ -216,5 +217,5 @@ func (c *checkRun) writeJSON(k string, res registry.Result) {
 }
 
 func (c *checkRun) summary() {
-	fmt.Fprintf(c.w, "%d keys: %d registered, %d unregistered; %s\n", c.keys, c.registered, c.keys-c.registered, c.counts)
+	fmt.Fprintf(c.w, "%s: %d registered, %d unregistered; %s\n", report.Plural(int64(c.keys), "key"), c.registered, c.keys-c.registered, c.counts)
 }

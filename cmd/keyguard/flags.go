@@ -320,6 +320,23 @@ func (fs *flagSet) threshold() finding.Severity {
 	return s
 }
 
+// loadRegistryOrNone is loadRegistry for the audits, which also run
+// without a registry: with none given (no --registry, no
+// KEYGUARD_REGISTRY) and none found (no keyguard.yaml here), it returns
+// an empty one and none = true. The audit then groups keys by the
+// families it infers from their names alone.
+func (fs *flagSet) loadRegistryOrNone(e *env) (reg *registry.Registry, none bool, err error) {
+	given := fs.isSet("registry") || e.getenv("KEYGUARD_REGISTRY") != ""
+	if !given {
+		if _, err := os.Stat(fs.opts.registry); errors.Is(err, os.ErrNotExist) {
+			reg, err := registry.Parse("", []byte("version: 1\nkeys: []\n"))
+			return reg, true, err
+		}
+	}
+	reg, err = fs.loadRegistry()
+	return reg, false, err
+}
+
 func (fs *flagSet) loadRegistry() (*registry.Registry, error) {
 	r, err := registry.Load(fs.opts.registry)
 	if err != nil {

@@ -152,7 +152,7 @@ domains:
 		if i > 0 {
 			b.WriteByte('\n')
 		}
-		fmt.Fprintf(&b, "  # %d keys, %d bytes\n%s", s.keys, s.bytes, strings.TrimRight(s.text, "\n")+"\n")
+		fmt.Fprintf(&b, "  # %s, %s\n%s", report.Plural(s.keys, "key"), report.HumanBytes(s.bytes), strings.TrimRight(s.text, "\n")+"\n")
 	}
 	return b.Bytes(), len(sugg), nil
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/keyguard/keyguard/finding"
+	"github.com/keyguard/keyguard/internal/audit/report"
 	"github.com/keyguard/keyguard/registry"
 )
 
@@ -100,11 +101,12 @@ func verdict(fds []finding.Finding, threshold finding.Severity) error {
 	return nil
 }
 
+// plural is report.Plural for an int; "info" is its own plural.
 func plural(n int, word string) string {
-	if n == 1 || word == "info" {
+	if word == "info" {
 		return fmt.Sprintf("%d %s", n, word)
 	}
-	return fmt.Sprintf("%d %ss", n, word)
+	return report.Plural(int64(n), word)
 }
 
 func writeLintText(w io.Writer, file string, templates int, fds []finding.Finding) error {

@@ -37,6 +37,7 @@ the byte offset where each file stopped.`)
 	fs.aggregateFlags(&agg)
 	progressMode := fs.progressFlag()
 	view := fs.reportFlags()
+	keys := fs.keysFlags()
 	files, err := fs.parse(args)
 	if err != nil {
 		return err
@@ -49,11 +50,14 @@ the byte offset where each file stopped.`)
 	case agg.maxFindings < 0, agg.top < 0, view.depth < 0:
 		return usagef("--max-findings, --top and --depth cannot be negative")
 	}
+	if err := keys.check(); err != nil {
+		return err
+	}
 	prog, err := newProgress(e, *progressMode)
 	if err != nil {
 		return err
 	}
-	reg, err := fs.loadRegistry()
+	reg, noReg, err := fs.loadRegistryOrNone(e)
 	if err != nil {
 		return err
 	}
@@ -67,12 +71,19 @@ the byte offset where each file stopped.`)
 		out.close(false)
 		return err
 	}
+	kout, err := keys.open(e)
+	if err != nil {
+		out.close(false)
+		return err
+	}
 	opts := snapshot.Options{
 		Inventory: agg.options(),
 		DB:        *db,
 		Match:     *match,
 		TuneGC:    e.getenv("GOGC") == "",
 	}
+	opts.Inventory.NoRegistry = noReg
+	opts.Inventory.Keys = kout.export()
 	if prog != nil {
 		opts.Progress = func(p snapshot.Progress) {
 			prog.show(rdbProgressLine(p.Read, p.Total, p.Elapsed, p.FilesDone, p.Files), false)
@@ -82,6 +93,11 @@ the byte offset where each file stopped.`)
 	prog.clear()
 	if err != nil {
 		out.close(false)
+		kout.close(false)
+		return err
+	}
+	if err := kout.close(true); err != nil {
+		out.close(false)
 		return err
 	}
 	rep := res.Report
@@ -89,8 +105,14 @@ the byte offset where each file stopped.`)
 	if fs.isSet("top") {
 		view.top = agg.top
 	}
+	if noReg {
+		view.next = initNext(fs.opts.format, fs.opts.out, "rdb "+quoteAll(files))
+	}
 	if err := writeReport(out, fs.opts.format, rep, *view); err != nil {
 		return err
+	}
+	if noReg && fs.opts.format != "text" {
+		fmt.Fprintf(e.stderr, "keyguard rdb: no registry (none given, no keyguard.yaml here): key families inferred from the names\nnext: %s\n", view.next)
 	}
 	if !res.Complete {
 		return &rdbIncompleteError{stops: res.Stopped, out: fs.opts.out}
@@ -110,7 +132,7 @@ type rdbIncompleteError struct {
 func (e *rdbIncompleteError) Error() string {
 	var parts []string
 	for _, s := range e.stops {
-		parts = append(parts, fmt.Sprintf("%s stopped at byte %s after %s keys: %s", snapshot.DisplayName(s.Node), s.Cursor, report.HumanCount(s.Keys), s.Reason))
+		parts = append(parts, fmt.Sprintf("%s stopped at byte %s after %s: %s", snapshot.DisplayName(s.Node), s.Cursor, report.Plural(s.Keys, "key"), s.Reason))
 	}
 	msg := "incomplete: " + strings.Join(parts, "; ")
 	if e.out != "" {
@@ -141,4 +163,13 @@ func rdbProgressLine(read, total int64, elapsed time.Duration, filesDone, files 
 		line += fmt.Sprintf("  files %d/%d", filesDone, files)
 	}
 	return line
+}
+
+// quoteAll is files on a command line.
+func quoteAll(files []string) string {
+	q := make([]string, len(files))
+	for i, f := range files {
+		q[i] = shellQuote(f)
+	}
+	return strings.Join(q, " ")
 }

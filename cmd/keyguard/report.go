@@ -13,10 +13,11 @@ var reportFormats = []string{"text", "json", "csv", "html"}
 
 // reportView is how a report is shown beyond its format.
 type reportView struct {
-	depth   int  // memory by prefix down to this many segments; 0 none
-	sep     byte // the registry's separator
-	verbose bool // text: every section in full
-	top     int  // text: largest keys listed (0: the default)
+	depth   int    // memory by prefix down to this many segments; 0 none
+	sep     byte   // the registry's separator
+	verbose bool   // text: every section in full
+	top     int    // text: largest keys listed (0: the default)
+	next    string // text: the report's last line, what to run next
 }
 
 // writeReport renders rep in format (one of reportFormats) to out, then
@@ -35,7 +36,7 @@ func writeReport(out *output, format string, rep *report.Report, v reportView) e
 	case "html":
 		err = rep.WriteHTML(out)
 	case "text":
-		err = rep.WriteText(out, report.TextOptions{Verbose: v.verbose, Top: v.top})
+		err = rep.WriteText(out, report.TextOptions{Verbose: v.verbose, Top: v.top, Next: v.next})
 	default:
 		err = fmt.Errorf("unknown report format %q (use text, json, csv or html)", format)
 	}

@@ -1,6 +1,7 @@
 package inventory
 
 import (
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -46,6 +47,10 @@ type Aggregator struct {
 	recent    [4]recentRule // the rule states last looked up
 	hint      *FieldHint    // made by FieldHint; nil until then
 	msgs      map[msgKey]string
+
+	lastNode string            // retainedNode's copy
+	keys     *report.KeyBuffer // Options.Keys's buffer; nil without
+	keyRow   report.KeyRow
 
 	// per-record scratch
 	rec     *Record
@@ -141,11 +146,14 @@ func New(reg *registry.Registry, opts Options) *Aggregator {
 		lastDB:     -1,
 		tmplFields: make([]fieldState, len(reg.Entries)),
 		famFields:  map[string]*fieldState{},
-		top:        newBHeap(opts.TopKeys, topWorse),
-		hot:        newBHeap(opts.HotKeys, hotWorse),
+		top:        newKeyedHeap(opts.TopKeys, topWorse, topRank, topID),
+		hot:        newKeyedHeap(opts.HotKeys, hotWorse, hotRank, hotID),
 		rules:      map[string]*ruleState{},
 	}
 	a.emitFn = a.emit
+	if opts.Keys != nil {
+		a.keys = opts.Keys.Buffer()
+	}
 	for i, e := range reg.Entries {
 		a.entries[i] = a.templateGroup(e, 0)
 	}
@@ -209,6 +217,9 @@ func (a *Aggregator) Add(r *Record, cl Class) {
 		g.ttl.add(r.TTL)
 	}
 	a.check(r, e, g)
+	if a.opts.NoRegistry {
+		a.pending = slices.DeleteFunc(a.pending, needsRegistry)
+	}
 	for i := range a.pending {
 		a.keep(&a.pending[i], r, g)
 	}
@@ -222,8 +233,29 @@ func (a *Aggregator) Add(r *Record, cl Class) {
 	if (r.Fields != nil || cl.Fields) && !a.opts.SkipFields {
 		a.offerFields(r, g, cl.Fields)
 	}
+	if a.keys != nil {
+		a.keyRow = report.KeyRow{DB: r.DB, Key: r.Key, Type: r.Type, Encoding: r.Encoding, Bytes: r.Bytes, Elements: r.Elements,
+			TTL: r.TTL, Group: g.name, Kind: g.kind, Owner: g.owner}
+		a.keys.Add(&a.keyRow)
+		a.keyRow = report.KeyRow{} // the key is the walker's
+	}
 	clear(a.pending) // they hold r.Key: keep no reference to the walker's buffers
 	a.rec = nil
+}
+
+// FlushKeys writes the key rows still buffered (Options.Keys). Pipeline's
+// Close calls it; a caller adding records itself calls it at the end.
+func (a *Aggregator) FlushKeys() {
+	if a.keys != nil {
+		a.keys.Flush()
+	}
+}
+
+// needsRegistry reports whether a finding is one that only a registry can
+// decide: without one every key is "unregistered" and every domain
+// undeclared, which says nothing.
+func needsRegistry(f finding.Finding) bool {
+	return f.Rule == finding.Unregistered || f.Rule == finding.Domain
 }
 
 func (a *Aggregator) seeDB(db int) {
@@ -338,6 +370,7 @@ func (a *Aggregator) eachGroup(f func(*group)) {
 
 type topItem struct {
 	bytes, elements int64
+	hash            uint64 // keyHash(key): the order among keys of one size
 	ttl             time.Duration
 	key             string
 	keyLen          int
@@ -349,6 +382,7 @@ type topItem struct {
 
 type hotItem struct {
 	freq      int
+	hash      uint64 // keyHash(key)
 	key       string
 	keyLen    int
 	bytes     int64
@@ -360,12 +394,24 @@ type hotItem struct {
 	db        int
 }
 
+// topWorse orders the top keys as the findings are (findWorse): by size,
+// then by a fixed hash of the key. Keys of one size are common (a family's
+// values), and a hash tells them apart without comparing their long common
+// prefixes.
 func topWorse(a, b *topItem) bool {
-	return rankedWorse(a.bytes, a.key, b.bytes, b.key) || a.bytes == b.bytes && a.key == b.key && a.db > b.db
+	return findWorse(a.bytes, a.hash, a.key, b.bytes, b.hash, b.key) || a.bytes == b.bytes && a.key == b.key && a.db > b.db
 }
 
+func topRank(it *topItem) (int64, uint64) { return it.bytes, it.hash }
+
+func hotRank(it *hotItem) (int64, uint64) { return int64(it.freq), it.hash }
+
+func topID(it *topItem) itemID { return itemID{it.key, it.keyLen, it.db} }
+
+func hotID(it *hotItem) itemID { return itemID{it.key, it.keyLen, it.db} }
+
 func hotWorse(a, b *hotItem) bool {
-	return rankedWorse(int64(a.freq), a.key, int64(b.freq), b.key) || a.freq == b.freq && a.key == b.key && a.db > b.db
+	return findWorse(int64(a.freq), a.hash, a.key, int64(b.freq), b.hash, b.key) || a.freq == b.freq && a.key == b.key && a.db > b.db
 }
 
 // escapeInvalid writes bytes that are not UTF-8 as \xNN.

@@ -73,6 +73,9 @@ func (a *Aggregator) Report(meta report.Meta) *report.Report {
 		}
 	}
 	rep.Notes = append(rep.Notes, a.notes(rep.Notes, x)...)
+	if a.opts.NoRegistry {
+		rep.NotChecked = slices.Clone(report.NoRegistryChecks)
+	}
 	rep.State = a.state()
 	return rep
 }

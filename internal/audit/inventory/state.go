@@ -303,11 +303,11 @@ func (a *Aggregator) loadFields(fields []report.StateFields) error {
 // the findings decided per key, with their counts.
 func (a *Aggregator) loadLists(rep *report.Report) {
 	for _, h := range rep.State.Hot {
-		a.pushHot(hotItem{freq: h.Freq, key: string(h.Key), keyLen: h.KeyLen, bytes: h.Bytes, template: string(h.Template),
+		a.pushHot(hotItem{freq: h.Freq, key: string(h.Key), hash: keyHash(string(h.Key)), keyLen: h.KeyLen, bytes: h.Bytes, template: string(h.Template),
 			owner: h.Owner, kind: h.Kind, protected: h.Protected, node: h.Node, db: h.DB})
 	}
 	for _, tk := range rep.TopKeys {
-		it := topItem{bytes: tk.Bytes, elements: tk.Elements, key: tk.Key, keyLen: max(tk.KeyLen, len(tk.Key)), typ: tk.Type,
+		it := topItem{bytes: tk.Bytes, elements: tk.Elements, key: tk.Key, hash: keyHash(tk.Key), keyLen: max(tk.KeyLen, len(tk.Key)), typ: tk.Type,
 			template: tk.Template, node: tk.Node, db: dbOf(tk.DB)}
 		if tk.TTLMS != nil {
 			it.ttl = time.Duration(*tk.TTLMS) * time.Millisecond

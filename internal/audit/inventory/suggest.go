@@ -46,7 +46,7 @@ func (a *Aggregator) suggest(g *group) string {
 	case g.ttl.n > 0:
 		fmt.Fprintf(&b, "    ttl: %s # longest remaining TTL seen: %s", registry.FormatTTL(niceTTL(g.ttl.max)), report.HumanDuration(g.ttl.max))
 		if g.noTTL > 0 {
-			fmt.Fprintf(&b, "; %d keys have none", g.noTTL)
+			fmt.Fprintf(&b, "; %s none", haveText(g.noTTL))
 		}
 		b.WriteByte('\n')
 	default:
@@ -73,7 +73,7 @@ func (a *Aggregator) suggest(g *group) string {
 			}
 		}
 	}
-	desc := fmt.Sprintf("FILL-IN: inferred from %d keys", g.keys)
+	desc := "FILL-IN: inferred from " + report.Plural(g.keys, "key")
 	if g.example != "" && len(g.example) <= 80 && !strings.ContainsAny(g.example, "\x00\n\r") {
 		if _, pii := naming.FindPII(g.example); !pii {
 			desc += ", e.g. " + g.example
@@ -199,4 +199,12 @@ func orNobody(s string) string {
 		return "nobody"
 	}
 	return s
+}
+
+// haveText is "1 key has", "3 keys have".
+func haveText(n int64) string {
+	if n == 1 {
+		return "1 key has"
+	}
+	return report.Plural(n, "key") + " have"
 }

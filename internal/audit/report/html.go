@@ -176,7 +176,7 @@ func (v *htmlView) treemap(groups []Group) {
 				if k < len(d.items) {
 					g := d.items[k]
 					name = g.Name
-					it.Tip = fmt.Sprintf("%s (%s, owner %s): %s keys, %s", show(g.Name), g.Kind, orDash(g.Owner), fmtCount(g.Keys), fmtBytes(g.Bytes))
+					it.Tip = fmt.Sprintf("%s (%s, owner %s): %s, %s", show(g.Name), g.Kind, orDash(g.Owner), Plural(g.Keys, "key"), fmtBytes(g.Bytes))
 					if g.Kind == KindPrefix {
 						it.Class = "u"
 					}
@@ -227,7 +227,7 @@ func (v *htmlView) ttlBars(h []TTLBucket) {
 	for i, b := range h {
 		bh := chartH * float64(b.Keys) / float64(most)
 		v.TTL = append(v.TTL, ttlBar{X: float64(i) * (barW + gap), Y: chartH - bh, W: barW, H: bh, Label: b.Label,
-			Tip: fmt.Sprintf("%s: %s keys, %s", b.Label, fmtCount(b.Keys), fmtBytes(b.Bytes))})
+			Tip: fmt.Sprintf("%s: %s, %s", b.Label, Plural(b.Keys, "key"), fmtBytes(b.Bytes))})
 	}
 }
 

@@ -71,6 +71,9 @@ type Report struct {
 	Databases       []int            `json:"databases,omitempty"`        // the databases keys came from, when more than one
 	Prefixes        []Prefix         `json:"prefixes,omitempty"`         // memory by key prefix (PrefixTree)
 	MergedFrom      []string         `json:"merged_from,omitempty"`      // the reports merged into this one
+	// NotChecked lists what the audit could not check because it ran
+	// without a registry (NoRegistryChecks); empty with one.
+	NotChecked []string `json:"not_checked,omitempty"`
 
 	// State is what merge and resume need to carry this report's
 	// aggregates over (exact counts, TTL sketches, samples). Not meant
@@ -174,6 +177,16 @@ type TTLBucket struct {
 	Bytes int64  `json:"bytes"`
 }
 
+// NoRegistryChecks are what an audit without a registry does not check:
+// everything that compares keys with declared templates and owners.
+var NoRegistryChecks = []string{
+	"unregistered keys",
+	"owners",
+	"types and TTLs declared by templates",
+	"guard (__ns__ owners)",
+	"value schemas (fields:)",
+}
+
 // RuleRank is a rule's place in the reports' fixed order of rules; rules
 // it does not list come last.
 func RuleRank(rule string) int {
@@ -265,6 +278,9 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	}
 	if len(r.MergedFrom) > 0 {
 		j.field("merged_from", r.MergedFrom)
+	}
+	if len(r.NotChecked) > 0 {
+		j.field("not_checked", r.NotChecked)
 	}
 	if r.State != nil {
 		j.field("state", r.State)
