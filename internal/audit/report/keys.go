@@ -134,7 +134,8 @@ func (b *KeyBuffer) Flush() {
 
 // exportKey is the key as the export's key column shows it (as the
 // reports' CSV does: invalid UTF-8 replaced, a leading formula character
-// quoted), and its exact bytes in base64 when the column is not them.
+// quoted), and its exact bytes in base64 when the column does not give
+// them back.
 func exportKey(k string, csv bool) (shown, b64 string) {
 	shown = k
 	if csv {
@@ -142,7 +143,8 @@ func exportKey(k string, csv bool) (shown, b64 string) {
 	} else if !utf8.ValidString(k) {
 		shown = strings.ToValidUTF8(k, "\uFFFD")
 	}
-	if shown != k {
+	// A CSV reader turns a quoted \r\n into \n: such keys need their bytes too.
+	if shown != k || csv && strings.IndexByte(k, '\r') >= 0 {
 		b64 = base64.StdEncoding.EncodeToString([]byte(k))
 	}
 	return shown, b64
