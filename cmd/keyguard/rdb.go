@@ -125,8 +125,9 @@ the byte offset where each file stopped.`)
 // live audit's incompleteError there is nothing to resume: the fix is a
 // good copy of the file.
 type rdbIncompleteError struct {
-	stops []report.NodeStop
-	out   string
+	stops    []report.NodeStop
+	out      string
+	keysOnly bool // a key diff's export: there is no partial result
 }
 
 func (e *rdbIncompleteError) Error() string {
@@ -135,6 +136,9 @@ func (e *rdbIncompleteError) Error() string {
 		parts = append(parts, fmt.Sprintf("%s stopped at byte %s after %s: %s", snapshot.DisplayName(s.Node), s.Cursor, report.Plural(s.Keys, "key"), s.Reason))
 	}
 	msg := "incomplete: " + strings.Join(parts, "; ")
+	if e.keysOnly {
+		return msg + "; a key diff needs the whole file (the keys past that point would show as removed)"
+	}
 	if e.out != "" {
 		msg += "; report of the keys before that in " + e.out
 	} else {

@@ -299,3 +299,39 @@ func TestKeyDiffWriterFormats(t *testing.T) {
 		}
 	}
 }
+
+// TestDiffLiveAgainstRDB: a live audit and an RDB audit of the same keys
+// measure memory differently; their diff compares keys and keys without
+// TTL, says which figure each side used, and marks no group changed for
+// its memory alone.
+func TestDiffLiveAgainstRDB(t *testing.T) {
+	g := func(bytes, keys int64) Group {
+		return Group{Name: "order:{id}", Kind: KindTemplate, Keys: keys, Bytes: bytes, Types: map[string]int64{}}
+	}
+	live := &Report{Source: Source{Kind: "redis", Target: "redis://127.0.0.1:6379"}, Groups: []Group{g(1000, 10), {Name: "cart:{id}", Kind: KindTemplate, Keys: 5, Bytes: 50}}}
+	rdb := &Report{Source: Source{Kind: "rdb", Target: "dump.rdb"}, Groups: []Group{g(900, 10), {Name: "cart:{id}", Kind: KindTemplate, Keys: 6, Bytes: 40}}}
+	d := Diff(live, rdb)
+	if d.MemoryCompared || d.Old.Memory != "MEMORY USAGE" || d.New.Memory != "the RDB estimate" {
+		t.Fatalf("memory compared %v, old %q, new %q", d.MemoryCompared, d.Old.Memory, d.New.Memory)
+	}
+	if len(d.Changed) != 1 || d.Changed[0].Name != "cart:{id}" {
+		t.Errorf("changed: %+v (only cart:{id}'s keys changed)", d.Changed)
+	}
+	var buf bytes.Buffer
+	if err := d.WriteText(&buf); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"(memory: MEMORY USAGE)", "(memory: the RDB estimate)", "memory is not compared"} {
+		if !strings.Contains(buf.String(), s) {
+			t.Errorf("text lacks %q:\n%s", s, buf.String())
+		}
+	}
+	same := Diff(live, live)
+	if !same.MemoryCompared || len(same.Changed) != 0 {
+		t.Errorf("a report against itself: %+v", same)
+	}
+	rdb.Source.Kind = "redis"
+	if d := Diff(live, rdb); !d.MemoryCompared || len(d.Changed) != 2 {
+		t.Errorf("two live reports: memory compared %v, %d changed", d.MemoryCompared, len(d.Changed))
+	}
+}

@@ -193,7 +193,11 @@ func (x *KeyDiffWriter) textSummary(s *KeyDiffSummary, old, new string) {
 	fmt.Fprintf(w, "\nchanges by template or family\n")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "  group\tadded\tremoved\ttype\tgrown\tshrunk\tmemory\n")
-	for _, g := range s.Groups {
+	n := len(s.Groups)
+	if x.limit > 0 {
+		n = min(n, x.limit)
+	}
+	for _, g := range s.Groups[:n] {
 		sign := "+"
 		if g.BytesDelta < 0 {
 			sign = "-"
@@ -202,4 +206,7 @@ func (x *KeyDiffWriter) textSummary(s *KeyDiffSummary, old, new string) {
 			fmtCount(g.Grown), fmtCount(g.Shrunk), sign, fmtBytes(abs(g.BytesDelta)))
 	}
 	tw.Flush()
+	if n < len(s.Groups) {
+		fmt.Fprintf(w, "  … %s (--limit 0, or --format json)\n", Plural(int64(len(s.Groups)-n), "more group"))
+	}
 }
