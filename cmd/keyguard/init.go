@@ -229,6 +229,7 @@ domains:
   queue:   {owner: platform-team, desc: "work queues"}
   rank:    {owner: growth-team, desc: "leaderboards (sorted sets)"}
   config:  {owner: platform-team, desc: "runtime configuration, feature flags"}
+  keyguard: {owner: platform-team, desc: "keyguard's own records, written by its SDK"}
 
 # Placeholders: {name} any text without ':', {name:int}, {name:hex},
 # {name:uuid}, {name:date} (yyyyMMdd), {name:region} (6 digits),
@@ -298,4 +299,33 @@ keys:
     type: hash
     persistent: true
     desc: "feature flags by name"
+
+  # keyguard's own keys: the SDK writes them when its writer records (go-redis
+  # hook) or hot-key reports are on. Keep them declared, or the audits and the
+  # dashboard list them as unregistered. The doubled braces are literal ones:
+  # the keys share the Cluster hash tag {writers} or {hotkeys}.
+  - key: "keyguard:{{writers}}:index"
+    type: hash
+    persistent: true
+    desc: "writer records: template id -> template text"
+
+  - key: "keyguard:{{writers}}:t:{id:hex}"
+    type: zset
+    ttl: 24h                    # the records' window
+    desc: "writer records of one template: service -> last write (unix ms)"
+
+  - key: "keyguard:{{hotkeys}}:index"
+    type: hash
+    persistent: true
+    desc: "hot-key reports: instance id -> service, host, last report"
+
+  - key: "keyguard:{{hotkeys}}:i:{id:hex}"
+    type: zset
+    ttl: 10m
+    desc: "hot-key report of one instance: key -> operations per second"
+
+  - key: "channel:keyguard:invalidate"
+    type: string
+    persistent: true
+    desc: "Pub/Sub channel: local-tier invalidations of hot keys (no data is stored)"
 `
