@@ -34,6 +34,8 @@ compared through temporary files (--tmp), in bounded memory.`)
 	minBytes := fs.Int64("min-bytes", report.DefaultKeyDiffMinBytes, "key diffs: a key has grown or shrunk when its size moved by at least `N` bytes")
 	minChange := fs.Float64("min-change", report.DefaultKeyDiffRatio*100, "key diffs: … and by at least this `PERCENT` of its old size")
 	limit := fs.Int("limit", 20, "key diffs, text: changes listed per kind (0: all)")
+	var docs string
+	fs.docsURLFlag(&docs)
 	tmp := fs.String("tmp", "", "key diffs: `DIR` for the temporary files (default: the system's)")
 	pos, err := fs.parse(args)
 	if err != nil {
@@ -77,6 +79,11 @@ compared through temporary files (--tmp), in bounded memory.`)
 		return err
 	}
 	d := report.Diff(old, cur)
+	if docs != "" {
+		for i := range d.NewFindings {
+			d.NewFindings[i].Doc = finding.HelpURI(docs, d.NewFindings[i].Rule)
+		}
+	}
 	out, err := fs.openOutput(e)
 	if err != nil {
 		return err

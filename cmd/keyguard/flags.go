@@ -110,10 +110,14 @@ func flagArg(f *flag.Flag) (arg, text string) {
 	return strings.ToUpper(arg), text
 }
 
-// defaultText is the default worth showing, or "".
+// defaultText is the default worth showing, or "": none when the usage
+// says what the default is.
 func defaultText(f *flag.Flag) string {
 	switch f.DefValue {
 	case "", "0", "false", "0s":
+		return ""
+	}
+	if strings.Contains(f.Usage, "(default") {
 		return ""
 	}
 	return f.DefValue
@@ -134,12 +138,12 @@ func (fs *flagSet) redisFlags(e *env) {
 
 func (fs *flagSet) outputFlags(formats ...string) {
 	fs.formats = formats
-	fs.StringVar(&fs.opts.format, "format", formats[0], "output `format`: "+strings.Join(formats, "|"))
+	fs.StringVar(&fs.opts.format, "format", formats[0], "output `format`: "+strings.Join(formats, "|")+" (any case)")
 	fs.StringVar(&fs.opts.out, "out", "", "write the output to `file` instead of stdout (written whole or not at all)")
 }
 
 func (fs *flagSet) failOnFlag() {
-	fs.StringVar(&fs.opts.failOn, "fail-on", "error", "exit 1 when a finding is at or above this `severity`: error|warning|info|never")
+	fs.StringVar(&fs.opts.failOn, "fail-on", "error", "exit 1 when a finding is at or above this `severity`: error|warning|info|never (also warn, none; any case)")
 }
 
 // Duration defines a duration flag that also takes days (7d, 1d12h). It
@@ -206,6 +210,7 @@ func (fs *flagSet) parse(args []string) ([]string, error) {
 		args = rest[1:]
 	}
 	if fs.formats != nil {
+		fs.opts.format = strings.ToLower(fs.opts.format)
 		ok := false
 		for _, f := range fs.formats {
 			ok = ok || f == fs.opts.format

@@ -130,3 +130,35 @@ func TestKeysExport(t *testing.T) {
 		t.Errorf("--keys-format xml: exit %d: %s", code, errOut)
 	}
 }
+
+// TestFlagSpellings: --format and --fail-on take any case and the
+// documented short forms; a flag whose help states its default does not
+// print a second one.
+func TestFlagSpellings(t *testing.T) {
+	dir := t.TempDir()
+	reg := filepath.Join(dir, "keyguard.yaml")
+	if code, _, errOut := runCLI(t, "", "init", "--out", reg); code != 0 {
+		t.Fatal(errOut)
+	}
+	for _, args := range [][]string{
+		{"lint", "--registry", reg, "--format", "JSON"},
+		{"lint", "--registry", reg, "--format", "Text", "--fail-on", "WARN"},
+		{"lint", "--registry", reg, "--fail-on", "Warning"},
+		{"lint", "--registry", reg, "--fail-on", "none"},
+	} {
+		if code, _, errOut := runCLI(t, "", args...); code != 0 {
+			t.Errorf("%v: exit %d: %s", args, code, errOut)
+		}
+	}
+	code, out, _ := runCLI(t, "", "lint", "--registry", reg, "--format", "JSON")
+	if code != 0 || !strings.HasPrefix(strings.TrimSpace(out), "{") && !strings.HasPrefix(strings.TrimSpace(out), "[") {
+		t.Errorf("--format JSON wrote no JSON: %q", out)
+	}
+	if code, _, errOut := runCLI(t, "", "lint", "--registry", reg, "--format", "yaml"); code != 2 || !strings.Contains(errOut, "use one of") {
+		t.Errorf("--format yaml: exit %d: %s", code, errOut)
+	}
+	_, help, _ := runCLI(t, "", "audit", "-h")
+	if strings.Contains(help, "(default -1)") || !strings.Contains(help, "(any case)") || !strings.Contains(help, "warn") {
+		t.Errorf("audit -h:\n%s", help)
+	}
+}

@@ -52,6 +52,7 @@ func full(t *testing.T) *report.Report {
 	rep.Prefixes = []report.Prefix{{Prefix: "order", Depth: 1, Keys: 3, Bytes: 300, Groups: 1}}
 	rep.MergedFrom = []string{"a.json", "b.json"}
 	rep.NotChecked = report.NoRegistryChecks
+	rep.DocsBase = "https://example.com/keyguard/"
 	v := reflect.ValueOf(rep).Elem()
 	for i := range v.NumField() {
 		if v.Field(i).IsZero() {

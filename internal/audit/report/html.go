@@ -8,7 +8,6 @@ import (
 	"io"
 	"slices"
 
-	"github.com/keyguard/keyguard/finding"
 )
 
 // HTML report sizes: the file stays small enough to open anywhere; the
@@ -29,7 +28,7 @@ const (
 func (r *Report) WriteHTML(w io.Writer) error {
 	t, err := template.New("report").Funcs(template.FuncMap{
 		"bytes": fmtBytes, "count": fmtCount, "show": show, "showKey": showKey, "ttl": ttlText, "ms": fmtMS,
-		"sec": fmtSec, "approx": func(s int64) string { return fmtApprox(secDur(s)) }, "dash": orDash, "doc": finding.DocURL, "f1": func(v float64) string { return fmt.Sprintf("%.1f", v) },
+		"sec": fmtSec, "approx": func(s int64) string { return fmtApprox(secDur(s)) }, "dash": orDash, "doc": r.docURL, "f1": func(v float64) string { return fmt.Sprintf("%.1f", v) },
 	}).Parse(htmlTemplate)
 	if err != nil {
 		return fmt.Errorf("write report: %w", err)
@@ -101,7 +100,7 @@ func (r *Report) htmlView() *htmlView {
 	v.treemap(r.Groups)
 	v.ttlBars(r.TTLHistogram)
 	for _, row := range r.ruleRows() {
-		v.Rules = append(v.Rules, ruleRow{Rule: row.Rule, Doc: finding.DocURL(row.Rule), Severity: row.Severity.String(), Count: row.Count, Omitted: row.Omitted})
+		v.Rules = append(v.Rules, ruleRow{Rule: row.Rule, Doc: r.docURL(row.Rule), Severity: row.Severity.String(), Count: row.Count, Omitted: row.Omitted})
 	}
 	return v
 }

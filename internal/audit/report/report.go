@@ -75,6 +75,10 @@ type Report struct {
 	// without a registry (NoRegistryChecks); empty with one.
 	NotChecked []string `json:"not_checked,omitempty"`
 
+	// DocsBase is where docs/ is published, for absolute rule links
+	// (LinkDocs); "" links relative to the repository. Not written.
+	DocsBase string `json:"-"`
+
 	// State is what merge and resume need to carry this report's
 	// aggregates over (exact counts, TTL sketches, samples). Not meant
 	// for reading; its shape may change between versions.
@@ -175,6 +179,24 @@ type TTLBucket struct {
 	Label string `json:"label"`
 	Keys  int64  `json:"keys"`
 	Bytes int64  `json:"bytes"`
+}
+
+// LinkDocs makes the rule links of the report absolute, under base (the
+// published docs/ directory, finding.DefaultDocsBase by default): a report
+// read outside the repository has no docs/rules.md beside it.
+func (r *Report) LinkDocs(base string) {
+	r.DocsBase = base
+	for i := range r.Findings {
+		r.Findings[i].Doc = r.docURL(r.Findings[i].Rule)
+	}
+}
+
+// docURL is the link to a rule's section in docs/rules.md.
+func (r *Report) docURL(rule string) string {
+	if r.DocsBase == "" {
+		return finding.DocURL(rule)
+	}
+	return finding.HelpURI(r.DocsBase, rule)
 }
 
 // NoRegistryChecks are what an audit without a registry does not check:

@@ -326,7 +326,7 @@ func (t *textWriter) templates(est string) {
 
 func (t *textWriter) rules() {
 	r, w := t.r, t.w
-	fmt.Fprintf(w, "\nfindings by rule (docs/rules.md explains each)\n")
+	fmt.Fprintf(w, "\nfindings by rule (%s explains each)\n", strings.TrimSuffix(r.docURL(""), "#"))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, rw := range r.ruleRows() {
 		ex := ""
