@@ -7,7 +7,6 @@ import (
 	"html/template"
 	"io"
 	"slices"
-
 )
 
 // HTML report sizes: the file stays small enough to open anywhere; the
