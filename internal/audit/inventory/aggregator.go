@@ -314,7 +314,9 @@ func (a *Aggregator) newFamily(db int, name string) *group {
 	name = strings.Clone(name) // it may be a slice of a walker's key
 	g := &group{name: name, family: name, kind: report.KindPrefix, db: db, binary: !utf8.ValidString(name)}
 	if g.binary {
-		g.name = escapeInvalid(name) // JSON keeps the name exactly; such keys get no suggestion
+		// Escaped once, as the reports display a name (they print one
+		// without control bytes as it is); such keys get no suggestion.
+		g.name = escapeInvalid(name)
 	}
 	g.domain = a.domainOf(name)
 	if d, ok := a.reg.Domain(g.domain); ok {
@@ -414,19 +416,25 @@ func hotWorse(a, b *hotItem) bool {
 	return findWorse(int64(a.freq), a.hash, a.key, int64(b.freq), b.hash, b.key) || a.freq == b.freq && a.key == b.key && a.db > b.db
 }
 
-// escapeInvalid writes bytes that are not UTF-8 as \xNN.
+// escapeInvalid writes bytes that are not UTF-8, control bytes and
+// backslashes as \xNN (a backslash as \\), so that the name has one
+// escaped form: the reports print it as it is, never escaped again.
 func escapeInvalid(s string) string {
 	var b strings.Builder
 	for i := 0; i < len(s); {
 		r, n := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && n <= 1 {
+		switch {
+		case r == utf8.RuneError && n <= 1, r < ' ', r == 0x7f:
 			b.WriteString(`\x`)
 			b.WriteByte("0123456789abcdef"[s[i]>>4])
 			b.WriteByte("0123456789abcdef"[s[i]&15])
 			i++
 			continue
+		case r == '\\':
+			b.WriteString(`\\`)
+		default:
+			b.WriteString(s[i : i+n])
 		}
-		b.WriteString(s[i : i+n])
 		i += n
 	}
 	return b.String()

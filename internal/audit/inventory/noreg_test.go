@@ -1,0 +1,82 @@
+package inventory_test
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/keyguard/keyguard/finding"
+	"github.com/keyguard/keyguard/internal/audit/inventory"
+	"github.com/keyguard/keyguard/internal/audit/report"
+	"github.com/keyguard/keyguard/registry"
+)
+
+// TestNoRegistry: with an empty stand-in registry the report groups keys
+// by family, raises the rules that need no registry (no-ttl, naming,
+// big keys) and none of those that do, and lists what went unchecked.
+func TestNoRegistry(t *testing.T) {
+	reg, err := registry.Parse("", []byte("version: 1\nkeys: []\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := []*inventory.Record{
+		rec("legacy:cart:1", typ("hash")), rec("legacy:cart:2", typ("hash")),
+		rec("Report:Daily:1", typ("string")), rec("big:blob:1", typ("string"), size(2<<20, 2<<20)),
+	}
+	for _, r := range rs {
+		r.TTL = -1
+	}
+	rep := buildReport(t, reg, inventory.Options{NoRegistry: true}, rs)
+	if len(rep.NotChecked) == 0 || rep.NotChecked[0] != "unregistered keys" {
+		t.Errorf("not checked: %v", rep.NotChecked)
+	}
+	for _, rule := range []string{finding.Unregistered, finding.Domain} {
+		if rep.Summary.ByRule[rule] != 0 {
+			t.Errorf("%s raised without a registry: %v", rule, rep.Summary.ByRule)
+		}
+	}
+	for _, rule := range []string{finding.NoTTL, finding.Case, finding.BigKey} {
+		if rep.Summary.ByRule[rule] == 0 {
+			t.Errorf("%s not raised: %v", rule, rep.Summary.ByRule)
+		}
+	}
+	var text bytes.Buffer
+	if err := rep.WriteText(&text, report.TextOptions{Next: "keyguard init --from-audit a.json"}); err != nil {
+		t.Fatal(err)
+	}
+	out := text.String()
+	for _, want := range []string{"no registry", "not checked (no registry): unregistered keys", "families by memory", "legacy:cart:{id:int}", "by type: 2 strings, 2 hashes", "next: keyguard init --from-audit a.json"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("text lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "unregistered;") || strings.Contains(out, "(unregistered)") {
+		t.Errorf("text calls keys unregistered:\n%s", out)
+	}
+	// With a registry, the same keys are unregistered and say so.
+	with := buildReport(t, loadReg(t), inventory.Options{}, rs)
+	if with.Summary.ByRule[finding.Unregistered] != int64(len(rs)) || len(with.NotChecked) != 0 {
+		t.Errorf("with a registry: %v, not checked %v", with.Summary.ByRule, with.NotChecked)
+	}
+}
+
+// TestBinaryFamilyEscapedOnce: a family of keys that are not UTF-8 is
+// named with its bytes escaped once, and the text report prints that
+// name as it is, without escaping its backslashes again.
+func TestBinaryFamilyEscapedOnce(t *testing.T) {
+	rep := buildReport(t, loadReg(t), inventory.Options{}, []*inventory.Record{rec("bin:\xff\xfe\x00", typ("string"))})
+	var g *report.Group
+	for i := range rep.Groups {
+		if rep.Groups[i].Kind == report.KindPrefix {
+			g = &rep.Groups[i]
+		}
+	}
+	if g == nil || g.Name != `bin:\xff\xfe\x00` || g.Suggested != "" {
+		t.Fatalf("group %+v", g)
+	}
+	var text bytes.Buffer
+	rep.WriteText(&text, report.TextOptions{Verbose: true})
+	if !strings.Contains(text.String(), `bin:\xff\xfe\x00 (unregistered)`) || strings.Contains(text.String(), `\\x`) {
+		t.Errorf("text:\n%s", text.String())
+	}
+}
