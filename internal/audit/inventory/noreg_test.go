@@ -2,8 +2,10 @@ package inventory_test
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/keyguard/keyguard/finding"
 	"github.com/keyguard/keyguard/internal/audit/inventory"
@@ -78,5 +80,45 @@ func TestBinaryFamilyEscapedOnce(t *testing.T) {
 	rep.WriteText(&text, report.TextOptions{Verbose: true})
 	if !strings.Contains(text.String(), `bin:\xff\xfe\x00 (unregistered)`) || strings.Contains(text.String(), `\\x`) {
 		t.Errorf("text:\n%s", text.String())
+	}
+}
+
+// TestMergeNotesAndDuration: merged reports of Cluster nodes audited one
+// by one say so in one note, not once per node, and the merged duration
+// is what the audits took together, not the time between them.
+func TestMergeNotesAndDuration(t *testing.T) {
+	reg := loadReg(t)
+	var reps []*report.Report
+	for i, node := range []string{"10.0.0.1:7000", "10.0.0.2:7000"} {
+		agg := inventory.New(reg, inventory.Options{})
+		add(agg, rec(fmt.Sprintf("order:order:%d:base", i), typ("hash")))
+		m := meta()
+		m.Source.Target = "redis://" + node
+		m.StartedAt = m.StartedAt.Add(time.Duration(i) * 24 * time.Hour) // a day apart
+		m.Duration = time.Duration(i+1) * time.Second
+		m.Notes = []string{node + " is a Redis Cluster node and was audited alone: audit the whole cluster in cluster mode (--cluster)", "shared note"}
+		reps = append(reps, agg.Report(m))
+	}
+	merged, err := inventory.MergeReports(reg, reps, []string{"a.json", "b.json"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if merged.DurationMS != 3000 {
+		t.Errorf("duration %d ms, want the sum 3000", merged.DurationMS)
+	}
+	var alone, shared int
+	for _, n := range merged.Notes {
+		if strings.Contains(n, "audited alone") {
+			alone++
+			if !strings.Contains(n, "2 nodes (10.0.0.1:7000, 10.0.0.2:7000)") {
+				t.Errorf("note %q", n)
+			}
+		}
+		if n == "shared note" {
+			shared++
+		}
+	}
+	if alone != 1 || shared != 1 {
+		t.Errorf("notes: %q", merged.Notes)
 	}
 }
