@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -160,5 +161,55 @@ func TestFlagSpellings(t *testing.T) {
 	_, help, _ := runCLI(t, "", "audit", "-h")
 	if strings.Contains(help, "(default -1)") || !strings.Contains(help, "(any case)") || !strings.Contains(help, "warn") {
 		t.Errorf("audit -h:\n%s", help)
+	}
+}
+
+// onePlural finds a count of one with a plural noun: "1 keys", "1 errors".
+var onePlural = regexp.MustCompile(`(^|[^0-9.,])1 (keys|entries|findings|errors|warnings|templates|groups|values|files|nodes|families|domains|prefixes|masters|rules|bytes|lines|records|changes)\b`)
+
+// TestNoOnePlurals runs the commands that count things over a keyspace of
+// one key, one family and one finding, and reads every line they print:
+// none may say "1 keys".
+func TestNoOnePlurals(t *testing.T) {
+	ctx := context.Background()
+	srv := redistest.Start(t)
+	if err := srv.Client(t).Set(ctx, "legacy:cart:1", strings.Repeat("x", 2<<20), 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	t.Chdir(dir)
+	reg := filepath.Join(dir, "one.yaml")
+	os.WriteFile(reg, []byte("version: 1\ndomains:\n  order: {owner: order-team}\nkeys:\n  - key: \"order:{id:int}\"\n    type: hash\n    ttl: 1h\n    desc: one\n"), 0o644)
+	var outputs []string
+	runAll := func(args ...string) {
+		_, out, errOut := runCLI(t, "", args...)
+		outputs = append(outputs, strings.Join(args, " ")+"\n"+out+errOut)
+	}
+	runAll("audit", "--redis", srv.URL())
+	runAll("audit", "--redis", srv.URL(), "--verbose")
+	runAll("audit", "--redis", srv.URL(), "--format", "json", "--out", "a.json", "--keys", "k.csv")
+	runAll("audit", "--redis", srv.URL(), "--registry", reg, "--verbose")
+	runAll("audit", "--redis", srv.URL(), "--registry", reg, "--format", "html")
+	runAll("init", "--from-audit", "a.json", "--out", "-")
+	runAll("check", "--registry", reg, "legacy:cart:1")
+	runAll("check", "--registry", reg, "order:1")
+	runAll("lint", "--registry", reg)
+	if err := srv.Client(t).Save(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	dump := filepath.Join(srv.Dir, "dump.rdb")
+	runAll("rdb", "--verbose", dump)
+	runAll("rdb", "--registry", reg, "--verbose", dump)
+	srv.Client(t).Set(ctx, "legacy:cart:2", "y", time.Hour)
+	runAll("audit", "--redis", srv.URL(), "--format", "json", "--out", "b.json", "--keys", "k2.csv")
+	runAll("diff", "a.json", "b.json")
+	runAll("diff", "k.csv", "k2.csv")
+	runAll("diff", "k.csv", dump)
+	for _, o := range outputs {
+		for line := range strings.Lines(o) {
+			if onePlural.MatchString(line) {
+				t.Errorf("%q\n(from %s)", line, strings.SplitN(o, "\n", 2)[0])
+			}
+		}
 	}
 }

@@ -113,7 +113,7 @@ func writeLintText(w io.Writer, file string, templates int, fds []finding.Findin
 	if err := finding.WriteText(w, fds); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintf(w, "%s: %d templates, %s\n", file, templates, finding.Count(fds))
+	_, err := fmt.Fprintf(w, "%s: %s, %s\n", file, plural(templates, "template"), finding.Count(fds))
 	return err
 }
 

@@ -27,7 +27,7 @@ const (
 func (r *Report) WriteHTML(w io.Writer) error {
 	t, err := template.New("report").Funcs(template.FuncMap{
 		"bytes": fmtBytes, "count": fmtCount, "show": show, "showKey": showKey, "ttl": ttlText, "ms": fmtMS,
-		"sec": fmtSec, "approx": func(s int64) string { return fmtApprox(secDur(s)) }, "dash": orDash, "doc": r.docURL, "f1": func(v float64) string { return fmt.Sprintf("%.1f", v) },
+		"sec": fmtSec, "approx": func(s int64) string { return fmtApprox(secDur(s)) }, "dash": orDash, "doc": r.docURL, "plural": Plural, "f1": func(v float64) string { return fmt.Sprintf("%.1f", v) },
 	}).Parse(htmlTemplate)
 	if err != nil {
 		return fmt.Errorf("write report: %w", err)
@@ -333,7 +333,7 @@ pre{background:#f6f6f6;padding:8px;overflow:auto}
 <div class="card">memory<b>{{.Est}}{{bytes .R.Summary.Bytes}}</b></div>
 <div class="card">unregistered<b>{{.Est}}{{count .R.Summary.Unregistered}}</b></div>
 <div class="card">without TTL<b>{{.Est}}{{count .R.Summary.NoTTL}}</b></div>
-<div class="card">findings<b>{{count .R.Summary.Findings}}</b>{{count .R.Summary.BySeverity.Error}} errors · {{count .R.Summary.BySeverity.Warning}} warnings</div>
+<div class="card">findings<b>{{count .R.Summary.Findings}}</b>{{plural .R.Summary.BySeverity.Error "error"}} · {{plural .R.Summary.BySeverity.Warning "warning"}}</div>
 </div>
 {{if .Domains}}
 <h2>Memory by domain and template</h2>

@@ -107,8 +107,8 @@ func (t *textWriter) write() {
 		fmt.Fprintf(w, "\n%s, %s%s; %s without TTL\n", keysText(est, s.Keys), est, fmtBytes(s.Bytes), keysText(est, s.NoTTL))
 		fmt.Fprintf(w, "not checked (no registry): %s\n", strings.Join(r.NotChecked, ", "))
 	} else {
-		fmt.Fprintf(w, "\n%s%s keys, %s%s: %s%s registered, %s%s unregistered; %s%s without TTL\n",
-			est, fmtCount(s.Keys), est, fmtBytes(s.Bytes), est, fmtCount(s.Keys-s.Unregistered), est, fmtCount(s.Unregistered), est, fmtCount(s.NoTTL))
+		fmt.Fprintf(w, "\n%s, %s%s: %s%s registered, %s%s unregistered; %s%s without TTL\n",
+			keysText(est, s.Keys), est, fmtBytes(s.Bytes), est, fmtCount(s.Keys-s.Unregistered), est, fmtCount(s.Unregistered), est, fmtCount(s.NoTTL))
 	}
 	if types := t.typeCounts(est); types != "" {
 		fmt.Fprintf(w, "by type: %s\n", types)
@@ -156,7 +156,7 @@ func (t *textWriter) write() {
 		t.more(len(sugg)-n, "suggested entries (keyguard init --from-audit REPORT.json writes them all)")
 	}
 	if len(r.UnusedTemplates) > 0 {
-		fmt.Fprintf(w, "\n%d templates have no keys: %s\n", len(r.UnusedTemplates), listShort(r.UnusedTemplates, t.limit(len(r.UnusedTemplates), 5)))
+		fmt.Fprintf(w, "\n%s no keys: %s\n", haveText(int64(len(r.UnusedTemplates)), "template"), listShort(r.UnusedTemplates, t.limit(len(r.UnusedTemplates), 5)))
 	}
 	if len(r.Notes) > 0 {
 		fmt.Fprintf(w, "\nnotes\n")
@@ -280,6 +280,14 @@ func keysText(est string, n int64) string {
 		return Plural(n, "key")
 	}
 	return est + fmtCount(n) + " keys"
+}
+
+// haveText is "1 template has", "3 templates have".
+func haveText(n int64, noun string) string {
+	if n == 1 {
+		return "1 " + noun + " has"
+	}
+	return Plural(n, noun) + " have"
 }
 
 // Plural is "1 key", "0 keys", "1,200 keys": a count with its noun, the
