@@ -103,6 +103,11 @@ cursor per node for --resume.`)
 	if err != nil {
 		out.close(false)
 		kout.close(false)
+		if *timeout > 0 && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			// Not the network's fault: the audit's own time ran out
+			// before it could start.
+			return fmt.Errorf("--timeout %s ran out before the audit of %s could start: --timeout bounds the whole audit, connecting included; give it minutes, not %s", formatDuration(*timeout), tgt.display, formatDuration(*timeout))
+		}
 		return auditError(err, target.Conn.TLS != nil)
 	}
 	if err := kout.close(true); err != nil {

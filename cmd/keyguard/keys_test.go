@@ -213,3 +213,13 @@ func TestNoOnePlurals(t *testing.T) {
 		}
 	}
 }
+
+// TestTimeoutTooShort: an audit whose --timeout runs out before it could
+// connect says that the timeout is the cause, not the network.
+func TestTimeoutTooShort(t *testing.T) {
+	srv := redistest.Start(t)
+	code, _, errOut := runCLI(t, "", "audit", "--redis", srv.URL(), "--timeout", "1ns", "--registry", "testdata/clean.yaml")
+	if code != 2 || !strings.Contains(errOut, "--timeout") || strings.Contains(errOut, "firewall") {
+		t.Errorf("exit %d: %s", code, errOut)
+	}
+}
