@@ -121,16 +121,16 @@ func (a *Aggregator) suggestable(name, example string) (string, []string, bool) 
 		if !pii {
 			continue
 		}
-		kind := "phone"
+		kind, held := "phone", "a phone number"
 		switch {
 		case strings.Contains(what, "e-mail"):
-			kind = "email"
+			kind, held = "email", "an e-mail address"
 		case strings.Contains(what, "ID"):
-			kind = "idcard"
+			kind, held = "idcard", "an ID-card number"
 		}
 		if next, ok := replacePlaceholder(name, c.Name, "{"+kind+":hash}"); ok {
 			name = next
-			notes = append(notes, fmt.Sprintf("these keys hold a %s in clear: the template stores a hash of it instead; move the keys (keyguard migrate) once writers build them with it", strings.Fields(what)[0]))
+			notes = append(notes, fmt.Sprintf("these keys hold %s in clear: the template stores a hash of it instead; move the keys (keyguard migrate) once writers build them with it", held))
 		}
 	}
 	for _, c := range caps { // narrow while it overlaps a registered template
