@@ -74,7 +74,7 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 // trailing \r from newline-separated input. Keys of any length and any
 // bytes pass through; fn must not keep the string.
 func readKeys(ctx context.Context, r io.Reader, sep byte, fn func(string)) error {
-	br := bufio.NewReaderSize(r, 256<<10)
+	br := bufio.NewReaderSize(&ctxReader{ctx: ctx, r: r}, 256<<10)
 	var long []byte
 	for n := 0; ; n++ {
 		if n&4095 == 0 && ctx.Err() != nil {
@@ -101,9 +101,67 @@ func readKeys(ctx context.Context, r io.Reader, sep byte, fn func(string)) error
 		if errors.Is(err, io.EOF) {
 			return nil
 		}
+		if err != nil && ctx.Err() != nil {
+			return fmt.Errorf("interrupted after %s: %w", report.Plural(int64(n), "key"), ctx.Err())
+		}
 		if err != nil {
 			return fmt.Errorf("read keys: %w", err)
 		}
+	}
+}
+
+// ctxReader is r, whose Read returns ctx's error as soon as ctx is done:
+// a read from a terminal or a pipe that waits for input does not hold up
+// Ctrl-C. The read itself goes on in the background; its bytes are
+// dropped (the command is ending).
+type ctxReader struct {
+	ctx  context.Context
+	r    io.Reader
+	done chan readResult // the read under way, nil when none
+	buf  []byte
+	rest []byte // read but not yet returned
+	err  error  // of the read that gave rest
+}
+
+type readResult struct {
+	n   int
+	err error
+}
+
+func (c *ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	if len(c.rest) > 0 {
+		n := copy(p, c.rest)
+		c.rest = c.rest[n:]
+		if len(c.rest) == 0 {
+			return n, c.err
+		}
+		return n, nil
+	}
+	if c.done == nil {
+		if cap(c.buf) < len(p) {
+			c.buf = make([]byte, len(p))
+		}
+		buf, done := c.buf[:len(p)], make(chan readResult, 1)
+		c.done = done
+		go func() {
+			n, err := c.r.Read(buf)
+			done <- readResult{n, err}
+		}()
+	}
+	select {
+	case res := <-c.done:
+		c.done = nil
+		n := copy(p, c.buf[:res.n])
+		if n < res.n {
+			c.rest, c.err = c.buf[n:res.n], res.err
+			return n, nil
+		}
+		return n, res.err
+	case <-c.ctx.Done():
+		return 0, c.ctx.Err()
 	}
 }
 

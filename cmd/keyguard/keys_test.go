@@ -223,3 +223,33 @@ func TestTimeoutTooShort(t *testing.T) {
 		t.Errorf("exit %d: %s", code, errOut)
 	}
 }
+
+// TestInterruptExitCode: a run stopped by Ctrl-C (its context cancelled)
+// writes what it has and exits 2, as an interrupted audit does, whatever
+// the command.
+func TestInterruptExitCode(t *testing.T) {
+	srv := redistest.Start(t)
+	ctx := context.Background()
+	for i := range 50 {
+		srv.Client(t).Set(ctx, fmt.Sprintf("order:order:%d:base", i), "x", time.Hour)
+	}
+	for _, args := range [][]string{
+		{"investigate", "--redis", srv.URL(), "--registry", "testdata/clean.yaml", "--key", "order:order:1:base", "--watch", "1m"},
+		{"check", "--registry", "testdata/clean.yaml", "-"},
+	} {
+		cctx, cancel := context.WithCancel(ctx)
+		time.AfterFunc(300*time.Millisecond, cancel)
+		var out, errb strings.Builder
+		pr, pw := io.Pipe() // check - reads stdin until the interrupt
+		defer pw.Close()
+		e := &env{stdin: pr, stdout: &out, stderr: &errb, getenv: func(string) string { return "" }}
+		code := run(cctx, args, e)
+		cancel()
+		if code != 2 || !strings.Contains(errb.String(), "interrupted") {
+			t.Errorf("%s interrupted: exit %d\n%s%s", args[0], code, out.String(), errb.String())
+		}
+		if args[0] == "investigate" && !strings.Contains(out.String(), "order:order:1:base") {
+			t.Errorf("investigate interrupted wrote no report:\n%s", out.String())
+		}
+	}
+}
