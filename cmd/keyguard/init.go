@@ -125,6 +125,10 @@ func registryFromAudit(rep *report.Report, path string) ([]byte, int, error) {
 			}
 		}
 	}
+	kept, keptDomains, keptNote := registeredEntries(rep)
+	for d := range keptDomains {
+		delete(domains, d) // declared with its owner below
+	}
 	names := make([]string, 0, len(domains))
 	for d := range domains {
 		names = append(names, d)
@@ -133,8 +137,9 @@ func registryFromAudit(rep *report.Report, path string) ([]byte, int, error) {
 
 	var b bytes.Buffer
 	fmt.Fprintf(&b, `# keyguard.yaml built by keyguard init from the audit report %s
-# (%s %s, %s, registry %s): one entry per family of keys the audit found
-# unregistered, largest first.
+# (%s %s, %s, registry %s): the entries of that registry its keys
+# matched, then one entry per family of keys it found unregistered, largest
+# first.
 #
 # Every value a person must decide is marked FILL-IN: the owners, the
 # descriptions, and TTLs the keys did not show. keyguard lint fails until each
@@ -147,14 +152,125 @@ domains:
 	for _, d := range names {
 		fmt.Fprintf(&b, "  %s: {owner: FILL-IN, desc: \"FILL-IN: what the %s keys are for\"}\n", yamlKey(d), d)
 	}
+	for _, d := range sortedKeys(keptDomains) {
+		dom := keptDomains[d]
+		if dom.Desc == "" {
+			fmt.Fprintf(&b, "  %s: {owner: %s}\n", yamlKey(d), strconv.Quote(dom.Owner))
+		} else {
+			fmt.Fprintf(&b, "  %s: {owner: %s, desc: %s}\n", yamlKey(d), strconv.Quote(dom.Owner), strconv.Quote(dom.Desc))
+		}
+	}
 	b.WriteString("\nkeys:\n")
+	if keptNote != "" {
+		fmt.Fprintf(&b, "  # %s\n", keptNote)
+	}
+	for _, text := range kept {
+		b.WriteString(text)
+		b.WriteByte('\n')
+	}
 	for i, s := range sugg {
-		if i > 0 {
+		if i > 0 || len(kept) > 0 {
 			b.WriteByte('\n')
 		}
 		fmt.Fprintf(&b, "  # %s, %s\n%s", report.Plural(s.keys, "key"), report.HumanBytes(s.bytes), strings.TrimRight(s.text, "\n")+"\n")
 	}
 	return b.Bytes(), len(sugg), nil
+}
+
+// registeredEntries are the entries of the report's registry that keys of
+// the report matched, as written in that file (re-indented under keys:),
+// and their declared domains: the registry built covers every key the
+// audit saw, not only the unregistered ones. note says why none could be
+// copied, or is "" (also when the report had no registry).
+func registeredEntries(rep *report.Report) (entries []string, domains map[string]*registry.Domain, note string) {
+	domains = map[string]*registry.Domain{}
+	used := 0
+	for _, g := range rep.Groups {
+		if g.Kind == report.KindTemplate && g.Keys > 0 {
+			used++
+		}
+	}
+	if rep.Registry == "" || used == 0 {
+		return nil, domains, ""
+	}
+	src, err := os.ReadFile(rep.Registry)
+	if err != nil {
+		return nil, domains, fmt.Sprintf("FILL-IN: the %d templates of %s the audit's other keys matched could not be copied (%v): copy them here", used, rep.Registry, err)
+	}
+	reg, err := registry.Parse(rep.Registry, src)
+	if err != nil || reg.Env != "" || reg.Separator != ':' {
+		return nil, domains, fmt.Sprintf("FILL-IN: copy here the %d templates of %s the audit's other keys matched", used, rep.Registry)
+	}
+	lines := strings.Split(string(src), "\n")
+	starts := make([]int, 0, len(reg.Entries))
+	for _, e := range reg.Entries {
+		starts = append(starts, e.Pos.Line)
+	}
+	sort.Ints(starts)
+	seen := map[*registry.Entry]bool{}
+	for _, g := range rep.Groups {
+		e := reg.EntryByKey(g.Name)
+		if g.Kind != report.KindTemplate || g.Keys == 0 || e == nil || seen[e] || e.Pos.Line < 1 {
+			continue
+		}
+		seen[e] = true
+		end := len(lines)
+		if i := sort.SearchInts(starts, e.Pos.Line+1); i < len(starts) {
+			end = starts[i] - 1
+		}
+		text := entryText(lines, e.Pos.Line-1, end)
+		if text == "" {
+			continue
+		}
+		entries = append(entries, fmt.Sprintf("  # %s, %s (from %s)\n%s", report.Plural(g.Keys, "key"), report.HumanBytes(g.Bytes), rep.Registry, text))
+		if d, ok := reg.Domain(e.Domain); ok {
+			domains[d.Name] = d
+		}
+	}
+	return entries, domains, ""
+}
+
+// entryText is lines[from:to] of a registry file (an entry and what
+// follows it up to the next), re-indented to start at two spaces, without
+// the blank lines and comments that end it nor any top-level line.
+func entryText(lines []string, from, to int) string {
+	if from < 0 || from >= len(lines) {
+		return ""
+	}
+	first := lines[from]
+	dash := strings.Index(first, "-")
+	if dash < 0 || strings.TrimSpace(first[:dash]) != "" {
+		return ""
+	}
+	var out []string
+	for i := from; i < to && i < len(lines); i++ {
+		l := strings.TrimRight(lines[i], " \t\r")
+		if i > from && l != "" && !strings.HasPrefix(l, " ") && !strings.HasPrefix(l, "\t") && !strings.HasPrefix(l, "-") {
+			break // a top-level key: the section ended
+		}
+		if len(l) >= dash && strings.TrimSpace(l[:dash]) == "" {
+			l = l[dash:]
+		} else {
+			l = strings.TrimLeft(l, " \t")
+		}
+		if l != "" {
+			l = "  " + l
+		}
+		out = append(out, l)
+	}
+	for len(out) > 0 && (out[len(out)-1] == "" || strings.HasPrefix(strings.TrimSpace(out[len(out)-1]), "#")) {
+		out = out[:len(out)-1]
+	}
+	return strings.Join(out, "\n")
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
 }
 
 // suggestedTemplate reads the template of a suggested entry: the quoted

@@ -106,14 +106,15 @@ func TestInitFromAudit(t *testing.T) {
 			t.Errorf("registry lacks %q:\n%s", want, text)
 		}
 	}
-	if strings.Contains(text, "order:order") {
-		t.Errorf("a registered template was suggested:\n%s", text)
+	// The template the audit's registry matched is copied, not suggested.
+	if !strings.Contains(text, "(from testdata/clean.yaml)\n  - key: \"order:order:{orderId:int}:base\"") || strings.Count(text, "order:order:{") != 1 {
+		t.Errorf("the registered template was not copied once:\n%s", text)
 	}
 	reg, err := registry.Load(path)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, text)
 	}
-	if len(reg.Entries) != 2 {
+	if len(reg.Entries) != 3 {
 		t.Fatalf("%d entries:\n%s", len(reg.Entries), text)
 	}
 	code, out, _ := runCLI(t, "", "lint", "--registry", path)
@@ -246,5 +247,53 @@ func TestFirstRun(t *testing.T) {
 			}
 		}
 		t.Fatalf("audit with the registry: %d keys, %d unregistered %v, registry %q\n%s", again.Summary.Keys, again.Summary.Unregistered, un, again.Registry, filled)
+	}
+}
+
+// TestInitFromAuditKeepsRegistered: keys an audit found registered (here
+// by the starter) stay covered in the registry init --from-audit writes:
+// their entries are copied from the registry the audit used.
+func TestInitFromAuditKeepsRegistered(t *testing.T) {
+	ctx := context.Background()
+	srv := redistest.Start(t)
+	c := srv.Client(t)
+	for i := range 20 {
+		c.HSet(ctx, fmt.Sprintf("auth:session:%d", i), "u", i)
+		c.Expire(ctx, fmt.Sprintf("auth:session:%d", i), 10*time.Minute)
+		c.Set(ctx, fmt.Sprintf("legacy:cart:%d", i), "x", time.Hour)
+	}
+	c.HSet(ctx, redishook.RecordIndexKey, "0123456789abcdef", "order:{id}")
+	t.Chdir(t.TempDir())
+	if code, _, errOut := runCLI(t, "", "init"); code != 0 {
+		t.Fatal(errOut)
+	}
+	if code, _, errOut := runCLI(t, "", "audit", "--redis", srv.URL(), "--format", "json", "--out", "audit.json"); code > 1 {
+		t.Fatalf("audit: exit %d: %s", code, errOut)
+	}
+	if code, _, errOut := runCLI(t, "", "init", "--from-audit", "audit.json", "--out", "new.yaml"); code != 0 {
+		t.Fatalf("init --from-audit: exit %d: %s", code, errOut)
+	}
+	b, _ := os.ReadFile("new.yaml")
+	text := string(b)
+	for _, want := range []string{`- key: "auth:session:{userId:int}"`, `- key: "keyguard:{{writers}}:index"`, `- key: "legacy:cart:{id:int}"`, `auth: {owner: "identity-team"`} {
+		if !strings.Contains(text, want) {
+			t.Errorf("new.yaml lacks %q:\n%s", want, text)
+		}
+	}
+	filled := regexp.MustCompile(`owner: FILL-IN`).ReplaceAllString(text, "owner: shop-team")
+	filled = regexp.MustCompile(`desc: "FILL-IN[^"]*"`).ReplaceAllString(filled, `desc: "checked"`)
+	os.WriteFile("new.yaml", []byte(filled), 0o644)
+	if code, out, errOut := runCLI(t, "", "lint", "--registry", "new.yaml"); code != 0 {
+		t.Fatalf("lint: exit %d\n%s%s\n%s", code, out, errOut, filled)
+	}
+	if code, _, errOut := runCLI(t, "", "audit", "--redis", srv.URL(), "--registry", "new.yaml", "--format", "json", "--out", "again.json"); code > 1 {
+		t.Fatalf("audit again: exit %d: %s", code, errOut)
+	}
+	again, err := readReportFile(&env{}, "again.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Summary.Unregistered != 0 || again.Summary.Keys != 41 {
+		t.Errorf("with the new registry: %d keys, %d unregistered\n%s", again.Summary.Keys, again.Summary.Unregistered, filled)
 	}
 }
