@@ -60,6 +60,7 @@ type Aggregator struct {
 
 type totals struct {
 	keys, bytes, bytesUnknown, noTTL, unregistered int64
+	bytesSq                                        float64  // sum of the squares of the sizes, for a sample's margin
 	sev                                            [3]int64 // by finding.Severity, of findings decided per key
 }
 
@@ -202,6 +203,7 @@ func (a *Aggregator) Add(r *Record, cl Class) {
 	g.ttlHist[c].keys++
 	if r.Bytes >= 0 {
 		a.t.bytes += r.Bytes
+		a.t.bytesSq += float64(r.Bytes) * float64(r.Bytes)
 		g.bytes += r.Bytes
 		a.ttlHist[c].bytes += r.Bytes
 		g.ttlHist[c].bytes += r.Bytes

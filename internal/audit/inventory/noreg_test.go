@@ -3,6 +3,8 @@ package inventory_test
 import (
 	"bytes"
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -120,5 +122,56 @@ func TestMergeNotesAndDuration(t *testing.T) {
 	}
 	if alone != 1 || shared != 1 {
 		t.Errorf("notes: %q", merged.Notes)
+	}
+}
+
+// TestSampleMargin: a sampled audit's memory comes with a 95% margin, and
+// over many samples of one keyspace (sizes spread over three orders of
+// magnitude) the true total lies within the margin about 95% of the time.
+func TestSampleMargin(t *testing.T) {
+	reg := loadReg(t)
+	rng := rand.New(rand.NewPCG(21, 22))
+	const n, p = 40_000, 0.05
+	sizes := make([]int64, n)
+	var total int64
+	for i := range sizes {
+		sizes[i] = 50 + int64(math.Exp(rng.Float64()*7)) // 51 B … ~1.1 KB, heavy upper end
+		if i%1000 == 0 {
+			sizes[i] = 1 << 20 // a few big keys
+		}
+		total += sizes[i]
+	}
+	trials, inside := 120, 0
+	if testing.Short() {
+		trials = 60
+	}
+	for range trials {
+		agg := inventory.New(reg, inventory.Options{Sampled: true, SampleRatio: p})
+		for i, b := range sizes {
+			if rng.Float64() < p {
+				add(agg, rec(fmt.Sprintf("cache:item:%d", i), typ("string"), size(b, 1)))
+			}
+		}
+		rep := agg.Report(meta())
+		m := rep.Sample.BytesMargin
+		if m <= 0 {
+			t.Fatalf("margin %d of %d", m, rep.Summary.Bytes)
+		}
+		if d := rep.Summary.Bytes - total; -m <= d && d <= m {
+			inside++
+		}
+	}
+	share := float64(inside) / float64(trials)
+	t.Logf("the true total within the margin in %.0f%% of %d samples", share*100, trials)
+	if share < 0.85 || share > 0.995 {
+		t.Errorf("the true total within the margin in %.0f%% of %d samples, want about 95%%", share*100, trials)
+	}
+	var text bytes.Buffer
+	agg := inventory.New(reg, inventory.Options{Sampled: true, SampleRatio: 0.5})
+	add(agg, rec("cache:item:1", typ("string"), size(1000, 1)))
+	add(agg, rec("cache:item:2", typ("string"), size(3000, 1)))
+	agg.Report(meta()).WriteText(&text, report.TextOptions{})
+	if !strings.Contains(text.String(), "~7.8 KiB ±") || !strings.Contains(text.String(), "(95%)") {
+		t.Errorf("text:\n%s", text.String())
 	}
 }

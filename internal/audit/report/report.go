@@ -171,6 +171,9 @@ type Finding struct {
 type Sample struct {
 	Ratio    float64 `json:"ratio"`     // fraction of the keyspace sampled; 0 unknown (nothing extrapolated)
 	KeysSeen int64   `json:"keys_seen"` // records actually read
+	// BytesMargin is the 95% margin of the extrapolated memory
+	// (Summary.Bytes ± BytesMargin); 0 when unknown (a merged report).
+	BytesMargin int64 `json:"bytes_margin,omitempty"`
 }
 
 // TTLBucket is one bar of the TTL histogram: keys and memory by remaining

@@ -97,18 +97,22 @@ func (t *textWriter) write() {
 	}
 	if r.Sample != nil {
 		if r.Sample.Ratio > 0 {
-			fmt.Fprintf(w, "sampled: %s read, %.3g%% of the keyspace; numbers marked ~ are extrapolated\n", Plural(r.Sample.KeysSeen, "key"), r.Sample.Ratio*100)
+			margin := ""
+			if m := r.Sample.BytesMargin; m > 0 {
+				margin = fmt.Sprintf("; memory ±%s (95%%)", fmtBytes(m))
+			}
+			fmt.Fprintf(w, "sampled: %s read, %.3g%% of the keyspace; numbers marked ~ are extrapolated%s\n", Plural(r.Sample.KeysSeen, "key"), r.Sample.Ratio*100, margin)
 		} else {
 			fmt.Fprintf(w, "sampled: %s read; counts are of the sample\n", Plural(r.Sample.KeysSeen, "key"))
 		}
 	}
 	s := r.Summary
 	if len(r.NotChecked) > 0 {
-		fmt.Fprintf(w, "\n%s, %s%s; %s without TTL\n", keysText(est, s.Keys), est, fmtBytes(s.Bytes), keysText(est, s.NoTTL))
+		fmt.Fprintf(w, "\n%s, %s%s%s; %s without TTL\n", keysText(est, s.Keys), est, fmtBytes(s.Bytes), r.marginText(), keysText(est, s.NoTTL))
 		fmt.Fprintf(w, "not checked (no registry): %s\n", strings.Join(r.NotChecked, ", "))
 	} else {
-		fmt.Fprintf(w, "\n%s, %s%s: %s%s registered, %s%s unregistered; %s%s without TTL\n",
-			keysText(est, s.Keys), est, fmtBytes(s.Bytes), est, fmtCount(s.Keys-s.Unregistered), est, fmtCount(s.Unregistered), est, fmtCount(s.NoTTL))
+		fmt.Fprintf(w, "\n%s, %s%s%s: %s%s registered, %s%s unregistered; %s%s without TTL\n",
+			keysText(est, s.Keys), est, fmtBytes(s.Bytes), r.marginText(), est, fmtCount(s.Keys-s.Unregistered), est, fmtCount(s.Unregistered), est, fmtCount(s.NoTTL))
 	}
 	if types := t.typeCounts(est); types != "" {
 		fmt.Fprintf(w, "by type: %s\n", types)
@@ -444,4 +448,12 @@ func listShort(xs []string, n int) string {
 		s += fmt.Sprintf(", … %d more", len(xs)-n)
 	}
 	return s
+}
+
+// marginText is " ±3.1 MiB" after a sampled memory figure, or "".
+func (r *Report) marginText() string {
+	if r.Sample == nil || r.Sample.BytesMargin <= 0 {
+		return ""
+	}
+	return " ±" + fmtBytes(r.Sample.BytesMargin)
 }
