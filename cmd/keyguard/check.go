@@ -25,6 +25,8 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	fs.failOnFlag()
 	onlyFindings := fs.Bool("only-findings", false, "print only keys that break a rule (the summary still counts all)")
 	nul := fs.Bool("0", false, "keys on stdin are separated by NUL bytes instead of newlines (keys may then hold newlines)")
+	var docs string
+	fs.docsURLFlag(&docs)
 	keys, err := fs.parse(args)
 	if err != nil {
 		return err
@@ -41,7 +43,7 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	w := bufio.NewWriterSize(out, 64<<10)
-	c := &checkRun{reg: reg, chk: reg.NewChecker(), w: w, json: fs.opts.format == "json", onlyFindings: *onlyFindings, threshold: fs.threshold()}
+	c := &checkRun{reg: reg, chk: reg.NewChecker(), w: w, json: fs.opts.format == "json", onlyFindings: *onlyFindings, threshold: fs.threshold(), docs: docs}
 	for _, k := range keys {
 		if k != "-" {
 			c.key(k)
@@ -173,6 +175,7 @@ type checkRun struct {
 	onlyFindings bool
 	threshold    finding.Severity
 	failed       bool
+	docs         string // --docs-url
 
 	keys, registered int
 	counts           finding.Counts
@@ -253,7 +256,7 @@ func (c *checkRun) writeJSON(k string, res registry.Result) {
 	for i := range c.fds {
 		c.fds[i].Key = "" // the line's key already says it
 	}
-	v := keyJSON{Key: k, Findings: withDocs(c.fds)}
+	v := keyJSON{Key: k, Findings: withDocs(c.fds, c.docs)}
 	if !utf8.ValidString(k) {
 		v.KeyBase64 = base64.StdEncoding.EncodeToString([]byte(k))
 	}

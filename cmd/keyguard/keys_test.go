@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/keyguard/keyguard/finding"
 	"github.com/keyguard/keyguard/internal/audit/report"
 	"github.com/keyguard/keyguard/internal/redistest"
 	"github.com/redis/go-redis/v9"
@@ -250,6 +251,53 @@ func TestInterruptExitCode(t *testing.T) {
 		}
 		if args[0] == "investigate" && !strings.Contains(out.String(), "order:order:1:base") {
 			t.Errorf("investigate interrupted wrote no report:\n%s", out.String())
+		}
+	}
+}
+
+// TestReportDocLinks: the findings of an audit report link their rule
+// under the published docs by default, under --docs-url when given, and
+// relative to the repository with --docs-url "".
+func TestReportDocLinks(t *testing.T) {
+	const fixture = "/work/shared/rdb-fixtures/replicator__dumpV8.rdb"
+	if _, err := os.Stat(fixture); err != nil {
+		if os.Getenv("KEYGUARD_REQUIRE_TOOLCHAINS") != "" || os.Getenv("KEYGUARD_REQUIRE_REDIS") != "" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	t.Chdir(t.TempDir())
+	for _, tc := range []struct{ flag, prefix string }{
+		{"", finding.DefaultDocsBase + "docs/rules.md#"},
+		{"--docs-url=https://docs.example.com/kg", "https://docs.example.com/kg/docs/rules.md#"},
+		{"--docs-url=", "docs/rules.md#"},
+	} {
+		for _, format := range []string{"json", "html", "text"} {
+			args := []string{"rdb", "--format", format, fixture}
+			if tc.flag != "" {
+				args = append(args, tc.flag)
+			}
+			_, out, errOut := runCLI(t, "", args...)
+			switch format {
+			case "json":
+				rep, err := report.ReadReport(strings.NewReader(out))
+				if err != nil || len(rep.Findings) == 0 {
+					t.Fatalf("%v %s", err, errOut)
+				}
+				for _, f := range rep.Findings {
+					if f.Doc != tc.prefix+finding.Anchor(f.Rule) {
+						t.Fatalf("%s: doc %q", tc.flag, f.Doc)
+					}
+				}
+			case "html":
+				if !strings.Contains(out, `href="`+tc.prefix+"no-ttl") {
+					t.Errorf("%s html: no link %s", tc.flag, tc.prefix+"no-ttl")
+				}
+			default:
+				if !strings.Contains(out, "findings by rule ("+strings.TrimSuffix(tc.prefix, "#")+" explains each)") {
+					t.Errorf("%s text:\n%s", tc.flag, out)
+				}
+			}
 		}
 	}
 }
