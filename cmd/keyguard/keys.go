@@ -53,9 +53,12 @@ func (k *keysFlags) open(e *env) (*keysOut, error) {
 			format = report.KeysJSONL
 		}
 	}
-	out, err := openOutputPath(e, k.path)
+	if k.path == "-" {
+		return nil, usagef("--keys -: the rows would mix with the report on stdout; name a file")
+	}
+	out, err := openOutputFlag(e, "--keys", k.path)
 	if err != nil {
-		return nil, usagef("--keys: %v", err)
+		return nil, err
 	}
 	bw := bufio.NewWriterSize(out, 1<<16)
 	x, err := report.NewKeyExport(bw, format)

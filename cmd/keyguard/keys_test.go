@@ -301,3 +301,19 @@ func TestReportDocLinks(t *testing.T) {
 		}
 	}
 }
+
+// TestKeysFileErrors: a --keys file that cannot be written is named as
+// --keys, and fails before anything is read.
+func TestKeysFileErrors(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct{ path, want string }{
+		{filepath.Join(dir, "nodir", "k.csv"), "cannot write --keys " + filepath.Join(dir, "nodir", "k.csv") + ": the directory"},
+		{dir, "--keys " + dir + " is a directory"},
+		{"-", "--keys -: the rows would mix with the report"},
+	} {
+		code, _, errOut := runCLI(t, "", "rdb", "--keys", tc.path, "/nonexistent.rdb")
+		if code != 2 || !strings.Contains(errOut, tc.want) {
+			t.Errorf("--keys %s: exit %d: %s", tc.path, code, errOut)
+		}
+	}
+}

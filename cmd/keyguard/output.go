@@ -19,52 +19,56 @@ type output struct {
 	io.Writer
 	file   *os.File
 	path   string
-	direct bool // a device or pipe, written in place
+	flag   string // the flag that named path, for messages: --out, --keys
+	direct bool   // a device or pipe, written in place
 }
 
 func (fs *flagSet) openOutput(e *env) (*output, error) {
 	return openOutputPath(e, fs.opts.out)
 }
 
-func openOutputPath(e *env, path string) (*output, error) {
+func openOutputPath(e *env, path string) (*output, error) { return openOutputFlag(e, "--out", path) }
+
+// openOutputFlag is openOutputPath for a file named by another flag.
+func openOutputFlag(e *env, flag, path string) (*output, error) {
 	if path == "" || path == "-" {
 		return &output{Writer: e.stdout}, nil
 	}
 	fi, err := os.Stat(path)
 	switch {
 	case err == nil && fi.IsDir():
-		return nil, usagef("--out %s is a directory: name a file in it, e.g. --out %s", path, filepath.Join(path, "report.json"))
+		return nil, usagef("%s %s is a directory: name a file in it, e.g. %s %s", flag, path, flag, filepath.Join(path, "report.json"))
 	case err == nil && !fi.Mode().IsRegular():
 		// /dev/null, /dev/stdout, a FIFO: renaming a temporary file over
 		// it would replace the device node itself (as root).
 		f, err := os.OpenFile(path, os.O_WRONLY, 0)
 		if err != nil {
-			return nil, fmt.Errorf("cannot write --out %s: %w", path, errors.Unwrap(err))
+			return nil, fmt.Errorf("cannot write %s %s: %w", flag, path, errors.Unwrap(err))
 		}
-		return &output{Writer: f, file: f, direct: true}, nil
+		return &output{Writer: f, file: f, flag: flag, direct: true}, nil
 	}
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*")
 	if err != nil {
-		return nil, outError(path, dir, err)
+		return nil, outError(flag, path, dir, err)
 	}
-	return &output{Writer: f, file: f, path: path}, nil
+	return &output{Writer: f, file: f, path: path, flag: flag}, nil
 }
 
 // outError says why --out cannot be written without naming the
 // temporary file it tried.
-func outError(path, dir string, err error) error {
+func outError(flag, path, dir string, err error) error {
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("cannot write --out %s: the directory %s does not exist (create it first: mkdir -p %s)", path, dir, dir)
+		return fmt.Errorf("cannot write %s %s: the directory %s does not exist (create it first: mkdir -p %s)", flag, path, dir, dir)
 	case errors.Is(err, fs.ErrPermission):
-		return fmt.Errorf("cannot write --out %s: no permission to create files in %s", path, dir)
+		return fmt.Errorf("cannot write %s %s: no permission to create files in %s", flag, path, dir)
 	}
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		err = pe.Err
 	}
-	return fmt.Errorf("cannot write --out %s: %v", path, err)
+	return fmt.Errorf("cannot write %s %s: %v", flag, path, err)
 }
 
 // close commits the output when ok, or removes it.
@@ -80,13 +84,13 @@ func (o *output) close(ok bool) error {
 	if !ok || err != nil {
 		os.Remove(name)
 		if err != nil {
-			return outError(o.path, filepath.Dir(o.path), err)
+			return outError(o.flag, o.path, filepath.Dir(o.path), err)
 		}
 		return nil
 	}
 	if err := os.Rename(name, o.path); err != nil {
 		os.Remove(name)
-		return outError(o.path, filepath.Dir(o.path), err)
+		return outError(o.flag, o.path, filepath.Dir(o.path), err)
 	}
 	return nil
 }

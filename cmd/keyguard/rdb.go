@@ -65,15 +65,16 @@ the byte offset where each file stopped.`)
 	if err != nil {
 		return err
 	}
-	ins, err := snapshot.Open(files, e.stdin)
-	defer snapshot.Close(ins)
+	kout, err := keys.open(e)
 	if err != nil {
 		out.close(false)
 		return err
 	}
-	kout, err := keys.open(e)
+	ins, err := snapshot.Open(files, e.stdin)
+	defer snapshot.Close(ins)
 	if err != nil {
 		out.close(false)
+		kout.close(false)
 		return err
 	}
 	opts := snapshot.Options{
