@@ -25,6 +25,11 @@ func runAudit(ctx context.Context, e *env, args []string) error {
   keyguard audit --redis redis://127.0.0.1:6379 --timeout 10m --format json --out a.json   # partial on timeout
   keyguard audit --redis redis://127.0.0.1:6379 --resume a.json --format json --out rest.json
 
+  keyguard audit --redis redis://127.0.0.1:6379 --keys keys.csv   # every key, one row each
+
+Without a registry (no --registry, no keyguard.yaml here) the audit groups
+keys by the families it infers from their names, and ends with the command
+that writes a registry from its report (docs/audit.md).
 The audit only reads; docs/audit-acl.md has the ACL user it needs.
 Exit 2 (after writing the report) when the audit stopped early: a node
 lost, Ctrl-C or --timeout; the report then has complete: false and a

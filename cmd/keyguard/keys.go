@@ -15,7 +15,7 @@ type keysFlags struct{ path, format string }
 func (fs *flagSet) keysFlags() *keysFlags {
 	k := &keysFlags{}
 	fs.StringVar(&k.path, "keys", "", "also write every key read, one row each (db, key, type, encoding, bytes, elements, TTL, template or family, owner), to `FILE`")
-	fs.StringVar(&k.format, "keys-format", "", "format of --keys: csv|jsonl (default: jsonl for a .jsonl or .json file, else csv)")
+	fs.StringVar(&k.format, "keys-format", "", "`FORMAT` of --keys: csv|jsonl (default: jsonl for a .jsonl, .ndjson or .json file, else csv)")
 	return k
 }
 

@@ -17,10 +17,12 @@ func runRDB(ctx context.Context, e *env, args []string) error {
   keyguard rdb --format json --out cluster.json node1.rdb node2.rdb node3.rdb   # one Cluster, one report
   keyguard rdb --match 'order:*' --db 0 dump.rdb
   zcat dump.rdb.gz | keyguard rdb -
+  keyguard rdb --keys keys.jsonl dump.rdb   # every key, one row each
 
 The audit of a snapshot: the same report as 'keyguard audit', from RDB
 files (versions 1-12: Redis 2.x-7.4, Valkey 7-8) read anywhere, away from
-production. Several files are the shards of one Cluster, decoded in
+production; without a registry (none given, no keyguard.yaml here) keys are
+grouped by the families inferred from their names. Several files are the shards of one Cluster, decoded in
 parallel and merged into one report. Remaining TTLs are counted from the
 time the snapshot was taken; keys already expired then are left out.
 Exit 2 (after writing the report) when a file is truncated or corrupt:
