@@ -60,8 +60,12 @@ compared through temporary files (--tmp), in bounded memory.`)
 		ins[i] = in
 	}
 	if (ins[0].kind == diffReport) != (ins[1].kind == diffReport) {
+		rep, other := ins[0], ins[1]
+		if other.kind == diffReport {
+			rep, other = other, rep
+		}
 		return usagef("%s is an audit report and %s is not: compare two reports, or two key exports or RDB files (audit or rdb --keys FILE exports keys)",
-			ins[0].nameIf(diffReport, ins[1]), ins[1].nameIf(diffReport, ins[0]))
+			rep.name, other.name)
 	}
 	if ins[0].kind != diffReport {
 		o := report.KeyDiffOptions{MinBytes: *minBytes, Ratio: *minChange / 100, TempDir: *tmp}
@@ -149,14 +153,6 @@ func (in *diffInput) close() {
 	if in.f != nil {
 		in.f.Close()
 	}
-}
-
-// nameIf is in's name when it is of kind, else other's.
-func (in *diffInput) nameIf(kind string, other *diffInput) string {
-	if in.kind == kind {
-		return in.name
-	}
-	return other.name
 }
 
 func (in *diffInput) report() (*report.Report, error) {

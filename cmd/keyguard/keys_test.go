@@ -317,3 +317,22 @@ func TestKeysFileErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestDiffMixedInputs: a report cannot be diffed against a key export;
+// the message names which is which.
+func TestDiffMixedInputs(t *testing.T) {
+	dir := t.TempDir()
+	exp := filepath.Join(dir, "k.csv")
+	os.WriteFile(exp, []byte("db,key,key_base64,type,encoding,bytes,elements,ttl_ms,group,kind,owner\n0,a:1,,string,,5,1,-1,a:{id},family,\n"), 0o644)
+	rep := filepath.Join(dir, "r.json")
+	os.WriteFile(rep, []byte(`{"source":{"kind":"rdb","target":"x","nodes":1},"groups":[],"top_keys":[],"findings":[]}`), 0o644)
+	for _, args := range [][]string{{"diff", rep, exp}, {"diff", exp, rep}} {
+		code, _, errOut := runCLI(t, "", args...)
+		if code != 2 || !strings.Contains(errOut, rep+" is an audit report and "+exp+" is not") {
+			t.Errorf("%v: exit %d: %s", args, code, errOut)
+		}
+	}
+	if code, out, errOut := runCLI(t, "", "diff", "--format", "CSV", exp, exp); code != 0 || !strings.HasPrefix(out, "change,db,key") {
+		t.Errorf("diff --format CSV: exit %d: %s%s", code, out, errOut)
+	}
+}
