@@ -200,9 +200,15 @@ func runKeyDiff(ctx context.Context, e *env, fs *flagSet, ins [2]*diffInput, o r
 		return err
 	}
 	w := report.NewKeyDiffWriter(out, fs.opts.format, limit)
-	sum, err := report.KeyDiff(readers[0], readers[1], o, func(c *report.KeyChange) error {
+	o.Stop = func() error {
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("interrupted: %w", err)
+		}
+		return nil
+	}
+	sum, err := report.KeyDiff(readers[0], readers[1], o, func(c *report.KeyChange) error {
+		if err := o.Stop(); err != nil {
+			return err
 		}
 		return w.Change(c)
 	})

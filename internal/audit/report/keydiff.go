@@ -52,7 +52,14 @@ type KeyDiffOptions struct {
 	// SizeHint is the inputs' size in bytes when known (files), to
 	// choose the number of buckets; 0 splits into 16.
 	SizeHint int64
+	// Stop, when set, is asked every few thousand rows; an error ends
+	// the diff with it (an interrupt).
+	Stop func() error
 }
+
+// maxBuckets bounds the temporary files open at once (one per bucket and
+// side while splitting); past 256 × BucketBytes of input the buckets grow.
+const maxBuckets = 256
 
 // Default thresholds of a grown or shrunk key.
 const (
@@ -94,11 +101,11 @@ func KeyDiff(old, new *KeyReader, o KeyDiffOptions, emit func(*KeyChange) error)
 	d := &keyDiff{o: o, emit: emit, groups: map[string]*KeyDiffGroup{}}
 	buckets := 16
 	if o.SizeHint > 0 {
-		buckets = int(min(max(o.SizeHint/o.BucketBytes+1, 1), 4096))
+		buckets = int(min(max(o.SizeHint/o.BucketBytes+1, 1), maxBuckets))
 	}
 	var err error
 	if buckets == 1 {
-		err = d.compare(&readerSource{r: old, n: &d.sum.OldKeys}, &readerSource{r: new, n: &d.sum.NewKeys})
+		err = d.compare(&readerSource{r: old, n: &d.sum.OldKeys, stop: o.Stop}, &readerSource{r: new, n: &d.sum.NewKeys, stop: o.Stop})
 	} else {
 		err = d.split(old, new, buckets)
 	}
@@ -129,14 +136,18 @@ type rowSource interface {
 }
 
 type readerSource struct {
-	r *KeyReader
-	n *int64
+	r    *KeyReader
+	n    *int64
+	stop func() error
 }
 
 func (s *readerSource) next(r *KeyRow) error {
 	err := s.r.Next(r)
 	if err == nil {
 		*s.n++
+		if *s.n&4095 == 0 && s.stop != nil {
+			return s.stop()
+		}
 	}
 	return err
 }
@@ -260,7 +271,7 @@ func (d *keyDiff) split(old, new *KeyReader, n int) error {
 		if side == 1 {
 			count = &d.sum.NewKeys
 		}
-		if err := splitInto(dir, side, n, in, seed, count); err != nil {
+		if err := splitInto(dir, side, n, in, seed, count, d.o.Stop); err != nil {
 			return err
 		}
 	}
@@ -288,7 +299,7 @@ func bucketPath(dir string, side, b int) string {
 	return fmt.Sprintf("%s/%d-%d", dir, side, b)
 }
 
-func splitInto(dir string, side, n int, in *KeyReader, seed maphash.Seed, count *int64) error {
+func splitInto(dir string, side, n int, in *KeyReader, seed maphash.Seed, count *int64, stop func() error) error {
 	files := make([]*os.File, n)
 	ws := make([]*bufio.Writer, n)
 	defer func() {
@@ -317,6 +328,11 @@ func splitInto(dir string, side, n int, in *KeyReader, seed maphash.Seed, count 
 			return fmt.Errorf("%s: %w", what, err)
 		}
 		*count++
+		if *count&4095 == 0 && stop != nil {
+			if err := stop(); err != nil {
+				return err
+			}
+		}
 		var h maphash.Hash
 		h.SetSeed(seed)
 		h.WriteString(r.Key)

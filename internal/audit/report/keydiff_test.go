@@ -335,3 +335,28 @@ func TestDiffLiveAgainstRDB(t *testing.T) {
 		t.Errorf("two live reports: memory compared %v, %d changed", d.MemoryCompared, len(d.Changed))
 	}
 }
+
+// TestKeyDiffStops: a diff asked to stop (an interrupt) ends with that
+// error, in memory and while splitting into buckets, and leaves no
+// temporary files.
+func TestKeyDiffStops(t *testing.T) {
+	dir := t.TempDir()
+	oldPath, newPath, _ := plantedExports(t, dir, KeysCSV, 20_000, 100)
+	stop := fmt.Errorf("interrupted")
+	for _, hint := range []int64{1, 1 << 40} {
+		calls := 0
+		o := KeyDiffOptions{TempDir: dir, SizeHint: hint, BucketBytes: 1 << 20, Stop: func() error {
+			if calls++; calls > 2 {
+				return stop
+			}
+			return nil
+		}}
+		_, err := KeyDiff(openExport(t, oldPath), openExport(t, newPath), o, func(*KeyChange) error { return nil })
+		if err == nil || !strings.Contains(err.Error(), "interrupted") {
+			t.Errorf("size hint %d: %v", hint, err)
+		}
+		if matches, _ := filepath.Glob(filepath.Join(dir, "keyguard-diff-*")); len(matches) > 0 {
+			t.Errorf("temporary files left: %v", matches)
+		}
+	}
+}
