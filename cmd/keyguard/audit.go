@@ -26,6 +26,11 @@ func runAudit(ctx context.Context, e *env, args []string) error {
   keyguard audit --redis redis://127.0.0.1:6379 --timeout 10m --format json --out a.json   # partial on timeout
   keyguard audit --redis redis://127.0.0.1:6379 --resume a.json --format json --out rest.json
 
+  keyguard audit --redis redis://127.0.0.1:6379 --keys keys.csv   # every key, one row each
+
+Without a registry (no --registry, no keyguard.yaml here) the audit groups
+keys by the families it infers from their names, and ends with the command
+that writes a registry from its report (docs/audit.md).
 The audit only reads; docs/audit-acl.md has the ACL user it needs.
 Exit 2 (after writing the report) when the audit stopped early: a node
 lost, Ctrl-C or --timeout; the report then has complete: false and a
@@ -39,6 +44,7 @@ cursor per node for --resume.`)
 	resume := fs.String("resume", "", "continue from a partial JSON report `FILE` (its per-node cursors)")
 	progressMode := fs.progressFlag()
 	view := fs.reportFlags()
+	keys := fs.keysFlags()
 	pos, err := fs.parse(args)
 	if err != nil {
 		return err
@@ -49,6 +55,9 @@ cursor per node for --resume.`)
 	if err := walk.check(); err != nil {
 		return err
 	}
+	if err := keys.check(); err != nil {
+		return err
+	}
 	if *timeout < 0 || view.depth < 0 {
 		return usagef("--timeout and --depth cannot be negative")
 	}
@@ -56,7 +65,7 @@ cursor per node for --resume.`)
 	if err != nil {
 		return err
 	}
-	reg, err := fs.loadRegistry()
+	reg, noReg, err := fs.loadRegistryOrNone(e)
 	if err != nil {
 		return err
 	}
@@ -69,6 +78,7 @@ cursor per node for --resume.`)
 		return err
 	}
 	opts := walk.options()
+	opts.Inventory.NoRegistry = noReg
 	if *resume != "" {
 		prev, err := readResume(*resume, tgt.display)
 		if err != nil {
@@ -80,6 +90,12 @@ cursor per node for --resume.`)
 	if err != nil {
 		return err
 	}
+	kout, err := keys.open(e)
+	if err != nil {
+		out.close(false)
+		return err
+	}
+	opts.Inventory.Keys = kout.export()
 	if *timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, *timeout)
@@ -92,7 +108,17 @@ cursor per node for --resume.`)
 	prog.clear()
 	if err != nil {
 		out.close(false)
+		kout.close(false)
+		if *timeout > 0 && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			// Not the network's fault: the audit's own time ran out
+			// before it could start.
+			return fmt.Errorf("--timeout %s ran out before the audit of %s could start: --timeout bounds the whole audit, connecting included; give it minutes, not %s", formatDuration(*timeout), tgt.display, formatDuration(*timeout))
+		}
 		return auditError(err, target.Conn.TLS != nil)
+	}
+	if err := kout.close(true); err != nil {
+		out.close(false)
+		return err
 	}
 	// The walk's buffers are garbage now: collect them before writing, so
 	// the heap goal starts from the report alone (lower peak RSS).
@@ -113,13 +139,37 @@ cursor per node for --resume.`)
 	if fs.isSet("top") {
 		view.top = walk.top
 	}
+	if noReg {
+		view.next = initNext(fs.opts.format, written, "audit --redis URL")
+	}
 	if err := writeReport(out, fs.opts.format, rep, *view); err != nil {
 		return err
+	}
+	if noReg && fs.opts.format != "text" {
+		fmt.Fprintf(e.stderr, "keyguard audit: no registry (none given, no keyguard.yaml here): key families inferred from the names\nnext: %s\n", view.next)
 	}
 	if !res.Complete {
 		return &incompleteError{stops: res.Stopped, gaps: rep.Coverage, out: written, kept: written != fs.opts.out, json: fs.opts.format == "json"}
 	}
 	return auditVerdict(rep.Summary.BySeverity, fs.threshold())
+}
+
+// initNext is the command that writes a registry from the report an
+// audit without a registry wrote to out in format: init --from-audit
+// reads a JSON report, so other formats name the run that writes one.
+func initNext(format, out, rerun string) string {
+	if format == "json" && out != "" && out != "-" {
+		return "keyguard init --from-audit " + shellQuote(out) + " writes a keyguard.yaml of these families"
+	}
+	return "keyguard " + rerun + " --format json --out audit.json, then keyguard init --from-audit audit.json writes a keyguard.yaml of these families"
+}
+
+// shellQuote quotes a file name for a command line when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./+,:@%") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // incompleteError is an audit that stopped early; its partial report has
@@ -147,7 +197,7 @@ func (e *incompleteError) Error() string {
 		if node == "" {
 			node = "the Cluster"
 		}
-		parts = append(parts, fmt.Sprintf("%s%s stopped after %d keys %s: %s", node, db, s.Keys, where, oneLine(s.Reason)))
+		parts = append(parts, fmt.Sprintf("%s%s stopped after %s %s: %s", node, db, human.Plural(s.Keys, "key"), where, oneLine(s.Reason)))
 	}
 	if len(e.stops) == 0 && e.gaps != nil {
 		for _, g := range e.gaps.NotCovered {

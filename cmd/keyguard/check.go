@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/keyguard/keyguard/finding"
+	"github.com/keyguard/keyguard/internal/human"
 	"github.com/keyguard/keyguard/registry"
 )
 
@@ -24,6 +25,8 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	fs.failOnFlag()
 	onlyFindings := fs.Bool("only-findings", false, "print only keys that break a rule (the summary still counts all)")
 	nul := fs.Bool("0", false, "keys on stdin are separated by NUL bytes instead of newlines (keys may then hold newlines)")
+	var docs string
+	fs.docsURLFlag(&docs)
 	keys, err := fs.parse(args)
 	if err != nil {
 		return err
@@ -40,7 +43,7 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	w := bufio.NewWriterSize(out, 64<<10)
-	c := &checkRun{reg: reg, chk: reg.NewChecker(), w: w, json: fs.opts.format == "json", onlyFindings: *onlyFindings, threshold: fs.threshold()}
+	c := &checkRun{reg: reg, chk: reg.NewChecker(), w: w, json: fs.opts.format == "json", onlyFindings: *onlyFindings, threshold: fs.threshold(), docs: docs}
 	for _, k := range keys {
 		if k != "-" {
 			c.key(k)
@@ -73,11 +76,11 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 // trailing \r from newline-separated input. Keys of any length and any
 // bytes pass through; fn must not keep the string.
 func readKeys(ctx context.Context, r io.Reader, sep byte, fn func(string)) error {
-	br := bufio.NewReaderSize(r, 256<<10)
+	br := bufio.NewReaderSize(&ctxReader{ctx: ctx, r: r}, 256<<10)
 	var long []byte
 	for n := 0; ; n++ {
 		if n&4095 == 0 && ctx.Err() != nil {
-			return fmt.Errorf("interrupted after %d keys: %w", n, ctx.Err())
+			return fmt.Errorf("interrupted after %s: %w", human.Plural(int64(n), "key"), ctx.Err())
 		}
 		line, err := br.ReadSlice(sep)
 		if errors.Is(err, bufio.ErrBufferFull) {
@@ -100,9 +103,67 @@ func readKeys(ctx context.Context, r io.Reader, sep byte, fn func(string)) error
 		if errors.Is(err, io.EOF) {
 			return nil
 		}
+		if err != nil && ctx.Err() != nil {
+			return fmt.Errorf("interrupted after %s: %w", human.Plural(int64(n), "key"), ctx.Err())
+		}
 		if err != nil {
 			return fmt.Errorf("read keys: %w", err)
 		}
+	}
+}
+
+// ctxReader is r, whose Read returns ctx's error as soon as ctx is done:
+// a read from a terminal or a pipe that waits for input does not hold up
+// Ctrl-C. The read itself goes on in the background; its bytes are
+// dropped (the command is ending).
+type ctxReader struct {
+	ctx  context.Context
+	r    io.Reader
+	done chan readResult // the read under way, nil when none
+	buf  []byte
+	rest []byte // read but not yet returned
+	err  error  // of the read that gave rest
+}
+
+type readResult struct {
+	n   int
+	err error
+}
+
+func (c *ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	if len(c.rest) > 0 {
+		n := copy(p, c.rest)
+		c.rest = c.rest[n:]
+		if len(c.rest) == 0 {
+			return n, c.err
+		}
+		return n, nil
+	}
+	if c.done == nil {
+		if cap(c.buf) < len(p) {
+			c.buf = make([]byte, len(p))
+		}
+		buf, done := c.buf[:len(p)], make(chan readResult, 1)
+		c.done = done
+		go func() {
+			n, err := c.r.Read(buf)
+			done <- readResult{n, err}
+		}()
+	}
+	select {
+	case res := <-c.done:
+		c.done = nil
+		n := copy(p, c.buf[:res.n])
+		if n < res.n {
+			c.rest, c.err = c.buf[n:res.n], res.err
+			return n, nil
+		}
+		return n, res.err
+	case <-c.ctx.Done():
+		return 0, c.ctx.Err()
 	}
 }
 
@@ -114,6 +175,7 @@ type checkRun struct {
 	onlyFindings bool
 	threshold    finding.Severity
 	failed       bool
+	docs         string // --docs-url
 
 	keys, registered int
 	counts           finding.Counts
@@ -194,7 +256,7 @@ func (c *checkRun) writeJSON(k string, res registry.Result) {
 	for i := range c.fds {
 		c.fds[i].Key = "" // the line's key already says it
 	}
-	v := keyJSON{Key: k, Findings: withDocs(c.fds)}
+	v := keyJSON{Key: k, Findings: withDocs(c.fds, c.docs)}
 	if !utf8.ValidString(k) {
 		v.KeyBase64 = base64.StdEncoding.EncodeToString([]byte(k))
 	}
@@ -216,5 +278,5 @@ func (c *checkRun) writeJSON(k string, res registry.Result) {
 }
 
 func (c *checkRun) summary() {
-	fmt.Fprintf(c.w, "%d keys: %d registered, %d unregistered; %s\n", c.keys, c.registered, c.keys-c.registered, c.counts)
+	fmt.Fprintf(c.w, "%s: %d registered, %d unregistered; %s\n", human.Plural(int64(c.keys), "key"), c.registered, c.keys-c.registered, c.counts)
 }

@@ -113,10 +113,14 @@ func flagArg(f *flag.Flag) (arg, text string) {
 	return strings.ToUpper(arg), text
 }
 
-// defaultText is the default worth showing, or "".
+// defaultText is the default worth showing, or "": none when the usage
+// says what the default is.
 func defaultText(f *flag.Flag) string {
 	switch f.DefValue {
 	case "", "0", "false", "0s":
+		return ""
+	}
+	if strings.Contains(f.Usage, "(default") {
 		return ""
 	}
 	return f.DefValue
@@ -172,12 +176,12 @@ func (v *urlValue) String() string {
 
 func (fs *flagSet) outputFlags(formats ...string) {
 	fs.formats = formats
-	fs.StringVar(&fs.opts.format, "format", formats[0], "output `format`: "+strings.Join(formats, "|"))
+	fs.StringVar(&fs.opts.format, "format", formats[0], "output `format`: "+strings.Join(formats, "|")+" (any case)")
 	fs.StringVar(&fs.opts.out, "out", "", "write the output to `file` instead of stdout (written whole or not at all)")
 }
 
 func (fs *flagSet) failOnFlag() {
-	fs.StringVar(&fs.opts.failOn, "fail-on", "error", "exit 1 when a finding is at or above this `severity`: error|warning|info|never")
+	fs.StringVar(&fs.opts.failOn, "fail-on", "error", "exit 1 when a finding is at or above this `severity`: error|warning|info|never (also warn, none; any case)")
 }
 
 // Duration defines a duration flag that also takes days (7d, 1d12h). It
@@ -244,6 +248,7 @@ func (fs *flagSet) parse(args []string) ([]string, error) {
 		args = rest[1:]
 	}
 	if fs.formats != nil {
+		fs.opts.format = strings.ToLower(fs.opts.format)
 		ok := false
 		for _, f := range fs.formats {
 			ok = ok || f == fs.opts.format
@@ -330,6 +335,23 @@ func (fs *flagSet) nearest(name string) string {
 func (fs *flagSet) threshold() finding.Severity {
 	s, _ := finding.ParseSeverity(fs.opts.failOn)
 	return s
+}
+
+// loadRegistryOrNone is loadRegistry for the audits, which also run
+// without a registry: with none given (no --registry, no
+// KEYGUARD_REGISTRY) and none found (no keyguard.yaml here), it returns
+// an empty one and none = true. The audit then groups keys by the
+// families it infers from their names alone.
+func (fs *flagSet) loadRegistryOrNone(e *env) (reg *registry.Registry, none bool, err error) {
+	given := fs.isSet("registry") || e.getenv("KEYGUARD_REGISTRY") != ""
+	if !given {
+		if _, err := os.Stat(fs.opts.registry); errors.Is(err, os.ErrNotExist) {
+			reg, err := registry.Parse("", []byte("version: 1\nkeys: []\n"))
+			return reg, true, err
+		}
+	}
+	reg, err = fs.loadRegistry()
+	return reg, false, err
 }
 
 func (fs *flagSet) loadRegistry() (*registry.Registry, error) {

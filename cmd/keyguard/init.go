@@ -12,6 +12,7 @@ import (
 
 	"github.com/keyguard/keyguard/finding"
 	"github.com/keyguard/keyguard/internal/audit/report"
+	"github.com/keyguard/keyguard/internal/human"
 	"github.com/keyguard/keyguard/keytmpl"
 	"github.com/keyguard/keyguard/registry"
 )
@@ -125,6 +126,10 @@ func registryFromAudit(rep *report.Report, path string) ([]byte, int, error) {
 			}
 		}
 	}
+	kept, keptDomains, keptNote := registeredEntries(rep)
+	for d := range keptDomains {
+		delete(domains, d) // declared with its owner below
+	}
 	names := make([]string, 0, len(domains))
 	for d := range domains {
 		names = append(names, d)
@@ -133,8 +138,9 @@ func registryFromAudit(rep *report.Report, path string) ([]byte, int, error) {
 
 	var b bytes.Buffer
 	fmt.Fprintf(&b, `# keyguard.yaml built by keyguard init from the audit report %s
-# (%s %s, %s, registry %s): one entry per family of keys the audit found
-# unregistered, largest first.
+# (%s %s, %s, registry %s): the entries of that registry its keys
+# matched, then one entry per family of keys it found unregistered, largest
+# first.
 #
 # Every value a person must decide is marked FILL-IN: the owners, the
 # descriptions, and TTLs the keys did not show. keyguard lint fails until each
@@ -147,14 +153,125 @@ domains:
 	for _, d := range names {
 		fmt.Fprintf(&b, "  %s: {owner: FILL-IN, desc: \"FILL-IN: what the %s keys are for\"}\n", yamlKey(d), d)
 	}
+	for _, d := range sortedKeys(keptDomains) {
+		dom := keptDomains[d]
+		if dom.Desc == "" {
+			fmt.Fprintf(&b, "  %s: {owner: %s}\n", yamlKey(d), strconv.Quote(dom.Owner))
+		} else {
+			fmt.Fprintf(&b, "  %s: {owner: %s, desc: %s}\n", yamlKey(d), strconv.Quote(dom.Owner), strconv.Quote(dom.Desc))
+		}
+	}
 	b.WriteString("\nkeys:\n")
+	if keptNote != "" {
+		fmt.Fprintf(&b, "  # %s\n", keptNote)
+	}
+	for _, text := range kept {
+		b.WriteString(text)
+		b.WriteByte('\n')
+	}
 	for i, s := range sugg {
-		if i > 0 {
+		if i > 0 || len(kept) > 0 {
 			b.WriteByte('\n')
 		}
-		fmt.Fprintf(&b, "  # %d keys, %d bytes\n%s", s.keys, s.bytes, strings.TrimRight(s.text, "\n")+"\n")
+		fmt.Fprintf(&b, "  # %s, %s\n%s", human.Plural(s.keys, "key"), human.Bytes(s.bytes), strings.TrimRight(s.text, "\n")+"\n")
 	}
 	return b.Bytes(), len(sugg), nil
+}
+
+// registeredEntries are the entries of the report's registry that keys of
+// the report matched, as written in that file (re-indented under keys:),
+// and their declared domains: the registry built covers every key the
+// audit saw, not only the unregistered ones. note says why none could be
+// copied, or is "" (also when the report had no registry).
+func registeredEntries(rep *report.Report) (entries []string, domains map[string]*registry.Domain, note string) {
+	domains = map[string]*registry.Domain{}
+	used := 0
+	for _, g := range rep.Groups {
+		if g.Kind == report.KindTemplate && g.Keys > 0 {
+			used++
+		}
+	}
+	if rep.Registry == "" || used == 0 {
+		return nil, domains, ""
+	}
+	src, err := os.ReadFile(rep.Registry)
+	if err != nil {
+		return nil, domains, fmt.Sprintf("FILL-IN: the %d templates of %s the audit's other keys matched could not be copied (%v): copy them here", used, rep.Registry, err)
+	}
+	reg, err := registry.Parse(rep.Registry, src)
+	if err != nil || reg.Env != "" || reg.Separator != ':' {
+		return nil, domains, fmt.Sprintf("FILL-IN: copy here the %d templates of %s the audit's other keys matched", used, rep.Registry)
+	}
+	lines := strings.Split(string(src), "\n")
+	starts := make([]int, 0, len(reg.Entries))
+	for _, e := range reg.Entries {
+		starts = append(starts, e.Pos.Line)
+	}
+	sort.Ints(starts)
+	seen := map[*registry.Entry]bool{}
+	for _, g := range rep.Groups {
+		e := reg.EntryByKey(g.Name)
+		if g.Kind != report.KindTemplate || g.Keys == 0 || e == nil || seen[e] || e.Pos.Line < 1 {
+			continue
+		}
+		seen[e] = true
+		end := len(lines)
+		if i := sort.SearchInts(starts, e.Pos.Line+1); i < len(starts) {
+			end = starts[i] - 1
+		}
+		text := entryText(lines, e.Pos.Line-1, end)
+		if text == "" {
+			continue
+		}
+		entries = append(entries, fmt.Sprintf("  # %s, %s (from %s)\n%s", human.Plural(g.Keys, "key"), human.Bytes(g.Bytes), rep.Registry, text))
+		if d, ok := reg.Domain(e.Domain); ok {
+			domains[d.Name] = d
+		}
+	}
+	return entries, domains, ""
+}
+
+// entryText is lines[from:to] of a registry file (an entry and what
+// follows it up to the next), re-indented to start at two spaces, without
+// the blank lines and comments that end it nor any top-level line.
+func entryText(lines []string, from, to int) string {
+	if from < 0 || from >= len(lines) {
+		return ""
+	}
+	first := lines[from]
+	dash := strings.Index(first, "-")
+	if dash < 0 || strings.TrimSpace(first[:dash]) != "" {
+		return ""
+	}
+	var out []string
+	for i := from; i < to && i < len(lines); i++ {
+		l := strings.TrimRight(lines[i], " \t\r")
+		if i > from && l != "" && !strings.HasPrefix(l, " ") && !strings.HasPrefix(l, "\t") && !strings.HasPrefix(l, "-") {
+			break // a top-level key: the section ended
+		}
+		if len(l) >= dash && strings.TrimSpace(l[:dash]) == "" {
+			l = l[dash:]
+		} else {
+			l = strings.TrimLeft(l, " \t")
+		}
+		if l != "" {
+			l = "  " + l
+		}
+		out = append(out, l)
+	}
+	for len(out) > 0 && (out[len(out)-1] == "" || strings.HasPrefix(strings.TrimSpace(out[len(out)-1]), "#")) {
+		out = out[:len(out)-1]
+	}
+	return strings.Join(out, "\n")
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
 }
 
 // suggestedTemplate reads the template of a suggested entry: the quoted
@@ -229,6 +346,7 @@ domains:
   queue:   {owner: platform-team, desc: "work queues"}
   rank:    {owner: growth-team, desc: "leaderboards (sorted sets)"}
   config:  {owner: platform-team, desc: "runtime configuration, feature flags"}
+  keyguard: {owner: platform-team, desc: "keyguard's own records, written by its SDK"}
 
 # Placeholders: {name} any text without ':', {name:int}, {name:hex},
 # {name:uuid}, {name:date} (yyyyMMdd), {name:region} (6 digits),
@@ -298,4 +416,33 @@ keys:
     type: hash
     persistent: true
     desc: "feature flags by name"
+
+  # keyguard's own keys: the SDK writes them when its writer records (go-redis
+  # hook) or hot-key reports are on. Keep them declared, or the audits and the
+  # dashboard list them as unregistered. The doubled braces are literal ones:
+  # the keys share the Cluster hash tag {writers} or {hotkeys}.
+  - key: "keyguard:{{writers}}:index"
+    type: hash
+    persistent: true
+    desc: "writer records: template id -> template text"
+
+  - key: "keyguard:{{writers}}:t:{id:hex}"
+    type: zset
+    ttl: 24h                    # the records' window
+    desc: "writer records of one template: service -> last write (unix ms)"
+
+  - key: "keyguard:{{hotkeys}}:index"
+    type: hash
+    persistent: true
+    desc: "hot-key reports: instance id -> service, host, last report"
+
+  - key: "keyguard:{{hotkeys}}:i:{id:hex}"
+    type: zset
+    ttl: 10m
+    desc: "hot-key report of one instance: key -> operations per second"
+
+  - key: "channel:keyguard:invalidate"
+    type: string
+    persistent: true
+    desc: "Pub/Sub channel: local-tier invalidations of hot keys (no data is stored)"
 `

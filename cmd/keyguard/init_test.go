@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/redis/go-redis/v9"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -11,7 +10,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
+	"github.com/keyguard/keyguard/finding"
+	"github.com/keyguard/keyguard/hotkey"
 	"github.com/keyguard/keyguard/internal/redistest"
+	"github.com/keyguard/keyguard/redishook"
 	"github.com/keyguard/keyguard/registry"
 )
 
@@ -103,14 +107,15 @@ func TestInitFromAudit(t *testing.T) {
 			t.Errorf("registry lacks %q:\n%s", want, text)
 		}
 	}
-	if strings.Contains(text, "order:order") {
-		t.Errorf("a registered template was suggested:\n%s", text)
+	// The template the audit's registry matched is copied, not suggested.
+	if !strings.Contains(text, "(from testdata/clean.yaml)\n  - key: \"order:order:{orderId:int}:base\"") || strings.Count(text, "order:order:{") != 1 {
+		t.Errorf("the registered template was not copied once:\n%s", text)
 	}
 	reg, err := registry.Load(path)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, text)
 	}
-	if len(reg.Entries) != 2 {
+	if len(reg.Entries) != 3 {
 		t.Fatalf("%d entries:\n%s", len(reg.Entries), text)
 	}
 	code, out, _ := runCLI(t, "", "lint", "--registry", path)
@@ -133,6 +138,164 @@ func TestInitFromAudit(t *testing.T) {
 	runCLI(t, "", "audit", "--redis", srv2.URL(), "--registry", "testdata/clean.yaml", "--format", "json", "--out", clean)
 	if code, _, errOut := runCLI(t, "", "init", "--from-audit", clean, "--out", filepath.Join(dir, "none.yaml")); code != 2 || !strings.Contains(errOut, "no suggested entries") {
 		t.Fatalf("no suggestions: exit %d: %s", code, errOut)
+	}
+}
+
+// TestInitStarterDeclaresSDKKeys: the keys keyguard's own SDK writes
+// (writer records, hot-key reports, the invalidation channel) match
+// templates of the starter, so that they are not unregistered.
+func TestInitStarterDeclaresSDKKeys(t *testing.T) {
+	reg, err := registry.Parse("keyguard.yaml", []byte(starterRegistry))
+	if err != nil {
+		t.Fatal(err)
+	}
+	chk := reg.NewChecker()
+	for _, key := range []string{
+		redishook.RecordIndexKey, redishook.RecordKey("order:order:{orderId:int}:base"),
+		hotkey.RecordIndexKey, hotkey.ReportKey("0123456789abcdef"), "channel:keyguard:invalidate",
+	} {
+		if res := chk.Check(key, func(finding.Finding) {}); res.Entry == nil {
+			t.Errorf("%s matches no template of the starter", key)
+		}
+	}
+}
+
+// TestFirstRun follows docs/init.md in an empty directory: an audit
+// without a registry, init --from-audit from its report, the FILL-INs
+// decided, lint clean, and an audit with the registry that finds every
+// key registered, keyguard's own SDK keys included.
+func TestFirstRun(t *testing.T) {
+	ctx := context.Background()
+	srv := redistest.Start(t)
+	c := srv.Client(t)
+	pipe := c.Pipeline()
+	for i := range 300 {
+		pipe.HSet(ctx, fmt.Sprintf("legacy:cart:%d", 1000+i), "sku", i)
+		pipe.Expire(ctx, fmt.Sprintf("legacy:cart:%d", 1000+i), time.Hour)
+		pipe.Set(ctx, fmt.Sprintf("report:daily:%d", i), "x", 0) // no TTL
+		pipe.ZAdd(ctx, fmt.Sprintf("rank:shop:%d:sales", i), redis.Z{Score: 1, Member: "a"})
+	}
+	pipe.HSet(ctx, redishook.RecordIndexKey, "0123456789abcdef", "order:{id}")
+	pipe.ZAdd(ctx, redishook.RecordKey("order:{id}"), redis.Z{Score: 1, Member: "order-service"})
+	pipe.Expire(ctx, redishook.RecordKey("order:{id}"), time.Hour)
+	if _, err := pipe.Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	t.Chdir(dir)
+
+	// 1. The audit runs without a registry and ends with what to run next.
+	code, out, errOut := runCLI(t, "", "audit", "--redis", srv.URL())
+	if code != 0 {
+		t.Fatalf("audit without a registry: exit %d\n%s%s", code, out, errOut)
+	}
+	for _, want := range []string{"no registry", "not checked (no registry): unregistered keys, owners", "legacy:cart:{id:int}", "largest keys",
+		"next: keyguard audit --redis URL --format json --out audit.json, then keyguard init --from-audit audit.json"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("text report lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "unregistered;") || strings.Contains(out, "(unregistered)") {
+		t.Errorf("a report without a registry calls keys unregistered:\n%s", out)
+	}
+	code, _, errOut = runCLI(t, "", "audit", "--redis", srv.URL(), "--format", "json", "--out", "audit.json")
+	if code != 0 || !strings.Contains(errOut, "next: keyguard init --from-audit audit.json") {
+		t.Fatalf("audit --format json: exit %d: %s", code, errOut)
+	}
+	rep, err := readReportFile(&env{}, "audit.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.NotChecked) == 0 || rep.Summary.ByRule[finding.Unregistered] != 0 || rep.Summary.ByRule[finding.Domain] != 0 {
+		t.Errorf("report: not_checked %v, by rule %v", rep.NotChecked, rep.Summary.ByRule)
+	}
+
+	// 2. init --from-audit writes the registry of those families.
+	code, _, errOut = runCLI(t, "", "init", "--from-audit", "audit.json")
+	if code != 0 || !strings.Contains(errOut, "wrote keyguard.yaml") {
+		t.Fatalf("init --from-audit: exit %d: %s", code, errOut)
+	}
+	// 3. lint fails until the FILL-INs are decided, as the docs say.
+	if code, out, _ := runCLI(t, "", "lint"); code != 1 {
+		t.Fatalf("lint before the FILL-INs are replaced: exit %d\n%s", code, out)
+	}
+	b, err := os.ReadFile("keyguard.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	filled := regexp.MustCompile(`owner: FILL-IN`).ReplaceAllString(string(b), "owner: shop-team")
+	filled = regexp.MustCompile(`desc: "FILL-IN[^"]*"`).ReplaceAllString(filled, `desc: "checked"`)
+	if err := os.WriteFile("keyguard.yaml", []byte(filled), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errOut := runCLI(t, "", "lint"); code != 0 {
+		t.Fatalf("lint of the decided registry: exit %d\n%s%s\n%s", code, out, errOut, filled)
+	}
+	// 4. The audit with it: every key registered.
+	code, _, errOut = runCLI(t, "", "audit", "--redis", srv.URL(), "--format", "json", "--out", "again.json")
+	if code > 1 {
+		t.Fatalf("audit with the registry: exit %d: %s", code, errOut)
+	}
+	again, err := readReportFile(&env{}, "again.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Summary.Unregistered != 0 || again.Summary.Keys != 902 || len(again.NotChecked) != 0 || again.Registry != "keyguard.yaml" {
+		var un []string
+		for _, g := range again.Groups {
+			if g.Kind == "prefix" {
+				un = append(un, g.Name)
+			}
+		}
+		t.Fatalf("audit with the registry: %d keys, %d unregistered %v, registry %q\n%s", again.Summary.Keys, again.Summary.Unregistered, un, again.Registry, filled)
+	}
+}
+
+// TestInitFromAuditKeepsRegistered: keys an audit found registered (here
+// by the starter) stay covered in the registry init --from-audit writes:
+// their entries are copied from the registry the audit used.
+func TestInitFromAuditKeepsRegistered(t *testing.T) {
+	ctx := context.Background()
+	srv := redistest.Start(t)
+	c := srv.Client(t)
+	for i := range 20 {
+		c.HSet(ctx, fmt.Sprintf("auth:session:%d", i), "u", i)
+		c.Expire(ctx, fmt.Sprintf("auth:session:%d", i), 10*time.Minute)
+		c.Set(ctx, fmt.Sprintf("legacy:cart:%d", i), "x", time.Hour)
+	}
+	c.HSet(ctx, redishook.RecordIndexKey, "0123456789abcdef", "order:{id}")
+	t.Chdir(t.TempDir())
+	if code, _, errOut := runCLI(t, "", "init"); code != 0 {
+		t.Fatal(errOut)
+	}
+	if code, _, errOut := runCLI(t, "", "audit", "--redis", srv.URL(), "--format", "json", "--out", "audit.json"); code > 1 {
+		t.Fatalf("audit: exit %d: %s", code, errOut)
+	}
+	if code, _, errOut := runCLI(t, "", "init", "--from-audit", "audit.json", "--out", "new.yaml"); code != 0 {
+		t.Fatalf("init --from-audit: exit %d: %s", code, errOut)
+	}
+	b, _ := os.ReadFile("new.yaml")
+	text := string(b)
+	for _, want := range []string{`- key: "auth:session:{userId:int}"`, `- key: "keyguard:{{writers}}:index"`, `- key: "legacy:cart:{id:int}"`, `auth: {owner: "identity-team"`} {
+		if !strings.Contains(text, want) {
+			t.Errorf("new.yaml lacks %q:\n%s", want, text)
+		}
+	}
+	filled := regexp.MustCompile(`owner: FILL-IN`).ReplaceAllString(text, "owner: shop-team")
+	filled = regexp.MustCompile(`desc: "FILL-IN[^"]*"`).ReplaceAllString(filled, `desc: "checked"`)
+	os.WriteFile("new.yaml", []byte(filled), 0o644)
+	if code, out, errOut := runCLI(t, "", "lint", "--registry", "new.yaml"); code != 0 {
+		t.Fatalf("lint: exit %d\n%s%s\n%s", code, out, errOut, filled)
+	}
+	if code, _, errOut := runCLI(t, "", "audit", "--redis", srv.URL(), "--registry", "new.yaml", "--format", "json", "--out", "again.json"); code > 1 {
+		t.Fatalf("audit again: exit %d: %s", code, errOut)
+	}
+	again, err := readReportFile(&env{}, "again.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Summary.Unregistered != 0 || again.Summary.Keys != 41 {
+		t.Errorf("with the new registry: %d keys, %d unregistered\n%s", again.Summary.Keys, again.Summary.Unregistered, filled)
 	}
 }
 

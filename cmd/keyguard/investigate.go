@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -77,6 +78,11 @@ func runInvestigate(ctx context.Context, e *env, args []string) error {
 	err = out.finish(err)
 	if err != nil {
 		return err
+	}
+	if ctx.Err() != nil {
+		// Interrupted (Ctrl-C): the report covers what was seen until
+		// then, and the exit code says it is partial, as audit's does.
+		return errors.New("interrupted: the report covers what was seen before the stop")
 	}
 	if len(rep.NotObserved) > 0 {
 		// The report is written; what it could not see is an error.

@@ -21,7 +21,7 @@ func runLint(ctx context.Context, e *env, args []string) error {
 	fs.registryFlag(e)
 	fs.outputFlags("text", "json", "sarif")
 	fs.failOnFlag()
-	docs := fs.String("docs-url", finding.DefaultDocsBase, "`URL` under which docs/rules.md is published, for the rule links of SARIF")
+	docs := fs.String("docs-url", finding.DefaultDocsBase, "`URL` under which docs/ is published, for the rule links of JSON and SARIF (\"\": links relative to the repository)")
 	pos, err := fs.parse(args)
 	if err != nil {
 		return err
@@ -108,7 +108,7 @@ func writeLintText(w io.Writer, file string, templates int, fds []finding.Findin
 	if err := finding.WriteText(w, fds); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintf(w, "%s: %d templates, %s\n", file, templates, finding.Count(fds))
+	_, err := fmt.Fprintf(w, "%s: %s, %s\n", file, plural(templates, "template"), finding.Count(fds))
 	return err
 }
 
@@ -118,16 +118,22 @@ type docFinding struct {
 	Doc string `json:"doc"`
 }
 
-func withDocs(fds []finding.Finding) []docFinding {
+// withDocs links each finding to its rule under base, the published
+// docs/ (--docs-url); "" links relative to the repository.
+func withDocs(fds []finding.Finding, base string) []docFinding {
 	out := make([]docFinding, len(fds))
 	for i, f := range fds {
-		out[i] = docFinding{f, finding.DocURL(f.Rule)}
+		doc := finding.DocURL(f.Rule)
+		if base != "" {
+			doc = finding.HelpURI(base, f.Rule)
+		}
+		out[i] = docFinding{f, doc}
 	}
 	return out
 }
 
 func (r *lintResult) writeJSON(w io.Writer) error {
-	fds := withDocs(r.fds)
+	fds := withDocs(r.fds, r.docs)
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)

@@ -121,7 +121,7 @@ func TestLintLoadErrorDocuments(t *testing.T) {
 	}
 	for i, want := range [][2]int{{3, 17}, {4, 10}, {5, 5}} {
 		f := doc.Findings[i]
-		if f.Rule != finding.Load || f.Severity != finding.Error || f.File != "testdata/broken.yaml" || f.Line != want[0] || f.Column != want[1] || f.Message == "" || f.Doc != "docs/rules.md#load" {
+		if f.Rule != finding.Load || f.Severity != finding.Error || f.File != "testdata/broken.yaml" || f.Line != want[0] || f.Column != want[1] || f.Message == "" || f.Doc != finding.DefaultDocsBase+"docs/rules.md#load" {
 			t.Errorf("finding %d: %+v", i, f)
 		}
 	}
@@ -155,20 +155,30 @@ func TestLintLoadErrorDocuments(t *testing.T) {
 
 // TestLintJSONDocLinks: every finding of lint's JSON links to its rule.
 func TestLintJSONDocLinks(t *testing.T) {
-	_, out, _ := runCLI(t, "", "lint", "--registry", "testdata/demo.yaml", "--format", "json")
-	var doc struct {
-		Loaded   bool `json:"loaded"`
-		Findings []struct {
-			Rule string `json:"rule"`
-			Doc  string `json:"doc"`
-		} `json:"findings"`
-	}
-	if err := json.Unmarshal([]byte(out), &doc); err != nil || !doc.Loaded || len(doc.Findings) == 0 {
-		t.Fatalf("%v\n%s", err, out)
-	}
-	for _, f := range doc.Findings {
-		if f.Doc != finding.DocURL(f.Rule) || !strings.HasPrefix(f.Doc, "docs/rules.md#") {
-			t.Errorf("%s: doc %q", f.Rule, f.Doc)
+	for _, tc := range []struct{ flag, base string }{
+		{"", finding.DefaultDocsBase}, // absolute by default: a report read outside the repository
+		{"--docs-url=https://docs.example.com/kg", "https://docs.example.com/kg/"},
+		{"--docs-url=", ""},
+	} {
+		args := []string{"lint", "--registry", "testdata/demo.yaml", "--format", "json"}
+		if tc.flag != "" {
+			args = append(args, tc.flag)
+		}
+		_, out, _ := runCLI(t, "", args...)
+		var doc struct {
+			Loaded   bool `json:"loaded"`
+			Findings []struct {
+				Rule string `json:"rule"`
+				Doc  string `json:"doc"`
+			} `json:"findings"`
+		}
+		if err := json.Unmarshal([]byte(out), &doc); err != nil || !doc.Loaded || len(doc.Findings) == 0 {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		for _, f := range doc.Findings {
+			if f.Doc != tc.base+finding.DocURL(f.Rule) || !strings.Contains(f.Doc, "docs/rules.md#") {
+				t.Errorf("%s %s: doc %q", tc.flag, f.Rule, f.Doc)
+			}
 		}
 	}
 }

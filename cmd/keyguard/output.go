@@ -21,50 +21,54 @@ type output struct {
 	io.Writer
 	file   *atomicfile.File // nil for stdout and devices
 	device *os.File         // a device or pipe, written in place
+	flag   string           // the flag that named the file, for messages: --out, --keys
 }
 
 func (fs *flagSet) openOutput(e *env) (*output, error) {
 	return openOutputPath(e, fs.opts.out)
 }
 
-func openOutputPath(e *env, path string) (*output, error) {
+func openOutputPath(e *env, path string) (*output, error) { return openOutputFlag(e, "--out", path) }
+
+// openOutputFlag is openOutputPath for a file named by another flag.
+func openOutputFlag(e *env, flag, path string) (*output, error) {
 	if path == "" || path == "-" {
 		return &output{Writer: e.stdout}, nil
 	}
 	fi, err := os.Stat(path)
 	switch {
 	case err == nil && fi.IsDir():
-		return nil, usagef("--out %s is a directory: name a file in it, e.g. --out %s", path, filepath.Join(path, "report.json"))
+		return nil, usagef("%s %s is a directory: name a file in it, e.g. %s %s", flag, path, flag, filepath.Join(path, "report.json"))
 	case err == nil && !fi.Mode().IsRegular():
 		// /dev/null, /dev/stdout, a FIFO: renaming a temporary file over
 		// it would replace the device node itself (as root).
 		f, err := os.OpenFile(path, os.O_WRONLY, 0)
 		if err != nil {
-			return nil, fmt.Errorf("cannot write --out %s: %w", path, errors.Unwrap(err))
+			return nil, fmt.Errorf("cannot write %s %s: %w", flag, path, errors.Unwrap(err))
 		}
-		return &output{Writer: f, device: f}, nil
+		return &output{Writer: f, device: f, flag: flag}, nil
 	}
 	f, err := atomicfile.Create(path, 0o600)
 	if err != nil {
-		return nil, outError(path, filepath.Dir(path), err)
+		return nil, outError(flag, path, filepath.Dir(path), err)
 	}
-	return &output{Writer: f, file: f}, nil
+	return &output{Writer: f, file: f, flag: flag}, nil
 }
 
-// outError says why --out cannot be written without naming the
+// outError says why a file cannot be written without naming the
 // temporary file it tried.
-func outError(path, dir string, err error) error {
+func outError(flag, path, dir string, err error) error {
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("cannot write --out %s: the directory %s does not exist (create it first: mkdir -p %s)", path, dir, dir)
+		return fmt.Errorf("cannot write %s %s: the directory %s does not exist (create it first: mkdir -p %s)", flag, path, dir, dir)
 	case errors.Is(err, fs.ErrPermission):
-		return fmt.Errorf("cannot write --out %s: no permission to create files in %s", path, dir)
+		return fmt.Errorf("cannot write %s %s: no permission to create files in %s", flag, path, dir)
 	}
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		err = pe.Err
 	}
-	return fmt.Errorf("cannot write --out %s: %v", path, err)
+	return fmt.Errorf("cannot write %s %s: %v", flag, path, err)
 }
 
 // close commits the output when ok, or removes it.
@@ -79,7 +83,7 @@ func (o *output) close(ok bool) error {
 		return nil
 	}
 	if err := o.file.Commit(); err != nil {
-		return outError(o.file.Path(), filepath.Dir(o.file.Path()), err)
+		return outError(o.flag, o.file.Path(), filepath.Dir(o.file.Path()), err)
 	}
 	return nil
 }
@@ -93,10 +97,10 @@ func (o *output) finish(err error) error {
 	return err
 }
 
-// keepExisting makes a partial run's output go beside an existing --out
-// file instead of over it (a complete report of an earlier run must not
-// be replaced by a partial one unannounced). It returns the path the
-// output will be written to.
+// keepExisting makes a partial run's output go beside an existing file
+// instead of over it (a complete report of an earlier run must not be
+// replaced by a partial one unannounced). It returns the path the output
+// will be written to ("" for stdout and devices).
 func (o *output) keepExisting() string {
 	if o.file == nil {
 		return ""

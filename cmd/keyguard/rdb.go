@@ -18,10 +18,12 @@ func runRDB(ctx context.Context, e *env, args []string) error {
   keyguard rdb --format json --out cluster.json node1.rdb node2.rdb node3.rdb   # one Cluster, one report
   keyguard rdb --match 'order:*' --db 0 dump.rdb
   zcat dump.rdb.gz | keyguard rdb -
+  keyguard rdb --keys keys.jsonl dump.rdb   # every key, one row each
 
 The audit of a snapshot: the same report as 'keyguard audit', from RDB
 files (versions 1-12: Redis 2.x-7.4, Valkey 7-8) read anywhere, away from
-production. Several files are the shards of one Cluster, decoded in
+production; without a registry (none given, no keyguard.yaml here) keys are
+grouped by the families inferred from their names. Several files are the shards of one Cluster, decoded in
 parallel and merged into one report. Remaining TTLs are counted from the
 time the snapshot was taken; keys already expired then are left out.
 Exit 2 (after writing the report) when a file is truncated or corrupt:
@@ -38,6 +40,7 @@ the byte offset where each file stopped.`)
 	fs.aggregateFlags(&agg)
 	progressMode := fs.progressFlag()
 	view := fs.reportFlags()
+	keys := fs.keysFlags()
 	files, err := fs.parse(args)
 	if err != nil {
 		return err
@@ -50,11 +53,14 @@ the byte offset where each file stopped.`)
 	case agg.maxFindings < 0, agg.top < 0, view.depth < 0:
 		return usagef("--max-findings, --top and --depth cannot be negative")
 	}
+	if err := keys.check(); err != nil {
+		return err
+	}
 	prog, err := newProgress(e, *progressMode)
 	if err != nil {
 		return err
 	}
-	reg, err := fs.loadRegistry()
+	reg, noReg, err := fs.loadRegistryOrNone(e)
 	if err != nil {
 		return err
 	}
@@ -62,10 +68,16 @@ the byte offset where each file stopped.`)
 	if err != nil {
 		return err
 	}
+	kout, err := keys.open(e)
+	if err != nil {
+		out.close(false)
+		return err
+	}
 	ins, err := snapshot.Open(files, e.stdin)
 	defer snapshot.Close(ins)
 	if err != nil {
 		out.close(false)
+		kout.close(false)
 		return err
 	}
 	opts := snapshot.Options{
@@ -74,6 +86,8 @@ the byte offset where each file stopped.`)
 		Match:     *match,
 		TuneGC:    e.getenv("GOGC") == "",
 	}
+	opts.Inventory.NoRegistry = noReg
+	opts.Inventory.Keys = kout.export()
 	if prog != nil {
 		opts.Progress = func(p snapshot.Progress) {
 			prog.show(rdbProgressLine(p.Read, p.Total, p.Elapsed, p.FilesDone, p.Files), p.Final)
@@ -83,6 +97,11 @@ the byte offset where each file stopped.`)
 	prog.clear()
 	if err != nil {
 		out.close(false)
+		kout.close(false)
+		return err
+	}
+	if err := kout.close(true); err != nil {
+		out.close(false)
 		return err
 	}
 	rep := res.Report
@@ -90,8 +109,14 @@ the byte offset where each file stopped.`)
 	if fs.isSet("top") {
 		view.top = agg.top
 	}
+	if noReg {
+		view.next = initNext(fs.opts.format, fs.opts.out, "rdb "+quoteAll(files))
+	}
 	if err := writeReport(out, fs.opts.format, rep, *view); err != nil {
 		return err
+	}
+	if noReg && fs.opts.format != "text" {
+		fmt.Fprintf(e.stderr, "keyguard rdb: no registry (none given, no keyguard.yaml here): key families inferred from the names\nnext: %s\n", view.next)
 	}
 	if !res.Complete {
 		return &rdbIncompleteError{stops: res.Stopped, out: fs.opts.out}
@@ -104,16 +129,20 @@ the byte offset where each file stopped.`)
 // live audit's incompleteError there is nothing to resume: the fix is a
 // good copy of the file.
 type rdbIncompleteError struct {
-	stops []report.NodeStop
-	out   string
+	stops    []report.NodeStop
+	out      string
+	keysOnly bool // a key diff's export: there is no partial result
 }
 
 func (e *rdbIncompleteError) Error() string {
 	var parts []string
 	for _, s := range e.stops {
-		parts = append(parts, fmt.Sprintf("%s stopped at byte %s after %s keys: %s", snapshot.DisplayName(s.Node), s.Cursor, human.Count(s.Keys), s.Reason))
+		parts = append(parts, fmt.Sprintf("%s stopped at byte %s after %s: %s", snapshot.DisplayName(s.Node), s.Cursor, human.Plural(s.Keys, "key"), s.Reason))
 	}
 	msg := "incomplete: " + strings.Join(parts, "; ")
+	if e.keysOnly {
+		return msg + "; a key diff needs the whole file (the keys past that point would show as removed)"
+	}
 	if e.out != "" {
 		msg += "; report of the keys before that in " + e.out
 	} else {
@@ -142,4 +171,13 @@ func rdbProgressLine(read, total int64, elapsed time.Duration, filesDone, files 
 		line += fmt.Sprintf("  files %d/%d", filesDone, files)
 	}
 	return line
+}
+
+// quoteAll is files on a command line.
+func quoteAll(files []string) string {
+	q := make([]string, len(files))
+	for i, f := range files {
+		q[i] = shellQuote(f)
+	}
+	return strings.Join(q, " ")
 }

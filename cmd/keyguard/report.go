@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 
+	"github.com/keyguard/keyguard/finding"
 	"github.com/keyguard/keyguard/internal/audit/report"
 )
 
@@ -13,10 +14,12 @@ var reportFormats = []string{"text", "json", "csv", "html"}
 
 // reportView is how a report is shown beyond its format.
 type reportView struct {
-	depth   int  // memory by prefix down to this many segments; 0 none
-	sep     byte // the registry's separator
-	verbose bool // text: every section in full
-	top     int  // text: largest keys listed (0: the default)
+	depth   int    // memory by prefix down to this many segments; 0 none
+	sep     byte   // the registry's separator
+	verbose bool   // text: every section in full
+	top     int    // text: largest keys listed (0: the default)
+	next    string // text: the report's last line, what to run next
+	docsURL string // where docs/ is published: absolute rule links
 }
 
 // writeReport renders rep in format (one of reportFormats) to out, then
@@ -25,6 +28,9 @@ type reportView struct {
 func writeReport(out *output, format string, rep *report.Report, v reportView) error {
 	if v.depth > 0 {
 		rep.Prefixes = report.PrefixTree(rep.Groups, v.sep, v.depth)
+	}
+	if v.docsURL != "" {
+		rep.LinkDocs(v.docsURL)
 	}
 	var err error
 	switch format {
@@ -35,7 +41,7 @@ func writeReport(out *output, format string, rep *report.Report, v reportView) e
 	case "html":
 		err = rep.WriteHTML(out)
 	case "text":
-		err = rep.WriteText(out, report.TextOptions{Verbose: v.verbose, Top: v.top})
+		err = rep.WriteText(out, report.TextOptions{Verbose: v.verbose, Top: v.top, Next: v.next})
 	default:
 		err = fmt.Errorf("unknown report format %q (use text, json, csv or html)", format)
 	}
@@ -50,6 +56,7 @@ func (fs *flagSet) reportFlags() *reportView {
 	v := &reportView{}
 	fs.IntVar(&v.depth, "depth", report.DefaultPrefixDepth, "memory by key prefix down to `N` segments (0: none)")
 	fs.BoolVar(&v.verbose, "verbose", false, "text: every section in full, not one screen")
+	fs.docsURLFlag(&v.docsURL)
 	return v
 }
 
@@ -58,4 +65,11 @@ func (fs *flagSet) isSet(name string) bool {
 	set := false
 	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
 	return set
+}
+
+// docsURLFlag is --docs-url of the commands that write findings: rule
+// links under the published docs rather than a path that exists only in
+// the repository.
+func (fs *flagSet) docsURLFlag(p *string) {
+	fs.StringVar(p, "docs-url", finding.DefaultDocsBase, "`URL` under which docs/ is published, for the rule links of the findings (\"\": links relative to the repository)")
 }

@@ -262,3 +262,25 @@ func TestWriterTags(t *testing.T) {
 		t.Error("findings: the owner menu does not list order-team and promo-team")
 	}
 }
+
+// TestLongKeyCell: a long key stays on one line of its column, cut by
+// the stylesheet, with the whole key in the cell's title for hovering.
+func TestLongKeyCell(t *testing.T) {
+	rep := smallReport(t0)
+	long := "debug:dump:" + strings.Repeat("x", 1000)
+	rep.Findings[3].Key = long
+	s, hs := newTestServer(t, Config{Auditor: &fixedAuditor{reps: []*Report{rep}}})
+	s.AuditNow(context.Background())
+	if _, body := get(t, hs, "/findings"); !strings.Contains(body, `<td class="key" title="`+long+`">`) {
+		t.Error("/findings: the long key's cell has no title holding the whole key")
+	}
+	_, css := get(t, hs, "/assets/style.css")
+	for _, rule := range []string{"td.key { max-width: 32em; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }"} {
+		if !strings.Contains(css, rule) {
+			t.Errorf("style.css lacks %q", rule)
+		}
+	}
+	if strings.Contains(css, "overflow-wrap: anywhere") {
+		t.Error("style.css still wraps keys anywhere")
+	}
+}

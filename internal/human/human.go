@@ -99,11 +99,11 @@ func Duration(d time.Duration) string {
 	return b.String()
 }
 
-// Plural is n and the word, in the plural unless n is 1: "1 key",
-// "3 keys", "2 matches", "0 entries". Words that do not change ("info")
-// stay as they are.
+// Plural is n (with thousands separators) and the word, in the plural
+// unless n is 1: "1 key", "1,200 keys", "2 matches", "0 entries". Words
+// that do not change ("info") stay as they are.
 func Plural[N int | int64](n N, word string) string {
-	return strconv.FormatInt(int64(n), 10) + " " + PluralWord(int64(n), word)
+	return Count(int64(n)) + " " + PluralWord(int64(n), word)
 }
 
 // PluralWord is the word alone, in the plural unless n is 1.

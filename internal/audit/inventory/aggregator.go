@@ -1,6 +1,7 @@
 package inventory
 
 import (
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -55,6 +56,10 @@ type Aggregator struct {
 	slotFn  func(slot int, name, value string)
 	slotOf  *registry.Entry // the entry slotFn's values belong to
 
+	lastNode string            // retainedNode's copy
+	keys     *report.KeyBuffer // Options.Keys's buffer; nil without
+	keyRow   report.KeyRow
+
 	// per-record scratch
 	rec     *Record
 	keepKey string
@@ -63,6 +68,7 @@ type Aggregator struct {
 
 type totals struct {
 	keys, bytes, bytesUnknown, noTTL, unregistered int64
+	bytesSq                                        float64  // sum of the squares of the sizes, for a sample's margin
 	sev                                            [3]int64 // by finding.Severity, of findings decided per key
 }
 
@@ -149,14 +155,18 @@ func New(reg *registry.Registry, opts Options) *Aggregator {
 		lastDB:     -1,
 		tmplFields: make([]fieldState, len(reg.Entries)),
 		famFields:  map[string]*fieldState{},
-		top:        newBHeap(opts.TopKeys, topWorse),
-		hot:        newBHeap(opts.HotKeys, hotWorse),
+		top:        newKeyedHeap(opts.TopKeys, topWorse, topRank, topID),
+		hot:        newKeyedHeap(opts.HotKeys, hotWorse, hotRank, hotID),
 		rules:      map[string]*ruleState{},
 	}
 	a.emitFn = a.emit
 	a.chk.DeferPII()
 	a.pii, a.piiKeys = make([]*piiSlots, len(reg.Entries)), make([]int64, len(reg.Entries))
 	a.slotFn = func(slot int, name, v string) { a.seePII(a.slotOf, slot, name, v) }
+
+	if opts.Keys != nil {
+		a.keys = opts.Keys.Buffer()
+	}
 	for i, e := range reg.Entries {
 		a.entries[i] = a.templateGroup(e, 0)
 	}
@@ -208,6 +218,7 @@ func (a *Aggregator) Add(r *Record, cl Class) {
 	g.ttlHist[c].keys++
 	if r.Bytes >= 0 {
 		a.t.bytes += r.Bytes
+		a.t.bytesSq += float64(r.Bytes) * float64(r.Bytes)
 		g.bytes += r.Bytes
 		a.ttlHist[c].bytes += r.Bytes
 		g.ttlHist[c].bytes += r.Bytes
@@ -223,6 +234,9 @@ func (a *Aggregator) Add(r *Record, cl Class) {
 		g.ttl.add(r.TTL)
 	}
 	a.check(r, e, g)
+	if a.opts.NoRegistry {
+		a.pending = slices.DeleteFunc(a.pending, needsRegistry)
+	}
 	for i := range a.pending {
 		a.keep(&a.pending[i], r, g)
 	}
@@ -236,8 +250,29 @@ func (a *Aggregator) Add(r *Record, cl Class) {
 	if (r.Fields != nil || cl.Fields) && !a.opts.SkipFields {
 		a.offerFields(r, g, cl.Fields)
 	}
+	if a.keys != nil {
+		a.keyRow = report.KeyRow{DB: r.DB, Key: r.Key, Type: r.Type, Encoding: r.Encoding, Bytes: r.Bytes, Elements: r.Elements,
+			TTL: r.TTL, Group: g.name, Kind: g.kind, Owner: g.owner}
+		a.keys.Add(&a.keyRow)
+		a.keyRow = report.KeyRow{} // the key is the walker's
+	}
 	clear(a.pending) // they hold r.Key: keep no reference to the walker's buffers
 	a.rec = nil
+}
+
+// FlushKeys writes the key rows still buffered (Options.Keys). Pipeline's
+// Close calls it; a caller adding records itself calls it at the end.
+func (a *Aggregator) FlushKeys() {
+	if a.keys != nil {
+		a.keys.Flush()
+	}
+}
+
+// needsRegistry reports whether a finding is one that only a registry can
+// decide: without one every key is "unregistered" and every domain
+// undeclared, which says nothing.
+func needsRegistry(f finding.Finding) bool {
+	return f.Rule == finding.Unregistered || f.Rule == finding.Domain
 }
 
 func (a *Aggregator) seeDB(db int) {
@@ -300,7 +335,9 @@ func (a *Aggregator) newFamily(db int, name string) *group {
 	name = strings.Clone(name) // it may be a slice of a walker's key
 	g := &group{name: name, family: name, kind: report.KindPrefix, db: db, binary: !utf8.ValidString(name)}
 	if g.binary {
-		g.name = escapeInvalid(name) // JSON keeps the name exactly; such keys get no suggestion
+		// Escaped once, as the reports display a name (they print one
+		// without control bytes as it is); such keys get no suggestion.
+		g.name = escapeInvalid(name)
 	}
 	g.domain = a.domainOf(name)
 	if d, ok := a.reg.Domain(g.domain); ok {
@@ -356,6 +393,7 @@ func (a *Aggregator) eachGroup(f func(*group)) {
 
 type topItem struct {
 	bytes, elements int64
+	hash            uint64 // keyHash(key): the order among keys of one size
 	ttl             time.Duration
 	key             string
 	keyLen          int
@@ -367,6 +405,7 @@ type topItem struct {
 
 type hotItem struct {
 	freq      int
+	hash      uint64 // keyHash(key)
 	key       string
 	keyLen    int
 	bytes     int64
@@ -378,27 +417,45 @@ type hotItem struct {
 	db        int
 }
 
+// topWorse orders the top keys as the findings are (findWorse): by size,
+// then by a fixed hash of the key. Keys of one size are common (a family's
+// values), and a hash tells them apart without comparing their long common
+// prefixes.
 func topWorse(a, b *topItem) bool {
-	return rankedWorse(a.bytes, a.key, b.bytes, b.key) || a.bytes == b.bytes && a.key == b.key && a.db > b.db
+	return findWorse(a.bytes, a.hash, a.key, b.bytes, b.hash, b.key) || a.bytes == b.bytes && a.key == b.key && a.db > b.db
 }
+
+func topRank(it *topItem) (int64, uint64) { return it.bytes, it.hash }
+
+func hotRank(it *hotItem) (int64, uint64) { return int64(it.freq), it.hash }
+
+func topID(it *topItem) itemID { return itemID{it.key, it.keyLen, it.db} }
+
+func hotID(it *hotItem) itemID { return itemID{it.key, it.keyLen, it.db} }
 
 func hotWorse(a, b *hotItem) bool {
-	return rankedWorse(int64(a.freq), a.key, int64(b.freq), b.key) || a.freq == b.freq && a.key == b.key && a.db > b.db
+	return findWorse(int64(a.freq), a.hash, a.key, int64(b.freq), b.hash, b.key) || a.freq == b.freq && a.key == b.key && a.db > b.db
 }
 
-// escapeInvalid writes bytes that are not UTF-8 as \xNN.
+// escapeInvalid writes bytes that are not UTF-8, control bytes and
+// backslashes as \xNN (a backslash as \\), so that the name has one
+// escaped form: the reports print it as it is, never escaped again.
 func escapeInvalid(s string) string {
 	var b strings.Builder
 	for i := 0; i < len(s); {
 		r, n := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && n <= 1 {
+		switch {
+		case r == utf8.RuneError && n <= 1, r < ' ', r == 0x7f:
 			b.WriteString(`\x`)
 			b.WriteByte("0123456789abcdef"[s[i]>>4])
 			b.WriteByte("0123456789abcdef"[s[i]&15])
 			i++
 			continue
+		case r == '\\':
+			b.WriteString(`\\`)
+		default:
+			b.WriteString(s[i : i+n])
 		}
-		b.WriteString(s[i : i+n])
 		i += n
 	}
 	return b.String()

@@ -40,7 +40,7 @@ func TestFindTopSameAsBHeap(t *testing.T) {
 			case "shrinking":
 				slices.SortFunc(items, func(p, q findItem) int { return cmp.Compare(q.score, p.score) })
 			}
-			fh, bh := newFindTop(tt.n), newBHeap(tt.n, worse)
+			fh, bh := newFindTop(tt.n), newBHeap(tt.n, worse, func(it *findItem) (int64, uint64) { return it.score, it.hash })
 			for _, it := range items {
 				fh.push(it.fentry, it.findDetail)
 				bh.push(it)
@@ -113,5 +113,82 @@ func cmpOf[T any](less func(a, b *T) bool) func(a, b T) int {
 			return 1
 		}
 		return 0
+	}
+}
+
+// TestKeyedHeap checks the top list against a reference, the best n of
+// the best offer per key, with keys offered many times in every order.
+func TestKeyedHeap(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, n := range []int{1, 2, 7, 50, 1000} {
+		for _, keys := range []int{3, n, 5 * n} {
+			h := newKeyedHeap(n, topWorse, topRank, topID)
+			best := map[itemID]topItem{}
+			for range 20 * keys {
+				it := topItem{bytes: int64(rng.IntN(4 * keys)), key: "k" + strconv.Itoa(rng.IntN(keys)), db: rng.IntN(2)}
+				it.keyLen, it.hash = len(it.key), keyHash(it.key)
+				h.push(it)
+				if b, ok := best[topID(&it)]; !ok || b.bytes < it.bytes {
+					best[topID(&it)] = it
+				}
+			}
+			var want []topItem
+			for _, it := range best {
+				want = append(want, it)
+			}
+			better := cmpOf(func(p, q *topItem) bool { return topWorse(q, p) })
+			slices.SortFunc(want, better)
+			want = want[:min(n, len(want))]
+			got := slices.Clone(h.items)
+			slices.SortFunc(got, better)
+			if !slices.Equal(got, want) {
+				t.Fatalf("n=%d keys=%d: kept %v, want %v", n, keys, got, want)
+			}
+			if len(h.index)+len(h.spill) != len(h.items) {
+				t.Fatalf("n=%d: index of %d for %d items", n, len(h.index)+len(h.spill), len(h.items))
+			}
+			for s, it := range h.items {
+				if got, ok := h.lookup(topID(&it), idHash(it.hash, topID(&it))); !ok || got != int32(s) || h.heap[h.pos[s]].slot != int32(s) || h.heap[h.pos[s]].score != it.bytes || h.heap[h.pos[s]].hash != it.hash {
+					t.Fatalf("n=%d: slot %d out of step with the index or the heap", n, s)
+				}
+			}
+			root := h.root()
+			for i := range h.items {
+				if topWorse(&h.items[i], root) {
+					t.Fatalf("n=%d: %v is worse than the root %v", n, h.items[i], *root)
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkTopKeys offers 200,000 keys of random sizes (a tenth of them
+// twice, as a walker's duplicates) to top lists of 50 and of 100,000: the
+// cost per key must not grow with the list's length past its log.
+func BenchmarkTopKeys(b *testing.B) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	items := make([]topItem, 200_000)
+	for i := range items {
+		k := i
+		if i%10 == 0 {
+			k = rng.IntN(len(items))
+		}
+		key := "order:order:" + strconv.Itoa(k) + ":base"
+		items[i] = topItem{bytes: int64(rng.IntN(1 << 20)), key: key, keyLen: len(key), hash: keyHash(key)}
+	}
+	for _, n := range []int{50, 100_000} {
+		b.Run("top="+strconv.Itoa(n), func(b *testing.B) {
+			for b.Loop() {
+				a := &Aggregator{top: newKeyedHeap(n, topWorse, topRank, topID)}
+				for _, it := range items {
+					if a.top.full() {
+						if root := a.top.root(); !topWorse(root, &it) {
+							continue
+						}
+					}
+					a.pushTop(it)
+				}
+			}
+		})
 	}
 }

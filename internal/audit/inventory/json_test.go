@@ -56,6 +56,9 @@ func full(t *testing.T) *report.Report {
 		DBs: []report.CoverageDB{{DB: 3, KeysStart: 10, KeysEnd: -1, Counted: 9}}}},
 		Cluster:    &report.ClusterCoverage{Masters: 3, Walked: 1, Slots: 5461, Counted: "0-5460"},
 		NotCovered: []report.Gap{{Node: "127.0.0.1:7000", DB: &db, Slots: "7-9", Reason: "node down <&>"}}}
+
+	rep.NotChecked = report.NoRegistryChecks
+	rep.DocsBase = "https://example.com/keyguard/"
 	v := reflect.ValueOf(rep).Elem()
 	for i := range v.NumField() {
 		if v.Field(i).IsZero() {

@@ -90,31 +90,53 @@ func clipText(s string) string {
 // rank below its root and are turned away before anything is copied.
 func (a *Aggregator) offerTop(r *Record, g *group) {
 	ck := clip(r.Key, maxKeepKey)
+	var hash uint64
 	if a.top.full() {
 		root := a.top.root()
-		if !rankedWorse(root.bytes, root.key, r.Bytes, ck) {
+		if r.Bytes < root.bytes {
 			return
 		}
+		if hash = keyHash(ck); !findWorse(root.bytes, root.hash, root.key, r.Bytes, hash, ck) {
+			return
+		}
+	} else {
+		hash = keyHash(ck)
 	}
 	a.pushTop(topItem{
-		bytes: r.Bytes, elements: r.Elements, ttl: r.TTL, key: a.retainedKey(), keyLen: len(r.Key),
-		typ: retainType(r.Type), template: clip(g.name, maxGroupName), node: strings.Clone(r.Node), db: r.DB,
+		bytes: r.Bytes, elements: r.Elements, ttl: r.TTL, key: a.retainedKey(), keyLen: len(r.Key), hash: hash,
+		typ: retainType(r.Type), template: clip(g.name, maxGroupName), node: a.retainedNode(r.Node), db: r.DB,
 	})
 }
 
 func (a *Aggregator) offerHot(r *Record, g *group) {
 	ck := clip(r.Key, maxKeepKey)
+	var hash uint64
 	if a.hot.full() {
 		root := a.hot.root()
-		if !rankedWorse(int64(root.freq), root.key, int64(r.Freq), ck) {
+		if r.Freq < root.freq {
 			return
 		}
+		if hash = keyHash(ck); !findWorse(int64(root.freq), root.hash, root.key, int64(r.Freq), hash, ck) {
+			return
+		}
+	} else {
+		hash = keyHash(ck)
 	}
 	a.pushHot(hotItem{
-		freq: r.Freq, key: a.retainedKey(), keyLen: len(r.Key), bytes: r.Bytes,
+		freq: r.Freq, key: a.retainedKey(), keyLen: len(r.Key), bytes: r.Bytes, hash: hash,
 		template: g.name, owner: g.owner, kind: g.kind, protected: g.entry != nil && g.entry.Hot != nil,
-		node: strings.Clone(r.Node), db: r.DB,
+		node: a.retainedNode(r.Node), db: r.DB,
 	})
+}
+
+// retainedNode is a kept copy of a node's name, copied once per node: the
+// records of a walk come from a few nodes, and a long top list kept a copy
+// per key.
+func (a *Aggregator) retainedNode(n string) string {
+	if n != a.lastNode {
+		a.lastNode = strings.Clone(n)
+	}
+	return a.lastNode
 }
 
 // retainType returns a kept copy of a type name: the known names are
@@ -128,29 +150,7 @@ func retainType(t string) string {
 
 // pushTop offers it to the top keys (Add and Merge): a key seen twice
 // (a walker's duplicate) is kept once, at its largest.
-func (a *Aggregator) pushTop(it topItem) {
-	for i := range a.top.items {
-		if a.top.items[i].key == it.key && a.top.items[i].keyLen == it.keyLen && a.top.items[i].db == it.db {
-			if a.top.items[i].bytes >= it.bytes {
-				return
-			}
-			a.top.removeAt(i)
-			break
-		}
-	}
-	a.top.push(it)
-}
+func (a *Aggregator) pushTop(it topItem) { a.top.push(it) }
 
 // pushHot is pushTop for the hot-key set, by LFU counter.
-func (a *Aggregator) pushHot(it hotItem) {
-	for i := range a.hot.items {
-		if a.hot.items[i].key == it.key && a.hot.items[i].keyLen == it.keyLen && a.hot.items[i].db == it.db {
-			if a.hot.items[i].freq >= it.freq {
-				return
-			}
-			a.hot.removeAt(i)
-			break
-		}
-	}
-	a.hot.push(it)
-}
+func (a *Aggregator) pushHot(it hotItem) { a.hot.push(it) }

@@ -14,6 +14,7 @@ func (a *Aggregator) Merge(b *Aggregator) {
 	}
 	a.t.keys += b.t.keys
 	a.t.bytes += b.t.bytes
+	a.t.bytesSq += b.t.bytesSq
 	a.t.bytesUnknown += b.t.bytesUnknown
 	a.t.noTTL += b.t.noTTL
 	a.t.unregistered += b.t.unregistered

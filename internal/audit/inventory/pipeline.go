@@ -68,6 +68,9 @@ func (p *Pipeline) Add(recs []Record, classes []Class, done func()) {
 func (p *Pipeline) Close() *Aggregator {
 	close(p.work)
 	p.wg.Wait()
+	for _, a := range p.aggs {
+		a.FlushKeys()
+	}
 	for _, a := range p.aggs[1:] {
 		p.aggs[0].Merge(a)
 	}

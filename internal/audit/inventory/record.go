@@ -1,6 +1,10 @@
 package inventory
 
-import "time"
+import (
+	"time"
+
+	"github.com/keyguard/keyguard/internal/audit/report"
+)
 
 // Record is one key as a walker saw it. Unknown numbers are -1 (TTL: 0),
 // so a walker that cannot probe something says so.
@@ -42,6 +46,16 @@ type Options struct {
 	// fields). The walkers then skip the field reads, which are most of
 	// what checking value formats costs.
 	SkipFields bool
+
+	// NoRegistry: the registry is an empty stand-in (none was given or
+	// found). Keys are grouped by inferred family alone; the findings only
+	// a registry can decide (unregistered, domain) are not raised, and the
+	// report lists what went unchecked (report.NoRegistryChecks).
+	NoRegistry bool
+
+	// Keys, when set, receives one row per key added (--keys): each
+	// Aggregator writes through a buffer of its own.
+	Keys *report.KeyExport
 }
 
 // Defaults.

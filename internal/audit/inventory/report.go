@@ -78,6 +78,10 @@ func (a *Aggregator) Report(meta report.Meta) *report.Report {
 	rep.Notes = append(rep.Notes, a.notes(rep.Notes, x)...)
 	_, piiNotes := a.piiFindings()
 	rep.Notes = append(rep.Notes, piiNotes...)
+
+	if a.opts.NoRegistry {
+		rep.NotChecked = slices.Clone(report.NoRegistryChecks)
+	}
 	rep.State = a.state()
 	return rep
 }
@@ -90,6 +94,12 @@ func (a *Aggregator) scale(rep *report.Report) func(int64) int64 {
 	}
 	rep.Estimate = true
 	rep.Sample = &report.Sample{Ratio: a.opts.SampleRatio, KeysSeen: a.t.keys}
+	if p := a.opts.SampleRatio; p > 0 && p < 1 && a.t.bytesSq > 0 {
+		// Each key is in the sample with probability p: the estimate
+		// S/p of the memory has the variance (1-p)/p² Σ b² over the
+		// sampled keys' sizes b. The margin is 1.96 standard errors.
+		rep.Sample.BytesMargin = int64(math.Ceil(1.96 * math.Sqrt((1-p)*a.t.bytesSq) / p))
+	}
 	if a.opts.SampleRatio <= 0 {
 		rep.Notes = append(rep.Notes, "sampled audit without a sample ratio: counts are of the sample, not extrapolated")
 		return func(n int64) int64 { return n }

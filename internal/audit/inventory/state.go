@@ -10,6 +10,7 @@ import (
 
 	"github.com/keyguard/keyguard/finding"
 	"github.com/keyguard/keyguard/internal/audit/report"
+	"github.com/keyguard/keyguard/internal/human"
 	"github.com/keyguard/keyguard/registry"
 )
 
@@ -152,6 +153,11 @@ func (s *ttlSketch) load(st report.StateTTL) {
 	}
 }
 
+// aloneNote ends the note of a live audit that read one node of a
+// Cluster by itself ("HOST:PORT is a Redis Cluster node…"); merged
+// reports of such nodes are the cluster, and say so once.
+const aloneNote = " is a Redis Cluster node and was audited alone: audit the whole cluster in cluster mode (--cluster)"
+
 // MergeReports merges reports of different shards, hosts or databases
 // into one, as if their keys had been audited together: the aggregates
 // of each (FromReport) are added up and the report is made again, so
@@ -166,7 +172,8 @@ func MergeReports(reg *registry.Registry, reps []*report.Report, names []string)
 		agg     *Aggregator
 		meta    report.Meta
 		targets []string
-		end     time.Time
+		total   time.Duration
+		alone   []string // nodes of a Cluster audited one by one
 		seen    = map[string]string{}
 	)
 	for i, rep := range reps {
@@ -199,17 +206,26 @@ func MergeReports(reg *registry.Registry, reps []*report.Report, names []string)
 		meta.Complete = meta.Complete && rep.Complete
 		meta.Stopped = append(meta.Stopped, rep.Stopped...)
 		for _, n := range rep.Notes {
+			if node, ok := strings.CutSuffix(n, aloneNote); ok {
+				alone = append(alone, node)
+				continue
+			}
 			if !slices.Contains(meta.Notes, n) {
 				meta.Notes = append(meta.Notes, n)
 			}
 		}
-		if e := rep.StartedAt.Add(time.Duration(rep.DurationMS) * time.Millisecond); e.After(end) {
-			end = e
-		}
+		total += time.Duration(rep.DurationMS) * time.Millisecond
 	}
 	meta.Source.Target = strings.Join(targets, ",")
-	meta.Duration = end.Sub(meta.StartedAt)
-	meta.Notes = append(meta.Notes, fmt.Sprintf("merged from %d reports: counts are their sums, lists the best of all", len(reps)))
+	// The audits merged may have run one after the other, days apart, or
+	// side by side: the time between the first start and the last end
+	// says nothing. The report's duration is what they took together.
+	meta.Duration = total
+	if len(alone) > 0 {
+		meta.Notes = append(meta.Notes, fmt.Sprintf("%s of a Redis Cluster, each audited alone, merged here: the report covers the cluster when every master is among them",
+			human.Plural(int64(len(alone)), "node")+" ("+strings.Join(alone, ", ")+")"))
+	}
+	meta.Notes = append(meta.Notes, fmt.Sprintf("merged from %d reports: counts are their sums, lists the best of all, the duration the sum of theirs", len(reps)))
 	out := agg.Report(meta)
 	out.MergedFrom = slices.Clone(names)
 	return out, nil
@@ -303,11 +319,11 @@ func (a *Aggregator) loadFields(fields []report.StateFields) error {
 // the findings decided per key, with their counts.
 func (a *Aggregator) loadLists(rep *report.Report) {
 	for _, h := range rep.State.Hot {
-		a.pushHot(hotItem{freq: h.Freq, key: string(h.Key), keyLen: h.KeyLen, bytes: h.Bytes, template: string(h.Template),
+		a.pushHot(hotItem{freq: h.Freq, key: string(h.Key), hash: keyHash(string(h.Key)), keyLen: h.KeyLen, bytes: h.Bytes, template: string(h.Template),
 			owner: h.Owner, kind: h.Kind, protected: h.Protected, node: h.Node, db: h.DB})
 	}
 	for _, tk := range rep.TopKeys {
-		it := topItem{bytes: tk.Bytes, elements: tk.Elements, key: tk.Key, keyLen: max(tk.KeyLen, len(tk.Key)), typ: tk.Type,
+		it := topItem{bytes: tk.Bytes, elements: tk.Elements, key: tk.Key, hash: keyHash(tk.Key), keyLen: max(tk.KeyLen, len(tk.Key)), typ: tk.Type,
 			template: tk.Template, node: tk.Node, db: dbOf(tk.DB)}
 		if tk.TTLMS != nil {
 			it.ttl = time.Duration(*tk.TTLMS) * time.Millisecond

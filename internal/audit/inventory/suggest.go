@@ -60,7 +60,7 @@ func (a *Aggregator) suggest(g *group, taken *[]*keytmpl.Template) string {
 	case g.ttl.n > 0:
 		fmt.Fprintf(&b, "    ttl: %s # longest remaining TTL seen: %s", registry.FormatTTL(niceTTL(g.ttl.max)), human.Duration(g.ttl.max))
 		if g.noTTL > 0 {
-			fmt.Fprintf(&b, "; %d keys have none", g.noTTL)
+			fmt.Fprintf(&b, "; %s none", haveText(g.noTTL))
 		}
 		b.WriteByte('\n')
 	default:
@@ -91,7 +91,7 @@ func (a *Aggregator) suggest(g *group, taken *[]*keytmpl.Template) string {
 			}
 		}
 	}
-	desc := fmt.Sprintf("FILL-IN: inferred from %d keys", g.keys)
+	desc := "FILL-IN: inferred from " + human.Plural(g.keys, "key")
 	if g.example != "" && len(g.example) <= 80 && !strings.ContainsAny(g.example, "\x00\n\r") {
 		if _, pii := naming.FindPII(g.example); !pii {
 			desc += ", e.g. " + g.example
@@ -162,16 +162,16 @@ func (a *Aggregator) suggestable(name, example string) (string, []string, bool) 
 		if !pii {
 			continue
 		}
-		kind := "phone"
+		kind, held := "phone", "a phone number"
 		switch {
 		case strings.Contains(what, "e-mail"):
-			kind = "email"
+			kind, held = "email", "an e-mail address"
 		case strings.Contains(what, "ID"):
-			kind = "idcard"
+			kind, held = "idcard", "an ID-card number"
 		}
 		if next, ok := replacePlaceholder(name, c.Name, "{"+kind+":hash}"); ok {
 			name = next
-			notes = append(notes, fmt.Sprintf("these keys hold a %s in clear: the template stores a hash of it instead; move the keys (keyguard migrate) once writers build them with it", strings.Fields(what)[0]))
+			notes = append(notes, fmt.Sprintf("these keys hold %s in clear: the template stores a hash of it instead; move the keys (keyguard migrate) once writers build them with it", held))
 		}
 	}
 	for _, c := range caps { // narrow while it overlaps a registered template
@@ -240,4 +240,12 @@ func orNobody(s string) string {
 		return "nobody"
 	}
 	return s
+}
+
+// haveText is "1 key has", "3 keys have".
+func haveText(n int64) string {
+	if n == 1 {
+		return "1 key has"
+	}
+	return human.Plural(n, "key") + " have"
 }

@@ -39,7 +39,7 @@ keys:
 		t.Errorf("the legacy family's entry overlaps the registered key or does not say why it was narrowed:\n%s", legacy)
 	}
 	rate := got["rate:login:{phone:hash}"]
-	if !strings.Contains(rate, `- key: "rate:login:{phone:hash}"`) || !strings.Contains(rate, "in clear") || strings.Contains(rate, "13812345678") {
+	if !strings.Contains(rate, `- key: "rate:login:{phone:hash}"`) || !strings.Contains(rate, "hold a phone number in clear") || strings.Contains(rate, "13812345678") {
 		t.Errorf("the phone family's entry does not hash the phone number:\n%s", rate)
 	}
 	for name, s := range got {

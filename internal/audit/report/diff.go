@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/keyguard/keyguard/finding"
+	"github.com/keyguard/keyguard/internal/human"
 )
 
 // DriftReport is what changed between two audit reports: groups that
@@ -30,8 +31,12 @@ type DriftReport struct {
 	// NewFindings are findings of NEW (rule and key) not in OLD.
 	NewFindings []Finding `json:"new_findings"`
 	// Resolved counts findings of OLD (rule and key) not in NEW.
-	Resolved int64    `json:"resolved"`
-	Notes    []string `json:"notes,omitempty"`
+	Resolved int64 `json:"resolved"`
+	// MemoryCompared is false when the two reports measure memory
+	// differently (a live audit and an RDB file): groups are then
+	// changed by their keys and keys without TTL alone.
+	MemoryCompared bool     `json:"memory_compared"`
+	Notes          []string `json:"notes,omitempty"`
 }
 
 // DriftSide identifies one of the two reports.
@@ -40,6 +45,9 @@ type DriftSide struct {
 	StartedAt time.Time `json:"started_at"`
 	Complete  bool      `json:"complete"`
 	Estimate  bool      `json:"estimate,omitempty"`
+	// Memory is the figure the report's bytes are: "MEMORY USAGE" of a
+	// live audit, "RDB estimate" of a snapshot's.
+	Memory string `json:"memory"`
 }
 
 // DriftSummary compares the totals.
@@ -82,6 +90,7 @@ func Diff(old, new *Report) *DriftReport {
 		},
 		NewGroups: []GroupDrift{}, GoneGroups: []GroupDrift{}, Changed: []GroupDrift{}, NewFindings: []Finding{},
 	}
+	d.MemoryCompared = d.Old.Memory == d.New.Memory
 	gkey := func(g *Group) string { return g.Kind + "\x00" + g.Name }
 	oldG := make(map[string]*Group, len(old.Groups))
 	for i := range old.Groups {
@@ -97,7 +106,7 @@ func Diff(old, new *Report) *DriftReport {
 			d.NewGroups = append(d.NewGroups, groupDrift(&Group{}, n))
 			continue
 		}
-		if o.Keys != n.Keys || o.Bytes != n.Bytes || o.NoTTL != n.NoTTL {
+		if o.Keys != n.Keys || o.NoTTL != n.NoTTL || d.MemoryCompared && o.Bytes != n.Bytes {
 			d.Changed = append(d.Changed, groupDrift(o, n))
 		}
 	}
@@ -109,6 +118,9 @@ func Diff(old, new *Report) *DriftReport {
 		}
 	}
 	byBytes := func(a, b GroupDrift) int {
+		if !d.MemoryCompared {
+			return cmp.Or(cmp.Compare(abs(b.Keys.Delta), abs(a.Keys.Delta)), strings.Compare(a.Name, b.Name))
+		}
 		return cmp.Or(cmp.Compare(abs(b.Bytes.Delta), abs(a.Bytes.Delta)), cmp.Compare(abs(b.Keys.Delta), abs(a.Keys.Delta)), strings.Compare(a.Name, b.Name))
 	}
 	slices.SortFunc(d.NewGroups, byBytes)
@@ -140,6 +152,10 @@ func Diff(old, new *Report) *DriftReport {
 	if old.Estimate || new.Estimate {
 		d.Notes = append(d.Notes, "a report is extrapolated from a sample: small changes are noise")
 	}
+	if !d.MemoryCompared {
+		d.Notes = append(d.Notes, fmt.Sprintf("memory is not compared: the old report's is %s, the new one's %s (they differ by allocator overhead); groups changed by their keys and keys without TTL only",
+			d.Old.Memory, d.New.Memory))
+	}
 	if old.Source.Target != new.Source.Target || old.Source.Kind != new.Source.Kind {
 		d.Notes = append(d.Notes, fmt.Sprintf("the reports come from different sources (%s %s, %s %s)", old.Source.Kind, show(old.Source.Target), new.Source.Kind, show(new.Source.Target)))
 	}
@@ -169,7 +185,15 @@ func abs(n int64) int64 {
 }
 
 func side(r *Report) DriftSide {
-	return DriftSide{Source: r.Source, StartedAt: r.StartedAt, Complete: r.Complete, Estimate: r.Estimate}
+	return DriftSide{Source: r.Source, StartedAt: r.StartedAt, Complete: r.Complete, Estimate: r.Estimate, Memory: MemoryFigure(r.Source.Kind)}
+}
+
+// MemoryFigure is what the bytes of a report of source kind measure.
+func MemoryFigure(kind string) string {
+	if kind == "rdb" {
+		return "the RDB estimate"
+	}
+	return "MEMORY USAGE"
 }
 
 func groupDrift(o, n *Group) GroupDrift {
@@ -214,7 +238,7 @@ const (
 func (d *DriftReport) WriteText(w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	at := func(s DriftSide) string {
-		return fmt.Sprintf("%s %s at %s", s.Source.Kind, show(s.Source.Target), s.StartedAt.Format("2006-01-02 15:04 MST"))
+		return fmt.Sprintf("%s %s at %s (memory: %s)", s.Source.Kind, show(s.Source.Target), s.StartedAt.Format("2006-01-02 15:04 MST"), s.Memory)
 	}
 	fmt.Fprintf(bw, "keyguard diff: %s → %s\n\n", at(d.Old), at(d.New))
 	s := d.Summary
@@ -235,12 +259,16 @@ func (d *DriftReport) WriteText(w io.Writer) error {
 		}
 	}
 	list("new groups", d.NewGroups, func(g GroupDrift) string {
-		return fmt.Sprintf("%s keys\t%s", fmtCount(g.Keys.New), fmtBytes(g.Bytes.New))
+		return fmt.Sprintf("%s\t%s", human.Plural(g.Keys.New, "key"), fmtBytes(g.Bytes.New))
 	})
 	list("gone groups", d.GoneGroups, func(g GroupDrift) string {
-		return fmt.Sprintf("%s keys\t%s", fmtCount(g.Keys.Old), fmtBytes(g.Bytes.Old))
+		return fmt.Sprintf("%s\t%s", human.Plural(g.Keys.Old, "key"), fmtBytes(g.Bytes.Old))
 	})
-	list("changed groups, largest memory change first", d.Changed, func(g GroupDrift) string {
+	title := "changed groups, largest memory change first"
+	if !d.MemoryCompared {
+		title = "changed groups (keys or keys without TTL), largest change first"
+	}
+	list(title, d.Changed, func(g GroupDrift) string {
 		return fmt.Sprintf("keys %s\tmemory %s", countDelta(g.Keys), bytesDelta(g.Bytes))
 	})
 	if len(d.NewFindings) > 0 {

@@ -8,7 +8,7 @@ import (
 	"io"
 	"slices"
 
-	"github.com/keyguard/keyguard/finding"
+	"github.com/keyguard/keyguard/internal/human"
 	"github.com/keyguard/keyguard/internal/treemap"
 )
 
@@ -30,7 +30,7 @@ const (
 func (r *Report) WriteHTML(w io.Writer) error {
 	t, err := template.New("report").Funcs(template.FuncMap{
 		"bytes": fmtBytes, "count": fmtCount, "show": show, "showKey": showKey, "ttl": ttlText, "ms": fmtMS,
-		"sec": fmtSec, "approx": func(s int64) string { return fmtApprox(secDur(s)) }, "dash": orDash, "doc": finding.DocURL, "f1": func(v float64) string { return fmt.Sprintf("%.1f", v) },
+		"sec": fmtSec, "approx": func(s int64) string { return fmtApprox(secDur(s)) }, "dash": orDash, "doc": r.docURL, "plural": human.Plural[int64], "f1": func(v float64) string { return fmt.Sprintf("%.1f", v) },
 	}).Parse(htmlTemplate)
 	if err != nil {
 		return fmt.Errorf("write report: %w", err)
@@ -102,7 +102,7 @@ func (r *Report) htmlView() *htmlView {
 	v.treemap(r.Groups)
 	v.ttlBars(r.TTLHistogram)
 	for _, row := range r.ruleRows() {
-		v.Rules = append(v.Rules, ruleRow{Rule: row.Rule, Doc: finding.DocURL(row.Rule), Severity: row.Severity.String(), Count: row.Count, Omitted: row.Omitted})
+		v.Rules = append(v.Rules, ruleRow{Rule: row.Rule, Doc: r.docURL(row.Rule), Severity: row.Severity.String(), Count: row.Count, Omitted: row.Omitted})
 	}
 	return v
 }
@@ -177,7 +177,7 @@ func (v *htmlView) treemap(groups []Group) {
 				if k < len(d.items) {
 					g := d.items[k]
 					name = g.Name
-					it.Tip = fmt.Sprintf("%s (%s, owner %s): %s keys, %s", show(g.Name), g.Kind, orDash(g.Owner), fmtCount(g.Keys), fmtBytes(g.Bytes))
+					it.Tip = fmt.Sprintf("%s (%s, owner %s): %s, %s", show(g.Name), g.Kind, orDash(g.Owner), human.Plural(g.Keys, "key"), fmtBytes(g.Bytes))
 					if g.Kind == KindPrefix {
 						it.Class = "u"
 					}
@@ -228,7 +228,7 @@ func (v *htmlView) ttlBars(h []TTLBucket) {
 	for i, b := range h {
 		bh := chartH * float64(b.Keys) / float64(most)
 		v.TTL = append(v.TTL, ttlBar{X: float64(i) * (barW + gap), Y: chartH - bh, W: barW, H: bh, Label: b.Label,
-			Tip: fmt.Sprintf("%s: %s keys, %s", b.Label, fmtCount(b.Keys), fmtBytes(b.Bytes))})
+			Tip: fmt.Sprintf("%s: %s, %s", b.Label, human.Plural(b.Keys, "key"), fmtBytes(b.Bytes))})
 	}
 }
 
@@ -270,7 +270,7 @@ pre{background:#f6f6f6;padding:8px;overflow:auto}
 <div class="card">memory<b>{{.Est}}{{bytes .R.Summary.Bytes}}</b></div>
 <div class="card">unregistered<b>{{.Est}}{{count .R.Summary.Unregistered}}</b></div>
 <div class="card">without TTL<b>{{.Est}}{{count .R.Summary.NoTTL}}</b></div>
-<div class="card">findings<b>{{count .R.Summary.Findings}}</b>{{count .R.Summary.BySeverity.Error}} errors · {{count .R.Summary.BySeverity.Warning}} warnings</div>
+<div class="card">findings<b>{{count .R.Summary.Findings}}</b>{{plural .R.Summary.BySeverity.Error "error"}} · {{plural .R.Summary.BySeverity.Warning "warning"}}</div>
 </div>
 {{if .Domains}}
 <h2>Memory by domain and template</h2>

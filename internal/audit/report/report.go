@@ -76,6 +76,14 @@ type Report struct {
 	MergedFrom      []string         `json:"merged_from,omitempty"`      // the reports merged into this one
 	Coverage        *Coverage        `json:"coverage,omitempty"`         // which keys the report counted, and which not and why
 
+	// NotChecked lists what the audit could not check because it ran
+	// without a registry (NoRegistryChecks); empty with one.
+	NotChecked []string `json:"not_checked,omitempty"`
+
+	// DocsBase is where docs/ is published, for absolute rule links
+	// (LinkDocs); "" links relative to the repository. Not written.
+	DocsBase string `json:"-"`
+
 	// State is what merge and resume need to carry this report's
 	// aggregates over (exact counts, TTL sketches, samples). Not meant
 	// for reading; its shape may change between versions.
@@ -168,6 +176,9 @@ type Finding struct {
 type Sample struct {
 	Ratio    float64 `json:"ratio"`     // fraction of the keyspace sampled; 0 unknown (nothing extrapolated)
 	KeysSeen int64   `json:"keys_seen"` // records actually read
+	// BytesMargin is the 95% margin of the extrapolated memory
+	// (Summary.Bytes ± BytesMargin); 0 when unknown (a merged report).
+	BytesMargin int64 `json:"bytes_margin,omitempty"`
 }
 
 // TTLBucket is one bar of the TTL histogram: keys and memory by remaining
@@ -176,6 +187,34 @@ type TTLBucket struct {
 	Label string `json:"label"`
 	Keys  int64  `json:"keys"`
 	Bytes int64  `json:"bytes"`
+}
+
+// LinkDocs makes the rule links of the report absolute, under base (the
+// published docs/ directory, finding.DefaultDocsBase by default): a report
+// read outside the repository has no docs/rules.md beside it.
+func (r *Report) LinkDocs(base string) {
+	r.DocsBase = base
+	for i := range r.Findings {
+		r.Findings[i].Doc = r.docURL(r.Findings[i].Rule)
+	}
+}
+
+// docURL is the link to a rule's section in docs/rules.md.
+func (r *Report) docURL(rule string) string {
+	if r.DocsBase == "" {
+		return finding.DocURL(rule)
+	}
+	return finding.HelpURI(r.DocsBase, rule)
+}
+
+// NoRegistryChecks are what an audit without a registry does not check:
+// everything that compares keys with declared templates and owners.
+var NoRegistryChecks = []string{
+	"unregistered keys",
+	"owners",
+	"types and TTLs declared by templates",
+	"guard (__ns__ owners)",
+	"value schemas (fields:)",
 }
 
 // RuleRank is a rule's place in the reports' fixed order of rules; rules
@@ -272,6 +311,9 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	}
 	if r.Coverage != nil {
 		j.field("coverage", r.Coverage)
+	}
+	if len(r.NotChecked) > 0 {
+		j.field("not_checked", r.NotChecked)
 	}
 	if r.State != nil {
 		j.field("state", r.State)

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/keyguard/keyguard/finding"
+	"github.com/keyguard/keyguard/internal/human"
 )
 
 // Sizes of the text report's lists by default: it is meant to fit one
@@ -30,6 +31,9 @@ const (
 type TextOptions struct {
 	Verbose bool // every section in full
 	Top     int  // largest keys listed; 0 the default (8, or all with Verbose)
+	// Next is the report's last line: what to run next (the command
+	// that writes a registry from a report without one). Empty: none.
+	Next string
 }
 
 // WriteText writes a summary a person reads in one screen: totals, memory
@@ -77,7 +81,11 @@ func (t *textWriter) write() {
 	if r.Source.Nodes == 1 {
 		nodes = "node"
 	}
-	fmt.Fprintf(w, "keyguard %s audit of %s (%d %s), registry %s\n", r.Source.Kind, show(r.Source.Target), r.Source.Nodes, nodes, show(r.Registry))
+	reg := "registry " + show(r.Registry)
+	if len(r.NotChecked) > 0 {
+		reg = "no registry (key families inferred from the names)"
+	}
+	fmt.Fprintf(w, "keyguard %s audit of %s (%d %s), %s\n", r.Source.Kind, show(r.Source.Target), r.Source.Nodes, nodes, reg)
 	state := "complete"
 	if !r.Complete {
 		state = "INCOMPLETE"
@@ -88,21 +96,33 @@ func (t *textWriter) write() {
 		if s.Cursor != "" {
 			cur = " at cursor " + s.Cursor
 		}
-		fmt.Fprintf(w, "  stopped: %s after %s keys%s: %s\n", show(s.Node), fmtCount(s.Keys), cur, s.Reason)
+		fmt.Fprintf(w, "  stopped: %s after %s%s: %s\n", show(s.Node), human.Plural(s.Keys, "key"), cur, s.Reason)
 	}
 	t.coverage()
 	if r.Sample != nil {
 		if r.Sample.Ratio > 0 {
-			fmt.Fprintf(w, "sampled: %s keys read, %.3g%% of the keyspace; numbers marked ~ are extrapolated\n", fmtCount(r.Sample.KeysSeen), r.Sample.Ratio*100)
+			margin := ""
+			if m := r.Sample.BytesMargin; m > 0 {
+				margin = fmt.Sprintf("; memory ±%s (95%%)", fmtBytes(m))
+			}
+			fmt.Fprintf(w, "sampled: %s read, %.3g%% of the keyspace; numbers marked ~ are extrapolated%s\n", human.Plural(r.Sample.KeysSeen, "key"), r.Sample.Ratio*100, margin)
 		} else {
-			fmt.Fprintf(w, "sampled: %s keys read; counts are of the sample\n", fmtCount(r.Sample.KeysSeen))
+			fmt.Fprintf(w, "sampled: %s read; counts are of the sample\n", human.Plural(r.Sample.KeysSeen, "key"))
 		}
 	}
 	s := r.Summary
-	fmt.Fprintf(w, "\n%s%s keys, %s%s: %s%s registered, %s%s unregistered; %s%s without TTL\n",
-		est, fmtCount(s.Keys), est, fmtBytes(s.Bytes), est, fmtCount(s.Keys-s.Unregistered), est, fmtCount(s.Unregistered), est, fmtCount(s.NoTTL))
-	fmt.Fprintf(w, "findings: %s (%s errors, %s warnings, %s info)\n", fmtCount(s.Findings),
-		fmtCount(s.BySeverity.Error), fmtCount(s.BySeverity.Warning), fmtCount(s.BySeverity.Info))
+	if len(r.NotChecked) > 0 {
+		fmt.Fprintf(w, "\n%s, %s%s%s; %s without TTL\n", keysText(est, s.Keys), est, fmtBytes(s.Bytes), r.marginText(), keysText(est, s.NoTTL))
+		fmt.Fprintf(w, "not checked (no registry): %s\n", strings.Join(r.NotChecked, ", "))
+	} else {
+		fmt.Fprintf(w, "\n%s, %s%s%s: %s%s registered, %s%s unregistered; %s%s without TTL\n",
+			keysText(est, s.Keys), est, fmtBytes(s.Bytes), r.marginText(), est, fmtCount(s.Keys-s.Unregistered), est, fmtCount(s.Unregistered), est, fmtCount(s.NoTTL))
+	}
+	if types := t.typeCounts(est); types != "" {
+		fmt.Fprintf(w, "by type: %s\n", types)
+	}
+	fmt.Fprintf(w, "findings: %s (%s, %s, %s info)\n", fmtCount(s.Findings),
+		human.Plural(s.BySeverity.Error, "error"), human.Plural(s.BySeverity.Warning, "warning"), fmtCount(s.BySeverity.Info))
 
 	if len(r.Groups) > 0 {
 		t.domains(est)
@@ -132,15 +152,19 @@ func (t *textWriter) write() {
 		}
 	}
 	if len(sugg) > 0 {
-		fmt.Fprintf(w, "\nlargest unregistered families: paste under keys: in %s and replace every FILL-IN\n", show(r.Registry))
+		if len(r.NotChecked) > 0 {
+			fmt.Fprintf(w, "\nlargest families, as registry entries (replace every FILL-IN)\n")
+		} else {
+			fmt.Fprintf(w, "\nlargest unregistered families: paste under keys: in %s and replace every FILL-IN\n", show(r.Registry))
+		}
 		n := t.limit(len(sugg), textSuggest)
 		for _, g := range sugg[:n] {
-			fmt.Fprintf(w, "  # %s%s keys, %s%s\n%s", est, fmtCount(g.Keys), est, fmtBytes(g.Bytes), g.Suggested)
+			fmt.Fprintf(w, "  # %s, %s%s\n%s", keysText(est, g.Keys), est, fmtBytes(g.Bytes), g.Suggested)
 		}
 		t.more(len(sugg)-n, "suggested entries (keyguard init --from-audit REPORT.json writes them all)")
 	}
 	if len(r.UnusedTemplates) > 0 {
-		fmt.Fprintf(w, "\n%d templates have no keys: %s\n", len(r.UnusedTemplates), listShort(r.UnusedTemplates, t.limit(len(r.UnusedTemplates), 5)))
+		fmt.Fprintf(w, "\n%s no keys: %s\n", haveText(int64(len(r.UnusedTemplates)), "template"), listShort(r.UnusedTemplates, t.limit(len(r.UnusedTemplates), 5)))
 	}
 	if len(r.Notes) > 0 {
 		fmt.Fprintf(w, "\nnotes\n")
@@ -148,6 +172,32 @@ func (t *textWriter) write() {
 			fmt.Fprintf(w, "  - %s\n", note)
 		}
 	}
+	if t.o.Next != "" {
+		fmt.Fprintf(w, "\nnext: %s\n", t.o.Next)
+	}
+}
+
+// typeCounts is "600 strings, 300 hashes, 1 list": keys by Redis type,
+// most first, as redis-cli --bigkeys ends.
+func (t *textWriter) typeCounts(est string) string {
+	var n [len(TypeNames)]int64
+	for _, g := range t.r.Groups {
+		for i, name := range TypeNames {
+			n[i] += g.Types[name]
+		}
+	}
+	idx := make([]int, 0, len(n))
+	for i := range n {
+		if n[i] > 0 {
+			idx = append(idx, i)
+		}
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(n[b], n[a]) })
+	parts := make([]string, len(idx))
+	for j, i := range idx {
+		parts[j] = est + human.Plural(n[i], TypeNames[i])
+	}
+	return strings.Join(parts, ", ")
 }
 
 func (t *textWriter) domains(est string) {
@@ -234,21 +284,33 @@ func domainLabel(g Group) string {
 }
 
 func keysText(est string, n int64) string {
-	if n == 1 && est == "" {
-		return "1 key"
+	if est == "" {
+		return human.Plural(n, "key")
 	}
 	return est + fmtCount(n) + " keys"
 }
 
+// haveText is "1 template has", "3 templates have".
+func haveText(n int64, noun string) string {
+	if n == 1 {
+		return "1 " + noun + " has"
+	}
+	return human.Plural(n, noun) + " have"
+}
+
 func (t *textWriter) templates(est string) {
 	r, w := t.r, t.w
-	fmt.Fprintf(w, "\ntemplates and families by memory\n")
+	if len(r.NotChecked) > 0 {
+		fmt.Fprintf(w, "\nfamilies by memory\n")
+	} else {
+		fmt.Fprintf(w, "\ntemplates and families by memory\n")
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "  group\towner\tkeys\tmemory\tno TTL\tTTL p50\tfindings\n")
 	n := t.limit(len(r.Groups), textTemplates)
 	for _, g := range r.Groups[:n] {
 		name := show(g.Name) + dbText(g.DB)
-		if g.Kind == KindPrefix && g.Name != OtherGroup {
+		if g.Kind == KindPrefix && g.Name != OtherGroup && len(r.NotChecked) == 0 {
 			name += " (unregistered)"
 		}
 		p50 := "-"
@@ -263,7 +325,7 @@ func (t *textWriter) templates(est string) {
 
 func (t *textWriter) rules() {
 	r, w := t.r, t.w
-	fmt.Fprintf(w, "\nfindings by rule (docs/rules.md explains each)\n")
+	fmt.Fprintf(w, "\nfindings by rule (%s explains each)\n", strings.TrimSuffix(r.docURL(""), "#"))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, rw := range r.ruleRows() {
 		ex := ""
@@ -394,4 +456,12 @@ func (t *textWriter) coverage() {
 	for _, g := range gaps {
 		fmt.Fprintf(t.w, "  not covered: %s\n", g)
 	}
+}
+
+// marginText is " ±3.1 MiB" after a sampled memory figure, or "".
+func (r *Report) marginText() string {
+	if r.Sample == nil || r.Sample.BytesMargin <= 0 {
+		return ""
+	}
+	return " ±" + fmtBytes(r.Sample.BytesMargin)
 }

@@ -1,0 +1,397 @@
+package report
+
+import (
+	"bufio"
+	"cmp"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/maphash"
+	"io"
+	"os"
+	"slices"
+	"strings"
+)
+
+// Key changes between two key exports.
+const (
+	KeyAdded   = "added"
+	KeyRemoved = "removed"
+	KeyType    = "type"   // the key holds another type
+	KeyGrown   = "grown"  // more bytes, past the thresholds
+	KeyShrunk  = "shrunk" // fewer bytes, past the thresholds
+)
+
+// KeyChangeKinds are the kinds of change, in report order.
+var KeyChangeKinds = []string{KeyAdded, KeyRemoved, KeyType, KeyGrown, KeyShrunk}
+
+// KeyChange is one key that changed.
+type KeyChange struct {
+	Change   string `json:"change"`
+	DB       int    `json:"db"`
+	Key      string `json:"key"`
+	Group    string `json:"group"` // the template or family: the new side's, else the old's
+	OldType  string `json:"old_type,omitempty"`
+	NewType  string `json:"new_type,omitempty"`
+	OldBytes int64  `json:"old_bytes"` // -1 unknown or absent
+	NewBytes int64  `json:"new_bytes"`
+}
+
+// KeyDiffOptions tune KeyDiff.
+type KeyDiffOptions struct {
+	// A key whose size both sides know has grown or shrunk when it
+	// changed by at least MinBytes and by at least Ratio of the old size.
+	MinBytes int64
+	Ratio    float64
+	// BucketBytes is about how much of the inputs is compared in memory
+	// at once: larger inputs are first split by a hash of the key into
+	// buckets of this size, in temporary files under TempDir ("" the
+	// system's). 0: 64 MiB.
+	BucketBytes int64
+	TempDir     string
+	// SizeHint is the inputs' size in bytes when known (files), to
+	// choose the number of buckets; 0 splits into 16.
+	SizeHint int64
+	// Stop, when set, is asked every few thousand rows; an error ends
+	// the diff with it (an interrupt).
+	Stop func() error
+}
+
+// maxBuckets bounds the temporary files open at once (one per bucket and
+// side while splitting); past 256 × BucketBytes of input the buckets grow.
+const maxBuckets = 256
+
+// Default thresholds of a grown or shrunk key.
+const (
+	DefaultKeyDiffMinBytes = 1024
+	DefaultKeyDiffRatio    = 0.5
+)
+
+// KeyDiffGroup counts the changes of one template or family.
+type KeyDiffGroup struct {
+	Group      string `json:"group"`
+	Added      int64  `json:"added"`
+	Removed    int64  `json:"removed"`
+	Type       int64  `json:"type"`
+	Grown      int64  `json:"grown"`
+	Shrunk     int64  `json:"shrunk"`
+	BytesDelta int64  `json:"bytes_delta"` // of the keys counted here
+}
+
+// KeyDiffSummary is what KeyDiff counted.
+type KeyDiffSummary struct {
+	OldKeys, NewKeys int64
+	Groups           []KeyDiffGroup // most changes first
+}
+
+// KeyDiff compares two key exports row by row and calls emit with every
+// change: the keys of old missing from new (removed), of new missing from
+// old (added), and of both whose type changed or whose size moved past
+// the thresholds. Inputs larger than a bucket are split by a hash of
+// (db, key) into temporary files first, so memory is about one bucket
+// whatever their size. Changes come bucket by bucket, sorted by db and
+// key within a bucket.
+func KeyDiff(old, new *KeyReader, o KeyDiffOptions, emit func(*KeyChange) error) (*KeyDiffSummary, error) {
+	if o.BucketBytes <= 0 {
+		o.BucketBytes = 64 << 20
+	}
+	if o.MinBytes < 0 {
+		o.MinBytes = 0
+	}
+	d := &keyDiff{o: o, emit: emit, groups: map[string]*KeyDiffGroup{}}
+	buckets := 16
+	if o.SizeHint > 0 {
+		buckets = int(min(max(o.SizeHint/o.BucketBytes+1, 1), maxBuckets))
+	}
+	var err error
+	if buckets == 1 {
+		err = d.compare(&readerSource{r: old, n: &d.sum.OldKeys, stop: o.Stop}, &readerSource{r: new, n: &d.sum.NewKeys, stop: o.Stop})
+	} else {
+		err = d.split(old, new, buckets)
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, g := range d.groups {
+		d.sum.Groups = append(d.sum.Groups, *g)
+	}
+	slices.SortFunc(d.sum.Groups, func(a, b KeyDiffGroup) int {
+		return cmp.Or(cmp.Compare(b.total(), a.total()), strings.Compare(a.Group, b.Group))
+	})
+	return &d.sum, nil
+}
+
+func (g *KeyDiffGroup) total() int64 { return g.Added + g.Removed + g.Type + g.Grown + g.Shrunk }
+
+type keyDiff struct {
+	o      KeyDiffOptions
+	emit   func(*KeyChange) error
+	groups map[string]*KeyDiffGroup
+	sum    KeyDiffSummary
+}
+
+// rowSource gives rows one by one: an export, or a bucket file.
+type rowSource interface {
+	next(r *KeyRow) error
+}
+
+type readerSource struct {
+	r    *KeyReader
+	n    *int64
+	stop func() error
+}
+
+func (s *readerSource) next(r *KeyRow) error {
+	err := s.r.Next(r)
+	if err == nil {
+		*s.n++
+		if *s.n&4095 == 0 && s.stop != nil {
+			return s.stop()
+		}
+	}
+	return err
+}
+
+// slim is what the comparison keeps of an old row.
+type slim struct {
+	typ, group string
+	bytes      int64
+	db         int
+}
+
+type dbKey struct {
+	db  int
+	key string
+}
+
+// compare diffs one bucket: old's rows in a map, new's streamed past it.
+func (d *keyDiff) compare(old, new rowSource) error {
+	m := map[dbKey]slim{}
+	var r KeyRow
+	for {
+		err := old.next(&r)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("old: %w", err)
+		}
+		m[dbKey{r.DB, r.Key}] = slim{typ: r.Type, group: r.Group, bytes: r.Bytes, db: r.DB}
+	}
+	var out []KeyChange
+	for {
+		err := new.next(&r)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("new: %w", err)
+		}
+		k := dbKey{r.DB, r.Key}
+		o, ok := m[k]
+		if !ok {
+			out = append(out, KeyChange{Change: KeyAdded, DB: r.DB, Key: r.Key, Group: r.Group, NewType: r.Type, OldBytes: -1, NewBytes: r.Bytes})
+			continue
+		}
+		delete(m, k)
+		c := KeyChange{DB: r.DB, Key: r.Key, Group: r.Group, OldType: o.typ, NewType: r.Type, OldBytes: o.bytes, NewBytes: r.Bytes}
+		switch {
+		case o.typ != r.Type && o.typ != "" && r.Type != "":
+			c.Change = KeyType
+		case o.bytes >= 0 && r.Bytes >= 0 && d.moved(o.bytes, r.Bytes):
+			c.Change = KeyGrown
+			if r.Bytes < o.bytes {
+				c.Change = KeyShrunk
+			}
+		default:
+			continue
+		}
+		out = append(out, c)
+	}
+	for k, o := range m {
+		out = append(out, KeyChange{Change: KeyRemoved, DB: k.db, Key: k.key, Group: o.group, OldType: o.typ, OldBytes: o.bytes, NewBytes: -1})
+	}
+	slices.SortFunc(out, func(a, b KeyChange) int { return cmp.Or(cmp.Compare(a.DB, b.DB), strings.Compare(a.Key, b.Key)) })
+	for i := range out {
+		d.count(&out[i])
+		if err := d.emit(&out[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// moved reports whether a size changed past both thresholds.
+func (d *keyDiff) moved(old, new int64) bool {
+	delta := new - old
+	if delta < 0 {
+		delta = -delta
+	}
+	return delta > 0 && delta >= d.o.MinBytes && float64(delta) >= d.o.Ratio*float64(old)
+}
+
+func (d *keyDiff) count(c *KeyChange) {
+	g := d.groups[c.Group]
+	if g == nil {
+		g = &KeyDiffGroup{Group: c.Group}
+		d.groups[c.Group] = g
+	}
+	switch c.Change {
+	case KeyAdded:
+		g.Added++
+		g.BytesDelta += max(c.NewBytes, 0)
+	case KeyRemoved:
+		g.Removed++
+		g.BytesDelta -= max(c.OldBytes, 0)
+	case KeyType:
+		g.Type++
+		if c.OldBytes >= 0 && c.NewBytes >= 0 {
+			g.BytesDelta += c.NewBytes - c.OldBytes
+		}
+	case KeyGrown:
+		g.Grown++
+		g.BytesDelta += c.NewBytes - c.OldBytes
+	case KeyShrunk:
+		g.Shrunk++
+		g.BytesDelta += c.NewBytes - c.OldBytes
+	}
+}
+
+// split writes both inputs into n bucket files each by a hash of (db,
+// key), then compares bucket by bucket.
+func (d *keyDiff) split(old, new *KeyReader, n int) error {
+	dir, err := os.MkdirTemp(d.o.TempDir, "keyguard-diff-")
+	if err != nil {
+		return fmt.Errorf("key diff: temporary files: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	seed := maphash.MakeSeed()
+	for side, in := range []*KeyReader{old, new} {
+		count := &d.sum.OldKeys
+		if side == 1 {
+			count = &d.sum.NewKeys
+		}
+		if err := splitInto(dir, side, n, in, seed, count, d.o.Stop); err != nil {
+			return err
+		}
+	}
+	for b := range n {
+		oldSrc, oldF, err := openBucket(dir, 0, b)
+		if err != nil {
+			return err
+		}
+		newSrc, newF, err := openBucket(dir, 1, b)
+		if err != nil {
+			oldF.Close()
+			return err
+		}
+		err = d.compare(oldSrc, newSrc)
+		oldF.Close()
+		newF.Close()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func bucketPath(dir string, side, b int) string {
+	return fmt.Sprintf("%s/%d-%d", dir, side, b)
+}
+
+func splitInto(dir string, side, n int, in *KeyReader, seed maphash.Seed, count *int64, stop func() error) error {
+	files := make([]*os.File, n)
+	ws := make([]*bufio.Writer, n)
+	defer func() {
+		for _, f := range files {
+			if f != nil {
+				f.Close()
+			}
+		}
+	}()
+	for b := range n {
+		f, err := os.Create(bucketPath(dir, side, b))
+		if err != nil {
+			return fmt.Errorf("key diff: temporary files: %w", err)
+		}
+		files[b], ws[b] = f, bufio.NewWriterSize(f, 16<<10)
+	}
+	var r KeyRow
+	var buf []byte
+	what := [2]string{"old", "new"}[side]
+	for {
+		err := in.Next(&r)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", what, err)
+		}
+		*count++
+		if *count&4095 == 0 && stop != nil {
+			if err := stop(); err != nil {
+				return err
+			}
+		}
+		var h maphash.Hash
+		h.SetSeed(seed)
+		h.WriteString(r.Key)
+		b := (h.Sum64() ^ uint64(r.DB)*0x9e3779b97f4a7c15) % uint64(n)
+		buf = appendSlim(buf[:0], &r)
+		if _, err := ws[b].Write(buf); err != nil {
+			return fmt.Errorf("key diff: temporary files: %w", err)
+		}
+	}
+	for _, w := range ws {
+		if err := w.Flush(); err != nil {
+			return fmt.Errorf("key diff: temporary files: %w", err)
+		}
+	}
+	return nil
+}
+
+// appendSlim writes the fields the comparison reads: db, key, type,
+// bytes, group.
+func appendSlim(b []byte, r *KeyRow) []byte {
+	b = binary.AppendVarint(b, int64(r.DB))
+	for _, s := range []string{r.Key, r.Type, r.Group} {
+		b = binary.AppendUvarint(b, uint64(len(s)))
+		b = append(b, s...)
+	}
+	return binary.AppendVarint(b, r.Bytes)
+}
+
+type bucketSource struct{ br *bufio.Reader }
+
+func openBucket(dir string, side, b int) (*bucketSource, *os.File, error) {
+	f, err := os.Open(bucketPath(dir, side, b))
+	if err != nil {
+		return nil, nil, fmt.Errorf("key diff: temporary files: %w", err)
+	}
+	return &bucketSource{bufio.NewReaderSize(f, 64<<10)}, f, nil
+}
+
+func (s *bucketSource) next(r *KeyRow) error {
+	db, err := binary.ReadVarint(s.br)
+	if err != nil {
+		return err // io.EOF at the end
+	}
+	var f [3]string
+	for i := range f {
+		n, err := binary.ReadUvarint(s.br)
+		if err != nil {
+			return io.ErrUnexpectedEOF
+		}
+		b := make([]byte, n)
+		if _, err := io.ReadFull(s.br, b); err != nil {
+			return io.ErrUnexpectedEOF
+		}
+		f[i] = string(b)
+	}
+	size, err := binary.ReadVarint(s.br)
+	if err != nil {
+		return io.ErrUnexpectedEOF
+	}
+	*r = KeyRow{DB: int(db), Key: f[0], Type: f[1], Group: f[2], Bytes: size}
+	return nil
+}

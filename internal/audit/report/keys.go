@@ -1,0 +1,425 @@
+package report
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/base64"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+)
+
+// KeyRow is one key of a key export (--keys): every key the audit read,
+// one row each.
+type KeyRow struct {
+	DB       int
+	Key      string        // the exact bytes
+	Type     string        // "" unknown
+	Encoding string        // "" unknown
+	Bytes    int64         // -1 unknown
+	Elements int64         // -1 unknown
+	TTL      time.Duration // -1 no TTL, 0 unknown
+	Group    string        // the template, or the family inferred for an unregistered key
+	Kind     string        // KindTemplate or KindPrefix
+	Owner    string
+}
+
+// Key export formats.
+const (
+	KeysCSV   = "csv"
+	KeysJSONL = "jsonl"
+)
+
+// KeyExportFormats are the formats a key export is written in.
+var KeyExportFormats = []string{KeysCSV, KeysJSONL}
+
+// keysHeader is the CSV export's header row.
+const keysHeader = "db,key,key_base64,type,encoding,bytes,elements,ttl_ms,group,kind,owner\n"
+
+// KeyExport writes rows to one writer for any number of aggregators,
+// each through its own KeyBuffer: a row is encoded into the buffer at
+// once (it keeps no reference to the key), and a full buffer is written
+// under a lock. Memory is the buffers, whatever the number of keys.
+type KeyExport struct {
+	mu     sync.Mutex
+	w      io.Writer
+	format string
+	err    error
+	rows   int64
+}
+
+// NewKeyExport starts an export in format (KeysCSV or KeysJSONL) to w,
+// writing the CSV header.
+func NewKeyExport(w io.Writer, format string) (*KeyExport, error) {
+	x := &KeyExport{w: w, format: format}
+	switch format {
+	case KeysCSV:
+		_, x.err = io.WriteString(w, keysHeader)
+	case KeysJSONL:
+	default:
+		return nil, fmt.Errorf("key export format %q: use csv or jsonl", format)
+	}
+	return x, x.err
+}
+
+// Buffer returns a buffer for one goroutine's rows.
+func (x *KeyExport) Buffer() *KeyBuffer {
+	return &KeyBuffer{x: x, buf: make([]byte, 0, keyBufSize+4096)}
+}
+
+// Err is the first error writing the export.
+func (x *KeyExport) Err() error {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.err
+}
+
+// Rows is the number of rows written so far.
+func (x *KeyExport) Rows() int64 {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.rows
+}
+
+func (x *KeyExport) write(b []byte, rows int64) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.err != nil {
+		return
+	}
+	if _, err := x.w.Write(b); err != nil {
+		x.err = fmt.Errorf("write the key export: %w", err)
+		return
+	}
+	x.rows += rows
+}
+
+const keyBufSize = 64 << 10
+
+// KeyBuffer collects the rows of one goroutine. Not safe for concurrent
+// use; Flush it before the export is closed.
+type KeyBuffer struct {
+	x    *KeyExport
+	buf  []byte
+	rows int64
+}
+
+// Add encodes r.
+func (b *KeyBuffer) Add(r *KeyRow) {
+	if b.x.format == KeysCSV {
+		b.buf = appendKeyCSV(b.buf, r)
+	} else {
+		b.buf = appendKeyJSON(b.buf, r)
+	}
+	b.rows++
+	if len(b.buf) >= keyBufSize {
+		b.Flush()
+	}
+}
+
+// Flush writes the rows buffered.
+func (b *KeyBuffer) Flush() {
+	if len(b.buf) > 0 {
+		b.x.write(b.buf, b.rows)
+	}
+	b.buf, b.rows = b.buf[:0], 0
+}
+
+// exportKey is the key as the export's key column shows it (as the
+// reports' CSV does: invalid UTF-8 replaced, a leading formula character
+// quoted), and its exact bytes in base64 when the column does not give
+// them back.
+func exportKey(k string, csv bool) (shown, b64 string) {
+	shown = k
+	if csv {
+		shown = keyCell(k)
+	} else if !utf8.ValidString(k) {
+		shown = strings.ToValidUTF8(k, "\uFFFD")
+	}
+	// A CSV reader turns a quoted \r\n into \n: such keys need their bytes too.
+	if shown != k || csv && strings.IndexByte(k, '\r') >= 0 {
+		b64 = base64.StdEncoding.EncodeToString([]byte(k))
+	}
+	return shown, b64
+}
+
+func appendKeyCSV(b []byte, r *KeyRow) []byte {
+	b = strconv.AppendInt(b, int64(r.DB), 10)
+	key, b64 := exportKey(r.Key, true)
+	b = append(b, ',')
+	b = appendCSVField(b, key)
+	b = append(b, ',')
+	b = append(b, b64...)
+	b = append(b, ',')
+	b = appendCSVField(b, r.Type)
+	b = append(b, ',')
+	b = appendCSVField(b, r.Encoding)
+	b = append(b, ',')
+	b = appendKnown(b, r.Bytes)
+	b = append(b, ',')
+	b = appendKnown(b, r.Elements)
+	b = append(b, ',')
+	b = appendTTL(b, r.TTL)
+	b = append(b, ',')
+	b = appendCSVField(b, cell(r.Group))
+	b = append(b, ',')
+	b = append(b, kindName(r.Kind)...)
+	b = append(b, ',')
+	b = appendCSVField(b, cell(r.Owner))
+	return append(b, '\n')
+}
+
+// kindName is a group kind as the export writes it: template or family.
+func kindName(kind string) string {
+	if kind == KindPrefix {
+		return "family"
+	}
+	return kind
+}
+
+func appendKnown(b []byte, n int64) []byte {
+	if n < 0 {
+		return b
+	}
+	return strconv.AppendInt(b, n, 10)
+}
+
+func appendTTL(b []byte, ttl time.Duration) []byte {
+	switch {
+	case ttl == -1:
+		return append(b, "-1"...)
+	case ttl <= 0:
+		return b
+	}
+	return strconv.AppendInt(b, max(ttl.Milliseconds(), 1), 10)
+}
+
+// appendCSVField appends s as encoding/csv writes a field: quoted when it
+// holds a comma, a quote, a line break or starts with a space.
+func appendCSVField(b []byte, s string) []byte {
+	if s == "" || !strings.ContainsAny(s, ",\"\r\n") && s[0] != ' ' && s[0] != '\t' {
+		return append(b, s...)
+	}
+	b = append(b, '"')
+	for {
+		i := strings.IndexByte(s, '"')
+		if i < 0 {
+			break
+		}
+		b = append(b, s[:i+1]...)
+		b = append(b, '"')
+		s = s[i+1:]
+	}
+	b = append(b, s...)
+	return append(b, '"')
+}
+
+func appendKeyJSON(b []byte, r *KeyRow) []byte {
+	b = append(b, `{"db":`...)
+	b = strconv.AppendInt(b, int64(r.DB), 10)
+	key, b64 := exportKey(r.Key, false)
+	b = append(b, `,"key":`...)
+	b = appendJSONString(b, key)
+	if b64 != "" {
+		b = append(b, `,"key_base64":"`...)
+		b = append(b, b64...)
+		b = append(b, '"')
+	}
+	if r.Type != "" {
+		b = append(b, `,"type":`...)
+		b = appendJSONString(b, r.Type)
+	}
+	if r.Encoding != "" {
+		b = append(b, `,"encoding":`...)
+		b = appendJSONString(b, r.Encoding)
+	}
+	if r.Bytes >= 0 {
+		b = append(b, `,"bytes":`...)
+		b = strconv.AppendInt(b, r.Bytes, 10)
+	}
+	if r.Elements >= 0 {
+		b = append(b, `,"elements":`...)
+		b = strconv.AppendInt(b, r.Elements, 10)
+	}
+	if r.TTL == -1 || r.TTL > 0 {
+		b = append(b, `,"ttl_ms":`...)
+		b = appendTTL(b, r.TTL)
+	}
+	b = append(b, `,"group":`...)
+	b = appendJSONString(b, r.Group)
+	b = append(b, `,"kind":"`...)
+	b = append(b, kindName(r.Kind)...)
+	b = append(b, '"')
+	if r.Owner != "" {
+		b = append(b, `,"owner":`...)
+		b = appendJSONString(b, r.Owner)
+	}
+	return append(b, "}\n"...)
+}
+
+// KeyReader reads a key export back, CSV or JSON lines (told apart by
+// the first line), row by row.
+type KeyReader struct {
+	br    *bufio.Reader
+	csv   *csv.Reader
+	jsonl bool
+	line  int
+}
+
+// IsKeyExport reports whether the start of a file is a key export's.
+func IsKeyExport(head []byte) bool {
+	return bytes.HasPrefix(head, []byte(keysHeader[:len(keysHeader)-1])) || bytes.HasPrefix(head, []byte(`{"db":`))
+}
+
+// NewKeyReader reads an export from r.
+func NewKeyReader(r io.Reader) (*KeyReader, error) {
+	br := bufio.NewReaderSize(r, 1<<16)
+	head, _ := br.Peek(len(keysHeader))
+	switch {
+	case bytes.HasPrefix(head, []byte(keysHeader[:len(keysHeader)-1])):
+		c := csv.NewReader(br)
+		c.ReuseRecord = true
+		c.FieldsPerRecord = strings.Count(keysHeader, ",") + 1
+		if _, err := c.Read(); err != nil {
+			return nil, err
+		}
+		return &KeyReader{csv: c, line: 1}, nil
+	case bytes.HasPrefix(head, []byte(`{"db":`)), len(head) == 0:
+		return &KeyReader{br: br, jsonl: true}, nil
+	}
+	return nil, errors.New("not a key export: it starts with neither the CSV header " + strconv.Quote(strings.TrimSpace(keysHeader)) + ` nor {"db":`)
+}
+
+// jsonRow is a JSON line of the export.
+type jsonRow struct {
+	DB        int    `json:"db"`
+	Key       string `json:"key"`
+	KeyBase64 string `json:"key_base64"`
+	Type      string `json:"type"`
+	Encoding  string `json:"encoding"`
+	Bytes     *int64 `json:"bytes"`
+	Elements  *int64 `json:"elements"`
+	TTLMS     *int64 `json:"ttl_ms"`
+	Group     string `json:"group"`
+	Kind      string `json:"kind"`
+	Owner     string `json:"owner"`
+}
+
+// Next reads the next row into r; io.EOF after the last.
+func (k *KeyReader) Next(r *KeyRow) error {
+	if k.jsonl {
+		return k.nextJSON(r)
+	}
+	rec, err := k.csv.Read()
+	if err != nil {
+		if errors.Is(err, io.EOF) {
+			return io.EOF
+		}
+		return fmt.Errorf("key export: %w", err)
+	}
+	k.line++
+	db, err := strconv.Atoi(rec[0])
+	if err != nil {
+		return fmt.Errorf("key export line %d: db %q is not a number", k.line, rec[0])
+	}
+	*r = KeyRow{DB: db, Key: rec[1], Type: rec[3], Encoding: rec[4], Group: uncell(rec[8]), Kind: unkind(rec[9]), Owner: uncell(rec[10]), Bytes: -1, Elements: -1}
+	if rec[2] != "" {
+		raw, err := base64.StdEncoding.DecodeString(rec[2])
+		if err != nil {
+			return fmt.Errorf("key export line %d: key_base64: %v", k.line, err)
+		}
+		r.Key = string(raw)
+	}
+	for i, dst := range []*int64{&r.Bytes, &r.Elements} {
+		if s := rec[5+i]; s != "" {
+			if *dst, err = strconv.ParseInt(s, 10, 64); err != nil {
+				return fmt.Errorf("key export line %d: %q is not a number", k.line, s)
+			}
+		}
+	}
+	if s := rec[7]; s != "" {
+		ms, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return fmt.Errorf("key export line %d: ttl_ms %q is not a number", k.line, s)
+		}
+		r.TTL = ttlOf(ms)
+	}
+	return nil
+}
+
+func ttlOf(ms int64) time.Duration {
+	if ms == -1 {
+		return -1
+	}
+	return time.Duration(ms) * time.Millisecond
+}
+
+func (k *KeyReader) nextJSON(r *KeyRow) error {
+	for {
+		line, err := k.br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			var long []byte
+			long = append(long, line...)
+			for errors.Is(err, bufio.ErrBufferFull) {
+				line, err = k.br.ReadSlice('\n')
+				long = append(long, line...)
+			}
+			line = long
+		}
+		if len(bytes.TrimSpace(line)) == 0 {
+			if err != nil {
+				if errors.Is(err, io.EOF) {
+					return io.EOF
+				}
+				return fmt.Errorf("key export: %w", err)
+			}
+			k.line++
+			continue
+		}
+		k.line++
+		var j jsonRow
+		if uerr := json.Unmarshal(line, &j); uerr != nil {
+			return fmt.Errorf("key export line %d: %v", k.line, uerr)
+		}
+		*r = KeyRow{DB: j.DB, Key: j.Key, Type: j.Type, Encoding: j.Encoding, Group: j.Group, Kind: unkind(j.Kind), Owner: j.Owner, Bytes: -1, Elements: -1}
+		if j.KeyBase64 != "" {
+			raw, derr := base64.StdEncoding.DecodeString(j.KeyBase64)
+			if derr != nil {
+				return fmt.Errorf("key export line %d: key_base64: %v", k.line, derr)
+			}
+			r.Key = string(raw)
+		}
+		if j.Bytes != nil {
+			r.Bytes = *j.Bytes
+		}
+		if j.Elements != nil {
+			r.Elements = *j.Elements
+		}
+		if j.TTLMS != nil {
+			r.TTL = ttlOf(*j.TTLMS)
+		}
+		return nil
+	}
+}
+
+// uncell undoes cell's quote mark before a formula character.
+func uncell(s string) string {
+	if len(s) >= 2 && s[0] == '\'' && strings.IndexByte("=+-@\t\r", s[1]) >= 0 {
+		return s[1:]
+	}
+	return s
+}
+
+func unkind(k string) string {
+	if k == "family" {
+		return KindPrefix
+	}
+	return k
+}
