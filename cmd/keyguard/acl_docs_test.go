@@ -83,6 +83,11 @@ func documentedACLs(t *testing.T, nodes []*redis.Client, admin redis.UniversalCl
 		if err := n.ConfigSet(ctx, "maxmemory-policy", "allkeys-lfu").Err(); err != nil {
 			t.Fatal(err)
 		}
+		// Every read counts, so that a:3 is read past the counter hotkeys
+		// lists from.
+		if err := n.ConfigSet(ctx, "lfu-log-factor", "0").Err(); err != nil {
+			t.Fatal(err)
+		}
 	}
 	for _, c := range [][]any{
 		{"set", "a:1", "x"},
@@ -90,6 +95,11 @@ func documentedACLs(t *testing.T, nodes []*redis.Client, admin redis.UniversalCl
 		{"rpush", "a:3", "x"},
 	} {
 		if err := admin.Do(ctx, c...).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 20 {
+		if err := admin.Do(ctx, "lrange", "a:3", 0, -1).Err(); err != nil {
 			t.Fatal(err)
 		}
 	}

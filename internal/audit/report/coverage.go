@@ -26,7 +26,7 @@ type Coverage struct {
 // CoverageNode is one node walked.
 type CoverageNode struct {
 	Addr  string       `json:"addr"`
-	Role  string       `json:"role"`             // master or replica
+	Role  string       `json:"role"`             // master or replica; snapshot for an RDB file
 	RunID string       `json:"run_id,omitempty"` // when its walk began
 	Slots string       `json:"slots,omitempty"`  // Cluster: the slot ranges counted on this node
 	DBs   []CoverageDB `json:"dbs"`
@@ -35,7 +35,7 @@ type CoverageNode struct {
 // CoverageDB is one database of a node walked.
 type CoverageDB struct {
 	DB        int   `json:"db"`
-	KeysStart int64 `json:"keys_start"` // INFO keyspace when the walk began
+	KeysStart int64 `json:"keys_start"` // INFO keyspace when the walk began; for an RDB file the keys it declares (-1: none)
 	KeysEnd   int64 `json:"keys_end"`   // when it ended; -1 unknown (the walk stopped)
 	Counted   int64 `json:"counted"`    // keys the walk listed and counted
 	Complete  bool  `json:"complete"`   // walked to the end
@@ -112,6 +112,14 @@ func (c *Coverage) Lines() (nodes, gaps []string) {
 			st := ""
 			if !d.Complete {
 				st = ", stopped"
+			}
+			if n.Role == "snapshot" { // an RDB file: the keys it declares (RESIZEDB)
+				decl := "the file declares no count"
+				if d.KeysStart >= 0 {
+					decl = "the file declares " + fmtCount(d.KeysStart) + ", expired and empty keys included"
+				}
+				dbs = append(dbs, fmt.Sprintf("db %d %s counted (%s%s)", d.DB, fmtCount(d.Counted), decl, st))
+				continue
 			}
 			end := "?"
 			if d.KeysEnd >= 0 {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -142,7 +143,60 @@ func Run(ctx context.Context, reg *registry.Registry, ins []*Input, opts Options
 		// The deferred call above restores the setting.
 		debug.SetGCPercent(-1)
 	}
-	return &Result{Report: agg.Report(meta), Complete: meta.Complete, Stopped: meta.Stopped}, nil
+	rep := agg.Report(meta)
+	rep.Coverage = coverage(ins, res, opts.DB)
+	return &Result{Report: rep, Complete: meta.Complete, Stopped: meta.Stopped}, nil
+}
+
+// coverage says what the report counted of each file: its databases, the
+// keys counted against the keys the file declares for them (RESIZEDB;
+// expired keys and empty collections are declared but not counted), and
+// every file that stopped before its end.
+func coverage(ins []*Input, res []fileResult, onlyDB int) *report.Coverage {
+	c := &report.Coverage{}
+	var read, size int64
+	for i, in := range ins {
+		r := res[i]
+		n := report.CoverageNode{Addr: DisplayName(in.Name), Role: "snapshot"}
+		dbs := map[int]*report.CoverageDB{}
+		get := func(db int) *report.CoverageDB {
+			if d, ok := dbs[db]; ok {
+				return d
+			}
+			d := &report.CoverageDB{DB: db, KeysStart: -1, KeysEnd: -1, Complete: r.stop == nil}
+			dbs[db] = d
+			return d
+		}
+		for _, h := range r.resize {
+			if onlyDB < 0 || h.DB == onlyDB {
+				get(h.DB).KeysStart = int64(h.Keys)
+			}
+		}
+		for db, k := range r.dbKeys {
+			get(db).Counted = k
+		}
+		for _, d := range dbs {
+			n.DBs = append(n.DBs, *d)
+		}
+		slices.SortFunc(n.DBs, func(a, b report.CoverageDB) int { return a.DB - b.DB })
+		c.Nodes = append(c.Nodes, n)
+		// The part of the file decoded: all of it, or up to where it stopped.
+		whole := max(in.Size, in.read.Load(), 1)
+		done := whole
+		if r.stop != nil {
+			c.NotCovered = append(c.NotCovered, report.Gap{Node: DisplayName(in.Name), Reason: "stopped at byte " + r.stop.Cursor + ": " + r.stop.Reason})
+			off, _ := strconv.ParseInt(r.stop.Cursor, 10, 64)
+			done = min(max(off, 0), whole)
+		}
+		read, size = read+done, size+whole
+	}
+	switch {
+	case len(c.NotCovered) == 0:
+		c.Share = 1
+	default:
+		c.Share = min(float64(read)/float64(size), 0.999) // the part of the files decoded
+	}
+	return c
 }
 
 // scan is what the decoders of one run share.
@@ -163,6 +217,8 @@ type fileResult struct {
 	freqs     bool  // some record carried an LFU counter
 	noCreated bool  // no ctime aux field: TTLs counted from the file's mtime
 	stop      *report.NodeStop
+	dbKeys    map[int]int64    // records counted per database
+	resize    []rdb.ResizeHint // the file's own key counts per database
 }
 
 // batch is a run of records of one file with their classes. The keys,
@@ -266,6 +322,7 @@ func (s *scan) file(ctx context.Context, in *Input, cls *inventory.Classifier) (
 		r, err := dec.Next()
 		if err != nil {
 			res.empty = dec.Meta().EmptySkipped
+			res.resize = dec.Meta().Resize
 			if err != io.EOF {
 				var fe *rdb.FormatError
 				off, reason := dec.Offset(), err.Error()
@@ -305,6 +362,10 @@ func (s *scan) file(ctx context.Context, in *Input, cls *inventory.Classifier) (
 		}
 		res.streams = res.streams || r.Type == rdb.TypeStream
 		res.keys++
+		if res.dbKeys == nil {
+			res.dbKeys = map[int]int64{}
+		}
+		res.dbKeys[r.DB]++
 		if len(b.recs) == batchRecords || b.keyBytes >= batchBytes {
 			if ctx.Err() != nil {
 				stop(dec.Offset(), "interrupted: "+context.Cause(ctx).Error())

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -217,3 +218,86 @@ func fileExists(p string) bool {
 	st, err := os.Stat(p)
 	return err == nil && st.Mode().IsRegular()
 }
+
+// The coverage block of an RDB report: each file with its databases, the
+// keys counted equal to what the server held (DBSIZE) and to what the file
+// declares; a truncated copy is complete for nothing and says where it
+// stopped.
+func TestSnapshotCoverage(t *testing.T) {
+	s := redistest.Start(t)
+	ctx := context.Background()
+	want := map[int]int64{0: 700, 1: 20, 5: 3}
+	for db, n := range want {
+		c := redis.NewClient(&redis.Options{Addr: s.Addr, DB: db})
+		pipe := c.Pipeline()
+		for i := range n {
+			pipe.Set(ctx, "k:"+strings.Repeat("x", int(i%7))+":"+string(rune('a'+db))+":"+itoa(i), strings.Repeat("v", 100), 0)
+		}
+		if _, err := pipe.Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if got := c.DBSize(ctx).Val(); got != n {
+			t.Fatalf("db %d holds %d keys, want %d", db, got, n)
+		}
+		c.Close()
+	}
+	if err := s.Client(t).Save(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	reg, err := registry.Parse("r.yaml", []byte("version: 1\nkeys: []\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dump := filepath.Join(s.Dir, "dump.rdb")
+	run := func(path string) *Result {
+		ins, err := Open([]string{path}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer Close(ins)
+		res, err := Run(ctx, reg, ins, Options{DB: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	res := run(dump)
+	cov := res.Report.Coverage
+	if cov == nil || !res.Complete || cov.Share != 1 || len(cov.NotCovered) != 0 || len(cov.Nodes) != 1 || cov.Nodes[0].Role != "snapshot" {
+		t.Fatalf("coverage of a whole file: %+v", cov)
+	}
+	for _, d := range cov.Nodes[0].DBs {
+		if d.Counted != want[d.DB] || d.KeysStart != want[d.DB] || !d.Complete {
+			t.Errorf("db %d: counted %d, declared %d, complete %v; the server held %d", d.DB, d.Counted, d.KeysStart, d.Complete, want[d.DB])
+		}
+		delete(want, d.DB)
+	}
+	if len(want) != 0 {
+		t.Errorf("databases missing from the coverage: %v", want)
+	}
+	nodes, _ := cov.Lines()
+	if len(nodes) != 1 || !strings.Contains(nodes[0], "db 0 700 counted (the file declares 700") {
+		t.Errorf("coverage lines: %q", nodes)
+	}
+	// A copy cut in the middle: not complete, and the gap names the file.
+	b, err := os.ReadFile(dump)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := filepath.Join(t.TempDir(), "cut.rdb")
+	if err := os.WriteFile(cut, b[:len(b)/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res = run(cut)
+	cov = res.Report.Coverage
+	if res.Complete || cov == nil || len(cov.NotCovered) != 1 || !strings.Contains(cov.NotCovered[0].String(), "cut.rdb: stopped at byte") || cov.Share <= 0 || cov.Share >= 1 {
+		t.Fatalf("coverage of a cut file: %+v", cov)
+	}
+	for _, d := range cov.Nodes[0].DBs {
+		if d.Complete {
+			t.Errorf("db %d of a cut file is complete", d.DB)
+		}
+	}
+}
+
+func itoa(i int64) string { return strconv.FormatInt(i, 10) }
