@@ -8,6 +8,10 @@
 #   bench/versus.sh rdb FILE.rdb REPS BIN...     # GOMAXPROCS=1; P=2 for two cores
 #   bench/versus.sh live PORT REPS BIN...        # a server already loaded on PORT
 #
+# In rdb mode the peers run in the same turns: a path ending in sha256sum
+# hashes the file (the read floor), and hdt3213:PATH runs HDT3213/rdb's
+# `rdb -c memory` (built outside the repository from github.com/HDT3213/rdb).
+#
 # Build the binaries from the commits to compare, for example:
 #
 #   git worktree add /tmp/kg-before f5b9646 && (cd /tmp/kg-before && go build -o /tmp/kg-before.bin ./cmd/keyguard)
@@ -31,7 +35,7 @@ reps=${3:?repetitions}
 shift 3
 [ $# -gt 0 ] || { echo "versus.sh: name at least one keyguard binary" >&2; exit 2; }
 root=$(cd "$(dirname "$0")/.." && pwd)
-reg=$root/audit/testdata/keyguard.yaml
+reg=$root/internal/audit/live/testdata/keyguard.yaml
 [ -x /usr/bin/time ] || { echo "versus.sh: /usr/bin/time not found (apt-get install time)" >&2; exit 2; }
 
 work=$(mktemp -d)
@@ -52,6 +56,17 @@ run() {
 	local bin=$1
 	case $mode in
 	rdb)
+		case $bin in
+		*sha256sum)
+			/usr/bin/time -f '%U %S %M' "$bin" "$target" 2>"$work/time" >/dev/null
+			return
+			;;
+		hdt3213:*)
+			# HDT3213/rdb's memory report, GOMAXPROCS as keyguard's.
+			GOMAXPROCS=${P:-1} /usr/bin/time -f '%U %S %M' "${bin#hdt3213:}" -c memory -o /dev/null "$target" 2>"$work/time" >/dev/null
+			return
+			;;
+		esac
 		GOMAXPROCS=${P:-1} /usr/bin/time -f '%U %S %M' "$bin" rdb --registry "$reg" --format json \
 			--fail-on never --out /dev/null "$target" 2>"$work/time" >/dev/null
 		;;

@@ -1,6 +1,7 @@
 package rdb
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math"
 )
@@ -131,21 +132,37 @@ func (d *Decoder) lpHashFields(b []byte) (int, bool) {
 	}
 	sample, watch := d.fieldSample > 0, d.watch
 	rec := &d.rec
+	if sample && cap(d.fieldBuf) == 0 {
+		d.fieldBuf = make([]byte, 0, 1024)
+	}
 	for p, end := lpHeaderSize, len(b)-1; p < end; {
 		var name []byte
+		inPlace := true                       // name points into b, which lives until the next record
 		if c := b[p]; c >= 0x80 && c < 0xC0 { // lpText for a short string
 			q := p + 1 + int(c&0x3f)
 			name, p = b[p+1:q], q+1
 		} else {
 			name, p = lpText(b, p, &d.e1)
+			inPlace = c >= 0xE0 && c <= 0xF0 // 12- and 32-bit strings; integers are formatted into d.e1
 		}
 		if sample {
-			if l := len(d.fieldBuf); len(rec.Fields) < d.fieldSample && len(name) <= cap(d.fieldBuf)-l && len(name) <= maxFieldName {
-				// sampleField's common case: fieldBuf has room.
-				d.fieldBuf = append(d.fieldBuf, name...)
-				rec.Fields = append(rec.Fields, d.fieldBuf[l:len(d.fieldBuf):len(d.fieldBuf)])
-			} else {
-				d.sampleField(name)
+			switch {
+			case len(rec.Fields) >= d.fieldSample:
+				rec.MoreFields = true
+			case inPlace:
+				// Most names: sampled where they lie, not copied.
+				rec.Fields = append(rec.Fields, name[:min(len(name), maxFieldName):min(len(name), maxFieldName)])
+			default:
+				// Copied where fieldBuf has room, which it never
+				// reallocates here: the names sampled in place and
+				// those copied before stay where they point.
+				name = name[:min(len(name), maxFieldName)]
+				if l := len(d.fieldBuf); len(name) <= cap(d.fieldBuf)-l {
+					d.fieldBuf = append(d.fieldBuf, name...)
+					rec.Fields = append(rec.Fields, d.fieldBuf[l:len(d.fieldBuf):len(d.fieldBuf)])
+				} else {
+					rec.Fields = append(rec.Fields, bytes.Clone(name))
+				}
 			}
 		}
 		if p >= end {

@@ -247,7 +247,7 @@ func (a *Aggregator) Add(r *Record, cl Class) {
 		a.freqKnown++
 		a.offerHot(r, g)
 	}
-	if (r.Fields != nil || cl.Fields) && !a.opts.SkipFields {
+	if (r.Fields != nil || r.Set != nil || cl.Fields) && !a.opts.SkipFields {
 		a.offerFields(r, g, cl.Fields)
 	}
 	if a.keys != nil {

@@ -44,15 +44,15 @@ const (
 	maxCensusKeys = 100_000
 )
 
-// add counts a value with field names raw (as the walker gave them) of
-// key, and copies what it keeps. It returns the change in the keys kept
+// add counts a value of key with the field names set, and copies what
+// it keeps. It returns the change in the keys kept
 // (one more, or fewer when a set grows past maxSigKeys) so the
 // aggregator can count its budget.
-func (c *census) add(raw []string, key string, db int, bytes int64, budget int) (kept int) {
+func (c *census) add(set *FieldSet, key string, db int, bytes int64, budget int) (kept int) {
 	if c.overflow {
 		return 0
 	}
-	h, n := fieldSetHash(raw)
+	h, n := set.hash, set.n
 	if n == 0 {
 		return 0
 	}
@@ -64,7 +64,7 @@ func (c *census) add(raw []string, key string, db int, bytes int64, budget int) 
 		if len(c.sigs) >= maxSigs {
 			return -c.drop()
 		}
-		s = &fieldSet{names: normalizeFields(raw)}
+		s = &fieldSet{names: set.normalized()}
 		c.sigs[h] = s
 	}
 	c.keys++

@@ -7,9 +7,10 @@ import "testing"
 func BenchmarkCensusAdd(b *testing.B) {
 	names := []string{"orderId", "userId", "amount", "status", "createdAt", "updatedAt", "discountValue", "__ns__"}
 	var c census
+	var sets FieldSets
 	b.ReportAllocs()
 	for b.Loop() {
-		c.add(names, "order:order:1:base", 0, 100, 0)
+		c.add(sets.Of(names), "order:order:1:base", 0, 100, 0)
 	}
 }
 

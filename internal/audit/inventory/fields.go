@@ -10,14 +10,20 @@ func (a *Aggregator) offerFields(r *Record, g *group, asked bool) {
 	if g.entry != nil && !fieldType(g.entry.Type) {
 		return
 	}
-	if len(r.Fields) == 0 {
+	if len(r.Fields) == 0 && r.Set == nil {
 		if asked {
 			a.fieldMiss(g)
 		}
 		return
 	}
+	set := r.Set
+	if set == nil {
+		local := FieldSet{raw: r.Fields}
+		local.hash, local.n = fieldSetHash(r.Fields)
+		set = &local
+	}
 	if fs.census == nil {
-		if _, n := fieldSetHash(r.Fields); n == 0 {
+		if set.n == 0 {
 			if asked {
 				a.fieldMiss(g)
 			}
@@ -33,7 +39,7 @@ func (a *Aggregator) offerFields(r *Record, g *group, asked bool) {
 		defer a.publish(g)
 	}
 	fs.hits++
-	a.censusKeys += fs.census.add(r.Fields, r.Key, r.DB, r.Bytes, maxCensusKeys-a.censusKeys)
+	a.censusKeys += fs.census.add(set, r.Key, r.DB, r.Bytes, maxCensusKeys-a.censusKeys)
 	if fs.census.overflow {
 		a.publish(g)
 	}

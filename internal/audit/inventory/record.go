@@ -27,6 +27,10 @@ type Record struct {
 	// with nil Fields counts as a value without field names). Add does
 	// not keep the slice.
 	Fields []string
+	// Set, when given, stands for Fields: the same names, hashed and
+	// normalized by the walker (FieldSets), so that a set's names cross
+	// to the aggregator once. Give Set or Fields, not both.
+	Set *FieldSet
 }
 
 // Options tune the aggregation. The zero value gives the defaults.

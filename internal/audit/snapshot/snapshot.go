@@ -68,7 +68,7 @@ type Result struct {
 // batches go round a fixed pool, and each aggregator is bounded.
 const (
 	batchRecords   = 512
-	batchBytes     = 1 << 20 // of keys and kept names: 1 MB keys do not pile up
+	batchBytes     = 1 << 20 // of keys and kept values: 1 MB keys do not pile up
 	maxAggregators = 4
 )
 
@@ -221,27 +221,26 @@ type fileResult struct {
 	resize    []rdb.ResizeHint // the file's own key counts per database
 }
 
-// batch is a run of records of one file with their classes. The keys,
-// hash field names and __ns__ values the records point to are kept in
-// the batch's own buffers, so the decoder copies them without an
-// allocation per name; batches go round between the decoders and the
-// pipeline with their buffers (see reset), which is safe because an
-// Aggregator copies what it keeps.
+// batch is a run of records of one file with their classes. The keys and
+// __ns__ values the records point to are kept in the batch's own
+// buffers, so the decoder copies them without an allocation per key;
+// field names cross as shared inventory.FieldSets, not copies. Batches go
+// round between the decoders and the pipeline with their buffers (see
+// reset), which is safe because an Aggregator copies what it keeps.
 type batch struct {
 	recs     []inventory.Record
 	classes  []inventory.Class
-	keys     []byte   // the records' keys, back to back
-	arena    []byte   // hash field names and __ns__ values
-	names    []string // the records' Fields, back to back
-	keyBytes int      // of keys and kept names, for the batch's bound
+	keys     []byte // the records' keys, back to back
+	arena    []byte // __ns__ values
+	keyBytes int    // of keys and kept values, for the batch's bound
 }
 
 // reset empties the batch for reuse. The old records are not cleared:
 // what they point to is the batch's own buffers, registry entries and
-// the decoder's interned JSON names, all alive anyway, and appending a
+// field sets, all alive anyway, and appending a
 // record overwrites all of it.
 func (b *batch) reset() {
-	b.recs, b.classes, b.keys, b.arena, b.names, b.keyBytes = b.recs[:0], b.classes[:0], b.keys[:0], b.arena[:0], b.names[:0], 0
+	b.recs, b.classes, b.keys, b.arena, b.keyBytes = b.recs[:0], b.classes[:0], b.keys[:0], b.arena[:0], 0
 }
 
 // keyChunk is the key buffer a batch starts with: 512 keys of 32 bytes.
@@ -312,6 +311,7 @@ func (s *scan) file(ctx context.Context, in *Input, cls *inventory.Classifier) (
 	var (
 		createdMS int64
 		created   bool
+		sets      inventory.FieldSets // this file's field sets, each sent once
 	)
 	b := <-s.pool
 	defer func() { s.send(b) }()
@@ -356,7 +356,7 @@ func (s *scan) file(ctx context.Context, in *Input, cls *inventory.Classifier) (
 			}
 			ttl = time.Duration(left) * time.Millisecond
 		}
-		b.add(r, ttl, in.Name, class)
+		b.add(r, ttl, in.Name, class, &sets)
 		if r.Freq >= 0 {
 			res.freqs = true
 		}
@@ -378,7 +378,7 @@ func (s *scan) file(ctx context.Context, in *Input, cls *inventory.Classifier) (
 }
 
 // add appends the record of r, of class cl, to the batch.
-func (b *batch) add(r *rdb.Record, ttl time.Duration, node string, cl inventory.Class) {
+func (b *batch) add(r *rdb.Record, ttl time.Duration, node string, cl inventory.Class, sets *inventory.FieldSets) {
 	rec := inventory.Record{
 		Key: b.key(r.Key), DB: r.DB, Node: node, Type: string(r.Type), Encoding: r.Encoding,
 		Bytes: r.MemoryEstimate, Elements: r.Elements, TTL: ttl, Freq: r.Freq,
@@ -398,19 +398,24 @@ func (b *batch) add(r *rdb.Record, ttl time.Duration, node string, cl inventory.
 			}
 		}
 		if cl.Fields {
-			lo := len(b.names)
+			// The names are hashed where the decoder left them; only a
+			// set not seen before is copied (once, by sets).
+			named := false
 			for _, f := range r.Fields {
 				if string(f) != nsField {
-					b.names = append(b.names, b.keep(f))
+					named = true
+					break
 				}
 			}
-			rec.Fields = b.names[lo:len(b.names):len(b.names)]
+			if named {
+				rec.Set = sets.OfBytesIn(cl, r.Fields)
+			} else {
+				rec.Fields = []string{} // asked, and none: counted as a value without names
+			}
 		}
 	case rdb.TypeString:
 		if cl.Fields {
-			lo := len(b.names)
-			b.names = append(b.names, r.JSONKeys...)
-			rec.Fields = b.names[lo:len(b.names):len(b.names)]
+			rec.Set = sets.OfIn(cl, r.JSONKeys)
 		}
 	default:
 		cl.Fields = false // no field names to count as missing
