@@ -213,6 +213,11 @@ func TestSDKImportsNoTool(t *testing.T) {
 				t.Errorf("SDK package %s depends on %s (%s): a service that imports it would link it", name, dep, why)
 			}
 		}
+		// No HTTP server of its own: net/http reaches a service only through
+		// the Prometheus client it already links for its metrics.
+		if slices.Contains(p.imports, "net/http") {
+			t.Errorf("SDK package %s imports net/http: serving HTTP is the tools' (internal/dashboard)", name)
+		}
 	}
 }
 
