@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/keyguard/keyguard/finding"
 	"github.com/keyguard/keyguard/internal/human"
+	"github.com/keyguard/keyguard/internal/jsonout"
 	"github.com/keyguard/keyguard/internal/sarif"
 	"github.com/keyguard/keyguard/registry"
 )
@@ -134,10 +134,7 @@ func withDocs(fds []finding.Finding, base string) []docFinding {
 
 func (r *lintResult) writeJSON(w io.Writer) error {
 	fds := withDocs(r.fds, r.docs)
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(struct {
+	return jsonout.Write(w, struct {
 		Registry  string         `json:"registry"`
 		Loaded    bool           `json:"loaded"`
 		Templates int            `json:"templates"`

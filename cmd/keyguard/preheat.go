@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/keyguard/keyguard/hotkey"
 	"github.com/keyguard/keyguard/internal/human"
+	"github.com/keyguard/keyguard/internal/jsonout"
 	"github.com/keyguard/keyguard/registry"
 )
 
@@ -302,8 +302,5 @@ func writePreheatJSON(w io.Writer, target, source string, r *hotkey.PreheatResul
 	for _, f := range r.Failures {
 		doc.Failures = append(doc.Failures, failure{f.Key, f.Err.Error()})
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(doc)
+	return jsonout.Write(w, doc)
 }

@@ -2,12 +2,13 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"runtime"
 	"runtime/debug"
 	"strings"
+
+	"github.com/keyguard/keyguard/internal/jsonout"
 )
 
 // versionInfo is what a build says about itself.
@@ -89,9 +90,7 @@ func runVersion(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if fs.opts.format == "json" {
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		err = enc.Encode(v)
+		err = jsonout.Write(out, v)
 	} else {
 		err = v.writeText(out)
 	}

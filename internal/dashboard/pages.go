@@ -13,6 +13,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/keyguard/keyguard/internal/jsonout"
 )
 
 //go:embed templates/*.html
@@ -736,8 +738,8 @@ func (s *Server) historyJSON(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
+	enc := jsonout.NewEncoder(w)
+	enc.SetEscapeHTML(true) // served to browsers: <, > and & escaped as well
 	enc.Encode(out)
 }
 

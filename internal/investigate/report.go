@@ -1,13 +1,13 @@
 package investigate
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
 	"time"
 
 	"github.com/keyguard/keyguard/finding"
+	"github.com/keyguard/keyguard/internal/jsonout"
 )
 
 // Report is everything an investigation found, in the order the chain is
@@ -99,10 +99,7 @@ func (m Micros) MarshalJSON() ([]byte, error) {
 
 // WriteJSON writes the report as one indented JSON document.
 func (r *Report) WriteJSON(w io.Writer) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(r)
+	return jsonout.Write(w, r)
 }
 
 // Worst is the highest severity among the findings, and false when there

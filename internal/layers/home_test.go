@@ -23,6 +23,7 @@ var homes = []struct {
 	{"a rate limiter", "internal/pace/", regexp.MustCompile(`rate\.NewLimiter\(|\.next\.Add\(|tokens\s+float64|float64\(\w+\) / float64\(\w+\.Rate\)`)},
 	{"a progress ticker", "internal/progress/", regexp.MustCompile(`(?s)NewTicker\([^)]*[Pp]rogress`)},
 	{"a CLUSTER NODES parser", "internal/topology/", regexp.MustCompile(`strings\.Cut\(\w+\[1\], "@"\)|"->-"`)},
+	{"the JSON output set-up", "internal/jsonout/", regexp.MustCompile(`enc\.SetIndent\("", "  "\)`)},
 	{"the squarified treemap layout", "internal/treemap/", regexp.MustCompile(`func \w*[wW]orst\w*\(|worst := func`)},
 }
 

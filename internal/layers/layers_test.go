@@ -20,13 +20,14 @@ const module = "github.com/keyguard/keyguard/"
 // on the right of exactly one rule.
 const rules = `
 # Kernels and vocabularies: small, pure, each beside its reference test.
-NONE < internal/swar, internal/glob, internal/keyslot, internal/monitor, internal/human, internal/atomicfile, internal/treemap, internal/pace, internal/progress,
+NONE < internal/swar, internal/glob, internal/keyslot, internal/monitor, internal/human, internal/atomicfile, internal/treemap, internal/pace, internal/progress, internal/jsonout,
        internal/resp, keybuild, hotkey/topk, internal/rediscmd/internal/namehash;
 internal/swar < internal/jsonkeys;
 internal/rediscmd/internal/namehash < internal/rediscmd;
 internal/glob, internal/swar < keytmpl;
 internal/human < finding;
-finding < naming, internal/sarif;
+finding < naming;
+finding, internal/jsonout < internal/sarif;
 
 # The registry and what is written from it (pure).
 keytmpl, naming, internal/keyslot, internal/swar < registry;
@@ -44,7 +45,7 @@ registry, internal/keyshape, internal/rediscmd < analyzer;
 analyzer < analyzer/plugin;
 
 # Audits: sources -> one aggregation -> the report (the report is pure).
-registry, internal/treemap, internal/topology < internal/audit/report;
+registry, internal/treemap, internal/topology, internal/jsonout < internal/audit/report;
 internal/audit/report < internal/audit/inventory;
 internal/jsonkeys < internal/rdb;
 internal/resp < internal/resp/redisopt;
@@ -53,11 +54,11 @@ internal/audit/inventory, internal/rdb, internal/glob, internal/progress < inter
 
 # The other tools.
 registry < internal/acl;
-internal/audit/report, migration, internal/keyslot, internal/atomicfile, internal/pace, internal/progress < internal/migrate;
-registry, hotkey, internal/monitor, internal/resp/redisopt, internal/rediscmd, internal/pace < internal/hotkeys;
-registry, internal/glob, internal/jsonkeys, internal/monitor, internal/resp/redisopt, internal/rediscmd < internal/investigate;
+internal/audit/report, migration, internal/keyslot, internal/atomicfile, internal/pace, internal/progress, internal/jsonout < internal/migrate;
+registry, hotkey, internal/monitor, internal/resp/redisopt, internal/rediscmd, internal/pace, internal/jsonout < internal/hotkeys;
+registry, internal/glob, internal/jsonkeys, internal/monitor, internal/resp/redisopt, internal/rediscmd, internal/jsonout < internal/investigate;
 analyzer, internal/keyshape, internal/rediscmd, internal/sarif < internal/scancode;
-internal/audit/live, internal/audit/report, hotkey, redishook, internal/atomicfile < internal/dashboard;
+internal/audit/live, internal/audit/report, hotkey, redishook, internal/atomicfile, internal/jsonout < internal/dashboard;
 
 # Test and demo support, benchmarks, commands.
 NONE < internal/layers, internal/demodata, clients;

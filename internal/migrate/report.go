@@ -2,7 +2,6 @@ package migrate
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -10,6 +9,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/keyguard/keyguard/internal/human"
+	"github.com/keyguard/keyguard/internal/jsonout"
 	"github.com/keyguard/keyguard/registry"
 )
 
@@ -147,10 +147,7 @@ func WriteResultsJSON(w io.Writer, target string, results []*Result) error {
 }
 
 func encode(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
+	return jsonout.Write(w, v)
 }
 
 // WriteText writes the result for a person.

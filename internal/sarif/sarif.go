@@ -9,10 +9,10 @@
 package sarif
 
 import (
-	"encoding/json"
 	"io"
 
 	"github.com/keyguard/keyguard/finding"
+	"github.com/keyguard/keyguard/internal/jsonout"
 )
 
 // Schema and Version are the SARIF version written.
@@ -180,8 +180,5 @@ func Message(f *finding.Finding) Text {
 
 // Write writes the log as indented JSON.
 func (l *Log) Write(w io.Writer) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(l)
+	return jsonout.Write(w, l)
 }

@@ -1,7 +1,6 @@
 package scancode
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"maps"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/keyguard/keyguard/finding"
 	"github.com/keyguard/keyguard/internal/human"
+	"github.com/keyguard/keyguard/internal/jsonout"
 	"github.com/keyguard/keyguard/internal/keyshape"
 )
 
@@ -82,10 +82,7 @@ func (r *Report) Worst() (finding.Severity, bool) {
 
 // WriteJSON writes the report as one JSON document.
 func (r *Report) WriteJSON(w io.Writer) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(r)
+	return jsonout.Write(w, r)
 }
 
 // WriteText writes one line per finding, with its hint, and a summary.

@@ -3,7 +3,6 @@ package report
 import (
 	"bufio"
 	"cmp"
-	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/keyguard/keyguard/finding"
 	"github.com/keyguard/keyguard/internal/human"
+	"github.com/keyguard/keyguard/internal/jsonout"
 )
 
 // DriftReport is what changed between two audit reports: groups that
@@ -218,9 +218,7 @@ func (d *DriftReport) NewFindingsAtLeast(sev finding.Severity) []Finding {
 
 // WriteJSON writes the drift report as indented JSON.
 func (d *DriftReport) WriteJSON(w io.Writer) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
+	enc := jsonout.NewEncoder(w)
 	if err := enc.Encode(d); err != nil {
 		return fmt.Errorf("write drift report: %w", err)
 	}
