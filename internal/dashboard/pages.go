@@ -13,6 +13,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/keyguard/keyguard/finding"
 )
 
 //go:embed templates/*.html
@@ -24,8 +26,16 @@ var assetFS embed.FS
 // pageNames are the page templates; each defines "content" for layout.
 var pageNames = []string{"overview", "templates", "template", "unregistered", "findings", "hotkeys", "writers", "history", "empty"}
 
-func parsePages() (map[string]*template.Template, error) {
+// parsePages parses the page templates; their rule links point under
+// docsBase (Config.DocsBase).
+func parsePages(docsBase string) (map[string]*template.Template, error) {
 	funcs := template.FuncMap{
+		"ruleDoc": func(rule string) string {
+			if docsBase == "" {
+				return finding.DocURL(rule)
+			}
+			return finding.HelpURI(docsBase, rule)
+		},
 		"bytes": fmtBytes, "count": fmtCount, "dur": fmtDur, "sec": fmtSec, "time": fmtTime, "ago": fmtAgo, "pct": pct,
 		"bar": func(part, whole int64, class string) template.HTML {
 			if whole <= 0 {
