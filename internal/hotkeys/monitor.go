@@ -84,8 +84,10 @@ func (r *MonitorResult) NotObserved() []string {
 
 // minCostOps is the throughput under which MONITOR's cost is not given as
 // a share: on a nearly idle server the few commands a second (keyguard's
-// own INFO among them) make any change a large percentage of nothing.
-const minCostOps = 100
+// own INFO among them) make any change a large percentage of nothing, and
+// at a few hundred the load's own swings are larger than MONITOR's cost
+// (investigate draws the same line).
+const minCostOps = 1000
 
 // Cost describes the node's throughput change under MONITOR, or "".
 func (n *MonitorNode) Cost() string {
