@@ -60,16 +60,22 @@ func (r Rules) Length(key string, emit Emit) {
 // characters outside a-z 0-9 : _ - . (naming/charset). Braces of a
 // well-formed Cluster hash tag are allowed.
 func (r Rules) Text(s string, emit Emit) {
-	r.text(s, true, emit)
+	r.text(s, true, 0, emit)
 }
 
 // Value checks a placeholder's value: only characters that break keys
-// (control, space, non-ASCII, quotes, braces, the separator), not case.
+// (control, space, non-ASCII, quotes, braces, angle brackets), not case.
 func (r Rules) Value(s string, emit Emit) {
-	r.text(s, false, emit)
+	r.text(s, false, 0, emit)
 }
 
-func (r Rules) text(s string, withCase bool, emit Emit) {
+// ValueAt is Value for a value that starts at byte at of its key: the
+// message gives the byte's position in the key, where the user looks.
+func (r Rules) ValueAt(s string, at int, emit Emit) {
+	r.text(s, false, at, emit)
+}
+
+func (r Rules) text(s string, withCase bool, at int, emit Emit) {
 	tagOpen, tagClose := hashTag(s)
 	upperAt, badAt := -1, -1
 	for i := 0; i < len(s); i++ {
@@ -97,13 +103,16 @@ func (r Rules) text(s string, withCase bool, emit Emit) {
 	}
 	if badAt >= 0 {
 		emit(finding.Charset, finding.Error,
-			fmt.Sprintf("%s at byte %d", describeByte(s, badAt), badAt),
+			fmt.Sprintf("%s at byte %d", describeByte(s, badAt), at+badAt),
 			"keep keys to a-z 0-9 : _ - . and put user input in a {name:hash} placeholder")
 	}
 }
 
+// isPunct reports the punctuation a value may hold: not quotes and braces,
+// which break keys and hash tags, nor angle brackets, markup that turns a
+// key shown in a dashboard or a log viewer into an injection.
 func isPunct(c byte) bool {
-	return c > ' ' && c < 0x7f && c != '"' && c != '\'' && c != '`' && c != '{' && c != '}'
+	return c > ' ' && c < 0x7f && c != '"' && c != '\'' && c != '`' && c != '{' && c != '}' && c != '<' && c != '>'
 }
 
 func describeByte(s string, i int) string {
@@ -121,6 +130,8 @@ func describeByte(s string, i int) string {
 		return fmt.Sprintf("quote %q", c)
 	case c == '{' || c == '}':
 		return fmt.Sprintf("brace %q outside a hash tag", c)
+	case c == '<' || c == '>':
+		return fmt.Sprintf("angle bracket %q", c)
 	default:
 		return fmt.Sprintf("character %q", c)
 	}

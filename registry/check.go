@@ -5,8 +5,10 @@ import (
 	"math"
 	"math/bits"
 	"strings"
+	"unsafe"
 
 	"github.com/keyguard/keyguard/finding"
+	"github.com/keyguard/keyguard/internal/human"
 	"github.com/keyguard/keyguard/internal/swar"
 	"github.com/keyguard/keyguard/keytmpl"
 	"github.com/keyguard/keyguard/naming"
@@ -70,8 +72,8 @@ func (c *Checker) Check(key string, emit func(finding.Finding)) Result {
 // CheckEntry is Check for a caller that has looked the key up already:
 // e is Registry.Lookup(key), nil when unregistered. It reports the same
 // findings but leaves Result.Captures empty, so that a key none of whose
-// placeholder values can break a rule (every byte printable, no quote or
-// brace, no '@', no run of 11 digits) is not matched twice.
+// placeholder values can break a rule (every byte printable, no quote,
+// brace or angle bracket, no '@', no run of 11 digits) is not matched twice.
 func (c *Checker) CheckEntry(key string, e *Entry, emit func(finding.Finding)) Result {
 	if e == nil {
 		return c.unregistered(key, emit)
@@ -114,7 +116,7 @@ func quietUnder(t *keytmpl.Template, piiAllow bool) int {
 
 // quietValues reports whether no part of key can hold a value that the
 // value rule (naming.Rules.Value: bytes outside printable ASCII, quotes,
-// braces) or naming.FindPII (a run of 11 or more digits, or an '@') would
+// braces, angle brackets) or naming.FindPII (a run of 11 or more digits, or an '@') would
 // flag: a placeholder value is a substring of the key, and a substring's
 // digit runs are no longer than the key's.
 func quietValues(key string) bool {
@@ -161,15 +163,16 @@ func quietValues(key string) bool {
 func noisy8(x uint64) bool {
 	low := swar.Less(x, '!')                       // a byte below '!' (or x has a byte >= 0x80, caught next)
 	high := (x&^swar.Hi + swar.Lo*(0x80-0x7f)) | x // a byte >= 0x7f
-	quote := swar.Eq(x, '"') | swar.Eq(x, '\'') | swar.Eq(x, '`') | swar.Eq(x, '{') | swar.Eq(x, '}') | swar.Eq(x, '@')
+	quote := swar.Eq(x, '"') | swar.Eq(x, '\'') | swar.Eq(x, '`') | swar.Eq(x, '{') | swar.Eq(x, '}') | swar.Eq(x, '<') | swar.Eq(x, '>') | swar.Eq(x, '@')
 	return low|high&swar.Hi|quote != 0
 }
 
 // quietClass classifies a byte for quietValues: 0 quiet, 1 a digit, 2 a
-// byte a value rule flags (control, space, non-ASCII, quotes, braces, '@').
+// byte a value rule flags (control, space, non-ASCII, quotes, braces,
+// angle brackets, '@').
 const quietClass = "" +
 	"\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02" +
-	"\x02\x00\x02\x00\x00\x00\x00\x02\x00\x00\x00\x00\x00\x00\x00\x00\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x00\x00\x00\x00\x00\x00" +
+	"\x02\x00\x02\x00\x00\x00\x00\x02\x00\x00\x00\x00\x00\x00\x00\x00\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x00\x00\x02\x00\x02\x00" +
 	"\x02\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00" +
 	"\x02\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x02\x00\x02\x00\x02" +
 	"\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02" +
@@ -189,11 +192,11 @@ func (c *Checker) registered(key string, e *Entry, emit func(finding.Finding)) R
 	for i, p := range e.Template.Placeholders() {
 		v := c.value(p.Name)
 		if p.Kind == keytmpl.Any {
-			c.rules.Value(v, add)
+			c.rules.ValueAt(v, c.keyOffset(key, v), add)
 		}
 		if i < len(e.piiScan) && e.piiScan[i] && !c.deferPII {
 			if what, ok := naming.FindPII(v); ok {
-				add(finding.PII, finding.Warning, fmt.Sprintf("placeholder {%s} holds what looks like a %s", p.Name, what),
+				add(finding.PII, finding.Warning, fmt.Sprintf("placeholder {%s} holds what looks like %s %s", p.Name, human.Article(what), what),
 					fmt.Sprintf("if it is personal data, make it {%s:hash}; if reviewed, mark the template pii: allow", p.Name))
 			}
 		}
@@ -293,6 +296,35 @@ func piiScanned(p keytmpl.Placeholder) bool {
 	}
 	_, personal := naming.PIIName(p.Name)
 	return personal
+}
+
+// within reports whether sub is a slice of s's memory.
+func within(s, sub string) bool {
+	if len(sub) == 0 || len(s) == 0 {
+		return false
+	}
+	p, q := uintptr(unsafe.Pointer(unsafe.StringData(s))), uintptr(unsafe.Pointer(unsafe.StringData(sub)))
+	return q >= p && q+uintptr(len(sub)) <= p+uintptr(len(s))
+}
+
+// keyOffset is where value v, a capture of key, starts in key, so that a
+// finding names the byte the user sees. The captures of a hot key's copy
+// whose suffix sits inside a hash tag are slices of c.base, the name it
+// copies joined without the suffix: a value after the suffix moves by its
+// length.
+func (c *Checker) keyOffset(key, v string) int {
+	if within(key, v) {
+		return int(uintptr(unsafe.Pointer(unsafe.StringData(v))) - uintptr(unsafe.Pointer(unsafe.StringData(key))))
+	}
+	base := unsafe.String(unsafe.SliceData(c.base), len(c.base))
+	if !within(base, v) {
+		return 0 // an empty value: no byte of it is reported
+	}
+	off := int(uintptr(unsafe.Pointer(unsafe.StringData(v))) - uintptr(unsafe.Pointer(unsafe.StringData(base))))
+	if at, end, ok := copySuffix(key); ok && off >= at {
+		off += end - at
+	}
+	return off
 }
 
 func (c *Checker) value(name string) string {

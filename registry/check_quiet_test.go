@@ -18,7 +18,7 @@ func quietValuesSpelled(key string) bool {
 			continue
 		}
 		run = 0
-		if c <= ' ' || c >= 0x7f || strings.IndexByte("\"'`{}@", c) >= 0 {
+		if c <= ' ' || c >= 0x7f || strings.IndexByte("\"'`{}<>@", c) >= 0 {
 			return false
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/keyguard/keyguard/finding"
+	"github.com/keyguard/keyguard/internal/human"
 	"github.com/keyguard/keyguard/keytmpl"
 	"github.com/keyguard/keyguard/naming"
 )
@@ -204,7 +205,7 @@ func (r *Registry) lintEntry(e *Entry, rules naming.Rules, at func(Pos) naming.E
 				continue
 			}
 			if what, ok := naming.PIIName(p.Name); ok && p.Kind != keytmpl.Hash && !e.PIIAllow {
-				add(finding.PII, finding.Error, fmt.Sprintf("placeholder {%s} puts a %s in the key in clear", p.Name, what),
+				add(finding.PII, finding.Error, fmt.Sprintf("placeholder {%s} puts %s %s in the key in clear", p.Name, human.Article(what), what),
 					fmt.Sprintf("write {%s:hash} so the builder stores a hash, or add pii: allow after review", p.Name))
 			}
 		}

@@ -28,7 +28,7 @@ import (
 // two services write one key with two shapes, keys pile up without TTL,
 // and keyguard shows each problem and where it comes from.
 func run(ctx context.Context, w io.Writer) error {
-	reg, err := registry.Parse(demodata.File, demodata.Registry)
+	reg, err := registry.Parse(demodata.Path, demodata.Registry)
 	if err != nil {
 		return fmt.Errorf("demo registry: %w", err)
 	}
@@ -66,6 +66,7 @@ func (d *demo) title(s string) {
 
 func (d *demo) lint() error {
 	d.title("The registry: " + fmt.Sprint(len(d.reg.Entries)) + " key templates, one per team's key (keyguard lint)")
+	fmt.Fprintf(d.w, "The demo's registry is embedded in it; in keyguard's source it is %s.\n\n", d.reg.File)
 	fds := d.reg.Lint()
 	if err := finding.WriteText(d.w, fds); err != nil {
 		return err

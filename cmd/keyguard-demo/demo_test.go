@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -23,6 +24,22 @@ func TestDemo(t *testing.T) {
 		"mixed-schema promo:sku:1001: holds couponAmount, promoTotal, which order-team writes in order:sku:{skuId:int}:settle-preview"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("demo output lacks %q", want)
+		}
+	}
+	// The embedded server has no MEMORY USAGE: no memory is not zero
+	// memory. Findings cite the registry by its path in the source, and
+	// no note holds an empty "()" where a server's setting was missing.
+	for _, want := range []string{"memory not measured", "The demo's registry is embedded in it; in keyguard's source it is internal/demodata/keyguard.yaml."} {
+		if !strings.Contains(out, want) {
+			t.Errorf("demo output lacks %q", want)
+		}
+	}
+	if !regexp.MustCompile(`(?m)^internal/demodata/keyguard\.yaml:\d+:\d+: error overlap`).MatchString(out) {
+		t.Errorf("the lint error does not cite internal/demodata/keyguard.yaml:LINE:COL:\n%s", out)
+	}
+	for _, bad := range []*regexp.Regexp{regexp.MustCompile(`(^|[^0-9.,])0 B\b`), regexp.MustCompile(`\(\)`), regexp.MustCompile(`(?m)^keyguard\.yaml:\d`)} {
+		if m := bad.FindString(out); m != "" {
+			t.Errorf("demo output holds %q", m)
 		}
 	}
 }

@@ -261,7 +261,11 @@ func readResume(path, target string) (*report.Report, error) {
 	}
 	switch {
 	case rep.Source.Kind != "redis" && rep.Source.Kind != "cluster":
-		return nil, usagef("--resume %s: a %s report, not a live audit", path, rep.Source.Kind)
+		kind := rep.Source.Kind
+		if kind == "rdb" {
+			kind = "RDB"
+		}
+		return nil, usagef("--resume %s: %s %s report, not a live audit", path, human.Article(kind), kind)
 	case len(rep.Stopped) == 0:
 		return nil, usagef("--resume %s: the report is complete; there is nothing to resume", path)
 	case rep.Source.Target != target:

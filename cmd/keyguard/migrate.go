@@ -322,7 +322,8 @@ func migrateProgressLine(p migrate.Progress) string {
 	}
 	rate := ""
 	if s := p.Elapsed.Seconds(); s > 0 {
-		rate = fmt.Sprintf("  %s keys/s", human.Count(int64(float64(c.Keys)/s)))
+		rate = fmt.Sprintf("  %s keys/s", human.Count(int64(float64(p.RunKeys)/s))) // this run's keys: a resumed run's counts hold the earlier runs'
+
 	}
 	return fmt.Sprintf("%s %s %s  %s scanned, %s keys, %s done%s", p.Op, p.From, meter(p.Done), human.Count(c.Scanned), human.Count(c.Keys), human.Count(done), rate)
 }

@@ -42,7 +42,9 @@ never on a scrape. docs/serve.md has the metrics and alert rules.`)
 		allowed    = fs.String("allowed-host", "", "without authentication, also answer to these Host `names` (comma-separated; .example.com for every name under it); localhost and IP addresses always")
 		writersWin = fs.Duration("writers-window", redishook.DefaultWindow, "SDK writer records younger than this count")
 		hotWin     = fs.Duration("hotkeys-window", hotkey.DefaultReportTTL, "SDK hot-key reports younger than this count")
+		docsURL    string
 	)
+	fs.docsURLFlag(&docsURL)
 	walk := fs.walkFlags()
 	pos, err := fs.parse(args)
 	if err != nil {
@@ -103,6 +105,7 @@ never on a scrape. docs/serve.md has the metrics and alert rules.`)
 		History:    *history,
 		HistoryDir: *historyDir,
 		Access:     access,
+		DocsBase:   docsURL,
 		Registerer: pr,
 		Gatherer:   pr,
 		Logger:     slog.New(slog.NewTextHandler(e.stderr, nil)),

@@ -77,7 +77,7 @@ func TestServe(t *testing.T) {
 	rctx, cancel := context.WithCancel(ctx)
 	done := make(chan int, 1)
 	go func() {
-		done <- run(rctx, []string{"serve", "--redis", srv.URL(), "--registry", "testdata/demo.yaml", "--listen", "127.0.0.1:0", "--interval", "1h"}, e)
+		done <- run(rctx, []string{"serve", "--redis", srv.URL(), "--registry", "testdata/demo.yaml", "--listen", "127.0.0.1:0", "--interval", "1h", "--docs-url", "https://docs.example.com/kg"}, e)
 	}()
 	defer func() {
 		cancel()
@@ -146,5 +146,13 @@ func TestServe(t *testing.T) {
 	}
 	if code, page := fetch("/", "tok-1"); code != 200 || !strings.Contains(page, "promo:sku:{skuId:int}") {
 		t.Errorf("overview: %d", code)
+	}
+	// --docs-url: the rules link under it, in the pages and the report.
+	const doc = "https://docs.example.com/kg/docs/rules.md#"
+	if code, page := fetch("/findings", "tok-1"); code != 200 || !strings.Contains(page, `href="`+doc) {
+		t.Errorf("findings page: %d, no rule link under %s", code, doc)
+	}
+	if !strings.Contains(body, `"`+doc) {
+		t.Errorf("report: no rule link under %s", doc)
 	}
 }

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/keyguard/keyguard/internal/jsonout"
+
+	"github.com/keyguard/keyguard/finding"
 )
 
 //go:embed templates/*.html
@@ -26,8 +28,16 @@ var assetFS embed.FS
 // pageNames are the page templates; each defines "content" for layout.
 var pageNames = []string{"overview", "templates", "template", "unregistered", "findings", "hotkeys", "writers", "history", "empty"}
 
-func parsePages() (map[string]*template.Template, error) {
+// parsePages parses the page templates; their rule links point under
+// docsBase (Config.DocsBase).
+func parsePages(docsBase string) (map[string]*template.Template, error) {
 	funcs := template.FuncMap{
+		"ruleDoc": func(rule string) string {
+			if docsBase == "" {
+				return finding.DocURL(rule)
+			}
+			return finding.HelpURI(docsBase, rule)
+		},
 		"bytes": fmtBytes, "count": fmtCount, "dur": fmtDur, "sec": fmtSec, "time": fmtTime, "ago": fmtAgo, "pct": pct,
 		"bar": func(part, whole int64, class string) template.HTML {
 			if whole <= 0 {
@@ -35,6 +45,7 @@ func parsePages() (map[string]*template.Template, error) {
 			}
 			return barSVG(float64(part)/float64(whole), class)
 		},
+		"mem":         memText,
 		"templateURL": templateURL,
 		"findingsURL": func(kv ...string) string {
 			v := url.Values{}
@@ -67,6 +78,15 @@ func parsePages() (map[string]*template.Template, error) {
 	return pages, nil
 }
 
+// memText is a memory figure after est, or "–" when memory was not
+// measured (page.NoMemory).
+func memText(noMemory bool, est string, n int64) string {
+	if noMemory {
+		return "–"
+	}
+	return est + fmtBytes(n)
+}
+
 func templateURL(name string) string { return "/template?name=" + url.QueryEscape(name) }
 
 func assetHandler() http.Handler {
@@ -88,9 +108,11 @@ type page struct {
 	Now     time.Time
 	Banners []banner
 	Refresh int
-	Est     string    // "~" before counts extrapolated from a sample
-	Running *Progress // of the audit running, when the auditor says
-	Body    any
+	Est     string // "~" before counts extrapolated from a sample
+	// NoMemory: no key's memory could be read; byte figures show "–".
+	NoMemory bool
+	Running  *Progress // of the audit running, when the auditor says
+	Body     any
 }
 
 type navItem struct {
@@ -114,6 +136,7 @@ func (s *Server) newPage(title, active string) *page {
 	if snap != nil && snap.Estimate {
 		p.Est = "~"
 	}
+	p.NoMemory = snap != nil && snap.MemoryUnmeasured()
 	nav := []navItem{{Href: "/", Label: "Overview"}, {Href: "/templates", Label: "Templates"}, {Href: "/unregistered", Label: "Unregistered"},
 		{Href: "/findings", Label: "Findings"}, {Href: "/hot-keys", Label: "Hot keys"}, {Href: "/writers", Label: "Writers"}, {Href: "/history", Label: "History"}}
 	if snap != nil {
@@ -259,7 +282,7 @@ func (s *Server) overview(w http.ResponseWriter, r *http.Request) {
 		b.Domains = append(b.Domains, domainLine{d, colors[d.Name]})
 	}
 	b.Treemap, b.TreemapBy = treemapOf(snap, colors)
-	b.TTL = histogramSVG(snap.TTL)
+	b.TTL = histogramSVG(snap.TTL, snap.MemoryUnmeasured())
 	b.Trends, b.DomainTrend, b.Legend = s.trends(snap, colors)
 	b.Top = snap.Templates[:min(12, len(snap.Templates))]
 	b.More = len(snap.Templates) - len(b.Top)
@@ -301,7 +324,7 @@ func domainColors(snap *Snapshot) map[string]string {
 // treemapOf lays out memory by domain then template (families for the
 // unregistered keys); by key count when no memory was measured.
 func treemapOf(snap *Snapshot, colors map[string]string) (template.HTML, string) {
-	by := "memory"
+	by, noMem := "memory", snap.MemoryUnmeasured()
 	size := func(t Totals) float64 { return float64(t.Bytes) }
 	if snap.Totals.Bytes == 0 {
 		by = "keys"
@@ -316,14 +339,14 @@ func treemapOf(snap *Snapshot, colors map[string]string) (template.HTML, string)
 			amount = fmtCount(d.Keys) + " keys"
 		}
 		doms = append(doms, tmDomain{Name: d.Name, Color: colors[d.Name], Size: size(d.Totals), Amount: amount,
-			Tip: fmt.Sprintf("%s: %s, %s keys, %s without TTL", d.Name, fmtBytes(d.Bytes), fmtCount(d.Keys), fmtCount(d.NoTTL))})
+			Tip: fmt.Sprintf("%s: %s, %s keys, %s without TTL", d.Name, memText(noMem, "", d.Bytes), fmtCount(d.Keys), fmtCount(d.NoTTL))})
 	}
 	for i := range snap.Templates {
 		t := &snap.Templates[i]
 		if j, ok := idx[t.Domain]; ok && size(t.Totals) > 0 {
 			doms[j].Items = append(doms[j].Items, tmItem{Name: t.Name, Href: templateURL(t.Name), Kind: "template",
 				Keys: t.Keys, Bytes: t.Bytes, Size: size(t.Totals),
-				Tip: fmt.Sprintf("%s (%s): %s, %s keys, %s without TTL", t.Name, t.Owner, fmtBytes(t.Bytes), fmtCount(t.Keys), fmtCount(t.NoTTL))})
+				Tip: fmt.Sprintf("%s (%s): %s, %s keys, %s without TTL", t.Name, t.Owner, memText(noMem, "", t.Bytes), fmtCount(t.Keys), fmtCount(t.NoTTL))})
 		}
 	}
 	if j, ok := idx[Unregistered]; ok {
@@ -331,7 +354,7 @@ func treemapOf(snap *Snapshot, colors map[string]string) (template.HTML, string)
 			if size(f.Totals) > 0 {
 				doms[j].Items = append(doms[j].Items, tmItem{Name: f.Name, Href: "/unregistered", Kind: "family",
 					Keys: f.Keys, Bytes: f.Bytes, Size: size(f.Totals),
-					Tip: fmt.Sprintf("unregistered %s: %s, %s keys, e.g. %s", f.Name, fmtBytes(f.Bytes), fmtCount(f.Keys), f.Example)})
+					Tip: fmt.Sprintf("unregistered %s: %s, %s keys, e.g. %s", f.Name, memText(noMem, "", f.Bytes), fmtCount(f.Keys), f.Example)})
 			}
 		}
 	}
@@ -368,12 +391,21 @@ func (s *Server) trends(snap *Snapshot, colors map[string]string) ([]trend, temp
 		return trend{Title: title, Last: last, Chart: lineChart(title, times, []series{{Name: title, Color: color, Vals: vals}}, 300, 120, f)}
 	}
 	bytesF := func(v float64) string { return fmtBytes(int64(v)) }
+	// Memory no audit measured (a server without MEMORY USAGE) is no
+	// line of zeros: its charts are left out.
+	noMem := snap.MemoryUnmeasured() && !slices.ContainsFunc(pts, func(p Point) bool { return p.Totals.Bytes > 0 })
 	ts := []trend{
 		line("Keys", "#4e79a7", func(p Point) int64 { return p.Totals.Keys }, fmtShort),
 		line("Memory", "#59a14f", func(p Point) int64 { return p.Totals.Bytes }, bytesF),
 		line("Keys without TTL", "#e15759", func(p Point) int64 { return p.Totals.NoTTL }, fmtShort),
 		line("Unregistered keys", "#8f8f8f", func(p Point) int64 { return p.Unreg }, fmtShort),
 		line("Findings", "#f28e2b", func(p Point) int64 { return p.Findings }, fmtShort),
+	}
+	switch {
+	case noMem:
+		return slices.Delete(ts, 1, 2), "", nil
+	case snap.MemoryUnmeasured():
+		ts[1].Last = "not measured"
 	}
 	var ss []series
 	var legend []domainLine
@@ -413,7 +445,7 @@ func (s *Server) templatesPage(w http.ResponseWriter, r *http.Request) {
 	q := parseTableQuery(r.URL.Query())
 	b := &templatesBody{Q: q, Total: len(p.Snap.Templates)}
 	for _, t := range q.apply(p.Snap.Templates) {
-		b.Rows = append(b.Rows, newTableRow(t, p.Est))
+		b.Rows = append(b.Rows, newTableRow(t, p.Est, p.NoMemory))
 	}
 	owners, domains := map[string]bool{}, map[string]bool{}
 	for i := range p.Snap.Templates {
@@ -449,11 +481,11 @@ type tableLine struct {
 	TypesTip, WritersTip, WritersClass      string
 }
 
-func newTableRow(t *TemplateRow, est string) tableLine {
+func newTableRow(t *TemplateRow, est string, noMemory bool) tableLine {
 	r := tableLine{Name: t.Name, Owner: t.Owner, Desc: t.Desc, Type: t.Type, Declared: t.Declared,
 		Keys: t.Keys, Bytes: t.Bytes, NoTTL: t.NoTTL, Findings: t.Findings, Types: len(t.Types), Writers: len(t.Writers),
 		Href: templateURL(t.Name), Search: t.Name + " " + t.Owner + " " + t.Desc,
-		KeysText: est + fmtCount(t.Keys), BytesText: est + fmtBytes(t.Bytes), NoTTLText: est + fmtCount(t.NoTTL), TTLText: "–"}
+		KeysText: est + fmtCount(t.Keys), BytesText: memText(noMemory, est, t.Bytes), NoTTLText: est + fmtCount(t.NoTTL), TTLText: "–"}
 	switch {
 	case t.WithTTL > 0:
 		r.TTLText = fmtSec(t.TTLP50)
@@ -527,7 +559,7 @@ func (s *Server) templatePage(w http.ResponseWriter, r *http.Request) {
 	}
 	b := &templateBody{T: t, TTL: ttlRangeSVG(t), WritersErr: p.Snap.WritersErr, WritersRead: s.writers != nil}
 	if len(t.TTLBars) > 0 {
-		b.Hist = histogramSVG(t.TTLBars)
+		b.Hist = histogramSVG(t.TTLBars, p.NoMemory)
 	}
 	b.Findings, b.FindingsTotal = p.Snap.Findings(FindingFilter{Template: name}, 0, 50)
 	b.FindingsURL = findingQuery{FindingFilter: FindingFilter{Template: name}}.at(1)
@@ -553,8 +585,11 @@ func (s *Server) templatePage(w http.ResponseWriter, r *http.Request) {
 	bytesF := func(v float64) string { return fmtBytes(int64(v)) }
 	b.Trends = []trend{
 		{Title: "Keys", Last: fmtCount(t.Keys), Chart: lineChart("keys", times, []series{{"keys", "#4e79a7", keys}}, 300, 120, fmtShort)},
-		{Title: "Memory", Last: fmtBytes(t.Bytes), Chart: lineChart("memory", times, []series{{"memory", "#59a14f", mem}}, 300, 120, bytesF)},
+		{Title: "Memory", Last: memText(p.NoMemory, "", t.Bytes), Chart: lineChart("memory", times, []series{{"memory", "#59a14f", mem}}, 300, 120, bytesF)},
 		{Title: "Keys without TTL", Last: fmtCount(t.NoTTL), Chart: lineChart("keys without TTL", times, []series{{"no TTL", "#e15759", nottl}}, 300, 120, fmtShort)},
+	}
+	if p.NoMemory && !slices.ContainsFunc(mem, func(v float64) bool { return v > 0 }) {
+		b.Trends = slices.Delete(b.Trends, 1, 2) // no audit measured this memory: no line of zeros
 	}
 	p.Body = b
 	s.render(w, "template", p, http.StatusOK)

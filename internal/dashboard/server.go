@@ -40,6 +40,11 @@ type Config struct {
 
 	Access Access
 
+	// DocsBase is where docs/ is published (finding.DefaultDocsBase, say):
+	// the pages' rule links and those of /api/report.json point under it;
+	// "" links them relative to the repository.
+	DocsBase string
+
 	// Registerer receives the exporter's collector; Gatherer is served at
 	// /metrics (usually the same prometheus.Registry). Nil Gatherer: no
 	// /metrics.
@@ -65,6 +70,7 @@ type Server struct {
 	now      func() time.Time
 	history  *History
 	pages    map[string]*template.Template
+	docs     string // Config.DocsBase
 
 	auditMu sync.Mutex // one audit at a time
 
@@ -103,7 +109,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, errors.New("dashboard: Config.Registry and Config.Auditor are required")
 	}
 	s := &Server{reg: cfg.Registry, auditor: cfg.Auditor, writers: cfg.Writers, hot: cfg.HotKeys,
-		interval: cfg.Interval, timeout: cfg.Timeout, access: cfg.Access, gatherer: cfg.Gatherer, log: cfg.Logger, now: cfg.Now}
+		interval: cfg.Interval, timeout: cfg.Timeout, access: cfg.Access, gatherer: cfg.Gatherer, log: cfg.Logger, now: cfg.Now, docs: cfg.DocsBase}
 	if s.interval <= 0 {
 		s.interval = DefaultInterval
 	}
@@ -120,7 +126,7 @@ func New(cfg Config) (*Server, error) {
 	if keep <= 0 {
 		keep = DefaultHistory
 	}
-	pages, err := parsePages()
+	pages, err := parsePages(cfg.DocsBase)
 	if err != nil {
 		return nil, err
 	}
@@ -224,6 +230,9 @@ func (s *Server) AuditNow(ctx context.Context) error {
 	if err != nil {
 		s.failed(start, err)
 		return err
+	}
+	if s.docs != "" {
+		rep.LinkDocs(s.docs)
 	}
 	snap := snapshotOf(rep, s.reg)
 	s.enrich(ctx, snap)

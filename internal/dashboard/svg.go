@@ -313,8 +313,9 @@ func barSVG(frac float64, class string) template.HTML {
 	return b.html()
 }
 
-// histogramSVG draws the TTL histogram: keys per bar.
-func histogramSVG(bars []TTLBar) template.HTML {
+// histogramSVG draws the TTL histogram: keys per bar, their memory in the
+// tooltips unless noMemory (none was measured).
+func histogramSVG(bars []TTLBar, noMemory bool) template.HTML {
 	const w, h, top, bottom = 520.0, 190.0, 16.0, 34.0
 	var b svgBuilder
 	b.f(`<svg class="chart histogram" width="%s" height="%s" viewBox="0 0 %s %s" role="img" aria-label="keys by remaining TTL">`, num(w), num(h), num(w), num(h))
@@ -341,8 +342,12 @@ func histogramSVG(bars []TTLBar) template.HTML {
 		case "unknown":
 			class = "hbar hbar-unknown"
 		}
-		b.f(`<rect class="%s" x="%s" y="%s" width="%s" height="%s" data-keys="%d"><title>%s: %s keys, %s</title></rect>`,
-			class, num(cx-slot*0.36), num(top+ph-bh), num(slot*0.72), num(bh), x.Keys, esc(x.Label), fmtCount(x.Keys), fmtBytes(x.Bytes))
+		tip := esc(x.Label) + ": " + fmtCount(x.Keys) + " keys"
+		if !noMemory {
+			tip += ", " + fmtBytes(x.Bytes)
+		}
+		b.f(`<rect class="%s" x="%s" y="%s" width="%s" height="%s" data-keys="%d"><title>%s</title></rect>`,
+			class, num(cx-slot*0.36), num(top+ph-bh), num(slot*0.72), num(bh), x.Keys, tip)
 		if x.Keys > 0 {
 			b.f(`<text class="axis" x="%s" y="%s" text-anchor="middle">%s</text>`, num(cx), num(top+ph-bh-4), fmtShort(float64(x.Keys)))
 		}

@@ -76,6 +76,13 @@ type Snapshot struct {
 }
 
 // Totals are a keyspace part's keys, memory and keys without TTL.
+// MemoryUnmeasured reports a snapshot of keys none of whose memory could be
+// read (a server without MEMORY USAGE): its byte figures are unknowns, not
+// zeros.
+func (s *Snapshot) MemoryUnmeasured() bool {
+	return s.Totals.Keys > 0 && s.Totals.Bytes == 0 && s.BytesUnknown > 0
+}
+
 type Totals struct {
 	Keys  int64
 	Bytes int64

@@ -11,3 +11,8 @@ var Registry []byte
 
 // File is the name the demo gives the registry in messages.
 const File = "keyguard.yaml"
+
+// Path is where the registry is in keyguard's source tree: the demo names
+// it so, as its findings cite lines of it and the user has no file of that
+// name at hand.
+const Path = "internal/demodata/keyguard.yaml"

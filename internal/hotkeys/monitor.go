@@ -82,20 +82,30 @@ func (r *MonitorResult) NotObserved() []string {
 	return out
 }
 
+// minCostOps is the throughput under which MONITOR's cost is not given as
+// a share: on a nearly idle server the few commands a second (keyguard's
+// own INFO among them) make any change a large percentage of nothing, and
+// at a few hundred the load's own swings are larger than MONITOR's cost
+// (investigate draws the same line).
+const minCostOps = 1000
+
 // Cost describes the node's throughput change under MONITOR, or "".
 func (n *MonitorNode) Cost() string {
 	if n.OpsBefore < 0 || n.OpsDuring < 0 {
 		return ""
 	}
 	s := fmt.Sprintf("%s ops/s before, %s during", fmtRate(n.OpsBefore), fmtRate(n.OpsDuring))
-	if n.OpsBefore > 0 {
+	measurable := n.OpsBefore >= minCostOps
+	if measurable {
 		s += fmt.Sprintf(" (%+.1f%%)", 100*(n.OpsDuring-n.OpsBefore)/n.OpsBefore)
+	} else {
+		s += fmt.Sprintf(": the cost cannot be measured, the server ran under %s commands a second before MONITOR", fmtRate(minCostOps))
 	}
 	if n.CPUBefore >= 0 && n.CPUDuring >= 0 {
 		s += fmt.Sprintf("; server CPU %.0f%% → %.0f%% of a core", 100*n.CPUBefore, 100*n.CPUDuring)
 		// Per command, the cost does not depend on the traffic changing
 		// between the two windows.
-		if n.OpsBefore > 0 && n.OpsDuring > 0 {
+		if measurable && n.OpsDuring >= minCostOps {
 			s += fmt.Sprintf(", %.1f → %.1f µs per command", 1e6*n.CPUBefore/n.OpsBefore, 1e6*n.CPUDuring/n.OpsDuring)
 		}
 	}

@@ -3,6 +3,7 @@ package hotkeys
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -12,6 +13,27 @@ import (
 
 	"github.com/keyguard/keyguard/internal/redistest"
 )
+
+// costShare is the throughput change as a share: " (-12.3%)".
+var costShare = regexp.MustCompile(`\([+-][0-9.]+%\)`)
+
+// TestMonitorCostIdle: on an idle server, MONITOR's cost is not a share
+// of the few commands a second keyguard's own INFO makes: it says it
+// cannot be measured.
+func TestMonitorCostIdle(t *testing.T) {
+	srv := redistest.Start(t)
+	res, err := Monitor(context.Background(), &redis.Options{}, []string{srv.Addr}, MonitorOptions{Duration: 600 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := res.Nodes[0]
+	if n.OpsBefore < 0 || n.OpsBefore >= minCostOps {
+		t.Fatalf("an idle server measured at %.1f ops/s", n.OpsBefore)
+	}
+	if c := n.Cost(); costShare.MatchString(c) || !strings.Contains(c, "the cost cannot be measured") || strings.Contains(c, "per command") {
+		t.Errorf("cost on an idle server: %s", c)
+	}
+}
 
 // TestMonitor samples a real server under load: the hot key comes out on
 // top with about its rate, the throughput cost is measured, and the caps
@@ -48,6 +70,9 @@ func TestMonitor(t *testing.T) {
 		t.Errorf("hot key rate %.0f/s, but %d lines in %v are mostly its GETs", r, res.Lines, res.Duration)
 	}
 	t.Logf("MONITOR cost: %s", n.Cost())
+	if n.OpsBefore >= minCostOps && !costShare.MatchString(n.Cost()) {
+		t.Errorf("cost under load at %.0f ops/s without its share: %s", n.OpsBefore, n.Cost())
+	}
 
 	res, err = Monitor(context.Background(), opts, []string{srv.Addr}, MonitorOptions{Duration: 10 * time.Second, MaxLines: 100, NoCostProbe: true})
 	if err != nil {

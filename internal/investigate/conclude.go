@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/keyguard/keyguard/finding"
+	"github.com/keyguard/keyguard/internal/human"
 	"github.com/keyguard/keyguard/registry"
 )
 
@@ -189,6 +190,25 @@ func joinAnd(parts []string) string {
 	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
 }
 
+// noneExists reports whether no key named exists: none was there when
+// looked at, and the watch saw none appear.
+func (c *conclusion) noneExists() bool {
+	for _, k := range c.p.keys {
+		if k.Type != "none" || len(c.types[k.Key]) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// missingText says that the keys named do not exist.
+func (c *conclusion) missingText() string {
+	if len(c.p.keys) == 1 {
+		return finding.Display(c.p.keys[0].Key) + " does not exist"
+	}
+	return "none of the " + human.Plural(len(c.p.keys), "key") + " found exists any more"
+}
+
 // quiet is the conclusion when no step found a sign of a second writer.
 // Spans not observed forbid it: no sign in samples not taken is no sign
 // of anything.
@@ -207,6 +227,8 @@ func (c *conclusion) quiet() string {
 	switch {
 	case len(c.p.keys) == 0:
 		return "no key matched: check the ID or pattern (and the database in --redis); keys created later are caught by --monitor or --notify"
+	case c.noneExists():
+		return c.missingText() + ", so there was nothing to investigate: check the key (and the database in --redis); a key created later is caught by --monitor or --notify"
 	case c.r.Capture == nil:
 		return what + " in the values and TTLs; --monitor names the clients that write these keys (MONITOR costs throughput while it runs)"
 	}

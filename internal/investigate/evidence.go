@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/keyguard/keyguard/finding"
+	"github.com/keyguard/keyguard/internal/human"
 	"github.com/keyguard/keyguard/registry"
 )
 
@@ -99,7 +100,7 @@ func (c *conclusion) keyFindings() {
 		}
 		if e.Type != "" && k.Type != e.Type {
 			c.add(finding.Finding{Rule: finding.TypeMismatch, Severity: finding.Error, Key: k.Key,
-				Message: fmt.Sprintf("a %s, but the template says %s", k.Type, e.Type),
+				Message: fmt.Sprintf("%s %s, but the template says %s", human.Article(k.Type), k.Type, e.Type),
 				Hint:    "another writer stores its own format here: --monitor names it"})
 		}
 		switch {

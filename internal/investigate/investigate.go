@@ -185,6 +185,7 @@ func (r *Report) observe(ctx context.Context, nodes []*node, keys []*KeyInfo, ke
 	p := parts{interval: opts.WatchEvery}
 	var wg sync.WaitGroup
 	var capErr, notifyErr error
+	var watched time.Duration
 	if opts.Watch > 0 && len(keys) > 0 {
 		wk := keys[:min(len(keys), maxWatchKeys)]
 		r.Watch = &WatchResult{Duration: Millis(opts.Watch), Interval: Millis(opts.WatchEvery), Keys: []TTLWatch{}, Unwatched: len(keys) - len(wk)}
@@ -192,7 +193,9 @@ func (r *Report) observe(ctx context.Context, nodes []*node, keys []*KeyInfo, ke
 		go func() {
 			defer wg.Done()
 			opts.Logger.Info("watching TTLs", "keys", len(wk), "for", opts.Watch)
+			start := time.Now()
 			p.watched, p.lost = watch(ctx, wk, opts.Watch, opts.WatchEvery, shapeWatchKeys)
+			watched = time.Since(start)
 		}()
 	}
 	if opts.Monitor > 0 {
@@ -211,6 +214,10 @@ func (r *Report) observe(ctx context.Context, nodes []*node, keys []*KeyInfo, ke
 		}()
 	}
 	wg.Wait()
+	if r.Watch != nil && ctx.Err() != nil && watched < opts.Watch {
+		// Stopped early: the report says the span it watched.
+		r.Watch.Duration, r.Watch.Planned = Millis(watched), Millis(opts.Watch)
+	}
 	if err := errors.Join(capErr, notifyErr); err != nil {
 		return p, err
 	}

@@ -48,7 +48,8 @@ type Query struct {
 
 // WatchResult is the TTL watch.
 type WatchResult struct {
-	Duration  Millis     `json:"duration_ms"`
+	Duration  Millis     `json:"duration_ms"`          // the span watched
+	Planned   Millis     `json:"planned_ms,omitempty"` // the span asked for, when the watch stopped before it
 	Interval  Millis     `json:"interval_ms"`
 	Keys      []TTLWatch `json:"keys"`
 	Unwatched int        `json:"unwatched,omitempty"` // keys found beyond the watch's bound

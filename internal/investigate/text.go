@@ -59,13 +59,26 @@ func (q Query) text() string {
 func plural(n int, what string) string { return human.Plural(n, what) }
 
 func (r *Report) textKeys(w io.Writer) {
-	fmt.Fprintf(w, "\nKeys (%d found", len(r.Keys))
+	found := 0
+	for _, k := range r.Keys {
+		if k.Type != "none" {
+			found++
+		}
+	}
+	fmt.Fprintf(w, "\nKeys (%d found", found)
+	if missing := len(r.Keys) - found; missing > 0 {
+		fmt.Fprintf(w, ", %s named but not in Redis", plural(missing, "key"))
+	}
 	if r.MoreKeys > 0 {
 		fmt.Fprintf(w, ", %d more left out: narrow the target or raise --max-keys", r.MoreKeys)
 	}
 	fmt.Fprintf(w, ")\n")
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 	for _, k := range r.Keys {
+		if k.Type == "none" {
+			fmt.Fprintf(tw, "  %s\tdoes not exist\t\t\t\t\n", finding.Display(k.Key))
+			continue
+		}
 		owner := "unregistered, looks like " + k.Inferred
 		if k.Registered {
 			owner = k.Template + " (" + k.Owner + ")"
@@ -80,7 +93,7 @@ func (r *Report) textKeys(w io.Writer) {
 		}
 	}
 	tw.Flush()
-	if !r.ShowValues && len(r.Keys) > 0 {
+	if !r.ShowValues && found > 0 {
 		fmt.Fprintf(w, "  (values hidden: --show-values shows them, cut)\n")
 	}
 }
@@ -148,9 +161,13 @@ func (r *Report) textWatch(w io.Writer) {
 	if r.Watch == nil {
 		return
 	}
-	fmt.Fprintf(w, "\nTTL watch (%s, a sample every %s", registry.FormatTTL(time.Duration(r.Watch.Duration)), time.Duration(r.Watch.Interval))
+	if r.Watch.Planned > 0 {
+		fmt.Fprintf(w, "\nTTL watch (%s of the %s asked: stopped early, a sample every %s", human.Duration(time.Duration(r.Watch.Duration)), registry.FormatTTL(time.Duration(r.Watch.Planned)), time.Duration(r.Watch.Interval))
+	} else {
+		fmt.Fprintf(w, "\nTTL watch (%s, a sample every %s", registry.FormatTTL(time.Duration(r.Watch.Duration)), time.Duration(r.Watch.Interval))
+	}
 	if r.Watch.Unwatched > 0 {
-		fmt.Fprintf(w, ", %d keys not watched", r.Watch.Unwatched)
+		fmt.Fprintf(w, ", %s not watched", plural(r.Watch.Unwatched, "key"))
 	}
 	fmt.Fprintf(w, ")\n")
 	for _, k := range r.Watch.Keys {
@@ -158,12 +175,17 @@ func (r *Report) textWatch(w io.Writer) {
 		switch {
 		case moves == "" && k.Unobserved > 0:
 			moves = fmt.Sprintf("not observed for %s (connection lost): no conclusion", time.Duration(k.Unobserved).Round(100*time.Millisecond))
+		case moves == "" && len(k.Policies) == 0 && k.Samples > 0:
+			moves = "did not exist while watched" // no sample saw a TTL or its absence
 		case moves == "":
 			moves = "steady"
 		case k.Unobserved > 0:
 			moves += fmt.Sprintf("; not observed for %s (connection lost)", time.Duration(k.Unobserved).Round(100*time.Millisecond))
 		}
-		fmt.Fprintf(w, "  %s  %s; %s\n", finding.Display(k.Key), policyText(k.Policies), moves)
+		if pt := policyText(k.Policies); pt != "" {
+			moves = pt + "; " + moves
+		}
+		fmt.Fprintf(w, "  %s  %s\n", finding.Display(k.Key), moves)
 	}
 }
 

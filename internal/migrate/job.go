@@ -76,6 +76,9 @@ type Progress struct {
 	// weighted by the master's keys.
 	Done    float64
 	Elapsed time.Duration
+	// RunKeys is the template's keys this run handled (Counts holds the
+	// earlier runs' too when resumed): the speed is RunKeys over Elapsed.
+	RunKeys int64
 	Final   bool
 }
 
@@ -476,7 +479,7 @@ func (j *job) startProgress(start time.Time) (stop func()) {
 		return func() {}
 	}
 	return progress.Start(j.opts.ProgressEvery, func(final bool) {
-		j.opts.Progress(Progress{Op: j.op, From: j.plan.From, Counts: j.counts(), Total: j.total, Done: j.done(), Elapsed: time.Since(start), Final: final})
+		j.opts.Progress(Progress{Op: j.op, From: j.plan.From, Counts: j.counts(), Total: j.total, Done: j.done(), Elapsed: time.Since(start), RunKeys: j.keys.Load(), Final: final})
 	})
 }
 
@@ -485,6 +488,7 @@ func (j *job) finish(res *Result, start time.Time) *Result {
 	defer j.mu.Unlock()
 	res.Duration = time.Since(start)
 	res.DurationMS = res.Duration.Milliseconds()
+	res.RunKeys = j.keys.Load()
 	res.Complete = true
 	for _, ns := range j.ps.Nodes {
 		res.Counts.add(ns.Counts)

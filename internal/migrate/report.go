@@ -211,8 +211,8 @@ func (r *Result) WriteText(w io.Writer) error {
 		bw.printf("  … and %s more warnings\n", human.Count(r.MoreWarnings))
 	}
 	rate := ""
-	if s := r.Duration.Seconds(); s > 0 && c.Keys > 0 {
-		rate = fmt.Sprintf(", %s keys/s", human.Count(int64(float64(c.Keys)/s)))
+	if s := r.Duration.Seconds(); s > 0 && r.RunKeys > 0 {
+		rate = fmt.Sprintf(", %s keys/s", human.Count(int64(float64(r.RunKeys)/s)))
 	}
 	if r.Complete {
 		bw.printf("  complete in %s%s\n", r.Duration.Round(1e6), rate)
@@ -220,7 +220,7 @@ func (r *Result) WriteText(w io.Writer) error {
 		bw.printf("  STOPPED (%s) after %s%s: run again with the same cursor file to continue\n", r.Stopped, r.Duration.Round(1e6), rate)
 	}
 	if r.ResumedOf != "" {
-		bw.printf("  resumed from %s\n", r.ResumedOf)
+		bw.printf("  resumed from %s: %s in this run, %s before it\n", r.ResumedOf, human.Plural(r.RunKeys, "key"), human.Count(c.Keys-r.RunKeys))
 	}
 	for _, n := range r.Notes {
 		bw.printf("  note: %s\n", n)

@@ -88,9 +88,12 @@ type Result struct {
 	Complete bool `json:"complete"`
 	// Stopped says why an incomplete run stopped: interrupted, max-keys,
 	// or the error.
-	Stopped    string       `json:"stopped,omitempty"`
-	ResumedOf  string       `json:"resumed_from,omitempty"` // the cursor file a run continued
-	Counts     Counts       `json:"counts"`
+	Stopped   string `json:"stopped,omitempty"`
+	ResumedOf string `json:"resumed_from,omitempty"` // the cursor file a run continued
+	Counts    Counts `json:"counts"`                 // with the earlier runs' when resumed
+	// RunKeys is the template's keys this run handled: Counts.Keys less
+	// what a resumed run carried over. The speed is this over Duration.
+	RunKeys    int64        `json:"run_keys"`
 	Nodes      []NodeResult `json:"nodes"`
 	Mismatches []Mismatch   `json:"mismatches,omitempty"`
 	// Tombstones counts, after a complete Verify, the plan's old keys kept

@@ -427,7 +427,7 @@ func (r *run) walkNotes() {
 			shrunk++
 		}
 		if !w.lfu {
-			nonLFU = append(nonLFU, fmt.Sprintf("%s (%s)", w.addr, w.policy))
+			nonLFU = append(nonLFU, fmt.Sprintf("%s (%s)", w.addr, cmp.Or(w.policy, "maxmemory-policy not reported")))
 		}
 		if w.touches {
 			touches = append(touches, w.addr)

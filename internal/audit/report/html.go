@@ -29,7 +29,7 @@ const (
 // largest keys.
 func (r *Report) WriteHTML(w io.Writer) error {
 	t, err := template.New("report").Funcs(template.FuncMap{
-		"bytes": fmtBytes, "count": fmtCount, "show": show, "showKey": showKey, "ttl": ttlText, "ms": fmtMS,
+		"bytes": r.bytesOrDash, "count": fmtCount, "show": show, "showKey": showKey, "ttl": ttlText, "ms": fmtMS,
 		"sec": fmtSec, "approx": func(s int64) string { return fmtApprox(secDur(s)) }, "dash": orDash, "doc": r.docURL, "plural": human.Plural[int64], "f1": func(v float64) string { return fmt.Sprintf("%.1f", v) },
 	}).Parse(htmlTemplate)
 	if err != nil {
@@ -177,7 +177,7 @@ func (v *htmlView) treemap(groups []Group) {
 				if k < len(d.items) {
 					g := d.items[k]
 					name = g.Name
-					it.Tip = fmt.Sprintf("%s (%s, owner %s): %s, %s", show(g.Name), g.Kind, orDash(g.Owner), human.Plural(g.Keys, "key"), fmtBytes(g.Bytes))
+					it.Tip = fmt.Sprintf("%s (%s, owner %s): %s, %s", show(g.Name), g.Kind, orDash(g.Owner), human.Plural(g.Keys, "key"), v.R.bytesOrDash(g.Bytes))
 					if g.Kind == KindPrefix {
 						it.Class = "u"
 					}
@@ -228,7 +228,7 @@ func (v *htmlView) ttlBars(h []TTLBucket) {
 	for i, b := range h {
 		bh := chartH * float64(b.Keys) / float64(most)
 		v.TTL = append(v.TTL, ttlBar{X: float64(i) * (barW + gap), Y: chartH - bh, W: barW, H: bh, Label: b.Label,
-			Tip: fmt.Sprintf("%s: %s, %s", b.Label, human.Plural(b.Keys, "key"), fmtBytes(b.Bytes))})
+			Tip: fmt.Sprintf("%s: %s, %s", b.Label, human.Plural(b.Keys, "key"), v.R.bytesOrDash(b.Bytes))})
 	}
 }
 
@@ -267,7 +267,7 @@ pre{background:#f6f6f6;padding:8px;overflow:auto}
 {{with .R.Coverage}}<div class="meta">coverage: {{.Summary}}</div><details><summary class="meta">nodes walked</summary><ul>{{range .NodeLines}}<li>{{.}}</li>{{end}}</ul></details>{{range .NotCovered}}<div class="bad">not covered: {{.String}}</div>{{end}}{{end}}
 <div class="cards">
 <div class="card">keys<b>{{.Est}}{{count .R.Summary.Keys}}</b></div>
-<div class="card">memory<b>{{.Est}}{{bytes .R.Summary.Bytes}}</b></div>
+<div class="card">memory<b>{{if .R.MemoryUnmeasured}}not measured{{else}}{{.Est}}{{bytes .R.Summary.Bytes}}{{end}}</b></div>
 <div class="card">unregistered<b>{{.Est}}{{count .R.Summary.Unregistered}}</b></div>
 <div class="card">without TTL<b>{{.Est}}{{count .R.Summary.NoTTL}}</b></div>
 <div class="card">findings<b>{{count .R.Summary.Findings}}</b>{{plural .R.Summary.BySeverity.Error "error"}} · {{plural .R.Summary.BySeverity.Warning "warning"}}</div>

@@ -112,11 +112,11 @@ func (t *textWriter) write() {
 	}
 	s := r.Summary
 	if len(r.NotChecked) > 0 {
-		fmt.Fprintf(w, "\n%s, %s%s%s; %s without TTL\n", keysText(est, s.Keys), est, fmtBytes(s.Bytes), r.marginText(), keysText(est, s.NoTTL))
+		fmt.Fprintf(w, "\n%s, %s; %s without TTL\n", keysText(est, s.Keys), r.memoryText(est), keysText(est, s.NoTTL))
 		fmt.Fprintf(w, "not checked (no registry): %s\n", strings.Join(r.NotChecked, ", "))
 	} else {
-		fmt.Fprintf(w, "\n%s, %s%s%s: %s%s registered, %s%s unregistered; %s%s without TTL\n",
-			keysText(est, s.Keys), est, fmtBytes(s.Bytes), r.marginText(), est, fmtCount(s.Keys-s.Unregistered), est, fmtCount(s.Unregistered), est, fmtCount(s.NoTTL))
+		fmt.Fprintf(w, "\n%s, %s: %s%s registered, %s%s unregistered; %s%s without TTL\n",
+			keysText(est, s.Keys), r.memoryText(est), est, fmtCount(s.Keys-s.Unregistered), est, fmtCount(s.Unregistered), est, fmtCount(s.NoTTL))
 	}
 	if types := t.typeCounts(est); types != "" {
 		fmt.Fprintf(w, "by type: %s\n", types)
@@ -132,7 +132,7 @@ func (t *textWriter) write() {
 	if len(r.Findings) > 0 || len(s.ByRule) > 0 {
 		t.rules()
 	}
-	if len(r.TopKeys) > 0 {
+	if len(r.TopKeys) > 0 && !r.MemoryUnmeasured() {
 		fmt.Fprintf(w, "\nlargest keys\n")
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		n := t.limit(len(r.TopKeys), textWorstKeys)
@@ -159,7 +159,7 @@ func (t *textWriter) write() {
 		}
 		n := t.limit(len(sugg), textSuggest)
 		for _, g := range sugg[:n] {
-			fmt.Fprintf(w, "  # %s, %s%s\n%s", keysText(est, g.Keys), est, fmtBytes(g.Bytes), g.Suggested)
+			fmt.Fprintf(w, "  # %s%s\n%s", keysText(est, g.Keys), r.bytesCell(", "+est, g.Bytes), g.Suggested)
 		}
 		t.more(len(sugg)-n, "suggested entries (keyguard init --from-audit REPORT.json writes them all)")
 	}
@@ -222,7 +222,7 @@ func (t *textWriter) domains(est string) {
 	slices.SortFunc(ds, func(a, b dom) int {
 		return cmp.Or(cmp.Compare(b.bytes, a.bytes), cmp.Compare(b.keys, a.keys), strings.Compare(a.name, b.name))
 	})
-	fmt.Fprintf(w, "\nmemory by domain\n")
+	fmt.Fprintf(w, "\n%s\n", r.byWhat("", "domain"))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	var restB, restK int64
 	n := t.limit(len(ds), textDomains)
@@ -232,10 +232,10 @@ func (t *textWriter) domains(est string) {
 			restK += d.keys
 			continue
 		}
-		fmt.Fprintf(tw, "  %s\t%11s\t%4s\t%s\n", d.name, est+fmtBytes(d.bytes), pct(d.bytes, r.Summary.Bytes), keysText(est, d.keys))
+		fmt.Fprintf(tw, "  %s\t%11s\t%4s\t%s\n", d.name, r.bytesCell(est, d.bytes), r.pctCell(d.bytes), keysText(est, d.keys))
 	}
 	if len(ds) > n {
-		fmt.Fprintf(tw, "  … %d more\t%11s\t%4s\t%s\n", len(ds)-n, est+fmtBytes(restB), pct(restB, r.Summary.Bytes), keysText(est, restK))
+		fmt.Fprintf(tw, "  … %d more\t%11s\t%4s\t%s\n", len(ds)-n, r.bytesCell(est, restB), r.pctCell(restB), keysText(est, restK))
 	}
 	tw.Flush()
 }
@@ -247,7 +247,7 @@ func (t *textWriter) prefixes(est string) {
 	if len(r.Prefixes) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "\nmemory by prefix\n")
+	fmt.Fprintf(w, "\n%s\n", r.byWhat("", "prefix"))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	shown, tops, kids := 0, 0, 0
 	for _, p := range r.Prefixes {
@@ -266,7 +266,7 @@ func (t *textWriter) prefixes(est string) {
 			}
 		}
 		shown++
-		fmt.Fprintf(tw, "  %s%s\t%11s\t%4s\t%s\n", strings.Repeat("  ", p.Depth-1), show(p.Prefix), est+fmtBytes(p.Bytes), pct(p.Bytes, r.Summary.Bytes), keysText(est, p.Keys))
+		fmt.Fprintf(tw, "  %s%s\t%11s\t%4s\t%s\n", strings.Repeat("  ", p.Depth-1), show(p.Prefix), r.bytesCell(est, p.Bytes), r.pctCell(p.Bytes), keysText(est, p.Keys))
 	}
 	tw.Flush()
 	t.more(len(r.Prefixes)-shown, "prefixes")
@@ -301,9 +301,9 @@ func haveText(n int64, noun string) string {
 func (t *textWriter) templates(est string) {
 	r, w := t.r, t.w
 	if len(r.NotChecked) > 0 {
-		fmt.Fprintf(w, "\nfamilies by memory\n")
+		fmt.Fprintf(w, "\n%s\n", r.byWhat("families", ""))
 	} else {
-		fmt.Fprintf(w, "\ntemplates and families by memory\n")
+		fmt.Fprintf(w, "\n%s\n", r.byWhat("templates and families", ""))
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "  group\towner\tkeys\tmemory\tno TTL\tTTL p50\tfindings\n")
@@ -317,7 +317,7 @@ func (t *textWriter) templates(est string) {
 		if g.WithTTL > 0 {
 			p50 = "≈" + fmtApprox(secDur(g.TTLSeconds.P50))
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s%s\t%s%s\t%s\t%s\t%s\n", name, orDash(g.Owner), est, fmtCount(g.Keys), est, fmtBytes(g.Bytes), fmtCount(g.NoTTL), p50, fmtCount(g.Findings))
+		fmt.Fprintf(tw, "  %s\t%s\t%s%s\t%s\t%s\t%s\t%s\n", name, orDash(g.Owner), est, fmtCount(g.Keys), r.bytesCell(est, g.Bytes), fmtCount(g.NoTTL), p50, fmtCount(g.Findings))
 	}
 	tw.Flush()
 	t.more(len(r.Groups)-n, "groups")
@@ -456,6 +456,68 @@ func (t *textWriter) coverage() {
 	for _, g := range gaps {
 		fmt.Fprintf(t.w, "  not covered: %s\n", g)
 	}
+}
+
+// MemoryUnmeasured reports a report of keys none of whose memory could be
+// read (a server without MEMORY USAGE, or one that refused it): its byte
+// figures are not zeros but unknowns, and are written so.
+func (r *Report) MemoryUnmeasured() bool {
+	return r.Summary.Keys > 0 && r.Summary.Bytes == 0 && r.Summary.BytesUnknown > 0
+}
+
+// memoryText is the report's memory figure with its margin, or "memory
+// not measured".
+func (r *Report) memoryText(est string) string {
+	if r.MemoryUnmeasured() {
+		return "memory not measured"
+	}
+	return est + fmtBytes(r.Summary.Bytes) + r.marginText()
+}
+
+// byWhat is a table's heading: "memory by domain", "families by
+// memory"; keys instead of memory when it was not measured.
+func (r *Report) byWhat(rows, by string) string {
+	h := "memory"
+	if r.MemoryUnmeasured() {
+		h = "keys"
+	}
+	if rows != "" {
+		h = rows + " by " + h
+	} else {
+		h += " by " + by
+	}
+	if r.MemoryUnmeasured() {
+		h += " (memory not measured)"
+	}
+	return h
+}
+
+// bytesCell is a memory figure after prefix, or "-" without a prefix when
+// memory was not measured.
+func (r *Report) bytesCell(prefix string, n int64) string {
+	if r.MemoryUnmeasured() {
+		if strings.HasPrefix(prefix, ",") {
+			return ""
+		}
+		return "-"
+	}
+	return prefix + fmtBytes(n)
+}
+
+// bytesOrDash is a memory figure, or "-" when memory was not measured.
+func (r *Report) bytesOrDash(n int64) string {
+	if r.MemoryUnmeasured() {
+		return "-"
+	}
+	return fmtBytes(n)
+}
+
+// pctCell is n's share of the report's memory, "" when not measured.
+func (r *Report) pctCell(n int64) string {
+	if r.MemoryUnmeasured() {
+		return ""
+	}
+	return pct(n, r.Summary.Bytes)
 }
 
 // marginText is " ±3.1 MiB" after a sampled memory figure, or "".
