@@ -16,7 +16,35 @@ import (
 const (
 	goRedis  = "github.com/redis/go-redis/v9"
 	keybuild = "github.com/keyguard/keyguard/keybuild"
+	// rueidis builds commands (client.B().Get().Key(k).Build()) in its
+	// cmds package; rueidiscompat's adapter mirrors go-redis's methods.
+	rueidis       = "github.com/redis/rueidis"
+	rueidisCmds   = rueidis + "/internal/cmds"
+	rueidisCompat = rueidis + "/rueidiscompat"
+	// redigo sends commands as conn.Do("SET", key, v).
+	redigo = "github.com/gomodule/redigo/redis"
 )
+
+// namedKeyParams reports a client package whose key parameters are known
+// by their names (go-redis, rueidis's adapter and command builders).
+func namedKeyParams(path string) bool {
+	return path == goRedis || path == rueidisCompat || path == rueidisCmds
+}
+
+// redigoSends are redigo's functions and methods that send a command: the
+// command name is their first string parameter, its arguments follow.
+var redigoSends = map[string]bool{"Do": true, "Send": true, "DoContext": true, "DoWithTimeout": true}
+
+// commandParam is the index of the command name among a redigo sender's
+// parameters, or -1.
+func commandParam(sig *types.Signature) int {
+	for i := 0; i < sig.Params().Len(); i++ {
+		if b, ok := sig.Params().At(i).Type().(*types.Basic); ok && b.Kind() == types.String {
+			return i
+		}
+	}
+	return -1
+}
 
 // sdkPackages are keyguard's own Redis-facing packages: their key and keys
 // parameters are Redis keys.
@@ -170,9 +198,15 @@ func (p *pkg) keyArgsAll(call *ast.CallExpr) (keys, slices []ast.Expr) {
 	path := fn.Pkg().Path()
 	// go-redis's and the SDK's own code passes keys around as parameters:
 	// only calls from outside the package are Redis calls made by a service.
-	if params == nil && ((path == goRedis || sdkPackages[path]) && path != p.pass.Pkg.Path() || redisInterface(fn)) && fn.Exported() {
-		if path == goRedis && fn.Name() == "Do" {
-			return p.doKeys(call, sig), nil
+	if params == nil && path == redigo && path != p.pass.Pkg.Path() && redigoSends[fn.Name()] {
+		if i := commandParam(sig); i >= 0 && sig.Variadic() && i == sig.Params().Len()-2 {
+			return p.doKeys(call, i), nil
+		}
+		return nil, nil
+	}
+	if params == nil && ((namedKeyParams(path) || sdkPackages[path]) && path != p.pass.Pkg.Path() || redisInterface(fn)) && fn.Exported() {
+		if (path == goRedis || path == rueidisCompat) && fn.Name() == "Do" {
+			return p.doKeys(call, 1), nil
 		}
 		params = map[int]bool{}
 		for i := 0; i < sig.Params().Len(); i++ {
@@ -254,7 +288,7 @@ func redisInterface(fn *types.Func) bool {
 		t = ptr.Elem()
 	}
 	n, ok := t.(*types.Named)
-	return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == goRedis
+	return ok && n.Obj().Pkg() != nil && (n.Obj().Pkg().Path() == goRedis || n.Obj().Pkg().Path() == rueidisCompat)
 }
 
 // elements are the elements of a []string literal, directly or through a
@@ -317,13 +351,14 @@ func (p *pkg) appended(v *types.Var) []ast.Expr {
 	return out
 }
 
-// doKeys finds the keys of rdb.Do(ctx, "set", key, v) with the server's own
-// key positions, when the command name is a constant.
-func (p *pkg) doKeys(call *ast.CallExpr, sig *types.Signature) []ast.Expr {
-	if call.Ellipsis.IsValid() || len(call.Args) < 2 {
+// doKeys finds the keys of rdb.Do(ctx, "set", key, v) (the command name
+// the argument at index from) with the server's own key positions, when
+// the command name is a constant.
+func (p *pkg) doKeys(call *ast.CallExpr, from int) []ast.Expr {
+	if call.Ellipsis.IsValid() || len(call.Args) < from+1 {
 		return nil
 	}
-	args := call.Args[1:]
+	args := call.Args[from:]
 	vec := make([]any, len(args))
 	for i, a := range args {
 		tv := p.pass.TypesInfo.Types[a]
@@ -526,18 +561,55 @@ func (p *pkg) commandOf(call *ast.CallExpr) string {
 	if fn == nil || fn.Pkg() == nil {
 		return ""
 	}
+	at := -1 // the argument naming the command
 	switch path := fn.Pkg().Path(); {
-	case path == goRedis && fn.Name() == "Do" && len(call.Args) > 1:
-		if v := p.pass.TypesInfo.Types[call.Args[1]].Value; v != nil && v.Kind() == constant.String {
-			return strings.ToLower(constant.StringVal(v))
-		}
-		return ""
-	case path == goRedis:
+	case (path == goRedis || path == rueidisCompat) && fn.Name() == "Do":
+		at = 1
+	case path == redigo && redigoSends[fn.Name()]:
+		at = commandParam(fn.Type().(*types.Signature))
+	case path == rueidisCmds:
+		return p.builderCommand(call)
+	case path == goRedis || path == rueidisCompat:
 		return strings.ToLower(fn.Name())
 	case path == "github.com/keyguard/keyguard/guard":
 		return "hset"
 	case sdkPackages[path]:
 		return strings.ToLower(fn.Name())
+	}
+	if at >= 0 && len(call.Args) > at {
+		if v := p.pass.TypesInfo.Types[call.Args[at]].Value; v != nil && v.Kind() == constant.String {
+			return strings.ToLower(constant.StringVal(v))
+		}
+	}
+	return ""
+}
+
+// builderCommand is the command of a rueidis builder chain: the name of
+// the Builder's method it starts with (B().Hset().Key(k) → hset),
+// followed down the chain of calls and through variables assigned once.
+func (p *pkg) builderCommand(call *ast.CallExpr) string {
+	var e ast.Expr = call
+	for range 32 {
+		switch x := ast.Unparen(e).(type) {
+		case *ast.CallExpr:
+			sel, ok := ast.Unparen(x.Fun).(*ast.SelectorExpr)
+			if !ok {
+				return ""
+			}
+			if fn := callee(p.pass.TypesInfo, x); fn != nil && fn.Type().(*types.Signature).Recv() != nil &&
+				typeName(fn.Type().(*types.Signature).Recv().Type()) == rueidisCmds+".Builder" {
+				return strings.ToLower(fn.Name())
+			}
+			e = sel.X
+		case *ast.Ident:
+			v, _ := p.pass.TypesInfo.Uses[x].(*types.Var)
+			if v == nil || p.def(v) == nil {
+				return ""
+			}
+			e = p.def(v)
+		default:
+			return ""
+		}
 	}
 	return ""
 }

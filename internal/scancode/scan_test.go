@@ -96,7 +96,7 @@ func TestScanGo(t *testing.T) {
 	}
 	goWant := regexp.MustCompile("// want `([a-z-]+):")
 	var want []string
-	for _, rel := range []string{"svc/svc.go", "store/store.go", "fix/a.go", "fix/b.go"} {
+	for _, rel := range []string{"svc/svc.go", "store/store.go", "fix/a.go", "fix/b.go", "rue/rue.go", "redi/redi.go"} {
 		path := filepath.ToSlash(filepath.Join(mod, rel))
 		data, err := os.ReadFile(path)
 		if err != nil {
@@ -121,10 +121,25 @@ func TestScanGo(t *testing.T) {
 	for _, f := range res.Findings {
 		vias[f.Via]++
 	}
-	if vias["store.RunScript"] != 2 || vias["svc.helper"] != 1 {
+	if vias["store.RunScript"] != 2 || vias["svc.helper"] != 1 || vias["rue.get"] != 1 || vias["redi.get"] != 1 {
 		t.Errorf("findings through the project's functions: %v", vias)
 	}
-	if res.Files[keyshape.Go] != 4 || res.Skipped != 1 { // svc, store, fix/a, fix/b; keys/keyguard_gen.go is generated
+	// rueidis's command is the builder's first method, redigo's the
+	// constant command name.
+	commands := map[string]string{}
+	for _, f := range res.Findings {
+		if dir := filepath.Base(filepath.Dir(f.File)); dir == "rue" || dir == "redi" {
+			commands[dir+" "+f.Template] = f.Command
+		}
+	}
+	for tmpl, cmd := range map[string]string{"rue tmp:rue:get": "get", "rue user:{id:int}:info": "hset", "rue tmp:rue:{name}": "set", "rue tmp:rue:new": "rename",
+		"rue tmp:compat:a": "del", "rue user:{uid:int}:info": "hgetall", "rue seq:order:no": "get", "redi tmp:redigo:{name}": "set", "redi user:{id:int}:info": "get", "redi tmp:redigo:a": "del",
+		"redi seq:order:no": "incr", "redi tmp:redigo:new": "rename"} {
+		if commands[tmpl] != cmd {
+			t.Errorf("command of %s: %q, want %q (all: %v)", tmpl, commands[tmpl], cmd, commands)
+		}
+	}
+	if res.Files[keyshape.Go] != 6 || res.Skipped != 1 { // svc, store, fix/a, fix/b, rue, redi; keys/keyguard_gen.go is generated
 		t.Errorf("files %v, skipped %d", res.Files, res.Skipped)
 	}
 }

@@ -1,0 +1,41 @@
+// Package redi uses redigo: commands go as conn.Do("SET", key, v), the
+// keys at the server's own key positions of the command.
+package redi
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/gomodule/redigo/redis"
+
+	"example.com/svc/keys"
+)
+
+type store struct{ pool *redis.Pool }
+
+func commands(ctx context.Context, s *store, id int64, name string) error {
+	conn := s.pool.Get()
+	defer conn.Close()
+	if _, err := conn.Do("SET", "tmp:redigo:"+name, "v", "EX", 60); err != nil { // want `unregistered-code: key "tmp:redigo:\{name\}" matches no template`
+		return err
+	}
+	v, err := redis.String(conn.Do("GET", fmt.Sprintf("user:%d:info", id))) // want `raw-key: key "user:\{id:int\}:info" is built by hand`
+	_ = conn.Send("HSET", keys.UserInfo(id).String(), "name", v)
+	_ = conn.Send("RENAME", keys.UserInfo(id).String(), "tmp:redigo:new")                // want `unregistered-code: key "tmp:redigo:new" matches no template`
+	_, _ = redis.DoContext(conn, ctx, "DEL", "tmp:redigo:a", keys.SeqOrderNo().String()) // want `unregistered-code: key "tmp:redigo:a" matches no template`
+	_, _ = redis.DoWithTimeout(conn, time.Second, "incr", "seq:order:no")                // want `raw-key: key "seq:order:no" is built by hand`
+	_, _ = conn.Do("PING")
+	_, _ = conn.Do("PUBLISH", "tmp:channel", "hello")
+	return err
+}
+
+// get hands its key to redigo whole: its callers are checked.
+func get(conn redis.Conn, key string) (string, error) { // want get:"keyParams.1."
+	return redis.String(conn.Do("GET", key))
+}
+
+func callers(ctx context.Context, s *store) {
+	conn, _ := s.pool.GetContext(ctx)
+	_, _ = get(conn, "tmp:redigo:helper") // want `unregistered-code: key "tmp:redigo:helper" matches no template.* \(via redi\.get\)`
+}
