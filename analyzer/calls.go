@@ -33,7 +33,78 @@ func namedKeyParams(path string) bool {
 
 // redigoSends are redigo's functions and methods that send a command: the
 // command name is their first string parameter, its arguments follow.
-var redigoSends = map[string]bool{"Do": true, "Send": true, "DoContext": true, "DoWithTimeout": true}
+var redigoSends = map[string]bool{"Do": true, "Send": true, "DoContext": true, "DoWithTimeout": true, "SendHash": true}
+
+// scriptKeyCount is the key count of the redigo script a call runs
+// (redis.NewScript(2, src).Do(conn, k1, k2, arg)): the constant given to
+// NewScript, directly or through a variable assigned once; -1 when the
+// script takes its count as its first argument (NewScript(-1, src)), 0
+// when the call runs no script or the count is not a constant.
+func (p *pkg) scriptKeyCount(call *ast.CallExpr, fn *types.Func) int {
+	recv := fn.Type().(*types.Signature).Recv()
+	if recv == nil || typeName(recv.Type()) != redigo+".Script" {
+		return 0
+	}
+	sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+	if !ok {
+		return 0
+	}
+	e := sel.X
+	for range 8 {
+		switch x := ast.Unparen(e).(type) {
+		case *ast.Ident:
+			v, _ := p.pass.TypesInfo.Uses[x].(*types.Var)
+			if v == nil || p.def(v) == nil {
+				return 0
+			}
+			e = p.def(v)
+		case *ast.CallExpr:
+			f := callee(p.pass.TypesInfo, x)
+			if f == nil || f.Pkg() == nil || f.Pkg().Path() != redigo || f.Name() != "NewScript" || len(x.Args) != 2 {
+				return 0
+			}
+			n, ok := constInt(p.pass.TypesInfo.Types[x.Args[0]].Value)
+			if !ok || n < -1 {
+				return 0
+			}
+			if n < 0 {
+				return -1
+			}
+			return n
+		default:
+			return 0
+		}
+	}
+	return 0
+}
+
+// scriptKeys are the keys among a redigo script call's keysAndArgs: the
+// first n (n < 0: as many as its first, constant, argument says).
+func (p *pkg) scriptKeys(call *ast.CallExpr, sig *types.Signature, n int) []ast.Expr {
+	if call.Ellipsis.IsValid() || !sig.Variadic() {
+		return nil
+	}
+	rest := call.Args[min(sig.Params().Len()-1, len(call.Args)):]
+	if n < 0 {
+		if len(rest) == 0 {
+			return nil
+		}
+		c, ok := constInt(p.pass.TypesInfo.Types[rest[0]].Value)
+		if !ok || c < 0 {
+			return nil
+		}
+		n, rest = c, rest[1:]
+	}
+	return rest[:min(n, len(rest))]
+}
+
+func constInt(v constant.Value) (int, bool) {
+	if v == nil || v.Kind() != constant.Int {
+		return 0, false
+	}
+	n, ok := constant.Int64Val(v)
+	return int(n), ok && n == int64(int(n))
+}
 
 // commandParam is the index of the command name among a redigo sender's
 // parameters, or -1.
@@ -199,6 +270,9 @@ func (p *pkg) keyArgsAll(call *ast.CallExpr) (keys, slices []ast.Expr) {
 	// go-redis's and the SDK's own code passes keys around as parameters:
 	// only calls from outside the package are Redis calls made by a service.
 	if params == nil && path == redigo && path != p.pass.Pkg.Path() && redigoSends[fn.Name()] {
+		if n := p.scriptKeyCount(call, fn); n != 0 {
+			return p.scriptKeys(call, sig, n), nil
+		}
 		if i := commandParam(sig); i >= 0 && sig.Variadic() && i == sig.Params().Len()-2 {
 			return p.doKeys(call, i), nil
 		}
@@ -566,6 +640,9 @@ func (p *pkg) commandOf(call *ast.CallExpr) string {
 	case (path == goRedis || path == rueidisCompat) && fn.Name() == "Do":
 		at = 1
 	case path == redigo && redigoSends[fn.Name()]:
+		if p.scriptKeyCount(call, fn) != 0 {
+			return "evalsha"
+		}
 		at = commandParam(fn.Type().(*types.Signature))
 	case path == rueidisCmds:
 		return p.builderCommand(call)

@@ -6,7 +6,7 @@
 // client.B().Get().Key(k).Build(), and rueidiscompat's go-redis-like
 // methods), into redigo (conn.Do("SET", key, v), Send, DoContext,
 // DoWithTimeout with a constant command name: the keys at the command's
-// own key positions) and into keyguard's SDK (guard, ttlpolicy) whose key
+// own key positions; a NewScript(n, src)'s first n arguments) and into keyguard's SDK (guard, ttlpolicy) whose key
 // is not the String() of a key from the generated builder (keyguard gen
 // --lang go).
 //

@@ -39,3 +39,12 @@ func callers(ctx context.Context, s *store) {
 	conn, _ := s.pool.GetContext(ctx)
 	_, _ = get(conn, "tmp:redigo:helper") // want `unregistered-code: key "tmp:redigo:helper" matches no template.* \(via redi\.get\)`
 }
+
+var incrBy = redis.NewScript(1, "return redis.call('INCRBY', KEYS[1], ARGV[1])")
+
+// Scripts: the first keyCount arguments are keys.
+func scripts(ctx context.Context, conn redis.Conn, name string) {
+	_, _ = incrBy.Do(conn, "tmp:redigo:script:"+name, 1)                                                                   // want `unregistered-code: key "tmp:redigo:script:\{name\}" matches no template`
+	_, _ = redis.NewScript(2, "return 1").DoContext(ctx, conn, keys.SeqOrderNo().String(), "tmp:redigo:second", "tmp:arg") // want `unregistered-code: key "tmp:redigo:second" matches no template`
+	_ = redis.NewScript(-1, "return 1").Send(conn, 1, "tmp:redigo:counted", "tmp:arg")                                     // want `unregistered-code: key "tmp:redigo:counted" matches no template`
+}

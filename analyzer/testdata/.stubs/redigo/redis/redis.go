@@ -43,3 +43,18 @@ func String(reply interface{}, err error) (string, error) { return "", err }
 
 // Int converts a reply.
 func Int(reply interface{}, err error) (int, error) { return 0, err }
+
+// Script is a Lua script whose first keyCount arguments are keys.
+type Script struct {
+	keyCount int
+	src      string
+}
+
+// NewScript returns a script; keyCount < 0: the count is the first argument.
+func NewScript(keyCount int, src string) *Script { return &Script{keyCount, src} }
+
+func (s *Script) Do(c Conn, keysAndArgs ...interface{}) (interface{}, error) { return nil, nil }
+func (s *Script) Send(c Conn, keysAndArgs ...interface{}) error              { return nil }
+func (s *Script) DoContext(ctx context.Context, c Conn, keysAndArgs ...interface{}) (interface{}, error) {
+	return nil, nil
+}
