@@ -279,7 +279,7 @@ func (p *pkg) keyArgsAll(call *ast.CallExpr) (keys, slices []ast.Expr) {
 		return nil, nil
 	}
 	if params == nil && ((namedKeyParams(path) || sdkPackages[path]) && path != p.pass.Pkg.Path() || redisInterface(fn)) && fn.Exported() {
-		if (path == goRedis || path == rueidisCompat) && fn.Name() == "Do" {
+		if path == goRedis && fn.Name() == "Do" {
 			return p.doKeys(call, 1), nil
 		}
 		params = map[int]bool{}
@@ -637,7 +637,7 @@ func (p *pkg) commandOf(call *ast.CallExpr) string {
 	}
 	at := -1 // the argument naming the command
 	switch path := fn.Pkg().Path(); {
-	case (path == goRedis || path == rueidisCompat) && fn.Name() == "Do":
+	case path == goRedis && fn.Name() == "Do":
 		at = 1
 	case path == redigo && redigoSends[fn.Name()]:
 		if p.scriptKeyCount(call, fn) != 0 {
