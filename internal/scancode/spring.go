@@ -203,8 +203,8 @@ func (f *srcFile) cachePrefix(name keyshape.Shape) keyshape.Shape {
 
 // cachePrefixes finds, once, the cache key prefixes the project's Java
 // code configures on RedisCacheConfiguration: by cache name when the
-// configuration is given to withCacheConfiguration with a constant name,
-// "" for the others (cacheDefaults, a @Bean of the default configuration).
+// configuration is given to one cache (see configuredCaches), "" for the
+// others (cacheDefaults, a @Bean of the default configuration).
 func (p *project) cachePrefixes() map[string]prefixFunc {
 	if p.prefixes != nil {
 		return p.prefixes
@@ -217,8 +217,16 @@ func (p *project) cachePrefixes() map[string]prefixFunc {
 		saved := f.cur
 		f.cur = nil // evaluated as constants, not as a function's parameters
 		for _, n := range f.calls {
-			if pf := f.prefixConfig(n); pf != nil {
-				p.prefixes[f.configuredCache(n)] = pf
+			pf := f.prefixConfig(n)
+			if pf == nil {
+				continue
+			}
+			names := f.configuredCaches(n)
+			if names == nil {
+				names = []string{""}
+			}
+			for _, name := range names {
+				p.prefixes[name] = pf
 			}
 		}
 		f.cur = saved
@@ -226,27 +234,58 @@ func (p *project) cachePrefixes() map[string]prefixFunc {
 	return p.prefixes
 }
 
-// configuredCache is the cache a configuration call is given to
-// (withCacheConfiguration("users", …prefixCacheNameWith("app:"))), ""
-// when it is not given to one cache.
-func (f *srcFile) configuredCache(n *sitter.Node) string {
+// configuredCaches are the caches a configuration call is given to:
+// withCacheConfiguration("users", …prefixCacheNameWith("app:")), a map's
+// put("users", …) (withInitialCacheConfigurations), or a variable given
+// the configuration and then handed to them; none when it is not given to
+// one cache.
+func (f *srcFile) configuredCaches(n *sitter.Node) []string {
 	for up := n.Parent(); up != nil; up = up.Parent() {
 		t := typeOf(up)
-		if strings.HasSuffix(t, "statement") || strings.HasSuffix(t, "declaration") {
-			return ""
+		if t == "variable_declarator" && up.ChildByFieldName("value") != nil && spanOf(up.ChildByFieldName("value")).contains(n) {
+			return f.cachesGiven(func(a *sitter.Node) bool {
+				return typeOf(a) == "identifier" && f.text(a) == f.text(up.ChildByFieldName("name"))
+			})
 		}
-		if t != "method_invocation" || f.text(up.ChildByFieldName("name")) != "withCacheConfiguration" {
+		if strings.HasSuffix(t, "statement") || strings.HasSuffix(t, "declaration") {
+			return nil
+		}
+		if t == "method_invocation" && cacheConfigCalls[f.text(up.ChildByFieldName("name"))] {
+			as := args(up.ChildByFieldName("arguments"))
+			if len(as) != 2 || !spanOf(as[1]).contains(n) {
+				return nil
+			}
+			return f.cacheName(as[0])
+		}
+	}
+	return nil
+}
+
+// cacheConfigCalls give a configuration to the cache they name.
+var cacheConfigCalls = map[string]bool{"withCacheConfiguration": true, "put": true}
+
+// cachesGiven are the caches the file's withCacheConfiguration and put
+// calls give a configuration that matches.
+func (f *srcFile) cachesGiven(match func(*sitter.Node) bool) []string {
+	var out []string
+	for _, c := range f.calls {
+		if !cacheConfigCalls[f.text(c.ChildByFieldName("name"))] {
 			continue
 		}
-		as := args(up.ChildByFieldName("arguments"))
-		if len(as) != 2 || !spanOf(as[1]).contains(n) {
-			return ""
+		if as := args(c.ChildByFieldName("arguments")); len(as) == 2 && match(as[1]) {
+			out = append(out, f.cacheName(as[0])...)
 		}
-		s, _ := f.eval(as[0], 0)
-		name, _ := s.Literal()
-		return name
 	}
-	return ""
+	return out
+}
+
+// cacheName is a constant cache name, none when it is not one.
+func (f *srcFile) cacheName(n *sitter.Node) []string {
+	s, _ := f.eval(n, 0)
+	if name, ok := s.Literal(); ok && name != "" {
+		return []string{name}
+	}
+	return nil
 }
 
 // prefixConfig reads a call of RedisCacheConfiguration that sets the key

@@ -10,4 +10,10 @@ public class Products {
 
     @CachePut(cacheNames = "fxorder", key = "'o:' + #id") // want unregistered-code app:fxorder:o:{id:int} via @CachePut
     public String order(long id) { return ""; }
+
+    @Cacheable(value = "fxsession", key = "#id") // want unregistered-code sess:{id:int} via @Cacheable
+    public String session(long id) { return ""; }
+
+    @CacheEvict(value = "fxcart", key = "'c:' + #id") // want unregistered-code c:{id:int} via @CacheEvict
+    public void evictCart(long id) {}
 }
