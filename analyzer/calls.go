@@ -661,6 +661,26 @@ func (p *pkg) commandOf(call *ast.CallExpr) string {
 	return ""
 }
 
+// builderCommandName is the command a rueidis Builder method starts:
+// its name (Hset → hset), or the container of a subcommand
+// (ObjectEncoding → object).
+func builderCommandName(method string) string {
+	name := strings.ToLower(method)
+	if _, ok := rediscmd.Lookup(name); ok {
+		return name
+	}
+	for i := 1; i < len(method); i++ {
+		if method[i] >= 'A' && method[i] <= 'Z' {
+			first := strings.ToLower(method[:i])
+			if _, ok := rediscmd.Lookup(first); ok {
+				return first
+			}
+			break
+		}
+	}
+	return name
+}
+
 // builderCommand is the command of a rueidis builder chain: the name of
 // the Builder's method it starts with (B().Hset().Key(k) → hset),
 // followed down the chain of calls and through variables assigned once.
@@ -675,7 +695,7 @@ func (p *pkg) builderCommand(call *ast.CallExpr) string {
 			}
 			if fn := callee(p.pass.TypesInfo, x); fn != nil && fn.Type().(*types.Signature).Recv() != nil &&
 				typeName(fn.Type().(*types.Signature).Recv().Type()) == rueidisCmds+".Builder" {
-				return strings.ToLower(fn.Name())
+				return builderCommandName(fn.Name())
 			}
 			e = sel.X
 		case *ast.Ident:

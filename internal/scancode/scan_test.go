@@ -132,7 +132,7 @@ func TestScanGo(t *testing.T) {
 			commands[dir+" "+f.Template] = f.Command
 		}
 	}
-	for tmpl, cmd := range map[string]string{"rue tmp:rue:get": "get", "rue user:{id:int}:info": "hset", "rue tmp:rue:{name}": "set", "rue tmp:rue:new": "rename",
+	for tmpl, cmd := range map[string]string{"rue tmp:rue:get": "get", "rue user:{id:int}:info": "hset", "rue tmp:rue:{name}": "set", "rue tmp:rue:new": "rename", "rue tmp:rue:object": "object",
 		"rue tmp:compat:a": "del", "rue user:{uid:int}:info": "hgetall", "rue seq:order:no": "get", "redi tmp:redigo:{name}": "set", "redi user:{id:int}:info": "get", "redi tmp:redigo:a": "del",
 		"redi seq:order:no": "incr", "redi tmp:redigo:new": "rename", "redi tmp:redigo:script:{name}": "evalsha"} {
 		if commands[tmpl] != cmd {

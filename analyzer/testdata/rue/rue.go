@@ -24,6 +24,7 @@ func builders(ctx context.Context, client rueidis.Client, id int64, name string)
 	b := client.B()
 	client.Do(ctx, b.Get().Key("seq:order:no").Build()) // want `raw-key: key "seq:order:no" is built by hand`
 	client.Do(ctx, client.B().Hset().Key(keys.UserInfo(id).String()).FieldValue().FieldValue("tmp:field", name).Build())
+	client.Do(ctx, client.B().ObjectEncoding().Key("tmp:rue:object").Build()) // want `unregistered-code: key "tmp:rue:object" matches no template`
 }
 
 // get hands its key to a builder whole: its callers are checked.

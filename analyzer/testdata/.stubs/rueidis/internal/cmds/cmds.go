@@ -55,3 +55,16 @@ func (c RenameKey) Newkey(newkey string) RenameNewkey {
 	return RenameNewkey{args: append(c.args, newkey)}
 }
 func (c RenameNewkey) Build() Completed { return Completed(c) }
+
+type (
+	ObjectEncoding    struct{ args []string }
+	ObjectEncodingKey struct{ args []string }
+)
+
+func (Builder) ObjectEncoding() ObjectEncoding {
+	return ObjectEncoding{args: []string{"OBJECT", "ENCODING"}}
+}
+func (c ObjectEncoding) Key(key string) ObjectEncodingKey {
+	return ObjectEncodingKey{args: append(c.args, key)}
+}
+func (c ObjectEncodingKey) Build() Completed { return Completed(c) }
