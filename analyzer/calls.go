@@ -429,14 +429,29 @@ func (p *pkg) appended(v *types.Var) []ast.Expr {
 // the argument at index from) with the server's own key positions, when
 // the command name is a constant.
 func (p *pkg) doKeys(call *ast.CallExpr, from int) []ast.Expr {
-	if call.Ellipsis.IsValid() || len(call.Args) < from+1 {
+	if len(call.Args) < from+1 {
 		return nil
 	}
 	args := call.Args[from:]
+	if call.Ellipsis.IsValid() {
+		// conn.Do("HMSET", redis.Args{}.Add(key).AddFlat(v)...): the
+		// elements of redigo's argument list (nil where they are not
+		// known) or of a slice literal
+		tail, ok := p.redigoArgs(args[len(args)-1])
+		if !ok {
+			// a slice literal, directly or through a variable
+			if tail = p.elements(args[len(args)-1]); tail == nil {
+				return nil
+			}
+		}
+		args = append(args[:len(args)-1:len(args)-1], tail...)
+	}
 	vec := make([]any, len(args))
 	for i, a := range args {
 		tv := p.pass.TypesInfo.Types[a]
 		switch {
+		case a == nil:
+			vec[i] = "\x00unknown"
 		case tv.Value != nil && tv.Value.Kind() == constant.String:
 			vec[i] = constant.StringVal(tv.Value)
 		case tv.Value != nil && tv.Value.Kind() == constant.Int:
@@ -455,10 +470,58 @@ func (p *pkg) doKeys(call *ast.CallExpr, from int) []ast.Expr {
 	}
 	var out []ast.Expr
 	_ = cmd.Keys(vec, func(pos int, _ string, _ rediscmd.KeyFlags) bool {
-		out = append(out, args[pos])
+		if args[pos] != nil {
+			out = append(out, args[pos])
+		}
 		return true
 	})
 	return out
+}
+
+// redigoArgs are the elements of a redigo argument list built in place
+// (redis.Args{a}.Add(b, c).AddFlat(v)), in order. What AddFlat adds (the
+// fields of a struct or map) is not known: it stands as two unknown
+// elements (a field and its value), and nothing after it is known either.
+func (p *pkg) redigoArgs(e ast.Expr) ([]ast.Expr, bool) {
+	var chain []*ast.CallExpr
+	for range 32 {
+		switch x := ast.Unparen(e).(type) {
+		case *ast.CallExpr:
+			sel, ok := ast.Unparen(x.Fun).(*ast.SelectorExpr)
+			fn := callee(p.pass.TypesInfo, x)
+			if !ok || fn == nil || fn.Type().(*types.Signature).Recv() == nil || typeName(fn.Type().(*types.Signature).Recv().Type()) != redigo+".Args" {
+				return nil, false
+			}
+			chain = append(chain, x)
+			e = sel.X
+		case *ast.CompositeLit:
+			if typeName(p.pass.TypesInfo.TypeOf(x)) != redigo+".Args" {
+				return nil, false
+			}
+			for _, el := range x.Elts {
+				if _, ok := el.(*ast.KeyValueExpr); ok {
+					return nil, false // elements by index: their order is not seen
+				}
+			}
+			out := append([]ast.Expr(nil), x.Elts...)
+			for i := len(chain) - 1; i >= 0; i-- {
+				c := chain[i]
+				switch callee(p.pass.TypesInfo, c).Name() {
+				case "Add":
+					if c.Ellipsis.IsValid() {
+						return append(out, nil, nil), true
+					}
+					out = append(out, c.Args...)
+				default: // AddFlat
+					return append(out, nil, nil), true
+				}
+			}
+			return out, true
+		default:
+			return nil, false
+		}
+	}
+	return nil, false
 }
 
 func isStringish(t types.Type) bool {

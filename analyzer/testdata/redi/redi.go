@@ -48,3 +48,16 @@ func scripts(ctx context.Context, conn redis.Conn, name string) {
 	_, _ = redis.NewScript(2, "return 1").DoContext(ctx, conn, keys.SeqOrderNo().String(), "tmp:redigo:second", "tmp:arg") // want `unregistered-code: key "tmp:redigo:second" matches no template`
 	_ = redis.NewScript(-1, "return 1").Send(conn, 1, "tmp:redigo:counted", "tmp:arg")                                     // want `unregistered-code: key "tmp:redigo:counted" matches no template`
 }
+
+type profile struct{ Name string }
+
+// Argument lists built with redis.Args: the known elements are checked.
+func argLists(conn redis.Conn, name string, p *profile) {
+	_, _ = conn.Do("HMSET", redis.Args{}.Add("tmp:redigo:args:"+name).AddFlat(p)...)                           // want `unregistered-code: key "tmp:redigo:args:\{name\}" matches no template`
+	_, _ = conn.Do("DEL", redis.Args{"tmp:redigo:lit"}.Add(keys.SeqOrderNo().String(), "tmp:redigo:added")...) // want `unregistered-code: key "tmp:redigo:lit" matches no template` `unregistered-code: key "tmp:redigo:added" matches no template`
+	args := []interface{}{"tmp:redigo:slice", keys.SeqOrderNo().String()}                                      // want `unregistered-code: key "tmp:redigo:slice" matches no template`
+	_, _ = conn.Do("MGET", args...)
+	grown := []interface{}{keys.SeqOrderNo().String()}
+	grown = append(grown, "tmp:redigo:grown") // want `unregistered-code: key "tmp:redigo:grown" matches no template`
+	_, _ = conn.Do("DEL", grown...)
+}

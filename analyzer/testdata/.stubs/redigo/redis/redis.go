@@ -58,3 +58,12 @@ func (s *Script) Send(c Conn, keysAndArgs ...interface{}) error              { r
 func (s *Script) DoContext(ctx context.Context, c Conn, keysAndArgs ...interface{}) (interface{}, error) {
 	return nil, nil
 }
+
+// Args is a list of command arguments.
+type Args []interface{}
+
+// Add appends values.
+func (args Args) Add(value ...interface{}) Args { return append(args, value...) }
+
+// AddFlat appends the fields of a struct or the entries of a map.
+func (args Args) AddFlat(v interface{}) Args { return append(args, v) }
