@@ -25,8 +25,8 @@ const Name = "keylint"
 
 const doc = `report Redis keys built by hand or matching no registered template
 
-keylint finds the calls into github.com/redis/go-redis/v9 (and keyguard's
-SDK) whose key argument is not the String() of a key built by the generated
+keylint finds the calls into github.com/redis/go-redis/v9, rueidis, redigo
+(and keyguard's SDK) whose key argument is not the String() of a key built by the generated
 builder (keyguard gen --lang go). It rebuilds the key's shape from literals,
 +, fmt.Sprintf, strings.Join, constants and simple local data flow, and
 compares it with the registry: raw-key when a registered template holds it

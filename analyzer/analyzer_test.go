@@ -54,7 +54,7 @@ func TestGeneratedKeysUpToDate(t *testing.T) {
 // would leave a variable unused). One load: the packages are type-checked
 // from source with go-redis, which is the slow part.
 func TestAnalyzer(t *testing.T) {
-	analysistest.RunWithSuggestedFixes(t, testModule(t), analyzer.New(testRegistry(t)), "./svc", "./store", "./fix")
+	analysistest.RunWithSuggestedFixes(t, testModule(t), analyzer.New(testRegistry(t)), "./svc", "./store", "./fix", "./rue", "./redi")
 }
 
 // testModule copies the test services' module (testdata, whose go.mod

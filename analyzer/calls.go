@@ -16,7 +16,106 @@ import (
 const (
 	goRedis  = "github.com/redis/go-redis/v9"
 	keybuild = "github.com/keyguard/keyguard/keybuild"
+	// rueidis builds commands (client.B().Get().Key(k).Build()) in its
+	// cmds package; rueidiscompat's adapter mirrors go-redis's methods.
+	rueidis       = "github.com/redis/rueidis"
+	rueidisCmds   = rueidis + "/internal/cmds"
+	rueidisCompat = rueidis + "/rueidiscompat"
+	// redigo sends commands as conn.Do("SET", key, v).
+	redigo = "github.com/gomodule/redigo/redis"
 )
+
+// namedKeyParams reports a client package whose key parameters are known
+// by their names (go-redis, rueidis's adapter and command builders).
+func namedKeyParams(path string) bool {
+	return path == goRedis || path == rueidisCompat || path == rueidisCmds
+}
+
+// redigoSends are redigo's functions and methods that send a command: the
+// command name is their first string parameter, its arguments follow.
+var redigoSends = map[string]bool{"Do": true, "Send": true, "DoContext": true, "DoWithTimeout": true, "SendHash": true}
+
+// scriptKeyCount is the key count of the redigo script a call runs
+// (redis.NewScript(2, src).Do(conn, k1, k2, arg)): the constant given to
+// NewScript, directly or through a variable assigned once; -1 when the
+// script takes its count as its first argument (NewScript(-1, src)), 0
+// when the call runs no script or the count is not a constant.
+func (p *pkg) scriptKeyCount(call *ast.CallExpr, fn *types.Func) int {
+	recv := fn.Type().(*types.Signature).Recv()
+	if recv == nil || typeName(recv.Type()) != redigo+".Script" {
+		return 0
+	}
+	sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+	if !ok {
+		return 0
+	}
+	e := sel.X
+	for range 8 {
+		switch x := ast.Unparen(e).(type) {
+		case *ast.Ident:
+			v, _ := p.pass.TypesInfo.Uses[x].(*types.Var)
+			if v == nil || p.def(v) == nil {
+				return 0
+			}
+			e = p.def(v)
+		case *ast.CallExpr:
+			f := callee(p.pass.TypesInfo, x)
+			if f == nil || f.Pkg() == nil || f.Pkg().Path() != redigo || f.Name() != "NewScript" || len(x.Args) != 2 {
+				return 0
+			}
+			n, ok := constInt(p.pass.TypesInfo.Types[x.Args[0]].Value)
+			if !ok || n < -1 {
+				return 0
+			}
+			if n < 0 {
+				return -1
+			}
+			return n
+		default:
+			return 0
+		}
+	}
+	return 0
+}
+
+// scriptKeys are the keys among a redigo script call's keysAndArgs: the
+// first n (n < 0: as many as its first, constant, argument says).
+func (p *pkg) scriptKeys(call *ast.CallExpr, sig *types.Signature, n int) []ast.Expr {
+	if call.Ellipsis.IsValid() || !sig.Variadic() {
+		return nil
+	}
+	rest := call.Args[min(sig.Params().Len()-1, len(call.Args)):]
+	if n < 0 {
+		if len(rest) == 0 {
+			return nil
+		}
+		c, ok := constInt(p.pass.TypesInfo.Types[rest[0]].Value)
+		if !ok || c < 0 {
+			return nil
+		}
+		n, rest = c, rest[1:]
+	}
+	return rest[:min(n, len(rest))]
+}
+
+func constInt(v constant.Value) (int, bool) {
+	if v == nil || v.Kind() != constant.Int {
+		return 0, false
+	}
+	n, ok := constant.Int64Val(v)
+	return int(n), ok && n == int64(int(n))
+}
+
+// commandParam is the index of the command name among a redigo sender's
+// parameters, or -1.
+func commandParam(sig *types.Signature) int {
+	for i := 0; i < sig.Params().Len(); i++ {
+		if b, ok := sig.Params().At(i).Type().(*types.Basic); ok && b.Kind() == types.String {
+			return i
+		}
+	}
+	return -1
+}
 
 // sdkPackages are keyguard's own Redis-facing packages: their key and keys
 // parameters are Redis keys.
@@ -170,9 +269,18 @@ func (p *pkg) keyArgsAll(call *ast.CallExpr) (keys, slices []ast.Expr) {
 	path := fn.Pkg().Path()
 	// go-redis's and the SDK's own code passes keys around as parameters:
 	// only calls from outside the package are Redis calls made by a service.
-	if params == nil && ((path == goRedis || sdkPackages[path]) && path != p.pass.Pkg.Path() || redisInterface(fn)) && fn.Exported() {
+	if params == nil && path == redigo && path != p.pass.Pkg.Path() && redigoSends[fn.Name()] {
+		if n := p.scriptKeyCount(call, fn); n != 0 {
+			return p.scriptKeys(call, sig, n), nil
+		}
+		if i := commandParam(sig); i >= 0 && sig.Variadic() && i == sig.Params().Len()-2 {
+			return p.doKeys(call, i), nil
+		}
+		return nil, nil
+	}
+	if params == nil && ((namedKeyParams(path) || sdkPackages[path]) && path != p.pass.Pkg.Path() || redisInterface(fn)) && fn.Exported() {
 		if path == goRedis && fn.Name() == "Do" {
-			return p.doKeys(call, sig), nil
+			return p.doKeys(call, 1), nil
 		}
 		params = map[int]bool{}
 		for i := 0; i < sig.Params().Len(); i++ {
@@ -254,7 +362,7 @@ func redisInterface(fn *types.Func) bool {
 		t = ptr.Elem()
 	}
 	n, ok := t.(*types.Named)
-	return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == goRedis
+	return ok && n.Obj().Pkg() != nil && (n.Obj().Pkg().Path() == goRedis || n.Obj().Pkg().Path() == rueidisCompat)
 }
 
 // elements are the elements of a []string literal, directly or through a
@@ -317,17 +425,33 @@ func (p *pkg) appended(v *types.Var) []ast.Expr {
 	return out
 }
 
-// doKeys finds the keys of rdb.Do(ctx, "set", key, v) with the server's own
-// key positions, when the command name is a constant.
-func (p *pkg) doKeys(call *ast.CallExpr, sig *types.Signature) []ast.Expr {
-	if call.Ellipsis.IsValid() || len(call.Args) < 2 {
+// doKeys finds the keys of rdb.Do(ctx, "set", key, v) (the command name
+// the argument at index from) with the server's own key positions, when
+// the command name is a constant.
+func (p *pkg) doKeys(call *ast.CallExpr, from int) []ast.Expr {
+	if len(call.Args) < from+1 {
 		return nil
 	}
-	args := call.Args[1:]
+	args := call.Args[from:]
+	if call.Ellipsis.IsValid() {
+		// conn.Do("HMSET", redis.Args{}.Add(key).AddFlat(v)...): the
+		// elements of redigo's argument list (nil where they are not
+		// known) or of a slice literal
+		tail, ok := p.redigoArgs(args[len(args)-1])
+		if !ok {
+			// a slice literal, directly or through a variable
+			if tail = p.elements(args[len(args)-1]); tail == nil {
+				return nil
+			}
+		}
+		args = append(args[:len(args)-1:len(args)-1], tail...)
+	}
 	vec := make([]any, len(args))
 	for i, a := range args {
 		tv := p.pass.TypesInfo.Types[a]
 		switch {
+		case a == nil:
+			vec[i] = "\x00unknown"
 		case tv.Value != nil && tv.Value.Kind() == constant.String:
 			vec[i] = constant.StringVal(tv.Value)
 		case tv.Value != nil && tv.Value.Kind() == constant.Int:
@@ -346,10 +470,58 @@ func (p *pkg) doKeys(call *ast.CallExpr, sig *types.Signature) []ast.Expr {
 	}
 	var out []ast.Expr
 	_ = cmd.Keys(vec, func(pos int, _ string, _ rediscmd.KeyFlags) bool {
-		out = append(out, args[pos])
+		if args[pos] != nil {
+			out = append(out, args[pos])
+		}
 		return true
 	})
 	return out
+}
+
+// redigoArgs are the elements of a redigo argument list built in place
+// (redis.Args{a}.Add(b, c).AddFlat(v)), in order. What AddFlat adds (the
+// fields of a struct or map) is not known: it stands as two unknown
+// elements (a field and its value), and nothing after it is known either.
+func (p *pkg) redigoArgs(e ast.Expr) ([]ast.Expr, bool) {
+	var chain []*ast.CallExpr
+	for range 32 {
+		switch x := ast.Unparen(e).(type) {
+		case *ast.CallExpr:
+			sel, ok := ast.Unparen(x.Fun).(*ast.SelectorExpr)
+			fn := callee(p.pass.TypesInfo, x)
+			if !ok || fn == nil || fn.Type().(*types.Signature).Recv() == nil || typeName(fn.Type().(*types.Signature).Recv().Type()) != redigo+".Args" {
+				return nil, false
+			}
+			chain = append(chain, x)
+			e = sel.X
+		case *ast.CompositeLit:
+			if typeName(p.pass.TypesInfo.TypeOf(x)) != redigo+".Args" {
+				return nil, false
+			}
+			for _, el := range x.Elts {
+				if _, ok := el.(*ast.KeyValueExpr); ok {
+					return nil, false // elements by index: their order is not seen
+				}
+			}
+			out := append([]ast.Expr(nil), x.Elts...)
+			for i := len(chain) - 1; i >= 0; i-- {
+				c := chain[i]
+				switch callee(p.pass.TypesInfo, c).Name() {
+				case "Add":
+					if c.Ellipsis.IsValid() {
+						return append(out, nil, nil), true
+					}
+					out = append(out, c.Args...)
+				default: // AddFlat
+					return append(out, nil, nil), true
+				}
+			}
+			return out, true
+		default:
+			return nil, false
+		}
+	}
+	return nil, false
 }
 
 func isStringish(t types.Type) bool {
@@ -526,18 +698,78 @@ func (p *pkg) commandOf(call *ast.CallExpr) string {
 	if fn == nil || fn.Pkg() == nil {
 		return ""
 	}
+	at := -1 // the argument naming the command
 	switch path := fn.Pkg().Path(); {
-	case path == goRedis && fn.Name() == "Do" && len(call.Args) > 1:
-		if v := p.pass.TypesInfo.Types[call.Args[1]].Value; v != nil && v.Kind() == constant.String {
-			return strings.ToLower(constant.StringVal(v))
+	case path == goRedis && fn.Name() == "Do":
+		at = 1
+	case path == redigo && redigoSends[fn.Name()]:
+		if p.scriptKeyCount(call, fn) != 0 {
+			return "evalsha"
 		}
-		return ""
-	case path == goRedis:
+		at = commandParam(fn.Type().(*types.Signature))
+	case path == rueidisCmds:
+		return p.builderCommand(call)
+	case path == goRedis || path == rueidisCompat:
 		return strings.ToLower(fn.Name())
 	case path == "github.com/keyguard/keyguard/guard":
 		return "hset"
 	case sdkPackages[path]:
 		return strings.ToLower(fn.Name())
+	}
+	if at >= 0 && len(call.Args) > at {
+		if v := p.pass.TypesInfo.Types[call.Args[at]].Value; v != nil && v.Kind() == constant.String {
+			return strings.ToLower(constant.StringVal(v))
+		}
+	}
+	return ""
+}
+
+// builderCommandName is the command a rueidis Builder method starts:
+// its name (Hset → hset), or the container of a subcommand
+// (ObjectEncoding → object).
+func builderCommandName(method string) string {
+	name := strings.ToLower(method)
+	if _, ok := rediscmd.Lookup(name); ok {
+		return name
+	}
+	for i := 1; i < len(method); i++ {
+		if method[i] >= 'A' && method[i] <= 'Z' {
+			first := strings.ToLower(method[:i])
+			if _, ok := rediscmd.Lookup(first); ok {
+				return first
+			}
+			break
+		}
+	}
+	return name
+}
+
+// builderCommand is the command of a rueidis builder chain: the name of
+// the Builder's method it starts with (B().Hset().Key(k) → hset),
+// followed down the chain of calls and through variables assigned once.
+func (p *pkg) builderCommand(call *ast.CallExpr) string {
+	var e ast.Expr = call
+	for range 32 {
+		switch x := ast.Unparen(e).(type) {
+		case *ast.CallExpr:
+			sel, ok := ast.Unparen(x.Fun).(*ast.SelectorExpr)
+			if !ok {
+				return ""
+			}
+			if fn := callee(p.pass.TypesInfo, x); fn != nil && fn.Type().(*types.Signature).Recv() != nil &&
+				typeName(fn.Type().(*types.Signature).Recv().Type()) == rueidisCmds+".Builder" {
+				return builderCommandName(fn.Name())
+			}
+			e = sel.X
+		case *ast.Ident:
+			v, _ := p.pass.TypesInfo.Uses[x].(*types.Var)
+			if v == nil || p.def(v) == nil {
+				return ""
+			}
+			e = p.def(v)
+		default:
+			return ""
+		}
 	}
 	return ""
 }

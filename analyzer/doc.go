@@ -1,9 +1,14 @@
 // Package analyzer is keylint, a go/analysis analyzer that finds Redis keys
 // built by hand: calls into github.com/redis/go-redis/v9 (Cmdable methods on
 // clients, pipelines and transactions, Eval/EvalSha/FCall key lists, Watch,
-// Do with a constant command name, ZStore and XAddArgs key fields) and into
-// keyguard's SDK (guard, ttlpolicy) whose key is not the String() of a key
-// from the generated builder (keyguard gen --lang go).
+// Do with a constant command name, ZStore and XAddArgs key fields), into
+// rueidis (the key arguments of its command builders,
+// client.B().Get().Key(k).Build(), and rueidiscompat's go-redis-like
+// methods), into redigo (conn.Do("SET", key, v), Send, DoContext,
+// DoWithTimeout with a constant command name: the keys at the command's
+// own key positions; a NewScript(n, src)'s first n arguments) and into keyguard's SDK (guard, ttlpolicy) whose key
+// is not the String() of a key from the generated builder (keyguard gen
+// --lang go).
 //
 //	reg, _ := registry.Load("keyguard.yaml")
 //	a := analyzer.New(reg)          // or analyzer.NewWithFlags(): -registry FILE

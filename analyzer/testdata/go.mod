@@ -14,3 +14,15 @@ require (
 )
 
 replace github.com/keyguard/keyguard => ../..
+
+require (
+	github.com/gomodule/redigo v1.9.2
+	github.com/redis/rueidis v1.0.0
+	github.com/redis/rueidis/rueidiscompat v1.0.0
+)
+
+replace (
+	github.com/gomodule/redigo => ./.stubs/redigo
+	github.com/redis/rueidis => ./.stubs/rueidis
+	github.com/redis/rueidis/rueidiscompat => ./.stubs/rueidiscompat
+)

@@ -30,6 +30,9 @@ type project struct {
 	modules map[string]bool   // Python: the modules' names
 	// clientRet says which functions return a client (computed).
 	clientRet map[*funcDef]bool
+	// prefixes are the Spring cache key prefixes configured in code, by
+	// cache name, "" for every cache (computed).
+	prefixes map[string]prefixFunc
 }
 
 // funcDef is one function, method or named lambda of the project.

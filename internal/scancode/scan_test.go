@@ -94,17 +94,19 @@ func TestScanGo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	goWant := regexp.MustCompile("// want `([a-z-]+):")
+	goWant := regexp.MustCompile("`([a-z-]+):")
 	var want []string
-	for _, rel := range []string{"svc/svc.go", "store/store.go", "fix/a.go", "fix/b.go"} {
+	for _, rel := range []string{"svc/svc.go", "store/store.go", "fix/a.go", "fix/b.go", "rue/rue.go", "redi/redi.go"} {
 		path := filepath.ToSlash(filepath.Join(mod, rel))
 		data, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for i, line := range strings.Split(string(data), "\n") {
-			if m := goWant.FindStringSubmatch(line); m != nil {
-				want = append(want, fmt.Sprintf("%s:%d %s", path, i+1, m[1]))
+			if _, rest, ok := strings.Cut(line, "// want "); ok {
+				for _, m := range goWant.FindAllStringSubmatch(rest, -1) { // one line may expect several
+					want = append(want, fmt.Sprintf("%s:%d %s", path, i+1, m[1]))
+				}
 			}
 		}
 	}
@@ -121,10 +123,25 @@ func TestScanGo(t *testing.T) {
 	for _, f := range res.Findings {
 		vias[f.Via]++
 	}
-	if vias["store.RunScript"] != 2 || vias["svc.helper"] != 1 {
+	if vias["store.RunScript"] != 2 || vias["svc.helper"] != 1 || vias["rue.get"] != 1 || vias["redi.get"] != 1 {
 		t.Errorf("findings through the project's functions: %v", vias)
 	}
-	if res.Files[keyshape.Go] != 4 || res.Skipped != 1 { // svc, store, fix/a, fix/b; keys/keyguard_gen.go is generated
+	// rueidis's command is the builder's first method, redigo's the
+	// constant command name.
+	commands := map[string]string{}
+	for _, f := range res.Findings {
+		if dir := filepath.Base(filepath.Dir(f.File)); dir == "rue" || dir == "redi" {
+			commands[dir+" "+f.Template] = f.Command
+		}
+	}
+	for tmpl, cmd := range map[string]string{"rue tmp:rue:get": "get", "rue user:{id:int}:info": "hset", "rue tmp:rue:{name}": "set", "rue tmp:rue:new": "rename", "rue tmp:rue:object": "object",
+		"rue tmp:compat:a": "del", "rue user:{uid:int}:info": "hgetall", "rue seq:order:no": "get", "redi tmp:redigo:{name}": "set", "redi user:{id:int}:info": "get", "redi tmp:redigo:a": "del",
+		"redi seq:order:no": "incr", "redi tmp:redigo:new": "rename", "redi tmp:redigo:script:{name}": "evalsha"} {
+		if commands[tmpl] != cmd {
+			t.Errorf("command of %s: %q, want %q (all: %v)", tmpl, commands[tmpl], cmd, commands)
+		}
+	}
+	if res.Files[keyshape.Go] != 6 || res.Skipped != 1 { // svc, store, fix/a, fix/b, rue, redi; keys/keyguard_gen.go is generated
 		t.Errorf("files %v, skipped %d", res.Files, res.Skipped)
 	}
 }

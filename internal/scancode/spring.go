@@ -14,7 +14,8 @@ import (
 // annotated @Cacheable, @CachePut or @CacheEvict stores name::key for each
 // cache name (value or cacheNames, or the class's @CacheConfig), key from
 // its SpEL key ('literal', #param, + between them) or, without one, from
-// the method's parameters. The finding is on the annotation.
+// the method's parameters; the prefix the project configures in code
+// replaces name:: (see cachePrefix). The finding is on the annotation.
 func (f *srcFile) springCacheKeys() []Finding {
 	var out []Finding
 	for _, d := range f.funcs {
@@ -54,7 +55,7 @@ func (f *srcFile) springCacheKeys() []Finding {
 			for _, name := range names {
 				saved := f.out
 				f.out = nil
-				f.report(a, keyshape.Concat(name, keyshape.Lit("::"), key), cmd, "@"+kind)
+				f.report(a, keyshape.Concat(f.cachePrefix(name), key), cmd, "@"+kind)
 				out = append(out, f.out...)
 				f.out = saved
 			}
@@ -179,4 +180,211 @@ func splitPlus(s string) []string {
 		}
 	}
 	return append(out, s[start:])
+}
+
+// prefixFunc turns a cache name into the prefix of its keys.
+type prefixFunc func(name keyshape.Shape) keyshape.Shape
+
+// cachePrefix is the prefix of the keys of a cache: the one the project's
+// code configures for that cache (withCacheConfiguration("name", cfg)),
+// else the one it configures for every cache, else Spring's name::.
+func (f *srcFile) cachePrefix(name keyshape.Shape) keyshape.Shape {
+	if f.proj != nil {
+		ps := f.proj.cachePrefixes()
+		if lit, ok := name.Literal(); ok && ps[lit] != nil {
+			return ps[lit](name)
+		}
+		if ps[""] != nil {
+			return ps[""](name)
+		}
+	}
+	return keyshape.Concat(name, keyshape.Lit("::"))
+}
+
+// cachePrefixes finds, once, the cache key prefixes the project's Java
+// code configures on RedisCacheConfiguration: by cache name when the
+// configuration is given to one cache (see configuredCaches), "" for the
+// others (cacheDefaults, a @Bean of the default configuration).
+func (p *project) cachePrefixes() map[string]prefixFunc {
+	if p.prefixes != nil {
+		return p.prefixes
+	}
+	p.prefixes = map[string]prefixFunc{}
+	for _, f := range p.files {
+		if f.lang.name != keyshape.Java {
+			continue
+		}
+		saved := f.cur
+		f.cur = nil // evaluated as constants, not as a function's parameters
+		for _, n := range f.calls {
+			pf := f.prefixConfig(n)
+			if pf == nil {
+				continue
+			}
+			names := f.configuredCaches(n)
+			if names == nil {
+				names = []string{""}
+			}
+			for _, name := range names {
+				p.prefixes[name] = pf
+			}
+		}
+		f.cur = saved
+	}
+	return p.prefixes
+}
+
+// configuredCaches are the caches a configuration call is given to:
+// withCacheConfiguration("users", …prefixCacheNameWith("app:")), a map's
+// put("users", …) (withInitialCacheConfigurations), or a variable given
+// the configuration and then handed to them; none when it is not given to
+// one cache.
+func (f *srcFile) configuredCaches(n *sitter.Node) []string {
+	for up := n.Parent(); up != nil; up = up.Parent() {
+		t := typeOf(up)
+		if t == "variable_declarator" && up.ChildByFieldName("value") != nil && spanOf(up.ChildByFieldName("value")).contains(n) {
+			return f.cachesGiven(func(a *sitter.Node) bool {
+				return typeOf(a) == "identifier" && f.text(a) == f.text(up.ChildByFieldName("name"))
+			})
+		}
+		if strings.HasSuffix(t, "statement") || strings.HasSuffix(t, "declaration") {
+			return nil
+		}
+		if t == "method_invocation" && cacheConfigCalls[f.text(up.ChildByFieldName("name"))] {
+			as := args(up.ChildByFieldName("arguments"))
+			if len(as) != 2 || !spanOf(as[1]).contains(n) {
+				return nil
+			}
+			return f.cacheName(as[0])
+		}
+	}
+	return nil
+}
+
+// cacheConfigCalls give a configuration to the cache they name.
+var cacheConfigCalls = map[string]bool{"withCacheConfiguration": true, "put": true}
+
+// cachesGiven are the caches the file's withCacheConfiguration and put
+// calls give a configuration that matches.
+func (f *srcFile) cachesGiven(match func(*sitter.Node) bool) []string {
+	var out []string
+	for _, c := range f.calls {
+		if !cacheConfigCalls[f.text(c.ChildByFieldName("name"))] {
+			continue
+		}
+		if as := args(c.ChildByFieldName("arguments")); len(as) == 2 && match(as[1]) {
+			out = append(out, f.cacheName(as[0])...)
+		}
+	}
+	return out
+}
+
+// cacheName is a constant cache name, none when it is not one.
+func (f *srcFile) cacheName(n *sitter.Node) []string {
+	s, _ := f.eval(n, 0)
+	if name, ok := s.Literal(); ok && name != "" {
+		return []string{name}
+	}
+	return nil
+}
+
+// prefixConfig reads a call of RedisCacheConfiguration that sets the key
+// prefix: prefixCacheNameWith(p) (p + name + "::"), prefixKeysWith(p)
+// (p alone), disableKeyPrefix() (no prefix), computePrefixWith(fn) with a
+// lambda or CacheKeyPrefix.simple()/prefixed(p). Nil for any other call,
+// and for a prefix function it cannot read.
+func (f *srcFile) prefixConfig(n *sitter.Node) prefixFunc {
+	as := args(n.ChildByFieldName("arguments"))
+	switch f.text(n.ChildByFieldName("name")) {
+	case "prefixCacheNameWith":
+		if len(as) == 1 {
+			pre, _ := f.eval(as[0], 0)
+			return func(name keyshape.Shape) keyshape.Shape {
+				return keyshape.Concat(pre, name, keyshape.Lit("::"))
+			}
+		}
+	case "prefixKeysWith":
+		if len(as) == 1 {
+			pre, _ := f.eval(as[0], 0)
+			return func(keyshape.Shape) keyshape.Shape { return pre }
+		}
+	case "disableKeyPrefix":
+		if len(as) == 0 {
+			return func(keyshape.Shape) keyshape.Shape { return keyshape.Lit("") }
+		}
+	case "computePrefixWith":
+		if len(as) == 1 {
+			return f.prefixFunction(as[0])
+		}
+	}
+	return nil
+}
+
+// prefixFunction reads the CacheKeyPrefix given to computePrefixWith: a
+// lambda whose body (or single return) concatenates strings and its
+// parameter, or CacheKeyPrefix.simple() / prefixed(p).
+func (f *srcFile) prefixFunction(a *sitter.Node) prefixFunc {
+	switch typeOf(a) {
+	case "method_invocation":
+		as := args(a.ChildByFieldName("arguments"))
+		switch name := f.text(a.ChildByFieldName("name")); {
+		case name == "simple" && len(as) == 0:
+			return func(name keyshape.Shape) keyshape.Shape { return keyshape.Concat(name, keyshape.Lit("::")) }
+		case name == "prefixed" && len(as) == 1:
+			pre, _ := f.eval(as[0], 0)
+			return func(name keyshape.Shape) keyshape.Shape { return keyshape.Concat(pre, name, keyshape.Lit("::")) }
+		}
+	case "lambda_expression":
+		param := a.ChildByFieldName("parameters")
+		if typeOf(param) != "identifier" && param != nil && param.NamedChildCount() == 1 {
+			param = param.NamedChild(0)
+			if n := param.ChildByFieldName("name"); n != nil {
+				param = n // (String name) -> …
+			}
+		}
+		if typeOf(param) != "identifier" {
+			return nil
+		}
+		body := a.ChildByFieldName("body")
+		if typeOf(body) == "block" {
+			var ret *sitter.Node
+			for _, c := range args(body) {
+				if typeOf(c) != "return_statement" || c.NamedChildCount() != 1 || ret != nil {
+					return nil // more than a return: not followed
+				}
+				ret = c.NamedChild(0)
+			}
+			body = ret
+		}
+		if body == nil {
+			return nil
+		}
+		pname := f.text(param)
+		return func(name keyshape.Shape) keyshape.Shape { return f.evalWith(body, pname, name) }
+	}
+	return nil
+}
+
+// evalWith is the shape of a lambda's + expression with its parameter
+// given.
+func (f *srcFile) evalWith(n *sitter.Node, param string, arg keyshape.Shape) keyshape.Shape {
+	switch typeOf(n) {
+	case "parenthesized_expression":
+		if n.NamedChildCount() == 1 {
+			return f.evalWith(n.NamedChild(0), param, arg)
+		}
+	case "identifier":
+		if f.text(n) == param {
+			return arg
+		}
+	case "binary_expression":
+		if op := n.ChildByFieldName("operator"); op != nil && f.text(op) == "+" {
+			return keyshape.Concat(f.evalWith(n.ChildByFieldName("left"), param, arg), f.evalWith(n.ChildByFieldName("right"), param, arg))
+		}
+	}
+	saved := f.cur
+	f.cur = nil // the lambda's other names are constants, not a method's parameters
+	s, _ := f.eval(n, 0)
+	f.cur = saved
+	return s
 }

@@ -1,0 +1,3 @@
+module github.com/gomodule/redigo
+
+go 1.26.0

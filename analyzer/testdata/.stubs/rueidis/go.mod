@@ -1,0 +1,3 @@
+module github.com/redis/rueidis
+
+go 1.26.0
