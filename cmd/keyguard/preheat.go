@@ -138,7 +138,7 @@ func preheatLoader(ctx context.Context, reg *registry.Registry, execCmd, from st
 	if from == "" {
 		return hotkey.ExecLoader(execCmd), "command: " + execCmd, func() {}, nil
 	}
-	st, err := parseRedisURL(from, fromCluster)
+	st, err := parseRedisFlag(from, fromCluster, "--from-redis", "--from-cluster")
 	if err != nil {
 		return nil, "", nil, err
 	}
