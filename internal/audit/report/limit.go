@@ -178,7 +178,7 @@ func (b *boundedReader) begin() error {
 		return b.over()
 	}
 	if b.total++; b.total > b.maxTotal {
-		return fmt.Errorf("%w: more than %d entries in all its lists and maps (a report keyguard writes with the default --max-findings and --max-groups has a few million at most): this is not a report of keyguard audit, or make it again with lower --max-findings and --max-groups",
+		return fmt.Errorf("%w: more than %d entries in all its lists and maps (keyguard audit with the default --max-findings and --max-groups writes a few million at most: make the report again with lower ones)",
 			ErrReportLimit, b.maxTotal)
 	}
 	return nil
@@ -189,7 +189,7 @@ func (b *boundedReader) over() error {
 	if name == "" {
 		name = "a list or map"
 	}
-	return fmt.Errorf("%w: %s holds more than %d entries (keyguard audit lists at most --max-findings findings per rule and --max-groups groups): this is not a report of keyguard audit, or make it again with lower --max-findings, --max-groups or --top",
+	return fmt.Errorf("%w: %s holds more than %d entries (keyguard audit lists at most --max-findings findings per rule, --max-groups groups and --top keys: make the report again with lower ones)",
 		ErrReportLimit, name, b.maxEntries)
 }
 
