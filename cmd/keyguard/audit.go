@@ -243,7 +243,7 @@ func auditError(err error, tlsUsed bool) error {
 		if ce.Auth {
 			return fmt.Errorf("%s refused the credentials (%s): check the user and password in --redis (redis://user:password@host:port)", ce.Addr, oneLine(ce.Err.Error()))
 		}
-		return redisError(ce.Addr, tlsUsed, ce.Err)
+		return redisError(ce.Addr, tlsUsed, ce.Err, "--redis")
 	}
 	return errors.New(oneLine(err.Error()))
 }

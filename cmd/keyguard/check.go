@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/keyguard/keyguard/finding"
+	"github.com/keyguard/keyguard/internal/audit/report"
 	"github.com/keyguard/keyguard/internal/human"
 	"github.com/keyguard/keyguard/registry"
 )
@@ -24,6 +25,7 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	fs.outputFlags("text", "json")
 	fs.failOnFlag()
 	onlyFindings := fs.Bool("only-findings", false, "print only keys that break a rule (the summary still counts all)")
+	fs.maxLineFlag()
 	nul := fs.Bool("0", false, "keys on stdin are separated by NUL bytes instead of newlines (keys may then hold newlines)")
 	var docs string
 	fs.docsURLFlag(&docs)
@@ -53,7 +55,7 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 		if *nul {
 			sep = 0
 		}
-		if err = readKeys(ctx, e.stdin, sep, c.key); err != nil {
+		if err = readKeys(ctx, e.stdin, sep, int64(fs.opts.maxLineBytes), c.key); err != nil {
 			break
 		}
 	}
@@ -73,17 +75,21 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 }
 
 // readKeys calls fn for every sep-terminated key of r, stripping a
-// trailing \r from newline-separated input. Keys of any length and any
-// bytes pass through; fn must not keep the string.
-func readKeys(ctx context.Context, r io.Reader, sep byte, fn func(string)) error {
+// trailing \r from newline-separated input. Keys of any bytes pass
+// through; a line longer than maxLine bytes is refused by its number. fn
+// must not keep the string.
+func readKeys(ctx context.Context, r io.Reader, sep byte, maxLine int64, fn func(string)) error {
 	br := bufio.NewReaderSize(&ctxReader{ctx: ctx, r: r}, 256<<10)
 	var long []byte
-	for n := 0; ; n++ {
+	for n := int64(0); ; {
 		if n&4095 == 0 && ctx.Err() != nil {
-			return fmt.Errorf("interrupted after %s: %w", human.Plural(int64(n), "key"), ctx.Err())
+			return fmt.Errorf("interrupted after %s: %w", human.Plural(n, "key"), ctx.Err())
 		}
 		line, err := br.ReadSlice(sep)
 		if errors.Is(err, bufio.ErrBufferFull) {
+			if int64(len(long)+len(line)) > maxLine {
+				return report.LineTooLong(n+1, maxLine)
+			}
 			long = append(long, line...)
 			continue
 		}
@@ -92,9 +98,13 @@ func readKeys(ctx context.Context, r io.Reader, sep byte, fn func(string)) error
 			long = nil
 		}
 		if err == nil || (errors.Is(err, io.EOF) && len(line) > 0) {
+			n++
 			line = bytes.TrimSuffix(line, []byte{sep})
 			if sep == '\n' {
 				line = bytes.TrimSuffix(line, []byte{'\r'})
+			}
+			if int64(len(line)) > maxLine {
+				return report.LineTooLong(n, maxLine)
 			}
 			if len(line) > 0 {
 				fn(string(line))
@@ -104,7 +114,7 @@ func readKeys(ctx context.Context, r io.Reader, sep byte, fn func(string)) error
 			return nil
 		}
 		if err != nil && ctx.Err() != nil {
-			return fmt.Errorf("interrupted after %s: %w", human.Plural(int64(n), "key"), ctx.Err())
+			return fmt.Errorf("interrupted after %s: %w", human.Plural(n, "key"), ctx.Err())
 		}
 		if err != nil {
 			return fmt.Errorf("read keys: %w", err)

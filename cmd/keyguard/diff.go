@@ -36,6 +36,7 @@ compared through temporary files (--tmp), in bounded memory.`)
 	limit := fs.Int("limit", 20, "key diffs, text: changes listed per kind (0: all)")
 	var docs string
 	fs.docsURLFlag(&docs)
+	fs.maxLineFlag()
 	tmp := fs.String("tmp", "", "key diffs: `DIR` for the temporary files (default: the system's)")
 	pos, err := fs.parse(args)
 	if err != nil {
@@ -185,7 +186,7 @@ func runKeyDiff(ctx context.Context, e *env, fs *flagSet, ins [2]*diffInput, o r
 			in.size = fi.Size()
 			in.br = bufio.NewReaderSize(f, 1<<16)
 		}
-		r, err := report.NewKeyReader(in.br)
+		r, err := report.NewKeyReaderLimited(in.br, int64(fs.opts.maxLineBytes))
 		if err != nil {
 			return fmt.Errorf("%s: %w", in.name, err)
 		}

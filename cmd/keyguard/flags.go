@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/keyguard/keyguard/finding"
+	"github.com/keyguard/keyguard/internal/audit/report"
 	"github.com/keyguard/keyguard/internal/human"
 	"github.com/keyguard/keyguard/registry"
 )
@@ -24,6 +25,7 @@ var errHelp = errors.New("help shown")
 type options struct {
 	registry         string
 	maxRegistryBytes sizeValue
+	maxLineBytes     sizeValue
 	redis            string
 	cluster          bool
 	format           string
@@ -134,6 +136,13 @@ func (fs *flagSet) registryFlag(e *env) {
 	fs.StringVar(&fs.opts.registry, "registry", def, "registry `file` (env KEYGUARD_REGISTRY)")
 	fs.opts.maxRegistryBytes = registry.DefaultMaxBytes
 	fs.Var(&fs.opts.maxRegistryBytes, "max-registry-bytes", "refuse a registry file larger than this `size` before reading it (16MiB, 500KB, 1048576)")
+}
+
+// maxLineFlag is --max-line-bytes, the longest line of a key list or key
+// export read.
+func (fs *flagSet) maxLineFlag() {
+	fs.opts.maxLineBytes = report.DefaultMaxKeyLine
+	fs.Var(&fs.opts.maxLineBytes, "max-line-bytes", "refuse a key list or key export whose line is longer than this `size` (8MiB, 64KB)")
 }
 
 func (fs *flagSet) redisFlags(e *env) {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -32,6 +31,7 @@ func runPreheat(ctx context.Context, e *env, args []string) error {
 	fs.registryFlag(e)
 	fs.redisFlags(e)
 	fs.outputFlags("text", "json")
+	fs.maxLineFlag()
 	var sets setValues
 	var (
 		execCmd     = fs.String("exec", "", "load each key by running `command` with /bin/sh -c: the key is $1 (and $KEYGUARD_KEY), the value its standard output; exit 3 means no data")
@@ -65,7 +65,7 @@ func runPreheat(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	batches, err := preheatBatches(e, reg, *tmpl, sets, pos)
+	batches, err := preheatBatches(ctx, e, reg, *tmpl, sets, pos, int64(fs.opts.maxLineBytes))
 	if err != nil {
 		return err
 	}
@@ -109,9 +109,9 @@ func runPreheat(ctx context.Context, e *env, args []string) error {
 
 // preheatBatches reads the keys: generated from --template and --set,
 // one batch per region, or one batch from a file or stdin.
-func preheatBatches(e *env, reg *registry.Registry, tmpl string, sets setValues, pos []string) ([]hotkey.Batch, error) {
+func preheatBatches(ctx context.Context, e *env, reg *registry.Registry, tmpl string, sets setValues, pos []string, maxLine int64) ([]hotkey.Batch, error) {
 	if tmpl == "" {
-		keys, err := readKeyList(e, pos[0])
+		keys, err := readKeyList(ctx, e, pos[0], maxLine)
 		if err != nil {
 			return nil, err
 		}
@@ -121,7 +121,7 @@ func preheatBatches(e *env, reg *registry.Registry, tmpl string, sets setValues,
 	if ent == nil {
 		return nil, usagef("--template %q is not a template of %s (write it as the registry does)", tmpl, reg.File)
 	}
-	values, err := sets.values(e)
+	values, err := sets.values(ctx, e, maxLine)
 	if err != nil {
 		return nil, err
 	}
@@ -138,7 +138,7 @@ func preheatLoader(ctx context.Context, reg *registry.Registry, execCmd, from st
 	if from == "" {
 		return hotkey.ExecLoader(execCmd), "command: " + execCmd, func() {}, nil
 	}
-	st, err := parseRedisURL(from, fromCluster)
+	st, err := parseRedisFlag(from, fromCluster, "--from-redis", "--from-cluster")
 	if err != nil {
 		return nil, "", nil, err
 	}
@@ -163,12 +163,12 @@ func (s *setValues) Set(v string) error {
 }
 
 // values reads the --set flags into placeholder values.
-func (s setValues) values(e *env) (map[string][]string, error) {
+func (s setValues) values(ctx context.Context, e *env, maxLine int64) (map[string][]string, error) {
 	out := map[string][]string{}
 	for _, v := range s {
 		name, list, _ := strings.Cut(v, "=")
 		if file, ok := strings.CutPrefix(list, "@"); ok {
-			keys, err := readKeyList(e, file)
+			keys, err := readKeyList(ctx, e, file, maxLine)
 			if err != nil {
 				return nil, fmt.Errorf("--set %s: %w", name, err)
 			}
@@ -185,8 +185,9 @@ func (s setValues) values(e *env) (map[string][]string, error) {
 }
 
 // readKeyList reads one item per line from path (- for stdin), skipping
-// blank lines and a trailing CR.
-func readKeyList(e *env, path string) ([]string, error) {
+// blank lines and a trailing CR; a line over maxLine bytes is refused by
+// its number.
+func readKeyList(ctx context.Context, e *env, path string, maxLine int64) ([]string, error) {
 	var r io.Reader = e.stdin
 	if path != "-" {
 		f, err := os.Open(path)
@@ -196,15 +197,8 @@ func readKeyList(e *env, path string) ([]string, error) {
 		defer f.Close()
 		r = f
 	}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	var keys []string
-	for sc.Scan() {
-		if k := strings.TrimSuffix(sc.Text(), "\r"); k != "" {
-			keys = append(keys, k)
-		}
-	}
-	if err := sc.Err(); err != nil {
+	if err := readKeys(ctx, r, '\n', maxLine, func(k string) { keys = append(keys, k) }); err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
 	return keys, nil

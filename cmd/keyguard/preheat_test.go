@@ -108,3 +108,27 @@ func TestPreheatStdinAndUsage(t *testing.T) {
 		}
 	}
 }
+
+// TestPreheatFromRedisNamed: a bad or unreachable --from-redis URL is
+// reported under --from-redis (and --from-cluster), never as --redis,
+// and without its password.
+func TestPreheatFromRedisNamed(t *testing.T) {
+	srv := redistest.Start(t)
+	base := []string{"preheat", "--registry", hotRegistry, "--redis", srv.URL(), "--progress", "never"}
+	for _, tt := range []struct {
+		from string
+		want string
+	}{
+		{"http://u:Sekret9@127.0.0.1:1", `--from-redis "http://u:xxxxx@127.0.0.1:1": the scheme`},
+		{"redis://u:Sek%zzret9@127.0.0.1:1", `--from-redis "redis://u:xxxxx@127.0.0.1:1": the password`},
+		{"redis://u:Sekret9@", `--from-redis "redis://u:xxxxx@": no host`},
+		{"redis://u:Sekret9@127.0.0.1:1,127.0.0.1:2", "--from-redis lists 2 hosts: pass --from-cluster"},
+		{"redis://u:Sekret9@127.0.0.1:1/x", `--from-redis "redis://u:xxxxx@127.0.0.1:1/x"`},
+		{"redis://u:Sekret9@127.0.0.1:1", "is --from-redis right?"},
+	} {
+		code, _, errOut := runCLI(t, "config:global:a\n", append(base, "--from-redis", tt.from, "-")...)
+		if code != 2 || !strings.Contains(errOut, tt.want) || strings.Contains(errOut, "--redis ") || strings.Contains(errOut, "Sekret9") {
+			t.Errorf("%s: exit %d %s; want %q", tt.from, code, errOut, tt.want)
+		}
+	}
+}

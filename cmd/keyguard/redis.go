@@ -26,7 +26,8 @@ type redisTarget struct {
 	addrs   []string
 	cluster bool
 	display string
-	dbSet   bool // the URL names a database (/n)
+	dbSet   bool   // the URL names a database (/n)
+	flag    string // the flag the URL came from (--redis, --from-redis), for messages
 }
 
 // redisTarget parses --redis (env KEYGUARD_REDIS) and --cluster.
@@ -37,7 +38,12 @@ func (fs *flagSet) redisTarget() (*redisTarget, error) {
 	return parseRedisURL(fs.opts.redis, fs.opts.cluster)
 }
 
-// parseRedisURL reads redis://[user:password@]host[:port][,host[:port]…][/db][?options]
+// parseRedisURL is parseRedisFlag for --redis and --cluster.
+func parseRedisURL(raw string, cluster bool) (*redisTarget, error) {
+	return parseRedisFlag(raw, cluster, "--redis", "--cluster")
+}
+
+// parseRedisFlag reads redis://[user:password@]host[:port][,host[:port]…][/db][?options]
 // (rediss:// for TLS; options as go-redis's ParseURL: dial_timeout,
 // read_timeout …). Several hosts are Cluster seeds and need cluster. A
 // bare host:port is taken as redis://host:port.
@@ -45,8 +51,9 @@ func (fs *flagSet) redisTarget() (*redisTarget, error) {
 // The user and password are split off the raw text and decoded here,
 // before any parser sees the URL: a parser's error quotes the URL it was
 // given, and that must never hold the password. Every message shows the
-// URL through displayURL.
-func parseRedisURL(raw string, cluster bool) (*redisTarget, error) {
+// URL through displayURL. Messages name the flags the URL and cluster came
+// from.
+func parseRedisFlag(raw string, cluster bool, flag, clusterFlag string) (*redisTarget, error) {
 	shown := displayURL(raw)
 	s := strings.TrimSpace(raw)
 	if !strings.Contains(s, "://") {
@@ -54,17 +61,17 @@ func parseRedisURL(raw string, cluster bool) (*redisTarget, error) {
 	}
 	scheme, rest, _ := strings.Cut(s, "://")
 	if scheme != "redis" && scheme != "rediss" {
-		return nil, usagef("--redis %q: the scheme must be redis:// or rediss:// (TLS)", shown)
+		return nil, usagef("%s %q: the scheme must be redis:// or rediss:// (TLS)", flag, shown)
 	}
 	var user, pass string
 	if at := strings.LastIndexByte(rest, '@'); at >= 0 {
 		u, p, _ := strings.Cut(rest[:at], ":")
 		var err error
 		if user, err = unescapeCredential(u); err != nil {
-			return nil, usagef("--redis %q: the user name %s%s", shown, err.Error(), encodeHint)
+			return nil, usagef("%s %q: the user name %s%s", flag, shown, err.Error(), encodeHint)
 		}
 		if pass, err = unescapeCredential(p); err != nil {
-			return nil, usagef("--redis %q: the password %s%s", shown, err.Error(), encodeHint)
+			return nil, usagef("%s %q: the password %s%s", flag, shown, err.Error(), encodeHint)
 		}
 		rest = rest[at+1:]
 	}
@@ -85,19 +92,19 @@ func parseRedisURL(raw string, cluster bool) (*redisTarget, error) {
 		addrs = append(addrs, h)
 	}
 	if len(addrs) == 0 {
-		return nil, usagef("--redis %q: no host", shown)
+		return nil, usagef("%s %q: no host", flag, shown)
 	}
 	if len(addrs) > 1 && !cluster {
-		return nil, usagef("--redis lists %d hosts: pass --cluster to use them as Cluster seeds, or give one host", len(addrs))
+		return nil, usagef("%s lists %d hosts: pass %s to use them as Cluster seeds, or give one host", flag, len(addrs), clusterFlag)
 	}
 	// No credentials in what the parser sees, so none in its error.
 	opts, err := redis.ParseURL(scheme + "://" + addrs[0] + tail)
 	if err != nil {
-		return nil, usagef("--redis %q: %s%s", shown, oneLine(err.Error()), encodeHint)
+		return nil, usagef("%s %q: %s%s", flag, shown, oneLine(err.Error()), encodeHint)
 	}
 	opts.Username, opts.Password = user, pass
 	if cluster && opts.DB != 0 {
-		return nil, usagef("--redis %q: a Redis Cluster has only database 0", shown)
+		return nil, usagef("%s %q: a Redis Cluster has only database 0", flag, shown)
 	}
 	display := scheme + "://"
 	if user != "" {
@@ -109,7 +116,7 @@ func parseRedisURL(raw string, cluster bool) (*redisTarget, error) {
 	}
 	path, _, _ := strings.Cut(tail, "?")
 	dbSet := strings.Trim(path, "/") != ""
-	return &redisTarget{opts: opts, addrs: addrs, cluster: cluster, display: display, dbSet: dbSet}, nil
+	return &redisTarget{opts: opts, addrs: addrs, cluster: cluster, display: display, dbSet: dbSet, flag: flag}, nil
 }
 
 // encodeHint ends every message about a --redis URL that does not parse.
@@ -204,7 +211,7 @@ func connectRedis(ctx context.Context, t *redisTarget) (redis.UniversalClient, e
 
 // connError is redisError for a failure on the target's first host.
 func (t *redisTarget) connError(err error) error {
-	return redisError(t.addrs[0], t.opts.TLSConfig != nil, err)
+	return redisError(t.addrs[0], t.opts.TLSConfig != nil, err, t.flag)
 }
 
 // redisError turns a connection or authentication failure into one line
@@ -213,7 +220,7 @@ func (t *redisTarget) connError(err error) error {
 // a plain client on a TLS port is hung up on: both look like a network
 // problem. When the failure has one of those shapes, the port is asked
 // once, with a plain PING and with a TLS handshake, what it speaks.
-func redisError(addr string, useTLS bool, err error) error {
+func redisError(addr string, useTLS bool, err error, flag string) error {
 	if msg := tlsMismatch(addr, useTLS, err); msg != "" {
 		return errors.New(msg)
 	}
@@ -221,11 +228,11 @@ func redisError(addr string, useTLS bool, err error) error {
 	var ne net.Error
 	switch {
 	case errors.Is(err, syscall.ECONNREFUSED):
-		return fmt.Errorf("cannot connect to %s: connection refused (is the server running, and is --redis right?)", addr)
+		return fmt.Errorf("cannot connect to %s: connection refused (is the server running, and is %s right?)", addr, flag)
 	case strings.Contains(msg, "WRONGPASS"), strings.Contains(msg, "invalid password"), strings.Contains(msg, "invalid username-password"):
-		return fmt.Errorf("%s refused the credentials (%s): check the user and password in --redis (redis://user:password@host:port)", addr, oneLine(msg))
+		return fmt.Errorf("%s refused the credentials (%s): check the user and password in %s (redis://user:password@host:port)", addr, oneLine(msg), flag)
 	case strings.Contains(msg, "NOAUTH"):
-		return fmt.Errorf("%s requires a password: put it in --redis (redis://user:password@host:port)", addr)
+		return fmt.Errorf("%s requires a password: put it in %s (redis://user:password@host:port)", addr, flag)
 	case errors.Is(err, os.ErrDeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
 		return fmt.Errorf("cannot connect to %s: no answer in time (%s): check the host, port and firewall", addr, oneLine(msg))
 	case strings.Contains(msg, "tls:"), strings.Contains(msg, "x509:"), strings.Contains(msg, "TLS handshake"):
@@ -326,7 +333,7 @@ func clusterTrouble(ctx context.Context, t *redisTarget, key string) string {
 		unreachable = append(unreachable, fmt.Sprintf("%s (%s)", addr, oneLine(err.Error())))
 	}
 	if nodes == nil {
-		return fmt.Sprintf("no Redis Cluster node of --redis answers: %s; check that the cluster runs and that --redis lists its nodes", strings.Join(unreachable, ", "))
+		return fmt.Sprintf("no Redis Cluster node of %s answers: %s; check that the cluster runs and that %s lists its nodes", t.flag, strings.Join(unreachable, ", "), t.flag)
 	}
 	var down []string
 	recordsDown := ""

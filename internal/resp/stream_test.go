@@ -63,7 +63,8 @@ func TestReadLineRejects(t *testing.T) {
 }
 
 // FuzzReadLine: any bytes give lines or errors, never a panic; the sizes
-// add up to at most the input, no text is longer than the limit; and a
+// add up to at most the input, no text is longer than the limit, nor what
+// is kept of a long line longer than the limit and its '+' and CRLF; and a
 // stream of status replies comes back line by line, cut exactly where the
 // limit says.
 func FuzzReadLine(f *testing.F) {
@@ -77,8 +78,8 @@ func FuzzReadLine(f *testing.F) {
 		for range 64 {
 			l, err := c.ReadLine(limit)
 			total += l.Size
-			if len(l.Text) > limit {
-				t.Fatalf("text of %d bytes over the limit %d", len(l.Text), limit)
+			if len(l.Text) > limit || len(c.long) > limit+3 {
+				t.Fatalf("text of %d bytes (%d kept) over the limit %d", len(l.Text), len(c.long), limit)
 			}
 			if err != nil {
 				break

@@ -264,6 +264,60 @@ func appendKeyJSON(b []byte, r *KeyRow) []byte {
 	return append(b, "}\n"...)
 }
 
+// DefaultMaxKeyLine bounds a line of a key list or key export as read
+// (keyguard check -, preheat, diff): a key of 1 MiB fits with every byte
+// escaped. Redis takes keys up to 512 MiB; a longer line is refused, with
+// its number, rather than held in memory.
+const DefaultMaxKeyLine = 8 << 20
+
+// ErrLineTooLong is the error of a key list or export line over its limit.
+var ErrLineTooLong = errors.New("line too long")
+
+// LineTooLong is the error of line n over max bytes, which says what to do.
+func LineTooLong(n int64, max int64) error {
+	return fmt.Errorf("line %d: %w: over %d bytes (raise the limit with --max-line-bytes, or check that this is a list of keys, one a line)", n, ErrLineTooLong, max)
+}
+
+// lineLimit passes bytes through while no line (a record of the CSV: a
+// newline outside quotes ends it) is longer than max, counting the lines.
+// An export that starts with { is JSON lines, else CSV.
+type lineLimit struct {
+	r       io.Reader
+	max     int64
+	started bool
+	csv     bool
+	inQuote bool
+	cur     int64 // bytes of the line under way
+	line    int64 // its number, from 1
+	err     error
+}
+
+func (l *lineLimit) Read(p []byte) (int, error) {
+	if l.err != nil {
+		return 0, l.err
+	}
+	n, err := l.r.Read(p)
+	if n > 0 && !l.started {
+		l.started, l.csv = true, p[0] != '{'
+	}
+	for i, c := range p[:n] {
+		switch {
+		case c == '"' && l.csv:
+			l.inQuote = !l.inQuote
+		case c == '\n' && !l.inQuote:
+			l.line++
+			l.cur = 0
+			continue
+		}
+		if l.cur++; l.cur > l.max {
+			// The lines before pass; this one stops here.
+			l.err = fmt.Errorf("key export %w", LineTooLong(l.line+1, l.max))
+			return i, nil
+		}
+	}
+	return n, err
+}
+
 // KeyReader reads a key export back, CSV or JSON lines (told apart by
 // the first line), row by row.
 type KeyReader struct {
@@ -278,10 +332,22 @@ func IsKeyExport(head []byte) bool {
 	return bytes.HasPrefix(head, []byte(keysHeader[:len(keysHeader)-1])) || bytes.HasPrefix(head, []byte(`{"db":`))
 }
 
-// NewKeyReader reads an export from r.
-func NewKeyReader(r io.Reader) (*KeyReader, error) {
-	br := bufio.NewReaderSize(r, 1<<16)
-	head, _ := br.Peek(len(keysHeader))
+// NewKeyReader reads an export from r, within DefaultMaxKeyLine.
+func NewKeyReader(r io.Reader) (*KeyReader, error) { return NewKeyReaderLimited(r, DefaultMaxKeyLine) }
+
+// NewKeyReaderLimited reads an export from r whose lines are at most
+// maxLine bytes (<= 0: DefaultMaxKeyLine); a longer one is an error that
+// wraps ErrLineTooLong and names the line.
+func NewKeyReaderLimited(r io.Reader, maxLine int64) (*KeyReader, error) {
+	if maxLine <= 0 {
+		maxLine = DefaultMaxKeyLine
+	}
+	lim := &lineLimit{r: r, max: maxLine}
+	br := bufio.NewReaderSize(lim, 1<<16)
+	head, err := br.Peek(len(keysHeader))
+	if errors.Is(err, ErrLineTooLong) {
+		return nil, err
+	}
 	switch {
 	case bytes.HasPrefix(head, []byte(keysHeader[:len(keysHeader)-1])):
 		c := csv.NewReader(br)
@@ -321,6 +387,9 @@ func (k *KeyReader) Next(r *KeyRow) error {
 	if err != nil {
 		if errors.Is(err, io.EOF) {
 			return io.EOF
+		}
+		if errors.Is(err, ErrLineTooLong) {
+			return err
 		}
 		return fmt.Errorf("key export: %w", err)
 	}
@@ -372,6 +441,9 @@ func (k *KeyReader) nextJSON(r *KeyRow) error {
 				long = append(long, line...)
 			}
 			line = long
+		}
+		if errors.Is(err, ErrLineTooLong) {
+			return err
 		}
 		if len(bytes.TrimSpace(line)) == 0 {
 			if err != nil {

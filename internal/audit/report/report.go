@@ -446,14 +446,9 @@ func ReadReport(r io.Reader) (*Report, error) { return ReadReportLimited(r, Read
 // ReadReportLimited is ReadReport within lim: a report over them is an
 // error that wraps ErrReportLimit.
 func ReadReportLimited(r io.Reader, lim ReadLimits) (*Report, error) {
-	if lim.MaxBytes <= 0 {
-		lim.MaxBytes = DefaultMaxReportBytes
-	}
-	if lim.MaxDepth <= 0 {
-		lim.MaxDepth = DefaultMaxReportDepth
-	}
+	lim.defaults()
 	var rep Report
-	br := &boundedReader{r: r, left: lim.MaxBytes, maxDepth: lim.MaxDepth}
+	br := &boundedReader{r: r, left: lim.MaxBytes, maxDepth: lim.MaxDepth, maxEntries: lim.MaxEntries, maxTotal: lim.MaxTotalEntries}
 	dec := json.NewDecoder(br)
 	if err := dec.Decode(&rep); err != nil {
 		if br.err != nil {
