@@ -264,13 +264,7 @@ func TestInterruptExitCode(t *testing.T) {
 // under the published docs by default, under --docs-url when given, and
 // relative to the repository with --docs-url "".
 func TestReportDocLinks(t *testing.T) {
-	const fixture = "/work/shared/rdb-fixtures/replicator__dumpV8.rdb"
-	if _, err := os.Stat(fixture); err != nil {
-		if os.Getenv("KEYGUARD_REQUIRE_TOOLCHAINS") != "" || os.Getenv("KEYGUARD_REQUIRE_REDIS") != "" {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
+	fixture := redistest.RDBFixture(t, "replicator__dumpV8.rdb")
 	t.Chdir(t.TempDir())
 	for _, tc := range []struct{ flag, prefix string }{
 		{"", finding.DefaultDocsBase + "docs/rules.md#"},

@@ -20,36 +20,6 @@ import (
 	"github.com/keyguard/keyguard/internal/redistest"
 )
 
-// fixturesDir finds the real RDB files other projects ship with their
-// test suites (shared/rdb-fixtures beside the repository, or
-// KEYGUARD_RDB_FIXTURES). They are read in place, never copied into the
-// repository.
-func fixturesDir(t *testing.T) string {
-	t.Helper()
-	if d := os.Getenv("KEYGUARD_RDB_FIXTURES"); d != "" {
-		return d
-	}
-	wd, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for d := wd; ; d = filepath.Dir(d) {
-		cand := filepath.Join(d, "shared", "rdb-fixtures")
-		if st, err := os.Stat(cand); err == nil && st.IsDir() {
-			return cand
-		}
-		if filepath.Dir(d) == d {
-			break
-		}
-	}
-	msg := "no shared/rdb-fixtures directory above " + wd + " (set KEYGUARD_RDB_FIXTURES to the directory of real RDB files)"
-	if os.Getenv("KEYGUARD_REQUIRE_TOOLCHAINS") == "1" {
-		t.Fatal(msg + " (required: KEYGUARD_REQUIRE_TOOLCHAINS=1)")
-	}
-	t.Skip(msg)
-	return ""
-}
-
 // decodedFile is what the decoder made of one file.
 type decodedFile struct {
 	recs []*Record
@@ -175,7 +145,7 @@ func serverKeys(t *testing.T, srv *redistest.Server) map[serverKey]heldKey {
 // completely, agreeing with the key counts the file declares, or stop
 // with a clear error.
 func TestRealFiles(t *testing.T) {
-	dir := fixturesDir(t)
+	dir := redistest.RDBFixtures(t)
 	files, err := filepath.Glob(filepath.Join(dir, "*.rdb"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no RDB files in %s (%v)", dir, err)

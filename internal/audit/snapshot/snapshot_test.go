@@ -109,7 +109,7 @@ func TestSnapshotDBAndMatch(t *testing.T) {
 // file for it): the report leaves them out, as Redis does when it loads
 // the file, and its notes count them as the server's log does.
 func TestSnapshotEmptyCollections(t *testing.T) {
-	path := realRDB(t, "redis__corrupt_empty_keys.rdb")
+	path := redistest.RDBFixture(t, "redis__corrupt_empty_keys.rdb")
 	s := redistest.Start(t)
 	ctx := context.Background()
 	data, err := os.ReadFile(path)
@@ -189,34 +189,6 @@ func TestSnapshotStreamNote(t *testing.T) {
 			t.Errorf("stream in the snapshot %v, note about streams %v: %q", withStream, noted, res.Report.Notes)
 		}
 	}
-}
-
-// realRDB finds one of the real RDB files other projects ship with their
-// tests (shared/rdb-fixtures above the repository, or
-// KEYGUARD_RDB_FIXTURES); they are read in place, never copied here.
-func realRDB(t *testing.T, name string) string {
-	t.Helper()
-	dirs := []string{os.Getenv("KEYGUARD_RDB_FIXTURES")}
-	wd, _ := os.Getwd()
-	for d := wd; filepath.Dir(d) != d; d = filepath.Dir(d) {
-		dirs = append(dirs, filepath.Join(d, "shared", "rdb-fixtures"))
-	}
-	for _, d := range dirs {
-		if p := filepath.Join(d, name); d != "" && fileExists(p) {
-			return p
-		}
-	}
-	msg := name + " not found in shared/rdb-fixtures above " + wd + " (set KEYGUARD_RDB_FIXTURES to the directory of real RDB files)"
-	if os.Getenv("KEYGUARD_REQUIRE_TOOLCHAINS") == "1" {
-		t.Fatal(msg + " (required: KEYGUARD_REQUIRE_TOOLCHAINS=1)")
-	}
-	t.Skip(msg)
-	return ""
-}
-
-func fileExists(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && st.Mode().IsRegular()
 }
 
 // The coverage block of an RDB report: each file with its databases, the
