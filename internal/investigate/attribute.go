@@ -1,6 +1,8 @@
 package investigate
 
 import (
+	"errors"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -183,7 +185,18 @@ func (a *Attributor) recordVia(l *Line, source, script string, multi bool) {
 	a.keys = a.keys[:0]
 	if known {
 		if c, ok := rediscmd.LookupArgs(a.argv); ok {
-			a.keys, _ = c.AppendKeys(a.keys, a.argv)
+			var err error
+			a.keys, err = c.AppendKeys(a.keys, a.argv)
+			if n := len(a.argv); errors.Is(err, rediscmd.ErrArity) && n < max(c.Arity, -c.Arity) {
+				// A line MONITOR's reader cut short (a multi-megabyte
+				// value): the arguments before the cut still name their
+				// keys. Stand-ins fill the arity; keys among them are none.
+				for len(a.argv) < max(c.Arity, -c.Arity) {
+					a.argv = append(a.argv, "")
+				}
+				a.keys, _ = c.AppendKeys(a.keys[:0], a.argv)
+				a.keys = slices.DeleteFunc(a.keys, func(k rediscmd.Key) bool { return k.Pos >= n })
+			}
 		}
 	} else if len(l.Args) > 1 { // a module command: its first argument is its key, by convention
 		a.keys = append(a.keys, rediscmd.Key{Pos: 1, Name: l.Args[1], Flags: moduleFlags(name)})
@@ -269,6 +282,7 @@ func applyEffect(x *Access, name string, l *Line, pos int) {
 		}
 		return ""
 	}
+	from := func(i int) []string { return args[min(i, len(args)):] } // a line cut short has fewer
 	value := func(v string) {
 		kind, fields := stringShape([]byte(v))
 		x.Kinds[kind]++
@@ -277,7 +291,7 @@ func applyEffect(x *Access, name string, l *Line, pos int) {
 	switch name {
 	case "set":
 		value(arg(2))
-		x.ttl(setTTL(args[3:], l.Time))
+		x.ttl(setTTL(from(3), l.Time))
 	case "setnx", "getset":
 		value(arg(2))
 		x.ttl(-1)
@@ -298,7 +312,7 @@ func applyEffect(x *Access, name string, l *Line, pos int) {
 	case "persist":
 		x.ttl(-1)
 	case "getex":
-		if t, ok := ttlOption(args[2:], l.Time); ok {
+		if t, ok := ttlOption(from(2), l.Time); ok {
 			x.ttl(t)
 		}
 	case "restore":
@@ -306,7 +320,7 @@ func applyEffect(x *Access, name string, l *Line, pos int) {
 			x.ttl(-1)
 		} else {
 			abs := false
-			for _, o := range args[4:] {
+			for _, o := range from(4) {
 				abs = abs || strings.EqualFold(o, "absttl")
 			}
 			x.ttl(relTTL(arg(2), true, abs, l.Time))

@@ -128,10 +128,15 @@ func FuzzAttributor(f *testing.F) {
 	f.Add("1.1 [0 a:1] \"MULTI\"\n1.2 [0 a:1] \"set\" \"promo:k\" \"{\\\"a\\\":1}\" \"PXAT\" \"9\"\n1.3 [0 lua] \"hset\" \"promo:k\" \"f\"\n1.4 [0 a:1] \"EXEC\"")
 	f.Add("1.1 [0 a:1] \"evalsha\" \"x\" \"1\" \"promo:k\"\n1.2 [0 lua] \"restore\" \"promo:k\" \"5\" \"\" \"ABSTTL\"\n1.3 [0 lua] \"getex\" \"promo:k\" \"EX\"")
 	f.Add("1.1 [0 a:1] \"mset\" \"promo:a\" \"1\" \"promo:b\"\n1.2 [0 a:1] \"json.set\" \"promo:j\" \"$\" \"{\\\"x\\\":1\"")
+	f.Add("1.1 [0 a:1] \"getex\" \"promo:k\"\n1.2 [0 a:1] \"restore\" \"promo:r\" \"1\"\n1.3 [0 a:1] \"set\" \"promo:s\"")
 	f.Fuzz(func(t *testing.T, text string) {
 		a := NewAttributor(-1, func(k string) bool { return strings.HasPrefix(k, "promo:") })
-		for _, s := range strings.Split(text, "\n") {
-			if l, err := monitor.Parse(s); err == nil {
+		for i, s := range strings.Split(text, "\n") {
+			parse := monitor.Parse
+			if i%2 == 1 {
+				parse = monitor.ParseCut // a line the reader cut short
+			}
+			if l, err := parse(s); err == nil {
 				a.Feed(&l)
 			}
 		}
