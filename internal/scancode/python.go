@@ -203,17 +203,7 @@ func (f *srcFile) pythonClassOf(obj *sitter.Node, depth int) string {
 	default:
 		return ""
 	}
-	for _, b := range f.lookup(name, obj) {
-		if t := baseName(b.typ); t != "" && f.proj.isClass(t) {
-			return t
-		}
-		if b.value != nil {
-			if c := f.pythonClassOf(b.value, depth+1); c != "" {
-				return c
-			}
-		}
-	}
-	return ""
+	return f.classOfBinding(name, obj, depth, f.pythonClassOf)
 }
 
 // pythonConstant follows a name the module does not bind (imported from

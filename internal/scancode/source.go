@@ -507,3 +507,21 @@ type Finding struct {
 	// ("RedisService.set"), when the call is not the client's.
 	Via string `json:"via,omitempty"`
 }
+
+// classOfBinding is the project class a name's bindings at obj give: a
+// declared type that is a project class, or the class of the value it was
+// assigned (followed by classOf, one level deeper). Python and TypeScript
+// share it.
+func (f *srcFile) classOfBinding(name string, obj *sitter.Node, depth int, classOf func(*sitter.Node, int) string) string {
+	for _, b := range f.lookup(name, obj) {
+		if t := baseName(b.typ); t != "" && f.proj.isClass(t) {
+			return t
+		}
+		if b.value != nil {
+			if c := classOf(b.value, depth+1); c != "" {
+				return c
+			}
+		}
+	}
+	return ""
+}

@@ -238,17 +238,7 @@ func (f *srcFile) tsClassOf(obj *sitter.Node, depth int) string {
 	default:
 		return ""
 	}
-	for _, b := range f.lookup(name, obj) {
-		if t := baseName(b.typ); t != "" && f.proj.isClass(t) {
-			return t
-		}
-		if b.value != nil {
-			if c := f.tsClassOf(b.value, depth+1); c != "" {
-				return c
-			}
-		}
-	}
-	return ""
+	return f.classOfBinding(name, obj, depth, f.tsClassOf)
 }
 
 // tsConstant follows a name the file does not bind (imported), an
