@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/keyguard/keyguard/internal/acl"
+	"github.com/keyguard/keyguard/internal/cli"
 )
 
 // runACL prints Redis 7 ACL rules from the registry: one user per service,
@@ -14,18 +15,18 @@ func runACL(ctx context.Context, e *env, args []string) error {
 			"  keyguard acl | grep -v '^#' | redis-cli       # load them (then give each user a password)\n"+
 			"  keyguard acl --format aclfile --out users.acl # for the aclfile directive\n"+
 			"  keyguard acl --commands '+@all -@dangerous +sort'")
-	fs.registryFlag(e)
-	fs.outputFlags("commands", "aclfile")
+	fs.RegistryFlag(e.cli())
+	fs.OutputFlags("commands", "aclfile")
 	commands := fs.String("commands", acl.DefaultCommands, "command rules of every user")
 	noRecords := fs.Bool("no-records", false, "do not grant "+acl.RecordPattern+" (the SDK's writer records)")
-	pos, err := fs.parse(args)
+	pos, err := fs.Parse(args)
 	if err != nil {
 		return err
 	}
 	if len(pos) > 0 {
-		return usagef("acl takes no arguments; got %q", pos[0])
+		return cli.Usagef("acl takes no arguments; got %q", pos[0])
 	}
-	reg, err := fs.loadRegistry()
+	reg, err := fs.LoadRegistry()
 	if err != nil {
 		return err
 	}
@@ -34,14 +35,14 @@ func runACL(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	out, err := fs.openOutput(e)
+	out, err := fs.OpenOutput(e.cli())
 	if err != nil {
 		return err
 	}
-	if fs.opts.format == "aclfile" {
+	if fs.Opts.Format == "aclfile" {
 		err = acl.WriteFile(out, e.stderr, users, opts)
 	} else {
 		err = acl.WriteCommands(out, users, opts)
 	}
-	return out.finish(err)
+	return out.Finish(err)
 }

@@ -14,7 +14,9 @@ import (
 	"github.com/keyguard/keyguard/internal/audit/inventory"
 	"github.com/keyguard/keyguard/internal/audit/live"
 	"github.com/keyguard/keyguard/internal/audit/report"
+	"github.com/keyguard/keyguard/internal/cli"
 	"github.com/keyguard/keyguard/internal/human"
+	"github.com/keyguard/keyguard/registry"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -35,22 +37,22 @@ The audit only reads; docs/audit-acl.md has the ACL user it needs.
 Exit 2 (after writing the report) when the audit stopped early: a node
 lost, Ctrl-C or --timeout; the report then has complete: false and a
 cursor per node for --resume.`)
-	fs.registryFlag(e)
-	fs.redisFlags(e)
-	fs.outputFlags(reportFormats...)
-	fs.failOnFlag()
-	walk := fs.walkFlags()
+	fs.RegistryFlag(e.cli())
+	redisFlags(fs, e)
+	fs.OutputFlags(reportFormats...)
+	fs.FailOnFlag()
+	walk := newWalkFlags(fs)
 	timeout := fs.Duration("timeout", 0, "stop after this `duration` and write a partial report (0 = none)")
 	resume := fs.String("resume", "", "continue from a partial JSON report `FILE` (its per-node cursors)")
-	progressMode := fs.progressFlag()
-	view := fs.reportFlags()
-	keys := fs.keysFlags()
-	pos, err := fs.parse(args)
+	progressMode := fs.ProgressFlag()
+	view := newReportFlags(fs)
+	keys := newKeysFlags(fs)
+	pos, err := fs.Parse(args)
 	if err != nil {
 		return err
 	}
 	if len(pos) > 0 {
-		return usagef("audit takes no arguments; got %q", pos[0])
+		return cli.Usagef("audit takes no arguments; got %q", pos[0])
 	}
 	if err := walk.check(); err != nil {
 		return err
@@ -59,17 +61,17 @@ cursor per node for --resume.`)
 		return err
 	}
 	if *timeout < 0 || view.depth < 0 {
-		return usagef("--timeout and --depth cannot be negative")
+		return cli.Usagef("--timeout and --depth cannot be negative")
 	}
-	prog, err := newProgress(e, *progressMode)
+	prog, err := cli.NewProgress(e.cli(), *progressMode)
 	if err != nil {
 		return err
 	}
-	reg, noReg, err := fs.loadRegistryOrNone(e)
+	reg, noReg, err := fs.LoadRegistryOrNone(e.cli())
 	if err != nil {
 		return err
 	}
-	tgt, err := fs.redisTarget()
+	tgt, err := targetFlag(fs)
 	if err != nil {
 		return err
 	}
@@ -86,13 +88,13 @@ cursor per node for --resume.`)
 		}
 		opts.Resume = prev
 	}
-	out, err := fs.openOutput(e)
+	out, err := fs.OpenOutput(e.cli())
 	if err != nil {
 		return err
 	}
 	kout, err := keys.open(e)
 	if err != nil {
-		out.close(false)
+		out.Close(false)
 		return err
 	}
 	opts.Inventory.Keys = kout.export()
@@ -102,22 +104,22 @@ cursor per node for --resume.`)
 		defer cancel()
 	}
 	if prog != nil {
-		opts.Progress = func(p live.Progress) { prog.show(auditProgressLine(p), p.Final) }
+		opts.Progress = func(p live.Progress) { prog.Show(auditProgressLine(p), p.Final) }
 	}
 	res, err := live.Run(ctx, reg, target, opts)
-	prog.clear()
+	prog.Clear()
 	if err != nil {
-		out.close(false)
-		kout.close(false)
+		out.Close(false)
+		kout.Close(false)
 		if *timeout > 0 && errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			// Not the network's fault: the audit's own time ran out
 			// before it could start.
-			return fmt.Errorf("--timeout %s ran out before the audit of %s could start: --timeout bounds the whole audit, connecting included; give it minutes, not %s", formatDuration(*timeout), tgt.display, formatDuration(*timeout))
+			return fmt.Errorf("--timeout %s ran out before the audit of %s could start: --timeout bounds the whole audit, connecting included; give it minutes, not %s", registry.FormatDuration(*timeout), tgt.display, registry.FormatDuration(*timeout))
 		}
 		return auditError(err, target.Conn.TLS != nil)
 	}
-	if err := kout.close(true); err != nil {
-		out.close(false)
+	if err := kout.Close(true); err != nil {
+		out.Close(false)
 		return err
 	}
 	// The walk's buffers are garbage now: collect them before writing, so
@@ -131,27 +133,27 @@ cursor per node for --resume.`)
 	if *resume != "" {
 		rep.ResumedFrom = *resume
 	}
-	written := fs.opts.out
+	written := fs.Opts.Out
 	if !res.Complete {
-		written = out.keepExisting()
+		written = out.KeepExisting()
 	}
 	view.sep = reg.Separator
-	if fs.isSet("top") {
+	if fs.IsSet("top") {
 		view.top = walk.top
 	}
 	if noReg {
-		view.next = initNext(fs.opts.format, written, "audit --redis URL")
+		view.next = initNext(fs.Opts.Format, written, "audit --redis URL")
 	}
-	if err := writeReport(out, fs.opts.format, rep, *view); err != nil {
+	if err := writeReport(out, fs.Opts.Format, rep, *view); err != nil {
 		return err
 	}
-	if noReg && fs.opts.format != "text" {
+	if noReg && fs.Opts.Format != "text" {
 		fmt.Fprintf(e.stderr, "keyguard audit: no registry (none given, no keyguard.yaml here): key families inferred from the names\nnext: %s\n", view.next)
 	}
 	if !res.Complete {
-		return &incompleteError{stops: res.Stopped, gaps: rep.Coverage, out: written, kept: written != fs.opts.out, json: fs.opts.format == "json"}
+		return &incompleteError{stops: res.Stopped, gaps: rep.Coverage, out: written, kept: written != fs.Opts.Out, json: fs.Opts.Format == "json"}
 	}
-	return auditVerdict(rep.Summary.BySeverity, fs.threshold())
+	return auditVerdict(rep.Summary.BySeverity, fs.Threshold())
 }
 
 // initNext is the command that writes a registry from the report an
@@ -219,7 +221,7 @@ func (e *incompleteError) Error() string {
 	return msg
 }
 
-// auditVerdict is errFindings when a finding reaches the threshold.
+// auditVerdict is cli.ErrFindings when a finding reaches the threshold.
 func auditVerdict(c report.SeverityCount, threshold finding.Severity) error {
 	n := int64(0)
 	switch threshold {
@@ -231,7 +233,7 @@ func auditVerdict(c report.SeverityCount, threshold finding.Severity) error {
 		n = c.Error
 	}
 	if n > 0 {
-		return errFindings
+		return cli.ErrFindings
 	}
 	return nil
 }
@@ -252,12 +254,12 @@ func auditError(err error, tlsUsed bool) error {
 func readResume(path, target string) (*report.Report, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, usagef("--resume: %v", err)
+		return nil, cli.Usagef("--resume: %v", err)
 	}
 	defer f.Close()
 	rep, err := report.ReadReport(bufio.NewReaderSize(f, 1<<16))
 	if err != nil {
-		return nil, usagef("--resume %s: %v", path, err)
+		return nil, cli.Usagef("--resume %s: %v", path, err)
 	}
 	switch {
 	case rep.Source.Kind != "redis" && rep.Source.Kind != "cluster":
@@ -265,13 +267,13 @@ func readResume(path, target string) (*report.Report, error) {
 		if kind == "rdb" {
 			kind = "RDB"
 		}
-		return nil, usagef("--resume %s: %s %s report, not a live audit", path, human.Article(kind), kind)
+		return nil, cli.Usagef("--resume %s: %s %s report, not a live audit", path, human.Article(kind), kind)
 	case len(rep.Stopped) == 0:
-		return nil, usagef("--resume %s: the report is complete; there is nothing to resume", path)
+		return nil, cli.Usagef("--resume %s: the report is complete; there is nothing to resume", path)
 	case rep.Source.Target != target:
-		return nil, usagef("--resume %s: the report audited %s, not %s", path, rep.Source.Target, target)
+		return nil, cli.Usagef("--resume %s: the report audited %s, not %s", path, rep.Source.Target, target)
 	case rep.State == nil:
-		return nil, usagef("--resume %s: %v", path, inventory.ErrNoState)
+		return nil, cli.Usagef("--resume %s: %v", path, inventory.ErrNoState)
 	}
 	return rep, nil
 }
@@ -281,7 +283,7 @@ func readResume(path, target string) (*report.Report, error) {
 func auditProgressLine(p live.Progress) string {
 	line := fmt.Sprintf("audit: %s keys", human.Count(p.Scanned))
 	if p.Total > 0 {
-		line = fmt.Sprintf("audit %s %s/%s keys", meter(float64(p.Scanned)/float64(p.Total)), human.Count(p.Scanned), human.Count(p.Total))
+		line = fmt.Sprintf("audit %s %s/%s keys", cli.Meter(float64(p.Scanned)/float64(p.Total)), human.Count(p.Scanned), human.Count(p.Total))
 	}
 	line += fmt.Sprintf("  %s keys/s", human.Count(int64(p.Rate())))
 	if eta, ok := p.ETA(); ok {

@@ -204,36 +204,6 @@ func TestProgress(t *testing.T) {
 	if want := "audit [######..................]  25% 250,000/1,000,000 keys  50,000 keys/s  ETA 15s  nodes 1/3"; line != want {
 		t.Errorf("progress line\n got %q\nwant %q", line, want)
 	}
-	var buf strings.Builder
-	bar := &progress{w: &buf, bar: true, now: time.Now}
-	bar.show(line, false)
-	bar.clear()
-	if want := "\r" + line + "\x1b[K\r\x1b[K"; buf.String() != want {
-		t.Errorf("bar\n got %q\nwant %q", buf.String(), want)
-	}
-	if isTerminal(&buf) {
-		t.Error("a strings.Builder is a terminal")
-	}
-	// Off a terminal: a line every 10 s, and the final one.
-	buf.Reset()
-	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
-	lines := &progress{w: &buf, now: func() time.Time { return now }}
-	for range 25 { // 25 s of updates every second
-		lines.show("x", false)
-		now = now.Add(time.Second)
-	}
-	lines.show("done", true)
-	if got := strings.Count(buf.String(), "\n"); got != 3 || !strings.HasSuffix(buf.String(), "Z done\n") {
-		t.Errorf("lines off a terminal:\n%s", buf.String())
-	}
-	// A run shorter than the interval writes no line, not even the final.
-	buf.Reset()
-	short := &progress{w: &buf, now: func() time.Time { return now }}
-	short.show("x", false)
-	short.show("done", true)
-	if buf.Len() != 0 {
-		t.Errorf("a short run off a terminal wrote %q", buf.String())
-	}
 }
 
 // Say what was asked: one node of a Cluster audited alone says it is one

@@ -2,18 +2,16 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/keyguard/keyguard/finding"
 	"github.com/keyguard/keyguard/internal/audit/report"
+	"github.com/keyguard/keyguard/internal/cli"
 	"github.com/keyguard/keyguard/internal/human"
 	"github.com/keyguard/keyguard/registry"
 )
@@ -21,31 +19,31 @@ import (
 func runCheck(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "check", "check [flags] KEY... | check [flags] -",
 		"  keyguard check promo:sku:1001 order:order:1001:base\n  redis-cli --scan | keyguard check - --only-findings\n  keyguard check - --format json < keys.txt > keys.ndjson")
-	fs.registryFlag(e)
-	fs.outputFlags("text", "json")
-	fs.failOnFlag()
+	fs.RegistryFlag(e.cli())
+	fs.OutputFlags("text", "json")
+	fs.FailOnFlag()
 	onlyFindings := fs.Bool("only-findings", false, "print only keys that break a rule (the summary still counts all)")
-	fs.maxLineFlag()
+	fs.MaxLineFlag(report.DefaultMaxKeyLine)
 	nul := fs.Bool("0", false, "keys on stdin are separated by NUL bytes instead of newlines (keys may then hold newlines)")
 	var docs string
-	fs.docsURLFlag(&docs)
-	keys, err := fs.parse(args)
+	fs.DocsURLFlag(&docs)
+	keys, err := fs.Parse(args)
 	if err != nil {
 		return err
 	}
 	if len(keys) == 0 {
-		return usagef("give keys as arguments, or - to read one per line from stdin")
+		return cli.Usagef("give keys as arguments, or - to read one per line from stdin")
 	}
-	reg, err := fs.loadRegistry()
+	reg, err := fs.LoadRegistry()
 	if err != nil {
 		return err
 	}
-	out, err := fs.openOutput(e)
+	out, err := fs.OpenOutput(e.cli())
 	if err != nil {
 		return err
 	}
 	w := bufio.NewWriterSize(out, 64<<10)
-	c := &checkRun{reg: reg, chk: reg.NewChecker(), w: w, json: fs.opts.format == "json", onlyFindings: *onlyFindings, threshold: fs.threshold(), docs: docs}
+	c := &checkRun{reg: reg, chk: reg.NewChecker(), w: w, json: fs.Opts.Format == "json", onlyFindings: *onlyFindings, threshold: fs.Threshold(), docs: docs}
 	for _, k := range keys {
 		if k != "-" {
 			c.key(k)
@@ -55,7 +53,7 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 		if *nul {
 			sep = 0
 		}
-		if err = readKeys(ctx, e.stdin, sep, int64(fs.opts.maxLineBytes), c.key); err != nil {
+		if err = cli.ReadKeys(ctx, e.stdin, sep, int64(fs.Opts.MaxLineBytes), c.key); err != nil {
 			break
 		}
 	}
@@ -65,116 +63,13 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	if ferr := w.Flush(); err == nil {
 		err = ferr
 	}
-	if err := out.finish(err); err != nil {
+	if err := out.Finish(err); err != nil {
 		return err
 	}
 	if c.failed {
-		return errFindings
+		return cli.ErrFindings
 	}
 	return nil
-}
-
-// readKeys calls fn for every sep-terminated key of r, stripping a
-// trailing \r from newline-separated input. Keys of any bytes pass
-// through; a line longer than maxLine bytes is refused by its number. fn
-// must not keep the string.
-func readKeys(ctx context.Context, r io.Reader, sep byte, maxLine int64, fn func(string)) error {
-	br := bufio.NewReaderSize(&ctxReader{ctx: ctx, r: r}, 256<<10)
-	var long []byte
-	for n := int64(0); ; {
-		if n&4095 == 0 && ctx.Err() != nil {
-			return fmt.Errorf("interrupted after %s: %w", human.Plural(n, "key"), ctx.Err())
-		}
-		line, err := br.ReadSlice(sep)
-		if errors.Is(err, bufio.ErrBufferFull) {
-			if int64(len(long)+len(line)) > maxLine {
-				return report.LineTooLong(n+1, maxLine)
-			}
-			long = append(long, line...)
-			continue
-		}
-		if long != nil {
-			line = append(long, line...)
-			long = nil
-		}
-		if err == nil || (errors.Is(err, io.EOF) && len(line) > 0) {
-			n++
-			line = bytes.TrimSuffix(line, []byte{sep})
-			if sep == '\n' {
-				line = bytes.TrimSuffix(line, []byte{'\r'})
-			}
-			if int64(len(line)) > maxLine {
-				return report.LineTooLong(n, maxLine)
-			}
-			if len(line) > 0 {
-				fn(string(line))
-			}
-		}
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil && ctx.Err() != nil {
-			return fmt.Errorf("interrupted after %s: %w", human.Plural(n, "key"), ctx.Err())
-		}
-		if err != nil {
-			return fmt.Errorf("read keys: %w", err)
-		}
-	}
-}
-
-// ctxReader is r, whose Read returns ctx's error as soon as ctx is done:
-// a read from a terminal or a pipe that waits for input does not hold up
-// Ctrl-C. The read itself goes on in the background; its bytes are
-// dropped (the command is ending).
-type ctxReader struct {
-	ctx  context.Context
-	r    io.Reader
-	done chan readResult // the read under way, nil when none
-	buf  []byte
-	rest []byte // read but not yet returned
-	err  error  // of the read that gave rest
-}
-
-type readResult struct {
-	n   int
-	err error
-}
-
-func (c *ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	if len(c.rest) > 0 {
-		n := copy(p, c.rest)
-		c.rest = c.rest[n:]
-		if len(c.rest) == 0 {
-			return n, c.err
-		}
-		return n, nil
-	}
-	if c.done == nil {
-		if cap(c.buf) < len(p) {
-			c.buf = make([]byte, len(p))
-		}
-		buf, done := c.buf[:len(p)], make(chan readResult, 1)
-		c.done = done
-		go func() {
-			n, err := c.r.Read(buf)
-			done <- readResult{n, err}
-		}()
-	}
-	select {
-	case res := <-c.done:
-		c.done = nil
-		n := copy(p, c.buf[:res.n])
-		if n < res.n {
-			c.rest, c.err = c.buf[n:res.n], res.err
-			return n, nil
-		}
-		return n, res.err
-	case <-c.ctx.Done():
-		return 0, c.ctx.Err()
-	}
 }
 
 type checkRun struct {

@@ -199,14 +199,6 @@ func TestShortOut(t *testing.T) {
 	}
 }
 
-func TestDurationFlagTakesDays(t *testing.T) {
-	fs := newFlags(&env{stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}, getenv: func(string) string { return "" }}, "x", "x", "")
-	d := fs.Duration("window", time.Hour, "how far back")
-	if _, err := fs.parse([]string{"--window", "7d"}); err != nil || *d != 7*24*time.Hour {
-		t.Fatalf("--window 7d: %v %v", *d, err)
-	}
-}
-
 // tlsRedis starts a redis-server with a plain port and a TLS port and
 // returns both addresses; it skips when the build has no TLS.
 func tlsRedis(t *testing.T) (plain, tlsAddr string) {

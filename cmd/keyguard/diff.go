@@ -12,6 +12,7 @@ import (
 	"github.com/keyguard/keyguard/internal/audit/inventory"
 	"github.com/keyguard/keyguard/internal/audit/report"
 	"github.com/keyguard/keyguard/internal/audit/snapshot"
+	"github.com/keyguard/keyguard/internal/cli"
 )
 
 func runDiff(ctx context.Context, e *env, args []string) error {
@@ -28,28 +29,28 @@ changed, and new findings. Or two key exports (--keys FILE) or RDB files,
 in any mix: every key added, removed, holding another type, or grown or
 shrunk past --min-bytes and --min-change, by template. Large inputs are
 compared through temporary files (--tmp), in bounded memory.`)
-	fs.outputFlags("text", "json", "csv")
-	fs.failOnFlag()
-	fs.registryFlag(e)
+	fs.OutputFlags("text", "json", "csv")
+	fs.FailOnFlag()
+	fs.RegistryFlag(e.cli())
 	minBytes := fs.Int64("min-bytes", report.DefaultKeyDiffMinBytes, "key diffs: a key has grown or shrunk when its size moved by at least `N` bytes")
 	minChange := fs.Float64("min-change", report.DefaultKeyDiffRatio*100, "key diffs: … and by at least this `PERCENT` of its old size")
 	limit := fs.Int("limit", 20, "key diffs, text: changes listed per kind (0: all)")
 	var docs string
-	fs.docsURLFlag(&docs)
-	fs.maxLineFlag()
+	fs.DocsURLFlag(&docs)
+	fs.MaxLineFlag(report.DefaultMaxKeyLine)
 	tmp := fs.String("tmp", "", "key diffs: `DIR` for the temporary files (default: the system's)")
-	pos, err := fs.parse(args)
+	pos, err := fs.Parse(args)
 	if err != nil {
 		return err
 	}
 	if len(pos) != 2 {
-		return usagef("give two audit reports (--format json), key exports (--keys FILE) or RDB files: OLD NEW")
+		return cli.Usagef("give two audit reports (--format json), key exports (--keys FILE) or RDB files: OLD NEW")
 	}
 	if pos[0] == "-" && pos[1] == "-" {
-		return usagef("only one of the inputs can come from stdin (-)")
+		return cli.Usagef("only one of the inputs can come from stdin (-)")
 	}
 	if *minBytes < 0 || *minChange < 0 || *limit < 0 {
-		return usagef("--min-bytes, --min-change and --limit cannot be negative")
+		return cli.Usagef("--min-bytes, --min-change and --limit cannot be negative")
 	}
 	var ins [2]*diffInput
 	for i, p := range pos {
@@ -57,7 +58,7 @@ compared through temporary files (--tmp), in bounded memory.`)
 		if err != nil {
 			return err
 		}
-		defer in.close()
+		defer in.Close()
 		ins[i] = in
 	}
 	if (ins[0].kind == diffReport) != (ins[1].kind == diffReport) {
@@ -65,15 +66,15 @@ compared through temporary files (--tmp), in bounded memory.`)
 		if other.kind == diffReport {
 			rep, other = other, rep
 		}
-		return usagef("%s is an audit report and %s is not: compare two reports, or two key exports or RDB files (audit or rdb --keys FILE exports keys)",
+		return cli.Usagef("%s is an audit report and %s is not: compare two reports, or two key exports or RDB files (audit or rdb --keys FILE exports keys)",
 			rep.name, other.name)
 	}
 	if ins[0].kind != diffReport {
 		o := report.KeyDiffOptions{MinBytes: *minBytes, Ratio: *minChange / 100, TempDir: *tmp}
 		return runKeyDiff(ctx, e, fs, ins, o, *limit)
 	}
-	if fs.opts.format == "csv" {
-		return usagef("--format csv is for key diffs; a diff of two reports is text or json")
+	if fs.Opts.Format == "csv" {
+		return cli.Usagef("--format csv is for key diffs; a diff of two reports is text or json")
 	}
 	old, err := ins[0].report()
 	if err != nil {
@@ -89,23 +90,23 @@ compared through temporary files (--tmp), in bounded memory.`)
 			d.NewFindings[i].Doc = finding.HelpURI(docs, d.NewFindings[i].Rule)
 		}
 	}
-	out, err := fs.openOutput(e)
+	out, err := fs.OpenOutput(e.cli())
 	if err != nil {
 		return err
 	}
-	if fs.opts.format == "json" {
+	if fs.Opts.Format == "json" {
 		err = d.WriteJSON(out)
 	} else {
 		err = d.WriteText(out)
 	}
-	if err := out.finish(err); err != nil {
+	if err := out.Finish(err); err != nil {
 		return err
 	}
 	fds := make([]finding.Finding, len(d.NewFindings))
 	for i, f := range d.NewFindings {
 		fds[i] = f.Finding
 	}
-	return verdict(fds, fs.threshold())
+	return verdict(fds, fs.Threshold())
 }
 
 // Kinds of diff input, told apart by their first bytes.
@@ -150,7 +151,7 @@ func openDiffInput(e *env, path string) (*diffInput, error) {
 	return in, nil
 }
 
-func (in *diffInput) close() {
+func (in *diffInput) Close() {
 	if in.f != nil {
 		in.f.Close()
 	}
@@ -166,7 +167,7 @@ func (in *diffInput) report() (*report.Report, error) {
 
 // runKeyDiff compares two key exports or RDB files; an RDB file is first
 // exported to a temporary file.
-func runKeyDiff(ctx context.Context, e *env, fs *flagSet, ins [2]*diffInput, o report.KeyDiffOptions, limit int) error {
+func runKeyDiff(ctx context.Context, e *env, fs *cli.FlagSet, ins [2]*diffInput, o report.KeyDiffOptions, limit int) error {
 	var readers [2]*report.KeyReader
 	for i, in := range ins {
 		if in.kind == diffRDB {
@@ -186,7 +187,7 @@ func runKeyDiff(ctx context.Context, e *env, fs *flagSet, ins [2]*diffInput, o r
 			in.size = fi.Size()
 			in.br = bufio.NewReaderSize(f, 1<<16)
 		}
-		r, err := report.NewKeyReaderLimited(in.br, int64(fs.opts.maxLineBytes))
+		r, err := report.NewKeyReaderLimited(in.br, int64(fs.Opts.MaxLineBytes))
 		if err != nil {
 			return fmt.Errorf("%s: %w", in.name, err)
 		}
@@ -196,11 +197,11 @@ func runKeyDiff(ctx context.Context, e *env, fs *flagSet, ins [2]*diffInput, o r
 	if o.SizeHint == 0 {
 		o.SizeHint = -1 // stdin: split into the default number of buckets
 	}
-	out, err := fs.openOutput(e)
+	out, err := fs.OpenOutput(e.cli())
 	if err != nil {
 		return err
 	}
-	w := report.NewKeyDiffWriter(out, fs.opts.format, limit)
+	w := report.NewKeyDiffWriter(out, fs.Opts.Format, limit)
 	o.Stop = func() error {
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("interrupted: %w", err)
@@ -216,13 +217,13 @@ func runKeyDiff(ctx context.Context, e *env, fs *flagSet, ins [2]*diffInput, o r
 	if err == nil {
 		err = w.Close(sum, ins[0].name, ins[1].name)
 	}
-	return out.finish(err)
+	return out.Finish(err)
 }
 
 // rdbKeys exports the keys of an RDB file to a temporary CSV file and
 // returns its path.
-func rdbKeys(ctx context.Context, e *env, fs *flagSet, in *diffInput, dir string) (string, error) {
-	reg, noReg, err := fs.loadRegistryOrNone(e)
+func rdbKeys(ctx context.Context, e *env, fs *cli.FlagSet, in *diffInput, dir string) (string, error) {
+	reg, noReg, err := fs.LoadRegistryOrNone(e.cli())
 	if err != nil {
 		return "", err
 	}

@@ -9,7 +9,9 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/keyguard/keyguard/hotkey"
+	"github.com/keyguard/keyguard/internal/cli"
 	"github.com/keyguard/keyguard/internal/hotkeys"
+	"github.com/keyguard/keyguard/registry"
 )
 
 // maxMonitor bounds --monitor: MONITOR slows the server while it runs.
@@ -27,10 +29,10 @@ func runHotkeys(ctx context.Context, e *env, args []string) error {
 			"  keyguard hotkeys --redis redis://127.0.0.1:6379 --monitor 10s --monitor-lines 200000\n"+
 			"  # cron: exit 1 when a hot key has no hot: protection\n"+
 			"  keyguard hotkeys --redis \"$KEYGUARD_REDIS\" --fail-on warning >/dev/null || page-oncall")
-	fs.registryFlag(e)
-	fs.redisFlags(e)
-	fs.outputFlags("text", "json")
-	fs.failOnFlag()
+	fs.RegistryFlag(e.cli())
+	redisFlags(fs, e)
+	fs.OutputFlags("text", "json")
+	fs.FailOnFlag()
 	var (
 		window   = fs.Duration("window", 10*time.Minute, "read the SDK reports written in the last `duration`")
 		minRate  = fs.Float64("min-rate", hotkeys.DefaultMinRate, "a key read or written at least `N` times a second is hot")
@@ -45,27 +47,27 @@ func runHotkeys(ctx context.Context, e *env, args []string) error {
 		monBytes = fs.Int64("monitor-bytes", hotkeys.DefaultMonitorBytes, "stop MONITOR after `N` bytes, all masters together")
 		monLine  = fs.Int("monitor-line-bytes", hotkeys.DefaultMonitorLineSize, "skip MONITOR lines longer than `N` bytes (counted)")
 	)
-	pos, err := fs.parse(args)
+	pos, err := fs.Parse(args)
 	if err != nil {
 		return err
 	}
 	switch {
 	case len(pos) > 0:
-		return usagef("hotkeys takes no arguments; got %q", pos[0])
+		return cli.Usagef("hotkeys takes no arguments; got %q", pos[0])
 	case *window <= 0:
-		return usagef("--window %v: give a positive duration such as 10m", *window)
-	case fs.isSet("monitor") && (*monitor <= 0 || *monitor > maxMonitor):
-		return usagef("--monitor %v: give a duration from 1s to %v (MONITOR slows the server while it runs)", *monitor, maxMonitor)
+		return cli.Usagef("--window %v: give a positive duration such as 10m", *window)
+	case fs.IsSet("monitor") && (*monitor <= 0 || *monitor > maxMonitor):
+		return cli.Usagef("--monitor %v: give a duration from 1s to %v (MONITOR slows the server while it runs)", *monitor, maxMonitor)
 	case *sample < 0 || *rate < 0:
-		return usagef("--sample and --rate must be 0 (no limit) or positive")
+		return cli.Usagef("--sample and --rate must be 0 (no limit) or positive")
 	case *monLines <= 0 || *monBytes <= 0 || *monLine <= 0:
-		return usagef("--monitor-lines, --monitor-bytes and --monitor-line-bytes must be positive")
+		return cli.Usagef("--monitor-lines, --monitor-bytes and --monitor-line-bytes must be positive")
 	}
-	reg, err := fs.loadRegistry()
+	reg, err := fs.LoadRegistry()
 	if err != nil {
 		return err
 	}
-	target, err := fs.redisTarget()
+	target, err := targetFlag(fs)
 	if err != nil {
 		return err
 	}
@@ -103,19 +105,19 @@ func runHotkeys(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	rep := hotkeys.BuildReport(reg, reps, lfu, mon, hotkeys.ReportOptions{Target: target.display, Window: *window, MinRate: *minRate, MinFreq: *minFreq, Top: *top})
-	out, err := fs.openOutput(e)
+	out, err := fs.OpenOutput(e.cli())
 	if err != nil {
 		return err
 	}
 	if interrupted != nil {
-		out.keepExisting() // a partial report goes beside a complete one
+		out.KeepExisting() // a partial report goes beside a complete one
 	}
-	if fs.opts.format == "json" {
+	if fs.Opts.Format == "json" {
 		err = rep.WriteJSON(out)
 	} else {
 		err = rep.WriteText(out)
 	}
-	err = out.finish(err)
+	err = out.Finish(err)
 	if err != nil {
 		return err
 	}
@@ -126,7 +128,7 @@ func runHotkeys(ctx context.Context, e *env, args []string) error {
 		// The report is written; the part of the sample not seen is an error.
 		return fmt.Errorf("MONITOR sample incomplete: not observed on %s; run it again once the server answers", strings.Join(lost, "; "))
 	}
-	return verdict(rep.Findings, fs.threshold())
+	return verdict(rep.Findings, fs.Threshold())
 }
 
 // monitorMasters runs the MONITOR sample on every master of rdb.
@@ -135,7 +137,7 @@ func monitorMasters(ctx context.Context, e *env, target *redisTarget, rdb redis.
 	if err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(e.stderr, "keyguard hotkeys: MONITOR on %s for %s, after measuring the throughput without it…\n", plural(len(addrs), "master"), formatDuration(mo.Duration))
+	fmt.Fprintf(e.stderr, "keyguard hotkeys: MONITOR on %s for %s, after measuring the throughput without it…\n", plural(len(addrs), "master"), registry.FormatDuration(mo.Duration))
 	mon, err := hotkeys.Monitor(ctx, target.opts, addrs, mo)
 	if err != nil {
 		return nil, fmt.Errorf("%w\n\tTry: MONITOR needs the +monitor ACL permission; without it, rely on the SDK reports", err)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/keyguard/keyguard/finding"
 	"github.com/keyguard/keyguard/internal/audit/report"
+	"github.com/keyguard/keyguard/internal/cli"
 	"github.com/keyguard/keyguard/internal/human"
 	"github.com/keyguard/keyguard/keytmpl"
 	"github.com/keyguard/keyguard/registry"
@@ -24,19 +25,19 @@ func runInit(ctx context.Context, e *env, args []string) error {
 			"  keyguard audit --redis redis://10.0.0.1:6379 --format json --out audit.json\n"+
 			"  keyguard init --from-audit audit.json   # the families the audit found, every decision marked FILL-IN\n"+
 			"  keyguard lint                       # fails until every FILL-IN is replaced")
-	fs.StringVar(&fs.opts.out, "out", "keyguard.yaml", "write the registry to `file` (- for stdout)")
+	fs.StringVar(&fs.Opts.Out, "out", "keyguard.yaml", "write the registry to `file` (- for stdout)")
 	force := fs.Bool("force", false, "replace an existing file")
 	from := fs.String("from-audit", "", "build the registry from the suggested entries of an audit report `file` (keyguard audit or rdb --format json)")
-	pos, err := fs.parse(args)
+	pos, err := fs.Parse(args)
 	if err != nil {
 		return err
 	}
 	if len(pos) > 0 {
-		return usagef("init takes no arguments; got %q (use --out FILE)", pos[0])
+		return cli.Usagef("init takes no arguments; got %q (use --out FILE)", pos[0])
 	}
-	if fs.opts.out != "-" && !*force {
-		if _, err := os.Stat(fs.opts.out); err == nil {
-			return usagef("%s exists: keyguard init does not overwrite a registry; pass --force to replace it, or --out another file", fs.opts.out)
+	if fs.Opts.Out != "-" && !*force {
+		if _, err := os.Stat(fs.Opts.Out); err == nil {
+			return cli.Usagef("%s exists: keyguard init does not overwrite a registry; pass --force to replace it, or --out another file", fs.Opts.Out)
 		}
 	}
 	var doc []byte
@@ -57,20 +58,20 @@ func runInit(ctx context.Context, e *env, args []string) error {
 		summary = "a starter registry"
 	}
 	// What init writes must load: check it as lint will read it.
-	reg, err := registry.Parse(fs.opts.out, doc)
+	reg, err := registry.Parse(fs.Opts.Out, doc)
 	if err != nil {
 		return fmt.Errorf("the registry built does not load (please report this): %w", err)
 	}
-	out, err := fs.openOutput(e)
+	out, err := fs.OpenOutput(e.cli())
 	if err != nil {
 		return err
 	}
 	_, err = out.Write(doc)
-	if err := out.finish(err); err != nil {
+	if err := out.Finish(err); err != nil {
 		return err
 	}
-	if fs.opts.out != "-" {
-		fmt.Fprintf(e.stderr, "keyguard init: wrote %s: %s%s\n", fs.opts.out, summary, nextStep(reg, fs.opts.out))
+	if fs.Opts.Out != "-" {
+		fmt.Fprintf(e.stderr, "keyguard init: wrote %s: %s%s\n", fs.Opts.Out, summary, nextStep(reg, fs.Opts.Out))
 	}
 	return nil
 }

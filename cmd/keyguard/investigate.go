@@ -7,8 +7,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/keyguard/keyguard/internal/cli"
 	"github.com/keyguard/keyguard/internal/human"
 	"github.com/keyguard/keyguard/internal/investigate"
+	"github.com/keyguard/keyguard/registry"
 )
 
 // runInvestigate walks the chain of an overwritten key: find the keys
@@ -20,10 +22,10 @@ func runInvestigate(ctx context.Context, e *env, args []string) error {
 			"  keyguard investigate --redis redis://10.0.0.1:7000 --cluster --key promo:sku:1001 --monitor 10s\n"+
 			"  keyguard investigate --match 'promo:sku:*' --monitor 5s --max-lines 20000 --format json --out evidence.json\n"+
 			"  keyguard investigate --id 1001 --notify --enable-notify   # where MONITOR is not allowed: timing without identity")
-	fs.registryFlag(e)
-	fs.redisFlags(e)
-	fs.outputFlags("text", "json")
-	fs.failOnFlag()
+	fs.RegistryFlag(e.cli())
+	redisFlags(fs, e)
+	fs.OutputFlags("text", "json")
+	fs.FailOnFlag()
 	var o investigate.Options
 	fs.StringVar(&o.ID, "id", "", "an entity `ID`: every key that holds it as a whole segment")
 	fs.StringVar(&o.Key, "key", "", "one `key`")
@@ -37,18 +39,18 @@ func runInvestigate(ctx context.Context, e *env, args []string) error {
 	fs.BoolVar(&o.Notify, "notify", false, "listen to keyspace notifications as long as --watch (10s when it is 0): timing and kinds of writes, no client identity")
 	fs.BoolVar(&o.EnableNotify, "enable-notify", false, "with --notify: turn notify-keyspace-events on where it is off, and restore it afterwards")
 	fs.BoolVar(&o.ShowValues, "show-values", false, "show values, cut, in the report (hidden by default: keys may hold personal data)")
-	pos, err := fs.parse(args)
+	pos, err := fs.Parse(args)
 	if err != nil {
 		return err
 	}
 	if err := investigateUsage(fs, &o, pos, *maxBytes); err != nil {
 		return err
 	}
-	reg, err := fs.loadRegistry()
+	reg, err := fs.LoadRegistry()
 	if err != nil {
 		return err
 	}
-	target, err := fs.redisTarget()
+	target, err := targetFlag(fs)
 	if err != nil {
 		return err
 	}
@@ -58,24 +60,24 @@ func runInvestigate(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer rdb.Close()
-	o.Display, o.Registry = target.display, fs.opts.registry
+	o.Display, o.Registry = target.display, fs.Opts.Registry
 	if d := max(o.Watch, o.Monitor); d > 0 {
-		fmt.Fprintf(e.stderr, "keyguard investigate: watching for %s%s…\n", formatDuration(d), investigateMonitorNote(o.Monitor))
+		fmt.Fprintf(e.stderr, "keyguard investigate: watching for %s%s…\n", registry.FormatDuration(d), investigateMonitorNote(o.Monitor))
 	}
 	rep, err := investigate.Run(ctx, reg, rdb, o)
 	if err != nil {
 		return err
 	}
-	out, err := fs.openOutput(e)
+	out, err := fs.OpenOutput(e.cli())
 	if err != nil {
 		return err
 	}
-	if fs.opts.format == "json" {
+	if fs.Opts.Format == "json" {
 		err = rep.WriteJSON(out)
 	} else {
 		err = rep.WriteText(out)
 	}
-	err = out.finish(err)
+	err = out.Finish(err)
 	if err != nil {
 		return err
 	}
@@ -92,21 +94,21 @@ func runInvestigate(ctx context.Context, e *env, args []string) error {
 		}
 		return fmt.Errorf("investigation incomplete: not observed: %s; run it again once the server answers", strings.Join(spans, "; "))
 	}
-	return verdict(rep.Findings, fs.threshold())
+	return verdict(rep.Findings, fs.Threshold())
 }
 
 func investigateMonitorNote(d time.Duration) string {
 	if d == 0 {
 		return ""
 	}
-	return ", capturing writers with MONITOR for " + formatDuration(d) + " (it costs the server throughput meanwhile)"
+	return ", capturing writers with MONITOR for " + registry.FormatDuration(d) + " (it costs the server throughput meanwhile)"
 }
 
 // investigateUsage checks the target and the capture flags: MONITOR never
 // runs unless --monitor asks for it.
-func investigateUsage(fs *flagSet, o *investigate.Options, pos []string, maxBytes string) error {
+func investigateUsage(fs *cli.FlagSet, o *investigate.Options, pos []string, maxBytes string) error {
 	if len(pos) > 0 {
-		return usagef("investigate takes no arguments; got %q (use --key %s)", pos[0], pos[0])
+		return cli.Usagef("investigate takes no arguments; got %q (use --key %s)", pos[0], pos[0])
 	}
 	n := 0
 	for _, s := range []string{o.ID, o.Key, o.Match} {
@@ -115,23 +117,23 @@ func investigateUsage(fs *flagSet, o *investigate.Options, pos []string, maxByte
 		}
 	}
 	if n != 1 {
-		return usagef("give exactly one of --id ID, --key KEY or --match PATTERN")
+		return cli.Usagef("give exactly one of --id ID, --key KEY or --match PATTERN")
 	}
 	b, err := human.ParseBytes(maxBytes)
 	if err != nil {
-		return usagef("--max-bytes: %v", err)
+		return cli.Usagef("--max-bytes: %v", err)
 	}
 	o.MaxBytes = b
-	if o.Monitor <= 0 && (fs.isSet("max-lines") || fs.isSet("max-bytes")) {
-		return usagef("--max-lines and --max-bytes bound a MONITOR capture, which runs only with --monitor DURATION: MONITOR makes the server copy every command to keyguard and costs it throughput (often tens of percent on a busy server) while it runs")
+	if o.Monitor <= 0 && (fs.IsSet("max-lines") || fs.IsSet("max-bytes")) {
+		return cli.Usagef("--max-lines and --max-bytes bound a MONITOR capture, which runs only with --monitor DURATION: MONITOR makes the server copy every command to keyguard and costs it throughput (often tens of percent on a busy server) while it runs")
 	}
 	switch {
 	case o.Monitor < 0, o.Watch < 0, o.MaxKeys <= 0, o.MaxLines <= 0:
-		return usagef("--monitor, --watch, --max-keys and --max-lines must be positive")
+		return cli.Usagef("--monitor, --watch, --max-keys and --max-lines must be positive")
 	case o.EnableNotify && !o.Notify:
-		return usagef("--enable-notify goes with --notify")
+		return cli.Usagef("--enable-notify goes with --notify")
 	case o.WatchEvery < 10*time.Millisecond:
-		return usagef("--watch-every %s: sample at most every 10ms", o.WatchEvery)
+		return cli.Usagef("--watch-every %s: sample at most every 10ms", o.WatchEvery)
 	}
 	return nil
 }

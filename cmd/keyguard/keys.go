@@ -6,13 +6,14 @@ import (
 	"strings"
 
 	"github.com/keyguard/keyguard/internal/audit/report"
+	"github.com/keyguard/keyguard/internal/cli"
 )
 
 // keysFlags are --keys and --keys-format of the audits: every key read,
 // one row each, besides the report.
 type keysFlags struct{ path, format string }
 
-func (fs *flagSet) keysFlags() *keysFlags {
+func newKeysFlags(fs *cli.FlagSet) *keysFlags {
 	k := &keysFlags{}
 	fs.StringVar(&k.path, "keys", "", "also write every key read, one row each (db, key, type, encoding, bytes, elements, TTL, template or family, owner), to `FILE`")
 	fs.StringVar(&k.format, "keys-format", "", "`FORMAT` of --keys: csv|jsonl (default: jsonl for a .jsonl, .ndjson or .json file, else csv)")
@@ -30,12 +31,12 @@ func (k *keysFlags) check() error {
 			return nil
 		}
 	}
-	return usagef("--keys-format %q: use csv or jsonl", k.format)
+	return cli.Usagef("--keys-format %q: use csv or jsonl", k.format)
 }
 
 // keysOut is an open --keys file.
 type keysOut struct {
-	out *output
+	out *cli.Output
 	bw  *bufio.Writer
 	x   *report.KeyExport
 }
@@ -54,16 +55,16 @@ func (k *keysFlags) open(e *env) (*keysOut, error) {
 		}
 	}
 	if k.path == "-" {
-		return nil, usagef("--keys -: the rows would mix with the report on stdout; name a file")
+		return nil, cli.Usagef("--keys -: the rows would mix with the report on stdout; name a file")
 	}
-	out, err := openOutputFlag(e, "--keys", k.path)
+	out, err := cli.OpenOutput(e.cli(), "--keys", k.path)
 	if err != nil {
 		return nil, err
 	}
 	bw := bufio.NewWriterSize(out, 1<<16)
 	x, err := report.NewKeyExport(bw, format)
 	if err != nil {
-		out.close(false)
+		out.Close(false)
 		return nil, err
 	}
 	return &keysOut{out: out, bw: bw, x: x}, nil
@@ -79,7 +80,7 @@ func (k *keysOut) export() *report.KeyExport {
 
 // close commits the file when ok (and every row was written), or
 // removes it.
-func (k *keysOut) close(ok bool) error {
+func (k *keysOut) Close(ok bool) error {
 	if k == nil {
 		return nil
 	}
@@ -88,8 +89,8 @@ func (k *keysOut) close(ok bool) error {
 		err = k.bw.Flush()
 	}
 	if !ok {
-		k.out.close(false)
+		k.out.Close(false)
 		return nil
 	}
-	return k.out.finish(err)
+	return k.out.Finish(err)
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/keyguard/keyguard/finding"
+	"github.com/keyguard/keyguard/internal/cli"
 	"github.com/keyguard/keyguard/internal/human"
 	"github.com/keyguard/keyguard/internal/jsonout"
 	"github.com/keyguard/keyguard/internal/sarif"
@@ -18,34 +19,34 @@ func runLint(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "lint", "lint [--registry FILE] [--format text|json|sarif] [--fail-on SEVERITY] [--out FILE]",
 		"  keyguard lint\n  keyguard lint --registry conf/keyguard.yaml --format json --out lint.json\n  keyguard lint --fail-on warning   # strict CI gate\n"+
 			"  keyguard lint --format sarif -o keyguard.sarif   # code scanning; a file that does not load is a failed run in it")
-	fs.registryFlag(e)
-	fs.outputFlags("text", "json", "sarif")
-	fs.failOnFlag()
+	fs.RegistryFlag(e.cli())
+	fs.OutputFlags("text", "json", "sarif")
+	fs.FailOnFlag()
 	docs := fs.String("docs-url", finding.DefaultDocsBase, "`URL` under which docs/ is published, for the rule links of JSON and SARIF (\"\": links relative to the repository)")
-	pos, err := fs.parse(args)
+	pos, err := fs.Parse(args)
 	if err != nil {
 		return err
 	}
 	if len(pos) > 0 {
-		return usagef("lint takes no arguments; got %q", pos[0])
+		return cli.Usagef("lint takes no arguments; got %q", pos[0])
 	}
-	reg, loadErr := fs.loadRegistry()
-	if loadErr != nil && fs.opts.format == "text" {
+	reg, loadErr := fs.LoadRegistry()
+	if loadErr != nil && fs.Opts.Format == "text" {
 		return loadErr
 	}
-	res := lintResult{file: fs.opts.registry, docs: *docs, loadErr: loadErr}
+	res := lintResult{file: fs.Opts.Registry, docs: *docs, loadErr: loadErr}
 	if loadErr == nil {
 		res.file, res.templates, res.fds = reg.File, len(reg.Entries), reg.Lint()
 	} else {
 		// JSON and SARIF readers get a document either way: the load
 		// errors are its findings. The exit code stays 2.
-		res.fds = loadFindings(fs.opts.registry, loadErr)
+		res.fds = loadFindings(fs.Opts.Registry, loadErr)
 	}
-	out, err := fs.openOutput(e)
+	out, err := fs.OpenOutput(e.cli())
 	if err != nil {
 		return err
 	}
-	switch fs.opts.format {
+	switch fs.Opts.Format {
 	case "json":
 		err = res.writeJSON(out)
 	case "sarif":
@@ -53,13 +54,13 @@ func runLint(ctx context.Context, e *env, args []string) error {
 	default:
 		err = writeLintText(out, res.file, res.templates, res.fds)
 	}
-	if err := out.finish(err); err != nil {
+	if err := out.Finish(err); err != nil {
 		return err
 	}
 	if loadErr != nil {
 		return loadErr
 	}
-	return verdict(res.fds, fs.threshold())
+	return verdict(res.fds, fs.Threshold())
 }
 
 // lintResult is what lint writes: the findings of a registry, or the
@@ -92,11 +93,11 @@ func loadFindings(file string, err error) []finding.Finding {
 	return []finding.Finding{{Rule: finding.Load, Severity: finding.Error, Message: msg, Hint: hint, File: file}}
 }
 
-// verdict is errFindings when a finding reaches the threshold.
+// verdict is cli.ErrFindings when a finding reaches the threshold.
 func verdict(fds []finding.Finding, threshold finding.Severity) error {
 	for _, f := range fds {
 		if f.Severity.AtLeast(threshold) {
-			return errFindings
+			return cli.ErrFindings
 		}
 	}
 	return nil

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/keyguard/keyguard/internal/cli"
 	"github.com/keyguard/keyguard/internal/human"
 	"github.com/redis/go-redis/v9"
 	"github.com/redis/go-redis/v9/logging"
@@ -46,22 +47,6 @@ const (
 	exitFindings = 1 // findings at or above --fail-on
 	exitError    = 2 // usage, configuration or connection error
 )
-
-// errFindings reports that a command found problems at or above the
-// --fail-on threshold; it is not printed.
-var errFindings = errors.New("findings at or above the threshold")
-
-// usageError is a command line that cannot run. A oneLine error says
-// all there is (a misspelt flag and its correction) without pointing to
-// the help.
-type usageError struct {
-	msg     string
-	oneLine bool
-}
-
-func (e *usageError) Error() string { return e.msg }
-
-func usagef(format string, args ...any) error { return &usageError{msg: fmt.Sprintf(format, args...)} }
 
 type command struct {
 	name    string
@@ -134,15 +119,15 @@ func run(ctx context.Context, args []string, e *env) int {
 
 // exitCode is the one place that turns an outcome into an exit code.
 func exitCode(e *env, name string, err error) int {
-	var ue *usageError
+	var ue *cli.UsageError
 	switch {
 	case err == nil:
 		return exitClean
-	case errors.Is(err, errFindings):
+	case errors.Is(err, cli.ErrFindings):
 		return exitFindings
-	case errors.Is(err, errHelp):
+	case errors.Is(err, cli.ErrHelp):
 		return exitClean
-	case errors.As(err, &ue) && ue.oneLine:
+	case errors.As(err, &ue) && ue.OneLine:
 		fmt.Fprintf(e.stderr, "keyguard %s: %v\n", name, err)
 		return exitError
 	case errors.As(err, &ue):
@@ -174,7 +159,7 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	if err != nil {
-		return usagef("the demo is its own command: run it with 'go run github.com/keyguard/keyguard/cmd/keyguard-demo' (or 'go run ./cmd/keyguard-demo' in a checkout)")
+		return cli.Usagef("the demo is its own command: run it with 'go run github.com/keyguard/keyguard/cmd/keyguard-demo' (or 'go run ./cmd/keyguard-demo' in a checkout)")
 	}
 	cmd := exec.CommandContext(ctx, path, args...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = e.stdin, e.stdout, e.stderr

@@ -5,6 +5,7 @@ import (
 
 	"github.com/keyguard/keyguard/internal/audit/inventory"
 	"github.com/keyguard/keyguard/internal/audit/report"
+	"github.com/keyguard/keyguard/internal/cli"
 )
 
 func runMerge(ctx context.Context, e *env, args []string) error {
@@ -17,18 +18,18 @@ different shards, hosts or databases, as if they had been audited
 together: counts add up, capped lists keep the best of all, TTL quantiles
 and mixed-schema come from the pooled sketches and samples. Give the
 registry the reports were made with.`)
-	fs.registryFlag(e)
-	fs.outputFlags(reportFormats...)
-	fs.failOnFlag()
-	view := fs.reportFlags()
-	files, err := fs.parse(args)
+	fs.RegistryFlag(e.cli())
+	fs.OutputFlags(reportFormats...)
+	fs.FailOnFlag()
+	view := newReportFlags(fs)
+	files, err := fs.Parse(args)
 	if err != nil {
 		return err
 	}
 	if len(files) == 0 {
-		return usagef("name the JSON reports to merge (keyguard audit --format json --out FILE writes one)")
+		return cli.Usagef("name the JSON reports to merge (keyguard audit --format json --out FILE writes one)")
 	}
-	reg, err := fs.loadRegistry()
+	reg, err := fs.LoadRegistry()
 	if err != nil {
 		return err
 	}
@@ -37,7 +38,7 @@ registry the reports were made with.`)
 	for _, f := range files {
 		if f == "-" {
 			if stdin++; stdin > 1 {
-				return usagef("only one of the reports can come from stdin (-)")
+				return cli.Usagef("only one of the reports can come from stdin (-)")
 			}
 		}
 		rep, err := readReportFile(e, f)
@@ -46,13 +47,13 @@ registry the reports were made with.`)
 		}
 		reps = append(reps, rep)
 	}
-	out, err := fs.openOutput(e)
+	out, err := fs.OpenOutput(e.cli())
 	if err != nil {
 		return err
 	}
 	rep, err := inventory.MergeReports(reg, reps, files)
 	if err != nil {
-		out.close(false)
+		out.Close(false)
 		return err
 	}
 	covs := make([]*report.Coverage, len(reps))
@@ -61,8 +62,8 @@ registry the reports were made with.`)
 	}
 	rep.Coverage = report.JoinCoverage(covs...)
 	view.sep = reg.Separator
-	if err := writeReport(out, fs.opts.format, rep, *view); err != nil {
+	if err := writeReport(out, fs.Opts.Format, rep, *view); err != nil {
 		return err
 	}
-	return auditVerdict(rep.Summary.BySeverity, fs.threshold())
+	return auditVerdict(rep.Summary.BySeverity, fs.Threshold())
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/keyguard/keyguard/internal/cli"
 	"github.com/keyguard/keyguard/internal/human"
 	"github.com/keyguard/keyguard/internal/migrate"
 	"github.com/keyguard/keyguard/registry"
@@ -27,18 +28,18 @@ Run 'keyguard migrate STEP -h' for a step's flags.`
 // verify, cleanup (package migrate does the work).
 func runMigrate(ctx context.Context, e *env, args []string) error {
 	if len(args) == 0 {
-		return usagef("give a step: plan, copy, verify or cleanup")
+		return cli.Usagef("give a step: plan, copy, verify or cleanup")
 	}
 	switch args[0] {
 	case "-h", "--help", "-help", "help":
 		fmt.Fprintln(e.stdout, migrateUsage)
-		return errHelp
+		return cli.ErrHelp
 	case "plan":
 		return runMigratePlan(ctx, e, args[1:])
 	case "copy", "verify", "cleanup":
 		return runMigrateStep(ctx, e, args[0], args[1:])
 	}
-	return usagef("unknown step %q: use plan, copy, verify or cleanup", args[0])
+	return cli.Usagef("unknown step %q: use plan, copy, verify or cleanup", args[0])
 }
 
 // migrateSelection is the migration a step works on.
@@ -47,7 +48,7 @@ type migrateSelection struct {
 	all              *bool
 }
 
-func selectionFlags(fs *flagSet) migrateSelection {
+func selectionFlags(fs *cli.FlagSet) migrateSelection {
 	return migrateSelection{
 		from:   fs.String("from", "", "the old `TEMPLATE`, as written in the registry (it need not be registered)"),
 		to:     fs.String("to", "", "the new `TEMPLATE`; it must be registered"),
@@ -63,11 +64,11 @@ func (s migrateSelection) plans(reg *registry.Registry) ([]*migrate.Plan, error)
 	}
 	switch {
 	case *s.all && (*s.from != "" || *s.to != ""):
-		return nil, usagef("give --from and --to, or --all-deprecated, not both")
+		return nil, cli.Usagef("give --from and --to, or --all-deprecated, not both")
 	case *s.all:
 		return migrate.Deprecated(reg, opts)
 	case *s.from == "" || *s.to == "":
-		return nil, usagef("give --from OLD_TEMPLATE and --to NEW_TEMPLATE, or --all-deprecated")
+		return nil, cli.Usagef("give --from OLD_TEMPLATE and --to NEW_TEMPLATE, or --all-deprecated")
 	}
 	p, err := migrate.NewPlan(reg, *s.from, *s.to, opts)
 	if err != nil {
@@ -80,19 +81,19 @@ func runMigratePlan(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "migrate plan", "migrate plan (--from OLD --to NEW | --all-deprecated) [--fields F,…] [--redis URL [--cluster] --sample N] [--format text|json]",
 		"  keyguard migrate plan --from 'promo:sku:{skuId:int}' --to 'order:sku:{skuId:int}:settle-preview' --fields couponAmount,promoTotal\n"+
 			"  keyguard migrate plan --all-deprecated --redis redis://127.0.0.1:6379 --sample 10   # real keys as samples (reads only)")
-	fs.registryFlag(e)
-	fs.redisFlags(e)
-	fs.outputFlags("text", "json")
+	fs.RegistryFlag(e.cli())
+	redisFlags(fs, e)
+	fs.OutputFlags("text", "json")
 	sel := selectionFlags(fs)
 	sample := fs.Int("sample", 5, "with --redis, show up to `N` real keys of each old template and their new keys")
-	pos, err := fs.parse(args)
+	pos, err := fs.Parse(args)
 	if err != nil {
 		return err
 	}
 	if len(pos) > 0 {
-		return usagef("migrate plan takes no arguments; got %q", pos[0])
+		return cli.Usagef("migrate plan takes no arguments; got %q", pos[0])
 	}
-	reg, err := fs.loadRegistry()
+	reg, err := fs.LoadRegistry()
 	if err != nil {
 		return err
 	}
@@ -104,8 +105,8 @@ func runMigratePlan(ctx context.Context, e *env, args []string) error {
 	for i, p := range plans {
 		samples[i] = p.ExampleSamples()
 	}
-	if fs.opts.redis != "" {
-		tgt, err := fs.redisTarget()
+	if fs.Opts.Redis != "" {
+		tgt, err := targetFlag(fs)
 		if err != nil {
 			return err
 		}
@@ -120,11 +121,11 @@ func runMigratePlan(ctx context.Context, e *env, args []string) error {
 			}
 		}
 	}
-	out, err := fs.openOutput(e)
+	out, err := fs.OpenOutput(e.cli())
 	if err != nil {
 		return err
 	}
-	if fs.opts.format == "json" {
+	if fs.Opts.Format == "json" {
 		err = migrate.WritePlansJSON(out, plans, samples)
 	} else {
 		for i, p := range plans {
@@ -136,7 +137,7 @@ func runMigratePlan(ctx context.Context, e *env, args []string) error {
 			}
 		}
 	}
-	return out.finish(err)
+	return out.Finish(err)
 }
 
 // migrateExamples are the examples of a step's help.
@@ -157,7 +158,7 @@ func migrateExamples(step string) string {
 }
 
 // stepFlags registers the flags of copy, verify and cleanup.
-func stepFlags(fs *flagSet, step string, opts *migrate.Options, confirm, restore *bool) {
+func stepFlags(fs *cli.FlagSet, step string, opts *migrate.Options, confirm, restore *bool) {
 	fs.Float64Var(&opts.Rate, "rate", 0, "at most `KEYS` per second, all masters together; 0 = no limit")
 	fs.IntVar(&opts.Batch, "batch", 500, "keys per SCAN and per pipeline")
 	fs.StringVar(&opts.Match, "match", "", "only keys matching this SCAN `pattern` (they must still belong to the old template)")
@@ -183,39 +184,39 @@ func stepFlags(fs *flagSet, step string, opts *migrate.Options, confirm, restore
 
 func runMigrateStep(ctx context.Context, e *env, step string, args []string) error {
 	fs := newFlags(e, "migrate "+step, "migrate "+step+" (--from OLD --to NEW | --all-deprecated) --redis URL [--cluster] [flags]", migrateExamples(step))
-	fs.registryFlag(e)
-	fs.redisFlags(e)
-	fs.outputFlags("text", "json")
+	fs.RegistryFlag(e.cli())
+	redisFlags(fs, e)
+	fs.OutputFlags("text", "json")
 	sel := selectionFlags(fs)
 	var opts migrate.Options
 	var confirm, restore bool
 	stepFlags(fs, step, &opts, &confirm, &restore)
-	progressMode := fs.progressFlag()
-	pos, err := fs.parse(args)
+	progressMode := fs.ProgressFlag()
+	pos, err := fs.Parse(args)
 	if err != nil {
 		return err
 	}
 	switch {
 	case len(pos) > 0:
-		return usagef("migrate %s takes no arguments; got %q", step, pos[0])
+		return cli.Usagef("migrate %s takes no arguments; got %q", step, pos[0])
 	case opts.Rate < 0 || opts.Batch <= 0 || opts.MaxKeys < 0 || opts.TTLTolerance < 0 || opts.MaxMismatches < 0:
-		return usagef("--rate, --max-keys, --ttl-tolerance and --max-mismatches cannot be negative, --batch must be positive")
+		return cli.Usagef("--rate, --max-keys, --ttl-tolerance and --max-mismatches cannot be negative, --batch must be positive")
 	case step == "cleanup" && !confirm && !opts.DryRun && restore:
-		return usagef("cleanup --restore writes old keys back: pass --confirm, or --dry-run to count what it would restore")
+		return cli.Usagef("cleanup --restore writes old keys back: pass --confirm, or --dry-run to count what it would restore")
 	case step == "cleanup" && !confirm && !opts.DryRun:
-		return usagef("cleanup deletes old keys: pass --confirm, or --dry-run to count what it would delete")
+		return cli.Usagef("cleanup deletes old keys: pass --confirm, or --dry-run to count what it would delete")
 	case restore && opts.Match != "":
-		return usagef("cleanup --restore takes every tombstone of the migration: drop --match")
+		return cli.Usagef("cleanup --restore takes every tombstone of the migration: drop --match")
 	case step == "cleanup" && opts.Grace <= 0:
-		return usagef("--grace must be positive, such as 1h")
+		return cli.Usagef("--grace must be positive, such as 1h")
 	case opts.MaxKeys > 0 && opts.CursorFile == "":
-		return usagef("--max-keys stops a run to be resumed: give --cursor FILE too")
+		return cli.Usagef("--max-keys stops a run to be resumed: give --cursor FILE too")
 	}
-	prog, err := newProgress(e, *progressMode)
+	prog, err := cli.NewProgress(e.cli(), *progressMode)
 	if err != nil {
 		return err
 	}
-	reg, err := fs.loadRegistry()
+	reg, err := fs.LoadRegistry()
 	if err != nil {
 		return err
 	}
@@ -223,7 +224,7 @@ func runMigrateStep(ctx context.Context, e *env, step string, args []string) err
 	if err != nil {
 		return err
 	}
-	tgt, err := fs.redisTarget()
+	tgt, err := targetFlag(fs)
 	if err != nil {
 		return err
 	}
@@ -233,7 +234,7 @@ func runMigrateStep(ctx context.Context, e *env, step string, args []string) err
 	}
 	defer rdb.Close()
 
-	opts.Progress = func(p migrate.Progress) { prog.show(migrateProgressLine(p), p.Final) }
+	opts.Progress = func(p migrate.Progress) { prog.Show(migrateProgressLine(p), p.Final) }
 	var results []*migrate.Result
 	var runErr error
 	for _, p := range plans {
@@ -257,19 +258,19 @@ func runMigrateStep(ctx context.Context, e *env, step string, args []string) err
 			break
 		}
 	}
-	prog.clear()
+	prog.Clear()
 	if err := writeMigrateResults(e, fs, tgt.display, results); err != nil {
 		return err
 	}
 	return migrateVerdict(e, step, opts, results, runErr)
 }
 
-func writeMigrateResults(e *env, fs *flagSet, target string, results []*migrate.Result) error {
-	out, err := fs.openOutput(e)
+func writeMigrateResults(e *env, fs *cli.FlagSet, target string, results []*migrate.Result) error {
+	out, err := fs.OpenOutput(e.cli())
 	if err != nil {
 		return err
 	}
-	if fs.opts.format == "json" {
+	if fs.Opts.Format == "json" {
 		err = migrate.WriteResultsJSON(out, target, results)
 	} else {
 		for i, r := range results {
@@ -281,7 +282,7 @@ func writeMigrateResults(e *env, fs *flagSet, target string, results []*migrate.
 			}
 		}
 	}
-	return out.finish(err)
+	return out.Finish(err)
 }
 
 // migrateVerdict is the exit: 2 for a run that failed or was interrupted
@@ -303,7 +304,7 @@ func migrateVerdict(e *env, step string, opts migrate.Options, results []*migrat
 	}
 	for _, r := range results {
 		if r.Counts.Mismatched > 0 {
-			return errFindings
+			return cli.ErrFindings
 		}
 	}
 	return nil
@@ -325,5 +326,5 @@ func migrateProgressLine(p migrate.Progress) string {
 		rate = fmt.Sprintf("  %s keys/s", human.Count(int64(float64(p.RunKeys)/s))) // this run's keys: a resumed run's counts hold the earlier runs'
 
 	}
-	return fmt.Sprintf("%s %s %s  %s scanned, %s keys, %s done%s", p.Op, p.From, meter(p.Done), human.Count(c.Scanned), human.Count(c.Keys), human.Count(done), rate)
+	return fmt.Sprintf("%s %s %s  %s scanned, %s keys, %s done%s", p.Op, p.From, cli.Meter(p.Done), human.Count(c.Scanned), human.Count(c.Keys), human.Count(done), rate)
 }

@@ -4,11 +4,12 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
 	"github.com/keyguard/keyguard/hotkey"
+	"github.com/keyguard/keyguard/internal/audit/report"
+	"github.com/keyguard/keyguard/internal/cli"
 	"github.com/keyguard/keyguard/internal/human"
 	"github.com/keyguard/keyguard/internal/jsonout"
 	"github.com/keyguard/keyguard/registry"
@@ -28,10 +29,10 @@ func runPreheat(ctx context.Context, e *env, args []string) error {
 			"  # generate keys region by region\n"+
 			"  keyguard preheat --redis redis://127.0.0.1:6379 --exec ./load.sh \\\n"+
 			"      --template 'goods:hot:area:{area:region}:{sku:int}' --set area=110101,310100 --set sku=@skus.txt")
-	fs.registryFlag(e)
-	fs.redisFlags(e)
-	fs.outputFlags("text", "json")
-	fs.maxLineFlag()
+	fs.RegistryFlag(e.cli())
+	redisFlags(fs, e)
+	fs.OutputFlags("text", "json")
+	fs.MaxLineFlag(report.DefaultMaxKeyLine)
 	var sets setValues
 	var (
 		execCmd     = fs.String("exec", "", "load each key by running `command` with /bin/sh -c: the key is $1 (and $KEYGUARD_KEY), the value its standard output; exit 3 means no data")
@@ -42,34 +43,34 @@ func runPreheat(ctx context.Context, e *env, args []string) error {
 		missing     = fs.Bool("missing", false, "only keys the target does not hold yet")
 		tmpl        = fs.String("template", "", "generate the keys of this registry `template` from --set values, one batch per region")
 		service     = fs.String("service", "keyguard-preheat", "the `name` this run writes as (the registry's owner and writers fields)")
-		prog        = fs.progressFlag()
+		prog        = fs.ProgressFlag()
 	)
 	fs.Var(&sets, "set", "values of a --template placeholder: `NAME=V1,V2` or NAME=@FILE (one per line); repeat per placeholder")
-	pos, err := fs.parse(args)
+	pos, err := fs.Parse(args)
 	if err != nil {
 		return err
 	}
 	switch {
 	case (*execCmd == "") == (*from == ""):
-		return usagef("give one loader: --exec COMMAND or --from-redis URL")
+		return cli.Usagef("give one loader: --exec COMMAND or --from-redis URL")
 	case *tmpl == "" && len(pos) != 1:
-		return usagef("give the keys: a file (one key per line), - for stdin, or --template with --set")
+		return cli.Usagef("give the keys: a file (one key per line), - for stdin, or --template with --set")
 	case *tmpl != "" && len(pos) > 0:
-		return usagef("give the keys one way: a file or --template, not both")
+		return cli.Usagef("give the keys one way: a file or --template, not both")
 	case *tmpl == "" && len(sets) > 0:
-		return usagef("--set goes with --template")
+		return cli.Usagef("--set goes with --template")
 	case *rate < 0 || *conc <= 0:
-		return usagef("--rate must be 0 or more and --concurrency positive")
+		return cli.Usagef("--rate must be 0 or more and --concurrency positive")
 	}
-	reg, err := fs.loadRegistry()
+	reg, err := fs.LoadRegistry()
 	if err != nil {
 		return err
 	}
-	batches, err := preheatBatches(ctx, e, reg, *tmpl, sets, pos, int64(fs.opts.maxLineBytes))
+	batches, err := preheatBatches(ctx, e, reg, *tmpl, sets, pos, int64(fs.Opts.MaxLineBytes))
 	if err != nil {
 		return err
 	}
-	target, err := fs.redisTarget()
+	target, err := targetFlag(fs)
 	if err != nil {
 		return err
 	}
@@ -88,13 +89,13 @@ func runPreheat(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer c.Close()
-	bar, err := newProgress(e, *prog)
+	bar, err := cli.NewProgress(e.cli(), *prog)
 	if err != nil {
 		return err
 	}
 	res, runErr := c.Preheat(ctx, batches, load, hotkey.PreheatOptions{Rate: *rate, Concurrency: *conc, Missing: *missing,
-		Progress: func(p hotkey.PreheatProgress) { bar.show(preheatLine(p), p.Done == p.Total) }})
-	bar.clear()
+		Progress: func(p hotkey.PreheatProgress) { bar.Show(preheatLine(p), p.Done == p.Total) }})
+	bar.Clear()
 	err = writePreheat(fs, e, target.display, source, res)
 	switch {
 	case runErr != nil:
@@ -102,7 +103,7 @@ func runPreheat(ctx context.Context, e *env, args []string) error {
 	case err != nil:
 		return err
 	case res.Failed > 0:
-		return errFindings
+		return cli.ErrFindings
 	}
 	return nil
 }
@@ -111,7 +112,7 @@ func runPreheat(ctx context.Context, e *env, args []string) error {
 // one batch per region, or one batch from a file or stdin.
 func preheatBatches(ctx context.Context, e *env, reg *registry.Registry, tmpl string, sets setValues, pos []string, maxLine int64) ([]hotkey.Batch, error) {
 	if tmpl == "" {
-		keys, err := readKeyList(ctx, e, pos[0], maxLine)
+		keys, err := cli.ReadKeyList(ctx, e.cli(), pos[0], maxLine)
 		if err != nil {
 			return nil, err
 		}
@@ -119,7 +120,7 @@ func preheatBatches(ctx context.Context, e *env, reg *registry.Registry, tmpl st
 	}
 	ent := reg.EntryByKey(tmpl)
 	if ent == nil {
-		return nil, usagef("--template %q is not a template of %s (write it as the registry does)", tmpl, reg.File)
+		return nil, cli.Usagef("--template %q is not a template of %s (write it as the registry does)", tmpl, reg.File)
 	}
 	values, err := sets.values(ctx, e, maxLine)
 	if err != nil {
@@ -127,7 +128,7 @@ func preheatBatches(ctx context.Context, e *env, reg *registry.Registry, tmpl st
 	}
 	batches, err := hotkey.Expand(reg, ent, values)
 	if err != nil {
-		return nil, usagef("%v (--set NAME=V1,V2 or NAME=@FILE for each placeholder)", err)
+		return nil, cli.Usagef("%v (--set NAME=V1,V2 or NAME=@FILE for each placeholder)", err)
 	}
 	return batches, nil
 }
@@ -168,7 +169,7 @@ func (s setValues) values(ctx context.Context, e *env, maxLine int64) (map[strin
 	for _, v := range s {
 		name, list, _ := strings.Cut(v, "=")
 		if file, ok := strings.CutPrefix(list, "@"); ok {
-			keys, err := readKeyList(ctx, e, file, maxLine)
+			keys, err := cli.ReadKeyList(ctx, e.cli(), file, maxLine)
 			if err != nil {
 				return nil, fmt.Errorf("--set %s: %w", name, err)
 			}
@@ -184,32 +185,12 @@ func (s setValues) values(ctx context.Context, e *env, maxLine int64) (map[strin
 	return out, nil
 }
 
-// readKeyList reads one item per line from path (- for stdin), skipping
-// blank lines and a trailing CR; a line over maxLine bytes is refused by
-// its number.
-func readKeyList(ctx context.Context, e *env, path string, maxLine int64) ([]string, error) {
-	var r io.Reader = e.stdin
-	if path != "-" {
-		f, err := os.Open(path)
-		if err != nil {
-			return nil, err
-		}
-		defer f.Close()
-		r = f
-	}
-	var keys []string
-	if err := readKeys(ctx, r, '\n', maxLine, func(k string) { keys = append(keys, k) }); err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	return keys, nil
-}
-
 func preheatLine(p hotkey.PreheatProgress) string {
 	frac := 1.0
 	if p.Total > 0 {
 		frac = float64(p.Done) / float64(p.Total)
 	}
-	s := fmt.Sprintf("%s %s/%s keys", meter(frac), human.Count(int64(p.Done)), human.Count(int64(p.Total)))
+	s := fmt.Sprintf("%s %s/%s keys", cli.Meter(frac), human.Count(int64(p.Done)), human.Count(int64(p.Total)))
 	if p.Region != "" {
 		s += "  region " + p.Region
 	}
@@ -217,7 +198,7 @@ func preheatLine(p hotkey.PreheatProgress) string {
 		r := float64(p.Done) / secs
 		s += fmt.Sprintf("  %.0f/s", r)
 		if left := p.Total - p.Done; left > 0 && r > 0 {
-			s += "  eta " + formatDuration(time.Duration(float64(left)/r*float64(time.Second)).Round(time.Second))
+			s += "  eta " + registry.FormatDuration(time.Duration(float64(left)/r*float64(time.Second)).Round(time.Second))
 		}
 	}
 	if p.Failed > 0 {
@@ -227,17 +208,17 @@ func preheatLine(p hotkey.PreheatProgress) string {
 }
 
 // writePreheat writes the result to --out in --format.
-func writePreheat(fs *flagSet, e *env, target, source string, res *hotkey.PreheatResult) error {
-	out, err := fs.openOutput(e)
+func writePreheat(fs *cli.FlagSet, e *env, target, source string, res *hotkey.PreheatResult) error {
+	out, err := fs.OpenOutput(e.cli())
 	if err != nil {
 		return err
 	}
-	if fs.opts.format == "json" {
+	if fs.Opts.Format == "json" {
 		err = writePreheatJSON(out, target, source, res)
 	} else {
 		err = writePreheatText(out, target, res)
 	}
-	return out.finish(err)
+	return out.Finish(err)
 }
 
 func writePreheatText(w io.Writer, target string, r *hotkey.PreheatResult) error {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/keyguard/keyguard/internal/audit/report"
 	"github.com/keyguard/keyguard/internal/audit/snapshot"
+	"github.com/keyguard/keyguard/internal/cli"
 	"github.com/keyguard/keyguard/internal/human"
 )
 
@@ -29,55 +30,55 @@ time the snapshot was taken; keys already expired then are left out.
 Exit 2 (after writing the report) when a file is truncated or corrupt:
 the report covers the keys before the damage, has complete: false and
 the byte offset where each file stopped.`)
-	fs.registryFlag(e)
-	fs.outputFlags(reportFormats...)
-	fs.failOnFlag()
+	fs.RegistryFlag(e.cli())
+	fs.OutputFlags(reportFormats...)
+	fs.FailOnFlag()
 	var (
 		match = fs.String("match", "", "report only keys matching this `glob` (Redis SCAN MATCH syntax: * ? [a-z] [^a] \\x)")
 		db    = fs.Int("db", -1, "report only database `N`; -1 every database")
 		agg   aggregateFlags
 	)
-	fs.aggregateFlags(&agg)
-	progressMode := fs.progressFlag()
-	view := fs.reportFlags()
-	keys := fs.keysFlags()
-	files, err := fs.parse(args)
+	addAggregateFlags(fs, &agg)
+	progressMode := fs.ProgressFlag()
+	view := newReportFlags(fs)
+	keys := newKeysFlags(fs)
+	files, err := fs.Parse(args)
 	if err != nil {
 		return err
 	}
 	switch {
 	case len(files) == 0:
-		return usagef("name at least one RDB file (several: the shards of one Cluster; - reads stdin)")
+		return cli.Usagef("name at least one RDB file (several: the shards of one Cluster; - reads stdin)")
 	case *db < -1:
-		return usagef("--db must be a database number (0, 1, ...)")
+		return cli.Usagef("--db must be a database number (0, 1, ...)")
 	case agg.maxFindings < 0, agg.top < 0, view.depth < 0:
-		return usagef("--max-findings, --top and --depth cannot be negative")
+		return cli.Usagef("--max-findings, --top and --depth cannot be negative")
 	}
 	if err := keys.check(); err != nil {
 		return err
 	}
-	prog, err := newProgress(e, *progressMode)
+	prog, err := cli.NewProgress(e.cli(), *progressMode)
 	if err != nil {
 		return err
 	}
-	reg, noReg, err := fs.loadRegistryOrNone(e)
+	reg, noReg, err := fs.LoadRegistryOrNone(e.cli())
 	if err != nil {
 		return err
 	}
-	out, err := fs.openOutput(e)
+	out, err := fs.OpenOutput(e.cli())
 	if err != nil {
 		return err
 	}
 	kout, err := keys.open(e)
 	if err != nil {
-		out.close(false)
+		out.Close(false)
 		return err
 	}
 	ins, err := snapshot.Open(files, e.stdin)
 	defer snapshot.Close(ins)
 	if err != nil {
-		out.close(false)
-		kout.close(false)
+		out.Close(false)
+		kout.Close(false)
 		return err
 	}
 	opts := snapshot.Options{
@@ -90,38 +91,38 @@ the byte offset where each file stopped.`)
 	opts.Inventory.Keys = kout.export()
 	if prog != nil {
 		opts.Progress = func(p snapshot.Progress) {
-			prog.show(rdbProgressLine(p.Read, p.Total, p.Elapsed, p.FilesDone, p.Files), p.Final)
+			prog.Show(rdbProgressLine(p.Read, p.Total, p.Elapsed, p.FilesDone, p.Files), p.Final)
 		}
 	}
 	res, err := snapshot.Run(ctx, reg, ins, opts)
-	prog.clear()
+	prog.Clear()
 	if err != nil {
-		out.close(false)
-		kout.close(false)
+		out.Close(false)
+		kout.Close(false)
 		return err
 	}
-	if err := kout.close(true); err != nil {
-		out.close(false)
+	if err := kout.Close(true); err != nil {
+		out.Close(false)
 		return err
 	}
 	rep := res.Report
 	view.sep = reg.Separator
-	if fs.isSet("top") {
+	if fs.IsSet("top") {
 		view.top = agg.top
 	}
 	if noReg {
-		view.next = initNext(fs.opts.format, fs.opts.out, "rdb "+quoteAll(files))
+		view.next = initNext(fs.Opts.Format, fs.Opts.Out, "rdb "+quoteAll(files))
 	}
-	if err := writeReport(out, fs.opts.format, rep, *view); err != nil {
+	if err := writeReport(out, fs.Opts.Format, rep, *view); err != nil {
 		return err
 	}
-	if noReg && fs.opts.format != "text" {
+	if noReg && fs.Opts.Format != "text" {
 		fmt.Fprintf(e.stderr, "keyguard rdb: no registry (none given, no keyguard.yaml here): key families inferred from the names\nnext: %s\n", view.next)
 	}
 	if !res.Complete {
-		return &rdbIncompleteError{stops: res.Stopped, out: fs.opts.out}
+		return &rdbIncompleteError{stops: res.Stopped, out: fs.Opts.Out}
 	}
-	return auditVerdict(rep.Summary.BySeverity, fs.threshold())
+	return auditVerdict(rep.Summary.BySeverity, fs.Threshold())
 }
 
 // rdbIncompleteError is a run where some file stopped early (truncated,
@@ -158,7 +159,7 @@ func rdbProgressLine(read, total int64, elapsed time.Duration, filesDone, files 
 	const mb = 1 << 20
 	line := fmt.Sprintf("rdb: %.0f MB", float64(read)/mb)
 	if total > 0 {
-		line = fmt.Sprintf("rdb %s %.0f/%.0f MB", meter(float64(read)/float64(total)), float64(read)/mb, float64(total)/mb)
+		line = fmt.Sprintf("rdb %s %.0f/%.0f MB", cli.Meter(float64(read)/float64(total)), float64(read)/mb, float64(total)/mb)
 	}
 	if elapsed > 0 {
 		rate := float64(read) / elapsed.Seconds()

@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/keyguard/keyguard/internal/cli"
 	"github.com/keyguard/keyguard/internal/topology"
 	"github.com/redis/go-redis/v9"
 	"github.com/redis/go-redis/v9/maintnotifications"
@@ -31,11 +32,11 @@ type redisTarget struct {
 }
 
 // redisTarget parses --redis (env KEYGUARD_REDIS) and --cluster.
-func (fs *flagSet) redisTarget() (*redisTarget, error) {
-	if fs.opts.redis == "" {
-		return nil, usagef("--redis URL is required (or set KEYGUARD_REDIS), e.g. --redis redis://127.0.0.1:6379")
+func targetFlag(fs *cli.FlagSet) (*redisTarget, error) {
+	if fs.Opts.Redis == "" {
+		return nil, cli.Usagef("--redis URL is required (or set KEYGUARD_REDIS), e.g. --redis redis://127.0.0.1:6379")
 	}
-	return parseRedisURL(fs.opts.redis, fs.opts.cluster)
+	return parseRedisURL(fs.Opts.Redis, fs.Opts.Cluster)
 }
 
 // parseRedisURL is parseRedisFlag for --redis and --cluster.
@@ -61,17 +62,17 @@ func parseRedisFlag(raw string, cluster bool, flag, clusterFlag string) (*redisT
 	}
 	scheme, rest, _ := strings.Cut(s, "://")
 	if scheme != "redis" && scheme != "rediss" {
-		return nil, usagef("%s %q: the scheme must be redis:// or rediss:// (TLS)", flag, shown)
+		return nil, cli.Usagef("%s %q: the scheme must be redis:// or rediss:// (TLS)", flag, shown)
 	}
 	var user, pass string
 	if at := strings.LastIndexByte(rest, '@'); at >= 0 {
 		u, p, _ := strings.Cut(rest[:at], ":")
 		var err error
 		if user, err = unescapeCredential(u); err != nil {
-			return nil, usagef("%s %q: the user name %s%s", flag, shown, err.Error(), encodeHint)
+			return nil, cli.Usagef("%s %q: the user name %s%s", flag, shown, err.Error(), encodeHint)
 		}
 		if pass, err = unescapeCredential(p); err != nil {
-			return nil, usagef("%s %q: the password %s%s", flag, shown, err.Error(), encodeHint)
+			return nil, cli.Usagef("%s %q: the password %s%s", flag, shown, err.Error(), encodeHint)
 		}
 		rest = rest[at+1:]
 	}
@@ -92,19 +93,19 @@ func parseRedisFlag(raw string, cluster bool, flag, clusterFlag string) (*redisT
 		addrs = append(addrs, h)
 	}
 	if len(addrs) == 0 {
-		return nil, usagef("%s %q: no host", flag, shown)
+		return nil, cli.Usagef("%s %q: no host", flag, shown)
 	}
 	if len(addrs) > 1 && !cluster {
-		return nil, usagef("%s lists %d hosts: pass %s to use them as Cluster seeds, or give one host", flag, len(addrs), clusterFlag)
+		return nil, cli.Usagef("%s lists %d hosts: pass %s to use them as Cluster seeds, or give one host", flag, len(addrs), clusterFlag)
 	}
 	// No credentials in what the parser sees, so none in its error.
 	opts, err := redis.ParseURL(scheme + "://" + addrs[0] + tail)
 	if err != nil {
-		return nil, usagef("%s %q: %s%s", flag, shown, oneLine(err.Error()), encodeHint)
+		return nil, cli.Usagef("%s %q: %s%s", flag, shown, oneLine(err.Error()), encodeHint)
 	}
 	opts.Username, opts.Password = user, pass
 	if cluster && opts.DB != 0 {
-		return nil, usagef("%s %q: a Redis Cluster has only database 0", flag, shown)
+		return nil, cli.Usagef("%s %q: a Redis Cluster has only database 0", flag, shown)
 	}
 	display := scheme + "://"
 	if user != "" {

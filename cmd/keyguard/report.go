@@ -1,11 +1,10 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 
-	"github.com/keyguard/keyguard/finding"
 	"github.com/keyguard/keyguard/internal/audit/report"
+	"github.com/keyguard/keyguard/internal/cli"
 )
 
 // reportFormats are the --format values of the commands that print an
@@ -25,7 +24,7 @@ type reportView struct {
 // writeReport renders rep in format (one of reportFormats) to out, then
 // commits out: an --out file is renamed into place only when the whole
 // report was written, and removed otherwise.
-func writeReport(out *output, format string, rep *report.Report, v reportView) error {
+func writeReport(out *cli.Output, format string, rep *report.Report, v reportView) error {
 	if v.depth > 0 {
 		rep.Prefixes = report.PrefixTree(rep.Groups, v.sep, v.depth)
 	}
@@ -45,31 +44,17 @@ func writeReport(out *output, format string, rep *report.Report, v reportView) e
 	default:
 		err = fmt.Errorf("unknown report format %q (use text, json, csv or html)", format)
 	}
-	if err := out.finish(err); err != nil {
+	if err := out.Finish(err); err != nil {
 		return fmt.Errorf("write the report: %w", err)
 	}
 	return nil
 }
 
 // reportFlags registers the flags every report-writing command shares.
-func (fs *flagSet) reportFlags() *reportView {
+func newReportFlags(fs *cli.FlagSet) *reportView {
 	v := &reportView{}
 	fs.IntVar(&v.depth, "depth", report.DefaultPrefixDepth, "memory by key prefix down to `N` segments (0: none)")
 	fs.BoolVar(&v.verbose, "verbose", false, "text: every section in full, not one screen")
-	fs.docsURLFlag(&v.docsURL)
+	fs.DocsURLFlag(&v.docsURL)
 	return v
-}
-
-// isSet reports whether the flag name was given on the command line.
-func (fs *flagSet) isSet(name string) bool {
-	set := false
-	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
-	return set
-}
-
-// docsURLFlag is --docs-url of the commands that write findings: rule
-// links under the published docs rather than a path that exists only in
-// the repository.
-func (fs *flagSet) docsURLFlag(p *string) {
-	fs.StringVar(p, "docs-url", finding.DefaultDocsBase, "`URL` under which docs/ is published, for the rule links of the findings (\"\": links relative to the repository)")
 }

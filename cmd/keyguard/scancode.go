@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/keyguard/keyguard/internal/cli"
 	"github.com/keyguard/keyguard/internal/scancode"
 )
 
@@ -15,32 +16,32 @@ func runScanCode(ctx context.Context, e *env, args []string) error {
 			"  keyguard scan-code --format json --out baseline.json # accept today's findings once...\n"+
 			"  keyguard scan-code --baseline baseline.json          # ...then fail only on new ones\n"+
 			"  keyguard scan-code --suggest >> new-entries.yaml     # registry entries for the keys nobody declared")
-	fs.registryFlag(e)
-	fs.outputFlags("text", "json", "sarif")
-	fs.failOnFlag()
+	fs.RegistryFlag(e.cli())
+	fs.OutputFlags("text", "json", "sarif")
+	fs.FailOnFlag()
 	baseline := fs.String("baseline", "", "a scan-code JSON report (`file`) whose findings are accepted: only new ones are reported")
 	suggest := fs.Bool("suggest", false, "write registry entries for the key templates that match none, instead of the report")
 	langs := fs.String("lang", "", "scan only these languages, a comma-separated `list`: go, java, python, ts (ts covers JavaScript)")
 	tests := fs.Bool("tests", false, "also scan test files (_test.go, src/test/, test_*.py, *.test.ts...)")
 	partial := fs.Bool("allow-partial", false, "report files that could not be analysed (Go packages that do not load, files that do not parse) as a warning instead of failing with exit 2")
 	maxBytes := fs.Int64("max-file-bytes", scancode.DefaultMaxFileBytes, "skip and list source files larger than this many `bytes`")
-	pos, err := fs.parse(args)
+	pos, err := fs.Parse(args)
 	if err != nil {
 		return err
 	}
 	only, err := scancode.ParseLangs(*langs)
 	if err != nil {
-		return usagef("--lang: %v", err)
+		return cli.Usagef("--lang: %v", err)
 	}
 	if len(pos) == 0 {
 		pos = []string{"."}
 	}
-	reg, err := fs.loadRegistry()
+	reg, err := fs.LoadRegistry()
 	if err != nil {
 		return err
 	}
 	if *maxBytes <= 0 {
-		return usagef("--max-file-bytes: want a positive number of bytes, got %d", *maxBytes)
+		return cli.Usagef("--max-file-bytes: want a positive number of bytes, got %d", *maxBytes)
 	}
 	res, err := scancode.Scan(ctx, pos, scancode.Options{Registry: reg, Langs: only, Tests: *tests, MaxFileBytes: *maxBytes})
 	if err != nil {
@@ -54,21 +55,21 @@ func runScanCode(ctx context.Context, e *env, args []string) error {
 		}
 		b.Apply(rep)
 	}
-	out, err := fs.openOutput(e)
+	out, err := fs.OpenOutput(e.cli())
 	if err != nil {
 		return err
 	}
 	switch {
 	case *suggest:
 		err = scancode.WriteSuggestions(out, scancode.Suggest(reg, rep.Findings))
-	case fs.opts.format == "json":
+	case fs.Opts.Format == "json":
 		err = rep.WriteJSON(out)
-	case fs.opts.format == "sarif":
+	case fs.Opts.Format == "sarif":
 		err = rep.WriteSARIF(out, moduleVersion())
 	default:
 		err = rep.WriteText(out)
 	}
-	err = out.finish(err)
+	err = out.Finish(err)
 	if err != nil {
 		return err
 	}
@@ -89,8 +90,8 @@ func runScanCode(ctx context.Context, e *env, args []string) error {
 	if *suggest {
 		return nil
 	}
-	if w, ok := rep.Worst(); ok && w.AtLeast(fs.threshold()) {
-		return errFindings
+	if w, ok := rep.Worst(); ok && w.AtLeast(fs.Threshold()) {
+		return cli.ErrFindings
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/keyguard/keyguard/hotkey"
+	"github.com/keyguard/keyguard/internal/cli"
 	"github.com/keyguard/keyguard/internal/dashboard"
 	"github.com/keyguard/keyguard/redishook"
 	"github.com/keyguard/keyguard/registry"
@@ -28,8 +29,8 @@ func runServe(ctx context.Context, e *env, args []string) error {
 Pages at http://LISTEN/, the last report at /api/report.json, Prometheus
 metrics at /metrics, health at /healthz. Audits run on their own schedule,
 never on a scrape. docs/serve.md has the metrics and alert rules.`)
-	fs.registryFlag(e)
-	fs.redisFlags(e)
+	fs.RegistryFlag(e.cli())
+	redisFlags(fs, e)
 	var (
 		listen     = fs.String("listen", "127.0.0.1:8080", "serve on `host:port`; one other machines reach needs --auth-token, --basic-auth or --insecure-public")
 		interval   = fs.Duration("interval", dashboard.DefaultInterval, "time between two audit starts")
@@ -44,22 +45,22 @@ never on a scrape. docs/serve.md has the metrics and alert rules.`)
 		hotWin     = fs.Duration("hotkeys-window", hotkey.DefaultReportTTL, "SDK hot-key reports younger than this count")
 		docsURL    string
 	)
-	fs.docsURLFlag(&docsURL)
-	walk := fs.walkFlags()
-	pos, err := fs.parse(args)
+	fs.DocsURLFlag(&docsURL)
+	walk := newWalkFlags(fs)
+	pos, err := fs.Parse(args)
 	if err != nil {
 		return err
 	}
 	if len(pos) > 0 {
-		return usagef("serve takes no arguments; got %q", pos[0])
+		return cli.Usagef("serve takes no arguments; got %q", pos[0])
 	}
 	switch {
 	case *interval <= 0:
-		return usagef("--interval must be positive, such as 10m")
+		return cli.Usagef("--interval must be positive, such as 10m")
 	case *history <= 0:
-		return usagef("--history must be positive")
+		return cli.Usagef("--history must be positive")
 	case *timeout < 0, *writersWin <= 0, *hotWin <= 0:
-		return usagef("--audit-timeout cannot be negative; the windows must be positive")
+		return cli.Usagef("--audit-timeout cannot be negative; the windows must be positive")
 	}
 	if err := walk.check(); err != nil {
 		return err
@@ -72,17 +73,17 @@ never on a scrape. docs/serve.md has the metrics and alert rules.`)
 	}
 	if *basic != "" {
 		if access.User, access.Password, err = dashboard.ParseBasicAuth(*basic); err != nil {
-			return usagef("--basic-auth: %v", err)
+			return cli.Usagef("--basic-auth: %v", err)
 		}
 	}
 	if err := dashboard.CheckListen(*listen, access, *insecure); err != nil {
-		return usagef("%v", err)
+		return cli.Usagef("%v", err)
 	}
-	reg, err := fs.loadRegistry()
+	reg, err := fs.LoadRegistry()
 	if err != nil {
 		return err
 	}
-	tgt, err := fs.redisTarget()
+	tgt, err := targetFlag(fs)
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"github.com/keyguard/keyguard/internal/cli"
 	"github.com/keyguard/keyguard/internal/jsonout"
 )
 
@@ -76,23 +77,23 @@ func (v versionInfo) writeText(w io.Writer) error {
 func runVersion(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "version", "version [--format text|json]",
 		"  keyguard version\n  keyguard --version\n  keyguard version --format json | jq -r .revision")
-	fs.outputFlags("text", "json")
-	pos, err := fs.parse(args)
+	fs.OutputFlags("text", "json")
+	pos, err := fs.Parse(args)
 	if err != nil {
 		return err
 	}
 	if len(pos) > 0 {
-		return usagef("version takes no arguments; got %q", pos[0])
+		return cli.Usagef("version takes no arguments; got %q", pos[0])
 	}
 	v := buildVersion(debug.ReadBuildInfo())
-	out, err := fs.openOutput(e)
+	out, err := fs.OpenOutput(e.cli())
 	if err != nil {
 		return err
 	}
-	if fs.opts.format == "json" {
+	if fs.Opts.Format == "json" {
 		err = jsonout.Write(out, v)
 	} else {
 		err = v.writeText(out)
 	}
-	return out.finish(err)
+	return out.Finish(err)
 }

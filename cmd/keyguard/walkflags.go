@@ -5,6 +5,7 @@ import (
 
 	"github.com/keyguard/keyguard/internal/audit/inventory"
 	"github.com/keyguard/keyguard/internal/audit/live"
+	"github.com/keyguard/keyguard/internal/cli"
 )
 
 // aggregateFlags are the flags of the aggregation, shared by the live
@@ -14,7 +15,7 @@ type aggregateFlags struct {
 	fields           bool
 }
 
-func (fs *flagSet) aggregateFlags(a *aggregateFlags) {
+func addAggregateFlags(fs *cli.FlagSet, a *aggregateFlags) {
 	fs.IntVar(&a.maxFindings, "max-findings", inventory.DefaultMaxFindings, "findings listed per rule; the report counts the rest")
 	fs.IntVar(&a.top, "top", inventory.DefaultTopKeys, "largest keys listed")
 	fs.BoolVar(&a.fields, "fields", true, "read the field names of every hash and JSON value (the schema and mixed-schema rules); --fields=false skips them: faster, those rules unchecked")
@@ -58,9 +59,9 @@ func (f *replicasFlag) Set(v string) error {
 
 func (f *replicasFlag) IsBoolFlag() bool { return true }
 
-func (fs *flagSet) walkFlags() *walkFlags {
+func newWalkFlags(fs *cli.FlagSet) *walkFlags {
 	w := &walkFlags{}
-	fs.aggregateFlags(&w.aggregateFlags)
+	addAggregateFlags(fs, &w.aggregateFlags)
 	fs.IntVar(&w.count, "count", live.DefaultCount, "SCAN COUNT: keys asked for per batch")
 	fs.StringVar(&w.match, "match", "", "audit only keys matching this SCAN `pattern` (glob)")
 	fs.IntVar(&w.memSamples, "memory-samples", live.DefaultMemorySamples, "MEMORY USAGE SAMPLES for collections; 0 = every element (exact, slow on big keys)")
@@ -75,11 +76,11 @@ func (fs *flagSet) walkFlags() *walkFlags {
 func (w *walkFlags) check() error {
 	switch {
 	case w.count <= 0:
-		return usagef("--count must be positive")
+		return cli.Usagef("--count must be positive")
 	case w.memSamples < 0:
-		return usagef("--memory-samples must be 0 (exact) or positive")
+		return cli.Usagef("--memory-samples must be 0 (exact) or positive")
 	case w.sample < 0, w.rate < 0, w.maxFindings < 0, w.top < 0:
-		return usagef("--sample, --rate, --max-findings and --top cannot be negative")
+		return cli.Usagef("--sample, --rate, --max-findings and --top cannot be negative")
 	}
 	return nil
 }
@@ -89,7 +90,7 @@ func (w *walkFlags) target(tgt *redisTarget) (live.Target, error) {
 	conn := auditConn(tgt.opts)
 	if w.db >= 0 {
 		if tgt.cluster && w.db != 0 {
-			return live.Target{}, usagef("--db %d: a Redis Cluster has only database 0", w.db)
+			return live.Target{}, cli.Usagef("--db %d: a Redis Cluster has only database 0", w.db)
 		}
 		conn.DB = w.db
 	} else if !tgt.dbSet && !tgt.cluster {

@@ -11,6 +11,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/keyguard/keyguard/finding"
+	"github.com/keyguard/keyguard/internal/cli"
 	"github.com/keyguard/keyguard/internal/jsonout"
 	"github.com/keyguard/keyguard/redishook"
 	"github.com/keyguard/keyguard/registry"
@@ -28,26 +29,26 @@ func runWriters(ctx context.Context, e *env, args []string) error {
 			"  keyguard writers --redis redis://10.0.0.1:7000,10.0.0.2:7000 --cluster --window 1h --format json\n"+
 			"  # cron: page when a service writes a template it does not own, or when nothing records at all\n"+
 			"  keyguard writers --redis \"$KEYGUARD_REDIS\" --fail-on warning >/dev/null || page-oncall")
-	fs.registryFlag(e)
-	fs.redisFlags(e)
-	fs.outputFlags("text", "json")
-	fs.failOnFlag()
+	fs.RegistryFlag(e.cli())
+	redisFlags(fs, e)
+	fs.OutputFlags("text", "json")
+	fs.FailOnFlag()
 	window := fs.Duration("window", redishook.DefaultWindow, "how far back to look (records are kept 24h by default): 1h, 7d")
-	pos, err := fs.parse(args)
+	pos, err := fs.Parse(args)
 	if err != nil {
 		return err
 	}
 	if len(pos) > 0 {
-		return usagef("writers takes no arguments; got %q", pos[0])
+		return cli.Usagef("writers takes no arguments; got %q", pos[0])
 	}
 	if *window <= 0 {
-		return usagef("--window %v: give a positive duration such as 24h", *window)
+		return cli.Usagef("--window %v: give a positive duration such as 24h", *window)
 	}
-	reg, err := fs.loadRegistry()
+	reg, err := fs.LoadRegistry()
 	if err != nil {
 		return err
 	}
-	target, err := fs.redisTarget()
+	target, err := targetFlag(fs)
 	if err != nil {
 		return err
 	}
@@ -67,23 +68,23 @@ func runWriters(ctx context.Context, e *env, args []string) error {
 		return writersError(ctx, target, err)
 	}
 	w.target, w.window, w.now = target.display, *window, now
-	out, err := fs.openOutput(e)
+	out, err := fs.OpenOutput(e.cli())
 	if err != nil {
 		return err
 	}
 	for _, warn := range w.warnings() {
 		fmt.Fprintf(e.stderr, "keyguard writers: warning: %s\n", warn)
 	}
-	if fs.opts.format == "json" {
+	if fs.Opts.Format == "json" {
 		err = w.writeJSON(out)
 	} else {
 		err = w.writeText(out)
 	}
-	if err := out.finish(err); err != nil {
+	if err := out.Finish(err); err != nil {
 		return err
 	}
-	if w.failed(fs.threshold()) {
-		return errFindings
+	if w.failed(fs.Threshold()) {
+		return cli.ErrFindings
 	}
 	return nil
 }
@@ -152,7 +153,7 @@ func (w *writers) warnings() []string {
 		return []string{fmt.Sprintf("no writer records at all on %s: the services' SDK may not be recording, or records to another server or database; %s", w.target, how)}
 	}
 	return []string{fmt.Sprintf("no writes recorded in the last %s on %s, though %d templates have older records: the services may have stopped recording; %s",
-		formatDuration(w.window), w.target, w.indexed, how)}
+		registry.FormatDuration(w.window), w.target, w.indexed, how)}
 }
 
 // failed reports whether something in the records reaches threshold.
@@ -198,7 +199,7 @@ func (w *writers) writeText(out io.Writer) error {
 		}
 	}
 	_, err := fmt.Fprintf(out, "%s written in the last %s: %d with a writer the registry does not allow, %d shared by allowed writers\n",
-		plural(len(w.tws), "template"), formatDuration(w.window), violations, multi)
+		plural(len(w.tws), "template"), registry.FormatDuration(w.window), violations, multi)
 	if violations > 0 {
 		fmt.Fprintln(out, "\tTry: move the foreign writer to a template it owns, or list it in the template's writers if the sharing is intended")
 	}
@@ -228,7 +229,7 @@ func (w *writers) writeJSON(out io.Writer) error {
 		Indexed    int64      `json:"templates_recorded"`
 		Warnings   []string   `json:"warnings"`
 		Templates  []template `json:"templates"`
-	}{Target: w.target, Window: formatDuration(w.window), Since: w.now.Add(-w.window).UTC(), Indexed: w.indexed,
+	}{Target: w.target, Window: registry.FormatDuration(w.window), Since: w.now.Add(-w.window).UTC(), Indexed: w.indexed,
 		Warnings: w.warnings(), Templates: []template{}}
 	if doc.Warnings == nil {
 		doc.Warnings = []string{}

@@ -52,6 +52,9 @@ internal/resp < internal/resp/redisopt;
 internal/audit/inventory, internal/resp, internal/jsonkeys, internal/pace, internal/progress < internal/audit/live;
 internal/audit/inventory, internal/rdb, internal/glob, internal/progress < internal/audit/snapshot;
 
+# The command line's conventions (flags, exit errors, output files, progress), pure.
+internal/audit/report, internal/atomicfile, internal/human < internal/cli;
+
 # The other tools.
 registry < internal/acl;
 internal/audit/report, migration, internal/keyslot, internal/atomicfile, internal/pace, internal/progress, internal/jsonout < internal/migrate;
@@ -72,7 +75,7 @@ internal/resp, internal/topology < bench/auditbare;
 NONE < bench/auditgen;
 analyzer < cmd/keylint;
 internal/audit/live, internal/audit/snapshot, internal/acl, internal/codegen, internal/dashboard,
-  internal/hotkeys, internal/investigate, internal/migrate, internal/scancode, internal/sarif, internal/topology < cmd/keyguard;
+  internal/hotkeys, internal/investigate, internal/migrate, internal/scancode, internal/sarif, internal/topology, internal/cli < cmd/keyguard;
 internal/audit/live, internal/demodata, internal/demodata/keys, internal/hotkeys, internal/migrate,
   dualwrite, guard, redishook < cmd/keyguard-demo;
 `
@@ -88,7 +91,7 @@ var (
 		"internal/demodata", "internal/plant", "cmd/"}
 	// pure packages work on data alone: no network, no Redis client.
 	pure = []string{"keytmpl", "registry", "naming", "finding", "keybuild", "migration",
-		"internal/audit/inventory", "internal/audit/report", "internal/audit/snapshot", "internal/rdb",
+		"internal/audit/inventory", "internal/audit/report", "internal/audit/snapshot", "internal/rdb", "internal/cli",
 		"internal/codegen", "internal/acl", "internal/keyshape", "internal/jsonkeys", "internal/glob",
 		"internal/monitor", "internal/swar", "internal/keyslot"}
 )

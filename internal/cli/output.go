@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"errors"
@@ -12,33 +12,33 @@ import (
 	"github.com/keyguard/keyguard/internal/atomicfile"
 )
 
-// output is where a command writes: stdout, or --out written to a
+// Output is where a command writes: stdout, or --out written to a
 // temporary file beside it and renamed into place only on success, so a
 // failed run never leaves half a report. Commands open it before they
 // start their work, so that an --out that cannot be written fails at
 // once rather than after an hour's scan.
-type output struct {
+type Output struct {
 	io.Writer
 	file   *atomicfile.File // nil for stdout and devices
 	device *os.File         // a device or pipe, written in place
 	flag   string           // the flag that named the file, for messages: --out, --keys
 }
 
-func (fs *flagSet) openOutput(e *env) (*output, error) {
-	return openOutputPath(e, fs.opts.out)
+// OpenOutput opens the --out file of fs.
+func (fs *FlagSet) OpenOutput(e *Env) (*Output, error) {
+	return OpenOutput(e, "--out", fs.Opts.Out)
 }
 
-func openOutputPath(e *env, path string) (*output, error) { return openOutputFlag(e, "--out", path) }
-
-// openOutputFlag is openOutputPath for a file named by another flag.
-func openOutputFlag(e *env, flag, path string) (*output, error) {
+// OpenOutput opens path, named by flag (--out, --keys); "" or "-" is
+// stdout.
+func OpenOutput(e *Env, flag, path string) (*Output, error) {
 	if path == "" || path == "-" {
-		return &output{Writer: e.stdout}, nil
+		return &Output{Writer: e.Stdout}, nil
 	}
 	fi, err := os.Stat(path)
 	switch {
 	case err == nil && fi.IsDir():
-		return nil, usagef("%s %s is a directory: name a file in it, e.g. %s %s", flag, path, flag, filepath.Join(path, "report.json"))
+		return nil, Usagef("%s %s is a directory: name a file in it, e.g. %s %s", flag, path, flag, filepath.Join(path, "report.json"))
 	case err == nil && !fi.Mode().IsRegular():
 		// /dev/null, /dev/stdout, a FIFO: renaming a temporary file over
 		// it would replace the device node itself (as root).
@@ -46,13 +46,13 @@ func openOutputFlag(e *env, flag, path string) (*output, error) {
 		if err != nil {
 			return nil, fmt.Errorf("cannot write %s %s: %w", flag, path, errors.Unwrap(err))
 		}
-		return &output{Writer: f, device: f, flag: flag}, nil
+		return &Output{Writer: f, device: f, flag: flag}, nil
 	}
 	f, err := atomicfile.Create(path, 0o600)
 	if err != nil {
 		return nil, outError(flag, path, filepath.Dir(path), err)
 	}
-	return &output{Writer: f, file: f, flag: flag}, nil
+	return &Output{Writer: f, file: f, flag: flag}, nil
 }
 
 // outError says why a file cannot be written without naming the
@@ -71,8 +71,8 @@ func outError(flag, path, dir string, err error) error {
 	return fmt.Errorf("cannot write %s %s: %v", flag, path, err)
 }
 
-// close commits the output when ok, or removes it.
-func (o *output) close(ok bool) error {
+// Close commits the output when ok, or removes it.
+func (o *Output) Close(ok bool) error {
 	switch {
 	case o.device != nil:
 		return o.device.Close()
@@ -88,20 +88,20 @@ func (o *output) close(ok bool) error {
 	return nil
 }
 
-// finish closes o after a command wrote it: committed when err is nil,
+// Finish closes o after a command wrote it: committed when err is nil,
 // removed otherwise. It returns err, or the error of committing.
-func (o *output) finish(err error) error {
-	if cerr := o.close(err == nil); err == nil {
+func (o *Output) Finish(err error) error {
+	if cerr := o.Close(err == nil); err == nil {
 		err = cerr
 	}
 	return err
 }
 
-// keepExisting makes a partial run's output go beside an existing file
+// KeepExisting makes a partial run's output go beside an existing file
 // instead of over it (a complete report of an earlier run must not be
 // replaced by a partial one unannounced). It returns the path the output
 // will be written to ("" for stdout and devices).
-func (o *output) keepExisting() string {
+func (o *Output) KeepExisting() string {
 	if o.file == nil {
 		return ""
 	}

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"fmt"
@@ -13,12 +13,12 @@ import (
 // not a terminal (a cron job's log, a Kubernetes pod's).
 const progressEvery = 10 * time.Second
 
-// progress shows a long run's progress on stderr: a bar redrawn in place
+// Progress shows a long run's progress on stderr: a bar redrawn in place
 // on a terminal, a line every progressEvery elsewhere. --progress
 // auto|always|never: auto is a bar on a terminal and lines elsewhere;
 // always writes lines even on a terminal (for a terminal that is being
 // recorded); never writes nothing.
-type progress struct {
+type Progress struct {
 	w     io.Writer
 	bar   bool
 	mu    sync.Mutex
@@ -28,30 +28,30 @@ type progress struct {
 	now   func() time.Time
 }
 
-// progressFlag registers --progress.
-func (fs *flagSet) progressFlag() *string {
+// ProgressFlag registers --progress.
+func (fs *FlagSet) ProgressFlag() *string {
 	return fs.String("progress", "auto", "progress on stderr: auto (a bar on a terminal, a line every 10s otherwise), always (lines), never")
 }
 
-// newProgress returns the progress of mode, or nil when nothing is to be
+// NewProgress returns the progress of mode, or nil when nothing is to be
 // shown (never); a nil progress ignores every call.
-func newProgress(e *env, mode string) (*progress, error) {
+func NewProgress(e *Env, mode string) (*Progress, error) {
 	switch mode {
 	case "never":
 		return nil, nil
 	case "auto":
-		return &progress{w: e.stderr, bar: isTerminal(e.stderr), now: time.Now}, nil
+		return &Progress{w: e.Stderr, bar: isTerminal(e.Stderr), now: time.Now}, nil
 	case "always":
-		return &progress{w: e.stderr, now: time.Now}, nil
+		return &Progress{w: e.Stderr, now: time.Now}, nil
 	}
-	return nil, usagef("--progress %q: use auto, always or never", mode)
+	return nil, Usagef("--progress %q: use auto, always or never", mode)
 }
 
-// show displays line: redrawn on a terminal; written as a line when
+// Show displays line: redrawn on a terminal; written as a line when
 // progressEvery has passed since the last, and the final line whatever the
 // time once any line was written (a run shorter than progressEvery writes
 // none).
-func (p *progress) show(line string, final bool) {
+func (p *Progress) Show(line string, final bool) {
 	if p == nil {
 		return
 	}
@@ -76,9 +76,9 @@ func (p *progress) show(line string, final bool) {
 	fmt.Fprintf(p.w, "%s %s\n", now.UTC().Format("2006-01-02T15:04:05Z"), line)
 }
 
-// clear removes the bar from the terminal before the command's own
+// Clear removes the bar from the terminal before the command's own
 // messages.
-func (p *progress) clear() {
+func (p *Progress) Clear() {
 	if p == nil {
 		return
 	}
@@ -100,8 +100,8 @@ func isTerminal(w io.Writer) bool {
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
-// meter draws a fraction as "[######..................]  25%".
-func meter(frac float64) string {
+// Meter draws a fraction as "[######..................]  25%".
+func Meter(frac float64) string {
 	const width = 24
 	frac = max(min(frac, 1), 0)
 	fill := int(frac * width)
