@@ -16,6 +16,7 @@ import (
 	"github.com/keyguard/keyguard/internal/audit/report"
 	"github.com/keyguard/keyguard/internal/cli"
 	"github.com/keyguard/keyguard/internal/human"
+	"github.com/keyguard/keyguard/internal/redisconn"
 	"github.com/keyguard/keyguard/registry"
 	"github.com/redis/go-redis/v9"
 )
@@ -82,7 +83,7 @@ cursor per node for --resume.`)
 	opts := walk.options()
 	opts.Inventory.NoRegistry = noReg
 	if *resume != "" {
-		prev, err := readResume(*resume, tgt.display)
+		prev, err := readResume(*resume, tgt.Display)
 		if err != nil {
 			return err
 		}
@@ -114,7 +115,7 @@ cursor per node for --resume.`)
 		if *timeout > 0 && errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			// Not the network's fault: the audit's own time ran out
 			// before it could start.
-			return fmt.Errorf("--timeout %s ran out before the audit of %s could start: --timeout bounds the whole audit, connecting included; give it minutes, not %s", registry.FormatDuration(*timeout), tgt.display, registry.FormatDuration(*timeout))
+			return fmt.Errorf("--timeout %s ran out before the audit of %s could start: --timeout bounds the whole audit, connecting included; give it minutes, not %s", registry.FormatDuration(*timeout), tgt.Display, registry.FormatDuration(*timeout))
 		}
 		return auditError(err, target.Conn.TLS != nil)
 	}
@@ -199,11 +200,11 @@ func (e *incompleteError) Error() string {
 		if node == "" {
 			node = "the Cluster"
 		}
-		parts = append(parts, fmt.Sprintf("%s%s stopped after %s %s: %s", node, db, human.Plural(s.Keys, "key"), where, oneLine(s.Reason)))
+		parts = append(parts, fmt.Sprintf("%s%s stopped after %s %s: %s", node, db, human.Plural(s.Keys, "key"), where, human.OneLine(s.Reason)))
 	}
 	if len(e.stops) == 0 && e.gaps != nil {
 		for _, g := range e.gaps.NotCovered {
-			parts = append(parts, "not covered: "+oneLine(g.String()))
+			parts = append(parts, "not covered: "+human.OneLine(g.String()))
 		}
 	}
 	msg := "audit incomplete: " + strings.Join(parts, "; ")
@@ -243,11 +244,11 @@ func auditError(err error, tlsUsed bool) error {
 	var ce *live.ConnectError
 	if errors.As(err, &ce) {
 		if ce.Auth {
-			return fmt.Errorf("%s refused the credentials (%s): check the user and password in --redis (redis://user:password@host:port)", ce.Addr, oneLine(ce.Err.Error()))
+			return fmt.Errorf("%s refused the credentials (%s): check the user and password in --redis (redis://user:password@host:port)", ce.Addr, human.OneLine(ce.Err.Error()))
 		}
-		return redisError(ce.Addr, tlsUsed, ce.Err, "--redis")
+		return redisconn.Error(ce.Addr, tlsUsed, ce.Err, "--redis")
 	}
-	return errors.New(oneLine(err.Error()))
+	return errors.New(human.OneLine(err.Error()))
 }
 
 // readResume reads the partial report to resume from.

@@ -24,6 +24,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/redis/go-redis/v9/logging"
 
+	"github.com/keyguard/keyguard/internal/redisconn"
 	"github.com/keyguard/keyguard/internal/redistest"
 )
 
@@ -236,11 +237,11 @@ func TestTLSMismatch(t *testing.T) {
 	plain, tlsAddr := tlsRedis(t)
 	ctx := context.Background()
 	connect := func(url string) error {
-		tgt, err := parseRedisURL(url, false)
+		tgt, err := redisconn.ParseURL(url, false)
 		if err != nil {
 			t.Fatal(err)
 		}
-		c, err := connectRedis(ctx, tgt)
+		c, err := redisconn.Connect(ctx, tgt)
 		if err == nil {
 			c.Close()
 		}

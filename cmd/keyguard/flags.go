@@ -2,6 +2,7 @@ package main
 
 import (
 	"github.com/keyguard/keyguard/internal/cli"
+	"github.com/keyguard/keyguard/internal/redisconn"
 )
 
 // newFlags is the flag set of the command name.
@@ -30,5 +31,13 @@ func (v *urlValue) String() string {
 	if v == nil {
 		return ""
 	}
-	return displayURL(string(*v))
+	return redisconn.DisplayURL(string(*v))
+}
+
+// targetFlag parses --redis (env KEYGUARD_REDIS) and --cluster.
+func targetFlag(fs *cli.FlagSet) (*redisconn.Target, error) {
+	if fs.Opts.Redis == "" {
+		return nil, cli.Usagef("--redis URL is required (or set KEYGUARD_REDIS), e.g. --redis redis://127.0.0.1:6379")
+	}
+	return redisconn.ParseURL(fs.Opts.Redis, fs.Opts.Cluster)
 }

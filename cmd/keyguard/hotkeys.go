@@ -11,6 +11,7 @@ import (
 	"github.com/keyguard/keyguard/hotkey"
 	"github.com/keyguard/keyguard/internal/cli"
 	"github.com/keyguard/keyguard/internal/hotkeys"
+	"github.com/keyguard/keyguard/internal/redisconn"
 	"github.com/keyguard/keyguard/registry"
 )
 
@@ -71,7 +72,7 @@ func runHotkeys(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	rdb, err := connectRedis(ctx, target)
+	rdb, err := redisconn.Connect(ctx, target)
 	if err != nil {
 		return err
 	}
@@ -87,7 +88,7 @@ func runHotkeys(ctx context.Context, e *env, args []string) error {
 		if err != nil {
 			return err
 		}
-		lfu, err = hotkeys.WalkLFU(ctx, target.opts, addrs, hotkeys.LFUOptions{Sample: *sample, Rate: *rate, Match: *match})
+		lfu, err = hotkeys.WalkLFU(ctx, target.Opts, addrs, hotkeys.LFUOptions{Sample: *sample, Rate: *rate, Match: *match})
 		switch {
 		case err != nil && ctx.Err() != nil && lfu != nil:
 			// Interrupted: the report lists what was read, each node saying where it stopped.
@@ -104,7 +105,7 @@ func runHotkeys(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 	}
-	rep := hotkeys.BuildReport(reg, reps, lfu, mon, hotkeys.ReportOptions{Target: target.display, Window: *window, MinRate: *minRate, MinFreq: *minFreq, Top: *top})
+	rep := hotkeys.BuildReport(reg, reps, lfu, mon, hotkeys.ReportOptions{Target: target.Display, Window: *window, MinRate: *minRate, MinFreq: *minFreq, Top: *top})
 	out, err := fs.OpenOutput(e.cli())
 	if err != nil {
 		return err
@@ -132,13 +133,13 @@ func runHotkeys(ctx context.Context, e *env, args []string) error {
 }
 
 // monitorMasters runs the MONITOR sample on every master of rdb.
-func monitorMasters(ctx context.Context, e *env, target *redisTarget, rdb redis.UniversalClient, mo hotkeys.MonitorOptions) (*hotkeys.MonitorResult, error) {
+func monitorMasters(ctx context.Context, e *env, target *redisconn.Target, rdb redis.UniversalClient, mo hotkeys.MonitorOptions) (*hotkeys.MonitorResult, error) {
 	addrs, err := hotkeys.MasterAddrs(ctx, rdb)
 	if err != nil {
 		return nil, err
 	}
 	fmt.Fprintf(e.stderr, "keyguard hotkeys: MONITOR on %s for %s, after measuring the throughput without it…\n", plural(len(addrs), "master"), registry.FormatDuration(mo.Duration))
-	mon, err := hotkeys.Monitor(ctx, target.opts, addrs, mo)
+	mon, err := hotkeys.Monitor(ctx, target.Opts, addrs, mo)
 	if err != nil {
 		return nil, fmt.Errorf("%w\n\tTry: MONITOR needs the +monitor ACL permission; without it, rely on the SDK reports", err)
 	}

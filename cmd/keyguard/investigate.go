@@ -10,6 +10,7 @@ import (
 	"github.com/keyguard/keyguard/internal/cli"
 	"github.com/keyguard/keyguard/internal/human"
 	"github.com/keyguard/keyguard/internal/investigate"
+	"github.com/keyguard/keyguard/internal/redisconn"
 	"github.com/keyguard/keyguard/registry"
 )
 
@@ -54,13 +55,13 @@ func runInvestigate(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	target.opts.ClientName = investigate.DefaultSelf // our reads are not a client's
-	rdb, err := connectRedis(ctx, target)
+	target.Opts.ClientName = investigate.DefaultSelf // our reads are not a client's
+	rdb, err := redisconn.Connect(ctx, target)
 	if err != nil {
 		return err
 	}
 	defer rdb.Close()
-	o.Display, o.Registry = target.display, fs.Opts.Registry
+	o.Display, o.Registry = target.Display, fs.Opts.Registry
 	if d := max(o.Watch, o.Monitor); d > 0 {
 		fmt.Fprintf(e.stderr, "keyguard investigate: watching for %s%s…\n", registry.FormatDuration(d), investigateMonitorNote(o.Monitor))
 	}

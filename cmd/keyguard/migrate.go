@@ -10,6 +10,7 @@ import (
 	"github.com/keyguard/keyguard/internal/cli"
 	"github.com/keyguard/keyguard/internal/human"
 	"github.com/keyguard/keyguard/internal/migrate"
+	"github.com/keyguard/keyguard/internal/redisconn"
 	"github.com/keyguard/keyguard/registry"
 )
 
@@ -110,7 +111,7 @@ func runMigratePlan(ctx context.Context, e *env, args []string) error {
 		if err != nil {
 			return err
 		}
-		rdb, err := connectRedis(ctx, tgt)
+		rdb, err := redisconn.Connect(ctx, tgt)
 		if err != nil {
 			return err
 		}
@@ -228,7 +229,7 @@ func runMigrateStep(ctx context.Context, e *env, step string, args []string) err
 	if err != nil {
 		return err
 	}
-	rdb, err := connectRedis(ctx, tgt)
+	rdb, err := redisconn.Connect(ctx, tgt)
 	if err != nil {
 		return err
 	}
@@ -259,7 +260,7 @@ func runMigrateStep(ctx context.Context, e *env, step string, args []string) err
 		}
 	}
 	prog.Clear()
-	if err := writeMigrateResults(e, fs, tgt.display, results); err != nil {
+	if err := writeMigrateResults(e, fs, tgt.Display, results); err != nil {
 		return err
 	}
 	return migrateVerdict(e, step, opts, results, runErr)

@@ -12,6 +12,7 @@ import (
 	"github.com/keyguard/keyguard/internal/cli"
 	"github.com/keyguard/keyguard/internal/human"
 	"github.com/keyguard/keyguard/internal/jsonout"
+	"github.com/keyguard/keyguard/internal/redisconn"
 	"github.com/keyguard/keyguard/registry"
 )
 
@@ -74,7 +75,7 @@ func runPreheat(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	rdb, err := connectRedis(ctx, target)
+	rdb, err := redisconn.Connect(ctx, target)
 	if err != nil {
 		return err
 	}
@@ -96,7 +97,7 @@ func runPreheat(ctx context.Context, e *env, args []string) error {
 	res, runErr := c.Preheat(ctx, batches, load, hotkey.PreheatOptions{Rate: *rate, Concurrency: *conc, Missing: *missing,
 		Progress: func(p hotkey.PreheatProgress) { bar.Show(preheatLine(p), p.Done == p.Total) }})
 	bar.Clear()
-	err = writePreheat(fs, e, target.display, source, res)
+	err = writePreheat(fs, e, target.Display, source, res)
 	switch {
 	case runErr != nil:
 		return runErr
@@ -139,15 +140,15 @@ func preheatLoader(ctx context.Context, reg *registry.Registry, execCmd, from st
 	if from == "" {
 		return hotkey.ExecLoader(execCmd), "command: " + execCmd, func() {}, nil
 	}
-	st, err := parseRedisFlag(from, fromCluster, "--from-redis", "--from-cluster")
+	st, err := redisconn.ParseFlag(from, fromCluster, "--from-redis", "--from-cluster")
 	if err != nil {
 		return nil, "", nil, err
 	}
-	src, err := connectRedis(ctx, st)
+	src, err := redisconn.Connect(ctx, st)
 	if err != nil {
 		return nil, "", nil, fmt.Errorf("--from-redis: %w", err)
 	}
-	return hotkey.RedisLoader(src, reg), "redis: " + st.display, func() { src.Close() }, nil
+	return hotkey.RedisLoader(src, reg), "redis: " + st.Display, func() { src.Close() }, nil
 }
 
 // setValues is the repeated --set NAME=V1,V2 | NAME=@FILE flag.

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/keyguard/keyguard/internal/redisconn"
 )
 
 // secret is the password in every URL of TestNoPasswordInAnyOutput.
@@ -71,7 +73,7 @@ func TestNoPasswordInAnyOutput(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "out")
 			for _, viaEnv := range []bool{false, true} {
 				for _, u := range leakyURLs {
-					_, perr := parseRedisURL(u, false)
+					_, perr := redisconn.ParseURL(u, false)
 					switch {
 					case perr == nil && cmd[0] == "serve":
 						continue // serve would run: TestServeNoPasswordInLogsOrMetrics

@@ -91,7 +91,7 @@ never on a scrape. docs/serve.md has the metrics and alert rules.`)
 	if err != nil {
 		return err
 	}
-	client := tgt.client() // for the SDK's records; not checked now: the server starts even while Redis is down
+	client := tgt.Client() // for the SDK's records; not checked now: the server starts even while Redis is down
 	defer client.Close()
 
 	pr := prometheus.NewRegistry()
@@ -118,6 +118,6 @@ never on a scrape. docs/serve.md has the metrics and alert rules.`)
 	if err != nil {
 		return fmt.Errorf("--listen %s: %w (is another server on that port?)", *listen, err)
 	}
-	fmt.Fprintf(e.stderr, "keyguard serve: http://%s/ auditing %s every %s\n", ln.Addr(), tgt.display, registry.FormatTTL(*interval))
+	fmt.Fprintf(e.stderr, "keyguard serve: http://%s/ auditing %s every %s\n", ln.Addr(), tgt.Display, registry.FormatTTL(*interval))
 	return srv.Run(ctx, ln)
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/keyguard/keyguard/internal/audit/inventory"
 	"github.com/keyguard/keyguard/internal/audit/live"
 	"github.com/keyguard/keyguard/internal/cli"
+	"github.com/keyguard/keyguard/internal/redisconn"
 )
 
 // aggregateFlags are the flags of the aggregation, shared by the live
@@ -86,17 +87,17 @@ func (w *walkFlags) check() error {
 }
 
 // target is the audit's target: the --redis URL with --db applied.
-func (w *walkFlags) target(tgt *redisTarget) (live.Target, error) {
-	conn := auditConn(tgt.opts)
+func (w *walkFlags) target(tgt *redisconn.Target) (live.Target, error) {
+	conn := auditConn(tgt.Opts)
 	if w.db >= 0 {
-		if tgt.cluster && w.db != 0 {
+		if tgt.Cluster && w.db != 0 {
 			return live.Target{}, cli.Usagef("--db %d: a Redis Cluster has only database 0", w.db)
 		}
 		conn.DB = w.db
-	} else if !tgt.dbSet && !tgt.cluster {
+	} else if !tgt.DBSet && !tgt.Cluster {
 		conn.DB = live.AllDBs
 	}
-	return live.Target{Conn: conn, Cluster: tgt.cluster, Seeds: tgt.addrs[1:], Display: tgt.display}, nil
+	return live.Target{Conn: conn, Cluster: tgt.Cluster, Seeds: tgt.Addrs[1:], Display: tgt.Display}, nil
 }
 
 // options are the walk's audit options.

@@ -13,6 +13,7 @@ import (
 	"github.com/keyguard/keyguard/finding"
 	"github.com/keyguard/keyguard/internal/cli"
 	"github.com/keyguard/keyguard/internal/jsonout"
+	"github.com/keyguard/keyguard/internal/redisconn"
 	"github.com/keyguard/keyguard/redishook"
 	"github.com/keyguard/keyguard/registry"
 )
@@ -52,10 +53,10 @@ func runWriters(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	rdb, err := connectRedis(ctx, target)
+	rdb, err := redisconn.Connect(ctx, target)
 	if err != nil {
-		if target.cluster {
-			if msg := clusterTrouble(ctx, target, redishook.RecordIndexKey); msg != "" {
+		if target.Cluster {
+			if msg := redisconn.ClusterTrouble(ctx, target, redishook.RecordIndexKey); msg != "" {
 				return errors.New(msg)
 			}
 		}
@@ -67,7 +68,7 @@ func runWriters(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return writersError(ctx, target, err)
 	}
-	w.target, w.window, w.now = target.display, *window, now
+	w.target, w.window, w.now = target.Display, *window, now
 	out, err := fs.OpenOutput(e.cli())
 	if err != nil {
 		return err
@@ -115,7 +116,7 @@ func readWriters(ctx context.Context, c redis.Cmdable, reg *registry.Registry, s
 // writersError says why the records could not be read: a Cluster node
 // down, a connection lost, a key of another type where the records live,
 // or an ACL user that may not read them.
-func writersError(ctx context.Context, t *redisTarget, err error) error {
+func writersError(ctx context.Context, t *redisconn.Target, err error) error {
 	msg := err.Error()
 	switch {
 	case strings.Contains(msg, "WRONGTYPE"):
@@ -123,12 +124,12 @@ func writersError(ctx context.Context, t *redisTarget, err error) error {
 	case strings.Contains(msg, "NOPERM"):
 		return fmt.Errorf("%w\n\tTry: let the user read the records: ACL SETUSER <user> +hgetall +hlen +zrevrangebyscore ~%s*", err, redishook.RecordPrefix)
 	}
-	if t.cluster {
-		if m := clusterTrouble(ctx, t, redishook.RecordIndexKey); m != "" {
+	if t.Cluster {
+		if m := redisconn.ClusterTrouble(ctx, t, redishook.RecordIndexKey); m != "" {
 			return errors.New(m)
 		}
 	}
-	return t.connError(err)
+	return t.ConnError(err)
 }
 
 // severity of one template's records: error when a writer is not

@@ -54,6 +54,8 @@ internal/audit/inventory, internal/rdb, internal/glob, internal/progress < inter
 
 # The command line's conventions (flags, exit errors, output files, progress), pure.
 internal/audit/report, internal/atomicfile, internal/human < internal/cli;
+# Connections to Redis and why one failed, for every command that talks to it.
+internal/cli, internal/topology < internal/redisconn;
 
 # The other tools.
 registry < internal/acl;
@@ -75,7 +77,7 @@ internal/resp, internal/topology < bench/auditbare;
 NONE < bench/auditgen;
 analyzer < cmd/keylint;
 internal/audit/live, internal/audit/snapshot, internal/acl, internal/codegen, internal/dashboard,
-  internal/hotkeys, internal/investigate, internal/migrate, internal/scancode, internal/sarif, internal/topology, internal/cli < cmd/keyguard;
+  internal/hotkeys, internal/investigate, internal/migrate, internal/scancode, internal/sarif, internal/topology, internal/cli, internal/redisconn < cmd/keyguard;
 internal/audit/live, internal/demodata, internal/demodata/keys, internal/hotkeys, internal/migrate,
   dualwrite, guard, redishook < cmd/keyguard-demo;
 `
@@ -87,7 +89,7 @@ var (
 	sdk = []string{"keytmpl", "registry", "naming", "finding", "keybuild", "guard", "redishook",
 		"ttlpolicy", "hotkey", "hotkey/topk", "dualwrite", "migration", "analyzer", "analyzer/plugin"}
 	tools = []string{"internal/audit/", "internal/rdb", "internal/investigate", "internal/migrate",
-		"internal/hotkeys", "internal/dashboard", "internal/scancode", "internal/acl", "internal/redistest",
+		"internal/hotkeys", "internal/dashboard", "internal/scancode", "internal/acl", "internal/redistest", "internal/redisconn", "internal/cli",
 		"internal/demodata", "internal/plant", "cmd/"}
 	// pure packages work on data alone: no network, no Redis client.
 	pure = []string{"keytmpl", "registry", "naming", "finding", "keybuild", "migration",

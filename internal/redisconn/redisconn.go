@@ -1,4 +1,13 @@
-package main
+// Package redisconn opens the connections of the commands that talk to
+// Redis and says, in one line, why one failed: it parses a --redis URL
+// (never letting the password into a message), connects with a bounded
+// first PING, and diagnoses refused credentials, a TLS/plain mismatch (by
+// asking the port what it speaks) and the Cluster masters that are down
+// (from CLUSTER NODES, through internal/topology).
+//
+// It is the tools' (commands', live audit's) and must not be imported by
+// the SDK.
+package redisconn
 
 import (
 	"context"
@@ -14,37 +23,30 @@ import (
 	"time"
 
 	"github.com/keyguard/keyguard/internal/cli"
+	"github.com/keyguard/keyguard/internal/human"
 	"github.com/keyguard/keyguard/internal/topology"
 	"github.com/redis/go-redis/v9"
 	"github.com/redis/go-redis/v9/maintnotifications"
 )
 
-// redisTarget is a parsed --redis URL: the connection options of its
+// Target is a parsed --redis URL: the connection options of its
 // first host, every host (Cluster seeds with --cluster), and the URL
 // without its password for messages and reports.
-type redisTarget struct {
-	opts    *redis.Options // credentials, TLS, DB, timeouts; Addr is the first host
-	addrs   []string
-	cluster bool
-	display string
-	dbSet   bool   // the URL names a database (/n)
-	flag    string // the flag the URL came from (--redis, --from-redis), for messages
+type Target struct {
+	Opts    *redis.Options // credentials, TLS, DB, timeouts; Addr is the first host
+	Addrs   []string
+	Cluster bool
+	Display string
+	DBSet   bool   // the URL names a database (/n)
+	Flag    string // the flag the URL came from (--redis, --from-redis), for messages
 }
 
-// redisTarget parses --redis (env KEYGUARD_REDIS) and --cluster.
-func targetFlag(fs *cli.FlagSet) (*redisTarget, error) {
-	if fs.Opts.Redis == "" {
-		return nil, cli.Usagef("--redis URL is required (or set KEYGUARD_REDIS), e.g. --redis redis://127.0.0.1:6379")
-	}
-	return parseRedisURL(fs.Opts.Redis, fs.Opts.Cluster)
+// ParseURL is ParseFlag for --redis and --cluster.
+func ParseURL(raw string, cluster bool) (*Target, error) {
+	return ParseFlag(raw, cluster, "--redis", "--cluster")
 }
 
-// parseRedisURL is parseRedisFlag for --redis and --cluster.
-func parseRedisURL(raw string, cluster bool) (*redisTarget, error) {
-	return parseRedisFlag(raw, cluster, "--redis", "--cluster")
-}
-
-// parseRedisFlag reads redis://[user:password@]host[:port][,host[:port]…][/db][?options]
+// ParseFlag reads redis://[user:password@]host[:port][,host[:port]…][/db][?options]
 // (rediss:// for TLS; options as go-redis's ParseURL: dial_timeout,
 // read_timeout …). Several hosts are Cluster seeds and need cluster. A
 // bare host:port is taken as redis://host:port.
@@ -52,10 +54,10 @@ func parseRedisURL(raw string, cluster bool) (*redisTarget, error) {
 // The user and password are split off the raw text and decoded here,
 // before any parser sees the URL: a parser's error quotes the URL it was
 // given, and that must never hold the password. Every message shows the
-// URL through displayURL. Messages name the flags the URL and cluster came
+// URL through DisplayURL. Messages name the flags the URL and cluster came
 // from.
-func parseRedisFlag(raw string, cluster bool, flag, clusterFlag string) (*redisTarget, error) {
-	shown := displayURL(raw)
+func ParseFlag(raw string, cluster bool, flag, clusterFlag string) (*Target, error) {
+	shown := DisplayURL(raw)
 	s := strings.TrimSpace(raw)
 	if !strings.Contains(s, "://") {
 		s = "redis://" + s
@@ -101,7 +103,7 @@ func parseRedisFlag(raw string, cluster bool, flag, clusterFlag string) (*redisT
 	// No credentials in what the parser sees, so none in its error.
 	opts, err := redis.ParseURL(scheme + "://" + addrs[0] + tail)
 	if err != nil {
-		return nil, cli.Usagef("%s %q: %s%s", flag, shown, oneLine(err.Error()), encodeHint)
+		return nil, cli.Usagef("%s %q: %s%s", flag, shown, human.OneLine(err.Error()), encodeHint)
 	}
 	opts.Username, opts.Password = user, pass
 	if cluster && opts.DB != 0 {
@@ -117,7 +119,7 @@ func parseRedisFlag(raw string, cluster bool, flag, clusterFlag string) (*redisT
 	}
 	path, _, _ := strings.Cut(tail, "?")
 	dbSet := strings.Trim(path, "/") != ""
-	return &redisTarget{opts: opts, addrs: addrs, cluster: cluster, display: display, dbSet: dbSet, flag: flag}, nil
+	return &Target{Opts: opts, Addrs: addrs, Cluster: cluster, Display: display, DBSet: dbSet, Flag: flag}, nil
 }
 
 // encodeHint ends every message about a --redis URL that does not parse.
@@ -138,13 +140,13 @@ func unescapeCredential(s string) (string, error) {
 	return v, nil
 }
 
-// displayURL is a --redis URL as messages, reports, logs and help may show
+// DisplayURL is a --redis URL as messages, reports, logs and help may show
 // it: the password replaced with xxxxx. It reads the raw text, not a
 // parse of it, so that a URL that does not parse is shown safely too: the
 // user name and password are everything before the last '@' (a password
 // may hold '/', '?', '#' or '@' unencoded), the password what follows the
 // first ':' in them.
-func displayURL(raw string) string {
+func DisplayURL(raw string) string {
 	head, rest, ok := strings.Cut(raw, "://")
 	if ok {
 		head += "://"
@@ -162,18 +164,18 @@ func displayURL(raw string) string {
 	return head + user + ":xxxxx" + rest[at:]
 }
 
-// client returns a go-redis client for the target: a *redis.Client, or a
+// Client returns a go-redis client for the target: a *redis.Client, or a
 // *redis.ClusterClient seeded with every host.
-func (t *redisTarget) client() redis.UniversalClient {
+func (t *Target) Client() redis.UniversalClient {
 	off := &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}
-	if !t.cluster {
-		o := *t.opts
+	if !t.Cluster {
+		o := *t.Opts
 		o.MaintNotificationsConfig = off
 		return redis.NewClient(&o)
 	}
-	o := t.opts
+	o := t.Opts
 	return redis.NewClusterClient(&redis.ClusterOptions{
-		Addrs:                    t.addrs,
+		Addrs:                    t.Addrs,
 		Username:                 o.Username,
 		Password:                 o.Password,
 		TLSConfig:                o.TLSConfig,
@@ -187,14 +189,14 @@ func (t *redisTarget) client() redis.UniversalClient {
 	})
 }
 
-// connectRedis opens a client and checks it with PING, so that a wrong
+// Connect opens a client and checks it with PING, so that a wrong
 // URL, a server that is down or refused credentials fail at once with a
 // one-line reason.
-func connectRedis(ctx context.Context, t *redisTarget) (redis.UniversalClient, error) {
-	c := t.client()
+func Connect(ctx context.Context, t *Target) (redis.UniversalClient, error) {
+	c := t.Client()
 	// One dial and one reply are enough to tell: without a bound, the
 	// client's retries make a wrong port or a TLS mismatch wait ~25 s.
-	dial, read := t.opts.DialTimeout, t.opts.ReadTimeout
+	dial, read := t.Opts.DialTimeout, t.Opts.ReadTimeout
 	if dial <= 0 {
 		dial = 5 * time.Second
 	}
@@ -205,23 +207,23 @@ func connectRedis(ctx context.Context, t *redisTarget) (redis.UniversalClient, e
 	defer cancel()
 	if err := c.Ping(pctx).Err(); err != nil {
 		c.Close()
-		return nil, t.connError(err)
+		return nil, t.ConnError(err)
 	}
 	return c, nil
 }
 
-// connError is redisError for a failure on the target's first host.
-func (t *redisTarget) connError(err error) error {
-	return redisError(t.addrs[0], t.opts.TLSConfig != nil, err, t.flag)
+// ConnError is Error for a failure on the target's first host.
+func (t *Target) ConnError(err error) error {
+	return Error(t.Addrs[0], t.Opts.TLSConfig != nil, err, t.Flag)
 }
 
-// redisError turns a connection or authentication failure into one line
+// Error turns a connection or authentication failure into one line
 // that says what to check. A TLS client on a plain port usually waits for
 // a handshake answer that never comes (or reads a plain error reply), and
 // a plain client on a TLS port is hung up on: both look like a network
 // problem. When the failure has one of those shapes, the port is asked
 // once, with a plain PING and with a TLS handshake, what it speaks.
-func redisError(addr string, useTLS bool, err error, flag string) error {
+func Error(addr string, useTLS bool, err error, flag string) error {
 	if msg := tlsMismatch(addr, useTLS, err); msg != "" {
 		return errors.New(msg)
 	}
@@ -231,19 +233,15 @@ func redisError(addr string, useTLS bool, err error, flag string) error {
 	case errors.Is(err, syscall.ECONNREFUSED):
 		return fmt.Errorf("cannot connect to %s: connection refused (is the server running, and is %s right?)", addr, flag)
 	case strings.Contains(msg, "WRONGPASS"), strings.Contains(msg, "invalid password"), strings.Contains(msg, "invalid username-password"):
-		return fmt.Errorf("%s refused the credentials (%s): check the user and password in %s (redis://user:password@host:port)", addr, oneLine(msg), flag)
+		return fmt.Errorf("%s refused the credentials (%s): check the user and password in %s (redis://user:password@host:port)", addr, human.OneLine(msg), flag)
 	case strings.Contains(msg, "NOAUTH"):
 		return fmt.Errorf("%s requires a password: put it in %s (redis://user:password@host:port)", addr, flag)
 	case errors.Is(err, os.ErrDeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
-		return fmt.Errorf("cannot connect to %s: no answer in time (%s): check the host, port and firewall", addr, oneLine(msg))
+		return fmt.Errorf("cannot connect to %s: no answer in time (%s): check the host, port and firewall", addr, human.OneLine(msg))
 	case strings.Contains(msg, "tls:"), strings.Contains(msg, "x509:"), strings.Contains(msg, "TLS handshake"):
-		return fmt.Errorf("TLS with %s failed (%s): check rediss:// and the server certificate", addr, oneLine(msg))
+		return fmt.Errorf("TLS with %s failed (%s): check rediss:// and the server certificate", addr, human.OneLine(msg))
 	}
-	return fmt.Errorf("cannot connect to %s: %s", addr, oneLine(msg))
-}
-
-func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
+	return fmt.Errorf("cannot connect to %s: %s", addr, human.OneLine(msg))
 }
 
 // tlsMismatch names a TLS client on a plain port or a plain client on a
@@ -310,18 +308,18 @@ func speaksTLS(ctx context.Context, addr string) bool {
 	return errors.As(err, &alert) || strings.Contains(err.Error(), "remote error: tls")
 }
 
-// clusterTrouble explains a failed command on a Cluster by asking the
+// ClusterTrouble explains a failed command on a Cluster by asking the
 // nodes themselves: the masters that do not answer or that the cluster
 // marks failed, and whether key's slot is on one of them. It returns ""
 // when every master answers, so the caller keeps its own message.
-func clusterTrouble(ctx context.Context, t *redisTarget, key string) string {
+func ClusterTrouble(ctx context.Context, t *Target, key string) string {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	var nodes []topology.Node
 	var unreachable []string
 	slot := int64(-1)
-	for _, addr := range t.addrs {
-		c := t.nodeClient(addr)
+	for _, addr := range t.Addrs {
+		c := t.NodeClient(addr)
 		out, err := c.ClusterNodes(ctx).Result()
 		if err == nil {
 			nodes = topology.Parse(out, "")
@@ -331,10 +329,10 @@ func clusterTrouble(ctx context.Context, t *redisTarget, key string) string {
 		if err == nil {
 			break
 		}
-		unreachable = append(unreachable, fmt.Sprintf("%s (%s)", addr, oneLine(err.Error())))
+		unreachable = append(unreachable, fmt.Sprintf("%s (%s)", addr, human.OneLine(err.Error())))
 	}
 	if nodes == nil {
-		return fmt.Sprintf("no Redis Cluster node of %s answers: %s; check that the cluster runs and that %s lists its nodes", t.flag, strings.Join(unreachable, ", "), t.flag)
+		return fmt.Sprintf("no Redis Cluster node of %s answers: %s; check that the cluster runs and that %s lists its nodes", t.Flag, strings.Join(unreachable, ", "), t.Flag)
 	}
 	var down []string
 	recordsDown := ""
@@ -343,9 +341,9 @@ func clusterTrouble(ctx context.Context, t *redisTarget, key string) string {
 			continue
 		}
 		why := ""
-		c := t.nodeClient(n.Addr)
+		c := t.NodeClient(n.Addr)
 		if err := c.Ping(ctx).Err(); err != nil {
-			why = "does not answer: " + oneLine(err.Error())
+			why = "does not answer: " + human.OneLine(err.Error())
 		}
 		c.Close()
 		if why == "" && n.Failed() {
@@ -370,9 +368,9 @@ func clusterTrouble(ctx context.Context, t *redisTarget, key string) string {
 	return msg + ": bring the node back, or promote its replica (CLUSTER FAILOVER FORCE on the replica), then run this again"
 }
 
-// nodeClient is a plain client for one node of the target, failing fast.
-func (t *redisTarget) nodeClient(addr string) *redis.Client {
-	o := *t.opts
+// NodeClient is a plain client for one node of the target, failing fast.
+func (t *Target) NodeClient(addr string) *redis.Client {
+	o := *t.Opts
 	o.Addr = addr
 	o.DB = 0
 	o.DialTimeout = time.Second

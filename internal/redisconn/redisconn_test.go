@@ -1,0 +1,158 @@
+package redisconn
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/keyguard/keyguard/internal/redistest"
+)
+
+func TestParseRedisURL(t *testing.T) {
+	tests := []struct {
+		raw     string
+		cluster bool
+		addrs   []string
+		user    string
+		pass    string
+		db      int
+		tls     bool
+		display string
+		err     string
+	}{
+		{raw: "redis://127.0.0.1:6379", addrs: []string{"127.0.0.1:6379"}, display: "redis://127.0.0.1:6379"},
+		{raw: "127.0.0.1:7000", addrs: []string{"127.0.0.1:7000"}, display: "redis://127.0.0.1:7000"},
+		{raw: "redis://u:p%40ss@h1/2", addrs: []string{"h1:6379"}, user: "u", pass: "p@ss", db: 2, display: "redis://u@h1:6379/2"},
+		{raw: "rediss://:secret@h1:6380", addrs: []string{"h1:6380"}, pass: "secret", tls: true, display: "rediss://h1:6380"},
+		{raw: "redis://a:pw@h1:7000,h2:7001, h3", cluster: true, addrs: []string{"h1:7000", "h2:7001", "h3:6379"}, user: "a", pass: "pw", display: "redis://a@h1:7000,h2:7001,h3:6379"},
+		{raw: "redis://h1:7000,h2:7001", err: "--cluster"},
+		{raw: "redis://h1:7000/3", cluster: true, err: "only database 0"},
+		{raw: "http://h1", err: "scheme"},
+		{raw: "redis://u:pw@", err: "no host"},
+		{raw: "redis://u:p@ss/x#y?z w@h1:6380/1", addrs: []string{"h1:6380"}, user: "u", pass: "p@ss/x#y?z w", db: 1, display: "redis://u@h1:6380/1"},
+		{raw: "redis://u:pw%zz@h1", err: "percent-encode @ as %40"},
+		{raw: "redis://u:pw@h1:port", err: "percent-encode"},
+	}
+	for _, tt := range tests {
+		got, err := ParseURL(tt.raw, tt.cluster)
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("%s: err %v, want %q", tt.raw, err, tt.err)
+			}
+			if err != nil && strings.Contains(err.Error(), "pw") {
+				t.Errorf("%s: the error shows the password: %v", tt.raw, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", tt.raw, err)
+			continue
+		}
+		if strings.Join(got.Addrs, ",") != strings.Join(tt.addrs, ",") || got.Opts.Username != tt.user || got.Opts.Password != tt.pass ||
+			got.Opts.DB != tt.db || (got.Opts.TLSConfig != nil) != tt.tls || got.Display != tt.display {
+			t.Errorf("%s: addrs %v user %q pass %q db %d tls %v display %q", tt.raw, got.Addrs, got.Opts.Username, got.Opts.Password, got.Opts.DB, got.Opts.TLSConfig != nil, got.Display)
+		}
+	}
+}
+
+func TestConnectRedisHelper(t *testing.T) {
+	s := redistest.Start(t)
+	ctx := context.Background()
+	tgt, err := ParseURL(s.URL(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := Connect(ctx, tgt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	tgt, _ = ParseURL("redis://127.0.0.1:1", false)
+	if _, err := Connect(ctx, tgt); err == nil || !strings.Contains(err.Error(), "connection refused") || strings.Contains(err.Error(), "\n") {
+		t.Errorf("refused: %v", err)
+	}
+}
+
+// ClusterTrouble keeps quiet while every master answers, and once the
+// master holding a key's slot is killed, names it, its slots and the key.
+func TestClusterTrouble(t *testing.T) {
+	cl := redistest.StartCluster(t, 3)
+	ctx := context.Background()
+	tgt, err := ParseURL(cl.URL(), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if msg := ClusterTrouble(ctx, tgt, "some:key"); msg != "" {
+		t.Fatalf("every master up: %q", msg)
+	}
+	c := cl.Client(t)
+	slot, err := c.ClusterKeySlot(ctx, "some:key").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	owner, err := c.MasterForKey(ctx, "some:key")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := owner.Options().Addr
+	killed := -1
+	for i, n := range cl.Nodes {
+		if n.Addr == addr {
+			n.Kill()
+			killed = i
+		}
+	}
+	if killed < 0 {
+		t.Fatalf("no node at %s", addr)
+	}
+	// Seed the target with a live node first, as a user would list them.
+	tgt.Addrs = append([]string{cl.Addrs[(killed+1)%3]}, tgt.Addrs...)
+	msg := ClusterTrouble(ctx, tgt, "some:key")
+	want := fmt.Sprintf("some:key lives in slot %d, on that node", slot)
+	if !strings.Contains(msg, "master "+addr) || !strings.Contains(msg, "is down") || !strings.Contains(msg, want) {
+		t.Errorf("one master killed: %q\nwant %s named, with %q", msg, addr, want)
+	}
+	// With no node answering, it says so and names each seed tried.
+	dead := &Target{Opts: tgt.Opts, Addrs: []string{addr}, Cluster: true, Flag: "--redis"}
+	if msg := ClusterTrouble(ctx, dead, "k"); !strings.Contains(msg, "no Redis Cluster node of --redis answers: "+addr) {
+		t.Errorf("no node answers: %q", msg)
+	}
+}
+
+// Error says what to check in one line: refused, wrong password.
+func TestErrorSaysWhatToCheck(t *testing.T) {
+	s := redistest.Start(t)
+	ctx := context.Background()
+	if err := s.Client(t).Do(ctx, "ACL", "SETUSER", "app", "on", ">s3cret", "~*", "+@all").Err(); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ url, want string }{
+		{"redis://app:wrong@" + s.Addr, "refused the credentials"},
+		{"redis://nobody:wrong@" + s.Addr, "check the user and password in --redis"},
+		{"redis://127.0.0.1:1", "connection refused (is the server running, and is --redis right?)"},
+	} {
+		tgt, err := ParseURL(tt.url, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = Connect(ctx, tgt)
+		if err == nil || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "wrong") || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: %v, want %q in one line, no password", DisplayURL(tt.url), err, tt.want)
+		}
+	}
+	if c, err := Connect(ctx, mustParse(t, "redis://app:s3cret@"+s.Addr)); err != nil {
+		t.Errorf("right password: %v", err)
+	} else {
+		c.Close()
+	}
+}
+
+func mustParse(t *testing.T, raw string) *Target {
+	t.Helper()
+	tgt, err := ParseURL(raw, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tgt
+}
