@@ -1,19 +1,11 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"encoding/base64"
-	"encoding/json"
-	"fmt"
-	"strings"
-	"unicode/utf8"
 
-	"github.com/keyguard/keyguard/finding"
 	"github.com/keyguard/keyguard/internal/audit/report"
 	"github.com/keyguard/keyguard/internal/cli"
-	"github.com/keyguard/keyguard/internal/human"
-	"github.com/keyguard/keyguard/registry"
+	"github.com/keyguard/keyguard/internal/keycheck"
 )
 
 func runCheck(ctx context.Context, e *env, args []string) error {
@@ -38,150 +30,6 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	out, err := fs.OpenOutput(e.cli())
-	if err != nil {
-		return err
-	}
-	w := bufio.NewWriterSize(out, 64<<10)
-	c := &checkRun{reg: reg, chk: reg.NewChecker(), w: w, json: fs.Opts.Format == "json", onlyFindings: *onlyFindings, threshold: fs.Threshold(), docs: docs}
-	for _, k := range keys {
-		if k != "-" {
-			c.key(k)
-			continue
-		}
-		sep := byte('\n')
-		if *nul {
-			sep = 0
-		}
-		if err = cli.ReadKeys(ctx, e.stdin, sep, int64(fs.Opts.MaxLineBytes), c.key); err != nil {
-			break
-		}
-	}
-	if err == nil && !c.json {
-		c.summary()
-	}
-	if ferr := w.Flush(); err == nil {
-		err = ferr
-	}
-	if err := out.Finish(err); err != nil {
-		return err
-	}
-	if c.failed {
-		return cli.ErrFindings
-	}
-	return nil
-}
-
-type checkRun struct {
-	reg          *registry.Registry
-	chk          *registry.Checker
-	w            *bufio.Writer
-	json         bool
-	onlyFindings bool
-	threshold    finding.Severity
-	failed       bool
-	docs         string // --docs-url
-
-	keys, registered int
-	counts           finding.Counts
-	fds              []finding.Finding
-}
-
-func (c *checkRun) key(k string) {
-	c.keys++
-	c.fds = c.fds[:0]
-	res := c.chk.Check(k, func(f finding.Finding) { c.fds = append(c.fds, f) })
-	if res.Entry != nil {
-		c.registered++
-	}
-	for _, f := range c.fds {
-		if f.Severity.AtLeast(c.threshold) {
-			c.failed = true
-		}
-	}
-	c.counts = c.counts.Add(finding.Count(c.fds))
-	if c.onlyFindings && len(c.fds) == 0 {
-		return
-	}
-	if c.json {
-		c.writeJSON(k, res)
-	} else {
-		c.writeText(k, res)
-	}
-}
-
-// printable returns the key as is when it prints on one line, otherwise
-// quoted with escapes.
-func printable(k string) string {
-	if len(k) <= 200 && utf8.ValidString(k) && !strings.ContainsFunc(k, func(r rune) bool { return r < ' ' || r == 0x7f || r == ' ' }) {
-		return k
-	}
-	return finding.Display(k)
-}
-
-func (c *checkRun) writeText(k string, res registry.Result) {
-	w := c.w
-	w.WriteString(printable(k))
-	if e := res.Entry; e != nil {
-		fmt.Fprintf(w, "  %s  owner=%s type=%s ttl=%s", e.Key, orDash(e.Owner), e.Type, e.TTLText())
-		for _, cp := range res.Captures {
-			fmt.Fprintf(w, " %s=%s", cp.Name, printable(cp.Value))
-		}
-	} else {
-		fmt.Fprintf(w, "  unregistered (looks like %s)", printable(res.Inferred))
-	}
-	w.WriteByte('\n')
-	for _, f := range c.fds {
-		fmt.Fprintf(w, "  %s %s: %s\n", f.Severity, f.Rule, f.Message)
-	}
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
-
-type keyJSON struct {
-	Key        string            `json:"key"`
-	KeyBase64  string            `json:"key_base64,omitempty"`
-	Template   string            `json:"template,omitempty"`
-	Inferred   string            `json:"inferred,omitempty"`
-	Owner      string            `json:"owner,omitempty"`
-	Type       string            `json:"type,omitempty"`
-	TTLSeconds int64             `json:"ttl_seconds,omitempty"`
-	Jitter     int64             `json:"ttl_jitter_seconds,omitempty"`
-	Persistent bool              `json:"persistent,omitempty"`
-	Captures   map[string]string `json:"captures,omitempty"`
-	Findings   []docFinding      `json:"findings"`
-}
-
-func (c *checkRun) writeJSON(k string, res registry.Result) {
-	for i := range c.fds {
-		c.fds[i].Key = "" // the line's key already says it
-	}
-	v := keyJSON{Key: k, Findings: withDocs(c.fds, c.docs)}
-	if !utf8.ValidString(k) {
-		v.KeyBase64 = base64.StdEncoding.EncodeToString([]byte(k))
-	}
-	if e := res.Entry; e != nil {
-		v.Template, v.Owner, v.Type, v.Persistent = e.Key, e.Owner, e.Type, e.Persistent
-		v.TTLSeconds, v.Jitter = int64(e.TTL.Seconds()), int64(e.TTLJitter.Seconds())
-		if len(res.Captures) > 0 {
-			v.Captures = map[string]string{}
-			for _, cp := range res.Captures {
-				v.Captures[cp.Name] = cp.Value
-			}
-		}
-	} else {
-		v.Inferred = res.Inferred
-	}
-	b, _ := json.Marshal(v)
-	c.w.Write(b)
-	c.w.WriteByte('\n')
-}
-
-func (c *checkRun) summary() {
-	fmt.Fprintf(c.w, "%s: %d registered, %d unregistered; %s\n", human.Plural(int64(c.keys), "key"), c.registered, c.keys-c.registered, c.counts)
+	return keycheck.Check(ctx, e.cli(), keycheck.CheckOptions{Registry: reg, Keys: keys, NUL: *nul, MaxLine: int64(fs.Opts.MaxLineBytes),
+		Format: fs.Opts.Format, Out: fs.Opts.Out, OnlyFindings: *onlyFindings, Threshold: fs.Threshold(), Docs: docs})
 }

@@ -106,7 +106,7 @@ compared through temporary files (--tmp), in bounded memory.`)
 	for i, f := range d.NewFindings {
 		fds[i] = f.Finding
 	}
-	return verdict(fds, fs.Threshold())
+	return cli.Verdict(fds, fs.Threshold())
 }
 
 // Kinds of diff input, told apart by their first bytes.

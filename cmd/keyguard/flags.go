@@ -36,8 +36,12 @@ func (v *urlValue) String() string {
 
 // targetFlag parses --redis (env KEYGUARD_REDIS) and --cluster.
 func targetFlag(fs *cli.FlagSet) (*redisconn.Target, error) {
-	if fs.Opts.Redis == "" {
-		return nil, cli.Usagef("--redis URL is required (or set KEYGUARD_REDIS), e.g. --redis redis://127.0.0.1:6379")
+	return redisconn.FromFlags(fs.Opts.Redis, fs.Opts.Cluster)
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
 	}
-	return redisconn.ParseURL(fs.Opts.Redis, fs.Opts.Cluster)
+	return s
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/keyguard/keyguard/hotkey"
 	"github.com/keyguard/keyguard/internal/cli"
 	"github.com/keyguard/keyguard/internal/hotkeys"
+	"github.com/keyguard/keyguard/internal/human"
 	"github.com/keyguard/keyguard/internal/redisconn"
 	"github.com/keyguard/keyguard/registry"
 )
@@ -129,7 +130,7 @@ func runHotkeys(ctx context.Context, e *env, args []string) error {
 		// The report is written; the part of the sample not seen is an error.
 		return fmt.Errorf("MONITOR sample incomplete: not observed on %s; run it again once the server answers", strings.Join(lost, "; "))
 	}
-	return verdict(rep.Findings, fs.Threshold())
+	return cli.Verdict(rep.Findings, fs.Threshold())
 }
 
 // monitorMasters runs the MONITOR sample on every master of rdb.
@@ -138,7 +139,7 @@ func monitorMasters(ctx context.Context, e *env, target *redisconn.Target, rdb r
 	if err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(e.stderr, "keyguard hotkeys: MONITOR on %s for %s, after measuring the throughput without it…\n", plural(len(addrs), "master"), registry.FormatDuration(mo.Duration))
+	fmt.Fprintf(e.stderr, "keyguard hotkeys: MONITOR on %s for %s, after measuring the throughput without it…\n", human.Plural(len(addrs), "master"), registry.FormatDuration(mo.Duration))
 	mon, err := hotkeys.Monitor(ctx, target.Opts, addrs, mo)
 	if err != nil {
 		return nil, fmt.Errorf("%w\n\tTry: MONITOR needs the +monitor ACL permission; without it, rely on the SDK reports", err)

@@ -95,7 +95,7 @@ func runInvestigate(ctx context.Context, e *env, args []string) error {
 		}
 		return fmt.Errorf("investigation incomplete: not observed: %s; run it again once the server answers", strings.Join(spans, "; "))
 	}
-	return verdict(rep.Findings, fs.Threshold())
+	return cli.Verdict(rep.Findings, fs.Threshold())
 }
 
 func investigateMonitorNote(d time.Duration) string {

@@ -12,6 +12,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/keyguard/keyguard/finding"
 )
 
 // Env is everything a command touches outside itself, injected so tests
@@ -43,4 +45,14 @@ func (e *UsageError) Error() string { return e.Msg }
 // Usagef is a UsageError.
 func Usagef(format string, args ...any) error {
 	return &UsageError{Msg: fmt.Sprintf(format, args...)}
+}
+
+// Verdict is ErrFindings when a finding reaches the threshold.
+func Verdict(fds []finding.Finding, threshold finding.Severity) error {
+	for _, f := range fds {
+		if f.Severity.AtLeast(threshold) {
+			return ErrFindings
+		}
+	}
+	return nil
 }

@@ -60,7 +60,9 @@ internal/cli, internal/topology < internal/redisconn;
 # The other tools.
 registry < internal/acl;
 internal/audit/report, migration, internal/keyslot, internal/atomicfile, internal/pace, internal/progress, internal/jsonout < internal/migrate;
-registry, hotkey, internal/monitor, internal/resp/redisopt, internal/rediscmd, internal/pace, internal/jsonout < internal/hotkeys;
+registry, hotkey, internal/monitor, internal/resp/redisopt, internal/rediscmd, internal/pace, internal/jsonout, internal/redisconn < internal/hotkeys;
+registry, internal/cli, internal/sarif < internal/keycheck;
+redishook, internal/redisconn, internal/jsonout < internal/writers;
 registry, internal/glob, internal/jsonkeys, internal/monitor, internal/resp/redisopt, internal/rediscmd, internal/jsonout < internal/investigate;
 analyzer, internal/keyshape, internal/rediscmd, internal/sarif < internal/scancode;
 internal/audit/live, internal/audit/report, hotkey, redishook, internal/atomicfile, internal/jsonout < internal/dashboard;
@@ -77,7 +79,7 @@ internal/resp, internal/topology < bench/auditbare;
 NONE < bench/auditgen;
 analyzer < cmd/keylint;
 internal/audit/live, internal/audit/snapshot, internal/acl, internal/codegen, internal/dashboard,
-  internal/hotkeys, internal/investigate, internal/migrate, internal/scancode, internal/sarif, internal/topology, internal/cli, internal/redisconn < cmd/keyguard;
+  internal/hotkeys, internal/investigate, internal/migrate, internal/scancode, internal/sarif, internal/topology, internal/cli, internal/redisconn, internal/keycheck, internal/writers < cmd/keyguard;
 internal/audit/live, internal/demodata, internal/demodata/keys, internal/hotkeys, internal/migrate,
   dualwrite, guard, redishook < cmd/keyguard-demo;
 `
@@ -89,7 +91,7 @@ var (
 	sdk = []string{"keytmpl", "registry", "naming", "finding", "keybuild", "guard", "redishook",
 		"ttlpolicy", "hotkey", "hotkey/topk", "dualwrite", "migration", "analyzer", "analyzer/plugin"}
 	tools = []string{"internal/audit/", "internal/rdb", "internal/investigate", "internal/migrate",
-		"internal/hotkeys", "internal/dashboard", "internal/scancode", "internal/acl", "internal/redistest", "internal/redisconn", "internal/cli",
+		"internal/hotkeys", "internal/dashboard", "internal/scancode", "internal/acl", "internal/redistest", "internal/redisconn", "internal/cli", "internal/keycheck", "internal/writers",
 		"internal/demodata", "internal/plant", "cmd/"}
 	// pure packages work on data alone: no network, no Redis client.
 	pure = []string{"keytmpl", "registry", "naming", "finding", "keybuild", "migration",

@@ -41,6 +41,15 @@ type Target struct {
 	Flag    string // the flag the URL came from (--redis, --from-redis), for messages
 }
 
+// FromFlags is the target of --redis (or KEYGUARD_REDIS) and --cluster,
+// which must be given.
+func FromFlags(raw string, cluster bool) (*Target, error) {
+	if raw == "" {
+		return nil, cli.Usagef("--redis URL is required (or set KEYGUARD_REDIS), e.g. --redis redis://127.0.0.1:6379")
+	}
+	return ParseURL(raw, cluster)
+}
+
 // ParseURL is ParseFlag for --redis and --cluster.
 func ParseURL(raw string, cluster bool) (*Target, error) {
 	return ParseFlag(raw, cluster, "--redis", "--cluster")
