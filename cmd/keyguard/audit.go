@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/keyguard/keyguard/finding"
 	"github.com/keyguard/keyguard/internal/audit/inventory"
 	"github.com/keyguard/keyguard/internal/audit/live"
 	"github.com/keyguard/keyguard/internal/audit/report"
@@ -61,7 +60,7 @@ cursor per node for --resume.`)
 	if err := keys.check(); err != nil {
 		return err
 	}
-	if *timeout < 0 || view.depth < 0 {
+	if *timeout < 0 || view.Depth < 0 {
 		return cli.Usagef("--timeout and --depth cannot be negative")
 	}
 	prog, err := cli.NewProgress(e.cli(), *progressMode)
@@ -93,12 +92,12 @@ cursor per node for --resume.`)
 	if err != nil {
 		return err
 	}
-	kout, err := keys.open(e)
+	kout, err := cli.OpenKeys(e.cli(), keys.path, keys.format)
 	if err != nil {
 		out.Close(false)
 		return err
 	}
-	opts.Inventory.Keys = kout.export()
+	opts.Inventory.Keys = kout.Export()
 	if *timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, *timeout)
@@ -138,41 +137,23 @@ cursor per node for --resume.`)
 	if !res.Complete {
 		written = out.KeepExisting()
 	}
-	view.sep = reg.Separator
+	view.Sep = reg.Separator
 	if fs.IsSet("top") {
-		view.top = walk.top
+		view.Top = walk.top
 	}
 	if noReg {
-		view.next = initNext(fs.Opts.Format, written, "audit --redis URL")
+		view.Next = cli.InitNext(fs.Opts.Format, written, "audit --redis URL")
 	}
-	if err := writeReport(out, fs.Opts.Format, rep, *view); err != nil {
+	if err := cli.WriteReport(out, fs.Opts.Format, rep, *view); err != nil {
 		return err
 	}
 	if noReg && fs.Opts.Format != "text" {
-		fmt.Fprintf(e.stderr, "keyguard audit: no registry (none given, no keyguard.yaml here): key families inferred from the names\nnext: %s\n", view.next)
+		fmt.Fprintf(e.stderr, "keyguard audit: no registry (none given, no keyguard.yaml here): key families inferred from the names\nnext: %s\n", view.Next)
 	}
 	if !res.Complete {
 		return &incompleteError{stops: res.Stopped, gaps: rep.Coverage, out: written, kept: written != fs.Opts.Out, json: fs.Opts.Format == "json"}
 	}
-	return auditVerdict(rep.Summary.BySeverity, fs.Threshold())
-}
-
-// initNext is the command that writes a registry from the report an
-// audit without a registry wrote to out in format: init --from-audit
-// reads a JSON report, so other formats name the run that writes one.
-func initNext(format, out, rerun string) string {
-	if format == "json" && out != "" && out != "-" {
-		return "keyguard init --from-audit " + shellQuote(out) + " writes a keyguard.yaml of these families"
-	}
-	return "keyguard " + rerun + " --format json --out audit.json, then keyguard init --from-audit audit.json writes a keyguard.yaml of these families"
-}
-
-// shellQuote quotes a file name for a command line when it needs it.
-func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./+,:@%") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	return cli.ReportVerdict(rep.Summary.BySeverity, fs.Threshold())
 }
 
 // incompleteError is an audit that stopped early; its partial report has
@@ -220,23 +201,6 @@ func (e *incompleteError) Error() string {
 		msg += "; partial report written (save it with --format json --out FILE to resume from it)"
 	}
 	return msg
-}
-
-// auditVerdict is cli.ErrFindings when a finding reaches the threshold.
-func auditVerdict(c report.SeverityCount, threshold finding.Severity) error {
-	n := int64(0)
-	switch threshold {
-	case finding.Info:
-		n = c.Error + c.Warning + c.Info
-	case finding.Warning:
-		n = c.Error + c.Warning
-	case finding.Error:
-		n = c.Error
-	}
-	if n > 0 {
-		return cli.ErrFindings
-	}
-	return nil
 }
 
 // auditError gives a failure to start one line that says what to do.

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"os"
 
 	"github.com/keyguard/keyguard/finding"
@@ -257,20 +256,5 @@ func rdbKeys(ctx context.Context, e *env, fs *cli.FlagSet, in *diffInput, dir st
 
 // readReportFile reads an audit report from path, or from stdin for "-".
 func readReportFile(e *env, path string) (*report.Report, error) {
-	var r io.Reader
-	if path == "-" {
-		r = e.stdin
-	} else {
-		f, err := os.Open(path)
-		if err != nil {
-			return nil, fmt.Errorf("%w\n\tTry: write reports with keyguard audit --format json --out FILE", err)
-		}
-		defer f.Close()
-		r = f
-	}
-	rep, err := report.ReadReport(bufio.NewReaderSize(r, 1<<16))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return rep, nil
+	return cli.ReadReportFile(e.cli(), path)
 }

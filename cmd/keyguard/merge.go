@@ -61,9 +61,9 @@ registry the reports were made with.`)
 		covs[i] = r.Coverage
 	}
 	rep.Coverage = report.JoinCoverage(covs...)
-	view.sep = reg.Separator
-	if err := writeReport(out, fs.Opts.Format, rep, *view); err != nil {
+	view.Sep = reg.Separator
+	if err := cli.WriteReport(out, fs.Opts.Format, rep, *view); err != nil {
 		return err
 	}
-	return auditVerdict(rep.Summary.BySeverity, fs.Threshold())
+	return cli.ReportVerdict(rep.Summary.BySeverity, fs.Threshold())
 }

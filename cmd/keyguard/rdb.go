@@ -51,7 +51,7 @@ the byte offset where each file stopped.`)
 		return cli.Usagef("name at least one RDB file (several: the shards of one Cluster; - reads stdin)")
 	case *db < -1:
 		return cli.Usagef("--db must be a database number (0, 1, ...)")
-	case agg.maxFindings < 0, agg.top < 0, view.depth < 0:
+	case agg.maxFindings < 0, agg.top < 0, view.Depth < 0:
 		return cli.Usagef("--max-findings, --top and --depth cannot be negative")
 	}
 	if err := keys.check(); err != nil {
@@ -69,7 +69,7 @@ the byte offset where each file stopped.`)
 	if err != nil {
 		return err
 	}
-	kout, err := keys.open(e)
+	kout, err := cli.OpenKeys(e.cli(), keys.path, keys.format)
 	if err != nil {
 		out.Close(false)
 		return err
@@ -88,7 +88,7 @@ the byte offset where each file stopped.`)
 		TuneGC:    e.getenv("GOGC") == "",
 	}
 	opts.Inventory.NoRegistry = noReg
-	opts.Inventory.Keys = kout.export()
+	opts.Inventory.Keys = kout.Export()
 	if prog != nil {
 		opts.Progress = func(p snapshot.Progress) {
 			prog.Show(rdbProgressLine(p.Read, p.Total, p.Elapsed, p.FilesDone, p.Files), p.Final)
@@ -106,23 +106,23 @@ the byte offset where each file stopped.`)
 		return err
 	}
 	rep := res.Report
-	view.sep = reg.Separator
+	view.Sep = reg.Separator
 	if fs.IsSet("top") {
-		view.top = agg.top
+		view.Top = agg.top
 	}
 	if noReg {
-		view.next = initNext(fs.Opts.Format, fs.Opts.Out, "rdb "+quoteAll(files))
+		view.Next = cli.InitNext(fs.Opts.Format, fs.Opts.Out, "rdb "+quoteAll(files))
 	}
-	if err := writeReport(out, fs.Opts.Format, rep, *view); err != nil {
+	if err := cli.WriteReport(out, fs.Opts.Format, rep, *view); err != nil {
 		return err
 	}
 	if noReg && fs.Opts.Format != "text" {
-		fmt.Fprintf(e.stderr, "keyguard rdb: no registry (none given, no keyguard.yaml here): key families inferred from the names\nnext: %s\n", view.next)
+		fmt.Fprintf(e.stderr, "keyguard rdb: no registry (none given, no keyguard.yaml here): key families inferred from the names\nnext: %s\n", view.Next)
 	}
 	if !res.Complete {
 		return &rdbIncompleteError{stops: res.Stopped, out: fs.Opts.Out}
 	}
-	return auditVerdict(rep.Summary.BySeverity, fs.Threshold())
+	return cli.ReportVerdict(rep.Summary.BySeverity, fs.Threshold())
 }
 
 // rdbIncompleteError is a run where some file stopped early (truncated,
@@ -178,7 +178,7 @@ func rdbProgressLine(read, total int64, elapsed time.Duration, filesDone, files 
 func quoteAll(files []string) string {
 	q := make([]string, len(files))
 	for i, f := range files {
-		q[i] = shellQuote(f)
+		q[i] = cli.ShellQuote(f)
 	}
 	return strings.Join(q, " ")
 }
