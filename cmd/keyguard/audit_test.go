@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/keyguard/keyguard/internal/audit/live"
 	"github.com/keyguard/keyguard/internal/audit/report"
 	"github.com/keyguard/keyguard/internal/redistest"
 )
@@ -131,13 +130,6 @@ func TestAuditTimeoutThenResume(t *testing.T) {
 	}
 	if code, _, stderr := runCLI(t, "", "audit", "--registry", auditRegistry, "--redis", s.URL(), "--resume", rest); code != exitError || !strings.Contains(stderr, "nothing to resume") {
 		t.Errorf("resume of a complete report: exit %d %q", code, stderr)
-	}
-}
-
-func TestProgress(t *testing.T) {
-	line := auditProgressLine(live.Progress{Scanned: 250000, Total: 1000000, Nodes: 3, NodesDone: 1, Elapsed: 5 * time.Second})
-	if want := "audit [######..................]  25% 250,000/1,000,000 keys  50,000 keys/s  ETA 15s  nodes 1/3"; line != want {
-		t.Errorf("progress line\n got %q\nwant %q", line, want)
 	}
 }
 

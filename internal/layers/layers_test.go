@@ -46,16 +46,15 @@ analyzer < analyzer/plugin;
 
 # Audits: sources -> one aggregation -> the report (the report is pure).
 registry, internal/treemap, internal/topology, internal/jsonout < internal/audit/report;
-internal/audit/report < internal/audit/inventory;
-internal/jsonkeys < internal/rdb;
-internal/resp < internal/resp/redisopt;
-internal/audit/inventory, internal/resp, internal/jsonkeys, internal/pace, internal/progress < internal/audit/live;
-internal/audit/inventory, internal/rdb, internal/glob, internal/progress < internal/audit/snapshot;
-
 # The command line's conventions (flags, exit errors, output files, progress), pure.
 internal/audit/report, internal/atomicfile, internal/human < internal/cli;
 # Connections to Redis and why one failed, for every command that talks to it.
 internal/cli, internal/topology < internal/redisconn;
+internal/audit/report < internal/audit/inventory;
+internal/jsonkeys < internal/rdb;
+internal/resp < internal/resp/redisopt;
+internal/audit/inventory, internal/resp, internal/jsonkeys, internal/pace, internal/progress, internal/cli, internal/redisconn < internal/audit/live;
+internal/audit/inventory, internal/rdb, internal/glob, internal/progress, internal/cli < internal/audit/snapshot;
 
 # The other tools.
 registry < internal/acl;

@@ -1,0 +1,156 @@
+package snapshot
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/keyguard/keyguard/finding"
+	"github.com/keyguard/keyguard/internal/audit/inventory"
+	"github.com/keyguard/keyguard/internal/audit/report"
+	"github.com/keyguard/keyguard/internal/cli"
+	"github.com/keyguard/keyguard/internal/human"
+	"github.com/keyguard/keyguard/registry"
+)
+
+// AuditOptions are what keyguard rdb runs with.
+type AuditOptions struct {
+	Registry   *registry.Registry
+	NoRegistry bool     // none given or found: families are inferred from names
+	Files      []string // RDB files, "-" for stdin; several are one Cluster
+	DB         int      // -1: every database
+	Match      string
+	Inventory  inventory.Options
+	Progress   *cli.Progress // nil: none shown
+	Format     string        // text, json, csv or html
+	Out        string
+	Keys       string // --keys: every key read, one row each, to this file
+	KeysFormat string
+	View       cli.ReportView
+	TopSet     bool // --top was given: the text lists that many keys
+	Threshold  finding.Severity
+}
+
+// Audit decodes the files into one report and writes it (a partial one,
+// saying so, when a file is truncated or corrupt). It returns
+// cli.ErrFindings when a finding reaches the threshold.
+func Audit(ctx context.Context, e *cli.Env, o AuditOptions) error {
+	reg, noReg, view := o.Registry, o.NoRegistry, o.View
+	out, err := cli.OpenOutput(e, "--out", o.Out)
+	if err != nil {
+		return err
+	}
+	kout, err := cli.OpenKeys(e, o.Keys, o.KeysFormat)
+	if err != nil {
+		out.Close(false)
+		return err
+	}
+	ins, err := Open(o.Files, e.Stdin)
+	defer Close(ins)
+	if err != nil {
+		out.Close(false)
+		kout.Close(false)
+		return err
+	}
+	opts := Options{
+		Inventory: o.Inventory,
+		DB:        o.DB,
+		Match:     o.Match,
+		TuneGC:    e.Getenv("GOGC") == "",
+	}
+	opts.Inventory.NoRegistry = noReg
+	opts.Inventory.Keys = kout.Export()
+	if prog := o.Progress; prog != nil {
+		opts.Progress = func(p Progress) {
+			prog.Show(rdbProgressLine(p.Read, p.Total, p.Elapsed, p.FilesDone, p.Files), p.Final)
+		}
+	}
+	res, err := Run(ctx, reg, ins, opts)
+	o.Progress.Clear()
+	if err != nil {
+		out.Close(false)
+		kout.Close(false)
+		return err
+	}
+	if err := kout.Close(true); err != nil {
+		out.Close(false)
+		return err
+	}
+	rep := res.Report
+	view.Sep = reg.Separator
+	if o.TopSet {
+		view.Top = o.Inventory.TopKeys
+	}
+	if noReg {
+		view.Next = cli.InitNext(o.Format, o.Out, "rdb "+quoteAll(o.Files))
+	}
+	if err := cli.WriteReport(out, o.Format, rep, view); err != nil {
+		return err
+	}
+	if noReg && o.Format != "text" {
+		fmt.Fprintf(e.Stderr, "keyguard rdb: no registry (none given, no keyguard.yaml here): key families inferred from the names\nnext: %s\n", view.Next)
+	}
+	if !res.Complete {
+		return &rdbIncompleteError{stops: res.Stopped, out: o.Out}
+	}
+	return cli.ReportVerdict(rep.Summary.BySeverity, o.Threshold)
+}
+
+// rdbIncompleteError is a run where some file stopped early (truncated,
+// corrupt, interrupted); the partial report has been written. Unlike the
+// live audit's incompleteError there is nothing to resume: the fix is a
+// good copy of the file.
+type rdbIncompleteError struct {
+	stops    []report.NodeStop
+	out      string
+	keysOnly bool // a key diff's export: there is no partial result
+}
+
+func (e *rdbIncompleteError) Error() string {
+	var parts []string
+	for _, s := range e.stops {
+		parts = append(parts, fmt.Sprintf("%s stopped at byte %s after %s: %s", DisplayName(s.Node), s.Cursor, human.Plural(s.Keys, "key"), s.Reason))
+	}
+	msg := "incomplete: " + strings.Join(parts, "; ")
+	if e.keysOnly {
+		return msg + "; a key diff needs the whole file (the keys past that point would show as removed)"
+	}
+	if e.out != "" {
+		msg += "; report of the keys before that in " + e.out
+	} else {
+		msg += "; the report covers the keys before that"
+	}
+	return msg
+}
+
+// rdbProgressLine is "rdb [####....]  42% 70/167 MB  350 MB/s  ETA 1s
+// files 1/3";
+// without a total (a pipe) just what was read and the rate.
+func rdbProgressLine(read, total int64, elapsed time.Duration, filesDone, files int) string {
+	const mb = 1 << 20
+	line := fmt.Sprintf("rdb: %.0f MB", float64(read)/mb)
+	if total > 0 {
+		line = fmt.Sprintf("rdb %s %.0f/%.0f MB", cli.Meter(float64(read)/float64(total)), float64(read)/mb, float64(total)/mb)
+	}
+	if elapsed > 0 {
+		rate := float64(read) / elapsed.Seconds()
+		line += fmt.Sprintf("  %.0f MB/s", rate/mb)
+		if total > 0 && rate > 0 {
+			line += "  ETA " + time.Duration(float64(max(total-read, 0))/rate*float64(time.Second)).Round(time.Second).String()
+		}
+	}
+	if files > 1 {
+		line += fmt.Sprintf("  files %d/%d", filesDone, files)
+	}
+	return line
+}
+
+// quoteAll is files on a command line.
+func quoteAll(files []string) string {
+	q := make([]string, len(files))
+	for i, f := range files {
+		q[i] = cli.ShellQuote(f)
+	}
+	return strings.Join(q, " ")
+}

@@ -1,0 +1,25 @@
+package snapshot
+
+import (
+	"testing"
+	"time"
+)
+
+func TestRDBProgressLine(t *testing.T) {
+	const mb = 1 << 20
+	for _, tc := range []struct {
+		read, total int64
+		elapsed     time.Duration
+		done, files int
+		want        string
+	}{
+		{50 * mb, 200 * mb, time.Second, 0, 1, "rdb [######..................]  25% 50/200 MB  50 MB/s  ETA 3s"},
+		{200 * mb, 200 * mb, 2 * time.Second, 2, 3, "rdb [########################] 100% 200/200 MB  100 MB/s  ETA 0s  files 2/3"},
+		{30 * mb, 0, 3 * time.Second, 0, 1, "rdb: 30 MB  10 MB/s"},
+		{0, 100 * mb, 0, 0, 1, "rdb [........................]   0% 0/100 MB"},
+	} {
+		if got := rdbProgressLine(tc.read, tc.total, tc.elapsed, tc.done, tc.files); got != tc.want {
+			t.Errorf("got  %q\nwant %q", got, tc.want)
+		}
+	}
+}
