@@ -2,18 +2,10 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"strings"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
-	"github.com/keyguard/keyguard/hotkey"
 	"github.com/keyguard/keyguard/internal/cli"
 	"github.com/keyguard/keyguard/internal/hotkeys"
-	"github.com/keyguard/keyguard/internal/human"
-	"github.com/keyguard/keyguard/internal/redisconn"
-	"github.com/keyguard/keyguard/registry"
 )
 
 // maxMonitor bounds --monitor: MONITOR slows the server while it runs.
@@ -73,76 +65,8 @@ func runHotkeys(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	rdb, err := redisconn.Connect(ctx, target)
-	if err != nil {
-		return err
-	}
-	defer rdb.Close()
-	reps, err := hotkey.ReadReports(ctx, rdb, time.Now().Add(-*window))
-	if err != nil {
-		return fmt.Errorf("%w\n\tTry: check that the user may read %s* (HGETALL, ZRANGE)", err, hotkey.RecordPrefix)
-	}
-	var lfu *hotkeys.LFUResult
-	var interrupted error
-	if !*noLFU {
-		addrs, err := hotkeys.MasterAddrs(ctx, rdb)
-		if err != nil {
-			return err
-		}
-		lfu, err = hotkeys.WalkLFU(ctx, target.Opts, addrs, hotkeys.LFUOptions{Sample: *sample, Rate: *rate, Match: *match})
-		switch {
-		case err != nil && ctx.Err() != nil && lfu != nil:
-			// Interrupted: the report lists what was read, each node saying where it stopped.
-			interrupted = fmt.Errorf("interrupted: the report covers the keys read so far: %w", ctx.Err())
-			ctx = context.WithoutCancel(ctx)
-		case err != nil:
-			return fmt.Errorf("%w\n\tTry: --no-lfu to skip OBJECT FREQ, or --rate N to slow the walk", err)
-		}
-	}
-	var mon *hotkeys.MonitorResult
-	if *monitor > 0 && interrupted == nil {
-		mo := hotkeys.MonitorOptions{Duration: *monitor, MaxLines: *monLines, MaxBytes: *monBytes, MaxLineBytes: *monLine}
-		if mon, err = monitorMasters(ctx, e, target, rdb, mo); err != nil {
-			return err
-		}
-	}
-	rep := hotkeys.BuildReport(reg, reps, lfu, mon, hotkeys.ReportOptions{Target: target.Display, Window: *window, MinRate: *minRate, MinFreq: *minFreq, Top: *top})
-	out, err := fs.OpenOutput(e.cli())
-	if err != nil {
-		return err
-	}
-	if interrupted != nil {
-		out.KeepExisting() // a partial report goes beside a complete one
-	}
-	if fs.Opts.Format == "json" {
-		err = rep.WriteJSON(out)
-	} else {
-		err = rep.WriteText(out)
-	}
-	err = out.Finish(err)
-	if err != nil {
-		return err
-	}
-	if interrupted != nil {
-		return interrupted
-	}
-	if lost := mon.NotObserved(); len(lost) > 0 {
-		// The report is written; the part of the sample not seen is an error.
-		return fmt.Errorf("MONITOR sample incomplete: not observed on %s; run it again once the server answers", strings.Join(lost, "; "))
-	}
-	return cli.Verdict(rep.Findings, fs.Threshold())
-}
-
-// monitorMasters runs the MONITOR sample on every master of rdb.
-func monitorMasters(ctx context.Context, e *env, target *redisconn.Target, rdb redis.UniversalClient, mo hotkeys.MonitorOptions) (*hotkeys.MonitorResult, error) {
-	addrs, err := hotkeys.MasterAddrs(ctx, rdb)
-	if err != nil {
-		return nil, err
-	}
-	fmt.Fprintf(e.stderr, "keyguard hotkeys: MONITOR on %s for %s, after measuring the throughput without it…\n", human.Plural(len(addrs), "master"), registry.FormatDuration(mo.Duration))
-	mon, err := hotkeys.Monitor(ctx, target.Opts, addrs, mo)
-	if err != nil {
-		return nil, fmt.Errorf("%w\n\tTry: MONITOR needs the +monitor ACL permission; without it, rely on the SDK reports", err)
-	}
-	return mon, nil
+	return hotkeys.Run(ctx, e.cli(), hotkeys.RunOptions{Registry: reg, Target: target, Report: hotkeys.ReportOptions{Target: target.Display,
+		Window: *window, MinRate: *minRate, MinFreq: *minFreq, Top: *top}, NoLFU: *noLFU, LFU: hotkeys.LFUOptions{Sample: *sample, Rate: *rate, Match: *match},
+		Monitor: hotkeys.MonitorOptions{Duration: *monitor, MaxLines: *monLines, MaxBytes: *monBytes, MaxLineBytes: *monLine},
+		Format:  fs.Opts.Format, Out: fs.Opts.Out, Threshold: fs.Threshold()})
 }

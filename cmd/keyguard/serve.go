@@ -2,24 +2,17 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"log/slog"
-	"net"
 	"strings"
-
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/keyguard/keyguard/hotkey"
 	"github.com/keyguard/keyguard/internal/cli"
 	"github.com/keyguard/keyguard/internal/dashboard"
 	"github.com/keyguard/keyguard/redishook"
-	"github.com/keyguard/keyguard/registry"
 )
 
 // runServe audits on a schedule and serves the dashboard, the report as
-// JSON and /metrics until interrupted (package dashboard). It is long for
-// its flags alone: the serving's and those of the audit it schedules.
+// JSON and /metrics until interrupted (dashboard.Serve). It is long for its
+// flags alone: the serving's and those of the audit it schedules.
 func runServe(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "serve", "serve --redis URL [--cluster] [--registry FILE] [--listen 127.0.0.1:8080] [--interval 10m] [flags]",
 		`  keyguard serve --redis redis://127.0.0.1:6379
@@ -91,33 +84,7 @@ never on a scrape. docs/serve.md has the metrics and alert rules.`)
 	if err != nil {
 		return err
 	}
-	client := tgt.Client() // for the SDK's records; not checked now: the server starts even while Redis is down
-	defer client.Close()
-
-	pr := prometheus.NewRegistry()
-	pr.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	srv, err := dashboard.New(dashboard.Config{
-		Registry:   reg,
-		Auditor:    dashboard.NewAuditor(reg, target, walk.options()),
-		Writers:    dashboard.NewWriterSource(client, reg, *writersWin),
-		HotKeys:    dashboard.NewHotKeySource(client, reg, *hotWin, 100),
-		Interval:   *interval,
-		Timeout:    *timeout,
-		History:    *history,
-		HistoryDir: *historyDir,
-		Access:     access,
-		DocsBase:   docsURL,
-		Registerer: pr,
-		Gatherer:   pr,
-		Logger:     slog.New(slog.NewTextHandler(e.stderr, nil)),
-	})
-	if err != nil {
-		return err
-	}
-	ln, err := net.Listen("tcp", *listen)
-	if err != nil {
-		return fmt.Errorf("--listen %s: %w (is another server on that port?)", *listen, err)
-	}
-	fmt.Fprintf(e.stderr, "keyguard serve: http://%s/ auditing %s every %s\n", ln.Addr(), tgt.Display, registry.FormatTTL(*interval))
-	return srv.Run(ctx, ln)
+	return dashboard.Serve(ctx, e.cli(), dashboard.ServeOptions{Conn: tgt, Target: target, Walk: walk.options(), Listen: *listen,
+		WritersWindow: *writersWin, HotKeysWindow: *hotWin, Config: dashboard.Config{Registry: reg, Interval: *interval, Timeout: *timeout,
+			History: *history, HistoryDir: *historyDir, Access: access, DocsBase: docsURL}})
 }

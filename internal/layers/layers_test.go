@@ -64,7 +64,7 @@ registry, internal/cli, internal/sarif < internal/keycheck;
 redishook, internal/redisconn, internal/jsonout < internal/writers;
 registry, internal/glob, internal/jsonkeys, internal/monitor, internal/resp/redisopt, internal/rediscmd, internal/jsonout < internal/investigate;
 analyzer, internal/keyshape, internal/rediscmd, internal/sarif < internal/scancode;
-internal/audit/live, internal/audit/report, hotkey, redishook, internal/atomicfile, internal/jsonout < internal/dashboard;
+internal/audit/live, internal/audit/report, hotkey, redishook, internal/atomicfile, internal/jsonout, internal/redisconn < internal/dashboard;
 
 # Test and demo support, benchmarks, commands.
 NONE < internal/layers, internal/demodata, clients;

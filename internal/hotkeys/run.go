@@ -1,0 +1,109 @@
+package hotkeys
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/keyguard/keyguard/finding"
+	"github.com/keyguard/keyguard/hotkey"
+	"github.com/keyguard/keyguard/internal/cli"
+	"github.com/keyguard/keyguard/internal/human"
+	"github.com/keyguard/keyguard/internal/redisconn"
+	"github.com/keyguard/keyguard/registry"
+	"github.com/redis/go-redis/v9"
+)
+
+// RunOptions are what keyguard hotkeys runs with.
+type RunOptions struct {
+	Registry  *registry.Registry
+	Target    *redisconn.Target
+	Report    ReportOptions // Window is also how far back the SDK reports are read
+	NoLFU     bool          // skip the OBJECT FREQ walk
+	LFU       LFUOptions
+	Monitor   MonitorOptions // Duration 0: no MONITOR sample
+	Format    string         // text or json
+	Out       string
+	Threshold finding.Severity
+}
+
+// Run lists the hot keys of a server, merged from the services' SDK
+// reports (hotkey.Detector), OBJECT FREQ of every key under an LFU policy
+// and, when asked, a bounded MONITOR sample whose cost is measured. It
+// writes the report and returns cli.ErrFindings when a finding reaches
+// the threshold, or an error naming what was not observed.
+func Run(ctx context.Context, e *cli.Env, o RunOptions) error {
+	target := o.Target
+	rdb, err := redisconn.Connect(ctx, target)
+	if err != nil {
+		return err
+	}
+	defer rdb.Close()
+	reps, err := hotkey.ReadReports(ctx, rdb, time.Now().Add(-o.Report.Window))
+	if err != nil {
+		return fmt.Errorf("%w\n\tTry: check that the user may read %s* (HGETALL, ZRANGE)", err, hotkey.RecordPrefix)
+	}
+	var lfu *LFUResult
+	var interrupted error
+	if !o.NoLFU {
+		addrs, err := MasterAddrs(ctx, rdb)
+		if err != nil {
+			return err
+		}
+		lfu, err = WalkLFU(ctx, target.Opts, addrs, o.LFU)
+		switch {
+		case err != nil && ctx.Err() != nil && lfu != nil:
+			// Interrupted: the report lists what was read, each node saying where it stopped.
+			interrupted = fmt.Errorf("interrupted: the report covers the keys read so far: %w", ctx.Err())
+			ctx = context.WithoutCancel(ctx)
+		case err != nil:
+			return fmt.Errorf("%w\n\tTry: --no-lfu to skip OBJECT FREQ, or --rate N to slow the walk", err)
+		}
+	}
+	var mon *MonitorResult
+	if o.Monitor.Duration > 0 && interrupted == nil {
+		if mon, err = monitorMasters(ctx, e, target, rdb, o.Monitor); err != nil {
+			return err
+		}
+	}
+	rep := BuildReport(o.Registry, reps, lfu, mon, o.Report)
+	out, err := cli.OpenOutput(e, "--out", o.Out)
+	if err != nil {
+		return err
+	}
+	if interrupted != nil {
+		out.KeepExisting() // a partial report goes beside a complete one
+	}
+	if o.Format == "json" {
+		err = rep.WriteJSON(out)
+	} else {
+		err = rep.WriteText(out)
+	}
+	err = out.Finish(err)
+	if err != nil {
+		return err
+	}
+	if interrupted != nil {
+		return interrupted
+	}
+	if lost := mon.NotObserved(); len(lost) > 0 {
+		// The report is written; the part of the sample not seen is an error.
+		return fmt.Errorf("MONITOR sample incomplete: not observed on %s; run it again once the server answers", strings.Join(lost, "; "))
+	}
+	return cli.Verdict(rep.Findings, o.Threshold)
+}
+
+// monitorMasters runs the MONITOR sample on every master of rdb.
+func monitorMasters(ctx context.Context, e *cli.Env, target *redisconn.Target, rdb redis.UniversalClient, mo MonitorOptions) (*MonitorResult, error) {
+	addrs, err := MasterAddrs(ctx, rdb)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(e.Stderr, "keyguard hotkeys: MONITOR on %s for %s, after measuring the throughput without it…\n", human.Plural(len(addrs), "master"), registry.FormatDuration(mo.Duration))
+	mon, err := Monitor(ctx, target.Opts, addrs, mo)
+	if err != nil {
+		return nil, fmt.Errorf("%w\n\tTry: MONITOR needs the +monitor ACL permission; without it, rely on the SDK reports", err)
+	}
+	return mon, nil
+}
