@@ -2,15 +2,12 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/keyguard/keyguard/internal/cli"
-	"github.com/keyguard/keyguard/internal/human"
 	"github.com/keyguard/keyguard/internal/migrate"
-	"github.com/keyguard/keyguard/internal/redisconn"
 	"github.com/keyguard/keyguard/registry"
 )
 
@@ -102,43 +99,8 @@ func runMigratePlan(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	samples := make([][]migrate.Sample, len(plans))
-	for i, p := range plans {
-		samples[i] = p.ExampleSamples()
-	}
-	if fs.Opts.Redis != "" {
-		tgt, err := targetFlag(fs)
-		if err != nil {
-			return err
-		}
-		rdb, err := redisconn.Connect(ctx, tgt)
-		if err != nil {
-			return err
-		}
-		defer rdb.Close()
-		for i, p := range plans {
-			if samples[i], err = p.Samples(ctx, rdb, *sample); err != nil {
-				return err
-			}
-		}
-	}
-	out, err := fs.OpenOutput(e.cli())
-	if err != nil {
-		return err
-	}
-	if fs.Opts.Format == "json" {
-		err = migrate.WritePlansJSON(out, plans, samples)
-	} else {
-		for i, p := range plans {
-			if i > 0 {
-				fmt.Fprintln(out)
-			}
-			if err = p.WriteText(out, samples[i]); err != nil {
-				break
-			}
-		}
-	}
-	return out.Finish(err)
+	return migrate.PrintPlans(ctx, e.cli(), migrate.PrintOptions{Plans: plans, Redis: fs.Opts.Redis, Cluster: fs.Opts.Cluster, Sample: *sample,
+		Format: fs.Opts.Format, Out: fs.Opts.Out})
 }
 
 // migrateExamples are the examples of a step's help.
@@ -229,103 +191,6 @@ func runMigrateStep(ctx context.Context, e *env, step string, args []string) err
 	if err != nil {
 		return err
 	}
-	rdb, err := redisconn.Connect(ctx, tgt)
-	if err != nil {
-		return err
-	}
-	defer rdb.Close()
-
-	opts.Progress = func(p migrate.Progress) { prog.Show(migrateProgressLine(p), p.Final) }
-	var results []*migrate.Result
-	var runErr error
-	for _, p := range plans {
-		var res *migrate.Result
-		switch step {
-		case "copy":
-			res, runErr = p.Copy(ctx, rdb, opts)
-		case "verify":
-			res, runErr = p.Verify(ctx, rdb, opts)
-		case "cleanup":
-			if restore {
-				res, runErr = p.Restore(ctx, rdb, opts)
-				break
-			}
-			res, runErr = p.Cleanup(ctx, rdb, opts)
-		default:
-			res, runErr = p.Cleanup(ctx, rdb, opts)
-		}
-		results = append(results, res)
-		if runErr != nil || !res.Complete {
-			break
-		}
-	}
-	prog.Clear()
-	if err := writeMigrateResults(e, fs, tgt.Display, results); err != nil {
-		return err
-	}
-	return migrateVerdict(e, step, opts, results, runErr)
-}
-
-func writeMigrateResults(e *env, fs *cli.FlagSet, target string, results []*migrate.Result) error {
-	out, err := fs.OpenOutput(e.cli())
-	if err != nil {
-		return err
-	}
-	if fs.Opts.Format == "json" {
-		err = migrate.WriteResultsJSON(out, target, results)
-	} else {
-		for i, r := range results {
-			if i > 0 {
-				fmt.Fprintln(out)
-			}
-			if err = r.WriteText(out); err != nil {
-				break
-			}
-		}
-	}
-	return out.Finish(err)
-}
-
-// migrateVerdict is the exit: 2 for a run that failed or was interrupted
-// (after its report), 1 for keys that do not verify, else 0.
-func migrateVerdict(e *env, step string, opts migrate.Options, results []*migrate.Result, runErr error) error {
-	resume := "run the same command again to continue from --cursor " + opts.CursorFile
-	if opts.CursorFile == "" {
-		resume = "run it again (copy skips the keys it copied; pass --cursor FILE to make a run resumable)"
-	}
-	last := results[len(results)-1]
-	switch {
-	case runErr != nil:
-		return fmt.Errorf("%w\n\tTry: check the server, then %s", runErr, resume)
-	case !last.Complete && last.Stopped == "max-keys":
-		fmt.Fprintf(e.stderr, "keyguard migrate %s: stopped at --max-keys; %s\n", step, resume)
-		return nil
-	case !last.Complete:
-		return errors.New("interrupted; " + resume)
-	}
-	for _, r := range results {
-		if r.Counts.Mismatched > 0 {
-			return cli.ErrFindings
-		}
-	}
-	return nil
-}
-
-func migrateProgressLine(p migrate.Progress) string {
-	c := p.Counts
-	done := c.Copied
-	switch p.Op {
-	case "verify":
-		done = c.Verified
-	case "cleanup":
-		done = c.Removed
-	case "restore":
-		done = c.Restored
-	}
-	rate := ""
-	if s := p.Elapsed.Seconds(); s > 0 {
-		rate = fmt.Sprintf("  %s keys/s", human.Count(int64(float64(p.RunKeys)/s))) // this run's keys: a resumed run's counts hold the earlier runs'
-
-	}
-	return fmt.Sprintf("%s %s %s  %s scanned, %s keys, %s done%s", p.Op, p.From, cli.Meter(p.Done), human.Count(c.Scanned), human.Count(c.Keys), human.Count(done), rate)
+	return migrate.RunStep(ctx, e.cli(), migrate.StepOptions{Step: step, Plans: plans, Target: tgt, Options: opts, Restore: restore,
+		Progress: prog, Format: fs.Opts.Format, Out: fs.Opts.Out})
 }

@@ -58,7 +58,7 @@ internal/audit/inventory, internal/rdb, internal/glob, internal/progress, intern
 
 # The other tools.
 registry < internal/acl;
-internal/audit/report, migration, internal/keyslot, internal/atomicfile, internal/pace, internal/progress, internal/jsonout < internal/migrate;
+internal/audit/report, migration, internal/keyslot, internal/atomicfile, internal/pace, internal/progress, internal/jsonout, internal/redisconn < internal/migrate;
 registry, hotkey, internal/monitor, internal/resp/redisopt, internal/rediscmd, internal/pace, internal/jsonout, internal/redisconn < internal/hotkeys;
 registry, internal/cli, internal/sarif < internal/keycheck;
 redishook, internal/redisconn, internal/jsonout < internal/writers;
