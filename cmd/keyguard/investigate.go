@@ -2,16 +2,11 @@ package main
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"strings"
 	"time"
 
 	"github.com/keyguard/keyguard/internal/cli"
 	"github.com/keyguard/keyguard/internal/human"
 	"github.com/keyguard/keyguard/internal/investigate"
-	"github.com/keyguard/keyguard/internal/redisconn"
-	"github.com/keyguard/keyguard/registry"
 )
 
 // runInvestigate walks the chain of an overwritten key: find the keys
@@ -55,54 +50,9 @@ func runInvestigate(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	target.Opts.ClientName = investigate.DefaultSelf // our reads are not a client's
-	rdb, err := redisconn.Connect(ctx, target)
-	if err != nil {
-		return err
-	}
-	defer rdb.Close()
-	o.Display, o.Registry = target.Display, fs.Opts.Registry
-	if d := max(o.Watch, o.Monitor); d > 0 {
-		fmt.Fprintf(e.stderr, "keyguard investigate: watching for %s%s…\n", registry.FormatDuration(d), investigateMonitorNote(o.Monitor))
-	}
-	rep, err := investigate.Run(ctx, reg, rdb, o)
-	if err != nil {
-		return err
-	}
-	out, err := fs.OpenOutput(e.cli())
-	if err != nil {
-		return err
-	}
-	if fs.Opts.Format == "json" {
-		err = rep.WriteJSON(out)
-	} else {
-		err = rep.WriteText(out)
-	}
-	err = out.Finish(err)
-	if err != nil {
-		return err
-	}
-	if ctx.Err() != nil {
-		// Interrupted (Ctrl-C): the report covers what was seen until
-		// then, and the exit code says it is partial, as audit's does.
-		return errors.New("interrupted: the report covers what was seen before the stop")
-	}
-	if len(rep.NotObserved) > 0 {
-		// The report is written; what it could not see is an error.
-		var spans []string
-		for _, sp := range rep.NotObserved {
-			spans = append(spans, sp.String())
-		}
-		return fmt.Errorf("investigation incomplete: not observed: %s; run it again once the server answers", strings.Join(spans, "; "))
-	}
-	return cli.Verdict(rep.Findings, fs.Threshold())
-}
-
-func investigateMonitorNote(d time.Duration) string {
-	if d == 0 {
-		return ""
-	}
-	return ", capturing writers with MONITOR for " + registry.FormatDuration(d) + " (it costs the server throughput meanwhile)"
+	o.Registry = fs.Opts.Registry
+	return investigate.Investigate(ctx, e.cli(), investigate.CommandOptions{Options: o, Registry: reg, Target: target,
+		Format: fs.Opts.Format, Out: fs.Opts.Out, Threshold: fs.Threshold()})
 }
 
 // investigateUsage checks the target and the capture flags: MONITOR never

@@ -62,7 +62,7 @@ internal/audit/report, migration, internal/keyslot, internal/atomicfile, interna
 registry, hotkey, internal/monitor, internal/resp/redisopt, internal/rediscmd, internal/pace, internal/jsonout, internal/redisconn < internal/hotkeys;
 registry, internal/cli, internal/sarif < internal/keycheck;
 redishook, internal/redisconn, internal/jsonout < internal/writers;
-registry, internal/glob, internal/jsonkeys, internal/monitor, internal/resp/redisopt, internal/rediscmd, internal/jsonout < internal/investigate;
+registry, internal/glob, internal/jsonkeys, internal/monitor, internal/resp/redisopt, internal/rediscmd, internal/jsonout, internal/redisconn < internal/investigate;
 analyzer, internal/keyshape, internal/rediscmd, internal/sarif < internal/scancode;
 internal/audit/live, internal/audit/report, hotkey, redishook, internal/atomicfile, internal/jsonout, internal/redisconn < internal/dashboard;
 
