@@ -312,6 +312,12 @@ func (d *demo) sdk() error {
 	}
 	fmt.Fprintf(d.w, "  order-team  HSET %s, 2005 couponAmount 10 … (observe mode, no guard)  went through, and were recorded\n", keys.PromoSku(2004))
 
+	return d.sdkRecords(ctx, rec, metrics)
+}
+
+// sdkRecords shows what the SDK recorded of the incident: the writer
+// records, as keyguard writers reads them, and the hook's metrics.
+func (d *demo) sdkRecords(ctx context.Context, rec *redishook.Recorder, metrics *prometheus.Registry) error {
 	if err := rec.Flush(ctx); err != nil {
 		return fmt.Errorf("demo writer records: %w", err)
 	}

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"strings"
 
 	"github.com/keyguard/keyguard/internal/cli"
 	"github.com/keyguard/keyguard/internal/scancode"
@@ -43,55 +41,7 @@ func runScanCode(ctx context.Context, e *env, args []string) error {
 	if *maxBytes <= 0 {
 		return cli.Usagef("--max-file-bytes: want a positive number of bytes, got %d", *maxBytes)
 	}
-	res, err := scancode.Scan(ctx, pos, scancode.Options{Registry: reg, Langs: only, Tests: *tests, MaxFileBytes: *maxBytes})
-	if err != nil {
-		return err
-	}
-	rep := scancode.NewReport(reg.File, res)
-	if *baseline != "" {
-		b, err := scancode.ReadBaselineFile(*baseline)
-		if err != nil {
-			return err
-		}
-		b.Apply(rep)
-	}
-	out, err := fs.OpenOutput(e.cli())
-	if err != nil {
-		return err
-	}
-	switch {
-	case *suggest:
-		err = scancode.WriteSuggestions(out, scancode.Suggest(reg, rep.Findings))
-	case fs.Opts.Format == "json":
-		err = rep.WriteJSON(out)
-	case fs.Opts.Format == "sarif":
-		err = rep.WriteSARIF(out, moduleVersion())
-	default:
-		err = rep.WriteText(out)
-	}
-	err = out.Finish(err)
-	if err != nil {
-		return err
-	}
-	if n := len(rep.NotAnalysed); n > 0 {
-		var b strings.Builder
-		for i, fi := range rep.NotAnalysed {
-			if i == 10 {
-				fmt.Fprintf(&b, "\n\t... and %d more (the report lists them all)", n-10)
-				break
-			}
-			fmt.Fprintf(&b, "\n\t%s: %s", fi.File, fi.Reason)
-		}
-		if !*partial {
-			return fmt.Errorf("%d files could not be analysed, so their keys are unchecked:%s\n\tTry: fix what the reasons say, or --allow-partial to report them as a warning (see docs/scan-code.md)", n, b.String())
-		}
-		fmt.Fprintf(e.stderr, "keyguard scan-code: warning: %d files not analysed (--allow-partial):%s\n", n, b.String())
-	}
-	if *suggest {
-		return nil
-	}
-	if w, ok := rep.Worst(); ok && w.AtLeast(fs.Threshold()) {
-		return cli.ErrFindings
-	}
-	return nil
+	return scancode.Command(ctx, e.cli(), scancode.CommandOptions{Paths: pos, Options: scancode.Options{Registry: reg, Langs: only, Tests: *tests,
+		MaxFileBytes: *maxBytes}, Baseline: *baseline, Suggest: *suggest, AllowPartial: *partial, Format: fs.Opts.Format, Out: fs.Opts.Out,
+		Threshold: fs.Threshold(), Version: moduleVersion()})
 }

@@ -63,7 +63,7 @@ registry, hotkey, internal/monitor, internal/resp/redisopt, internal/rediscmd, i
 registry, internal/cli, internal/sarif < internal/keycheck;
 redishook, internal/redisconn, internal/jsonout < internal/writers;
 registry, internal/glob, internal/jsonkeys, internal/monitor, internal/resp/redisopt, internal/rediscmd, internal/jsonout, internal/redisconn < internal/investigate;
-analyzer, internal/keyshape, internal/rediscmd, internal/sarif < internal/scancode;
+analyzer, internal/keyshape, internal/rediscmd, internal/sarif, internal/cli < internal/scancode;
 internal/audit/live, internal/audit/report, hotkey, redishook, internal/atomicfile, internal/jsonout, internal/redisconn < internal/dashboard;
 
 # Test and demo support, benchmarks, commands.
