@@ -37,6 +37,10 @@ import (
 
 const maxPIIKeys = 1000
 
+// piiNotePrefix starts the notes on personal data, which a merge makes
+// again from the evidence rather than keeping each report's.
+const piiNotePrefix = "personal data: "
+
 // piiSlots is what a template's placeholders held.
 type piiSlots struct {
 	slots map[int]*piiSlot // by placeholder index
@@ -278,7 +282,7 @@ func (a *Aggregator) piiFindings() (lateRule, []string) {
 					continue
 				}
 				share := fmt.Sprintf("{%s} of %s holds %s in %s of %s keys", s.name, e.Key, pk, human.Count(k.hits), human.Count(a.piiKeys[i]))
-				notes = append(notes, "personal data: "+share)
+				notes = append(notes, piiNotePrefix+share)
 				hint := fmt.Sprintf("store a hash: make it {%s:hash} (the builder hashes the value); if reviewed, mark the template pii: allow", s.name)
 				for _, pkey := range k.keys {
 					f := finding.Finding{Rule: finding.PII, Severity: finding.Warning, Key: pkey.key, Template: e.Key, Owner: e.Owner,
@@ -291,7 +295,7 @@ func (a *Aggregator) piiFindings() (lateRule, []string) {
 	}
 	a.familyPIIFindings(&lr, &notes)
 	if a.piiFamLost > 0 {
-		notes = append(notes, fmt.Sprintf("personal data: %s of unregistered families past the first %d with numbers or e-mail addresses were not judged",
+		notes = append(notes, fmt.Sprintf(piiNotePrefix+"%s of unregistered families past the first %d with numbers or e-mail addresses were not judged",
 			human.Plural(a.piiFamLost, "key"), maxPIIFamilies))
 	}
 	return lr, notes
@@ -322,7 +326,7 @@ func (a *Aggregator) familyPIIFindings(lr *lateRule, notes *[]string) {
 					continue
 				}
 				n := max(keys[form], k.hits)
-				*notes = append(*notes, fmt.Sprintf("personal data: {%s} of unregistered keys %s holds %s in %s of %s keys", s.name, form, pk, human.Count(k.hits), human.Count(n)))
+				*notes = append(*notes, fmt.Sprintf(piiNotePrefix+"{%s} of unregistered keys %s holds %s in %s of %s keys", s.name, form, pk, human.Count(k.hits), human.Count(n)))
 				hint := fmt.Sprintf("store a hash of it: declare the family with {%s:hash} there (the builder hashes the value), or mark the template pii: allow after review", s.name)
 				for _, pkey := range k.keys {
 					f := finding.Finding{Rule: finding.PII, Severity: finding.Error, Key: pkey.key, Template: pkey.group,
@@ -475,4 +479,88 @@ func keyMayBePII(key string) bool {
 		}
 	}
 	return false
+}
+
+// piiKindNames name the kinds in the state.
+var piiKindNames = [naming.NumPIIKinds]string{naming.Mobile: "mobile", naming.E164: "e164", naming.IDCard: "idcard", naming.Card: "card", naming.Email: "email"}
+
+// piiState is the evidence of personal data, for the report's state.
+func (a *Aggregator) piiState() []report.StatePII {
+	var out []report.StatePII
+	add := func(kind, name string, ps *piiSlots) {
+		sp := report.StatePII{Kind: kind, Name: report.Str(name)}
+		for _, slot := range slices.Sorted(maps.Keys(ps.slots)) {
+			s := ps.slots[slot]
+			for kind := range s.kinds {
+				k := &s.kinds[kind]
+				if k.hits == 0 && k.misses == 0 {
+					continue
+				}
+				ss := report.StatePIISlot{Slot: slot, Name: s.name, Kind: piiKindNames[kind], Hits: k.hits, Misses: k.misses, Lo: k.lo, Hi: k.hi, Lost: k.lost}
+				for _, pk := range k.keys {
+					keyLen := pk.keyLen
+					if keyLen == len(pk.key) {
+						keyLen = 0 // the key is whole
+					}
+					ss.Keys = append(ss.Keys, report.StatePIIKey{Key: report.Str(pk.key), KeyLen: keyLen, DB: pk.db, Bytes: pk.bytes, Masked: pk.masked, Group: report.Str(pk.group)})
+				}
+				sp.Slots = append(sp.Slots, ss)
+			}
+		}
+		if len(sp.Slots) > 0 {
+			out = append(out, sp)
+		}
+	}
+	for i, ps := range a.pii {
+		if ps != nil {
+			add(report.KindTemplate, a.reg.Entries[i].Key, ps)
+		}
+	}
+	for _, form := range slices.Sorted(maps.Keys(a.famPII)) {
+		add(report.KindPrefix, form, &a.famPII[form].piiSlots)
+	}
+	return out
+}
+
+// loadPII restores the evidence of personal data.
+func (a *Aggregator) loadPII(st []report.StatePII) error {
+	for _, sp := range st {
+		var ps *piiSlots
+		switch sp.Kind {
+		case report.KindTemplate:
+			e, err := a.entryOf(string(sp.Name))
+			if err != nil {
+				return err
+			}
+			if ps = a.pii[e.Index]; ps == nil {
+				ps = &piiSlots{slots: map[int]*piiSlot{}}
+				a.pii[e.Index] = ps
+			}
+		default:
+			form := string(sp.Name)
+			f := a.famPII[form]
+			if f == nil {
+				f = &piiFamily{piiSlots: piiSlots{slots: map[int]*piiSlot{}}, form: form}
+				a.famPII[form] = f
+			}
+			ps = &f.piiSlots
+		}
+		for _, ss := range sp.Slots {
+			kind := slices.Index(piiKindNames[:], ss.Kind)
+			if kind <= 0 {
+				return fmt.Errorf("the report's state names personal data of kind %q, which this keyguard does not know: make the report again with this version", ss.Kind)
+			}
+			s := ps.slots[ss.Slot]
+			if s == nil {
+				s = &piiSlot{name: ss.Name}
+				ps.slots[ss.Slot] = s
+			}
+			k := piiKind{hits: ss.Hits, misses: ss.Misses, lo: ss.Lo, hi: ss.Hi, lost: ss.Lost}
+			for _, pk := range ss.Keys {
+				k.keys = append(k.keys, piiKey{key: string(pk.Key), keyLen: max(pk.KeyLen, len(pk.Key)), db: pk.DB, bytes: pk.Bytes, masked: pk.Masked, group: string(pk.Group)})
+			}
+			s.kinds[kind].merge(&k)
+		}
+	}
+	return nil
 }
