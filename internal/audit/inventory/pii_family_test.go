@@ -33,10 +33,10 @@ func piiFamilyData(seed uint64, n int) (keys []string, want map[string]bool) {
 	}
 	for i := range n {
 		put(fmt.Sprintf("acct:profile:%d:base", i+1), false)
-		put(fmt.Sprintf("shop:order:%d:status", 13800000000+i), false)      // counted up, mobile-shaped
-		put(fmt.Sprintf("shop:bill:%s", d.digits(10+i%10)), false)          // random, 10 to 19 digits
-		put(fmt.Sprintf("shop:ref:1%s", d.digits(10)), false)               // random 11 digits
-		put(fmt.Sprintf("shop:ref%d", 13900000000+3*i), false)              // glued to a word, counted up
+		put(fmt.Sprintf("shop:order:%d:status", 13800000000+i), false) // counted up, mobile-shaped
+		put(fmt.Sprintf("shop:bill:%s", d.digits(10+i%10)), false)     // random, 10 to 19 digits
+		put(fmt.Sprintf("shop:ref:1%s", d.digits(10)), false)          // random 11 digits
+		put(fmt.Sprintf("shop:ref%d", 13900000000+3*i), false)         // glued to a word, counted up
 		put(fmt.Sprintf("feed:snow:%d", (uint64(1_700_000_000_000+i*997)-1_288_834_974_657)<<22|uint64(i%1024)<<12), false)
 		put(fmt.Sprintf("cart:tok:%016x", d.r.Uint64()), false)
 		put(fmt.Sprintf("login:name_%d", i), false)
