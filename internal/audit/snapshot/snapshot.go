@@ -213,6 +213,8 @@ type fileResult struct {
 	keys      int64 // records passed to the inventory
 	expired   int64 // keys already expired when the snapshot was taken
 	empty     int64 // collections without elements the decoder skipped
+	hashesExp int64 // hashes whose fields had all expired, skipped
+	fieldsExp int64 // hash fields expired, left out
 	streams   bool  // some record is a stream
 	freqs     bool  // some record carried an LFU counter
 	noCreated bool  // no ctime aux field: TTLs counted from the file's mtime
@@ -322,6 +324,7 @@ func (s *scan) file(ctx context.Context, in *Input, cls *inventory.Classifier) (
 		r, err := dec.Next()
 		if err != nil {
 			res.empty = dec.Meta().EmptySkipped
+			res.hashesExp, res.fieldsExp = dec.Meta().HashesExpired, dec.Meta().FieldsExpired
 			res.resize = dec.Meta().Resize
 			if err != io.EOF {
 				var fe *rdb.FormatError
@@ -440,11 +443,13 @@ func (s *scan) send(b *batch) {
 // notes explains what the report leaves out.
 func notes(opts Options, ins []*Input, res []fileResult) []string {
 	var notes []string
-	var expired, empty int64
+	var expired, empty, hashesExp, fieldsExp int64
 	freqs, streams := false, false
 	for i, r := range res {
 		expired += r.expired
 		empty += r.empty
+		hashesExp += r.hashesExp
+		fieldsExp += r.fieldsExp
 		streams = streams || r.streams
 		freqs = freqs || r.freqs
 		if r.noCreated {
@@ -464,6 +469,16 @@ func notes(opts Options, ins []*Input, res []fileResult) []string {
 			what = "1 empty list, set, sorted set or hash was"
 		}
 		notes = append(notes, what+" left out (the snapshot holds them without elements; Redis drops them on load)")
+	}
+	if fieldsExp > 0 {
+		note := human.Plural(fieldsExp, "hash field") + " had already expired when the snapshot was taken (Redis 7.4 field TTLs); they are left out of counts and sizes, as Redis drops them on load"
+		switch {
+		case hashesExp == 1:
+			note += ", and 1 hash with no field left is left out as a key"
+		case hashesExp > 1:
+			note += ", and " + human.Plural(hashesExp, "hash") + " with no field left are left out as keys"
+		}
+		notes = append(notes, note)
 	}
 	if streams {
 		notes = append(notes, "streams are sized as a server holds them once it has loaded the snapshot; MEMORY USAGE on the server that wrote it can be up to 4 KiB more per stream (its last node is preallocated)")
