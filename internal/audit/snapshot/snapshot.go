@@ -215,6 +215,7 @@ type fileResult struct {
 	empty     int64 // collections without elements the decoder skipped
 	hashesExp int64 // hashes whose fields had all expired, skipped
 	fieldsExp int64 // hash fields expired, left out
+	sizing    string // how the memory figures relate to the file's writer (rdb.Meta.SizingNote)
 	streams   bool  // some record is a stream
 	freqs     bool  // some record carried an LFU counter
 	noCreated bool  // no ctime aux field: TTLs counted from the file's mtime
@@ -325,6 +326,7 @@ func (s *scan) file(ctx context.Context, in *Input, cls *inventory.Classifier) (
 		if err != nil {
 			res.empty = dec.Meta().EmptySkipped
 			res.hashesExp, res.fieldsExp = dec.Meta().HashesExpired, dec.Meta().FieldsExpired
+			res.sizing = dec.Meta().SizingNote(in.Display())
 			res.resize = dec.Meta().Resize
 			if err != io.EOF {
 				var fe *rdb.FormatError
@@ -452,6 +454,9 @@ func notes(opts Options, ins []*Input, res []fileResult) []string {
 		fieldsExp += r.fieldsExp
 		streams = streams || r.streams
 		freqs = freqs || r.freqs
+		if r.sizing != "" {
+			notes = append(notes, r.sizing)
+		}
 		if r.noCreated {
 			notes = append(notes, fmt.Sprintf("%s does not say when it was written (no ctime aux field: Redis < 4.0): remaining TTLs are counted from its modification time", ins[i].Display()))
 		}
