@@ -210,15 +210,15 @@ type scan struct {
 
 // fileResult is what one file gave besides its records.
 type fileResult struct {
-	keys      int64 // records passed to the inventory
-	expired   int64 // keys already expired when the snapshot was taken
-	empty     int64 // collections without elements the decoder skipped
-	hashesExp int64 // hashes whose fields had all expired, skipped
-	fieldsExp int64 // hash fields expired, left out
+	keys      int64  // records passed to the inventory
+	expired   int64  // keys already expired when the snapshot was taken
+	empty     int64  // collections without elements the decoder skipped
+	hashesExp int64  // hashes whose fields had all expired, skipped
+	fieldsExp int64  // hash fields expired, left out
 	sizing    string // how the memory figures relate to the file's writer (rdb.Meta.SizingNote)
-	streams   bool  // some record is a stream
-	freqs     bool  // some record carried an LFU counter
-	noCreated bool  // no ctime aux field: TTLs counted from the file's mtime
+	streams   bool   // some record is a stream
+	freqs     bool   // some record carried an LFU counter
+	noCreated bool   // no ctime aux field: TTLs counted from the file's mtime
 	stop      *report.NodeStop
 	dbKeys    map[int]int64    // records counted per database
 	resize    []rdb.ResizeHint // the file's own key counts per database
