@@ -235,7 +235,7 @@ func (d *Decoder) readHashListpackEx() error {
 	var k, start, gone int // gone: bytes of the expired fields' entries
 	var f, v elem
 	for {
-		if k%3 == 0 {
+		if pos := k % 3; pos == 0 { // a triplet starts: where its bytes begin
 			start = d.lp.p
 		}
 		e, ok, err := it.next()
