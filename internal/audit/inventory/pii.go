@@ -223,7 +223,7 @@ func (a *Aggregator) mergePII(b *Aggregator) {
 		f := a.famPII[form]
 		if f == nil {
 			if len(a.famPII) >= maxPIIFamilies {
-				a.piiFamLost += bf.hitsAll()
+				a.piiFamLost += bf.hitsAll() // values judged: about one per key
 				continue
 			}
 			f = &piiFamily{piiSlots: piiSlots{slots: map[int]*piiSlot{}}, form: form}
@@ -327,7 +327,7 @@ func (a *Aggregator) familyPIIFindings(lr *lateRule, notes *[]string) {
 				}
 				n := max(keys[form], k.hits)
 				*notes = append(*notes, fmt.Sprintf(piiNotePrefix+"{%s} of unregistered keys %s holds %s in %s of %s keys", s.name, form, pk, human.Count(k.hits), human.Count(n)))
-				hint := fmt.Sprintf("store a hash of it: declare the family with {%s:hash} there (the builder hashes the value), or mark the template pii: allow after review", s.name)
+				const hint = "store a hash of it with a {name:hash} placeholder, or mark the template pii: allow after review"
 				for _, pkey := range k.keys {
 					f := finding.Finding{Rule: finding.PII, Severity: finding.Error, Key: pkey.key, Template: pkey.group,
 						Message: clipText(fmt.Sprintf("%s %s in the key: keys show up in SCAN, MONITOR, slow logs and dashboards (%s of the %s keys of %s do)",
