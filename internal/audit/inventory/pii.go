@@ -329,7 +329,11 @@ func (a *Aggregator) familyPIIFindings(lr *lateRule, notes *[]string) {
 				*notes = append(*notes, fmt.Sprintf(piiNotePrefix+"{%s} of unregistered keys %s holds %s in %s of %s keys", s.name, form, pk, human.Count(k.hits), human.Count(n)))
 				const hint = "store a hash of it with a {name:hash} placeholder, or mark the template pii: allow after review"
 				for _, pkey := range k.keys {
-					f := finding.Finding{Rule: finding.PII, Severity: finding.Error, Key: pkey.key, Template: pkey.group,
+					tmpl := pkey.group
+					if tmpl == report.OtherGroup {
+						tmpl = form // a family past the cap of groups: its form names it
+					}
+					f := finding.Finding{Rule: finding.PII, Severity: finding.Error, Key: pkey.key, Template: tmpl,
 						Message: clipText(fmt.Sprintf("%s %s in the key: keys show up in SCAN, MONITOR, slow logs and dashboards (%s of the %s keys of %s do)",
 							strings.TrimPrefix(strings.TrimPrefix(singular(pk), "a "), "an "), pkey.masked, human.Count(k.hits), human.Count(n), form)), Hint: hint}
 					lr.items = append(lr.items, newLate(&f, pkey.bytes, pkey.keyLen, pkey.db, groupRef{report.KindPrefix, pkey.group, pkey.db}))

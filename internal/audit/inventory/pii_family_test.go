@@ -266,3 +266,32 @@ func piiNotes(rep *report.Report) []string {
 	stdslices.Sort(out)
 	return out
 }
+
+// A key of a family past the cap of groups (counted in "(other)") is
+// still judged with its family's evidence, and its finding names the
+// family's form, not "(other)".
+func TestPIIUnregisteredPastGroupCap(t *testing.T) {
+	reg, err := registry.Parse("pii.yaml", []byte(piiFamilyRegistry))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := piiData{rand.New(rand.NewPCG(1, 2))}
+	agg := inventory.New(reg, inventory.Options{MaxGroups: 1})
+	add(agg, rec("shop:first:1", typ("string"))) // takes the one group
+	want := map[string]bool{}
+	for i := range 50 {
+		add(agg, rec(fmt.Sprintf("shop:order:%d:status", 13800000000+i), typ("string")))
+	}
+	for range 3 {
+		k := "acct:profile:" + d.mobile() + ":base"
+		want[k] = true
+		add(agg, rec(k, typ("string")))
+	}
+	rep := agg.Report(meta())
+	checkPII(t, "past the cap", piiKeys(rep), want)
+	for k := range want {
+		if f := findingOf(rep, k); f.Template != "acct:profile:{num}:base" {
+			t.Errorf("%s: template %q", k, f.Template)
+		}
+	}
+}
