@@ -25,6 +25,22 @@ func Infer(key string, sep byte) string {
 // buffer, for callers that reuse one buffer across many keys.
 func AppendInfer(dst []byte, key string, sep byte) []byte {
 	var used names
+	return appendInfer(dst, key, sep, &used)
+}
+
+// InferValues appends Infer(key, sep) to dst, and calls fn with every
+// value of it that may be personal data: an e-mail address, and a number
+// standing as a token of its own (as FindPII reads tokens) that became a
+// {phone:hash}, {idcard:hash}, {id:int} or {n:int}. slot is the
+// placeholder's position in the template (0 the first), value a slice of
+// key (with its '+' or trailing X). An audit weighs the values of one
+// family's slot together (ValuePII) instead of judging each key alone.
+func InferValues(dst []byte, key string, sep byte, fn func(slot int, value string)) []byte {
+	used := names{fn: fn}
+	return appendInfer(dst, key, sep, &used)
+}
+
+func appendInfer(dst []byte, key string, sep byte, used *names) []byte {
 	// Segments are split at the rune sep (a byte above 0x7f is its UTF-8
 	// encoding, two bytes) but joined with the byte sep, as Infer always did.
 	split := string(rune(sep))
@@ -36,7 +52,7 @@ func AppendInfer(dst []byte, key string, sep byte) []byte {
 		if !first {
 			dst = append(dst, sep)
 		}
-		dst = inferSeg(dst, seg, &used)
+		dst = inferSeg(dst, seg, used)
 		if !more {
 			return dst
 		}
@@ -87,15 +103,40 @@ func baseName(base int) string {
 	return "id"
 }
 
-// names counts the uses of each base name within one key.
-type names [numNames]int
+// names counts the uses of each base name within one key, and the
+// placeholders so far; fn (InferValues) receives values.
+type names struct {
+	n    [numNames]int
+	slot int
+	fn   func(slot int, value string)
+}
+
+// value hands v, the value of the placeholder put next, to fn.
+func (u *names) value(v string) {
+	if u.fn != nil {
+		u.fn(u.slot, v)
+	}
+}
+
+// digits hands the number seg[i:j] (after a '+' when plus) to fn when
+// it is long enough to be personal data and stands as a token of its own.
+func (u *names) digits(seg string, i, j int, plus bool) {
+	if u.fn == nil || j-i < 8 || !standsAlone(seg, i, j) {
+		return
+	}
+	if plus {
+		i--
+	}
+	u.value(seg[i:j])
+}
 
 // put appends "{" + the next name for base + suffix.
 func (u *names) put(dst []byte, base int, suffix string) []byte {
-	u[base]++
+	u.n[base]++
+	u.slot++
 	dst = append(dst, '{')
 	dst = append(dst, baseName(base)...)
-	if n := u[base]; n > 1 {
+	if n := u.n[base]; n > 1 {
 		dst = strconv.AppendInt(dst, int64(n), 10)
 	}
 	return append(dst, suffix...)
@@ -116,6 +157,7 @@ func inferSeg(dst []byte, seg string, used *names) []byte {
 	if at := strings.IndexByte(seg, '@'); at >= 0 {
 		if l, r, ok := emailAt(seg, at); ok {
 			dst = inferSegment(dst, seg[:l], used)
+			used.value(seg[l:r])
 			dst = used.put(dst, nameEmail, ":hash}")
 			return inferSegment(dst, seg[r:], used)
 		}
@@ -201,6 +243,7 @@ func inferSegment(dst []byte, seg string, used *names) []byte {
 		case len(run) == 8 && validDate(run, 2000, 2099):
 			dst = used.put(dst, nameDate, ":date}")
 		case isPhone(run, plus):
+			used.digits(seg, i, j, plus)
 			if plus {
 				dst = dst[:len(dst)-1] // +86…: the '+' is part of the number
 			}
@@ -209,10 +252,13 @@ func inferSegment(dst []byte, seg string, used *names) []byte {
 			if len(run) == 17 {
 				j++
 			}
+			used.digits(seg, i, j, false)
 			dst = used.put(dst, nameIDCard, ":hash}")
 		case i > 0 && isLetter(seg[i-1]):
+			used.digits(seg, i, j, false)
 			dst = used.put(dst, nameN, ":int}") // zadd17, order123
 		default:
+			used.digits(seg, i, j, false)
 			dst = used.put(dst, nameID, ":int}")
 		}
 		i = j

@@ -25,6 +25,13 @@ type Emit func(rule string, sev finding.Severity, msg, hint string)
 // Key checks a concrete key that matches no template against every naming
 // rule. start is where the domain segment begins (after an env prefix).
 func (r Rules) Key(key string, start int, emit Emit) {
+	r.KeyExceptPII(key, start, emit)
+	r.PII(key, emit)
+}
+
+// KeyExceptPII is Key without the personal-data rule, for a caller that
+// judges personal data with the evidence of many keys (InferValues).
+func (r Rules) KeyExceptPII(key string, start int, emit Emit) {
 	r.Length(key, emit)
 	if strings.IndexByte(key, r.Sep) < 0 {
 		msg, hint := separatorText(r.Sep)
@@ -44,7 +51,6 @@ func (r Rules) Key(key string, start int, emit Emit) {
 			fmt.Sprintf("time stamp %s in the key: a new key every period that is never reused", ts),
 			"keep time out of the name, or give every such key a TTL that ends its period")
 	}
-	r.PII(key, emit)
 }
 
 // Length reports a key over MaxKeyBytes.

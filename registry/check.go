@@ -206,8 +206,9 @@ func (c *Checker) registered(key string, e *Entry, emit func(finding.Finding)) R
 
 // DeferPII makes CheckEntry leave personal data in placeholder values
 // to the caller, who judges them with the evidence of the whole template
-// (SlotValues hands them over); an audit does, a check of one key
-// cannot.
+// (SlotValues hands them over), and the checks of unregistered keys leave
+// personal data in their names to it too (naming.InferValues hands those
+// over, by inferred family); an audit does, a check of one key cannot.
 func (c *Checker) DeferPII() { c.deferPII = true }
 
 // anyValue reports whether e has an {any} placeholder, whose values the
@@ -359,7 +360,11 @@ func (c *Checker) unregistered(key string, emit func(finding.Finding)) Result {
 	if _, ok := r.domainIdx[first]; !ok && strings.IndexByte(key, r.Separator) >= 0 {
 		add(finding.Domain, finding.Warning, c.domainMsg(first), "use a declared domain, or declare this one with its owner")
 	}
-	c.rules.Key(key, start, add)
+	if c.deferPII {
+		c.rules.KeyExceptPII(key, start, add)
+	} else {
+		c.rules.Key(key, start, add)
+	}
 	return Result{Inferred: inferred}
 }
 

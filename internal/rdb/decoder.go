@@ -111,6 +111,9 @@ type Options struct {
 	// elements. By default they are skipped, as Redis skips them when it
 	// loads the file, and counted in Meta.EmptySkipped.
 	KeepEmpty bool
+	// KeepExpiredFields keeps hash fields whose expiry had passed when the
+	// file was written (Record.FieldsExpired).
+	KeepExpiredFields bool
 	// Look, when set, is called with each key (valid only during the
 	// call) before its value is read, and says what to look for in the
 	// value: LookNames (sample hash field names, collect JSON keys),
@@ -209,6 +212,10 @@ func (d *Decoder) Next() (*Record, error) {
 		if err != nil {
 			d.err = d.wrap(err)
 			return nil, d.err
+		}
+		if rec.FieldsExpired > 0 && rec.Elements == 0 && !rec.Partial {
+			d.meta.HashesExpired++
+			continue
 		}
 		if d.opts.KeepEmpty || !rec.emptyCollection() {
 			return rec, nil
@@ -458,7 +465,7 @@ func (d *Decoder) resetRecord() {
 	r := &d.rec
 	r.Key, r.KeyLen = nil, 0 // error reports name the key once it is read
 	r.Module = ""
-	r.Elements, r.ValueBytes, r.MemoryEstimate, r.FieldTTLs = 0, 0, 0, 0
+	r.Elements, r.ValueBytes, r.MemoryEstimate, r.FieldTTLs, r.FieldsExpired = 0, 0, 0, 0, 0
 	r.Partial, r.MoreFields = false, false
 	if len(r.Fields) > 0 {
 		r.Fields = r.Fields[:0]

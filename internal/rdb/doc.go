@@ -86,6 +86,17 @@
 // kept compressed (their compressed size in memory is not in the file),
 // what the writing server held beyond what it loads (sds spare room left
 // by APPEND or SETRANGE, preallocated stream nodes, hash tables caught
-// mid-rehash), values of Valkey 8+ and Redis 7.2+ (sized as Redis 7.0
-// would hold them), and the 16 bytes per key Redis Cluster adds in 7.0.
+// mid-rehash), and the 16 bytes per key Redis Cluster adds in 7.0.
+//
+// Files of RDB 11 and later (Redis 7.2+, Valkey) are sized as Redis 7.2
+// holds them: sets of at most 128 members of at most 64 bytes and small
+// lists are listpacks, consumers take 32 bytes; the rest of the model is
+// 7.0's, which MEMORY USAGE on 7.2 through 8.0 still follows (it counts a
+// dictEntry per set member and key). Meta.SizedAs names the server whose
+// figure this is, and says how the writer differs where it holds keys in
+// a way not modelled: Valkey 8.0 embeds keys in their dict entries,
+// Valkey 8.1 and 9 in their objects in a new hash table, Redis 8.2 in one
+// object with the value (kvobj). Hash field TTLs (Redis 7.4, Valkey 9)
+// are estimated at 8 bytes per field; the scores of sorted sets converted
+// to listpacks on load are written as Redis 7.0 writes them (%.17g).
 package rdb

@@ -23,7 +23,11 @@ func (d *Decoder) readPlainHash(minExp int64, valkey bool) error {
 	if d.needFieldNames() {
 		nameLimit = max(maxFieldName, d.collectLimit())
 	}
-	var elems int64
+	var elems, ttls int64
+	cut := int64(0)
+	if minExp != 0 || valkey {
+		cut = d.fieldsExpireBefore()
+	}
 	lp := newLoadPack(maxListpackEntries, maxListpackValue)
 	for i := uint64(0); i < n; i++ {
 		var exp int64
@@ -46,7 +50,6 @@ func (d *Decoder) readPlainHash(minExp int64, valkey bool) error {
 		if err != nil {
 			return err
 		}
-		lp.add(fh, d.e1, nameComplete)
 		wantVal := nameComplete && d.wantsFieldValue(d.e1)
 		valLimit := maxIntText
 		if wantVal {
@@ -56,7 +59,6 @@ func (d *Decoder) readPlainHash(minExp int64, valkey bool) error {
 		if err != nil {
 			return err
 		}
-		lp.add(vh, d.e2, valComplete)
 		if valkey {
 			p, err := d.rd.next(8)
 			if err != nil {
@@ -67,8 +69,18 @@ func (d *Decoder) readPlainHash(minExp int64, valkey bool) error {
 			}
 		}
 		if exp != 0 {
+			ttls++
+			if exp < cut {
+				// Expired when the file was written: Redis leaves the
+				// field out on load.
+				rec.FieldsExpired++
+				d.meta.FieldsExpired++
+				continue
+			}
 			rec.FieldTTLs++
 		}
+		lp.add(fh, d.e1, nameComplete)
+		lp.add(vh, d.e2, valComplete)
 		if d.needFieldNames() {
 			d.hashField(d.e1, d.e2, wantVal)
 		}
@@ -83,13 +95,29 @@ func (d *Decoder) readPlainHash(minExp int64, valkey bool) error {
 		}
 		rec.Elements++
 	}
-	if rec.FieldTTLs == 0 && lp.fits(rec.Elements) {
+	if ttls == 0 && lp.fits(rec.Elements) {
 		// Redis loads a small hash as a listpack.
 		rec.MemoryEstimate = sizeRobj + jeSize(lp.bytes)
 		return nil
 	}
 	rec.MemoryEstimate = sizeRobj + sizeDict + 8*dictSlots(rec.Elements) + elems
 	return nil
+}
+
+// fieldsExpireBefore is the time (Unix milliseconds) before which a hash
+// field's expiry had passed when the file was written: its ctime. 0 (no
+// field is left out) without a ctime, or under Options.KeepExpiredFields.
+// Redis leaves out the fields expired when it loads the file, later
+// still; those expired since the file was written are not known here.
+func (d *Decoder) fieldsExpireBefore() int64 {
+	if d.opts.KeepExpiredFields {
+		return 0
+	}
+	t, ok := d.meta.Created()
+	if !ok {
+		return 0
+	}
+	return t.UnixMilli()
 }
 
 // ---- compact encodings ------------------------------------------------------------
@@ -203,9 +231,13 @@ func (d *Decoder) readHashListpackEx() error {
 	if err != nil {
 		return err
 	}
-	var k int
+	cut := d.fieldsExpireBefore()
+	var k, start, gone int // gone: bytes of the expired fields' entries
 	var f, v elem
 	for {
+		if pos := k % 3; pos == 0 { // a triplet starts: where its bytes begin
+			start = d.lp.p
+		}
 		e, ok, err := it.next()
 		if err != nil {
 			return err
@@ -221,6 +253,14 @@ func (d *Decoder) readHashListpackEx() error {
 		case 2:
 			if !e.isInt {
 				return corruptf("hash listpack field TTL is not an integer")
+			}
+			if e.i != 0 && e.i < cut {
+				// Expired when the file was written: Redis deletes the
+				// field from the listpack on load.
+				rec.FieldsExpired++
+				d.meta.FieldsExpired++
+				gone += d.lp.p - start
+				break
 			}
 			if e.i != 0 {
 				rec.FieldTTLs++
@@ -240,7 +280,10 @@ func (d *Decoder) readHashListpackEx() error {
 	if err := d.checkCount(declared, k, "listpack"); err != nil {
 		return err
 	}
-	rec.Elements = int64(k / 3)
+	rec.Elements = int64(k/3) - rec.FieldsExpired
+	if gone > 0 {
+		rec.MemoryEstimate = sizeRobj + 16 + jeSize(full-int64(gone))
+	}
 	return nil
 }
 

@@ -202,6 +202,8 @@ const (
 	maxListpackEntries = 128 // hash-max-listpack-entries, zset-max-listpack-entries
 	maxListpackValue   = 64  // hash-max-listpack-value, zset-max-listpack-value
 	maxIntsetEntries   = 512 // set-max-intset-entries
+	maxSetLPEntries    = 128 // set-max-listpack-entries (Redis 7.2+, Valkey)
+	maxSetLPValue      = 64  // set-max-listpack-value
 	maxIntText         = 20  // digits and sign of the longest int64
 	intsetHeaderSize   = 8
 )
@@ -273,6 +275,15 @@ func (p *loadPack) addScore(score float64) {
 // as a listpack: at most maxEntries, no element longer than maxValue.
 func (p *loadPack) fits(entries int64) bool {
 	return entries <= p.maxEntries && p.maxLen <= p.maxValue
+}
+
+// setListpack reports whether the server of a file of RDB version ver
+// keeps a set of n members, counted in p, that is not an intset as a
+// listpack. Redis 7.2 and Valkey (RDB 11 and later; Valkey 9 writes 80)
+// do for at most 128 members of at most 64 bytes; Redis 7.0 never does.
+// The file's server is taken to be the one that loads it.
+func setListpack(ver int, n int64, p *loadPack) bool {
+	return ver >= 11 && n <= maxSetLPEntries && p.maxLen <= maxSetLPValue
 }
 
 // scoreText is Redis 7.0's d2string: integers in decimal, others as %.17g.

@@ -77,6 +77,11 @@ type Record struct {
 	MemoryEstimate int64
 	// FieldTTLs counts hash fields with their own expiry (Redis 7.4).
 	FieldTTLs int64
+	// FieldsExpired counts hash fields whose expiry had passed when the
+	// file was written (its ctime): they are left out of Elements,
+	// FieldTTLs, MemoryEstimate, Fields and Value, as Redis leaves them
+	// out on load (Options.KeepExpiredFields keeps them).
+	FieldsExpired int64
 	// Partial is set when an encoded value was larger than
 	// Options.MaxBlobBytes: it was counted from its header only, and
 	// Elements is 0 if the header did not know the count.
@@ -195,6 +200,11 @@ type Meta struct {
 	// EmptySkipped counts lists, sets, sorted sets and hashes without
 	// elements that Next skipped, as Redis does on load (Options.KeepEmpty).
 	EmptySkipped int64
+	// HashesExpired counts hashes all of whose fields had expired when
+	// the file was written: Next skipped them, as Redis drops them on
+	// load. FieldsExpired counts the expired fields left out, theirs and
+	// those of the hashes returned.
+	HashesExpired, FieldsExpired int64
 }
 
 // AuxField is one AUX key/value pair.

@@ -32,6 +32,10 @@ func (d *Decoder) readPlainSet() error {
 		rec.MemoryEstimate = sizeRobj + jeSize(intsetHeaderSize+lp.width*rec.Elements)
 		return nil
 	}
+	if setListpack(d.meta.Version, rec.Elements, &lp) {
+		rec.MemoryEstimate = sizeRobj + jeSize(lp.bytes)
+		return nil
+	}
 	rec.MemoryEstimate = sizeRobj + sizeDict + 8*dictSlots(rec.Elements) + elems
 	return nil
 }

@@ -56,6 +56,17 @@ type Aggregator struct {
 	slotFn  func(slot int, name, value string)
 	slotOf  *registry.Entry // the entry slotFn's values belong to
 
+	// Unregistered keys' evidence by family form (pii.go), and the
+	// scratch of seeFamilyPII.
+	famPII     map[string]*piiFamily
+	piiForms   map[string]*piiForm // by inferred family
+	piiFamLost int64               // keys of families past maxPIIFamilies
+	famFn      func(slot int, value string)
+	famSlots   *piiFamily
+	famCur     *piiForm
+	famGroup   string
+	inferBuf   []byte
+
 	lastNode string            // retainedNode's copy
 	keys     *report.KeyBuffer // Options.Keys's buffer; nil without
 	keyRow   report.KeyRow
@@ -163,6 +174,8 @@ func New(reg *registry.Registry, opts Options) *Aggregator {
 	a.chk.DeferPII()
 	a.pii, a.piiKeys = make([]*piiSlots, len(reg.Entries)), make([]int64, len(reg.Entries))
 	a.slotFn = func(slot int, name, v string) { a.seePII(a.slotOf, slot, name, v) }
+	a.famPII, a.piiForms = map[string]*piiFamily{}, map[string]*piiForm{}
+	a.famFn = a.seeFamilyValue
 
 	if opts.Keys != nil {
 		a.keys = opts.Keys.Buffer()
@@ -209,6 +222,7 @@ func (a *Aggregator) Add(r *Record, cl Class) {
 	} else {
 		a.chk.CheckInferred(r.Key, cl.Family, a.emitFn)
 		g = a.family(r.DB, cl.Family, r.Key)
+		a.seeFamilyPII(r, cl.Family, g)
 		a.t.unregistered++
 	}
 	a.t.keys++

@@ -80,6 +80,7 @@ func (a *Aggregator) state() *report.State {
 	slices.SortFunc(st.Hot, func(p, q report.StateHot) int {
 		return cmp.Or(cmp.Compare(q.Freq, p.Freq), strings.Compare(string(p.Key), string(q.Key)), cmp.Compare(p.DB, q.DB))
 	})
+	st.PII, st.PIILost = a.piiState(), a.piiFamLost
 	return st
 }
 
@@ -101,7 +102,7 @@ var ErrNoState = errors.New("the report carries no aggregation state: write it w
 // decidedLate reports whether rule is decided at report time from the
 // state (hot set, field censuses), not kept per key.
 func decidedLate(rule string) bool {
-	return rule == finding.HotKey || rule == finding.MixedSchema || rule == finding.Schema
+	return rule == finding.HotKey || rule == finding.MixedSchema || rule == finding.Schema || rule == finding.PII
 }
 
 // FromReport returns an Aggregator holding the aggregates of rep (a JSON
@@ -137,6 +138,10 @@ func FromReport(reg *registry.Registry, rep *report.Report) (*Aggregator, error)
 	if err := a.loadFields(st.Fields); err != nil {
 		return nil, err
 	}
+	if err := a.loadPII(st.PII); err != nil {
+		return nil, err
+	}
+	a.piiFamLost = st.PIILost
 	a.loadLists(rep)
 	return a, nil
 }
@@ -206,6 +211,9 @@ func MergeReports(reg *registry.Registry, reps []*report.Report, names []string)
 		meta.Complete = meta.Complete && rep.Complete
 		meta.Stopped = append(meta.Stopped, rep.Stopped...)
 		for _, n := range rep.Notes {
+			if strings.HasPrefix(n, piiNotePrefix) {
+				continue // judged again over all the keys
+			}
 			if node, ok := strings.CutSuffix(n, aloneNote); ok {
 				alone = append(alone, node)
 				continue
@@ -267,6 +275,7 @@ func (a *Aggregator) loadGroups(groups []report.StateGroup) error {
 				return err
 			}
 			g = a.template(e, sg.DB)
+			a.piiKeys[e.Index] += sg.Keys
 		case report.KindPrefix:
 			g = a.newFamily(sg.DB, string(sg.Name))
 		default:

@@ -8,7 +8,8 @@ import (
 )
 
 // StateVersion is the version of State this build writes and reads.
-const StateVersion = 1
+// Version 2 added PII: version 1 kept personal data as per-key findings.
+const StateVersion = 2
 
 // State is the part of a report that lets its aggregates be carried on:
 // what a resumed audit starts from, and what merge adds up. The report's
@@ -23,6 +24,8 @@ type State struct {
 	Groups       []StateGroup  `json:"groups"`
 	Fields       []StateFields `json:"fields,omitempty"`
 	Hot          []StateHot    `json:"hot,omitempty"`
+	PII          []StatePII    `json:"pii,omitempty"`
+	PIILost      int64         `json:"pii_lost,omitempty"` // keys of unregistered families past the bound, not judged
 
 	// RunIDs are the run_id of each node walked, by address: a resumed
 	// audit walks a node again whose run_id changed since.
@@ -105,6 +108,39 @@ type StateSample struct {
 	Key   Str   `json:"key"`
 	DB    int   `json:"db,omitempty"`
 	Bytes int64 `json:"bytes"`
+}
+
+// StatePII is the evidence of personal data in one template's
+// placeholders, or in the unregistered keys of one family form: what a
+// merge or a resumed audit judges again over all the keys.
+type StatePII struct {
+	Kind  string         `json:"kind"` // template or prefix (a family form: its numbers written {num})
+	Name  Str            `json:"name"`
+	Slots []StatePIISlot `json:"slots"`
+}
+
+// StatePIISlot is the evidence of one placeholder and kind of datum:
+// counts, the smallest and largest number, and the keys kept (bounded).
+type StatePIISlot struct {
+	Slot   int           `json:"slot"` // the placeholder's position
+	Name   string        `json:"name"` // the placeholder's name
+	Kind   string        `json:"kind"` // mobile, e164, idcard, card or email
+	Hits   int64         `json:"hits"`
+	Misses int64         `json:"misses"`
+	Lo     uint64        `json:"lo,omitempty"`
+	Hi     uint64        `json:"hi,omitempty"`
+	Lost   int64         `json:"lost,omitempty"` // hits whose key was not kept
+	Keys   []StatePIIKey `json:"keys,omitempty"`
+}
+
+// StatePIIKey is one key kept as holding a datum; the datum only masked.
+type StatePIIKey struct {
+	Key    Str    `json:"key"`
+	KeyLen int    `json:"key_len,omitempty"`
+	DB     int    `json:"db,omitempty"`
+	Bytes  int64  `json:"bytes"`
+	Masked string `json:"masked"`
+	Group  Str    `json:"group,omitempty"` // unregistered keys: the family the key was counted in
 }
 
 // StateHot is a candidate of the hot-key set.

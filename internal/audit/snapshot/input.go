@@ -81,18 +81,27 @@ func Open(names []string, stdin io.Reader) ([]*Input, error) {
 		case err != nil && err != io.ErrUnexpectedEOF:
 			return ins, fmt.Errorf("read %s: %w", DisplayName(name), err)
 		case !rdbHeader(head[:n]):
-			return ins, fmt.Errorf("%s is not an RDB file: it starts with %q, not REDIS and a 4-digit version", DisplayName(name), head[:n])
+			return ins, fmt.Errorf("%s is not an RDB file: it starts with %q, not REDIS and a 4-digit version (Redis, Valkey up to 8) or VALKEY and a 3-digit one (Valkey 9)", DisplayName(name), head[:n])
 		}
 		in.r = io.MultiReader(bytes.NewReader(head[:n]), in.r)
 	}
 	return ins, nil
 }
 
+// rdbHeader reports whether b starts as an RDB file: REDIS and four
+// digits, or Valkey 9's VALKEY and three (the decoder names a format
+// version it does not read).
 func rdbHeader(b []byte) bool {
-	if len(b) < 9 || string(b[:5]) != "REDIS" {
+	var digits []byte
+	switch {
+	case len(b) >= 9 && string(b[:5]) == "REDIS":
+		digits = b[5:9]
+	case len(b) >= 9 && string(b[:6]) == "VALKEY":
+		digits = b[6:9]
+	default:
 		return false
 	}
-	for _, c := range b[5:9] {
+	for _, c := range digits {
 		if c < '0' || c > '9' {
 			return false
 		}

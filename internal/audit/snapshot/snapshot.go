@@ -210,12 +210,15 @@ type scan struct {
 
 // fileResult is what one file gave besides its records.
 type fileResult struct {
-	keys      int64 // records passed to the inventory
-	expired   int64 // keys already expired when the snapshot was taken
-	empty     int64 // collections without elements the decoder skipped
-	streams   bool  // some record is a stream
-	freqs     bool  // some record carried an LFU counter
-	noCreated bool  // no ctime aux field: TTLs counted from the file's mtime
+	keys      int64  // records passed to the inventory
+	expired   int64  // keys already expired when the snapshot was taken
+	empty     int64  // collections without elements the decoder skipped
+	hashesExp int64  // hashes whose fields had all expired, skipped
+	fieldsExp int64  // hash fields expired, left out
+	sizing    string // how the memory figures relate to the file's writer (rdb.Meta.SizingNote)
+	streams   bool   // some record is a stream
+	freqs     bool   // some record carried an LFU counter
+	noCreated bool   // no ctime aux field: TTLs counted from the file's mtime
 	stop      *report.NodeStop
 	dbKeys    map[int]int64    // records counted per database
 	resize    []rdb.ResizeHint // the file's own key counts per database
@@ -322,6 +325,8 @@ func (s *scan) file(ctx context.Context, in *Input, cls *inventory.Classifier) (
 		r, err := dec.Next()
 		if err != nil {
 			res.empty = dec.Meta().EmptySkipped
+			res.hashesExp, res.fieldsExp = dec.Meta().HashesExpired, dec.Meta().FieldsExpired
+			res.sizing = dec.Meta().SizingNote(in.Display())
 			res.resize = dec.Meta().Resize
 			if err != io.EOF {
 				var fe *rdb.FormatError
@@ -440,13 +445,18 @@ func (s *scan) send(b *batch) {
 // notes explains what the report leaves out.
 func notes(opts Options, ins []*Input, res []fileResult) []string {
 	var notes []string
-	var expired, empty int64
+	var expired, empty, hashesExp, fieldsExp int64
 	freqs, streams := false, false
 	for i, r := range res {
 		expired += r.expired
 		empty += r.empty
+		hashesExp += r.hashesExp
+		fieldsExp += r.fieldsExp
 		streams = streams || r.streams
 		freqs = freqs || r.freqs
+		if r.sizing != "" {
+			notes = append(notes, r.sizing)
+		}
 		if r.noCreated {
 			notes = append(notes, fmt.Sprintf("%s does not say when it was written (no ctime aux field: Redis < 4.0): remaining TTLs are counted from its modification time", ins[i].Display()))
 		}
@@ -464,6 +474,16 @@ func notes(opts Options, ins []*Input, res []fileResult) []string {
 			what = "1 empty list, set, sorted set or hash was"
 		}
 		notes = append(notes, what+" left out (the snapshot holds them without elements; Redis drops them on load)")
+	}
+	if fieldsExp > 0 {
+		note := human.Plural(fieldsExp, "hash field") + " had already expired when the snapshot was taken (Redis 7.4 field TTLs); they are left out of counts and sizes, as Redis drops them on load"
+		switch {
+		case hashesExp == 1:
+			note += ", and 1 hash with no field left is left out as a key"
+		case hashesExp > 1:
+			note += ", and " + human.Plural(hashesExp, "hash") + " with no field left are left out as keys"
+		}
+		notes = append(notes, note)
 	}
 	if streams {
 		notes = append(notes, "streams are sized as a server holds them once it has loaded the snapshot; MEMORY USAGE on the server that wrote it can be up to 4 KiB more per stream (its last node is preallocated)")
