@@ -133,7 +133,11 @@ func roundTrip(t *testing.T, sep byte, env string, dom Domain, d Draft) bool {
 	w.Section("keys")
 	w.Entry(d)
 	w.Blank()
-	w.Entry(Draft{Entry: Entry{Key: "zz" + string(sep) + "fixed", Type: "set", Persistent: true}, Above: []string{e.Desc}})
+	lit := "q"
+	if sep == 'q' {
+		lit = "r"
+	}
+	w.Entry(Draft{Entry: Entry{Key: lit + string(sep) + lit, Type: "set", Persistent: true}, Above: []string{e.Desc}})
 	if err := w.Err(); err != nil {
 		t.Fatalf("%v", err)
 	}
