@@ -102,17 +102,25 @@ func globRegexp(glob string) string {
 	return b.String()
 }
 
-// ignoreSet is the .gitignore rules that apply in one directory: its own
+// IgnoreSet is the .gitignore rules that apply in one directory: its own
 // and its parents', the deepest last.
-type ignoreSet struct {
-	parent *ignoreSet
+type IgnoreSet struct {
+	parent *IgnoreSet
 	dir    string // slash path of the directory whose .gitignore this is, relative to the walk's root
 	rules  []ignoreRule
 }
 
-// ignored reports whether rel (slash path relative to the walk's root)
+// NewIgnoreSet adds the .gitignore of directory dir (a slash path
+// relative to the walk's root, "" for the root) to the rules in force
+// above it (parent; nil at the root). The walk uses it, and so does
+// bench/gitignore, which holds it against git check-ignore and go-git.
+func NewIgnoreSet(parent *IgnoreSet, dir string, gitignore []byte) *IgnoreSet {
+	return &IgnoreSet{parent: parent, dir: dir, rules: parseIgnore(gitignore)}
+}
+
+// Ignored reports whether rel (slash path relative to the walk's root)
 // is ignored: the last rule that matches decides.
-func (s *ignoreSet) ignored(rel string, isDir bool) bool {
+func (s *IgnoreSet) Ignored(rel string, isDir bool) bool {
 	for ; s != nil; s = s.parent {
 		sub := rel
 		if s.dir != "" {
