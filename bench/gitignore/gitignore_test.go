@@ -143,7 +143,11 @@ func checkout(gitDir, dir string) (*tree, error) {
 			os.WriteFile(filepath.Join(sub, ".gitignore"), data, 0o644)
 		}
 	}
-	t := &tree{name: filepath.Base(filepath.Dir(gitDir)) + "/" + filepath.Base(gitDir), root: dir}
+	name := filepath.Base(gitDir)
+	if name == "repo" || name == ".git" {
+		name = filepath.Base(filepath.Dir(gitDir))
+	}
+	t := &tree{name: name, root: dir}
 	if err := t.scan(); err != nil {
 		return nil, err
 	}
@@ -428,58 +432,41 @@ func TestAgreeWithGit(t *testing.T) {
 	}
 }
 
-// BenchmarkParse reads every .gitignore of every tree.
+// BenchmarkParse reads every .gitignore of a tree.
 func BenchmarkParse(b *testing.B) {
-	trs := loadTrees(b)
-	b.Run("scancode", func(b *testing.B) {
-		for b.Loop() {
-			for _, tr := range trs {
+	for _, tr := range loadTrees(b) {
+		b.Run(tr.name+"/scancode", func(b *testing.B) {
+			for b.Loop() {
 				oursSets(tr)
 			}
-		}
-	})
-	b.Run("go-git", func(b *testing.B) {
-		for b.Loop() {
-			for _, tr := range trs {
+		})
+		b.Run(tr.name+"/go-git", func(b *testing.B) {
+			for b.Loop() {
 				goGitMatcher(tr)
 			}
-		}
-	})
+		})
+	}
 }
 
-// BenchmarkMatch decides every path of every tree, the rules read once;
+// BenchmarkMatch decides every path of a tree, the rules read once;
 // ns/path is the time per path.
 func BenchmarkMatch(b *testing.B) {
-	trs := loadTrees(b)
-	n := 0
-	for _, tr := range trs {
-		n += len(tr.entries)
+	for _, tr := range loadTrees(b) {
+		n := float64(len(tr.entries))
+		res := make([]bool, len(tr.entries))
+		b.Run(tr.name+"/scancode", func(b *testing.B) {
+			sets := oursSets(tr)
+			for b.Loop() {
+				oursRaw(tr, sets, res)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/path")
+		})
+		b.Run(tr.name+"/go-git", func(b *testing.B) {
+			m, parts := goGitMatcher(tr), splitAll(tr)
+			for b.Loop() {
+				goGitRaw(tr, m, parts, res)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/path")
+		})
 	}
-	b.Run("scancode", func(b *testing.B) {
-		sets := make([]map[string]*scancode.IgnoreSet, len(trs))
-		res := make([][]bool, len(trs))
-		for i, tr := range trs {
-			sets[i], res[i] = oursSets(tr), make([]bool, len(tr.entries))
-		}
-		for b.Loop() {
-			for i, tr := range trs {
-				oursRaw(tr, sets[i], res[i])
-			}
-		}
-		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/path")
-	})
-	b.Run("go-git", func(b *testing.B) {
-		ms := make([]ggi.Matcher, len(trs))
-		parts := make([][][]string, len(trs))
-		res := make([][]bool, len(trs))
-		for i, tr := range trs {
-			ms[i], parts[i], res[i] = goGitMatcher(tr), splitAll(tr), make([]bool, len(tr.entries))
-		}
-		for b.Loop() {
-			for i, tr := range trs {
-				goGitRaw(tr, ms[i], parts[i], res[i])
-			}
-		}
-		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/path")
-	})
 }

@@ -12,6 +12,40 @@ type ignoreRule struct {
 	re      *regexp.Regexp // matches the path relative to the file's directory
 	negate  bool           // !pattern: include again
 	dirOnly bool           // pattern/: directories only
+	// Most lines are a name ("node_modules", "/build") or a suffix
+	// ("*.log"): they are matched without the regexp, which costs a
+	// microsecond a rule (bench/gitignore).
+	shape    byte   // shapeRegexp, shapeName or shapeSuffix
+	anchored bool   // the pattern holds a slash: it matches from the file's directory
+	text     string // the name, or the suffix after '*'
+}
+
+const (
+	shapeRegexp = iota
+	shapeName   // no wildcard: the whole path (anchored) or its last elements
+	shapeSuffix // '*' then text without wildcard or slash: the last element ends with text
+)
+
+// match reports whether the rule's pattern matches sub, a path relative
+// to the directory of its .gitignore.
+func (r *ignoreRule) match(sub string) bool {
+	switch r.shape {
+	case shapeName:
+		if r.anchored {
+			return sub == r.text
+		}
+		return sub == r.text || len(sub) > len(r.text) && sub[len(sub)-len(r.text)-1] == '/' && strings.HasSuffix(sub, r.text)
+	case shapeSuffix:
+		base := sub
+		if i := strings.LastIndexByte(sub, '/'); i >= 0 {
+			if r.anchored {
+				return false
+			}
+			base = sub[i+1:]
+		}
+		return strings.HasSuffix(base, r.text)
+	}
+	return r.re.MatchString(sub)
 }
 
 // parseIgnore reads a .gitignore: blank lines and # comments skipped,
@@ -47,6 +81,17 @@ func parseIgnore(data []byte) []ignoreRule {
 		}
 		anchored := strings.Contains(line, "/")
 		line = strings.TrimPrefix(line, "/")
+		r.anchored = anchored
+		switch {
+		case !strings.ContainsAny(line, "*?[\\"):
+			r.shape, r.text = shapeName, line
+			rules = append(rules, r)
+			continue
+		case line[0] == '*' && !strings.ContainsAny(line[1:], "*?[\\/"):
+			r.shape, r.text = shapeSuffix, line[1:]
+			rules = append(rules, r)
+			continue
+		}
 		expr := globRegexp(line)
 		if !anchored {
 			expr = "(?:.*/)?" + expr
@@ -131,7 +176,7 @@ func (s *IgnoreSet) Ignored(rel string, isDir bool) bool {
 		}
 		for i := len(s.rules) - 1; i >= 0; i-- {
 			r := s.rules[i]
-			if r.dirOnly && !isDir || !r.re.MatchString(sub) {
+			if r.dirOnly && !isDir || !r.match(sub) {
 				continue
 			}
 			return !r.negate

@@ -13,7 +13,7 @@ import (
 
 // TestIgnoreAgreesWithGit: on a tree of nested .gitignore files using
 // every feature (negation, anchors, **, directory-only patterns, escapes,
-// classes, trailing spaces, CRLF), the walk's rules decide every file and
+// classes, trailing spaces, CRLF, names that are not UTF-8), the walk's rules decide every file and
 // directory as git check-ignore does. bench/gitignore does the same on
 // real repositories, and against go-git's matcher.
 func TestIgnoreAgreesWithGit(t *testing.T) {
@@ -25,13 +25,13 @@ func TestIgnoreAgreesWithGit(t *testing.T) {
 	}
 	root := t.TempDir()
 	ignores := map[string]string{
-		"":           "*.log\n!keep.log\n/top\nbuild/\na/**/z\n**/deep\n\\#hash\ntrailing   \nescaped\\ \n[Bb]in/\n*.py[cod]\nfoo/*\n!foo/bar\nlogs/**\n!logs/keep/\ncrlf\r\n[!a]x\n\\!bang\nmid/dle/\n",
+		"":           "*.log\n!keep.log\n/top\nbuild/\na/**/z\n**/deep\n\\#hash\ntrailing   \nescaped\\ \n[Bb]in/\n*.py[cod]\nfoo/*\n!foo/bar\nlogs/**\n!logs/keep/\ncrlf\r\n[!a]x\n\\!bang\nmid/dle/\ncaf\xe9\n*.\xff\n",
 		"sub":        "!*.log\n/only-here\nnested/\n*.tmp\n",
 		"sub/deeper": "*.log\n!important.tmp\n",
 		"a":          "!z\nb/\n",
 	}
 	names := []string{"x.log", "keep.log", "top", "build", "z", "deep", "#hash", "trailing", "escaped ", "bin", "Bin", "m.pyc", "m.py",
-		"bar", "keep", "crlf", "ax", "bx", "!bang", "only-here", "nested", "t.tmp", "important.tmp", "plain.go", "dle"}
+		"bar", "keep", "crlf", "ax", "bx", "!bang", "only-here", "nested", "t.tmp", "important.tmp", "plain.go", "dle", "caf\xe9", "x.\xff", "x.\xfe"}
 	dirs := []string{"", "a", "a/b", "sub", "sub/deeper", "foo", "logs", "logs/keep", "x/y", "mid", "mid/dle", "sub/nested"}
 	write := func(rel string, data string) {
 		p := filepath.Join(root, filepath.FromSlash(rel))

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -151,6 +152,28 @@ func FuzzParseIgnore(f *testing.F) {
 		s := &IgnoreSet{rules: parseIgnore([]byte(gitignore))}
 		s.Ignored(p, false)
 		s.Ignored(p, true)
+		// A rule matched without the regexp (a name, a suffix) agrees with
+		// the regexp of its pattern.
+		for _, r := range s.rules {
+			glob := r.text
+			switch r.shape {
+			case shapeRegexp:
+				continue
+			case shapeSuffix:
+				glob = "*" + glob
+			}
+			expr := globRegexp(glob)
+			if !r.anchored {
+				expr = "(?:.*/)?" + expr
+			}
+			re, err := regexp.Compile("(?s)^" + expr + "$")
+			if err != nil {
+				continue // not UTF-8: no regexp, while git (and the rule) compare bytes
+			}
+			if r.match(p) != re.MatchString(p) {
+				t.Fatalf("rule %q (shape %d) on %q: %v, its regexp %v", glob, r.shape, p, r.match(p), re.MatchString(p))
+			}
+		}
 		if p == "" {
 			return
 		}
