@@ -208,12 +208,12 @@ func (w *Writer) quote(s string) string {
 		}
 		return `""`
 	}
-	return QuoteYAML(s)
+	return quoteYAML(s)
 }
 
-// QuoteYAML writes s, which must be UTF-8, as a YAML double-quoted
+// quoteYAML writes s, which must be UTF-8, as a YAML double-quoted
 // scalar.
-func QuoteYAML(s string) string {
+func quoteYAML(s string) string {
 	var b strings.Builder
 	b.Grow(len(s) + 2)
 	b.WriteByte('"')
