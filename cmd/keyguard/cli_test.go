@@ -268,20 +268,3 @@ func TestTLSMismatch(t *testing.T) {
 		t.Errorf("writers on the TLS port: exit %d: %s", code, errOut)
 	}
 }
-
-// FuzzSuggestedTemplate: init reads back the template of any entry the
-// audit writes.
-func FuzzSuggestedTemplate(f *testing.F) {
-	for _, s := range []string{"legacy:cart:{id:int}", `a"b`, "x\ty", "{{order:{id}}}:items", "é:\x00"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, tmpl string) {
-		if tmpl == "" {
-			return
-		}
-		entry := "  - key: " + strconv.Quote(tmpl) + "\n    type: hash\n    desc: \"x\"\n"
-		if got := suggestedTemplate(entry); got != tmpl {
-			t.Fatalf("suggestedTemplate(%q) = %q", entry, got)
-		}
-	})
-}

@@ -1,13 +1,11 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
 	"os"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/keyguard/keyguard/finding"
@@ -94,30 +92,45 @@ func nextStep(reg *registry.Registry, path string) string {
 	return fmt.Sprintf("; %d values are FILL-IN (grep -n FILL-IN %s): %s fails until they are replaced", fill, path, lint)
 }
 
-// registryFromAudit writes a registry from the suggested entries of a
-// report's prefix groups: each domain they start with declared with its
-// owner FILL-IN, then the entries as the audit wrote them, largest family
-// first. An entry suggested twice (once per database) is written once.
-func registryFromAudit(rep *report.Report, path string) ([]byte, int, error) {
-	type suggestion struct {
-		template, text string
-		keys, bytes    int64
-	}
+// suggestion is one suggested entry of an audit report, by template.
+type suggestion struct {
+	template, text string
+	keys, bytes    int64
+}
+
+// suggestionsOf lists the report's suggested entries, one per template,
+// in the report's order (largest first).
+func suggestionsOf(rep *report.Report, path string) ([]suggestion, error) {
 	var sugg []suggestion
 	seen := map[string]bool{}
 	for _, g := range rep.Groups {
 		if g.Kind != "prefix" || g.Suggested == "" {
 			continue
 		}
-		tmpl := suggestedTemplate(g.Suggested)
-		if tmpl == "" || seen[tmpl] {
+		tmpl, err := suggestedTemplate(g.Suggested)
+		if err != nil {
+			return nil, fmt.Errorf("%s: the suggested entry of %s does not load: %v", path, g.Name, err)
+		}
+		if seen[tmpl] {
 			continue
 		}
 		seen[tmpl] = true
 		sugg = append(sugg, suggestion{tmpl, g.Suggested, g.Keys, g.Bytes})
 	}
 	if len(sugg) == 0 {
-		return nil, 0, fmt.Errorf("%s has no suggested entries: every key the audit saw matched a template of its registry (%s), or the report lists no groups of unregistered keys", path, orDash(rep.Registry))
+		return nil, fmt.Errorf("%s has no suggested entries: every key the audit saw matched a template of its registry (%s), or the report lists no groups of unregistered keys", path, orDash(rep.Registry))
+	}
+	return sugg, nil
+}
+
+// registryFromAudit writes a registry from the suggested entries of a
+// report's prefix groups: each domain they start with declared with its
+// owner FILL-IN, then the entries as the audit wrote them, largest family
+// first. An entry suggested twice (once per database) is written once.
+func registryFromAudit(rep *report.Report, path string) ([]byte, int, error) {
+	sugg, err := suggestionsOf(rep, path)
+	if err != nil {
+		return nil, 0, err
 	}
 	domains := map[string]bool{}
 	for _, s := range sugg {
@@ -138,53 +151,57 @@ func registryFromAudit(rep *report.Report, path string) ([]byte, int, error) {
 	sort.Strings(names)
 
 	var b bytes.Buffer
-	fmt.Fprintf(&b, `# keyguard.yaml built by keyguard init from the audit report %s
-# (%s %s, %s, registry %s): the entries of that registry its keys
-# matched, then one entry per family of keys it found unregistered, largest
-# first.
-#
-# Every value a person must decide is marked FILL-IN: the owners, the
-# descriptions, and TTLs the keys did not show. keyguard lint fails until each
-# is replaced (grep -n FILL-IN this file). Rules and their fixes: docs/rules.md.
-version: 1
-separator: ":"
-%s
-domains:
-`, path, rep.Source.Kind, rep.Source.Target, rep.StartedAt.UTC().Format("2006-01-02 15:04 UTC"), orDash(rep.Registry), starterPolicy)
+	w := registry.NewWriter(&b)
+	w.Comment(0, fmt.Sprintf(`keyguard.yaml built by keyguard init from the audit report %s
+(%s %s, %s, registry %s): the entries of that registry its keys
+matched, then one entry per family of keys it found unregistered, largest
+first.
+
+Every value a person must decide is marked FILL-IN: the owners, the
+descriptions, and TTLs the keys did not show. keyguard lint fails until each
+is replaced (grep -n FILL-IN this file). Rules and their fixes: docs/rules.md.`,
+		path, rep.Source.Kind, rep.Source.Target, rep.StartedAt.UTC().Format("2006-01-02 15:04 UTC"), orDash(rep.Registry)))
+	w.Header(1, ':', "")
+	w.Text(starterPolicy + "\n")
+	w.Section("domains")
 	for _, d := range names {
-		fmt.Fprintf(&b, "  %s: {owner: FILL-IN, desc: \"FILL-IN: what the %s keys are for\"}\n", yamlKey(d), d)
+		w.Domain(registry.Domain{Name: d, Owner: "FILL-IN", Desc: "FILL-IN: what the " + d + " keys are for"})
 	}
 	for _, d := range sortedKeys(keptDomains) {
-		dom := keptDomains[d]
-		if dom.Desc == "" {
-			fmt.Fprintf(&b, "  %s: {owner: %s}\n", yamlKey(d), strconv.Quote(dom.Owner))
-		} else {
-			fmt.Fprintf(&b, "  %s: {owner: %s, desc: %s}\n", yamlKey(d), strconv.Quote(dom.Owner), strconv.Quote(dom.Desc))
-		}
+		w.Domain(*keptDomains[d])
 	}
-	b.WriteString("\nkeys:\n")
+	w.Blank()
+	w.Section("keys")
 	if keptNote != "" {
-		fmt.Fprintf(&b, "  # %s\n", keptNote)
+		w.Comment(2, keptNote)
 	}
-	for _, text := range kept {
-		b.WriteString(text)
-		b.WriteByte('\n')
+	for _, k := range kept {
+		w.Comment(2, k.note)
+		w.Text(k.text + "\n")
 	}
 	for i, s := range sugg {
 		if i > 0 || len(kept) > 0 {
-			b.WriteByte('\n')
+			w.Blank()
 		}
-		fmt.Fprintf(&b, "  # %s, %s\n%s", human.Plural(s.keys, "key"), human.Bytes(s.bytes), strings.TrimRight(s.text, "\n")+"\n")
+		w.Comment(2, human.Plural(s.keys, "key")+", "+human.Bytes(s.bytes))
+		w.Text(strings.TrimRight(s.text, "\n") + "\n")
+	}
+	if err := w.Err(); err != nil {
+		return nil, 0, fmt.Errorf("%s: %w", path, err)
 	}
 	return b.Bytes(), len(sugg), nil
 }
+
+// keptEntry is an entry copied from the audit's registry, as written
+// there, and the comment written above it.
+type keptEntry struct{ note, text string }
 
 // registeredEntries are the entries of the report's registry that keys of
 // the report matched, as written in that file (re-indented under keys:),
 // and their declared domains: the registry built covers every key the
 // audit saw, not only the unregistered ones. note says why none could be
 // copied, or is "" (also when the report had no registry).
-func registeredEntries(rep *report.Report) (entries []string, domains map[string]*registry.Domain, note string) {
+func registeredEntries(rep *report.Report) (entries []keptEntry, domains map[string]*registry.Domain, note string) {
 	domains = map[string]*registry.Domain{}
 	used := 0
 	for _, g := range rep.Groups {
@@ -224,7 +241,7 @@ func registeredEntries(rep *report.Report) (entries []string, domains map[string
 		if text == "" {
 			continue
 		}
-		entries = append(entries, fmt.Sprintf("  # %s, %s (from %s)\n%s", human.Plural(g.Keys, "key"), human.Bytes(g.Bytes), rep.Registry, text))
+		entries = append(entries, keptEntry{fmt.Sprintf("%s, %s (from %s)", human.Plural(g.Keys, "key"), human.Bytes(g.Bytes), rep.Registry), text})
 		if d, ok := reg.Domain(e.Domain); ok {
 			domains[d.Name] = d
 		}
@@ -275,38 +292,17 @@ func sortedKeys[V any](m map[string]V) []string {
 	return ks
 }
 
-// suggestedTemplate reads the template of a suggested entry: the quoted
-// value of its "- key:" line.
-func suggestedTemplate(entry string) string {
-	sc := bufio.NewScanner(strings.NewReader(entry))
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if v, ok := strings.CutPrefix(line, "- key:"); ok {
-			v = strings.TrimSpace(v)
-			if q, err := strconv.QuotedPrefix(v); err == nil {
-				s, _ := strconv.Unquote(q)
-				return s
-			}
-			return v
-		}
+// suggestedTemplate is the template of a suggested entry, as the
+// registry reads it.
+func suggestedTemplate(entry string) (string, error) {
+	reg, err := registry.Parse("suggested entry", []byte("version: 1\nkeys:\n"+entry))
+	if err != nil {
+		return "", err
 	}
-	return ""
-}
-
-// yamlKey quotes a mapping key that YAML would not read as plain text.
-func yamlKey(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyz0123456789_-.") == "" && !isYAMLWord(s) {
-		return s
+	if len(reg.Entries) != 1 {
+		return "", fmt.Errorf("%d entries, not one", len(reg.Entries))
 	}
-	return fmt.Sprintf("%q", s)
-}
-
-func isYAMLWord(s string) bool {
-	switch s {
-	case "y", "n", "yes", "no", "on", "off", "true", "false", "null":
-		return true
-	}
-	return false
+	return reg.Entries[0].Key, nil
 }
 
 const starterPolicy = `policy:

@@ -276,7 +276,7 @@ func TestInitFromAuditKeepsRegistered(t *testing.T) {
 	}
 	b, _ := os.ReadFile("new.yaml")
 	text := string(b)
-	for _, want := range []string{`- key: "auth:session:{userId:int}"`, `- key: "keyguard:{{writers}}:index"`, `- key: "legacy:cart:{id:int}"`, `auth: {owner: "identity-team"`} {
+	for _, want := range []string{`- key: "auth:session:{userId:int}"`, `- key: "keyguard:{{writers}}:index"`, `- key: "legacy:cart:{id:int}"`, `auth: {owner: identity-team`} {
 		if !strings.Contains(text, want) {
 			t.Errorf("new.yaml lacks %q:\n%s", want, text)
 		}

@@ -25,6 +25,7 @@ var homes = []struct {
 	{"a CLUSTER NODES parser", "internal/topology/", regexp.MustCompile(`strings\.Cut\(\w+\[1\], "@"\)|"->-"`)},
 	{"the JSON output set-up", "internal/jsonout/", regexp.MustCompile(`enc\.SetIndent\("", "  "\)`)},
 	{"the squarified treemap layout", "internal/treemap/", regexp.MustCompile(`func \w*[wW]orst\w*\(|worst := func`)},
+	{"a registry YAML writer", "registry/", regexp.MustCompile(`"\s*-?\s*(key|ttl|type|owner|desc|fields): %|\{owner: %`)},
 }
 
 func TestOneHome(t *testing.T) {

@@ -69,6 +69,7 @@ internal/audit/live, internal/audit/report, hotkey, redishook, internal/atomicfi
 # Test and demo support, benchmarks, commands.
 NONE < internal/layers, internal/demodata, clients;
 internal/topology < internal/redistest;
+guard < internal/guardmodel;
 guard, internal/codegen < internal/codegen/clientgen;
 finding < internal/plant;
 keybuild < internal/demodata/keys;
@@ -90,7 +91,7 @@ var (
 	sdk = []string{"keytmpl", "registry", "naming", "finding", "keybuild", "guard", "redishook",
 		"ttlpolicy", "hotkey", "hotkey/topk", "dualwrite", "migration", "analyzer", "analyzer/plugin"}
 	tools = []string{"internal/audit/", "internal/rdb", "internal/investigate", "internal/migrate",
-		"internal/hotkeys", "internal/dashboard", "internal/scancode", "internal/acl", "internal/redistest", "internal/redisconn", "internal/cli", "internal/keycheck", "internal/writers",
+		"internal/hotkeys", "internal/dashboard", "internal/scancode", "internal/acl", "internal/redistest", "internal/redisconn", "internal/cli", "internal/keycheck", "internal/writers", "internal/guardmodel",
 		"internal/demodata", "internal/plant", "cmd/"}
 	// pure packages work on data alone: no network, no Redis client.
 	pure = []string{"keytmpl", "registry", "naming", "finding", "keybuild", "migration",

@@ -104,6 +104,16 @@ func TestSuggest(t *testing.T) {
 			t.Errorf("suggestions lack %q:\n%s", want, out)
 		}
 	}
+	// A template that is not UTF-8 has no YAML form: it is named in a
+	// comment, and the entries after it are still written.
+	buf.Reset()
+	bin := Suggestion{Key: "bin:\xff:{id}", Places: []string{"x.go:1:1"}}
+	if err := WriteSuggestions(&buf, append([]Suggestion{bin}, ss...)); err != nil {
+		t.Fatal(err)
+	}
+	if got := buf.String(); !strings.Contains(got, `  # "bin:\xff:{id}" is not UTF-8 text`) || !strings.HasSuffix(got, out[strings.Index(out, "  - key:"):]) {
+		t.Errorf("with a template that is not UTF-8:\n%s", got)
+	}
 	// What --suggest writes loads as registry entries once given a TTL.
 	var yaml strings.Builder
 	yaml.WriteString("version: 1\ndomains:\n  cart: {owner: cart-team}\n  user: {owner: user-team}\nkeys:\n")

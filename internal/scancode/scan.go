@@ -338,7 +338,7 @@ func (w *walker) add(root string) error {
 		}
 		return nil
 	}
-	sets := map[string]*ignoreSet{}
+	sets := map[string]*IgnoreSet{}
 	return filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if errors.Is(err, fs.ErrPermission) {
@@ -355,7 +355,7 @@ func (w *walker) add(root string) error {
 		}
 		parent := sets[dir]
 		if d.IsDir() {
-			if rel != "." && (skipDirs[d.Name()] || strings.HasPrefix(d.Name(), ".") || parent.ignored(rel, true)) {
+			if rel != "." && (skipDirs[d.Name()] || strings.HasPrefix(d.Name(), ".") || parent.Ignored(rel, true)) {
 				return filepath.SkipDir
 			}
 			set := parent
@@ -364,7 +364,7 @@ func (w *walker) add(root string) error {
 				if key == "." {
 					key = ""
 				}
-				set = &ignoreSet{parent: parent, dir: key, rules: parseIgnore(data)}
+				set = NewIgnoreSet(parent, key, data)
 			}
 			if rel == "." {
 				rel = ""
@@ -376,7 +376,7 @@ func (w *walker) add(root string) error {
 		if !ok || !w.wanted(l) || !d.Type().IsRegular() {
 			return nil
 		}
-		if parent.ignored(rel, false) || !w.opt.Tests && isTest(rel) || w.skip(path, l) {
+		if parent.Ignored(rel, false) || !w.opt.Tests && isTest(rel) || w.skip(path, l) {
 			w.skipped++
 			return nil
 		}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/keyguard/keyguard/finding"
 	"github.com/keyguard/keyguard/internal/rediscmd"
@@ -147,30 +148,36 @@ func typeOfCommand(cmd string) string {
 // WriteSuggestions writes the entries as YAML to paste under keys: in
 // keyguard.yaml, each with what the scan could not know left for a person.
 func WriteSuggestions(w io.Writer, ss []Suggestion) error {
+	rw := registry.NewWriter(w)
 	if len(ss) == 0 {
-		_, err := fmt.Fprintln(w, "# scan-code found no key template missing from the registry.")
-		return err
+		rw.Comment(0, "scan-code found no key template missing from the registry.")
+		return rw.Err()
 	}
-	fmt.Fprintln(w, "# Key templates scan-code found in code that match no entry of the registry.")
-	fmt.Fprintln(w, "# Review each: name the placeholders, set the TTL (or persistent: true) and the")
-	fmt.Fprintln(w, "# owner, then paste the entries under keys: and run keyguard lint.")
+	rw.Comment(0, "Key templates scan-code found in code that match no entry of the registry.\n"+
+		"Review each: name the placeholders, set the TTL (or persistent: true) and the\n"+
+		"owner, then paste the entries under keys: and run keyguard lint.")
 	for _, s := range ss {
 		if s.Problem != "" {
-			fmt.Fprintf(w, "  # %q is not a valid template (%s): write it by hand\n", s.Key, s.Problem)
+			rw.Comment(2, fmt.Sprintf("%q is not a valid template (%s): write it by hand", s.Key, s.Problem))
 			continue
 		}
-		fmt.Fprintf(w, "  - key: %s\n", strconv.Quote(s.Key))
+		if !utf8.ValidString(s.Key) {
+			rw.Comment(2, fmt.Sprintf("%q is not UTF-8 text, which YAML cannot hold: write it by hand", s.Key))
+			continue
+		}
+		d := registry.Draft{Entry: registry.Entry{Key: s.Key}, Notes: map[string]string{
+			"ttl": "how long a key lives (or persistent: true)",
+		}}
 		switch len(s.Types) {
 		case 0:
-			fmt.Fprintln(w, "    # type: the calls do not tell (string, hash, list, set, zset or stream)")
+			d.Notes["type"] = "the calls do not tell (string, hash, list, set, zset or stream)"
 		case 1:
-			fmt.Fprintf(w, "    type: %s\n", s.Types[0])
+			d.Type = s.Types[0]
 		default:
-			fmt.Fprintf(w, "    # type: the calls disagree (%s): two writers may share this key\n", strings.Join(s.Types, ", "))
+			d.Notes["type"] = fmt.Sprintf("the calls disagree (%s): two writers may share this key", strings.Join(s.Types, ", "))
 		}
-		fmt.Fprintln(w, "    # ttl: how long a key lives (or persistent: true)")
 		if s.Domain != "" {
-			fmt.Fprintf(w, "    # owner: %q is not a declared domain; declare it or name the owner here\n", s.Domain)
+			d.Notes["owner"] = fmt.Sprintf("%q is not a declared domain; declare it or name the owner here", s.Domain)
 		}
 		places := s.Places
 		more := ""
@@ -178,7 +185,8 @@ func WriteSuggestions(w io.Writer, ss []Suggestion) error {
 			more = fmt.Sprintf(" and %d more", len(places)-3)
 			places = places[:3]
 		}
-		fmt.Fprintf(w, "    desc: %s\n", strconv.Quote("found in code: "+strings.Join(places, ", ")+more))
+		d.Desc = strings.ToValidUTF8("found in code: "+strings.Join(places, ", ")+more, "\uFFFD")
+		rw.Entry(d)
 	}
-	return nil
+	return rw.Err()
 }

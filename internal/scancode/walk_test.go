@@ -5,6 +5,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -110,7 +111,7 @@ func TestScanPaths(t *testing.T) {
 
 func TestIgnoreRules(t *testing.T) {
 	rules := parseIgnore([]byte("# comment\n\n*.log\n!keep.log\n/top\nbuild/\na/**/z\n**/deep\n\\#hash\ntrailing   \n"))
-	s := &ignoreSet{rules: rules}
+	s := &IgnoreSet{rules: rules}
 	for _, tt := range []struct {
 		path string
 		dir  bool
@@ -130,7 +131,7 @@ func TestIgnoreRules(t *testing.T) {
 		{"trailing", false, true},
 		{"main.py", false, false},
 	} {
-		if got := s.ignored(tt.path, tt.dir); got != tt.want {
+		if got := s.Ignored(tt.path, tt.dir); got != tt.want {
 			t.Errorf("ignored(%q, dir=%v) = %v, want %v", tt.path, tt.dir, got, tt.want)
 		}
 	}
@@ -148,16 +149,38 @@ func FuzzParseIgnore(f *testing.F) {
 	}
 	f.Add("a[!b]c", "a/c")
 	f.Fuzz(func(t *testing.T, gitignore, p string) {
-		s := &ignoreSet{rules: parseIgnore([]byte(gitignore))}
-		s.ignored(p, false)
-		s.ignored(p, true)
+		s := &IgnoreSet{rules: parseIgnore([]byte(gitignore))}
+		s.Ignored(p, false)
+		s.Ignored(p, true)
+		// A rule matched without the regexp (a name, a suffix) agrees with
+		// the regexp of its pattern.
+		for _, r := range s.rules {
+			glob := r.text
+			switch r.shape {
+			case shapeRegexp:
+				continue
+			case shapeSuffix:
+				glob = "*" + glob
+			}
+			expr := globRegexp(glob)
+			if !r.anchored {
+				expr = "(?:.*/)?" + expr
+			}
+			re, err := regexp.Compile("(?s)^" + expr + "$")
+			if err != nil {
+				continue // not UTF-8: no regexp, while git (and the rule) compare bytes
+			}
+			if r.match(p) != re.MatchString(p) {
+				t.Fatalf("rule %q (shape %d) on %q: %v, its regexp %v", glob, r.shape, p, r.match(p), re.MatchString(p))
+			}
+		}
 		if p == "" {
 			return
 		}
-		if !(&ignoreSet{rules: parseIgnore([]byte(gitignore + "\n**\n"))}).ignored(p, false) {
+		if !(&IgnoreSet{rules: parseIgnore([]byte(gitignore + "\n**\n"))}).Ignored(p, false) {
 			t.Fatalf("%q then **: %q not ignored", gitignore, p)
 		}
-		if (&ignoreSet{rules: parseIgnore([]byte(gitignore + "\n!**\n"))}).ignored(p, true) {
+		if (&IgnoreSet{rules: parseIgnore([]byte(gitignore + "\n!**\n"))}).Ignored(p, true) {
 			t.Fatalf("%q then !**: %q still ignored", gitignore, p)
 		}
 		pat := gitignore
@@ -174,7 +197,7 @@ func FuzzParseIgnore(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if got := s.ignored(p, false); got != want {
+		if got := s.Ignored(p, false); got != want {
 			t.Fatalf("pattern %q, path %q: ignored %v, path.Match says %v", pat, p, got, want)
 		}
 	})

@@ -2,9 +2,10 @@ package inventory
 
 import (
 	"fmt"
-	"strconv"
+	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/keyguard/keyguard/internal/audit/report"
 	"github.com/keyguard/keyguard/internal/human"
@@ -42,11 +43,7 @@ func (a *Aggregator) suggest(g *group, taken *[]*keytmpl.Template) string {
 		}
 	}
 	*taken = append(*taken, t)
-	var b strings.Builder
-	for _, n := range notes {
-		fmt.Fprintf(&b, "  # %s\n", n)
-	}
-	fmt.Fprintf(&b, "  - key: %s\n", strconv.Quote(name))
+	d := registry.Draft{Entry: registry.Entry{Key: name}, Above: notes, Notes: map[string]string{}}
 	best, n := -1, int64(0)
 	for t, c := range g.types[:typeModule] {
 		if c > n {
@@ -54,24 +51,24 @@ func (a *Aggregator) suggest(g *group, taken *[]*keytmpl.Template) string {
 		}
 	}
 	if best >= 0 {
-		fmt.Fprintf(&b, "    type: %s\n", report.TypeNames[best])
+		d.Type = report.TypeNames[best]
 	}
 	switch {
 	case g.ttl.n > 0:
-		fmt.Fprintf(&b, "    ttl: %s # longest remaining TTL seen: %s", registry.FormatTTL(niceTTL(g.ttl.max)), human.Duration(g.ttl.max))
+		d.TTL = niceTTL(g.ttl.max)
+		d.Notes["ttl"] = "longest remaining TTL seen: " + human.Duration(g.ttl.max)
 		if g.noTTL > 0 {
-			fmt.Fprintf(&b, "; %s none", haveText(g.noTTL))
+			d.Notes["ttl"] += "; " + haveText(g.noTTL) + " none"
 		}
-		b.WriteByte('\n')
 	default:
-		b.WriteString("    ttl: 1h # FILL-IN: none of these keys has a TTL; choose one, or write persistent: true instead\n")
+		d.TTL = time.Hour
+		d.Notes["ttl"] = "FILL-IN: none of these keys has a TTL; choose one, or write persistent: true instead"
 	}
 	if _, ok := a.reg.Domain(g.domain); !ok {
-		b.WriteString("    owner: FILL-IN # the team that writes these keys\n")
+		d.Owner, d.Notes["owner"] = "FILL-IN", "the team that writes these keys"
 	}
 	if c := g.fs.census; c != nil && !c.overflow && c.keys > 0 {
 		st := newStyle(g.name, g.kind, g.owner, nil, c)
-		var quoted []string
 		ids := false
 		cut := rareCut(st.n)
 		for _, f := range sortedKeys(st.df) {
@@ -82,22 +79,30 @@ func (a *Aggregator) suggest(g *group, taken *[]*keytmpl.Template) string {
 				ids = true
 				continue
 			}
-			quoted = append(quoted, strconv.Quote(f))
+			d.Fields = append(d.Fields, f)
 		}
-		if len(quoted) > 0 {
-			fmt.Fprintf(&b, "    fields: [%s] # the fields its %d values hold (rare ones left out)\n", strings.Join(quoted, ", "), c.keys)
+		if slices.ContainsFunc(d.Fields, func(f string) bool { return !utf8.ValidString(f) }) {
+			d.Fields = nil // a field name YAML cannot hold: declare none rather than a wrong set
+		}
+		if len(d.Fields) > 0 {
+			d.Notes["fields"] = fmt.Sprintf("the fields its %d values hold (rare ones left out)", c.keys)
 			if ids {
-				b.WriteString("    fields_extra: allow # besides them, fields named by IDs\n")
+				d.FieldsExtra, d.Notes["fields_extra"] = true, "besides them, fields named by IDs"
 			}
 		}
 	}
-	desc := "FILL-IN: inferred from " + human.Plural(g.keys, "key")
-	if g.example != "" && len(g.example) <= 80 && !strings.ContainsAny(g.example, "\x00\n\r") {
+	d.Desc = "FILL-IN: inferred from " + human.Plural(g.keys, "key")
+	if g.example != "" && len(g.example) <= 80 && !strings.ContainsAny(g.example, "\x00\n\r") && utf8.ValidString(g.example) {
 		if _, pii := naming.FindPII(g.example); !pii {
-			desc += ", e.g. " + g.example
+			d.Desc += ", e.g. " + g.example
 		}
 	}
-	fmt.Fprintf(&b, "    desc: %s\n", strconv.Quote(desc))
+	var b strings.Builder
+	w := registry.NewWriter(&b)
+	w.Entry(d)
+	if w.Err() != nil {
+		return "" // text YAML cannot hold (not UTF-8): no entry to paste
+	}
 	return b.String()
 }
 
