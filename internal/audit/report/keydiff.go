@@ -103,7 +103,7 @@ type KeyDiffSummary struct {
 	// not measure (an empty bytes cell, a null): they are compared by
 	// type only, never reported grown or shrunk.
 	SizeUnknown int64
-	Groups           []KeyDiffGroup // most changes first
+	Groups      []KeyDiffGroup // most changes first
 }
 
 // KeyDiff compares two key exports row by row and calls emit with every
