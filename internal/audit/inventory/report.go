@@ -93,7 +93,18 @@ func (a *Aggregator) scale(rep *report.Report) func(int64) int64 {
 		return func(n int64) int64 { return n }
 	}
 	rep.Estimate = true
-	rep.Sample = &report.Sample{Ratio: a.opts.SampleRatio, KeysSeen: a.t.keys}
+	rep.Sample = &report.Sample{Ratio: a.opts.SampleRatio, KeysSeen: a.t.records}
+	if a.opts.Weighted {
+		// Each key i was probed with a probability p_i = 1/w_i of its
+		// own (chosen before its size was known): the estimate Σ w·b is
+		// unbiased, with the variance Σ (1-p)/p² b² over all keys, which
+		// Σ (w²-w)·b² over the probed keys estimates without bias.
+		rep.Sample.Stratified = true
+		if a.t.bytesVar > 0 {
+			rep.Sample.BytesMargin = int64(math.Ceil(1.96 * math.Sqrt(a.t.bytesVar)))
+		}
+		return func(n int64) int64 { return n }
+	}
 	if p := a.opts.SampleRatio; p > 0 && p < 1 && a.t.bytesSq > 0 {
 		// Each key is in the sample with probability p: the estimate
 		// S/p of the memory has the variance (1-p)/p² Σ b² over the
@@ -136,7 +147,7 @@ func (a *Aggregator) reportGroups(rep *report.Report, x func(int64) int64, multi
 	for i, g := range gs {
 		rg := report.Group{
 			Name: g.name, Kind: g.kind, Owner: g.owner, Domain: g.domain,
-			Keys: x(g.keys), Bytes: x(g.bytes), NoTTL: x(g.noTTL), WithTTL: x(g.ttl.n),
+			Keys: x(g.keys), Bytes: x(g.bytes), NoTTL: x(g.noTTL), WithTTL: x(g.withTTL),
 			Types: map[string]int64{}, Findings: g.findings, Example: g.example,
 		}
 		if multi {

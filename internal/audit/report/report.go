@@ -179,6 +179,9 @@ type Sample struct {
 	// BytesMargin is the 95% margin of the extrapolated memory
 	// (Summary.Bytes ± BytesMargin); 0 when unknown (a merged report).
 	BytesMargin int64 `json:"bytes_margin,omitempty"`
+	// Stratified: keys were probed with probabilities of their own, by
+	// template or family and by what their sizes showed (docs/audit.md).
+	Stratified bool `json:"stratified,omitempty"`
 }
 
 // TTLBucket is one bar of the TTL histogram: keys and memory by remaining
