@@ -41,8 +41,8 @@ type Aggregator struct {
 
 	t         totals
 	ttlHist   [ttlSlots]slot
-	top       bheap[topItem]
-	hot       bheap[hotItem]
+	top       topBuf[topItem]
+	hot       topBuf[hotItem]
 	freqKnown int64
 	rules     map[string]*ruleState
 	recent    [4]recentRule // the rule states last looked up
@@ -158,8 +158,8 @@ func New(reg *registry.Registry, opts Options) *Aggregator {
 		lastDB:     -1,
 		tmplFields: make([]fieldState, len(reg.Entries)),
 		famFields:  map[string]*fieldState{},
-		top:        newKeyedHeap(opts.TopKeys, topWorse, topRank, topID),
-		hot:        newKeyedHeap(opts.HotKeys, hotWorse, hotRank, hotID),
+		top:        newTopBuf(opts.TopKeys, topWorse, topRank, topID),
+		hot:        newTopBuf(opts.HotKeys, hotWorse, hotRank, hotID),
 		rules:      map[string]*ruleState{},
 	}
 	a.emitFn = a.emit

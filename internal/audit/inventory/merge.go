@@ -66,10 +66,10 @@ func (a *Aggregator) Merge(b *Aggregator) {
 	a.foldedCap += b.foldedCap
 	a.foldedLong += b.foldedLong
 	a.famMisses += b.famMisses
-	for _, it := range b.top.items {
+	for _, it := range b.top.list() {
 		a.pushTop(it)
 	}
-	for _, it := range b.hot.items {
+	for _, it := range b.hot.list() {
 		a.pushHot(it)
 	}
 	for id, brs := range b.rules {

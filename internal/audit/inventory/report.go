@@ -329,7 +329,7 @@ func newLate(f *finding.Finding, score int64, keyLen, db int, g groupRef) lateIt
 // hotFindings are the keys of the hot set at or above the floor.
 func (a *Aggregator) hotFindings() []lateItem {
 	var out []lateItem
-	for _, h := range a.hot.items {
+	for _, h := range a.hot.list() {
 		if h.freq < a.opts.HotFreqFloor {
 			continue
 		}
@@ -372,12 +372,29 @@ func (a *Aggregator) notes(have []string, x func(int64) int64) []string {
 
 // reportTop lists the largest keys, largest first.
 func (a *Aggregator) reportTop(multi bool) []report.TopKey {
-	tops := slices.Clone(a.top.items)
-	slices.SortFunc(tops, func(p, q topItem) int {
-		return cmp.Or(cmp.Compare(q.bytes, p.bytes), strings.Compare(p.key, q.key), cmp.Compare(p.db, q.db))
+	tops := a.top.list()
+	// Sorted by reference (size, index): the items are large, and most
+	// sizes differ, so the keys are compared only among equal sizes.
+	order := make([]struct {
+		bytes int64
+		i     int32
+	}, len(tops))
+	for i := range tops {
+		order[i].bytes, order[i].i = tops[i].bytes, int32(i)
+	}
+	slices.SortFunc(order, func(p, q struct {
+		bytes int64
+		i     int32
+	}) int {
+		if p.bytes != q.bytes {
+			return cmp.Compare(q.bytes, p.bytes)
+		}
+		a, b := &tops[p.i], &tops[q.i]
+		return cmp.Or(strings.Compare(a.key, b.key), cmp.Compare(a.db, b.db))
 	})
 	out := make([]report.TopKey, len(tops))
-	for i, t := range tops {
+	for i, o := range order {
+		t := &tops[o.i]
 		tk := report.TopKey{Key: t.key, KeyBase64: report.KeyBase64(t.key), Type: t.typ, Bytes: t.bytes, Elements: t.elements,
 			Template: t.template, Node: t.node}
 		if multi {

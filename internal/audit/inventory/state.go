@@ -76,7 +76,7 @@ func (a *Aggregator) state() *report.State {
 	slices.SortFunc(st.Fields, func(p, q report.StateFields) int {
 		return cmp.Or(strings.Compare(p.Kind, q.Kind), strings.Compare(string(p.Name), string(q.Name)))
 	})
-	for _, h := range a.hot.items {
+	for _, h := range a.hot.list() {
 		st.Hot = append(st.Hot, report.StateHot{Key: report.Str(h.key), KeyLen: h.keyLen, Freq: h.freq, Bytes: h.bytes,
 			Template: report.Str(h.template), Owner: h.owner, Kind: h.kind, Protected: h.protected, Node: h.node, DB: h.db})
 	}
