@@ -279,7 +279,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	}
 	j.field("summary", &r.Summary)
 	jsonArray(j, "groups", r.Groups)
-	jsonArray(j, "top_keys", r.TopKeys)
+	j.topKeys(r.TopKeys)
 	j.findings(r.Findings)
 	// The extensions, omitted when empty as their omitempty tags say.
 	if len(r.FindingsOmitted) > 0 {
@@ -417,6 +417,32 @@ func (j *jsonWriter) findings(s []Finding) {
 		}
 		b = append(b, "\n    "...)
 		b = enc.append(b, &s[i])
+		if len(b) >= 16<<10 {
+			j.write(b)
+			b = b[:0]
+		}
+	}
+	j.write(b)
+	j.w.WriteString("\n  ]")
+}
+
+// topKeys writes the top_keys field as jsonArray would, without
+// reflection (a report can list 100,000 top keys).
+func (j *jsonWriter) topKeys(s []TopKey) {
+	j.key("top_keys")
+	if len(s) == 0 {
+		j.w.WriteString("[]")
+		return
+	}
+	j.w.WriteByte('[')
+	b := make([]byte, 0, 20<<10)
+	var enc findingEncoder
+	for i := range s {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, "\n    "...)
+		b = enc.appendTopKey(b, &s[i])
 		if len(b) >= 16<<10 {
 			j.write(b)
 			b = b[:0]
