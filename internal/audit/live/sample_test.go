@@ -135,7 +135,7 @@ func TestStratifiedSampleMargin(t *testing.T) {
 	mNew, mOld := median(newMargins), median(oldMargins)
 	cover := float64(inside) / float64(runs)
 	t.Logf("%d keys, exact %s; --sample %d (%.0f probed on average): stratified margin ±%.1f%% (median), inside in %d of %d runs; uniform ±%.1f%%, inside in %d of %d; uniform/stratified = %.1f×",
-		keys, human(exact), budget, float64(probed)/float64(runs), 100*mNew/float64(exact), inside, runs, 100*mOld/float64(exact), oldInside, oldRuns, mOld/mNew)
+		keys, mib(exact), budget, float64(probed)/float64(runs), 100*mNew/float64(exact), inside, runs, 100*mOld/float64(exact), oldInside, oldRuns, mOld/mNew)
 	if cover < 0.90 {
 		t.Errorf("the exact total within the stratified margin in %d of %d runs (%.0f%%), want at least 90%%", inside, runs, 100*cover)
 	}
@@ -147,7 +147,7 @@ func TestStratifiedSampleMargin(t *testing.T) {
 	}
 }
 
-func human(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
+func mib(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
 
 // TestSampleMarginText: the text report gives a sampled memory figure with
 // its margin relative to it, and says how the sample was drawn.
