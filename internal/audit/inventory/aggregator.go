@@ -41,8 +41,8 @@ type Aggregator struct {
 
 	t         totals
 	ttlHist   [ttlSlots]slot
-	top       bheap[topItem]
-	hot       bheap[hotItem]
+	top       topBuf[topItem]
+	hot       topBuf[hotItem]
 	freqKnown int64
 	rules     map[string]*ruleState
 	recent    [4]recentRule // the rule states last looked up
@@ -79,7 +79,9 @@ type Aggregator struct {
 
 type totals struct {
 	keys, bytes, bytesUnknown, noTTL, unregistered int64
+	records                                        int64    // records added (keys is their weight with Options.Weighted)
 	bytesSq                                        float64  // sum of the squares of the sizes, for a sample's margin
+	bytesVar                                       float64  // weighted samples: Σ (w²-w)·b², the variance of the memory estimate
 	sev                                            [3]int64 // by finding.Severity, of findings decided per key
 }
 
@@ -92,6 +94,7 @@ type group struct {
 	db                        int
 	entry                     *registry.Entry
 	keys, bytes, noTTL        int64
+	withTTL                   int64 // keys with a TTL (ttl.n, or their weight)
 	findings                  int64 // decided per key
 	types                     [numTypes]int64
 	ttl                       ttlSketch
@@ -166,8 +169,8 @@ func New(reg *registry.Registry, opts Options) *Aggregator {
 		lastDB:     -1,
 		tmplFields: make([]fieldState, len(reg.Entries)),
 		famFields:  map[string]*fieldState{},
-		top:        newKeyedHeap(opts.TopKeys, topWorse, topRank, topID),
-		hot:        newKeyedHeap(opts.HotKeys, hotWorse, hotRank, hotID),
+		top:        newTopBuf(opts.TopKeys, topWorse, topRank, topID),
+		hot:        newTopBuf(opts.HotKeys, hotWorse, hotRank, hotID),
 		rules:      map[string]*ruleState{},
 	}
 	a.emitFn = a.emit
@@ -225,27 +228,37 @@ func (a *Aggregator) Add(r *Record, cl Class) {
 		a.seeFamilyPII(r, cl.Family, g)
 		a.t.unregistered++
 	}
-	a.t.keys++
-	g.keys++
-	c := ttlClass(r.TTL)
-	a.ttlHist[c].keys++
-	g.ttlHist[c].keys++
-	if r.Bytes >= 0 {
-		a.t.bytes += r.Bytes
-		a.t.bytesSq += float64(r.Bytes) * float64(r.Bytes)
-		g.bytes += r.Bytes
-		a.ttlHist[c].bytes += r.Bytes
-		g.ttlHist[c].bytes += r.Bytes
-	} else {
-		a.t.bytesUnknown++
+	// wt is 1 but in a weighted sample, where a record counts for the
+	// keys it stands for.
+	wt := max(r.Weight, 1)
+	if e == nil {
+		a.t.unregistered += wt - 1
 	}
-	g.types[typeIndex(r.Type)]++
+	a.t.records++
+	a.t.keys += wt
+	g.keys += wt
+	c := ttlClass(r.TTL)
+	a.ttlHist[c].keys += wt
+	g.ttlHist[c].keys += wt
+	if r.Bytes >= 0 {
+		b := wt * r.Bytes
+		a.t.bytes += b
+		a.t.bytesSq += float64(r.Bytes) * float64(r.Bytes)
+		a.t.bytesVar += float64(wt*wt-wt) * float64(r.Bytes) * float64(r.Bytes)
+		g.bytes += b
+		a.ttlHist[c].bytes += b
+		g.ttlHist[c].bytes += b
+	} else {
+		a.t.bytesUnknown += wt
+	}
+	g.types[typeIndex(r.Type)] += wt
 	switch {
 	case r.TTL == -1:
-		a.t.noTTL++
-		g.noTTL++
+		a.t.noTTL += wt
+		g.noTTL += wt
 	case r.TTL > 0:
-		g.ttl.add(r.TTL)
+		g.ttl.add(r.TTL) // the median is of the sample
+		g.withTTL += wt
 	}
 	a.check(r, e, g)
 	if a.opts.NoRegistry {

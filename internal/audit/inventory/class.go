@@ -58,6 +58,10 @@ func (c *Classifier) Classify(key string) Class {
 	return cl
 }
 
+// Template returns the template or family of key, without the decisions
+// Classify makes for the probes: what a sampler stratifies keys by.
+func (c *Classifier) Template(key string) Class { return classOf(c.reg, c.chk, key) }
+
 // classOf is the name part of a class: template or family, and the
 // guard probe.
 func classOf(reg *registry.Registry, chk *registry.Checker, key string) Class {

@@ -116,46 +116,65 @@ func cmpOf[T any](less func(a, b *T) bool) func(a, b T) int {
 	}
 }
 
-// TestKeyedHeap checks the top list against a reference, the best n of
-// the best offer per key, with keys offered many times in every order.
-func TestKeyedHeap(t *testing.T) {
+// TestTopBuf checks the top list against a reference, the best n of
+// the best offer per key, with keys offered many times in every order,
+// and its threshold against the list it keeps.
+func TestTopBuf(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	for _, n := range []int{1, 2, 7, 50, 1000} {
 		for _, keys := range []int{3, n, 5 * n} {
-			h := newKeyedHeap(n, topWorse, topRank, topID)
-			best := map[itemID]topItem{}
-			for range 20 * keys {
-				it := topItem{bytes: int64(rng.IntN(4 * keys)), key: "k" + strconv.Itoa(rng.IntN(keys)), db: rng.IntN(2)}
-				it.keyLen, it.hash = len(it.key), keyHash(it.key)
-				h.push(it)
-				if b, ok := best[topID(&it)]; !ok || b.bytes < it.bytes {
-					best[topID(&it)] = it
+			for _, order := range []string{"random", "growing", "shrinking"} {
+				var items []topItem
+				for range 20 * keys {
+					it := topItem{bytes: int64(rng.IntN(4 * keys)), key: "k" + strconv.Itoa(rng.IntN(keys)), db: rng.IntN(2)}
+					it.keyLen, it.hash = len(it.key), keyHash(it.key)
+					items = append(items, it)
 				}
-			}
-			var want []topItem
-			for _, it := range best {
-				want = append(want, it)
-			}
-			better := cmpOf(func(p, q *topItem) bool { return topWorse(q, p) })
-			slices.SortFunc(want, better)
-			want = want[:min(n, len(want))]
-			got := slices.Clone(h.items)
-			slices.SortFunc(got, better)
-			if !slices.Equal(got, want) {
-				t.Fatalf("n=%d keys=%d: kept %v, want %v", n, keys, got, want)
-			}
-			if len(h.index)+len(h.spill) != len(h.items) {
-				t.Fatalf("n=%d: index of %d for %d items", n, len(h.index)+len(h.spill), len(h.items))
-			}
-			for s, it := range h.items {
-				if got, ok := h.lookup(topID(&it), idHash(it.hash, topID(&it))); !ok || got != int32(s) || h.heap[h.pos[s]].slot != int32(s) || h.heap[h.pos[s]].score != it.bytes || h.heap[h.pos[s]].hash != it.hash {
-					t.Fatalf("n=%d: slot %d out of step with the index or the heap", n, s)
+				switch order {
+				case "growing":
+					slices.SortFunc(items, func(p, q topItem) int { return cmp.Compare(p.bytes, q.bytes) })
+				case "shrinking":
+					slices.SortFunc(items, func(p, q topItem) int { return cmp.Compare(q.bytes, p.bytes) })
 				}
-			}
-			root := h.root()
-			for i := range h.items {
-				if topWorse(&h.items[i], root) {
-					t.Fatalf("n=%d: %v is worse than the root %v", n, h.items[i], *root)
+				h := newTopBuf(n, topWorse, topRank, topID)
+				ref := newKeyedHeap(n, topWorse, topRank, topID)
+				best := map[itemID]topItem{}
+				for _, it := range items {
+					h.push(it)
+					ref.push(it)
+					if b, ok := best[topID(&it)]; !ok || b.bytes < it.bytes || b.bytes == it.bytes && topWorse(&b, &it) {
+						best[topID(&it)] = it
+					}
+					if len(h.buf) > h.room() {
+						t.Fatalf("n=%d: buffer of %d past room %d", n, len(h.buf), h.room())
+					}
+				}
+				var want []topItem
+				for _, it := range best {
+					want = append(want, it)
+				}
+				better := cmpOf(func(p, q *topItem) bool { return topWorse(q, p) })
+				slices.SortFunc(want, better)
+				want = want[:min(n, len(want))]
+				got := slices.Clone(h.list())
+				slices.SortFunc(got, better)
+				if !slices.Equal(got, want) {
+					t.Fatalf("n=%d keys=%d %s: kept %v, want %v", n, keys, order, got, want)
+				}
+				old := slices.Clone(ref.items)
+				slices.SortFunc(old, better)
+				if !slices.Equal(got, old) {
+					t.Fatalf("n=%d keys=%d %s: kept %v, the heap %v", n, keys, order, got, old)
+				}
+				if h.full() != (len(got) == n) {
+					t.Fatalf("n=%d: full %v with %d kept", n, h.full(), len(got))
+				}
+				if h.full() {
+					for i := range got {
+						if topWorse(&got[i], h.root()) {
+							t.Fatalf("n=%d: %v is worse than the threshold %v", n, got[i], *h.root())
+						}
+					}
 				}
 			}
 		}
@@ -179,7 +198,7 @@ func BenchmarkTopKeys(b *testing.B) {
 	for _, n := range []int{50, 100_000} {
 		b.Run("top="+strconv.Itoa(n), func(b *testing.B) {
 			for b.Loop() {
-				a := &Aggregator{top: newKeyedHeap(n, topWorse, topRank, topID)}
+				a := &Aggregator{top: newTopBuf(n, topWorse, topRank, topID)}
 				for _, it := range items {
 					if a.top.full() {
 						if root := a.top.root(); !topWorse(root, &it) {

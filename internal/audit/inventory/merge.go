@@ -15,6 +15,8 @@ func (a *Aggregator) Merge(b *Aggregator) {
 	a.t.keys += b.t.keys
 	a.t.bytes += b.t.bytes
 	a.t.bytesSq += b.t.bytesSq
+	a.t.bytesVar += b.t.bytesVar
+	a.t.records += b.t.records
 	a.t.bytesUnknown += b.t.bytesUnknown
 	a.t.noTTL += b.t.noTTL
 	a.t.unregistered += b.t.unregistered
@@ -64,10 +66,10 @@ func (a *Aggregator) Merge(b *Aggregator) {
 	a.foldedCap += b.foldedCap
 	a.foldedLong += b.foldedLong
 	a.famMisses += b.famMisses
-	for _, it := range b.top.items {
+	for _, it := range b.top.list() {
 		a.pushTop(it)
 	}
-	for _, it := range b.hot.items {
+	for _, it := range b.hot.list() {
 		a.pushHot(it)
 	}
 	for id, brs := range b.rules {
@@ -98,6 +100,7 @@ func (a *Aggregator) mergeGroup(dst, src *group) {
 	dst.keys += src.keys
 	dst.bytes += src.bytes
 	dst.noTTL += src.noTTL
+	dst.withTTL += src.withTTL
 	dst.findings += src.findings
 	for i := range dst.types {
 		dst.types[i] += src.types[i]

@@ -31,6 +31,10 @@ type Record struct {
 	// normalized by the walker (FieldSets), so that a set's names cross
 	// to the aggregator once. Give Set or Fields, not both.
 	Set *FieldSet
+	// Weight is how many keys of the keyspace this record stands for in
+	// a weighted sample (Options.Weighted): the inverse of the
+	// probability it was probed with. 0 counts as 1.
+	Weight int64
 }
 
 // Options tune the aggregation. The zero value gives the defaults.
@@ -40,6 +44,12 @@ type Options struct {
 	HotKeys     int     // size of the hot-key top set; default 20
 	Sampled     bool    // records are a random sample: counts are extrapolated and marked as estimates
 	SampleRatio float64 // fraction of the keyspace the sample covers (0 < r <= 1)
+	// Weighted: the sample's records carry their Weight (each key probed
+	// with a probability of its own, as a stratified sample does): counts
+	// are sums of weights, already extrapolated, and the memory margin
+	// comes from each record's probability. SampleRatio is then the share
+	// of the keyspace probed, for the report.
+	Weighted bool
 
 	// Extensions beyond the shared API.
 	HotFreqFloor int // LFU counter a top-set key needs to be a hot-key finding; default 32 (a few thousand recent hits)

@@ -93,7 +93,18 @@ func (a *Aggregator) scale(rep *report.Report) func(int64) int64 {
 		return func(n int64) int64 { return n }
 	}
 	rep.Estimate = true
-	rep.Sample = &report.Sample{Ratio: a.opts.SampleRatio, KeysSeen: a.t.keys}
+	rep.Sample = &report.Sample{Ratio: a.opts.SampleRatio, KeysSeen: a.t.records}
+	if a.opts.Weighted {
+		// Each key i was probed with a probability p_i = 1/w_i of its
+		// own (chosen before its size was known): the estimate Σ w·b is
+		// unbiased, with the variance Σ (1-p)/p² b² over all keys, which
+		// Σ (w²-w)·b² over the probed keys estimates without bias.
+		rep.Sample.Stratified = true
+		if a.t.bytesVar > 0 {
+			rep.Sample.BytesMargin = int64(math.Ceil(1.96 * math.Sqrt(a.t.bytesVar)))
+		}
+		return func(n int64) int64 { return n }
+	}
 	if p := a.opts.SampleRatio; p > 0 && p < 1 && a.t.bytesSq > 0 {
 		// Each key is in the sample with probability p: the estimate
 		// S/p of the memory has the variance (1-p)/p² Σ b² over the
@@ -136,7 +147,7 @@ func (a *Aggregator) reportGroups(rep *report.Report, x func(int64) int64, multi
 	for i, g := range gs {
 		rg := report.Group{
 			Name: g.name, Kind: g.kind, Owner: g.owner, Domain: g.domain,
-			Keys: x(g.keys), Bytes: x(g.bytes), NoTTL: x(g.noTTL), WithTTL: x(g.ttl.n),
+			Keys: x(g.keys), Bytes: x(g.bytes), NoTTL: x(g.noTTL), WithTTL: x(g.withTTL),
 			Types: map[string]int64{}, Findings: g.findings, Example: g.example,
 		}
 		if multi {
@@ -318,7 +329,7 @@ func newLate(f *finding.Finding, score int64, keyLen, db int, g groupRef) lateIt
 // hotFindings are the keys of the hot set at or above the floor.
 func (a *Aggregator) hotFindings() []lateItem {
 	var out []lateItem
-	for _, h := range a.hot.items {
+	for _, h := range a.hot.list() {
 		if h.freq < a.opts.HotFreqFloor {
 			continue
 		}
@@ -361,12 +372,29 @@ func (a *Aggregator) notes(have []string, x func(int64) int64) []string {
 
 // reportTop lists the largest keys, largest first.
 func (a *Aggregator) reportTop(multi bool) []report.TopKey {
-	tops := slices.Clone(a.top.items)
-	slices.SortFunc(tops, func(p, q topItem) int {
-		return cmp.Or(cmp.Compare(q.bytes, p.bytes), strings.Compare(p.key, q.key), cmp.Compare(p.db, q.db))
+	tops := a.top.list()
+	// Sorted by reference (size, index): the items are large, and most
+	// sizes differ, so the keys are compared only among equal sizes.
+	order := make([]struct {
+		bytes int64
+		i     int32
+	}, len(tops))
+	for i := range tops {
+		order[i].bytes, order[i].i = tops[i].bytes, int32(i)
+	}
+	slices.SortFunc(order, func(p, q struct {
+		bytes int64
+		i     int32
+	}) int {
+		if p.bytes != q.bytes {
+			return cmp.Compare(q.bytes, p.bytes)
+		}
+		a, b := &tops[p.i], &tops[q.i]
+		return cmp.Or(strings.Compare(a.key, b.key), cmp.Compare(a.db, b.db))
 	})
 	out := make([]report.TopKey, len(tops))
-	for i, t := range tops {
+	for i, o := range order {
+		t := &tops[o.i]
 		tk := report.TopKey{Key: t.key, KeyBase64: report.KeyBase64(t.key), Type: t.typ, Bytes: t.bytes, Elements: t.elements,
 			Template: t.template, Node: t.node}
 		if multi {

@@ -20,7 +20,7 @@ func (a *Aggregator) state() *report.State {
 	st := &report.State{
 		Version: report.StateVersion,
 		Options: report.StateOptions{MaxFindings: o.MaxFindings, TopKeys: o.TopKeys, HotKeys: o.HotKeys, HotFreqFloor: o.HotFreqFloor,
-			MaxGroups: o.MaxGroups, Sampled: o.Sampled, SampleRatio: o.SampleRatio},
+			MaxGroups: o.MaxGroups, Sampled: o.Sampled, SampleRatio: o.SampleRatio, SampleWeighted: o.Weighted},
 		Totals: report.StateTotals{Keys: a.t.keys, Bytes: a.t.bytes, BytesUnknown: a.t.bytesUnknown, NoTTL: a.t.noTTL,
 			Unregistered: a.t.unregistered, Severity: a.t.sev, FreqKnown: a.freqKnown, FoldedCap: a.foldedCap,
 			FoldedLong: a.foldedLong, FamilyMisses: a.famMisses},
@@ -31,6 +31,9 @@ func (a *Aggregator) state() *report.State {
 	a.eachGroup(func(g *group) {
 		sg := report.StateGroup{Kind: g.kind, Name: report.Str(g.name), DB: g.db, Keys: g.keys, Bytes: g.bytes, NoTTL: g.noTTL,
 			Findings: g.findings, Types: g.types[:], TTL: g.ttl.state(), Example: report.Str(g.example)}
+		if g.withTTL != g.ttl.n { // a weighted sample's
+			sg.WithTTL = g.withTTL
+		}
 		for i, s := range g.ttlHist {
 			if s.keys > 0 {
 				sg.TTLHistogram = append(sg.TTLHistogram, [3]int64{int64(i), s.keys, s.bytes})
@@ -73,7 +76,7 @@ func (a *Aggregator) state() *report.State {
 	slices.SortFunc(st.Fields, func(p, q report.StateFields) int {
 		return cmp.Or(strings.Compare(p.Kind, q.Kind), strings.Compare(string(p.Name), string(q.Name)))
 	})
-	for _, h := range a.hot.items {
+	for _, h := range a.hot.list() {
 		st.Hot = append(st.Hot, report.StateHot{Key: report.Str(h.key), KeyLen: h.keyLen, Freq: h.freq, Bytes: h.bytes,
 			Template: report.Str(h.template), Owner: h.owner, Kind: h.kind, Protected: h.protected, Node: h.node, DB: h.db})
 	}
@@ -120,9 +123,9 @@ func FromReport(reg *registry.Registry, rep *report.Report) (*Aggregator, error)
 	}
 	o := st.Options
 	a := New(reg, Options{MaxFindings: o.MaxFindings, TopKeys: o.TopKeys, HotKeys: o.HotKeys, HotFreqFloor: o.HotFreqFloor,
-		MaxGroups: o.MaxGroups, Sampled: o.Sampled, SampleRatio: o.SampleRatio})
+		MaxGroups: o.MaxGroups, Sampled: o.Sampled, SampleRatio: o.SampleRatio, Weighted: o.SampleWeighted})
 	t := st.Totals
-	a.t = totals{keys: t.Keys, bytes: t.Bytes, bytesUnknown: t.BytesUnknown, noTTL: t.NoTTL, unregistered: t.Unregistered, sev: t.Severity}
+	a.t = totals{keys: t.Keys, records: t.Keys, bytes: t.Bytes, bytesUnknown: t.BytesUnknown, noTTL: t.NoTTL, unregistered: t.Unregistered, sev: t.Severity}
 	a.freqKnown, a.foldedCap, a.foldedLong, a.famMisses = t.FreqKnown, t.FoldedCap, t.FoldedLong, t.FamilyMisses
 	for i, s := range st.TTLHistogram {
 		if i < len(a.ttlHist) {
@@ -285,6 +288,10 @@ func (a *Aggregator) loadGroups(groups []report.StateGroup) error {
 		g.keys, g.bytes, g.noTTL, g.findings = sg.Keys, sg.Bytes, sg.NoTTL, sg.Findings
 		copy(g.types[:], sg.Types)
 		g.ttl.load(sg.TTL)
+		g.withTTL = sg.WithTTL
+		if g.withTTL == 0 { // a state written before weighted samples
+			g.withTTL = g.ttl.n
+		}
 		for _, s := range sg.TTLHistogram {
 			if s[0] >= 0 && s[0] < ttlSlots {
 				g.ttlHist[s[0]] = slot{s[1], s[2]}

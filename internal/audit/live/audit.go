@@ -96,10 +96,14 @@ type Target struct {
 
 // Options tune a run. The zero value audits every key at full speed.
 type Options struct {
-	Count         int     // SCAN COUNT; default 1000
-	Match         string  // SCAN MATCH pattern; "" every key
-	MemorySamples int     // MEMORY USAGE SAMPLES; default 5; AllSamples for exact
-	Sample        int64   // probe a random subset of about this many keys and extrapolate; 0 every key
+	Count         int    // SCAN COUNT; default 1000
+	Match         string // SCAN MATCH pattern; "" every key
+	MemorySamples int    // MEMORY USAGE SAMPLES; default 5; AllSamples for exact
+	Sample        int64  // probe a random subset of about this many keys and extrapolate; 0 every key
+	// SampleUniform probes every key of a Sample with the same
+	// probability instead of stratifying by template or family and size
+	// (sampler.go): a wider memory margin, kept to compare.
+	SampleUniform bool
 	Rate          float64 // commands per second across all nodes and connections; 0 no limit
 	Replicas      bool    // walk a replica of each master (or of the standalone server) instead
 	// ReplicasPrefer walks the master where Replicas finds no replica;
@@ -260,7 +264,13 @@ func (r *run) sampling() {
 	r.ratio = ratio
 	r.opts.Inventory.Sampled = true
 	r.opts.Inventory.SampleRatio = ratio
-	r.note("sampled: each key was probed with probability %.4g (about %d of %d keys); key, byte and TTL counts are extrapolated, findings are those of the sample", ratio, n, total)
+	if r.opts.SampleUniform {
+		r.note("sampled: each key was probed with probability %.4g (about %d of %d keys); key, byte and TTL counts are extrapolated, findings are those of the sample", ratio, n, total)
+	} else {
+		r.smp = newSampler(n, total)
+		r.opts.Inventory.Weighted = true
+		r.note("sampled: about %d of %d keys probed, each with a probability set by its template or family and the sizes seen in it (small families of big keys whole, large families of small keys thinly; docs/audit.md); key, byte and TTL counts are extrapolated, findings are those of the sample", n, total)
+	}
 	if r.opts.Match != "" {
 		r.note("the sample ratio counts every key of the database, not only keys matching %q: fewer keys than asked were probed", r.opts.Match)
 	}
@@ -319,6 +329,11 @@ func (r *run) result(agg *inventory.Aggregator, started time.Time) *Result {
 	}
 	res.Report = agg.Report(meta)
 	rep := res.Report
+	if r.smp != nil && rep.Sample != nil {
+		// The larger of the two margins: the strata's, and the
+		// aggregation's from the probed keys alone.
+		rep.Sample.BytesMargin = max(rep.Sample.BytesMargin, r.smp.margin())
+	}
 	if p := r.opts.Resume; p != nil && !r.fresh {
 		cov = report.JoinCoverage(p.Coverage, cov)
 	}
@@ -469,7 +484,8 @@ type run struct {
 	t     Target
 	opts  Options
 	lim   *limiter
-	ratio float64 // sampling probability; 0 means every key
+	ratio float64  // sampling probability; 0 means every key
+	smp   *sampler // the stratified sample's; nil: uniform, or every key
 	total int64
 
 	walkers []*walker

@@ -365,6 +365,7 @@ func (w *walker) consume(ctx context.Context, in <-chan *batch, free chan *batch
 			j++
 		}
 		w.probed += int64(j)
+		w.observeSizes(b.recs[:j], b.class[:j])
 		// Read what the batch says before handing it over: once added,
 		// it goes back to the prober.
 		w.scannedDone += b.scanned
@@ -405,6 +406,7 @@ func (w *walker) consumeSlots(b *batch, free chan *batch) {
 		j++
 	}
 	w.probed += int64(j)
+	w.observeSizes(b.recs[:j], b.class[:j])
 	for i, s := range b.slots {
 		if bad[int32(s)] {
 			w.redo = append(w.redo, s)

@@ -602,7 +602,8 @@ func (w *walker) readScan(c *resp.Conn, cursor string, free chan *batch) (*batch
 		if k.Kind != '$' {
 			return nil, unexpected("SCAN key", k)
 		}
-		if ratio > 0 && w.rng.Float64() >= ratio {
+		if ratio > 0 {
+			w.sampleKey(b, k.Str, -1)
 			continue
 		}
 		w.addKey(b, string(k.Str), -1)

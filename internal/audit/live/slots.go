@@ -369,7 +369,8 @@ func (w *walker) readSlots(c *resp.Conn, chunk []int, free chan *batch) (*batch,
 			if match != "" && !glob.Match([]byte(match), k.Str) {
 				continue
 			}
-			if ratio > 0 && w.rng.Float64() >= ratio {
+			if ratio > 0 {
+				w.sampleKey(b, k.Str, s)
 				continue
 			}
 			w.addKey(b, string(k.Str), s)

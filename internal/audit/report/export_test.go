@@ -14,3 +14,14 @@ func AppendFindingsJSON(fs []Finding) []string {
 	}
 	return out
 }
+
+// AppendTopKeysJSON encodes a sequence of top keys with one encoder, each
+// on its own.
+func AppendTopKeysJSON(ks []TopKey) []string {
+	var e findingEncoder
+	var out []string
+	for i := range ks {
+		out = append(out, string(e.appendTopKey(nil, &ks[i])))
+	}
+	return out
+}

@@ -171,3 +171,25 @@ func plain8(s string, i int) bool {
 	x := swar.Load(s, i)
 	return swar.Less(x, 0x20)|swar.Eq(x, '"')|swar.Eq(x, '\\')|swar.High(x) == 0
 }
+
+// appendTopKey appends k as encoding/json writes an element of the
+// report's top_keys array; e caches the template and node, which runs of
+// top keys share.
+func (e *findingEncoder) appendTopKey(b []byte, k *TopKey) []byte {
+	b = append(b, "{\n      \"key\": "...)
+	b = appendJSONString(b, k.Key)
+	b = appendStringField(b, "key_base64", k.KeyBase64)
+	b = appendIntField(b, "key_len", k.KeyLen)
+	b = appendJSONString(appendField(b, "type"), k.Type)
+	b = strconv.AppendInt(appendField(b, "bytes"), k.Bytes, 10)
+	b = strconv.AppendInt(appendField(b, "elements"), k.Elements, 10)
+	if k.TTLMS != nil {
+		b = strconv.AppendInt(appendField(b, "ttl_ms"), *k.TTLMS, 10)
+	}
+	b = e.field(b, 0, "template", k.Template)
+	b = e.field(b, 1, "node", k.Node)
+	if k.DB != nil {
+		b = strconv.AppendInt(appendField(b, "db"), int64(*k.DB), 10)
+	}
+	return append(b, "\n    }"...)
+}

@@ -80,3 +80,33 @@ func FuzzAppendFindingAsEncoded(f *testing.F) {
 		}
 	})
 }
+
+// TestAppendTopKeyAsEncoded: the top keys' encoder writes what
+// encoding/json writes, over keys of any bytes, every field present or
+// absent, and runs of templates and nodes (its cache).
+func TestAppendTopKeyAsEncoded(t *testing.T) {
+	ttl, none, db := int64(3600_000), int64(-1), 3
+	cases := []report.TopKey{
+		{Key: "order:1", Type: "hash", Bytes: 1 << 40, Elements: 9, TTLMS: &ttl, Template: "order:{id:int}", Node: "127.0.0.1:6379"},
+		{Key: "k\xff\x00\x1f\"\\\b\f\n\r\t\u2028\u2029<&>é漢", KeyBase64: "a/8=", KeyLen: 4096, Type: "zset", Bytes: -1, Elements: -1, TTLMS: &none, DB: &db},
+		{Key: "", Type: "", Bytes: 0, Elements: 0},
+		{Key: "order:2", Type: "hash", Bytes: 7, Elements: 1, Template: "order:{id:int}", Node: "127.0.0.1:6379"},
+		{Key: "x", Type: "string", Template: strings.Clone("order:{id:int}"), Node: "n\"2"},
+	}
+	var seq []report.TopKey
+	for _, i := range []int{0, 3, 3, 1, 0, 4, 2, 0} {
+		seq = append(seq, cases[i])
+	}
+	for i, got := range report.AppendTopKeysJSON(seq) {
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetIndent("    ", "  ")
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(&seq[i]); err != nil {
+			t.Fatal(err)
+		}
+		if want := strings.TrimSuffix(b.String(), "\n"); got != want {
+			t.Errorf("case %d:\n got %q\nwant %q", i, got, want)
+		}
+	}
+}

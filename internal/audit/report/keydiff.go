@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"cmp"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/maphash"
@@ -33,8 +34,25 @@ type KeyChange struct {
 	Group    string `json:"group"` // the template or family: the new side's, else the old's
 	OldType  string `json:"old_type,omitempty"`
 	NewType  string `json:"new_type,omitempty"`
-	OldBytes int64  `json:"old_bytes"` // -1 unknown or absent
+	OldBytes int64  `json:"old_bytes"` // -1 unknown or absent (null in JSON)
 	NewBytes int64  `json:"new_bytes"`
+}
+
+// MarshalJSON writes an unknown or absent size as null, never -1 or 0.
+func (c KeyChange) MarshalJSON() ([]byte, error) {
+	type plain KeyChange
+	return json.Marshal(struct {
+		plain
+		OldBytes *int64 `json:"old_bytes"`
+		NewBytes *int64 `json:"new_bytes"`
+	}{plain(c), knownPtr(c.OldBytes), knownPtr(c.NewBytes)})
+}
+
+func knownPtr(n int64) *int64 {
+	if n < 0 {
+		return nil
+	}
+	return &n
 }
 
 // KeyDiffOptions tune KeyDiff.
@@ -81,7 +99,11 @@ type KeyDiffGroup struct {
 // KeyDiffSummary is what KeyDiff counted.
 type KeyDiffSummary struct {
 	OldKeys, NewKeys int64
-	Groups           []KeyDiffGroup // most changes first
+	// SizeUnknown counts the keys on both sides whose size one side did
+	// not measure (an empty bytes cell, a null): they are compared by
+	// type only, never reported grown or shrunk.
+	SizeUnknown int64
+	Groups      []KeyDiffGroup // most changes first
 }
 
 // KeyDiff compares two key exports row by row and calls emit with every
@@ -195,6 +217,9 @@ func (d *keyDiff) compare(old, new rowSource) error {
 		}
 		delete(m, k)
 		c := KeyChange{DB: r.DB, Key: r.Key, Group: r.Group, OldType: o.typ, NewType: r.Type, OldBytes: o.bytes, NewBytes: r.Bytes}
+		if o.bytes < 0 || r.Bytes < 0 {
+			d.sum.SizeUnknown++
+		}
 		switch {
 		case o.typ != r.Type && o.typ != "" && r.Type != "":
 			c.Change = KeyType

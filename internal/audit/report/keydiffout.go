@@ -56,10 +56,16 @@ func (x *KeyDiffWriter) Change(c *KeyChange) error {
 		x.w.WriteString("\n    ")
 		key, b64 := exportKey(c.Key, false)
 		row := struct {
-			KeyChange
+			Change    string `json:"change"`
+			DB        int    `json:"db"`
 			Key       string `json:"key"`
 			KeyBase64 string `json:"key_base64,omitempty"`
-		}{*c, key, b64}
+			Group     string `json:"group"`
+			OldType   string `json:"old_type,omitempty"`
+			NewType   string `json:"new_type,omitempty"`
+			OldBytes  *int64 `json:"old_bytes"` // null: unknown or absent
+			NewBytes  *int64 `json:"new_bytes"`
+		}{c.Change, c.DB, key, b64, c.Group, c.OldType, c.NewType, knownPtr(c.OldBytes), knownPtr(c.NewBytes)}
 		b, err := json.Marshal(row)
 		if err != nil {
 			return err
@@ -121,7 +127,7 @@ func changeText(c *KeyChange) string {
 
 func knownBytes(n int64) string {
 	if n < 0 {
-		return "? B"
+		return "size unknown"
 	}
 	return fmtBytes(n)
 }
@@ -145,8 +151,9 @@ func (x *KeyDiffWriter) Close(s *KeyDiffSummary, old, new string) error {
 			NewKeys  int64            `json:"new_keys"`
 			Changes  int64            `json:"changes"`
 			ByChange map[string]int64 `json:"by_change"`
+			Unknown  int64            `json:"size_unknown"`
 			Groups   []KeyDiffGroup   `json:"by_group"`
-		}{old, new, s.OldKeys, s.NewKeys, x.n, s.byChange(), groups}, "  ", "  ")
+		}{old, new, s.OldKeys, s.NewKeys, x.n, s.byChange(), s.SizeUnknown, groups}, "  ", "  ")
 		if err != nil {
 			return err
 		}
@@ -188,6 +195,9 @@ func (x *KeyDiffWriter) textSummary(s *KeyDiffSummary, old, new string) {
 		parts = append(parts, fmtCount(by[k])+" "+k)
 	}
 	fmt.Fprintf(w, "\nkeys: %s in %s, %s in %s; %s\n", fmtCount(s.OldKeys), show(old), fmtCount(s.NewKeys), show(new), strings.Join(parts, ", "))
+	if s.SizeUnknown > 0 {
+		fmt.Fprintf(w, "size not measured on one side for %s: compared by type only\n", human.Plural(s.SizeUnknown, "key"))
+	}
 	if len(s.Groups) == 0 {
 		fmt.Fprintf(w, "no key changed\n")
 		return

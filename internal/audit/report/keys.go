@@ -191,6 +191,14 @@ func appendKnown(b []byte, n int64) []byte {
 	return strconv.AppendInt(b, n, 10)
 }
 
+// appendKnownJSON appends n, or null when it is unknown (negative).
+func appendKnownJSON(b []byte, n int64) []byte {
+	if n < 0 {
+		return append(b, "null"...)
+	}
+	return strconv.AppendInt(b, n, 10)
+}
+
 func appendTTL(b []byte, ttl time.Duration) []byte {
 	switch {
 	case ttl == -1:
@@ -240,14 +248,12 @@ func appendKeyJSON(b []byte, r *KeyRow) []byte {
 		b = append(b, `,"encoding":`...)
 		b = appendJSONString(b, r.Encoding)
 	}
-	if r.Bytes >= 0 {
-		b = append(b, `,"bytes":`...)
-		b = strconv.AppendInt(b, r.Bytes, 10)
-	}
-	if r.Elements >= 0 {
-		b = append(b, `,"elements":`...)
-		b = strconv.AppendInt(b, r.Elements, 10)
-	}
+	// Unknown sizes are null, never 0: a key whose memory was not
+	// measured has no size, and a diff must not see it shrink to nothing.
+	b = append(b, `,"bytes":`...)
+	b = appendKnownJSON(b, r.Bytes)
+	b = append(b, `,"elements":`...)
+	b = appendKnownJSON(b, r.Elements)
 	if r.TTL == -1 || r.TTL > 0 {
 		b = append(b, `,"ttl_ms":`...)
 		b = appendTTL(b, r.TTL)

@@ -179,6 +179,9 @@ type Sample struct {
 	// BytesMargin is the 95% margin of the extrapolated memory
 	// (Summary.Bytes ± BytesMargin); 0 when unknown (a merged report).
 	BytesMargin int64 `json:"bytes_margin,omitempty"`
+	// Stratified: keys were probed with probabilities of their own, by
+	// template or family and by what their sizes showed (docs/audit.md).
+	Stratified bool `json:"stratified,omitempty"`
 }
 
 // TTLBucket is one bar of the TTL histogram: keys and memory by remaining
@@ -276,7 +279,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	}
 	j.field("summary", &r.Summary)
 	jsonArray(j, "groups", r.Groups)
-	jsonArray(j, "top_keys", r.TopKeys)
+	j.topKeys(r.TopKeys)
 	j.findings(r.Findings)
 	// The extensions, omitted when empty as their omitempty tags say.
 	if len(r.FindingsOmitted) > 0 {
@@ -414,6 +417,32 @@ func (j *jsonWriter) findings(s []Finding) {
 		}
 		b = append(b, "\n    "...)
 		b = enc.append(b, &s[i])
+		if len(b) >= 16<<10 {
+			j.write(b)
+			b = b[:0]
+		}
+	}
+	j.write(b)
+	j.w.WriteString("\n  ]")
+}
+
+// topKeys writes the top_keys field as jsonArray would, without
+// reflection (a report can list 100,000 top keys).
+func (j *jsonWriter) topKeys(s []TopKey) {
+	j.key("top_keys")
+	if len(s) == 0 {
+		j.w.WriteString("[]")
+		return
+	}
+	j.w.WriteByte('[')
+	b := make([]byte, 0, 20<<10)
+	var enc findingEncoder
+	for i := range s {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, "\n    "...)
+		b = enc.appendTopKey(b, &s[i])
 		if len(b) >= 16<<10 {
 			j.write(b)
 			b = b[:0]

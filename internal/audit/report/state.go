@@ -41,6 +41,9 @@ type StateOptions struct {
 	MaxGroups    int     `json:"max_groups"`
 	Sampled      bool    `json:"sampled,omitempty"`
 	SampleRatio  float64 `json:"sample_ratio,omitempty"`
+	// SampleWeighted: the counts are sums of per-key weights (a
+	// stratified sample), already extrapolated.
+	SampleWeighted bool `json:"sample_weighted,omitempty"`
 }
 
 // StateTotals are the report's totals before extrapolation, and counts
@@ -69,6 +72,7 @@ type StateGroup struct {
 	Findings int64    `json:"findings"` // decided per key
 	Types    []int64  `json:"types"`    // by TypeNames
 	TTL      StateTTL `json:"ttl"`
+	WithTTL  int64    `json:"with_ttl,omitempty"` // keys with a TTL, weighted (ttl's count without a weighted sample)
 	Example  Str      `json:"example,omitempty"`
 
 	TTLHistogram [][3]int64 `json:"ttl_histogram,omitempty"` // [slot of the report's ttl_histogram, keys, bytes], the slots that hold keys

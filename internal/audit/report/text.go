@@ -101,11 +101,14 @@ func (t *textWriter) write() {
 	t.coverage()
 	if r.Sample != nil {
 		if r.Sample.Ratio > 0 {
-			margin := ""
+			margin, how := "", ""
 			if m := r.Sample.BytesMargin; m > 0 {
 				margin = fmt.Sprintf("; memory ±%s (95%%)", fmtBytes(m))
 			}
-			fmt.Fprintf(w, "sampled: %s read, %.3g%% of the keyspace; numbers marked ~ are extrapolated%s\n", human.Plural(r.Sample.KeysSeen, "key"), r.Sample.Ratio*100, margin)
+			if r.Sample.Stratified {
+				how = ", stratified by template or family and size"
+			}
+			fmt.Fprintf(w, "sampled: %s read, %.3g%% of the keyspace%s; numbers marked ~ are extrapolated%s\n", human.Plural(r.Sample.KeysSeen, "key"), r.Sample.Ratio*100, how, margin)
 		} else {
 			fmt.Fprintf(w, "sampled: %s read; counts are of the sample\n", human.Plural(r.Sample.KeysSeen, "key"))
 		}
@@ -520,10 +523,18 @@ func (r *Report) pctCell(n int64) string {
 	return pct(n, r.Summary.Bytes)
 }
 
-// marginText is " ±3.1 MiB" after a sampled memory figure, or "".
+// marginText is " ± 3%" after a sampled memory figure (its 95% margin
+// relative to the figure), or "".
 func (r *Report) marginText() string {
 	if r.Sample == nil || r.Sample.BytesMargin <= 0 {
 		return ""
 	}
-	return " ±" + fmtBytes(r.Sample.BytesMargin)
+	if r.Summary.Bytes <= 0 {
+		return " ±" + fmtBytes(r.Sample.BytesMargin)
+	}
+	p := 100 * float64(r.Sample.BytesMargin) / float64(r.Summary.Bytes)
+	if p < 9.95 {
+		return fmt.Sprintf(" ± %.1f%%", p)
+	}
+	return fmt.Sprintf(" ± %.0f%%", p)
 }
