@@ -216,7 +216,6 @@ func FuzzParts(f *testing.F) {
 	})
 }
 
-
 // printRec prints a record and its value, without the address of the value.
 func printRec(r *Record) string {
 	c := normRecord(*r)
