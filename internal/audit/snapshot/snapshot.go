@@ -256,7 +256,7 @@ func joinParts(ps []fileResult) (res fileResult, again bool) {
 		res.empty += q.empty
 		res.streams = res.streams || q.streams
 		res.freqs = res.freqs || q.freqs
-		res.noCreated = q.noCreated
+		res.noCreated = res.noCreated || q.noCreated
 		res.resize = q.resize // it read every RESIZEDB up to where it stopped
 		res.covered += q.covered
 		for db, n := range q.dbKeys {
