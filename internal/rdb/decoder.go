@@ -187,6 +187,7 @@ func NewDecoder(r io.Reader, opts Options) *Decoder {
 		opts.MaxBlobBytes = defaultMaxBlob
 	}
 	d := &Decoder{opts: opts, watchBuf: make([][]byte, len(opts.WatchFields)), began: -1, until: opts.Until}
+	d.key = make([]byte, 0, 64) // never nil: an error names even an empty key
 	d.skimming = opts.From > 0
 	d.rd.init(r, opts.SkipChecksum)
 	d.look(LookAll)
