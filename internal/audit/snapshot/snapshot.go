@@ -462,6 +462,19 @@ func (s *scan) file(ctx context.Context, in *Input, p *part, cls *inventory.Clas
 		created   bool
 		sets      inventory.FieldSets // this file's field sets, each sent once
 	)
+	// Keys per database, counted while the database stays the same
+	// (a map update per key costs more).
+	curDB, curKeys := 0, int64(0)
+	flushDB := func() {
+		if curKeys > 0 {
+			if res.dbKeys == nil {
+				res.dbKeys = map[int]int64{}
+			}
+			res.dbKeys[curDB] += curKeys
+			curKeys = 0
+		}
+	}
+	defer flushDB()
 	b := <-s.pool
 	defer func() { s.send(b) }()
 	stop := func(off int64, reason string) {
@@ -541,10 +554,11 @@ func (s *scan) file(ctx context.Context, in *Input, p *part, cls *inventory.Clas
 		}
 		res.streams = res.streams || r.Type == rdb.TypeStream
 		res.keys++
-		if res.dbKeys == nil {
-			res.dbKeys = map[int]int64{}
+		if r.DB != curDB {
+			flushDB()
+			curDB = r.DB
 		}
-		res.dbKeys[r.DB]++
+		curKeys++
 		if len(b.recs) == batchRecords || b.keyBytes >= batchBytes {
 			if ctx.Err() != nil {
 				stop(dec.Offset(), "interrupted: "+context.Cause(ctx).Error())
