@@ -123,6 +123,15 @@ type Options struct {
 	// fields of some keys only, says which here. Without Look, every
 	// value is looked into as the options say.
 	Look func(key []byte) Look
+	// From and Until cut the file into parts for decoders that read it
+	// side by side (see ErrPartEnd). From > 0: the records before the
+	// first record boundary at or after offset From are skipped by their
+	// lengths (not decoded, not returned, not counted in EmptySkipped);
+	// the header, aux fields, databases and resize hints are read as
+	// usual, and the checksum covers the whole file. Until > 0: Next
+	// returns ErrPartEnd at the first record boundary at or after offset
+	// Until.
+	From, Until int64
 }
 
 // Look says what the decoder looks for in a value (Options.Look).
@@ -145,6 +154,10 @@ type Decoder struct {
 	hdr  bool
 	rec  Record
 	mark int64 // offset of the element being decoded, for error reports
+
+	skimming bool  // before Options.From: records are skipped
+	began    int64 // offset where the records of this part began; -1 not yet
+	until    int64 // Options.Until, 0 once passed
 
 	// derived from opts, for the record being read (Options.Look)
 	needNames   bool // hash field names are sampled or watched
@@ -176,7 +189,9 @@ func NewDecoder(r io.Reader, opts Options) *Decoder {
 	if opts.MaxBlobBytes <= 0 {
 		opts.MaxBlobBytes = defaultMaxBlob
 	}
-	d := &Decoder{opts: opts, watchBuf: make([][]byte, len(opts.WatchFields))}
+	d := &Decoder{opts: opts, watchBuf: make([][]byte, len(opts.WatchFields)), began: -1, until: opts.Until}
+	d.key = make([]byte, 0, 64) // never nil: an error names even an empty key
+	d.skimming = opts.From > 0
 	d.rd.init(r, opts.SkipChecksum)
 	d.look(LookAll)
 	for _, w := range opts.WatchFields {
@@ -209,6 +224,9 @@ func (d *Decoder) Next() (*Record, error) {
 	}
 	for {
 		rec, err := d.next()
+		if err == ErrPartEnd {
+			return nil, err // not sticky: the next call goes on
+		}
 		if err != nil {
 			d.err = d.wrap(err)
 			return nil, d.err
@@ -294,6 +312,15 @@ func (d *Decoder) next() (*Record, error) {
 	for {
 		rd := &d.rd
 		off := rd.offset()
+		if start < 0 && (d.skimming || d.until > 0) { // a record boundary
+			if d.skimming && off >= d.opts.From {
+				d.skimming, d.began = false, off
+			}
+			if !d.skimming && d.until > 0 && off >= d.until {
+				d.until = 0
+				return nil, ErrPartEnd
+			}
+		}
 		d.mark = off
 		var t byte
 		if rd.r < rd.w {
@@ -425,6 +452,14 @@ func (d *Decoder) next() (*Record, error) {
 		if !isObjectType(t) || d.meta.Valkey && t > tHashMetadataPreGA {
 			// Valkey 9.0 has types up to 22; Redis 7.4's 23-25 are not its.
 			return nil, unsupportedf("unknown opcode or object type %d (0x%02x)", t, t)
+		}
+		if d.skimming {
+			if err := d.skipRecord(t); err != nil {
+				return nil, err
+			}
+			d.resetRecord()
+			start, expire, idle, freq = -1, 0, -1, -1
+			continue
 		}
 		if start < 0 {
 			start = off

@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -39,6 +41,8 @@ type Options struct {
 	// of Run, and once at the end.
 	Progress      func(Progress)
 	ProgressEvery time.Duration
+
+	partBytes int64 // files at least this large are cut into parts; 0 minPartBytes (tests set it)
 }
 
 // Progress is a snapshot of a run.
@@ -64,12 +68,16 @@ type Result struct {
 // with its own Classifier; aggregation is an inventory.Pipeline. A
 // decoder (which also classifies each key) and an aggregator take about
 // as long per key; the cores the decoders leave get up to two
-// aggregators per decoder. Memory does not grow with the file size:
-// batches go round a fixed pool, and each aggregator is bounded.
+// aggregators per decoder. With more cores than files, a large file is
+// cut into parts read side by side (rdb.Options.From, Until), so that
+// one file keeps every core busy. Memory does not grow with the file
+// size: batches go round a fixed pool, and each aggregator is bounded.
 const (
 	batchRecords   = 512
 	batchBytes     = 1 << 20 // of keys and kept values: 1 MB keys do not pile up
 	maxAggregators = 4
+	minPartBytes   = 8 << 20 // smaller files are read by one decoder
+	maxParts       = 4
 )
 
 // Run decodes the inputs (several: the shards of one Cluster) into one
@@ -89,35 +97,18 @@ func Run(ctx context.Context, reg *registry.Registry, ins []*Input, opts Options
 	if procs <= 0 {
 		procs = max(runtime.GOMAXPROCS(0), 1)
 	}
-	decoders := min(len(ins), procs)
-	aggregators := max(1, min(procs-decoders, 2*decoders, maxAggregators))
-	pipe := inventory.NewPipeline(reg, opts.Inventory, aggregators)
-	pool := make(chan *batch, 2*(decoders+aggregators))
-	for range cap(pool) {
-		pool <- &batch{}
-	}
 	stopProgress := progressLoop(opts, ins, started)
-	s := &scan{reg: reg, pipe: pipe, pool: pool, db: opts.DB, match: []byte(opts.Match)}
-	res := make([]fileResult, len(ins))
-	jobs := make(chan int)
-	var wg sync.WaitGroup
-	for range decoders {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			cls := pipe.Classifier()
-			for i := range jobs {
-				res[i] = s.file(ctx, ins[i], cls)
-				ins[i].done.Store(true)
-			}
-		}()
+	// A key export is written as keys are added: a run that must start
+	// over (see decodeAll) would write its rows twice.
+	split := opts.Inventory.Keys == nil
+	agg, res, redo := decodeAll(ctx, reg, ins, opts, procs, split)
+	if redo {
+		for _, in := range ins {
+			in.read.Store(0)
+			in.done.Store(false)
+		}
+		agg, res, _ = decodeAll(ctx, reg, ins, opts, procs, false)
 	}
-	for i := range ins {
-		jobs <- i
-	}
-	close(jobs)
-	wg.Wait()
-	agg := pipe.Close()
 	stopProgress()
 	names := make([]string, len(ins))
 	for i, in := range ins {
@@ -146,6 +137,143 @@ func Run(ctx context.Context, reg *registry.Registry, ins []*Input, opts Options
 	rep := agg.Report(meta)
 	rep.Coverage = coverage(ins, res, opts.DB)
 	return &Result{Report: rep, Complete: meta.Complete, Stopped: meta.Stopped}, nil
+}
+
+// decodeAll decodes the inputs into one Aggregator. With split, files are
+// cut into parts where cores allow; redo then reports that a part
+// stopped on damage before its end while a later part's records were
+// already added: those are not the file's (a decoder reading it whole
+// stops at the damage), and the caller must decode again without split.
+func decodeAll(ctx context.Context, reg *registry.Registry, ins []*Input, opts Options, procs int, split bool) (agg *inventory.Aggregator, res []fileResult, redo bool) {
+	type job struct {
+		file int
+		p    *part // nil: the whole file
+	}
+	var jobs []job
+	nparts := make([]int, len(ins))
+	for _, in := range ins {
+		// A run that starts over reads every file again.
+		split = split && in.file != nil && in.Size > 0
+	}
+	for i, in := range ins {
+		k := 1
+		if split && in.Size >= cmp.Or(opts.partBytes, minPartBytes) {
+			k = min(procs/len(ins), maxParts)
+		}
+		var prev *part
+		for j := range k {
+			if k == 1 {
+				jobs = append(jobs, job{i, nil})
+				break
+			}
+			p := &part{began: make(chan int64, 1)}
+			p.from = in.Size * int64(j) / int64(k)
+			if prev != nil {
+				prev.until, prev.next = p.from, p
+			}
+			jobs = append(jobs, job{i, p})
+			prev = p
+		}
+		nparts[i] = k
+	}
+	// The parts of a file wait on each other: all of them run at once
+	// (there are at most procs).
+	decoders := min(len(jobs), procs)
+	if len(jobs) > len(ins) {
+		decoders = len(jobs)
+	}
+	aggregators := max(1, min(procs-decoders, 2*decoders, maxAggregators))
+	pipe := inventory.NewPipeline(reg, opts.Inventory, aggregators)
+	pool := make(chan *batch, 2*(decoders+aggregators))
+	for range cap(pool) {
+		pool <- &batch{}
+	}
+	s := &scan{reg: reg, pipe: pipe, pool: pool, db: opts.DB, match: []byte(opts.Match)}
+	out := make([]fileResult, len(jobs))
+	left := make([]atomic.Int32, len(ins))
+	for i := range ins {
+		left[i].Store(int32(nparts[i]))
+	}
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for range decoders {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cls := pipe.Classifier()
+			for j := range work {
+				in := ins[jobs[j].file]
+				out[j] = s.file(ctx, in, jobs[j].p, cls)
+				if left[jobs[j].file].Add(-1) == 0 {
+					in.done.Store(true)
+				}
+			}
+		}()
+	}
+	for j := range jobs {
+		work <- j
+	}
+	close(work)
+	wg.Wait()
+	agg = pipe.Close()
+	res = make([]fileResult, len(ins))
+	j := 0
+	for i := range ins {
+		var again bool
+		res[i], again = joinParts(out[j : j+nparts[i]])
+		redo = redo || again
+		j += nparts[i]
+	}
+	return agg, res, redo
+}
+
+// part is one part of a file read by its own decoder (rdb.Options.From,
+// Until); next is the part after it.
+type part struct {
+	from, until int64
+	began       chan int64 // this part's decoder sends where its records began, or -1: never (the file ended or broke before)
+	next        *part
+}
+
+// joinParts joins the results of a file's parts. again: a part stopped
+// on damage before its end while the next one had begun.
+func joinParts(ps []fileResult) (res fileResult, again bool) {
+	res = ps[0]
+	for j := 1; j < len(ps); j++ {
+		q := ps[j]
+		if q.began < 0 {
+			break // no records: the previous part read on to where the file ends
+		}
+		if prev := ps[j-1]; prev.end < 0 {
+			// The previous part stopped before its end.
+			if !prev.interrupted {
+				return res, true
+			}
+			q.stop = nil // the run stopped: the first part's stop says where
+		}
+		res.keys += q.keys
+		res.expired += q.expired
+		res.empty += q.empty
+		res.streams = res.streams || q.streams
+		res.freqs = res.freqs || q.freqs
+		res.noCreated = res.noCreated || q.noCreated
+		res.resize = q.resize // it read every RESIZEDB up to where it stopped
+		res.covered += q.covered
+		for db, n := range q.dbKeys {
+			if res.dbKeys == nil {
+				res.dbKeys = map[int]int64{}
+			}
+			res.dbKeys[db] += n
+		}
+		if res.stop == nil {
+			res.stop = q.stop
+		}
+		res.end = q.end
+	}
+	if res.stop != nil {
+		res.stop.Keys = res.keys
+	}
+	return res, false
 }
 
 // coverage says what the report counted of each file: its databases, the
@@ -185,8 +313,7 @@ func coverage(ins []*Input, res []fileResult, onlyDB int) *report.Coverage {
 		done := whole
 		if r.stop != nil {
 			c.NotCovered = append(c.NotCovered, report.Gap{Node: DisplayName(in.Name), Reason: "stopped at byte " + r.stop.Cursor + ": " + r.stop.Reason})
-			off, _ := strconv.ParseInt(r.stop.Cursor, 10, 64)
-			done = min(max(off, 0), whole)
+			done = min(max(r.covered, 0), whole)
 		}
 		read, size = read+done, size+whole
 	}
@@ -222,6 +349,11 @@ type fileResult struct {
 	stop      *report.NodeStop
 	dbKeys    map[int]int64    // records counted per database
 	resize    []rdb.ResizeHint // the file's own key counts per database
+
+	covered     int64 // bytes decoded (of a part: from where it began), when it stopped
+	interrupted bool  // it stopped because the run was
+	began       int64 // a part's records began at this offset; -1 never
+	end         int64 // a part ended at this offset, where the next one began; -1 it did not
 }
 
 // batch is a run of records of one file with their classes. The keys and
@@ -282,8 +414,21 @@ func (b *batch) keep(p []byte) string {
 // nsField is the reserved hash field of namespace-guarded hashes.
 const nsField = registry.NSField
 
-// file decodes one file into batches for the pipeline.
-func (s *scan) file(ctx context.Context, in *Input, cls *inventory.Classifier) (res fileResult) {
+// file decodes one file, or a part of it, into batches for the pipeline.
+func (s *scan) file(ctx context.Context, in *Input, p *part, cls *inventory.Classifier) (res fileResult) {
+	res.end = -1
+	var src io.Reader = in
+	var from, until int64
+	if p != nil {
+		from, until = p.from, p.until
+	}
+	var pr *partReader
+	if in.file != nil && in.Size > 0 {
+		// A regular file is read at its own offsets, so that a run can
+		// read it again (see decodeAll).
+		pr = &partReader{in: in, from: from, until: until}
+		src = pr
+	}
 	// The one classification of a key, made before its value is read: it
 	// says whether to read __ns__ and field names.
 	var (
@@ -305,29 +450,76 @@ func (s *scan) file(ctx context.Context, in *Input, cls *inventory.Classifier) (
 		}
 		return l
 	}
-	dec := rdb.NewDecoder(in, rdb.Options{
+	dec := rdb.NewDecoder(src, rdb.Options{
 		FieldSample: 33, // 32 names besides __ns__, as the audit's HRANDFIELD key 32
 		WatchFields: []string{nsField},
 		JSONKeys:    32,
 		Look:        look,
+		From:        from,
+		Until:       until,
 	})
+	signalled := from == 0 // a later part says where it began, once
+	res.began = -1
 	var (
 		createdMS int64
 		created   bool
 		sets      inventory.FieldSets // this file's field sets, each sent once
 	)
+	// Keys per database, counted while the database stays the same
+	// (a map update per key costs more).
+	curDB, curKeys := 0, int64(0)
+	flushDB := func() {
+		if curKeys > 0 {
+			if res.dbKeys == nil {
+				res.dbKeys = map[int]int64{}
+			}
+			res.dbKeys[curDB] += curKeys
+			curKeys = 0
+		}
+	}
+	defer flushDB()
 	b := <-s.pool
 	defer func() { s.send(b) }()
 	stop := func(off int64, reason string) {
 		res.stop = &report.NodeStop{Node: in.Name, Reason: reason, Cursor: strconv.FormatInt(off, 10), Keys: res.keys}
+		res.covered = off - max(res.began, 0)
 	}
 	for {
 		r, err := dec.Next()
+		if !signalled {
+			if at, ok := dec.Began(); ok || err != nil {
+				if !ok {
+					at = -1
+				}
+				p.began <- at
+				res.began, signalled = at, true
+			}
+		}
+		if err == rdb.ErrPartEnd {
+			at := dec.Offset()
+			switch next := <-p.next.began; {
+			case next == at:
+				res.end = at
+				res.empty = dec.Meta().EmptySkipped
+				res.resize = dec.Meta().Resize
+				res.covered = at - max(res.began, 0)
+				return res
+			case next >= 0:
+				// Both decoders read the same lengths up to here: a
+				// difference is a bug, and the records after it are
+				// dropped by a run without parts.
+				stop(at, fmt.Sprintf("the next part of the file began at byte %d, not here", next))
+				return res
+			}
+			pr.until = 0
+			continue // the next part never began: this one reads on
+		}
 		if err != nil {
 			res.empty = dec.Meta().EmptySkipped
 			res.hashesExp, res.fieldsExp = dec.Meta().HashesExpired, dec.Meta().FieldsExpired
 			res.sizing = dec.Meta().SizingNote(in.Display())
 			res.resize = dec.Meta().Resize
+			res.covered = dec.Offset() - max(res.began, 0)
 			if err != io.EOF {
 				var fe *rdb.FormatError
 				off, reason := dec.Offset(), err.Error()
@@ -367,19 +559,46 @@ func (s *scan) file(ctx context.Context, in *Input, cls *inventory.Classifier) (
 		}
 		res.streams = res.streams || r.Type == rdb.TypeStream
 		res.keys++
-		if res.dbKeys == nil {
-			res.dbKeys = map[int]int64{}
+		if r.DB != curDB {
+			flushDB()
+			curDB = r.DB
 		}
-		res.dbKeys[r.DB]++
+		curKeys++
 		if len(b.recs) == batchRecords || b.keyBytes >= batchBytes {
 			if ctx.Err() != nil {
 				stop(dec.Offset(), "interrupted: "+context.Cause(ctx).Error())
+				res.interrupted = true
 				return res
 			}
 			s.send(b)
 			b = <-s.pool
 		}
 	}
+}
+
+// partReader reads a file from its start for the decoder of one part,
+// with its own offset (ReadAt), counting for Progress the bytes of the
+// part, from..until (0: the end), so that the parts add up to the file.
+type partReader struct {
+	in          *Input
+	from, until int64
+	off         int64
+}
+
+func (r *partReader) Read(p []byte) (int, error) {
+	n, err := r.in.file.ReadAt(p, r.off)
+	end := r.off + int64(n)
+	if r.until > 0 {
+		end = min(end, r.until)
+	}
+	if start := max(r.off, r.from); end > start {
+		r.in.read.Add(end - start)
+	}
+	r.off += int64(n)
+	if err == nil && n == 0 {
+		err = io.EOF
+	}
+	return n, err
 }
 
 // add appends the record of r, of class cl, to the batch.

@@ -1,0 +1,114 @@
+package snapshot
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/keyguard/keyguard/internal/redistest"
+	"github.com/keyguard/keyguard/registry"
+)
+
+// TestSnapshotParts reads one file cut into 2 and 4 parts side by side,
+// and whole on one core: the reports are the same (but for the run's
+// time), for the file as the server wrote it, damaged in its first
+// half (the parts after the damage are dropped and the file is read
+// again whole), and cut short.
+func TestSnapshotParts(t *testing.T) {
+	s := redistest.Start(t)
+	ctx := context.Background()
+	n := 30000
+	if testing.Short() {
+		n = 12000
+	}
+	for db := range 2 {
+		c := redis.NewClient(&redis.Options{Addr: s.Addr, DB: db})
+		pipe := c.Pipeline()
+		for i := range n / (db*4 + 1) {
+			id := strconv.Itoa(i)
+			switch i % 5 {
+			case 0:
+				pipe.HSet(ctx, "order:order:"+id+":base", "orderId", id, "status", "PAID", "amount", "12.5")
+			case 1:
+				pipe.Set(ctx, "cache:product:detail:p"+id, `{"productNo":"p`+id+`","price":12,"tags":["a"]}`, time.Hour)
+			case 2:
+				pipe.SAdd(ctx, "promo:coupon:"+id+":users", i, i+1, i+2)
+			case 3:
+				pipe.Set(ctx, "auth:session:u"+id, strings.Repeat("t", 40+i%60), 2*time.Hour)
+			default:
+				pipe.HSet(ctx, "user:"+id+":profile", "__ns__", "user", "name", "n"+id)
+				pipe.Expire(ctx, "user:"+id+":profile", time.Hour)
+			}
+		}
+		if _, err := pipe.Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+		c.Close()
+	}
+	if err := s.Client(t).Save(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	reg, err := registry.Parse("r.yaml", []byte(`version: 1
+domains: {order: {owner: o}, cache: {owner: c}}
+keys:
+  - {key: "order:order:{id:int}:base", type: hash, ttl: 1h}
+  - {key: "cache:product:detail:{sku}", type: string, ttl: 1h}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dump, err := os.ReadFile(filepath.Join(s.Dir, "dump.rdb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	run := func(name string, data []byte, procs int) (string, *Result) {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		ins, err := Open([]string{path}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer Close(ins)
+		res, err := Run(ctx, reg, ins, Options{DB: -1, Procs: procs, partBytes: int64(len(data) / 8)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := *res.Report
+		r.StartedAt, r.DurationMS, r.State = time.Time{}, 0, nil
+		var b bytes.Buffer
+		if err := r.WriteJSON(&b); err != nil {
+			t.Fatal(err)
+		}
+		return b.String(), res
+	}
+	damaged := bytes.Clone(dump)
+	damaged[len(dump)/5] ^= 0x5a
+	damaged[len(dump)/5+1] ^= 0x5a
+	files := map[string][]byte{"whole.rdb": dump, "damaged.rdb": damaged, "short.rdb": dump[:len(dump)*3/4]}
+	for name, data := range files {
+		want, wantRes := run(name, data, 1)
+		for _, procs := range []int{2, 4} {
+			got, res := run(name, data, procs)
+			if got != want {
+				t.Errorf("%s in %d parts: the report differs from the whole file's\n got %.2000s\nwant %.2000s", name, procs, got, want)
+			}
+			if res.Complete != wantRes.Complete {
+				t.Errorf("%s in %d parts: complete %v, whole %v", name, procs, res.Complete, wantRes.Complete)
+			}
+		}
+		t.Logf("%s: %d bytes, complete %v, stopped %v", name, len(data), wantRes.Complete, wantRes.Stopped)
+	}
+	if len(dump) < 512<<10 {
+		t.Fatalf("the file has %d bytes: too few to cut", len(dump))
+	}
+}
