@@ -119,6 +119,7 @@ func (r *run) newWalker(ctx context.Context, p nodePlan) (*walker, error) {
 		c.Close()
 		return nil, err
 	}
+	w.enc.pairs = w.canFlds && w.canNS // HRANDFIELD … WITHVALUES reads __ns__ (probe.go)
 	return w, nil
 }
 

@@ -15,7 +15,11 @@ import (
 type encodings struct {
 	typ, pttl, mem, freq, hgetNS resp.KeyCmd
 	hashFields, jsonHead         resp.KeyCmd // the field probes: HRANDFIELD key 32, GETRANGE key 0 4095
+	hashPairs                    resp.KeyCmd // HRANDFIELD key 32 WITHVALUES: field names and __ns__
 	count                        [len(countCmds)]resp.KeyCmd
+	// pairs: HRANDFIELD may be sent for __ns__ (the ACL user may run it);
+	// set once the permissions are known.
+	pairs bool
 }
 
 func newEncodings(samples int) encodings {
@@ -27,6 +31,7 @@ func newEncodings(samples int) encodings {
 		hgetNS:     resp.NewKeyCmd([]string{"HGET"}, "__ns__"),
 		hashFields: resp.NewKeyCmd([]string{"HRANDFIELD"}, strconv.Itoa(fieldProbeCount)),
 		jsonHead:   resp.NewKeyCmd([]string{"GETRANGE"}, "0", strconv.Itoa(jsonPrefixBytes-1)),
+		hashPairs:  resp.NewKeyCmd([]string{"HRANDFIELD"}, strconv.Itoa(fieldProbeCount), "WITHVALUES"),
 	}
 	for i, c := range countCmds {
 		e.count[i] = resp.NewKeyCmd([]string{c})
@@ -42,6 +47,30 @@ func (e *encodings) fieldProbe(t string) resp.KeyCmd {
 	}
 	return e.jsonHead
 }
+
+// firstProbe is the first command on a key whose template declares its
+// type (after OBJECT FREQ): a reply of that type proves the type. It is
+// the element count, or — when the class asks for field names or __ns__ —
+// the field probe, which answers the count too: HRANDFIELD key 32 returns
+// every field of a hash of fewer than 32 (WITHVALUES: __ns__ among them),
+// and GETRANGE key 0 4095 all of a string shorter than 4096 bytes. Only
+// longer values send the count (and HGET) in the count stage.
+func (e *encodings) firstProbe(g string, ns, fld bool) resp.KeyCmd {
+	switch {
+	case g == "hash" && ns && e.pairs:
+		return e.hashPairs
+	case g == "hash" && fld:
+		return e.hashFields
+	case g == "string" && fld:
+		return e.jsonHead
+	}
+	cc, _ := e.countOf(g)
+	return cc
+}
+
+// separateNS: __ns__ of a guessed hash needs its own HGET (HRANDFIELD
+// may not be sent).
+func (e *encodings) separateNS(g string, ns bool) bool { return ns && g == "hash" && !e.pairs }
 
 // countOf is the element count command of a type (ok false for module
 // types).
@@ -223,12 +252,9 @@ func (b *batch) probeCmds(freq bool) int {
 	if freq {
 		n += len(b.recs)
 	}
-	for i, ns := range b.ns {
+	for _, ns := range b.ns {
 		if ns {
-			n++
-		}
-		if b.fld[i] {
-			n++
+			n++ // at most: HRANDFIELD … WITHVALUES reads it when permitted
 		}
 	}
 	return n
@@ -259,13 +285,10 @@ func (b *batch) writeProbes(c *resp.Conn, e *encodings, freq bool) {
 		if freq {
 			c.Key(e.freq, k)
 		}
-		if cc, ok := e.countOf(b.guess[i]); ok {
-			c.Key(cc, k)
-			if b.ns[i] {
+		if g := b.guess[i]; g != "" {
+			c.Key(e.firstProbe(g, b.ns[i], b.fld[i]), k)
+			if e.separateNS(g, b.ns[i]) {
 				c.Key(e.hgetNS, k)
-			}
-			if b.fld[i] {
-				c.Key(e.fieldProbe(b.guess[i]), k)
 			}
 		} else {
 			c.Key(e.typ, k)
@@ -347,12 +370,15 @@ func (w *walker) readFreq(c *resp.Conn, r *inventory.Record, d *uint8) error {
 	return nil
 }
 
-// readGuessed reads the element count sent in place of TYPE for a key
-// whose template declares its type (an integer reply proves the type;
-// WRONGTYPE sends the key to the count stage's full check), then __ns__
-// and the field probe that went with it.
+// readGuessed reads the first probe of a key whose template declares its
+// type (firstProbe): an element count, or a field probe that gives the
+// count when the value is short enough, else leaves it (and __ns__) to
+// the count stage. WRONGTYPE sends the key to the count stage's full
+// check.
 func (w *walker) readGuessed(c *resp.Conn, b *batch, i int) error {
 	r, d, g := &b.recs[i], &b.drop[i], b.guess[i]
+	r.NS, r.HasNS, r.NSProbed, r.Fields = "", false, false, nil
+	b.fldRead[i] = false
 	rp, err := c.Read()
 	if err != nil {
 		return err
@@ -362,8 +388,17 @@ func (w *walker) readGuessed(c *resp.Conn, b *batch, i int) error {
 	switch rp.Kind {
 	case ':':
 		r.Elements = rp.N
-		if rp.N == 0 && g != "string" && g != "stream" {
-			*d = max(*d, dropVanished) // collections are never empty: the key is gone
+	case '*':
+		if err := w.readHashProbe(c, b, i, rp.N); err != nil {
+			return err
+		}
+	case '$':
+		r.Elements = rp.N
+		if b.fld[i] {
+			r.Fields, b.fldRead[i] = jsonkeys.Top(nil, rp.Str, maxJSONKeys, nil), true
+		}
+		if rp.N >= jsonPrefixBytes {
+			r.Elements, b.stage[i] = -1, stageCount // longer: STRLEN
 		}
 	case '-':
 		r.Type, r.Elements = "", -1
@@ -375,7 +410,10 @@ func (w *walker) readGuessed(c *resp.Conn, b *batch, i int) error {
 	default:
 		return unexpected(countCmds[countIndex(g)], rp)
 	}
-	if b.ns[i] {
+	if r.Elements == 0 && g != "string" && g != "stream" {
+		*d = max(*d, dropVanished) // collections are never empty: the key is gone
+	}
+	if w.enc.separateNS(g, b.ns[i]) {
 		if err := w.readNS(c, r, d); err != nil {
 			return err
 		}
@@ -383,8 +421,58 @@ func (w *walker) readGuessed(c *resp.Conn, b *batch, i int) error {
 			r.NS, r.HasNS, r.NSProbed = "", false, false
 		}
 	}
+	return nil
+}
+
+// readHashProbe reads HRANDFIELD key 32 [WITHVALUES] (n elements) sent
+// as a hash's first probe: fewer than 32 fields are all of them, so their
+// number is the count and a missing __ns__ is absent; with 32 the count
+// (and __ns__, when not among them) is read in the count stage.
+func (w *walker) readHashProbe(c *resp.Conn, b *batch, i int, n int64) error {
+	r := &b.recs[i]
+	pairs := b.ns[i] && w.enc.pairs
+	nf := n
+	if pairs {
+		nf = n / 2
+	}
+	var fs []string
 	if b.fld[i] {
-		return w.readFields(c, b, i)
+		fs = make([]string, 0, nf)
+	}
+	for range nf {
+		e, err := c.Read()
+		if err != nil {
+			return err
+		}
+		if err := c.Skip(e); err != nil {
+			return err
+		}
+		isNS := e.Kind == '$' && string(e.Str) == "__ns__"
+		if e.Kind == '$' && !isNS && b.fld[i] {
+			fs = append(fs, string(e.Str))
+		}
+		if !pairs {
+			continue
+		}
+		v, err := c.Read()
+		if err != nil {
+			return err
+		}
+		if err := c.Skip(v); err != nil {
+			return err
+		}
+		if isNS && v.Kind == '$' {
+			r.NS, r.HasNS, r.NSProbed = string(v.Str), true, true
+		}
+	}
+	r.Elements = nf
+	if b.fld[i] {
+		r.Fields, b.fldRead[i] = fs, true
+	}
+	if nf >= fieldProbeCount {
+		r.Elements, b.stage[i] = -1, stageCount // more fields: HLEN, and HGET unless __ns__ came
+	} else if pairs {
+		r.NSProbed = true
 	}
 	return nil
 }
@@ -648,8 +736,9 @@ func (b *batch) compact(w *walker) {
 		b.slot[j] = b.slot[i]
 		counting := b.stage[j] == stageCount
 		t := b.recs[j].Type
-		b.ns[j] = counting && w.canNS && t == "hash" && b.class[j].NS
-		b.fld[j] = counting && w.canFlds && b.class[j].Fields && (t == "hash" || t == "string")
+		// Not again what the first probe read (a long value's fields).
+		b.ns[j] = counting && w.canNS && t == "hash" && b.class[j].NS && !b.recs[j].NSProbed
+		b.fld[j] = counting && w.canFlds && b.class[j].Fields && (t == "hash" || t == "string") && !b.fldRead[j]
 		j++
 	}
 	clear(b.recs[j:])
