@@ -49,7 +49,7 @@ registry, internal/treemap, internal/topology, internal/jsonout < internal/audit
 internal/audit/report < internal/audit/inventory;
 internal/jsonkeys < internal/rdb;
 internal/resp < internal/resp/redisopt;
-internal/audit/inventory, internal/resp, internal/jsonkeys, internal/pace, internal/progress < internal/audit/live;
+internal/audit/inventory, internal/resp, internal/jsonkeys, internal/pace, internal/progress, internal/rdb < internal/audit/live;
 internal/audit/inventory, internal/rdb, internal/glob, internal/progress < internal/audit/snapshot;
 
 # The other tools.

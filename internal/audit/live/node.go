@@ -119,7 +119,9 @@ func (r *run) newWalker(ctx context.Context, p nodePlan) (*walker, error) {
 		c.Close()
 		return nil, err
 	}
-	w.enc.pairs = w.canFlds && w.canNS // HRANDFIELD … WITHVALUES reads __ns__ (probe.go)
+	// The first probe reads hashes and strings whole (probe.go), but not
+	// when asked to read no values.
+	w.enc.values = w.canFlds && !r.opts.Inventory.SkipFields
 	return w, nil
 }
 
