@@ -16,8 +16,8 @@ import (
 // converted to a hashtable, a string grown by APPEND, other listpack
 // limits) sends MEMORY USAGE for every later key of the template.
 const (
-	trustAfter  = 32
-	verifyEvery = 16
+	trustAfter  = 64
+	verifyEvery = 8
 )
 
 // memTrust is what the keys of one template said of the model.
