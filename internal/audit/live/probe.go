@@ -22,6 +22,9 @@ type encodings struct {
 	// permissions are known.
 	values bool
 	mod    models // memory from the values read (model.go)
+	// names shares the field names and JSON keys read: the same few
+	// dozen names on most keys of a template.
+	names jsonkeys.Interner
 }
 
 func newEncodings(samples int) encodings {
@@ -449,7 +452,7 @@ func (w *walker) readGuessed(c *resp.Conn, b *batch, i int) error {
 	case '$':
 		r.Elements = rp.N
 		if b.fld[i] {
-			r.Fields, b.fldRead[i] = jsonkeys.Top(nil, rp.Str, maxJSONKeys, nil), true
+			r.Fields, b.fldRead[i] = jsonkeys.Top(nil, rp.Str, maxJSONKeys, &w.enc.names), true
 		}
 		if rp.N >= jsonPrefixBytes {
 			r.Elements, b.stage[i] = -1, stageCount // longer: STRLEN
@@ -493,7 +496,7 @@ func (w *walker) readHashProbe(c *resp.Conn, b *batch, i int, n int64) error {
 	if b.fld[i] {
 		fs = make([]string, 0, nf)
 	}
-	for range nf {
+	for j := range nf {
 		e, err := c.Read()
 		if err != nil {
 			return err
@@ -503,7 +506,7 @@ func (w *walker) readHashProbe(c *resp.Conn, b *batch, i int, n int64) error {
 		}
 		isNS := e.Kind == '$' && string(e.Str) == "__ns__"
 		if e.Kind == '$' && !isNS && b.fld[i] {
-			fs = append(fs, string(e.Str))
+			fs = append(fs, w.enc.names.Intern(e.Str, int(j)))
 		}
 		hm.add(e.Str)
 		v, err := c.Read()
@@ -882,13 +885,13 @@ func (w *walker) readFields(c *resp.Conn, b *batch, i int) error {
 	switch rp.Kind {
 	case '*':
 		fs := make([]string, 0, rp.N)
-		for range rp.N {
+		for j := range rp.N {
 			e, err := c.Read()
 			if err != nil {
 				return err
 			}
 			if e.Kind == '$' && string(e.Str) != "__ns__" {
-				fs = append(fs, string(e.Str))
+				fs = append(fs, w.enc.names.Intern(e.Str, int(j)))
 			}
 			if err := c.Skip(e); err != nil {
 				return err
@@ -896,7 +899,7 @@ func (w *walker) readFields(c *resp.Conn, b *batch, i int) error {
 		}
 		r.Fields = fs
 	case '$':
-		r.Fields = jsonkeys.Top(nil, rp.Str, maxJSONKeys, nil)
+		r.Fields = jsonkeys.Top(nil, rp.Str, maxJSONKeys, &w.enc.names)
 	case 0:
 	case '-':
 		return w.keyError(rp, &b.drop[i]) // WRONGTYPE: another type now; nothing read
