@@ -231,6 +231,10 @@ const (
 	maxInternedLast = 64
 )
 
+// Intern returns a shared string for b, the name at position pos of its
+// object (a hash's field names, read live): what Top does with its keys.
+func (in *Interner) Intern(b []byte, pos int) string { return in.get(b, pos) }
+
 // get returns a shared string for b, the key at position pos of its object.
 func (in *Interner) get(b []byte, pos int) string {
 	if pos < len(in.last) && in.last[pos] == string(b) {

@@ -53,7 +53,7 @@ internal/cli, internal/topology < internal/redisconn;
 internal/audit/report < internal/audit/inventory;
 internal/jsonkeys < internal/rdb;
 internal/resp < internal/resp/redisopt;
-internal/audit/inventory, internal/resp, internal/jsonkeys, internal/pace, internal/progress, internal/cli, internal/redisconn < internal/audit/live;
+internal/audit/inventory, internal/resp, internal/jsonkeys, internal/pace, internal/progress, internal/cli, internal/redisconn, internal/rdb < internal/audit/live;
 internal/audit/inventory, internal/rdb, internal/glob, internal/progress, internal/cli < internal/audit/snapshot;
 
 # The other tools.

@@ -119,6 +119,9 @@ func (r *run) newWalker(ctx context.Context, p nodePlan) (*walker, error) {
 		c.Close()
 		return nil, err
 	}
+	// The first probe reads hashes and strings whole (probe.go), but not
+	// when asked to read no values.
+	w.enc.values = w.canFlds && !r.opts.Inventory.SkipFields
 	return w, nil
 }
 

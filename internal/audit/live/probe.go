@@ -15,7 +15,16 @@ import (
 type encodings struct {
 	typ, pttl, mem, freq, hgetNS resp.KeyCmd
 	hashFields, jsonHead         resp.KeyCmd // the field probes: HRANDFIELD key 32, GETRANGE key 0 4095
+	hashPairs                    resp.KeyCmd // HRANDFIELD key 32 WITHVALUES: field names and __ns__
 	count                        [len(countCmds)]resp.KeyCmd
+	// values: the first probe of a hash or string may read its value
+	// (the ACL user may run HRANDFIELD and GETRANGE); set once the
+	// permissions are known.
+	values bool
+	mod    models // memory from the values read (model.go)
+	// names shares the field names and JSON keys read: the same few
+	// dozen names on most keys of a template.
+	names jsonkeys.Interner
 }
 
 func newEncodings(samples int) encodings {
@@ -27,6 +36,7 @@ func newEncodings(samples int) encodings {
 		hgetNS:     resp.NewKeyCmd([]string{"HGET"}, "__ns__"),
 		hashFields: resp.NewKeyCmd([]string{"HRANDFIELD"}, strconv.Itoa(fieldProbeCount)),
 		jsonHead:   resp.NewKeyCmd([]string{"GETRANGE"}, "0", strconv.Itoa(jsonPrefixBytes-1)),
+		hashPairs:  resp.NewKeyCmd([]string{"HRANDFIELD"}, strconv.Itoa(fieldProbeCount), "WITHVALUES"),
 	}
 	for i, c := range countCmds {
 		e.count[i] = resp.NewKeyCmd([]string{c})
@@ -42,6 +52,32 @@ func (e *encodings) fieldProbe(t string) resp.KeyCmd {
 	}
 	return e.jsonHead
 }
+
+// firstProbe is the first command on a key whose template declares its
+// type (after OBJECT FREQ): a reply of that type proves the type. For a
+// hash or a string it reads the value, which answers the element count
+// too: HRANDFIELD key 32 WITHVALUES returns every field of a hash of fewer
+// than 32 (its field names, __ns__, and its memory by the model), GETRANGE
+// key 0 4095 all of a string shorter than 4096 bytes. Only longer values
+// send the count (and HGET) in the count stage. Other types, or without
+// HRANDFIELD and GETRANGE, it is the element count.
+func (e *encodings) firstProbe(g string) resp.KeyCmd {
+	switch {
+	case g == "hash" && e.values:
+		return e.hashPairs
+	case g == "string" && e.values:
+		return e.jsonHead
+	}
+	cc, _ := e.countOf(g)
+	return cc
+}
+
+// readsValue: the first probe of a key of type g reads its value.
+func (e *encodings) readsValue(g string) bool { return e.values && (g == "hash" || g == "string") }
+
+// separateNS: __ns__ of a guessed hash needs its own HGET (HRANDFIELD
+// may not be sent).
+func (e *encodings) separateNS(g string, ns bool) bool { return ns && g == "hash" && !e.values }
 
 // countOf is the element count command of a type (ok false for module
 // types).
@@ -223,21 +259,18 @@ func (b *batch) probeCmds(freq bool) int {
 	if freq {
 		n += len(b.recs)
 	}
-	for i, ns := range b.ns {
+	for _, ns := range b.ns {
 		if ns {
-			n++
-		}
-		if b.fld[i] {
-			n++
+			n++ // at most: HRANDFIELD … WITHVALUES reads it when permitted
 		}
 	}
-	return n
+	return n // at most: the model may leave out MEMORY USAGE
 }
 
 func (b *batch) countCmds() int {
 	n := 0
 	for i, st := range b.stage {
-		switch st {
+		switch st &^ stageMem {
 		case stageCount:
 			n++
 			if b.ns[i] {
@@ -249,36 +282,42 @@ func (b *batch) countCmds() int {
 		case stageMismatch:
 			n += 1 + len(countCmds)
 		}
+		if st&stageMem != 0 {
+			n++
+		}
 	}
 	return n
 }
 
 func (b *batch) writeProbes(c *resp.Conn, e *encodings, freq bool) {
+	m := &e.mod
+	m.skip = append(m.skip[:0], make([]bool, len(b.recs))...)
+	m.est = append(m.est[:0], make([]int64, len(b.recs))...)
 	for i := range b.recs {
 		k := b.recs[i].Key
 		if freq {
 			c.Key(e.freq, k)
 		}
-		if cc, ok := e.countOf(b.guess[i]); ok {
-			c.Key(cc, k)
-			if b.ns[i] {
+		if g := b.guess[i]; g != "" {
+			c.Key(e.firstProbe(g), k)
+			if e.separateNS(g, b.ns[i]) {
 				c.Key(e.hgetNS, k)
 			}
-			if b.fld[i] {
-				c.Key(e.fieldProbe(b.guess[i]), k)
-			}
+			m.skip[i] = m.skipMemory(b.class[i].Entry, e.readsValue(g))
 		} else {
 			c.Key(e.typ, k)
 		}
 		c.Key(e.pttl, k)
-		c.Key(e.mem, k)
+		if !m.skip[i] {
+			c.Key(e.mem, k)
+		}
 	}
 }
 
 func (b *batch) writeCounts(c *resp.Conn, e *encodings) {
 	for i, st := range b.stage {
 		k := b.recs[i].Key
-		switch st {
+		switch st &^ stageMem {
 		case stageCount:
 			cc, _ := e.countOf(b.recs[i].Type)
 			c.Key(cc, k)
@@ -293,6 +332,9 @@ func (b *batch) writeCounts(c *resp.Conn, e *encodings) {
 			for _, cc := range e.count {
 				c.Key(cc, k)
 			}
+		}
+		if st&stageMem != 0 {
+			c.Key(e.mem, k)
 		}
 	}
 }
@@ -322,9 +364,46 @@ func (w *walker) readProbes(c *resp.Conn, b *batch, freq bool) error {
 		if err := w.readTTL(c, r, d); err != nil {
 			return err
 		}
-		if err := w.readMemory(c, r, d); err != nil {
+		if err := w.memory(c, b, i); err != nil {
 			return err
 		}
+	}
+	// Keys left to the model of a template that a later key of the batch
+	// showed wrong send MEMORY USAGE after all.
+	m := &w.enc.mod
+	for i, skip := range m.skip {
+		if skip && b.recs[i].Bytes >= 0 && m.of(b.class[i].Entry).bad {
+			b.recs[i].Bytes = -1
+			b.stage[i] |= stageMem
+		}
+	}
+	return nil
+}
+
+// memory reads MEMORY USAGE of record i and checks the model with it, or
+// takes the model's bytes where it was not sent; a value not read whole
+// sends it in the count stage.
+func (w *walker) memory(c *resp.Conn, b *batch, i int) error {
+	m := &w.enc.mod
+	r, e := &b.recs[i], b.class[i].Entry
+	est := m.est[i]
+	if r.Type != b.guess[i] {
+		est = -1 // a type mismatch: the model read nothing
+	}
+	if !m.skip[i] {
+		if err := w.readMemory(c, r, &b.drop[i]); err != nil {
+			return err
+		}
+		if b.drop[i] == dropNone {
+			m.check(e, est, r.Bytes)
+		}
+		return nil
+	}
+	if v, ok := m.bytes(e, est); ok {
+		r.Bytes = v
+	} else {
+		r.Bytes = -1
+		b.stage[i] |= stageMem
 	}
 	return nil
 }
@@ -347,12 +426,16 @@ func (w *walker) readFreq(c *resp.Conn, r *inventory.Record, d *uint8) error {
 	return nil
 }
 
-// readGuessed reads the element count sent in place of TYPE for a key
-// whose template declares its type (an integer reply proves the type;
-// WRONGTYPE sends the key to the count stage's full check), then __ns__
-// and the field probe that went with it.
+// readGuessed reads the first probe of a key whose template declares its
+// type (firstProbe): an element count, or a field probe that gives the
+// count when the value is short enough, else leaves it (and __ns__) to
+// the count stage. WRONGTYPE sends the key to the count stage's full
+// check.
 func (w *walker) readGuessed(c *resp.Conn, b *batch, i int) error {
 	r, d, g := &b.recs[i], &b.drop[i], b.guess[i]
+	r.NS, r.HasNS, r.NSProbed, r.Fields = "", false, false, nil
+	b.fldRead[i] = false
+	w.enc.mod.est[i] = -1
 	rp, err := c.Read()
 	if err != nil {
 		return err
@@ -362,8 +445,19 @@ func (w *walker) readGuessed(c *resp.Conn, b *batch, i int) error {
 	switch rp.Kind {
 	case ':':
 		r.Elements = rp.N
-		if rp.N == 0 && g != "string" && g != "stream" {
-			*d = max(*d, dropVanished) // collections are never empty: the key is gone
+	case '*':
+		if err := w.readHashProbe(c, b, i, rp.N); err != nil {
+			return err
+		}
+	case '$':
+		r.Elements = rp.N
+		if b.fld[i] {
+			r.Fields, b.fldRead[i] = jsonkeys.Top(nil, rp.Str, maxJSONKeys, &w.enc.names), true
+		}
+		if rp.N >= jsonPrefixBytes {
+			r.Elements, b.stage[i] = -1, stageCount // longer: STRLEN
+		} else {
+			w.enc.mod.est[i] = stringModel(len(r.Key), rp.Str)
 		}
 	case '-':
 		r.Type, r.Elements = "", -1
@@ -375,7 +469,10 @@ func (w *walker) readGuessed(c *resp.Conn, b *batch, i int) error {
 	default:
 		return unexpected(countCmds[countIndex(g)], rp)
 	}
-	if b.ns[i] {
+	if r.Elements == 0 && g != "string" && g != "stream" {
+		*d = max(*d, dropVanished) // collections are never empty: the key is gone
+	}
+	if w.enc.separateNS(g, b.ns[i]) {
 		if err := w.readNS(c, r, d); err != nil {
 			return err
 		}
@@ -383,8 +480,56 @@ func (w *walker) readGuessed(c *resp.Conn, b *batch, i int) error {
 			r.NS, r.HasNS, r.NSProbed = "", false, false
 		}
 	}
+	return nil
+}
+
+// readHashProbe reads HRANDFIELD key 32 WITHVALUES (n elements) sent as
+// a hash's first probe: fewer than 32 fields are all of them, so their
+// number is the count, a missing __ns__ is absent, and the model sizes
+// the hash; with 32 the count (and __ns__, when not among them) is read in
+// the count stage.
+func (w *walker) readHashProbe(c *resp.Conn, b *batch, i int, n int64) error {
+	r := &b.recs[i]
+	nf := n / 2
+	hm := newHashModel()
+	var fs []string
 	if b.fld[i] {
-		return w.readFields(c, b, i)
+		fs = make([]string, 0, nf)
+	}
+	for j := range nf {
+		e, err := c.Read()
+		if err != nil {
+			return err
+		}
+		if err := c.Skip(e); err != nil {
+			return err
+		}
+		isNS := e.Kind == '$' && string(e.Str) == "__ns__"
+		if e.Kind == '$' && !isNS && b.fld[i] {
+			fs = append(fs, w.enc.names.Intern(e.Str, int(j)))
+		}
+		hm.add(e.Str)
+		v, err := c.Read()
+		if err != nil {
+			return err
+		}
+		if err := c.Skip(v); err != nil {
+			return err
+		}
+		hm.add(v.Str)
+		if isNS && v.Kind == '$' && b.ns[i] {
+			r.NS, r.HasNS, r.NSProbed = string(v.Str), true, true
+		}
+	}
+	r.Elements = nf
+	if b.fld[i] {
+		r.Fields, b.fldRead[i] = fs, true
+	}
+	if nf >= fieldProbeCount {
+		r.Elements, b.stage[i] = -1, stageCount // more fields: HLEN, and HGET unless __ns__ came
+	} else {
+		r.NSProbed = r.NSProbed || b.ns[i]
+		w.enc.mod.est[i] = hm.mem(len(r.Key), nf)
 	}
 	return nil
 }
@@ -491,64 +636,87 @@ func (w *walker) readCounts(c *resp.Conn, b *batch) error {
 		r := &b.recs[i]
 		d := &b.drop[i]
 		*d = dropNone
-		if st == stageMismatch {
-			rp, err := c.Read()
-			if err != nil {
+		var err error
+		switch st &^ stageMem {
+		case stageMismatch:
+			err = w.readMismatch(c, r, d)
+		case stageCount:
+			err = w.readCount(c, b, i)
+		}
+		if err != nil {
+			return err
+		}
+		if st&stageMem != 0 {
+			if err := w.readMemory(c, r, d); err != nil {
 				return err
 			}
-			switch rp.Kind {
-			case '+':
-				if string(rp.Str) == "none" {
-					*d = dropVanished
-				}
-				r.Type = typeName(rp.Str)
-			case '-':
-				if err := w.keyError(rp, d); err != nil {
-					return err
-				}
-			default:
-				return unexpected("TYPE", rp)
-			}
-			want := countIndex(r.Type)
-			for j := range countCmds {
-				rp, err := c.Read()
-				if err != nil {
-					return err
-				}
-				if rp.Kind == ':' && j == want {
-					r.Elements = rp.N
-				}
-			}
-			continue
 		}
+	}
+	return nil
+}
+
+// readMismatch reads TYPE and every element count of a key whose
+// template's type was wrong.
+func (w *walker) readMismatch(c *resp.Conn, r *inventory.Record, d *uint8) error {
+	rp, err := c.Read()
+	if err != nil {
+		return err
+	}
+	switch rp.Kind {
+	case '+':
+		if string(rp.Str) == "none" {
+			*d = dropVanished
+		}
+		r.Type = typeName(rp.Str)
+	case '-':
+		if err := w.keyError(rp, d); err != nil {
+			return err
+		}
+	default:
+		return unexpected("TYPE", rp)
+	}
+	want := countIndex(r.Type)
+	for j := range countCmds {
 		rp, err := c.Read()
 		if err != nil {
 			return err
 		}
-		switch rp.Kind {
-		case ':':
+		if rp.Kind == ':' && j == want {
 			r.Elements = rp.N
-			if rp.N == 0 && r.Type != "string" && r.Type != "stream" {
-				*d = dropVanished // collections are never empty: the key is gone
-			}
-		case '-':
-			if err := w.keyError(rp, d); err != nil {
-				return err
-			}
-			r.Elements = -1
-		default:
-			return unexpected("element count", rp)
 		}
-		if b.ns[i] {
-			if err := w.readNS(c, r, d); err != nil {
-				return err
-			}
+	}
+	return nil
+}
+
+// readCount reads the element count of record i, and __ns__ and the
+// field probe when they went with it.
+func (w *walker) readCount(c *resp.Conn, b *batch, i int) error {
+	r, d := &b.recs[i], &b.drop[i]
+	rp, err := c.Read()
+	if err != nil {
+		return err
+	}
+	switch rp.Kind {
+	case ':':
+		r.Elements = rp.N
+		if rp.N == 0 && r.Type != "string" && r.Type != "stream" {
+			*d = dropVanished // collections are never empty: the key is gone
 		}
-		if b.fld[i] {
-			if err := w.readFields(c, b, i); err != nil {
-				return err
-			}
+	case '-':
+		if err := w.keyError(rp, d); err != nil {
+			return err
 		}
+		r.Elements = -1
+	default:
+		return unexpected("element count", rp)
+	}
+	if b.ns[i] {
+		if err := w.readNS(c, r, d); err != nil {
+			return err
+		}
+	}
+	if b.fld[i] {
+		return w.readFields(c, b, i)
 	}
 	return nil
 }
@@ -647,10 +815,11 @@ func (b *batch) compact(w *walker) {
 		}
 		b.recs[j], b.class[j], b.drop[j], b.stage[j], b.fldRead[j] = b.recs[i], b.class[i], dropNone, b.stage[i], b.fldRead[i]
 		b.slot[j] = b.slot[i]
-		counting := b.stage[j] == stageCount
+		counting := b.stage[j]&^stageMem == stageCount
 		t := b.recs[j].Type
-		b.ns[j] = counting && w.canNS && t == "hash" && b.class[j].NS
-		b.fld[j] = counting && w.canFlds && b.class[j].Fields && (t == "hash" || t == "string")
+		// Not again what the first probe read (a long value's fields).
+		b.ns[j] = counting && w.canNS && t == "hash" && b.class[j].NS && !b.recs[j].NSProbed
+		b.fld[j] = counting && w.canFlds && b.class[j].Fields && (t == "hash" || t == "string") && !b.fldRead[j]
 		j++
 	}
 	clear(b.recs[j:])
@@ -717,13 +886,13 @@ func (w *walker) readFields(c *resp.Conn, b *batch, i int) error {
 	switch rp.Kind {
 	case '*':
 		fs := make([]string, 0, rp.N)
-		for range rp.N {
+		for j := range rp.N {
 			e, err := c.Read()
 			if err != nil {
 				return err
 			}
 			if e.Kind == '$' && string(e.Str) != "__ns__" {
-				fs = append(fs, string(e.Str))
+				fs = append(fs, w.enc.names.Intern(e.Str, int(j)))
 			}
 			if err := c.Skip(e); err != nil {
 				return err
@@ -731,7 +900,7 @@ func (w *walker) readFields(c *resp.Conn, b *batch, i int) error {
 		}
 		r.Fields = fs
 	case '$':
-		r.Fields = jsonkeys.Top(nil, rp.Str, maxJSONKeys, nil)
+		r.Fields = jsonkeys.Top(nil, rp.Str, maxJSONKeys, &w.enc.names)
 	case 0:
 	case '-':
 		return w.keyError(rp, &b.drop[i]) // WRONGTYPE: another type now; nothing read
@@ -757,6 +926,8 @@ const (
 	stageDone     uint8 = iota // nothing left
 	stageCount                 // type known: its element count
 	stageMismatch              // the template's type was wrong: TYPE and every count
+
+	stageMem uint8 = 4 // with either (or alone): MEMORY USAGE, which the model could not give
 )
 
 // countCmds are the element count commands, in countIndex order.
