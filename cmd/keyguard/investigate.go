@@ -92,6 +92,9 @@ func runInvestigate(ctx context.Context, e *env, args []string) error {
 		}
 		return fmt.Errorf("investigation incomplete: not observed: %s; run it again once the server answers", strings.Join(spans, "; "))
 	}
+	if gaps := rep.NotSearched(); len(gaps) > 0 {
+		return fmt.Errorf("investigation incomplete: the key search did not cover %s; run it again", strings.Join(gaps, "; "))
+	}
 	return verdict(rep.Findings, fs.threshold())
 }
 

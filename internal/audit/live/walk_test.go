@@ -210,7 +210,7 @@ func TestWalkServerRestartedMidWalk(t *testing.T) {
 			done := make(chan outcome, 1)
 			go func() {
 				// About 2 s a walk: the restart lands in its middle.
-				res, err := Walk(ctx, Target{Conn: Conn{Addr: s.Addr}}, WalkOptions{Count: 50, Limiter: pace.New(float64(n)/2, 100),
+				res, err := Walk(ctx, Target{Conn: Conn{Addr: s.Addr}}, WalkOptions{Count: 50, Limiter: pace.New(float64(n)/2, 100), PerKey: 1,
 					Restarts: restarts, Visit: sn.visit, Restarted: sn.restarted})
 				done <- outcome{res, err}
 			}()
@@ -303,7 +303,7 @@ func walkDuring(t *testing.T, c *redistest.Cluster, n int, rate float64, fault f
 	}
 	done := make(chan outcome, 1)
 	go func() {
-		res, err := Walk(context.Background(), clusterTarget(c), WalkOptions{Limiter: pace.New(rate, int(rate/4)), Visit: sn.visit})
+		res, err := Walk(context.Background(), clusterTarget(c), WalkOptions{Limiter: pace.New(rate, int(rate/4)), PerKey: 1, Visit: sn.visit})
 		done <- outcome{res, err}
 	}()
 	select {
