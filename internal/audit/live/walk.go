@@ -844,10 +844,12 @@ func (n *nodeWalk) listSlots(ctx context.Context, out chan<- *keyBatch) error {
 			return err
 		}
 		lost := b.next == "lost"
-		select {
-		case out <- b:
-		case <-ctx.Done():
-			return ctx.Err()
+		for _, part := range b.split(n.k.r.opts.Count) {
+			select {
+			case out <- part:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
 		}
 		if lost {
 			return errNotOwner
@@ -942,6 +944,48 @@ func (n *nodeWalk) readSlots(c *resp.Conn, chunk []int) (*keyBatch, error) {
 		b.Slots = []int{} // a Cluster batch, though without keys
 	}
 	return b, nil
+}
+
+// split cuts a Cluster batch at slot boundaries into batches of at most
+// count keys (a slot that holds more stays whole), so that Visit gets
+// batches of the size asked for.
+func (b *keyBatch) split(count int) []*keyBatch {
+	if len(b.Keys) <= count {
+		return []*keyBatch{b}
+	}
+	bad := map[int]bool{}
+	for _, s := range b.bad {
+		bad[s] = true
+	}
+	var out []*keyBatch
+	cur := &keyBatch{}
+	k := 0 // next key of b
+	for i, s := range b.slots {
+		from := k
+		for k < len(b.Keys) && b.Slots[k] == s {
+			k++
+		}
+		if len(cur.Keys) > 0 && len(cur.Keys)+k-from > count {
+			out = append(out, cur)
+			cur = &keyBatch{}
+		}
+		cur.slots = append(cur.slots, s)
+		cur.slotKeys = append(cur.slotKeys, b.slotKeys[i])
+		cur.listed += b.slotKeys[i]
+		if bad[s] {
+			cur.bad = append(cur.bad, s)
+		}
+		cur.Keys = append(cur.Keys, b.Keys[from:k]...)
+		cur.Slots = append(cur.Slots, b.Slots[from:k]...)
+	}
+	cur.next = b.next
+	out = append(out, cur)
+	for _, p := range out {
+		if p.Slots == nil {
+			p.Slots = []int{}
+		}
+	}
+	return out
 }
 
 // visitSlots hands the listed slots to Visit. A batch Visit fails on is

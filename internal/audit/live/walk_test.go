@@ -351,3 +351,41 @@ func TestWalkClusterFaults(t *testing.T) {
 		}
 	})
 }
+
+// split keeps whole slots together, in order, with at most count keys a
+// part unless one slot holds more, and loses nothing.
+func TestKeyBatchSplit(t *testing.T) {
+	b := &keyBatch{slots: []int{1, 2, 3, 4, 5, 6}, slotKeys: []int64{3, 0, 1, 7, 2, 2}, bad: []int{2}, next: "lost"}
+	for i, s := range b.slots {
+		for j := range b.slotKeys[i] {
+			b.Keys = append(b.Keys, fmt.Sprintf("k%d.%d", s, j))
+			b.Slots = append(b.Slots, s)
+		}
+		b.listed += b.slotKeys[i]
+	}
+	for count := 1; count <= 16; count++ {
+		parts := b.split(count)
+		var keys []string
+		var slots []int
+		var listed int64
+		for i, p := range parts {
+			keys = append(keys, p.Keys...)
+			slots = append(slots, p.slots...)
+			listed += p.listed
+			if len(p.Keys) > count && len(p.slots) > 1 {
+				t.Errorf("count %d: part %d holds %d keys of slots %v", count, i, len(p.Keys), p.slots)
+			}
+			for j, s := range p.Slots {
+				if !strings.HasPrefix(p.Keys[j], fmt.Sprintf("k%d.", s)) {
+					t.Errorf("count %d: key %s in slot %d", count, p.Keys[j], s)
+				}
+			}
+			if (p.next == "lost") != (i == len(parts)-1) {
+				t.Errorf("count %d: part %d next %q", count, i, p.next)
+			}
+		}
+		if strings.Join(keys, ",") != strings.Join(b.Keys, ",") || fmt.Sprint(slots) != fmt.Sprint(b.slots) || listed != b.listed {
+			t.Errorf("count %d: parts hold %v %v, want %v %v", count, keys, slots, b.Keys, b.slots)
+		}
+	}
+}
