@@ -181,6 +181,12 @@ func (r *Result) WriteText(w io.Writer) error {
 		would = "would be "
 	}
 	bw.printf("  %s keys of the old template (%s scanned)\n", human.Count(c.Keys), human.Count(c.Scanned))
+	if r.Coverage != nil {
+		bw.printf("  walked: %s\n", r.Coverage.Summary())
+		for _, g := range r.Coverage.NotCovered {
+			bw.printf("  NOT COVERED %s\n", g.String())
+		}
+	}
 	var parts []string
 	add := func(n int64, what string) {
 		if n > 0 {
