@@ -9,8 +9,7 @@
 # `git archive <commit> | tar -x` and `go build ./cmd/keyguard`). N keys of
 # the template (old:string:<i>, TTL 1h) and N keys of no template
 # (other:<i>) are loaded once (N=100000 by default: 200,000 keys) by
-# LOADER, a binary that takes "addr[,addr…] N" and writes those keys with
-# a go-redis pipeline (the RESULTS.md entry gives its source).
+# bench/walkload.
 # The runs alternate BEFORE, AFTER for `rounds` rounds (default 3); each
 # prints wall time, user CPU and peak RSS (/usr/bin/time).
 set -euo pipefail
@@ -18,7 +17,6 @@ before=$1
 after=$2
 rounds=${3:-3}
 N=${N:-100000}
-: "${LOADER:?set LOADER to a binary that loads the keys: LOADER addr[,addr…] N}"
 root=$(cd "$(dirname "$0")/.." && pwd)
 reg=$root/internal/migrate/testdata/keyguard.yaml
 work=$(mktemp -d)
@@ -29,6 +27,8 @@ cleanup() {
 	rm -rf "$work"
 }
 trap cleanup EXIT
+(cd "$root" && go build -o "$work/walkload" ./bench/walkload)
+LOADER=$work/walkload
 freeport() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 start() { # port [cluster]
 	local dir=$work/$1

@@ -69,7 +69,7 @@ keybuild < internal/demodata/keys;
 internal/rediscmd < internal/rediscmd/internal/gencmd;
 internal/rediscmd/internal/gencmd < internal/rediscmd/internal/gen;
 internal/resp, internal/topology < bench/auditbare;
-NONE < bench/auditgen;
+NONE < bench/auditgen, bench/walkload;
 analyzer < cmd/keylint;
 internal/audit/live, internal/audit/snapshot, internal/acl, internal/codegen, internal/dashboard,
   internal/hotkeys, internal/investigate, internal/migrate, internal/scancode, internal/sarif, internal/topology < cmd/keyguard;
