@@ -136,7 +136,7 @@ func stepFlags(fs *cli.FlagSet, step string, opts *migrate.Options, confirm, res
 		fs.BoolVar(restore, "restore", false, "bring back the old keys (or moved fields) kept as tombstones, instead of deleting (needs --confirm or --dry-run)")
 	}
 	if step != "verify" {
-		fs.StringVar(&opts.CursorFile, "cursor", "", "resumable run: save each master's SCAN cursor and the counts to `FILE`, and continue from it if it exists")
+		fs.StringVar(&opts.CursorFile, "cursor", "", "resumable run: save the walk's progress (a server's SCAN cursor, a Cluster's slots done) and the counts to `FILE`, and continue from it if it exists")
 		fs.Int64Var(&opts.MaxKeys, "max-keys", 0, "stop after about `N` keys of the template (resume with the same --cursor); 0 = no limit")
 	}
 	if step != "copy" {

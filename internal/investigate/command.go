@@ -68,6 +68,9 @@ func Investigate(ctx context.Context, e *cli.Env, co CommandOptions) error {
 		}
 		return fmt.Errorf("investigation incomplete: not observed: %s; run it again once the server answers", strings.Join(spans, "; "))
 	}
+	if gaps := rep.NotSearched(); len(gaps) > 0 {
+		return fmt.Errorf("investigation incomplete: the key search did not cover %s; run it again", strings.Join(gaps, "; "))
+	}
 	return cli.Verdict(rep.Findings, co.Threshold)
 }
 

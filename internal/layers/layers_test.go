@@ -58,11 +58,11 @@ internal/audit/inventory, internal/rdb, internal/glob, internal/progress, intern
 
 # The other tools.
 registry < internal/acl;
-internal/audit/report, migration, internal/keyslot, internal/atomicfile, internal/pace, internal/progress, internal/jsonout, internal/redisconn < internal/migrate;
-registry, hotkey, internal/monitor, internal/resp/redisopt, internal/rediscmd, internal/pace, internal/jsonout, internal/redisconn < internal/hotkeys;
+internal/audit/live, internal/audit/report, migration, internal/keyslot, internal/atomicfile, internal/pace, internal/progress, internal/jsonout, internal/resp, internal/resp/redisopt, internal/redisconn < internal/migrate;
+internal/audit/live, registry, hotkey, internal/monitor, internal/resp/redisopt, internal/rediscmd, internal/pace, internal/jsonout, internal/redisconn < internal/hotkeys;
 registry, internal/cli, internal/sarif < internal/keycheck;
 redishook, internal/redisconn, internal/jsonout < internal/writers;
-registry, internal/glob, internal/jsonkeys, internal/monitor, internal/resp/redisopt, internal/rediscmd, internal/jsonout, internal/redisconn < internal/investigate;
+internal/audit/live, registry, internal/glob, internal/jsonkeys, internal/monitor, internal/resp/redisopt, internal/rediscmd, internal/pace, internal/jsonout, internal/redisconn < internal/investigate;
 analyzer, internal/keyshape, internal/rediscmd, internal/sarif, internal/cli < internal/scancode;
 internal/audit/live, internal/audit/report, hotkey, redishook, internal/atomicfile, internal/jsonout, internal/redisconn < internal/dashboard;
 
@@ -76,7 +76,7 @@ keybuild < internal/demodata/keys;
 internal/rediscmd < internal/rediscmd/internal/gencmd;
 internal/rediscmd/internal/gencmd < internal/rediscmd/internal/gen;
 internal/resp, internal/topology < bench/auditbare;
-NONE < bench/auditgen;
+NONE < bench/auditgen, bench/walkload;
 analyzer < cmd/keylint;
 internal/audit/live, internal/audit/snapshot, internal/acl, internal/codegen, internal/dashboard,
   internal/hotkeys, internal/investigate, internal/migrate, internal/scancode, internal/sarif, internal/topology, internal/cli, internal/redisconn, internal/keycheck, internal/writers < cmd/keyguard;

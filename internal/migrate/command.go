@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/keyguard/keyguard/internal/cli"
 	"github.com/keyguard/keyguard/internal/human"
@@ -152,6 +153,8 @@ func stepVerdict(e *cli.Env, o StepOptions, results []*Result, runErr error) err
 	case !last.Complete && last.Stopped == "max-keys":
 		fmt.Fprintf(e.Stderr, "keyguard migrate %s: stopped at --max-keys; %s\n", step, resume)
 		return nil
+	case !last.Complete && strings.HasPrefix(last.Stopped, "not covered"):
+		return fmt.Errorf("incomplete: %s; %s", last.Stopped, resume)
 	case !last.Complete:
 		return errors.New("interrupted; " + resume)
 	}
