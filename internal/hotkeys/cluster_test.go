@@ -1,0 +1,111 @@
+package hotkeys
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/keyguard/keyguard/internal/redistest"
+)
+
+// deterministicLFU makes every read add one to a key's counter (from 5)
+// and never decay it, so that two servers given the same reads hold the
+// same counters.
+var deterministicLFU = []string{"maxmemory-policy allkeys-lfu", "lfu-log-factor 0", "lfu-decay-time 0"}
+
+// plantHot writes n keys (some of any bytes) and reads key i of the hot
+// ones 3*i times, through c (a server or a Cluster).
+func plantHot(t *testing.T, c redis.Cmdable, n int) {
+	t.Helper()
+	ctx := context.Background()
+	p := c.Pipeline()
+	exec := func() {
+		if _, err := p.Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range n {
+		p.Set(ctx, fmt.Sprintf("cache:item:%d", i), "x", 0)
+		if p.Len() == 2000 {
+			exec()
+		}
+	}
+	for i := range 40 {
+		k := hotName(i)
+		p.Set(ctx, k, "x", 0)
+		for range 3 * i {
+			p.Get(ctx, k)
+		}
+		exec()
+	}
+}
+
+// hotName is the i-th planted hot key; every fourth holds bytes that are
+// not text.
+func hotName(i int) string {
+	if i%4 == 0 {
+		return fmt.Sprintf("hot:\x00\xff\r\n %d", i)
+	}
+	return fmt.Sprintf("hot:%d", i)
+}
+
+// TestWalkLFUClusterEqualsStandalone: the same keys read the same number
+// of times on one server and on a 3-master Cluster give the same listed
+// keys and counters, every key read once, every master whole.
+func TestWalkLFUClusterEqualsStandalone(t *testing.T) {
+	ctx := context.Background()
+	n := 60_000
+	if testing.Short() {
+		n = 15_000
+	}
+	srv := redistest.Start(t, deterministicLFU...)
+	plantHot(t, srv.Client(t), n)
+	cl := redistest.StartCluster(t, 3, deterministicLFU...)
+	cc := cl.Client(t)
+	plantHot(t, cc, n)
+
+	opts := LFUOptions{TopK: 100}
+	one, err := WalkLFU(ctx, &redis.Options{}, []string{srv.Addr}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	masters, err := MasterAddrs(ctx, cc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	three, err := WalkLFU(ctx, &redis.Options{}, masters, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := n + 40
+	if s := one.Nodes[0]; s.Sampled != total || !s.Whole {
+		t.Fatalf("standalone: %+v, want %d keys, whole", s, total)
+	}
+	read := 0
+	for _, m := range three.Nodes {
+		read += m.Sampled
+		if !m.Whole || m.Sampled == 0 {
+			t.Errorf("cluster: %+v", m)
+		}
+	}
+	if len(three.Nodes) != 3 || read != total {
+		t.Fatalf("cluster: %d masters, %d keys read; want 3, %d", len(three.Nodes), read, total)
+	}
+	// Reads 3*i give counter 5+3*i: keys 2…39 reach the floor of 10.
+	if len(one.Keys) != 38 || one.Keys[0].Key != hotName(39) || one.Keys[0].Freq != 5+3*39 {
+		t.Fatalf("standalone keys: %d, first %+v", len(one.Keys), one.Keys[0])
+	}
+	strip := func(ks []LFUKey) []LFUKey {
+		out := slices.Clone(ks)
+		for i := range out {
+			out[i].Node = ""
+		}
+		return out
+	}
+	if a, b := strip(one.Keys), strip(three.Keys); !slices.Equal(a, b) {
+		t.Errorf("cluster keys differ from the standalone's:\n%v\n%v", b, a)
+	}
+}
