@@ -54,9 +54,9 @@ internal/audit/inventory, internal/rdb, internal/glob, internal/progress < inter
 
 # The other tools.
 registry < internal/acl;
-internal/audit/report, migration, internal/keyslot, internal/atomicfile, internal/pace, internal/progress, internal/jsonout < internal/migrate;
-registry, hotkey, internal/monitor, internal/resp/redisopt, internal/rediscmd, internal/pace, internal/jsonout < internal/hotkeys;
-registry, internal/glob, internal/jsonkeys, internal/monitor, internal/resp/redisopt, internal/rediscmd, internal/jsonout < internal/investigate;
+internal/audit/live, internal/audit/report, migration, internal/keyslot, internal/atomicfile, internal/pace, internal/progress, internal/jsonout, internal/resp/redisopt < internal/migrate;
+internal/audit/live, registry, hotkey, internal/monitor, internal/resp/redisopt, internal/rediscmd, internal/pace, internal/jsonout < internal/hotkeys;
+internal/audit/live, registry, internal/glob, internal/jsonkeys, internal/monitor, internal/resp/redisopt, internal/rediscmd, internal/jsonout < internal/investigate;
 analyzer, internal/keyshape, internal/rediscmd, internal/sarif < internal/scancode;
 internal/audit/live, internal/audit/report, hotkey, redishook, internal/atomicfile, internal/jsonout < internal/dashboard;
 

@@ -54,6 +54,7 @@ const (
 // and the database to walk (AllDBs: every database that holds keys).
 type Conn struct {
 	Addr               string
+	Network            string // "tcp" when empty, or "unix" (Addr is then the socket's path)
 	Username, Password string
 	DB                 int
 	TLS                *tls.Config // nil: plain TCP (rediss:// sets it)
@@ -63,12 +64,12 @@ type Conn struct {
 }
 
 func (c *Conn) config() resp.Config {
-	return resp.Config{Username: c.Username, Password: c.Password, TLS: c.TLS, DialTimeout: c.DialTimeout, Dialer: c.Dialer}
+	return resp.Config{Username: c.Username, Password: c.Password, Network: c.Network, TLS: c.TLS, DialTimeout: c.DialTimeout, Dialer: c.Dialer}
 }
 
 // dial opens one connection of the audit to addr.
 func (r *run) dial(ctx context.Context, addr string, s resp.Session) (*resp.Conn, error) {
-	s.Name = "keyguard-audit"
+	s.Name = cmp.Or(r.name, "keyguard-audit")
 	return resp.Dial(ctx, r.t.Conn.config(), addr, s)
 }
 
@@ -468,6 +469,7 @@ type run struct {
 	reg   *registry.Registry
 	t     Target
 	opts  Options
+	name  string // CLIENT SETNAME of its connections; "" keyguard-audit
 	lim   *limiter
 	ratio float64 // sampling probability; 0 means every key
 	total int64

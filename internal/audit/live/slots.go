@@ -400,18 +400,23 @@ func (w *walker) readSlots(c *resp.Conn, chunk []int, free chan *batch) (*batch,
 // the master (or the replica of the master) the walk planned. It reads
 // only the lines it needs: it runs after every chunk.
 func (w *walker) notServed(text string, chunk []int) (bad []int, lost bool) {
+	return notServed(text, chunk, &w.plan)
+}
+
+// notServed is walker.notServed for the node p plans.
+func notServed(text string, chunk []int, p *nodePlan) (bad []int, lost bool) {
 	me, master := topology.Mine(text)
 	switch {
 	case me == nil:
 		return chunk, true
-	case !w.plan.readonly && !me.IsMaster():
+	case !p.readonly && !me.IsMaster():
 		return chunk, true
-	case w.plan.readonly && (me.Master == "" || me.Master != w.plan.masterID || master == nil):
+	case p.readonly && (me.Master == "" || me.Master != p.masterID || master == nil):
 		return chunk, true
 	}
 	for _, s := range chunk {
 		// A replica's own line lists no migrations; only a master's does.
-		if !master.Serves(s) || (!w.plan.readonly && slices.Contains(master.Migrating, s)) {
+		if !master.Serves(s) || (!p.readonly && slices.Contains(master.Migrating, s)) {
 			bad = append(bad, s)
 		}
 	}

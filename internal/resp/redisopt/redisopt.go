@@ -12,6 +12,7 @@ package redisopt
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/redis/go-redis/v9"
@@ -45,4 +46,28 @@ func Config(ctx context.Context, o *redis.Options) (resp.Config, error) {
 		cfg.Username, cfg.Password = user, pass
 	}
 	return cfg, nil
+}
+
+// Reach is what a go-redis client reaches, for a walk of keyguard's own:
+// the config of its connections, its address (a Cluster client's seeds),
+// its database (0 on a Cluster), and whether it is a Cluster client.
+func Reach(ctx context.Context, rdb redis.UniversalClient) (cfg resp.Config, addrs []string, db int, cluster bool, err error) {
+	switch c := rdb.(type) {
+	case *redis.Client:
+		o := c.Options()
+		cfg, err = Config(ctx, o)
+		return cfg, []string{o.Addr}, o.DB, false, err
+	case *redis.ClusterClient:
+		o := c.Options()
+		if len(o.Addrs) == 0 {
+			return cfg, nil, 0, true, errors.New("the Cluster client has no seed address")
+		}
+		cfg, err = Config(ctx, &redis.Options{
+			Addr: o.Addrs[0], Username: o.Username, Password: o.Password, DialTimeout: o.DialTimeout,
+			Dialer: o.Dialer, TLSConfig: o.TLSConfig,
+			CredentialsProvider: o.CredentialsProvider, CredentialsProviderContext: o.CredentialsProviderContext,
+		})
+		return cfg, o.Addrs, 0, true, err
+	}
+	return cfg, nil, 0, false, fmt.Errorf("need a *redis.Client or a *redis.ClusterClient, not %T", rdb)
 }
