@@ -81,11 +81,7 @@ func runHotkeys(ctx context.Context, e *env, args []string) error {
 	var lfu *hotkeys.LFUResult
 	var interrupted error
 	if !*noLFU {
-		addrs, err := hotkeys.MasterAddrs(ctx, rdb)
-		if err != nil {
-			return err
-		}
-		lfu, err = hotkeys.WalkLFU(ctx, target.opts, addrs, hotkeys.LFUOptions{Sample: *sample, Rate: *rate, Match: *match})
+		lfu, err = hotkeys.WalkLFU(ctx, rdb, hotkeys.LFUOptions{Sample: *sample, Rate: *rate, Match: *match})
 		switch {
 		case err != nil && ctx.Err() != nil && lfu != nil:
 			// Interrupted: the report lists what was read, each node saying where it stopped.

@@ -68,15 +68,11 @@ func TestWalkLFUClusterEqualsStandalone(t *testing.T) {
 	plantHot(t, cc, n)
 
 	opts := LFUOptions{TopK: 100}
-	one, err := WalkLFU(ctx, &redis.Options{}, []string{srv.Addr}, opts)
+	one, err := WalkLFU(ctx, srv.Client(t), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	masters, err := MasterAddrs(ctx, cc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	three, err := WalkLFU(ctx, &redis.Options{}, masters, opts)
+	three, err := WalkLFU(ctx, cc, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
