@@ -9,7 +9,8 @@
 # against keyguard's walk: SCAN alone (what listing the keys costs), a
 # read-only script per batch that SCANs and reads OBJECT FREQ inside the
 # server (lua), and one that is given the batch's keys (argv); BARE=0
-# leaves them out.
+# leaves them out. BEFORE=/path/to/keyguard runs an earlier build in the
+# same turns too (keyguard-before).
 #
 #   bench/hotkeys-lfu.sh [KEYS] [READS] [RUNS]   (default 1000000 200000 3)
 set -eu
@@ -64,6 +65,9 @@ r=0
 while [ $r -lt "$runs" ]; do
 	measure redis-cli redis-cli -p "$port" --hotkeys
 	measure keyguard "$tmp/keyguard" hotkeys --redis "redis://127.0.0.1:$port" --registry "$here/hotkey/testdata/keyguard.yaml" --top 5
+	if [ -n "${BEFORE:-}" ]; then
+		measure keyguard-before "$BEFORE" hotkeys --redis "redis://127.0.0.1:$port" --registry "$here/hotkey/testdata/keyguard.yaml" --top 5
+	fi
 	if [ "${BARE:-1}" != 0 ]; then
 		for mode in scan lua argv; do
 			measure bare-$mode "$tmp/hotkeysbare" -addr "127.0.0.1:$port" -mode $mode

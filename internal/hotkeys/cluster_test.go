@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -103,5 +105,93 @@ func TestWalkLFUClusterEqualsStandalone(t *testing.T) {
 	}
 	if a, b := strip(one.Keys), strip(three.Keys); !slices.Equal(a, b) {
 		t.Errorf("cluster keys differ from the standalone's:\n%v\n%v", b, a)
+	}
+}
+
+// freqCalls is how many OBJECT FREQ the servers answered.
+func freqCalls(t *testing.T, nodes []*redistest.Server) int64 {
+	t.Helper()
+	var calls int64
+	for _, s := range nodes {
+		info := s.Client(t).Info(context.Background(), "commandstats").Val()
+		if _, rest, ok := strings.Cut(info, "cmdstat_object|freq:calls="); ok {
+			var n int64
+			fmt.Sscanf(rest, "%d", &n)
+			calls += n
+		}
+	}
+	return calls
+}
+
+// TestWalkLFUClusterFailover: a failover a quarter into the walk of a
+// 3-master Cluster with replicas: the walk is complete, every key read
+// once (its slot walked again on the promoted replica), and every key
+// listed is a planted hot key with the counter its node holds: a replica
+// does not see the master's reads, so a hot key walked after the failover
+// on the promoted replica may be below the floor, never above its count.
+func TestWalkLFUClusterFailover(t *testing.T) {
+	ctx := context.Background()
+	n, rate := 60_000, 8_000
+	if testing.Short() {
+		n, rate = 20_000, 4_000
+	}
+	cl := redistest.StartClusterWithReplicas(t, 3, 1, deterministicLFU...)
+	plantHot(t, cl.Client(t), n)
+	type outcome struct {
+		res *LFUResult
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		res, err := WalkLFU(ctx, cl.Client(t), LFUOptions{Rate: rate, TopK: 100})
+		done <- outcome{res, err}
+	}()
+	for freqCalls(t, cl.Nodes) < int64(n/4) {
+		select {
+		case o := <-done:
+			t.Fatalf("the walk ended before the failover: %+v %v", o.res, o.err)
+		case <-time.After(20 * time.Millisecond): // polling the servers' own count
+		}
+	}
+	cl.Failover(t, 0)
+	o := <-done
+	if o.err != nil {
+		t.Fatal(o.err)
+	}
+	res := o.res
+	read := 0
+	for _, m := range res.Nodes {
+		read += m.Sampled
+	}
+	if read != n+40 || res.Coverage == nil || len(res.Coverage.NotCovered) != 0 || res.Coverage.Cluster == nil || res.Coverage.Cluster.Slots != 16384 {
+		t.Fatalf("%d keys read of %d; nodes %+v; coverage %+v", read, n+40, res.Nodes, res.Coverage)
+	}
+	t.Logf("nodes %+v; %d keys listed", res.Nodes, len(res.Keys))
+	moved := 0
+	for _, m := range res.Nodes {
+		if !m.Whole {
+			moved++
+			if !strings.Contains(m.Stopped, "read on their new owner") {
+				t.Errorf("%s not whole: %q", m.Addr, m.Stopped)
+			}
+		}
+	}
+	if len(res.Nodes) != 4 || moved != 1 {
+		t.Errorf("the failover did not reach the walk: %+v", res.Nodes)
+	}
+	want := map[string]int{}
+	for i := range 40 {
+		want[hotName(i)] = 5 + 3*i
+	}
+	seen := map[string]bool{}
+	for _, k := range res.Keys {
+		w, ok := want[k.Key]
+		if !ok || seen[k.Key] || k.Freq > w || k.Freq < LFUEvidence {
+			t.Errorf("listed %q counter %d (planted: %v, want at most %d)", k.Key, k.Freq, ok, w)
+		}
+		seen[k.Key] = true
+	}
+	if len(res.Keys) == 0 {
+		t.Error("no hot key listed")
 	}
 }

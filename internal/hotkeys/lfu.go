@@ -259,8 +259,12 @@ func (w *lfuWalk) result(ctx context.Context, wr *live.WalkResult) (*LFUResult, 
 		n.Whole = !w.sampled && len(stopped[cn.Addr]) == 0 && !slices.ContainsFunc(cn.DBs, func(d report.CoverageDB) bool { return !d.Complete })
 	}
 	for _, n := range w.nodes {
-		if r := stopped[n.Addr]; len(r) > 0 && n.Skipped == "" {
+		switch r := stopped[n.Addr]; {
+		case n.Skipped != "":
+		case len(r) > 0:
 			n.Stopped = oneLine(strings.Join(r, "; "))
+		case !n.Whole && !w.sampled && len(cov.Nodes) > 0:
+			n.Stopped = "it stopped serving some of its slots during the walk (a failover or a migration): they were read on their new owner"
 		}
 		res.Nodes = append(res.Nodes, n.LFUNode)
 		res.Keys = append(res.Keys, n.found...)
