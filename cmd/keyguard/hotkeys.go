@@ -87,6 +87,9 @@ func runHotkeys(ctx context.Context, e *env, args []string) error {
 			// Interrupted: the report lists what was read, each node saying where it stopped.
 			interrupted = fmt.Errorf("interrupted: the report covers the keys read so far: %w", ctx.Err())
 			ctx = context.WithoutCancel(ctx)
+		case err != nil && lfu != nil:
+			// A part not covered (a node lost): the report lists what was read and says what was not.
+			interrupted = fmt.Errorf("OBJECT FREQ walk incomplete: the report covers the keys read so far: %w", err)
 		case err != nil:
 			return fmt.Errorf("%w\n\tTry: --no-lfu to skip OBJECT FREQ, or --rate N to slow the walk", err)
 		}

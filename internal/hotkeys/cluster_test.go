@@ -195,3 +195,42 @@ func TestWalkLFUClusterFailover(t *testing.T) {
 		t.Error("no hot key listed")
 	}
 }
+
+// TestWalkLFUServerLost: the server killed a fifth into the walk: the
+// result keeps the counters read before, the node says it stopped, the
+// coverage names it as not covered, and the walk is an error.
+func TestWalkLFUServerLost(t *testing.T) {
+	ctx := context.Background()
+	srv := redistest.Start(t, deterministicLFU...)
+	const n = 20_000
+	plantHot(t, srv.Client(t), n)
+	type outcome struct {
+		res *LFUResult
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		res, err := WalkLFU(ctx, srv.Client(t), LFUOptions{Rate: 5_000, Floor: 1, TopK: n + 40, RetryFor: time.Second})
+		done <- outcome{res, err}
+	}()
+	for freqCalls(t, []*redistest.Server{srv}) < n/5 {
+		select {
+		case o := <-done:
+			t.Fatalf("the walk ended before the kill: %+v %v", o.res, o.err)
+		case <-time.After(20 * time.Millisecond): // polling the server's own count
+		}
+	}
+	srv.Kill()
+	o := <-done
+	res := o.res
+	if o.err == nil || res == nil || len(res.Nodes) != 1 {
+		t.Fatalf("walk of a lost server: %+v, err %v", res, o.err)
+	}
+	node := res.Nodes[0]
+	if node.Whole || node.Stopped == "" || node.Sampled < n/5-DefaultLFUCount || node.Sampled >= n || len(res.Keys) != node.Sampled {
+		t.Errorf("lost server: %+v, %d keys listed", node, len(res.Keys))
+	}
+	if res.Coverage == nil || len(res.Coverage.NotCovered) != 1 || !strings.Contains(o.err.Error(), "not covered") {
+		t.Errorf("coverage %+v, err %v", res.Coverage, o.err)
+	}
+}

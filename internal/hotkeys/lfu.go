@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -45,6 +46,9 @@ type LFUOptions struct {
 	TopK int
 	// Floor is the lowest counter listed (LFUEvidence).
 	Floor int
+	// RetryFor is how long a node may fail before its part is given up
+	// as not covered (live.DefaultRetryFor).
+	RetryFor time.Duration
 }
 
 // LFUNode is one node's part of the walk.
@@ -133,7 +137,7 @@ func WalkLFU(ctx context.Context, rdb redis.UniversalClient, opts LFUOptions) (*
 		lim = pace.New(float64(opts.Rate*w.masters), max(opts.Count, 1))
 	}
 	wr, err := live.Walk(ctx, t, live.WalkOptions{
-		Match: opts.Match, Count: opts.Count, Limiter: lim, PerKey: 1, Name: "keyguard-hotkeys",
+		Match: opts.Match, Count: opts.Count, Limiter: lim, PerKey: 1, Name: "keyguard-hotkeys", RetryFor: opts.RetryFor,
 		Visit: w.visit, Restarted: w.restarted,
 	})
 	if err != nil {
