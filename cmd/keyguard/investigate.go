@@ -29,6 +29,7 @@ func runInvestigate(ctx context.Context, e *env, args []string) error {
 	fs.StringVar(&o.Key, "key", "", "one `key`")
 	fs.StringVar(&o.Match, "match", "", "keys matching a SCAN MATCH `pattern`")
 	fs.IntVar(&o.MaxKeys, "max-keys", investigate.DefaultMaxKeys, "keep at most `n` keys from the search")
+	fs.Float64Var(&o.SearchRate, "search-rate", 0, "list at most `KEYS` per second in the key search, all masters together; 0 = no limit")
 	fs.DurationVar(&o.Watch, "watch", investigate.DefaultWatch, "sample the keys' TTLs and values this long (0 skips the watch)")
 	fs.DurationVar(&o.WatchEvery, "watch-every", investigate.DefaultWatchEvery, "TTL sampling interval")
 	fs.DurationVar(&o.Monitor, "monitor", 0, "capture the writers with MONITOR this long on every master holding the keys (MONITOR costs the server throughput while it runs; off unless given)")
@@ -91,6 +92,9 @@ func runInvestigate(ctx context.Context, e *env, args []string) error {
 			spans = append(spans, sp.String())
 		}
 		return fmt.Errorf("investigation incomplete: not observed: %s; run it again once the server answers", strings.Join(spans, "; "))
+	}
+	if gaps := rep.NotSearched(); len(gaps) > 0 {
+		return fmt.Errorf("investigation incomplete: the key search did not cover %s; run it again", strings.Join(gaps, "; "))
 	}
 	return verdict(rep.Findings, fs.threshold())
 }

@@ -172,7 +172,7 @@ func stepFlags(fs *flagSet, step string, opts *migrate.Options, confirm, restore
 		fs.BoolVar(restore, "restore", false, "bring back the old keys (or moved fields) kept as tombstones, instead of deleting (needs --confirm or --dry-run)")
 	}
 	if step != "verify" {
-		fs.StringVar(&opts.CursorFile, "cursor", "", "resumable run: save each master's SCAN cursor and the counts to `FILE`, and continue from it if it exists")
+		fs.StringVar(&opts.CursorFile, "cursor", "", "resumable run: save the walk's progress (a server's SCAN cursor, a Cluster's slots done) and the counts to `FILE`, and continue from it if it exists")
 		fs.Int64Var(&opts.MaxKeys, "max-keys", 0, "stop after about `N` keys of the template (resume with the same --cursor); 0 = no limit")
 	}
 	if step != "copy" {
@@ -298,6 +298,8 @@ func migrateVerdict(e *env, step string, opts migrate.Options, results []*migrat
 	case !last.Complete && last.Stopped == "max-keys":
 		fmt.Fprintf(e.stderr, "keyguard migrate %s: stopped at --max-keys; %s\n", step, resume)
 		return nil
+	case !last.Complete && strings.HasPrefix(last.Stopped, "not covered"):
+		return fmt.Errorf("incomplete: %s; %s", last.Stopped, resume)
 	case !last.Complete:
 		return errors.New("interrupted; " + resume)
 	}

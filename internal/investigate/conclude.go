@@ -65,6 +65,9 @@ func conclude(r *Report, p parts) {
 	if len(r.Conclusion) == 0 || len(p.lost) > 0 {
 		r.Conclusion = append(r.Conclusion, c.quiet())
 	}
+	if gaps := r.NotSearched(); len(gaps) > 0 {
+		r.Conclusion = append(r.Conclusion, "the key search did not cover "+strings.Join(gaps, "; ")+": keys there were not looked at; run the investigation again")
+	}
 	c.captureNotes()
 	sort.SliceStable(r.Findings, func(i, j int) bool { return r.Findings[i].Severity > r.Findings[j].Severity })
 }
@@ -225,6 +228,8 @@ func (c *conclusion) quiet() string {
 		what = "no sign of a second writer (the findings below are about the keys themselves)"
 	}
 	switch {
+	case len(c.p.keys) == 0 && len(c.r.NotSearched()) > 0:
+		return "no key matched in the part of the keyspace searched"
 	case len(c.p.keys) == 0:
 		return "no key matched: check the ID or pattern (and the database in --redis); keys created later are caught by --monitor or --notify"
 	case c.noneExists():

@@ -11,7 +11,11 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/keyguard/keyguard/internal/audit/live"
+	"github.com/keyguard/keyguard/internal/audit/report"
 	"github.com/keyguard/keyguard/internal/glob"
+	"github.com/keyguard/keyguard/internal/pace"
+	"github.com/keyguard/keyguard/internal/resp/redisopt"
 )
 
 // node is one server the investigation reads: the standalone server, or
@@ -93,65 +97,104 @@ type found struct {
 	node *node
 }
 
-// scanCount is SCAN's COUNT: large enough to walk a big keyspace in few
-// round trips, small enough that one call stays a short pause.
-const scanCount = 1000
+// search is what the key search found and what it covered.
+type search struct {
+	keys     []found
+	more     int              // keys found beyond the bound, left out
+	coverage *report.Coverage // nil for one key (no walk)
+	notes    []string
+}
 
-// find walks every node with SCAN MATCH and keeps the keys the target
-// names, at most max of them (sorted); more reports how many were left out.
-func find(ctx context.Context, nodes []*node, t Target, sep byte, max int) (keys []found, more int, err error) {
-	keep, pattern := t.keeps(sep), t.pattern()
+// find walks every master (every slot of a Cluster, re-planned on its
+// owner when a failover or a migration moves it; the server's database
+// again from the start when the server restarts) with the walk the audit
+// uses, and keeps the keys the target names, at most limit of them
+// (sorted).
+func find(ctx context.Context, rdb redis.UniversalClient, nodes []*node, t Target, sep byte, limit int, self string, rate float64) (*search, error) {
+	if t.Key != "" {
+		return findKey(ctx, nodes, t.Key)
+	}
+	keep := t.keeps(sep)
+	cfg, addrs, db, cluster, err := redisopt.Reach(ctx, rdb)
+	if err != nil {
+		return nil, err
+	}
+	type hit struct{ key, addr string }
 	var mu sync.Mutex
-	var wg sync.WaitGroup
-	errs := make([]error, len(nodes))
-	for i, n := range nodes {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if t.Key != "" {
-				// The key belongs to the node that does not redirect: it is
-				// watched there even if it does not exist yet.
-				err := n.c.Exists(ctx, t.Key).Err()
-				if err != nil && !isRedirect(err) {
-					errs[i] = fmt.Errorf("EXISTS on %s: %w", n.addr, err)
-				} else if err == nil {
-					mu.Lock()
-					keys = append(keys, found{t.Key, n})
-					mu.Unlock()
-				}
-				return
-			}
-			var cursor uint64
-			for {
-				ks, next, err := n.c.Scan(ctx, cursor, pattern, scanCount).Result()
-				if err != nil {
-					errs[i] = fmt.Errorf("SCAN on %s: %w", n.addr, err)
-					return
-				}
-				mu.Lock()
-				for _, k := range ks {
-					if keep(k) {
-						keys = append(keys, found{k, n})
-					}
-				}
-				mu.Unlock()
-				if cursor = next; cursor == 0 {
-					return
+	var hits []hit
+	res, err := live.Walk(ctx, live.TargetOf(cfg, addrs, db, cluster), live.WalkOptions{
+		Match:     t.pattern(),
+		Name:      self,
+		Limiter:   pace.New(rate, max(int(rate/10), 1)),
+		PerListed: 1,
+		Visit: func(_ context.Context, b *live.Batch) error {
+			mu.Lock()
+			defer mu.Unlock()
+			for _, k := range b.Keys {
+				if keep(k) {
+					hits = append(hits, hit{k, b.Node})
 				}
 			}
-		}()
+			return nil
+		},
+		Restarted: func(addr string, _ int) {
+			mu.Lock()
+			defer mu.Unlock()
+			hits = slices.DeleteFunc(hits, func(h hit) bool { return h.addr == addr })
+		},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("key search: %w", err)
 	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return nil, 0, err
+	byAddr := map[string]*node{}
+	for _, n := range nodes {
+		byAddr[n.addr] = n
 	}
-	sort.Slice(keys, func(i, j int) bool { return keys[i].key < keys[j].key })
-	keys = slices.CompactFunc(keys, func(a, b found) bool { return a.key == b.key }) // SCAN may return a key twice
-	if len(keys) > max {
-		more = len(keys) - max
-		keys = keys[:max]
+	s := &search{coverage: res.Coverage, notes: res.Notes}
+	for _, h := range hits {
+		n := byAddr[h.addr]
+		if n == nil {
+			// A master promoted or added during the search: the client
+			// knows it by now.
+			cc, ok := rdb.(*redis.ClusterClient)
+			if !ok {
+				return nil, fmt.Errorf("key search: %s is not the server searched", h.addr)
+			}
+			m, err := cc.MasterForKey(ctx, h.key)
+			if err != nil {
+				return nil, fmt.Errorf("the master of %s: %w", h.key, err)
+			}
+			n = &node{addr: m.Options().Addr, c: m}
+			if have := byAddr[n.addr]; have != nil {
+				n = have
+			}
+			byAddr[h.addr], byAddr[n.addr] = n, n
+		}
+		s.keys = append(s.keys, found{h.key, n})
 	}
-	return keys, more, nil
+	sort.Slice(s.keys, func(i, j int) bool { return s.keys[i].key < s.keys[j].key })
+	s.keys = slices.CompactFunc(s.keys, func(a, b found) bool { return a.key == b.key }) // SCAN may return a key twice
+	if len(s.keys) > limit {
+		s.more = len(s.keys) - limit
+		s.keys = s.keys[:limit]
+	}
+	return s, nil
+}
+
+// findKey finds one key: it belongs to the node that does not redirect,
+// and is watched there even if it does not exist yet.
+func findKey(ctx context.Context, nodes []*node, key string) (*search, error) {
+	s := &search{}
+	for _, n := range nodes {
+		err := n.c.Exists(ctx, key).Err()
+		if err != nil && !isRedirect(err) {
+			return nil, fmt.Errorf("EXISTS on %s: %w", n.addr, err)
+		}
+		if err == nil {
+			s.keys = append(s.keys, found{key, n})
+		}
+	}
+	return s, nil
 }
 
 // isRedirect reports a Cluster MOVED or ASK reply: the key lives on

@@ -36,6 +36,7 @@ type Options struct {
 	Registry string // the registry file, for the report
 
 	MaxKeys    int           // keys kept from the search; default DefaultMaxKeys
+	SearchRate float64       // keys listed per second by the key search, all masters together; 0 no limit
 	Watch      time.Duration // how long to sample TTLs; 0 no watch
 	WatchEvery time.Duration // sampling interval; default DefaultWatchEvery
 
@@ -109,7 +110,7 @@ func Run(ctx context.Context, reg *registry.Registry, c redis.UniversalClient, o
 	}
 	r := &Report{Target: opts.Display, Registry: opts.Registry, StartedAt: start.UTC(), Nodes: len(nodes), ShowValues: opts.ShowValues,
 		Query: Query{ID: opts.ID, Key: opts.Key, Match: opts.Match}, Styles: []Style{}, SlowLog: []SlowEntry{}, Findings: nil}
-	keys, err := r.findAndLook(ctx, reg, nodes, &opts)
+	keys, err := r.findAndLook(ctx, reg, c, nodes, &opts)
 	if err != nil {
 		return nil, err
 	}
@@ -141,13 +142,14 @@ func Run(ctx context.Context, reg *registry.Registry, c redis.UniversalClient, o
 }
 
 // findAndLook finds the keys on every node and reads what they hold.
-func (r *Report) findAndLook(ctx context.Context, reg *registry.Registry, nodes []*node, opts *Options) ([]*KeyInfo, error) {
-	fs, more, err := find(ctx, nodes, opts.Target, reg.Separator, opts.MaxKeys)
+func (r *Report) findAndLook(ctx context.Context, reg *registry.Registry, rdb redis.UniversalClient, nodes []*node, opts *Options) ([]*KeyInfo, error) {
+	s, err := find(ctx, rdb, nodes, opts.Target, reg.Separator, opts.MaxKeys, opts.Self, opts.SearchRate)
 	if err != nil {
 		return nil, err
 	}
-	r.MoreKeys = more
-	opts.Logger.Info("keys found", "keys", len(fs), "more", more)
+	fs := s.keys
+	r.MoreKeys, r.Search, r.SearchNotes = s.more, s.coverage, s.notes
+	opts.Logger.Info("keys found", "keys", len(fs), "more", s.more, "complete", s.coverage == nil || len(s.coverage.NotCovered) == 0)
 	chk := reg.NewChecker()
 	keys := make([]*KeyInfo, len(fs))
 	byNode := map[*node][]*KeyInfo{}

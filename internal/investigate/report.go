@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/keyguard/keyguard/finding"
+	"github.com/keyguard/keyguard/internal/audit/report"
 	"github.com/keyguard/keyguard/internal/jsonout"
 )
 
@@ -22,13 +23,18 @@ type Report struct {
 	Nodes      int       `json:"nodes"`
 	ShowValues bool      `json:"values_shown"`
 
-	Keys     []KeyInfo      `json:"keys"`
-	MoreKeys int            `json:"more_keys,omitempty"` // found beyond Options.MaxKeys, left out
-	Styles   []Style        `json:"styles"`
-	SlowLog  []SlowEntry    `json:"slowlog"`
-	Watch    *WatchResult   `json:"watch,omitempty"`
-	Capture  *CaptureResult `json:"capture,omitempty"`
-	Notify   *NotifyResult  `json:"notify,omitempty"`
+	Keys     []KeyInfo `json:"keys"`
+	MoreKeys int       `json:"more_keys,omitempty"` // found beyond Options.MaxKeys, left out
+	// Search is what the key search covered (as an audit's coverage
+	// block): every key of every master, or the parts not searched and
+	// why. Nil for --key, which needs no search.
+	Search      *report.Coverage `json:"search,omitempty"`
+	SearchNotes []string         `json:"search_notes,omitempty"` // restarts, slots searched again
+	Styles      []Style          `json:"styles"`
+	SlowLog     []SlowEntry      `json:"slowlog"`
+	Watch       *WatchResult     `json:"watch,omitempty"`
+	Capture     *CaptureResult   `json:"capture,omitempty"`
+	Notify      *NotifyResult    `json:"notify,omitempty"`
 
 	// NotObserved are the spans the watch or a capture lost (the
 	// connection failed): nothing is concluded from them.
@@ -116,3 +122,16 @@ func (r *Report) Worst() (finding.Severity, bool) {
 func itoa(i int) string { return strconv.Itoa(i) }
 
 func seconds(s int64) time.Duration { return time.Duration(s) * time.Second }
+
+// NotSearched lists the parts of the keyspace the key search did not
+// cover, and why; none when it covered every key.
+func (r *Report) NotSearched() []string {
+	if r.Search == nil {
+		return nil
+	}
+	var out []string
+	for _, g := range r.Search.NotCovered {
+		out = append(out, g.String())
+	}
+	return out
+}

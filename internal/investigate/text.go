@@ -73,6 +73,15 @@ func (r *Report) textKeys(w io.Writer) {
 		fmt.Fprintf(w, ", %d more left out: narrow the target or raise --max-keys", r.MoreKeys)
 	}
 	fmt.Fprintf(w, ")\n")
+	if r.Search != nil {
+		fmt.Fprintf(w, "  searched: %s\n", r.Search.Summary())
+		for _, g := range r.NotSearched() {
+			fmt.Fprintf(w, "  not searched: %s\n", g)
+		}
+		for _, n := range r.SearchNotes {
+			fmt.Fprintf(w, "  note: %s\n", n)
+		}
+	}
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 	for _, k := range r.Keys {
 		if k.Type == "none" {

@@ -54,9 +54,9 @@ internal/audit/inventory, internal/rdb, internal/glob, internal/progress < inter
 
 # The other tools.
 registry < internal/acl;
-internal/audit/live, internal/audit/report, migration, internal/keyslot, internal/atomicfile, internal/pace, internal/progress, internal/jsonout, internal/resp/redisopt < internal/migrate;
+internal/audit/live, internal/audit/report, migration, internal/keyslot, internal/atomicfile, internal/pace, internal/progress, internal/jsonout, internal/resp, internal/resp/redisopt < internal/migrate;
 internal/audit/live, registry, hotkey, internal/monitor, internal/resp/redisopt, internal/rediscmd, internal/pace, internal/jsonout < internal/hotkeys;
-internal/audit/live, registry, internal/glob, internal/jsonkeys, internal/monitor, internal/resp/redisopt, internal/rediscmd, internal/jsonout < internal/investigate;
+internal/audit/live, registry, internal/glob, internal/jsonkeys, internal/monitor, internal/resp/redisopt, internal/rediscmd, internal/pace, internal/jsonout < internal/investigate;
 analyzer, internal/keyshape, internal/rediscmd, internal/sarif < internal/scancode;
 internal/audit/live, internal/audit/report, hotkey, redishook, internal/atomicfile, internal/jsonout < internal/dashboard;
 
@@ -70,7 +70,7 @@ internal/rediscmd < internal/rediscmd/internal/gencmd;
 internal/rediscmd/internal/gencmd < internal/rediscmd/internal/gen;
 internal/resp, internal/topology < bench/auditbare;
 internal/resp < bench/hotkeysbare;
-NONE < bench/auditgen;
+NONE < bench/auditgen, bench/walkload;
 analyzer < cmd/keylint;
 internal/audit/live, internal/audit/snapshot, internal/acl, internal/codegen, internal/dashboard,
   internal/hotkeys, internal/investigate, internal/migrate, internal/scancode, internal/sarif, internal/topology < cmd/keyguard;

@@ -14,9 +14,13 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/keyguard/keyguard/internal/audit/live"
+	"github.com/keyguard/keyguard/internal/audit/report"
 	"github.com/keyguard/keyguard/internal/keyslot"
 	"github.com/keyguard/keyguard/internal/pace"
 	"github.com/keyguard/keyguard/internal/progress"
+	"github.com/keyguard/keyguard/internal/resp"
+	"github.com/keyguard/keyguard/internal/resp/redisopt"
 )
 
 // Options control a Copy, Verify or Cleanup run. The zero value works.
@@ -146,6 +150,10 @@ type job struct {
 	moreWarn  int64
 	stopped   string
 	notes     []string
+
+	cancel   context.CancelFunc // stops the run
+	errOnce  sync.Once
+	firstErr error
 }
 
 func newJob(op string, p *Plan, rdb redis.UniversalClient, opts Options) *job {
@@ -154,9 +162,13 @@ func newJob(op string, p *Plan, rdb redis.UniversalClient, opts Options) *job {
 	return &job{op: op, plan: p, rdb: rdb, cluster: cluster, opts: opts, lim: pace.New(opts.Rate, opts.Batch)}
 }
 
-// run scans every master and hands each batch of the template's keys to
-// j.work. The result is filled whatever happens; the error says why a run
-// could not finish (not an interrupt, not MaxKeys).
+// run walks every master (every slot of a Cluster, re-planned on its
+// owner when a failover or a migration moves it; a server's database
+// again from the start when the server restarts) with the audit's walk,
+// and hands each batch of the template's keys to j.work. The result is
+// filled whatever happens; the error says why a run could not finish (not
+// an interrupt, not MaxKeys). Complete is true only when every key of the
+// walk was handled: the parts not covered are named.
 func (j *job) run(ctx context.Context) (*Result, error) {
 	start := time.Now()
 	res := &Result{Op: j.op, From: j.plan.From, To: j.plan.To, Type: j.plan.Type, Fields: j.plan.Fields, DryRun: j.opts.DryRun, StartedAt: start.UTC()}
@@ -178,21 +190,31 @@ func (j *job) run(ctx context.Context) (*Result, error) {
 
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	j.cancel = cancel
 	stopProgress := j.startProgress(start)
-	var wg sync.WaitGroup
-	var firstErr error
-	var errOnce sync.Once
-	for i, n := range nodes {
-		ns := j.ps.Nodes[i]
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := j.runNode(runCtx, n, ns); err != nil {
-				errOnce.Do(func() { firstErr = err; cancel() })
-			}
-		}()
+	walked, err := j.walk(runCtx)
+	if err != nil {
+		j.fail(err)
 	}
-	wg.Wait()
+	if walked != nil {
+		res.Coverage = walked.Coverage
+		j.notes = append(j.notes, walked.Notes...)
+		j.mu.Lock()
+		ns := j.ps.Nodes[0]
+		ns.Done = walked.Complete
+		if j.cluster && walked.Complete {
+			ns.Slots = "0-16383"
+		}
+		j.mu.Unlock()
+		if !walked.Complete && j.firstErr == nil && ctx.Err() == nil && j.stopped == "" {
+			var gaps []string
+			for _, g := range walked.Coverage.NotCovered {
+				gaps = append(gaps, g.String())
+			}
+			j.stop("not covered: " + strings.Join(gaps, "; "))
+		}
+	}
+	firstErr := j.firstErr
 	switch {
 	case firstErr != nil:
 		j.stop("error: " + firstErr.Error())
@@ -213,14 +235,30 @@ func (j *job) run(ctx context.Context) (*Result, error) {
 	return res, firstErr
 }
 
-// loadState resumes from the cursor file, or starts every master at 0.
+// fail records the first error of the run and stops it.
+func (j *job) fail(err error) {
+	j.errOnce.Do(func() {
+		j.firstErr = err
+		if j.cancel != nil {
+			j.cancel()
+		}
+	})
+}
+
+// loadState resumes from the cursor file, or starts afresh: one state for
+// a server's database (its SCAN cursor), or one for a whole Cluster (the
+// slots handled).
 func (j *job) loadState(nodes []*node, res *Result) error {
 	fresh := func() []*nodeState {
-		out := make([]*nodeState, len(nodes))
-		for i, n := range nodes {
-			out[i] = &nodeState{ID: n.id, Addr: n.addr, RunID: n.runID}
+		if j.cluster {
+			var addrs []string
+			for _, n := range nodes {
+				addrs = append(addrs, n.addr)
+			}
+			return []*nodeState{{ID: "cluster", Addr: strings.Join(addrs, ",")}}
 		}
-		return out
+		n := nodes[0]
+		return []*nodeState{{ID: n.id, Addr: n.addr, RunID: n.runID}}
 	}
 	if j.opts.CursorFile == "" {
 		j.state = &stateFile{Version: stateVersion, Op: j.op}
@@ -246,106 +284,30 @@ func (j *job) loadState(nodes []*node, res *Result) error {
 	if existed {
 		res.ResumedOf = j.opts.CursorFile
 	}
-	saved := map[string]*nodeState{}
-	for _, ns := range ps.Nodes {
-		saved[ns.ID] = ns
-	}
-	same := len(saved) == len(nodes)
-	for _, n := range nodes {
-		same = same && saved[n.id] != nil
-	}
-	if !same {
-		j.notes = append(j.notes, "the masters and their slots changed since the cursor file was written: every master is scanned again from the start (keys already copied are found and left alone)")
-		ps.Nodes = fresh()
+	want := fresh()[0]
+	if len(ps.Nodes) != 1 || ps.Nodes[0].ID != want.ID {
+		j.notes = append(j.notes, "the server or Cluster changed since the cursor file was written: every key is walked again from the start (keys already copied are found and left alone)")
+		ps.Nodes = []*nodeState{want}
 		return nil
 	}
-	out := make([]*nodeState, len(nodes))
-	for i, n := range nodes {
-		ns := saved[n.id]
-		if ns.RunID != n.runID && !ns.Done {
-			j.notes = append(j.notes, fmt.Sprintf("%s (%s) restarted since the cursor file was written: it is scanned again from the start", n.addr, n.id))
-			ns = &nodeState{ID: n.id, Addr: n.addr, RunID: n.runID}
-		}
-		ns.Addr, ns.RunID = n.addr, n.runID
-		out[i] = ns
+	ns := ps.Nodes[0]
+	if !j.cluster && ns.RunID != want.RunID && !ns.Done {
+		j.notes = append(j.notes, fmt.Sprintf("%s (%s) restarted since the cursor file was written: it is walked again from the start", want.Addr, want.ID))
+		ns = want
 	}
-	ps.Nodes = out
+	ns.Addr, ns.RunID = want.Addr, want.RunID
+	ps.Nodes[0] = ns
 	return nil
 }
 
-// runNode walks one master from its saved cursor. A goroutine runs the
-// SCANs ahead (at most two batches), so that the server scans the next
-// batch while this one is copied; batches are handled and committed in
-// cursor order.
-func (j *job) runNode(ctx context.Context, n *node, ns *nodeState) error {
-	j.mu.Lock()
-	cursor, done := ns.Cursor, ns.Done
-	j.mu.Unlock()
-	if done {
-		return nil
+// walk hands every batch of keys of the walk to j.work; copy asks a
+// server for keys of the template's type only (the others are not copied;
+// verify lists them).
+func (j *job) walk(ctx context.Context) (*live.WalkResult, error) {
+	cfg, addrs, db, cluster, err := redisopt.Reach(ctx, j.rdb)
+	if err != nil {
+		return nil, err
 	}
-	type batch struct {
-		keys []string
-		next uint64
-	}
-	scanCtx, stopScan := context.WithCancel(ctx)
-	defer stopScan()
-	batches := make(chan batch, 2)
-	scanErr := make(chan error, 1)
-	go func() {
-		defer close(batches)
-		for c := cursor; ; {
-			keys, next, err := j.scan(scanCtx, n, c)
-			if err != nil {
-				if scanCtx.Err() == nil {
-					scanErr <- fmt.Errorf("SCAN %s: %w", n.addr, err)
-				}
-				return
-			}
-			select {
-			case batches <- batch{keys, next}:
-			case <-scanCtx.Done():
-				return
-			}
-			if c = next; c == 0 {
-				return
-			}
-		}
-	}()
-	for b := range batches {
-		if j.opts.MaxKeys > 0 && j.keys.Load() >= j.opts.MaxKeys {
-			j.stop("max-keys")
-			return nil
-		}
-		var c Counts
-		pairs := j.pairs(b.keys, &c)
-		if err := j.lim.Wait(ctx, len(pairs)); err != nil {
-			return nil
-		}
-		if len(pairs) > 0 {
-			if err := j.work.batch(ctx, pairs, &c); err != nil {
-				if ctx.Err() != nil {
-					return nil
-				}
-				return fmt.Errorf("%s: %w", n.addr, err)
-			}
-		}
-		j.keys.Add(c.Keys)
-		if err := j.commit(ns, b.next, b.next == 0, c); err != nil {
-			return err
-		}
-	}
-	select {
-	case err := <-scanErr:
-		return err
-	default:
-		return nil
-	}
-}
-
-// scan runs one SCAN; copy asks for keys of the template's type only
-// (the others are not copied; verify lists them).
-func (j *job) scan(ctx context.Context, n *node, cursor uint64) ([]string, uint64, error) {
 	match := j.opts.Match
 	switch {
 	case j.op == opRestore:
@@ -353,10 +315,116 @@ func (j *job) scan(ctx context.Context, n *node, cursor uint64) ([]string, uint6
 	case match == "":
 		match = j.plan.Glob()
 	}
-	if j.op == opCopy {
-		return n.c.ScanType(ctx, cursor, match, int64(j.opts.Batch), j.plan.Type).Result()
+	j.mu.Lock()
+	ns := j.ps.Nodes[0]
+	o := live.WalkOptions{Match: match, Count: j.opts.Batch, Name: "keyguard-migrate", Visit: j.visit, Restarted: j.restarted}
+	if j.op == opCopy && !cluster {
+		o.Type = j.plan.Type
 	}
-	return n.c.Scan(ctx, cursor, match, int64(j.opts.Batch)).Result()
+	if !cluster && ns.Cursor != 0 {
+		o.Cursor = strconv.FormatUint(ns.Cursor, 10)
+	}
+	if cluster {
+		o.Skip = report.ParseSlotRanges(ns.Slots)
+	}
+	j.mu.Unlock()
+	res, err := live.Walk(ctx, live.TargetOf(cfg, addrs, db, cluster), o)
+	if err != nil && ctx.Err() == nil {
+		return nil, fmt.Errorf("walk the keys: %w", err)
+	}
+	return res, nil
+}
+
+// visit handles one batch of the walk and records it (a server's cursor,
+// a Cluster's slots) once done.
+func (j *job) visit(ctx context.Context, b *live.Batch) error {
+	if j.opts.MaxKeys > 0 && j.keys.Load() >= j.opts.MaxKeys {
+		j.stop("max-keys")
+		j.cancel()
+		return ctx.Err()
+	}
+	keys := b.Keys
+	if j.op == opCopy && j.cluster {
+		var err error
+		if keys, err = ofType(ctx, b, j.plan.Type); err != nil {
+			return err
+		}
+	}
+	var c Counts
+	pairs := j.pairs(keys, &c)
+	if err := j.lim.Wait(ctx, len(pairs)); err != nil {
+		return err
+	}
+	if len(pairs) > 0 {
+		if err := j.work.batch(ctx, pairs, &c); err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			err = fmt.Errorf("%s: %w", b.Node, err)
+			j.fail(err)
+			return err
+		}
+	}
+	j.keys.Add(c.Keys)
+	if err := j.commit(j.ps.Nodes[0], b, c); err != nil {
+		j.fail(err)
+		return err
+	}
+	return nil
+}
+
+var typeCmd = resp.NewKeyCmd([]string{"TYPE"})
+
+// ofType keeps the keys of b of type t, as SCAN … TYPE does on a server
+// (a Cluster's slot listing cannot filter by type): one TYPE per key on
+// the walk's connection to the node. A key that answers MOVED or ASK
+// gives its slot back to the walk, which lists it again on its owner.
+func ofType(ctx context.Context, b *live.Batch, t string) ([]string, error) {
+	c := b.Conn
+	if err := c.Begin(ctx); err != nil {
+		return nil, err
+	}
+	for _, k := range b.Keys {
+		c.Key(typeCmd, k)
+	}
+	c.Take()
+	if err := c.Flush(); err != nil {
+		return nil, err
+	}
+	is := make([]bool, len(b.Keys))
+	for i := range b.Keys {
+		rp, err := c.Read()
+		if err != nil {
+			return nil, err
+		}
+		if rp.Kind == '-' {
+			if se := resp.ServerError(rp.Str); live.IsRedirect(se) {
+				b.Redo(i)
+				continue
+			} else {
+				return nil, fmt.Errorf("TYPE: %w", se)
+			}
+		}
+		is[i] = string(rp.Str) == t
+	}
+	var out []string
+	for i, k := range b.Keys {
+		if is[i] && !b.Dropped(i) {
+			out = append(out, k)
+		}
+	}
+	return out, nil
+}
+
+// restarted drops the cursor of a server that restarted during the walk:
+// its walk starts again from the first key, and its counts are those of
+// the new life (keys copied before are found again, and left alone).
+func (j *job) restarted(addr string, db int) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	ns := j.ps.Nodes[0]
+	ns.Cursor, ns.Done, ns.Counts = 0, false, Counts{}
+	j.notes = append(j.notes, fmt.Sprintf("%s restarted during the run: its keys were walked again from the first, and the counts are those of the walk after the restart", addr))
 }
 
 // pairs keeps the keys of the old template and maps them; keys whose
@@ -401,10 +469,14 @@ func (j *job) tombPairs(keys []string, c *Counts, out []pair) []pair {
 }
 
 // commit records a finished batch and saves the cursor file when due.
-func (j *job) commit(ns *nodeState, cursor uint64, done bool, c Counts) error {
+func (j *job) commit(ns *nodeState, b *live.Batch, c Counts) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	ns.Cursor, ns.Done = cursor, done
+	if b.Whole != nil {
+		ns.Slots = report.JoinSlotRanges(ns.Slots, report.SlotRanges(b.Whole))
+	} else if cur, err := strconv.ParseUint(b.Next, 10, 64); err == nil {
+		ns.Cursor, ns.Done = cur, cur == 0
+	}
 	ns.Counts.add(c)
 	j.sinceSave += int(c.Keys)
 	if j.opts.CursorFile == "" || j.sinceSave < j.opts.CheckpointEvery {
@@ -448,12 +520,14 @@ func (j *job) done() float64 {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	var walked, total float64
-	for i, ns := range j.ps.Nodes {
-		w := float64(max(j.nodes[i].dbsize, 1))
+	for _, ns := range j.ps.Nodes {
+		w := float64(max(j.total, 1))
 		total += w
 		switch {
 		case ns.Done:
 			walked += w
+		case ns.Slots != "":
+			walked += w * float64(len(report.ParseSlotRanges(ns.Slots))) / report.ClusterSlots
 		case ns.Cursor != 0:
 			walked += w * float64(bits.Reverse64(ns.Cursor)) / (1 << 64)
 		}
@@ -492,7 +566,7 @@ func (j *job) finish(res *Result, start time.Time) *Result {
 	res.Complete = true
 	for _, ns := range j.ps.Nodes {
 		res.Counts.add(ns.Counts)
-		res.Nodes = append(res.Nodes, NodeResult{ID: ns.ID, Addr: ns.Addr, Cursor: ns.Cursor, Done: ns.Done, Counts: ns.Counts})
+		res.Nodes = append(res.Nodes, NodeResult{ID: ns.ID, Addr: ns.Addr, Cursor: ns.Cursor, Slots: ns.Slots, Done: ns.Done, Counts: ns.Counts})
 		res.Complete = res.Complete && ns.Done
 	}
 	if !res.Complete {

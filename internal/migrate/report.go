@@ -4,12 +4,16 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/keyguard/keyguard/internal/audit/live"
 	"github.com/keyguard/keyguard/internal/human"
 	"github.com/keyguard/keyguard/internal/jsonout"
+	"github.com/keyguard/keyguard/internal/resp/redisopt"
 	"github.com/keyguard/keyguard/registry"
 )
 
@@ -21,30 +25,40 @@ type Sample struct {
 }
 
 // Samples returns up to n keys of the old template found on the masters
-// with SCAN, and their new keys. It only reads.
+// with the audit's walk (every slot of a Cluster), and their new keys. It
+// only reads.
 func (p *Plan) Samples(ctx context.Context, rdb redis.UniversalClient, n int) ([]Sample, error) {
-	nodes, err := discover(ctx, rdb)
+	cfg, addrs, db, cluster, err := redisopt.Reach(ctx, rdb)
 	if err != nil {
 		return nil, err
 	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var mu sync.Mutex
 	var out []Sample
-	for _, nd := range nodes {
-		var cursor uint64
-		for len(out) < n {
-			keys, next, err := nd.c.Scan(ctx, cursor, p.Glob(), 1000).Result()
-			if err != nil {
-				return nil, fmt.Errorf("SCAN %s: %w", nd.addr, err)
-			}
-			for _, k := range keys {
+	_, err = live.Walk(ctx, live.TargetOf(cfg, addrs, db, cluster), live.WalkOptions{
+		Match: p.Glob(),
+		Name:  "keyguard-migrate",
+		Visit: func(_ context.Context, b *live.Batch) error {
+			mu.Lock()
+			defer mu.Unlock()
+			for _, k := range b.Keys {
 				if len(out) < n && p.Owns(k) {
 					out = append(out, p.sample(k))
 				}
 			}
-			if cursor = next; cursor == 0 {
-				break
+			if len(out) >= n {
+				cancel() // enough: the samples need no more
 			}
-		}
+			return nil
+		},
+	})
+	if err != nil && ctx.Err() == nil {
+		return nil, fmt.Errorf("find samples: %w", err)
 	}
+	mu.Lock()
+	defer mu.Unlock()
+	slices.SortFunc(out, func(a, b Sample) int { return strings.Compare(a.Old, b.Old) })
 	return out, nil
 }
 
@@ -167,6 +181,12 @@ func (r *Result) WriteText(w io.Writer) error {
 		would = "would be "
 	}
 	bw.printf("  %s keys of the old template (%s scanned)\n", human.Count(c.Keys), human.Count(c.Scanned))
+	if r.Coverage != nil {
+		bw.printf("  walked: %s\n", r.Coverage.Summary())
+		for _, g := range r.Coverage.NotCovered {
+			bw.printf("  NOT COVERED %s\n", g.String())
+		}
+	}
 	var parts []string
 	add := func(n int64, what string) {
 		if n > 0 {

@@ -1,6 +1,10 @@
 package migrate
 
-import "time"
+import (
+	"time"
+
+	"github.com/keyguard/keyguard/internal/audit/report"
+)
 
 // Counts are what a run did with the keys it saw. Copy fills Copied,
 // Existing, Expired, NotFit, WrongType and NoFields; Verify fills Verified
@@ -68,7 +72,8 @@ type Mismatch struct {
 type NodeResult struct {
 	ID     string `json:"id"` // "db0" (a standalone server's database), or the slot ranges a Cluster master serves
 	Addr   string `json:"addr"`
-	Cursor uint64 `json:"cursor"` // where the SCAN stopped (0 and Done: finished)
+	Cursor uint64 `json:"cursor"`          // a server: where the SCAN stopped (0 and Done: finished)
+	Slots  string `json:"slots,omitempty"` // a Cluster: the slots whose keys were handled
 	Done   bool   `json:"done"`
 	Counts Counts `json:"counts"`
 }
@@ -84,8 +89,11 @@ type Result struct {
 	StartedAt  time.Time     `json:"started_at"`
 	Duration   time.Duration `json:"-"`
 	DurationMS int64         `json:"duration_ms"`
-	// Complete is true when every master was scanned to the end.
-	Complete bool `json:"complete"`
+	// Complete is true when every key of every master (every slot of a
+	// Cluster, through failovers and migrations) was handled, in one life
+	// of its server. Coverage says what was walked, and what not and why.
+	Complete bool             `json:"complete"`
+	Coverage *report.Coverage `json:"coverage,omitempty"`
 	// Stopped says why an incomplete run stopped: interrupted, max-keys,
 	// or the error.
 	Stopped   string `json:"stopped,omitempty"`

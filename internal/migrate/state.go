@@ -40,11 +40,16 @@ type nodeState struct {
 	Addr   string `json:"addr"`
 	RunID  string `json:"run_id"` // the server's run_id: a cursor is only good on the process that gave it
 	Cursor uint64 `json:"cursor"`
+	// Slots are, on a Cluster, the slot ranges whose keys were all
+	// handled: a resumed run walks the others.
+	Slots  string `json:"slots,omitempty"`
 	Done   bool   `json:"done"`
 	Counts Counts `json:"counts"`
 }
 
-const stateVersion = 1
+// stateVersion 2: a Cluster's progress is the slots handled (one state for
+// the whole Cluster), not a SCAN cursor per master.
+const stateVersion = 2
 
 // loadState reads path, or returns an empty state when it does not exist.
 func loadState(path, op string) (*stateFile, bool, error) {

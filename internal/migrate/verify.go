@@ -6,9 +6,14 @@ import (
 	"crypto/sha1"
 	"encoding/hex"
 	"fmt"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/keyguard/keyguard/internal/audit/live"
+	"github.com/keyguard/keyguard/internal/resp/redisopt"
 )
 
 // Verify checks, on every master, that every key of the old template has
@@ -37,23 +42,44 @@ func (p *Plan) Verify(ctx context.Context, rdb redis.UniversalClient, opts Optio
 	return res, err
 }
 
-// tombstones counts the tombstones of the plan's old keys on every master.
+// tombstones counts the tombstones of the plan's old keys on every master,
+// walking as the audit does; a walk that could not cover every key is an
+// error rather than a count too low.
 func (p *Plan) tombstones(ctx context.Context, rdb redis.UniversalClient) (int64, error) {
-	nodes, err := discover(ctx, rdb)
+	cfg, addrs, db, cluster, err := redisopt.Reach(ctx, rdb)
 	if err != nil {
 		return 0, err
 	}
+	var mu sync.Mutex
 	var n int64
-	for _, nd := range nodes {
-		iter := nd.c.Scan(ctx, 0, TombPrefix+"*", 1000).Iterator()
-		for iter.Next(ctx) {
-			if old, fields, _, ok := parseTomb(iter.Val()); ok && fields == (p.Fields != nil) && p.Owns(old) {
-				n++
+	res, err := live.Walk(ctx, live.TargetOf(cfg, addrs, db, cluster), live.WalkOptions{
+		Match: TombPrefix + "*",
+		Name:  "keyguard-migrate",
+		Visit: func(_ context.Context, b *live.Batch) error {
+			mu.Lock()
+			defer mu.Unlock()
+			for _, k := range b.Keys {
+				if old, fields, _, ok := parseTomb(k); ok && fields == (p.Fields != nil) && p.Owns(old) {
+					n++
+				}
 			}
+			return nil
+		},
+		Restarted: func(string, int) {
+			mu.Lock()
+			n = 0
+			mu.Unlock()
+		},
+	})
+	if err != nil {
+		return 0, fmt.Errorf("count tombstones: %w", err)
+	}
+	if !res.Complete {
+		var gaps []string
+		for _, g := range res.Coverage.NotCovered {
+			gaps = append(gaps, g.String())
 		}
-		if err := iter.Err(); err != nil {
-			return 0, fmt.Errorf("SCAN %s: %w", nd.addr, err)
-		}
+		return 0, fmt.Errorf("count tombstones: not covered: %s", strings.Join(gaps, "; "))
 	}
 	return n, nil
 }

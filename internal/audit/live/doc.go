@@ -9,6 +9,10 @@
 //	res, err := live.Run(ctx, reg, t, live.Options{Rate: 20000})
 //	err = res.Report.WriteJSON(os.Stdout) // res.Complete is false unless every key was counted once; Report.Coverage says what was
 //
+// Walk is the same walk for the other tools (investigate's key search,
+// migrate): it hands batches of keys, each with a connection to its node,
+// to the caller's Visit, and returns the coverage block (walk.go).
+//
 // # Safety
 //
 // The walker only reads: SCAN (never KEYS), TYPE, PTTL, MEMORY USAGE,

@@ -40,10 +40,12 @@ type WalkOptions struct {
 	Type  string
 	Count int // keys per batch (SCAN COUNT); default DefaultCount
 
-	// Limiter, shared by every node, paces commands: one per listing round
-	// trip and PerKey (default 1) per key handed to Visit. nil: no limit.
-	Limiter *pace.Limiter
-	PerKey  int
+	// Limiter, shared by every node, paces the walk: one unit per listing
+	// round trip, PerListed per key it listed, and PerKey per key handed
+	// to Visit (the commands Visit sends for it). nil: no limit.
+	Limiter   *pace.Limiter
+	PerKey    int
+	PerListed int
 
 	Replicas       bool // walk a replica of each master instead
 	ReplicasPrefer bool // with Replicas, walk the master where there is no replica
@@ -57,6 +59,14 @@ type WalkOptions struct {
 	IOTimeout time.Duration // bound on one round trip (default DefaultIOTimeout)
 	Name      string        // CLIENT SETNAME of the walk's connections (default keyguard-walk)
 	NoTouch   bool          // CLIENT NO-TOUCH ON (Redis 7.2+) on Batch.Conn: reads leave LRU/LFU clocks alone
+
+	// Cursor starts the walk of a server (one database: Target.Conn.DB is
+	// not AllDBs) at a SCAN cursor an earlier walk handed over in
+	// Batch.Next, instead of 0. Skip are Cluster slots an earlier walk
+	// counted (Batch.Whole): they are not walked again. A walk resumed
+	// this way covers what is left; its coverage says nothing of the rest.
+	Cursor string
+	Skip   []int
 
 	// Visit is called with each batch of keys, from one goroutine per
 	// node walked (at once on several nodes: guard what it shares). It may
@@ -86,6 +96,13 @@ type Batch struct {
 	// Conn is a connection to Node, at DB (READONLY on a replica), for
 	// the caller's commands; it is the walk's, and must not be closed.
 	Conn *resp.Conn
+	// Next is, on a server, the SCAN cursor after this batch ("0" after
+	// the last): where WalkOptions.Cursor resumes once the batch is done.
+	Next string
+	// Whole is, on a Cluster, the slots this batch lists whole (with or
+	// without keys): those not given back (Redone) are counted once Visit
+	// returns nil, and an earlier walk's WalkOptions.Skip.
+	Whole []int
 
 	redo map[int]bool // Cluster slots given back
 	gone []bool       // server: keys given back
@@ -117,6 +134,9 @@ func (b *Batch) Dropped(i int) bool {
 	}
 	return b.gone != nil && b.gone[i]
 }
+
+// Redone reports whether a Cluster slot of the batch was given back.
+func (b *Batch) Redone(slot int) bool { return b.redo[slot] }
 
 // IsRedirect reports a MOVED or ASK reply (from this package's
 // connections or another client's): the key's slot is served elsewhere.
@@ -155,21 +175,40 @@ func Walk(ctx context.Context, t Target, o WalkOptions) (*WalkResult, error) {
 	if t.Cluster && t.Conn.DB > 0 {
 		return nil, fmt.Errorf("database %d: a Redis Cluster has only database 0", t.Conn.DB)
 	}
-	if o.PerKey <= 0 {
-		o.PerKey = 1
-	}
+	o.PerKey, o.PerListed = max(o.PerKey, 0), max(o.PerListed, 0)
 	if o.Restarts == 0 {
 		o.Restarts = DefaultRestarts
 	}
 	opts := Options{Count: o.Count, Match: o.Match, Replicas: o.Replicas, ReplicasPrefer: o.ReplicasPrefer, RetryFor: o.RetryFor, IOTimeout: o.IOTimeout}.withDefaults()
 	if b := o.Limiter.Burst(); b > 0 {
 		// One batch's commands fit one burst, so the pace stays even.
-		opts.Count = max(1, min(opts.Count, b/o.PerKey))
+		opts.Count = max(1, min(opts.Count, b/max(o.PerKey+o.PerListed, 1)))
 	}
 	r := &run{t: t, opts: opts, name: cmp.Or(o.Name, "keyguard-walk"), runIDs: map[string]string{}}
 	plans, err := r.plan(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if o.Cursor != "" {
+		if _, ok := resp.ParseInt([]byte(o.Cursor)); !ok || len(plans) != 1 || t.Cluster {
+			return nil, fmt.Errorf("walk: cursor %q: a SCAN cursor resumes the walk of one database of one server", o.Cursor)
+		}
+		plans[0].cursor = o.Cursor
+	}
+	if len(o.Skip) > 0 {
+		skip := map[int]bool{}
+		for _, s := range o.Skip {
+			skip[s] = true
+		}
+		keep := func(ss []int) []int { return slices.DeleteFunc(slices.Clone(ss), func(s int) bool { return skip[s] }) }
+		plans = slices.DeleteFunc(plans, func(p nodePlan) bool { return len(keep(p.slotList)) == 0 })
+		for i := range plans {
+			plans[i].slotList = keep(plans[i].slotList)
+		}
+		r.startLeft = slices.DeleteFunc(r.startLeft, func(p pending) bool { return len(keep(p.slots)) == 0 })
+		for i := range r.startLeft {
+			r.startLeft[i].slots = keep(r.startLeft[i].slots)
+		}
 	}
 	k := &keyWalk{r: r, o: o}
 	if t.Cluster {
@@ -408,6 +447,7 @@ func (n *nodeWalk) walkServer(ctx context.Context) {
 				f(n.plan.addr, n.plan.db)
 			}
 			n.runID, n.listed, n.moved, n.shrunk, n.keysEnd = re.now, 0, 0, false, -1
+			n.plan.cursor = "0"
 			if k, err := n.keysNow(ctx); err == nil {
 				n.keysStart = k
 			}
@@ -500,7 +540,7 @@ func (n *nodeWalk) listServer(ctx context.Context, out chan<- *keyBatch) error {
 	}()
 	o, count := &n.k.o, strconv.Itoa(n.k.r.opts.Count)
 	var shrink shrinkWatch
-	for cursor := "0"; ; {
+	for cursor := n.plan.cursor; ; {
 		var b *keyBatch
 		err := n.retry(ctx, &c, func(c *resp.Conn) error {
 			if err := o.Limiter.Wait(ctx, 1); err != nil {
@@ -530,6 +570,10 @@ func (n *nodeWalk) listServer(ctx context.Context, out chan<- *keyBatch) error {
 			return err
 		}
 		cursor = b.next
+		// SCAN reads about COUNT keys, whatever MATCH and TYPE return.
+		if err := o.Limiter.Wait(ctx, max(int(b.listed), n.k.r.opts.Count)*o.PerListed); err != nil {
+			return err
+		}
 		select {
 		case out <- b:
 		case <-ctx.Done():
@@ -624,7 +668,10 @@ func (n *nodeWalk) visit(ctx context.Context, c *resp.Conn, b *keyBatch) error {
 	if err := o.Limiter.Wait(ctx, len(b.Keys)*o.PerKey); err != nil {
 		return err
 	}
-	b.Node, b.DB, b.Role, b.Conn = n.plan.addr, n.plan.db, n.plan.role, c
+	b.Node, b.DB, b.Role, b.Conn, b.Next = n.plan.addr, n.plan.db, n.plan.role, c, b.next
+	if b.slots != nil {
+		b.Next, b.Whole = "", slices.DeleteFunc(slices.Clone(b.slots), func(s int) bool { return slices.Contains(b.bad, s) })
+	}
 	err := o.Visit(ctx, &b.Batch)
 	b.Conn = nil
 	if err != nil && !lostConn(err) {
@@ -793,11 +840,16 @@ func (n *nodeWalk) listSlots(ctx context.Context, out chan<- *keyBatch) error {
 		n.next += len(chunk)
 		n.listedSlots += int64(len(chunk))
 		n.listedKeys += b.listed
+		if err := o.Limiter.Wait(ctx, int(b.listed)*o.PerListed); err != nil {
+			return err
+		}
 		lost := b.next == "lost"
-		select {
-		case out <- b:
-		case <-ctx.Done():
-			return ctx.Err()
+		for _, part := range b.split(n.k.r.opts.Count) {
+			select {
+			case out <- part:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
 		}
 		if lost {
 			return errNotOwner
@@ -892,6 +944,48 @@ func (n *nodeWalk) readSlots(c *resp.Conn, chunk []int) (*keyBatch, error) {
 		b.Slots = []int{} // a Cluster batch, though without keys
 	}
 	return b, nil
+}
+
+// split cuts a Cluster batch at slot boundaries into batches of at most
+// count keys (a slot that holds more stays whole), so that Visit gets
+// batches of the size asked for.
+func (b *keyBatch) split(count int) []*keyBatch {
+	if len(b.Keys) <= count {
+		return []*keyBatch{b}
+	}
+	bad := map[int]bool{}
+	for _, s := range b.bad {
+		bad[s] = true
+	}
+	var out []*keyBatch
+	cur := &keyBatch{}
+	k := 0 // next key of b
+	for i, s := range b.slots {
+		from := k
+		for k < len(b.Keys) && b.Slots[k] == s {
+			k++
+		}
+		if len(cur.Keys) > 0 && len(cur.Keys)+k-from > count {
+			out = append(out, cur)
+			cur = &keyBatch{}
+		}
+		cur.slots = append(cur.slots, s)
+		cur.slotKeys = append(cur.slotKeys, b.slotKeys[i])
+		cur.listed += b.slotKeys[i]
+		if bad[s] {
+			cur.bad = append(cur.bad, s)
+		}
+		cur.Keys = append(cur.Keys, b.Keys[from:k]...)
+		cur.Slots = append(cur.Slots, b.Slots[from:k]...)
+	}
+	cur.next = b.next
+	out = append(out, cur)
+	for _, p := range out {
+		if p.Slots == nil {
+			p.Slots = []int{}
+		}
+	}
+	return out
 }
 
 // visitSlots hands the listed slots to Visit. A batch Visit fails on is

@@ -210,7 +210,7 @@ func TestWalkServerRestartedMidWalk(t *testing.T) {
 			done := make(chan outcome, 1)
 			go func() {
 				// About 2 s a walk: the restart lands in its middle.
-				res, err := Walk(ctx, Target{Conn: Conn{Addr: s.Addr}}, WalkOptions{Count: 50, Limiter: pace.New(float64(n)/2, 100),
+				res, err := Walk(ctx, Target{Conn: Conn{Addr: s.Addr}}, WalkOptions{Count: 50, Limiter: pace.New(float64(n)/2, 100), PerKey: 1,
 					Restarts: restarts, Visit: sn.visit, Restarted: sn.restarted})
 				done <- outcome{res, err}
 			}()
@@ -303,7 +303,7 @@ func walkDuring(t *testing.T, c *redistest.Cluster, n int, rate float64, fault f
 	}
 	done := make(chan outcome, 1)
 	go func() {
-		res, err := Walk(context.Background(), clusterTarget(c), WalkOptions{Limiter: pace.New(rate, int(rate/4)), Visit: sn.visit})
+		res, err := Walk(context.Background(), clusterTarget(c), WalkOptions{Limiter: pace.New(rate, int(rate/4)), PerKey: 1, Visit: sn.visit})
 		done <- outcome{res, err}
 	}()
 	select {
@@ -350,4 +350,42 @@ func TestWalkClusterFaults(t *testing.T) {
 			t.Errorf("the migration did not reach the walk: %q", res.Notes)
 		}
 	})
+}
+
+// split keeps whole slots together, in order, with at most count keys a
+// part unless one slot holds more, and loses nothing.
+func TestKeyBatchSplit(t *testing.T) {
+	b := &keyBatch{slots: []int{1, 2, 3, 4, 5, 6}, slotKeys: []int64{3, 0, 1, 7, 2, 2}, bad: []int{2}, next: "lost"}
+	for i, s := range b.slots {
+		for j := range b.slotKeys[i] {
+			b.Keys = append(b.Keys, fmt.Sprintf("k%d.%d", s, j))
+			b.Slots = append(b.Slots, s)
+		}
+		b.listed += b.slotKeys[i]
+	}
+	for count := 1; count <= 16; count++ {
+		parts := b.split(count)
+		var keys []string
+		var slots []int
+		var listed int64
+		for i, p := range parts {
+			keys = append(keys, p.Keys...)
+			slots = append(slots, p.slots...)
+			listed += p.listed
+			if len(p.Keys) > count && len(p.slots) > 1 {
+				t.Errorf("count %d: part %d holds %d keys of slots %v", count, i, len(p.Keys), p.slots)
+			}
+			for j, s := range p.Slots {
+				if !strings.HasPrefix(p.Keys[j], fmt.Sprintf("k%d.", s)) {
+					t.Errorf("count %d: key %s in slot %d", count, p.Keys[j], s)
+				}
+			}
+			if (p.next == "lost") != (i == len(parts)-1) {
+				t.Errorf("count %d: part %d next %q", count, i, p.next)
+			}
+		}
+		if strings.Join(keys, ",") != strings.Join(b.Keys, ",") || fmt.Sprint(slots) != fmt.Sprint(b.slots) || listed != b.listed {
+			t.Errorf("count %d: parts hold %v %v, want %v %v", count, keys, slots, b.Keys, b.slots)
+		}
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"net"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -64,5 +65,26 @@ func TestConfigReachesTheServer(t *testing.T) {
 	o = &redis.Options{Addr: srv.Addr, CredentialsProviderContext: func(context.Context) (string, string, error) { return "", "", boom }}
 	if _, err := Config(ctx, o); !errors.Is(err, boom) {
 		t.Errorf("failing provider: %v", err)
+	}
+}
+
+// TestReach: a server client gives its address and database, a Cluster
+// client its seeds, database 0 and its credentials; another client type
+// is an error naming it.
+func TestReach(t *testing.T) {
+	ctx := context.Background()
+	cfg, addrs, db, cluster, err := Reach(ctx, redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", DB: 3, Username: "u", Password: "p"}))
+	if err != nil || cluster || db != 3 || len(addrs) != 1 || addrs[0] != "127.0.0.1:1" || cfg.Username != "u" || cfg.Password != "p" {
+		t.Errorf("server: %+v %v %d %v %v", cfg, addrs, db, cluster, err)
+	}
+	cc := redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{"127.0.0.1:2", "127.0.0.1:3"},
+		CredentialsProvider: func() (string, string) { return "cu", "cp" }})
+	defer cc.Close()
+	cfg, addrs, db, cluster, err = Reach(ctx, cc)
+	if err != nil || !cluster || db != 0 || len(addrs) != 2 || addrs[1] != "127.0.0.1:3" || cfg.Username != "cu" || cfg.Password != "cp" {
+		t.Errorf("cluster: %+v %v %d %v %v", cfg, addrs, db, cluster, err)
+	}
+	if _, _, _, _, err := Reach(ctx, redis.NewRing(&redis.RingOptions{Addrs: map[string]string{"a": "127.0.0.1:4"}})); err == nil || !strings.Contains(err.Error(), "Ring") {
+		t.Errorf("ring: %v", err)
 	}
 }
