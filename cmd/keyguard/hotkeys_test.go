@@ -3,6 +3,9 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -175,5 +178,81 @@ func TestHotkeysLFUAndMonitor(t *testing.T) {
 	}
 	if !strings.Contains(errOut, "MONITOR on 1 master for 1s") {
 		t.Errorf("stderr: %q", errOut)
+	}
+}
+
+// TestAuditAndHotkeysAgreeUnderLFU: on a server under allkeys-lfu with
+// the default lfu-log-factor, one key read 30,000 times among 20,000 is
+// a hot-key finding of the audit and the first key of hotkeys with its
+// defaults (every key read, only counters with evidence listed), with the
+// same counter give or take the one step the audit's own reads may add.
+func TestAuditAndHotkeysAgreeUnderLFU(t *testing.T) {
+	ctx := context.Background()
+	srv := redistest.Start(t, "maxmemory-policy allkeys-lfu")
+	c := srv.Client(t)
+	p := c.Pipeline()
+	for i := range 20_000 {
+		p.Set(ctx, fmt.Sprintf("config:global:k%d", i), "x", 0)
+		if p.Len() == 2000 {
+			if _, err := p.Exec(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	p.Set(ctx, "config:global:banner", "x", 0)
+	for range 30 {
+		for range 1000 {
+			p.Get(ctx, "config:global:banner")
+		}
+		if _, err := p.Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dir := t.TempDir()
+	auditOut := filepath.Join(dir, "audit.json")
+	if code, _, errOut := runCLI(t, "", "audit", "--registry", hotRegistry, "--redis", srv.URL(), "--format", "json", "--out", auditOut, "--fail-on", "never"); code != exitClean {
+		t.Fatalf("audit: exit %d %s", code, errOut)
+	}
+	var audit struct {
+		Findings []struct{ Rule, Key, Message string }
+	}
+	raw, err := os.ReadFile(auditOut)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, &audit); err != nil {
+		t.Fatal(err)
+	}
+	auditFreq := -1
+	for _, f := range audit.Findings {
+		if f.Rule == "hot-key" {
+			if f.Key != "config:global:banner" || auditFreq >= 0 {
+				t.Fatalf("audit hot-key findings: %+v", audit.Findings)
+			}
+			fmt.Sscanf(f.Message, "LFU counter %d", &auditFreq)
+		}
+	}
+	if auditFreq < 32 {
+		t.Fatalf("audit: no hot-key finding for config:global:banner with its counter: %+v", audit.Findings)
+	}
+	code, out, errOut := runCLI(t, "", "hotkeys", "--registry", hotRegistry, "--redis", srv.URL(), "--format", "json", "--fail-on", "never")
+	if code != exitClean {
+		t.Fatalf("hotkeys: exit %d %s", code, errOut)
+	}
+	var hot struct {
+		Keys []struct {
+			Key  string
+			Freq int `json:"lfu_freq"`
+		}
+		LFU struct{ Nodes []struct{ Sampled int } }
+	}
+	if err := json.Unmarshal([]byte(out), &hot); err != nil {
+		t.Fatal(err)
+	}
+	if len(hot.Keys) != 1 || hot.Keys[0].Key != "config:global:banner" || len(hot.LFU.Nodes) != 1 || hot.LFU.Nodes[0].Sampled != 20_001 {
+		t.Fatalf("hotkeys: %s", out)
+	}
+	if d := hot.Keys[0].Freq - auditFreq; d < -1 || d > 1 {
+		t.Errorf("counters: audit %d, hotkeys %d", auditFreq, hot.Keys[0].Freq)
 	}
 }

@@ -3,7 +3,7 @@
 // servers' LFU counters and a bounded MONITOR sample into one report per
 // key, template and region.
 //
-//	lfu, err := hotkeys.SampleLFU(ctx, rdb, hotkeys.LFUOptions{})
+//	lfu, err := hotkeys.WalkLFU(ctx, rdb, hotkeys.LFUOptions{})
 //	rep := hotkeys.BuildReport(reg, sdkReports, lfu, nil, hotkeys.ReportOptions{})
 //	err = rep.WriteText(os.Stdout)
 //

@@ -5,13 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/keyguard/keyguard/hotkey"
+	"github.com/keyguard/keyguard/internal/audit/live"
+	"github.com/keyguard/keyguard/internal/audit/report"
 	"github.com/keyguard/keyguard/internal/pace"
 	"github.com/keyguard/keyguard/internal/resp"
 	"github.com/keyguard/keyguard/internal/resp/redisopt"
@@ -44,6 +46,9 @@ type LFUOptions struct {
 	TopK int
 	// Floor is the lowest counter listed (LFUEvidence).
 	Floor int
+	// RetryFor is how long a node may fail before its part is given up
+	// as not covered (live.DefaultRetryFor).
+	RetryFor time.Duration
 }
 
 // LFUNode is one node's part of the walk.
@@ -52,8 +57,9 @@ type LFUNode struct {
 	Policy string `json:"policy,omitempty"` // maxmemory-policy, "" when unknown
 	// Sampled is how many keys' counters were read.
 	Sampled int `json:"sampled"`
-	// Whole is true when the walk covered the node's keyspace (SCAN
-	// returned to cursor 0), false when --sample or an error stopped it.
+	// Whole is true when the walk covered the node's keyspace (on a
+	// Cluster, every slot it was walked for), false when --sample or an
+	// error stopped it.
 	Whole bool `json:"whole"`
 	// Skipped says why OBJECT FREQ was not used on this node ("" when it was).
 	Skipped string `json:"skipped,omitempty"`
@@ -77,17 +83,23 @@ type LFUResult struct {
 	Nodes []LFUNode `json:"nodes"`
 	Floor int       `json:"floor"` // the lowest counter listed
 	Keys  []LFUKey  `json:"-"`     // highest counter first (in Report.Keys)
+	// Coverage is the walk's coverage block, as in an audit report: the
+	// nodes and slots walked, and what was not covered and why.
+	Coverage *report.Coverage `json:"coverage,omitempty"`
 }
 
-// WalkLFU reads the LFU counter of every key of every master in addrs
-// (or the first Sample keys of each), on nodes whose maxmemory-policy is
-// an LFU policy; other nodes are skipped with the reason. Each master
-// gets two connections: one SCANs, the other reads the counters of the
-// keys it returned, pipelined (walkNode). It only
-// reads (OBJECT FREQ does not touch the key). conn gives the network,
-// credentials, TLS and dialer (its Addr is ignored). On an error or a
-// cancelled ctx, what was read so far is returned with the error.
-func WalkLFU(ctx context.Context, conn *redis.Options, addrs []string, opts LFUOptions) (*LFUResult, error) {
+// WalkLFU reads the LFU counter of every key rdb reaches (a server's
+// database, or every master of a Cluster), or the first Sample keys of
+// each master, on nodes whose maxmemory-policy is an LFU policy; other
+// nodes are skipped with the reason. It walks on the walk the audit and
+// the other tools share (live.Walk): a server with SCAN, a Cluster slot
+// by slot, each slot counted whole once on its owner of the moment and
+// walked again on its new owner after a failover or a migration, a
+// server's walk started again when it restarts; the result carries the
+// walk's coverage. Per batch one pipeline of OBJECT FREQ (which does not
+// touch the key) while the walk lists the next batch. On a part not
+// covered or a cancelled ctx, what was read is returned with an error.
+func WalkLFU(ctx context.Context, rdb redis.UniversalClient, opts LFUOptions) (*LFUResult, error) {
 	if opts.Count <= 0 {
 		opts.Count = DefaultLFUCount
 	}
@@ -97,212 +109,257 @@ func WalkLFU(ctx context.Context, conn *redis.Options, addrs []string, opts LFUO
 	if opts.Floor <= 0 {
 		opts.Floor = LFUEvidence
 	}
-	cfg, err := redisopt.Config(ctx, conn)
+	cfg, addrs, db, cluster, err := redisopt.Reach(ctx, rdb)
 	if err != nil {
 		return nil, err
 	}
-	res := &LFUResult{Nodes: make([]LFUNode, len(addrs)), Floor: opts.Floor}
-	keys := make([][]LFUKey, len(addrs))
-	errs := make([]error, len(addrs))
-	var wg sync.WaitGroup
-	for i, addr := range addrs {
-		wg.Go(func() { res.Nodes[i], keys[i], errs[i] = walkNode(ctx, cfg, conn.DB, addr, opts) })
-	}
-	wg.Wait()
-	for i, err := range errs {
-		if err != nil {
-			res.Nodes[i].Addr, res.Nodes[i].Stopped = addrs[i], oneLine(err.Error())
+	nodes := addrs[:1]
+	if cluster {
+		if nodes, err = MasterAddrs(ctx, rdb); err != nil {
+			return nil, err
 		}
 	}
-	for _, k := range keys {
-		res.Keys = append(res.Keys, k...)
+	w := &lfuWalk{opts: opts, masters: len(nodes), nodes: map[string]*lfuNode{}}
+	lfu, err := w.checkPolicies(ctx, cfg, db, nodes)
+	if err != nil {
+		return nil, err
 	}
-	res.Keys = topLFU(res.Keys, opts.TopK)
-	slices.SortFunc(res.Nodes, func(a, b LFUNode) int { return strings.Compare(a.Addr, b.Addr) })
-	return res, errors.Join(errs...)
+	if lfu == 0 {
+		// No LFU counters anywhere: nothing to walk.
+		return w.result(ctx, &live.WalkResult{})
+	}
+	ctx, w.stop = context.WithCancel(ctx)
+	defer w.stop()
+	t := live.TargetOf(cfg, addrs, db, cluster)
+	var lim *pace.Limiter
+	if opts.Rate > 0 {
+		// --rate is per master; the walk's limiter is shared by all.
+		lim = pace.New(float64(opts.Rate*w.masters), max(opts.Count, 1))
+	}
+	wr, err := live.Walk(ctx, t, live.WalkOptions{
+		Match: opts.Match, Count: opts.Count, Limiter: lim, PerKey: 1, Name: "keyguard-hotkeys", RetryFor: opts.RetryFor,
+		Visit: w.visit, Restarted: w.restarted,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return w.result(ctx, wr)
 }
 
 var objectFreq = resp.NewKeyCmd([]string{"OBJECT", "FREQ"})
 
-// maxInflight is how many batches of OBJECT FREQ are sent before the
-// replies of the first are read: enough to keep the server busy while
-// the client reads.
-const maxInflight = 4
+// lfuWalk is the state of one WalkLFU; Visit runs on one goroutine per
+// node.
+type lfuWalk struct {
+	opts    LFUOptions
+	masters int
+	stop    context.CancelFunc
 
-// walkNode walks one master with two connections: one SCANs ahead and
-// hands the keys over, the other reads their counters, maxInflight batches in
-// flight, so that neither waits for the other's round trips.
-func walkNode(ctx context.Context, cfg resp.Config, db int, addr string, opts LFUOptions) (LFUNode, []LFUKey, error) {
-	n := LFUNode{Addr: addr}
-	sess := resp.Session{Name: "keyguard-hotkeys", DB: db}
-	c, err := resp.Dial(ctx, cfg, addr, sess)
-	if err != nil {
-		return n, nil, err
+	mu      sync.Mutex
+	nodes   map[string]*lfuNode
+	full    int  // nodes that read their Sample
+	sampled bool // the walk was stopped because every master read its Sample
+}
+
+// lfuNode is what the walk read on one node.
+type lfuNode struct {
+	LFUNode
+	checked bool
+	found   []LFUKey
+}
+
+func (w *lfuWalk) node(addr string) *lfuNode {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n := w.nodes[addr]
+	if n == nil {
+		n = &lfuNode{LFUNode: LFUNode{Addr: addr}}
+		w.nodes[addr] = n
 	}
-	defer c.Close()
-	policy, err := configGet(ctx, c, "maxmemory-policy")
-	if err != nil {
-		n.Skipped = fmt.Sprintf("CONFIG GET maxmemory-policy refused (%v): cannot tell whether the LFU counters exist", oneLine(err.Error()))
-		return n, nil, nil
+	return n
+}
+
+// visit reads the counters of one batch; a call that fails keeps nothing
+// (the walk hands the batch, or its slots, over again).
+func (w *lfuWalk) visit(ctx context.Context, b *live.Batch) error {
+	n := w.node(b.Node)
+	if err := n.checkPolicy(ctx, b.Conn); err != nil || n.Skipped != "" {
+		return err
 	}
-	n.Policy = policy
-	if !strings.HasSuffix(n.Policy, "-lfu") {
-		n.Skipped = fmt.Sprintf("maxmemory-policy is %s: OBJECT FREQ needs allkeys-lfu or volatile-lfu", n.Policy)
-		return n, nil, nil
-	}
-	sc, err := resp.Dial(ctx, cfg, addr, sess)
-	if err != nil {
-		return n, nil, err
-	}
-	defer sc.Close()
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	batches := make(chan []string, 2*maxInflight)
-	var whole bool
-	var scanErr error
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		defer close(batches)
-		whole, scanErr = scanKeys(ctx, sc, opts, batches)
-	}()
-	var found []LFUKey
-	var inflight [][]string
-	read := func(batch []string) error {
-		for _, k := range batch {
-			rp, err := c.Read()
-			switch {
-			case err != nil:
-				return fmt.Errorf("%s: %w", addr, err)
-			case rp.Kind == '-':
-				return fmt.Errorf("OBJECT FREQ on %s: %s", addr, rp.Str)
-			case rp.Kind == ':' && int(rp.N) >= opts.Floor:
-				found = append(found, LFUKey{Key: k, Freq: int(rp.N), Node: addr})
-			} // null: the key is gone since SCAN returned it
+	keys := b.Keys
+	if w.opts.Sample > 0 {
+		w.mu.Lock()
+		left := w.opts.Sample - n.Sampled
+		w.mu.Unlock()
+		if left <= 0 {
+			return nil
 		}
-		n.Sampled += len(batch)
-		if len(found) > 4*opts.TopK {
-			found = topLFU(found, opts.TopK)
+		keys = keys[:min(len(keys), left)]
+	}
+	found, err := readFreqs(ctx, b, keys, w.opts.Floor)
+	if err != nil {
+		return err
+	}
+	read := 0
+	for i := range keys {
+		if !b.Dropped(i) {
+			read++
 		}
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n.Sampled += read
+	n.found = append(n.found, found...)
+	if len(n.found) > 4*w.opts.TopK {
+		n.found = topLFU(n.found, w.opts.TopK)
+	}
+	if w.opts.Sample > 0 && n.Sampled >= w.opts.Sample {
+		if w.full++; w.full >= w.masters {
+			w.sampled = true
+			w.stop()
+		}
+	}
+	return nil
+}
+
+// restarted drops what was read of a server that restarted: its walk
+// starts again from its first key.
+func (w *lfuWalk) restarted(addr string, _ int) {
+	n := w.node(addr)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n.Sampled, n.found = 0, nil
+}
+
+// result joins the nodes' counters and the walk's coverage; every part
+// not covered is an error.
+func (w *lfuWalk) result(ctx context.Context, wr *live.WalkResult) (*LFUResult, error) {
+	res := &LFUResult{Floor: w.opts.Floor, Coverage: wr.Coverage}
+	stopped := map[string][]string{}
+	var errs []error
+	cov := wr.Coverage
+	if cov == nil {
+		cov = &report.Coverage{}
+	}
+	if w.sampled {
+		for i := range cov.NotCovered {
+			cov.NotCovered[i].Reason = fmt.Sprintf("stopped by --sample once every master had %d keys read", w.opts.Sample)
+		}
+	} else {
+		for _, g := range cov.NotCovered {
+			stopped[g.Node] = append(stopped[g.Node], g.Reason)
+			what := g.Node
+			if g.Slots != "" {
+				what = fmt.Sprintf("slots %s (last tried on %s)", g.Slots, g.Node)
+			}
+			errs = append(errs, fmt.Errorf("%s not covered: %s", what, g.Reason))
+		}
+		if len(errs) == 0 && ctx.Err() != nil {
+			errs = append(errs, ctx.Err())
+		}
+	}
+	for _, cn := range cov.Nodes {
+		n := w.node(cn.Addr)
+		n.Whole = !w.sampled && len(stopped[cn.Addr]) == 0 && !slices.ContainsFunc(cn.DBs, func(d report.CoverageDB) bool { return !d.Complete })
+	}
+	for _, n := range w.nodes {
+		switch r := stopped[n.Addr]; {
+		case n.Skipped != "":
+		case len(r) > 0:
+			n.Stopped = oneLine(strings.Join(r, "; "))
+		case !n.Whole && !w.sampled && len(cov.Nodes) > 0:
+			n.Stopped = "it stopped serving some of its slots during the walk (a failover or a migration): they were read on their new owner"
+		}
+		res.Nodes = append(res.Nodes, n.LFUNode)
+		res.Keys = append(res.Keys, n.found...)
+	}
+	res.Keys = topLFU(res.Keys, w.opts.TopK)
+	slices.SortFunc(res.Nodes, func(a, b LFUNode) int { return strings.Compare(a.Addr, b.Addr) })
+	return res, errors.Join(errs...)
+}
+
+// checkPolicies reads the maxmemory-policy of the masters before the
+// walk and returns how many have LFU counters. A node the walk reaches
+// later (a replica promoted meanwhile) is checked on its first batch.
+func (w *lfuWalk) checkPolicies(ctx context.Context, cfg resp.Config, db int, addrs []string) (int, error) {
+	lfu := 0
+	for _, addr := range addrs {
+		c, err := resp.Dial(ctx, cfg, addr, resp.Session{Name: "keyguard-hotkeys", DB: db})
+		if err != nil {
+			return 0, err
+		}
+		n := w.node(addr)
+		err = n.checkPolicy(ctx, c)
+		c.Close()
+		if err != nil {
+			return 0, fmt.Errorf("%s: %w", addr, err)
+		}
+		if n.Skipped == "" {
+			lfu++
+		}
+	}
+	return lfu, nil
+}
+
+// checkPolicy reads the node's maxmemory-policy once: OBJECT FREQ needs
+// an LFU policy.
+func (n *lfuNode) checkPolicy(ctx context.Context, c *resp.Conn) error {
+	if n.checked {
 		return nil
 	}
-	fail := func(err error) (LFUNode, []LFUKey, error) {
-		cancel()
-		for range batches { // let the scanner stop
-		}
-		<-done
-		return n, topLFU(found, opts.TopK), err
+	policy, err := configGet(ctx, c, "maxmemory-policy")
+	var se resp.ServerError
+	switch {
+	case errors.As(err, &se):
+		n.Skipped = fmt.Sprintf("CONFIG GET maxmemory-policy refused (%v): cannot tell whether the LFU counters exist", oneLine(se.Error()))
+	case err != nil:
+		return err
+	case !strings.HasSuffix(policy, "-lfu"):
+		n.Skipped = fmt.Sprintf("maxmemory-policy is %s: OBJECT FREQ needs allkeys-lfu or volatile-lfu", policy)
 	}
-	for batch := range batches {
-		if err := c.Begin(ctx); err != nil {
-			return fail(err)
-		}
-		for _, k := range batch {
-			c.Key(objectFreq, k)
-		}
-		c.Take()
-		if err := c.Flush(); err != nil {
-			return fail(fmt.Errorf("%s: %w", addr, err))
-		}
-		inflight = append(inflight, batch)
-		if len(inflight) == maxInflight {
-			if err := read(inflight[0]); err != nil {
-				return fail(err)
-			}
-			inflight = inflight[1:]
-		}
-	}
-	for _, b := range inflight {
-		if err := read(b); err != nil {
-			return fail(err)
-		}
-	}
-	<-done
-	n.Whole = whole
-	if scanErr != nil {
-		scanErr = fmt.Errorf("SCAN on %s: %w", addr, scanErr)
-	}
-	return n, topLFU(found, opts.TopK), scanErr
+	n.Policy, n.checked = policy, true
+	return nil
 }
 
-// scanKeys SCANs c and sends the keys, a batch per reply, at most
-// opts.Sample in all when it is set, paced to opts.Rate keys a second.
-// whole is true when SCAN came back to cursor 0 with every key sent.
-func scanKeys(ctx context.Context, c *resp.Conn, opts LFUOptions, out chan<- []string) (whole bool, err error) {
-	scan := []string{"SCAN", "0", "COUNT", strconv.Itoa(opts.Count)}
-	if opts.Match != "" {
-		scan = append(scan, "MATCH", opts.Match)
+// readFreqs reads OBJECT FREQ of keys (the batch's, or the first of them)
+// in one round trip and returns those at or above floor. A key whose slot
+// moved is given back to the walk (b.Redo), and so is every key of its
+// slot in the batch.
+func readFreqs(ctx context.Context, b *live.Batch, keys []string, floor int) ([]LFUKey, error) {
+	c := b.Conn
+	if err := c.Begin(ctx); err != nil {
+		return nil, err
 	}
-	lim := pace.New(float64(opts.Rate), max(opts.Count, 1))
-	sent := 0
-	for {
-		if err := c.Begin(ctx); err != nil {
-			return false, err
-		}
-		c.Cmd(scan...)
-		c.Take()
-		if err := c.Flush(); err != nil {
-			return false, err
-		}
-		cursor, keys, err := readScan(c, nil)
-		if err != nil {
-			return false, err
-		}
-		scan[1] = cursor
-		cut := opts.Sample > 0 && sent+len(keys) > opts.Sample
-		if cut {
-			keys = keys[:opts.Sample-sent]
-		}
-		if len(keys) > 0 {
-			select {
-			case out <- keys:
-			case <-ctx.Done():
-				return false, ctx.Err()
-			}
-			sent += len(keys)
-		}
+	for _, k := range keys {
+		c.Key(objectFreq, k)
+	}
+	c.Take()
+	if err := c.Flush(); err != nil {
+		return nil, err
+	}
+	var found []LFUKey
+	var at []int
+	for i, k := range keys {
+		rp, err := c.Read()
 		switch {
-		case cut || opts.Sample > 0 && sent == opts.Sample && cursor != "0":
-			return false, nil
-		case cursor == "0":
-			return true, nil
+		case err != nil:
+			return nil, err
+		case rp.Kind == '-' && live.IsRedirect(resp.ServerError(rp.Str)):
+			b.Redo(i)
+		case rp.Kind == '-':
+			return nil, fmt.Errorf("OBJECT FREQ on %s: %s", b.Node, rp.Str)
+		case rp.Kind == ':' && int(rp.N) >= floor:
+			found = append(found, LFUKey{Key: k, Freq: int(rp.N), Node: b.Node})
+			at = append(at, i)
+		} // null: the key is gone since it was listed
+	}
+	kept := found[:0]
+	for j, f := range found {
+		if !b.Dropped(at[j]) {
+			kept = append(kept, f)
 		}
-		if err := lim.Wait(ctx, len(keys)); err != nil {
-			return false, err
-		}
 	}
-}
-
-// readScan reads a SCAN reply: the next cursor, and the keys appended
-// to keys.
-func readScan(c *resp.Conn, keys []string) (string, []string, error) {
-	rp, err := c.Read()
-	if err != nil {
-		return "", keys, err
-	}
-	if rp.Kind == '-' {
-		return "", keys, resp.ServerError(rp.Str)
-	}
-	if rp.Kind != '*' || rp.N != 2 {
-		return "", keys, fmt.Errorf("%w: SCAN reply of kind %q", resp.ErrProtocol, rp.Kind)
-	}
-	cur, err := c.Read()
-	if err != nil {
-		return "", keys, err
-	}
-	cursor := string(cur.Str)
-	arr, err := c.Read()
-	if err != nil {
-		return "", keys, err
-	}
-	for range arr.N {
-		k, err := c.Read()
-		if err != nil {
-			return "", keys, err
-		}
-		keys = append(keys, string(k.Str))
-	}
-	return cursor, keys, nil
+	return kept, nil
 }
 
 // configGet reads one CONFIG GET parameter.

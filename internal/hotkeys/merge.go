@@ -431,6 +431,13 @@ func (r *Report) writeSources(ew *errWriter) {
 				ew.printf("  OBJECT FREQ on %s (%s): %s read (%s); counters from %d listed\n", n.Addr, n.Policy, plural(n.Sampled, "key"), scope, r.LFU.Floor)
 			}
 		}
+		if c := r.LFU.Coverage; c != nil {
+			ew.printf("  walked: %s\n", c.Summary())
+			_, gaps := c.Lines()
+			for _, g := range gaps {
+				ew.printf("    not covered: %s\n", g)
+			}
+		}
 	}
 	if m := r.Monitor; m != nil {
 		ew.printf("  MONITOR for %s: %s lines, %s", m.Duration.Round(time.Millisecond), fmtRate(float64(m.Lines)), fmtBytes(m.Bytes))

@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/keyguard/keyguard/finding"
 	"github.com/keyguard/keyguard/hotkey"
 	"github.com/keyguard/keyguard/internal/redistest"
@@ -51,9 +49,7 @@ func TestWalkLFU(t *testing.T) {
 	if _, err := p.Exec(ctx); err != nil {
 		t.Fatal(err)
 	}
-	opt, _ := redis.ParseURL(srv.URL())
-	addrs := []string{opt.Addr}
-	res, err := WalkLFU(ctx, opt, addrs, LFUOptions{})
+	res, err := WalkLFU(ctx, rdb, LFUOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,14 +60,14 @@ func TestWalkLFU(t *testing.T) {
 		t.Fatalf("keys %+v: want the hot key alone", res.Keys)
 	}
 	// A lower floor lists the keys read twice too, after the hot key.
-	res, err = WalkLFU(ctx, opt, addrs, LFUOptions{Floor: 6, TopK: 100, Rate: 1_000_000, Count: 97})
+	res, err = WalkLFU(ctx, rdb, LFUOptions{Floor: 6, TopK: 100, Rate: 1_000_000, Count: 97})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(res.Keys) < 40 || res.Keys[0].Key != "config:global:k31337" || res.Nodes[0].Sampled != n {
 		t.Fatalf("floor 6: %d keys listed, first %+v, %d read", len(res.Keys), res.Keys[0], res.Nodes[0].Sampled)
 	}
-	res, err = WalkLFU(ctx, opt, addrs, LFUOptions{Sample: 1500})
+	res, err = WalkLFU(ctx, rdb, LFUOptions{Sample: 1500})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +76,7 @@ func TestWalkLFU(t *testing.T) {
 	}
 	cancelled, cancel := context.WithCancel(ctx)
 	cancel()
-	if _, err := WalkLFU(cancelled, opt, addrs, LFUOptions{}); err == nil {
+	if _, err := WalkLFU(cancelled, rdb, LFUOptions{}); err == nil {
 		t.Fatal("a cancelled walk gave no error")
 	}
 	// Interrupted mid-way (slowed to 5,000 keys a second, stopped once
@@ -104,7 +100,7 @@ func TestWalkLFU(t *testing.T) {
 		}
 		stop()
 	}()
-	res, err = WalkLFU(midway, opt, addrs, LFUOptions{Rate: 5000, Floor: 1, TopK: 100_000})
+	res, err = WalkLFU(midway, rdb, LFUOptions{Rate: 5000, Floor: 1, TopK: 100_000})
 	// (The server may have answered counters the client had not read yet:
 	// what it did read is listed, every key at floor 1.)
 	if err == nil || res == nil || res.Nodes[0].Stopped == "" || res.Nodes[0].Whole || res.Nodes[0].Sampled >= n || len(res.Keys) != min(res.Nodes[0].Sampled, 100_000) {
@@ -112,8 +108,7 @@ func TestWalkLFU(t *testing.T) {
 	}
 
 	plain := redistest.Start(t)
-	popt, _ := redis.ParseURL(plain.URL())
-	res, err = WalkLFU(ctx, popt, []string{popt.Addr}, LFUOptions{})
+	res, err = WalkLFU(ctx, plain.Client(t), LFUOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,11 +124,7 @@ func TestWalkLFU(t *testing.T) {
 	for range 500 {
 		cc.Get(ctx, "config:global:c42")
 	}
-	masters, err := MasterAddrs(ctx, cc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err = WalkLFU(ctx, &redis.Options{}, masters, LFUOptions{})
+	res, err = WalkLFU(ctx, cc, LFUOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

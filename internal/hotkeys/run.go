@@ -47,16 +47,15 @@ func Run(ctx context.Context, e *cli.Env, o RunOptions) error {
 	var lfu *LFUResult
 	var interrupted error
 	if !o.NoLFU {
-		addrs, err := MasterAddrs(ctx, rdb)
-		if err != nil {
-			return err
-		}
-		lfu, err = WalkLFU(ctx, target.Opts, addrs, o.LFU)
+		lfu, err = WalkLFU(ctx, rdb, o.LFU)
 		switch {
 		case err != nil && ctx.Err() != nil && lfu != nil:
 			// Interrupted: the report lists what was read, each node saying where it stopped.
 			interrupted = fmt.Errorf("interrupted: the report covers the keys read so far: %w", ctx.Err())
 			ctx = context.WithoutCancel(ctx)
+		case err != nil && lfu != nil:
+			// A part not covered (a node lost): the report lists what was read and says what was not.
+			interrupted = fmt.Errorf("OBJECT FREQ walk incomplete: the report covers the keys read so far: %w", err)
 		case err != nil:
 			return fmt.Errorf("%w\n\tTry: --no-lfu to skip OBJECT FREQ, or --rate N to slow the walk", err)
 		}

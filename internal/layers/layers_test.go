@@ -76,6 +76,7 @@ keybuild < internal/demodata/keys;
 internal/rediscmd < internal/rediscmd/internal/gencmd;
 internal/rediscmd/internal/gencmd < internal/rediscmd/internal/gen;
 internal/resp, internal/topology < bench/auditbare;
+internal/resp < bench/hotkeysbare;
 NONE < bench/auditgen, bench/walkload;
 analyzer < cmd/keylint;
 internal/audit/live, internal/audit/snapshot, internal/acl, internal/codegen, internal/dashboard,
