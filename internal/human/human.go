@@ -6,6 +6,8 @@
 //	human.Bytes(1536)          // "1.5 KiB"
 //	human.Count(1234567)       // "1,234,567"
 //	human.Plural(1, "key")     // "1 key"
+//
+// It imports no package of this module.
 package human
 
 import (
