@@ -101,6 +101,15 @@ func Duration(d time.Duration) string {
 	return b.String()
 }
 
+// OrDash is s, or "-" for an empty s: the cell of a value not known or
+// not set (an owner, a registry) in a table or a line.
+func OrDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
 // Plural is n (with thousands separators) and the word, in the plural
 // unless n is 1: "1 key", "1,200 keys", "2 matches", "0 entries". Words
 // that do not change ("info") stay as they are.

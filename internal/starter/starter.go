@@ -113,7 +113,7 @@ func suggestionsOf(rep *report.Report, path string) ([]suggestion, error) {
 		sugg = append(sugg, suggestion{tmpl, g.Suggested, g.Keys, g.Bytes})
 	}
 	if len(sugg) == 0 {
-		return nil, fmt.Errorf("%s has no suggested entries: every key the audit saw matched a template of its registry (%s), or the report lists no groups of unregistered keys", path, orDash(rep.Registry))
+		return nil, fmt.Errorf("%s has no suggested entries: every key the audit saw matched a template of its registry (%s), or the report lists no groups of unregistered keys", path, human.OrDash(rep.Registry))
 	}
 	return sugg, nil
 }
@@ -155,7 +155,7 @@ first.
 Every value a person must decide is marked FILL-IN: the owners, the
 descriptions, and TTLs the keys did not show. keyguard lint fails until each
 is replaced (grep -n FILL-IN this file). Rules and their fixes: docs/rules.md.`,
-		path, rep.Source.Kind, rep.Source.Target, rep.StartedAt.UTC().Format("2006-01-02 15:04 UTC"), orDash(rep.Registry)))
+		path, rep.Source.Kind, rep.Source.Target, rep.StartedAt.UTC().Format("2006-01-02 15:04 UTC"), human.OrDash(rep.Registry)))
 	w.Header(1, ':', "")
 	w.Text(starterPolicy + "\n")
 	w.Section("domains")
@@ -429,10 +429,3 @@ keys:
     persistent: true
     desc: "Pub/Sub channel: local-tier invalidations of hot keys (no data is stored)"
 `
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
