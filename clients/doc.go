@@ -12,6 +12,8 @@
 // the interop matrix, a linearizability check of concurrent writers from
 // two languages, the writer records read by keyguard writers and the
 // second-writer alert rule, and the overhead benchmark. See docs/clients.md.
+//
+// Its Go code imports no package of this module.
 package clients
 
 //go:generate go run ../internal/codegen/clientgen -clients .

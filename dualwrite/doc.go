@@ -17,4 +17,8 @@
 // missing new key from the old one in the same transaction, which needs
 // both keys in one Cluster slot. Metrics carry the two templates as
 // labels, never keys.
+//
+// It is part of the SDK: it imports package migration (the Plan it shares
+// with keyguard migrate) and internal/keyslot, never a tool under internal/
+// (internal/layers holds the rule).
 package dualwrite

@@ -4,6 +4,8 @@
 //
 //	f := finding.Finding{Rule: finding.NoTTL, Severity: finding.Error, Key: k, Message: "…"}
 //	if f.Severity.AtLeast(threshold) { exit = 1 }
+//
+// It imports only internal/human, and every layer may import it.
 package finding
 
 import (

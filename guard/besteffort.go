@@ -8,7 +8,7 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// Best-effort mode (Options.BestEffort): seed 002 写法二 with plain commands
+// Best-effort mode (Options.BestEffort): the same checks with plain commands
 // for servers that refuse EVAL. Two pipelined round trips per write:
 //
 //	1. EXISTS key; HSETNX key __ns__ <ns>; HGET key __ns__   claim, read the owner

@@ -1,4 +1,4 @@
-// Package guard is the namespace guard of seed 002: a hash key records its
+// Package guard is the namespace guard: a hash key records its
 // owner namespace in the reserved field __ns__, and every write checks and
 // claims it atomically, so a second service writing the same key fails loudly
 // with a *ConflictError naming the owner instead of silently overwriting.
@@ -23,7 +23,7 @@
 // removed, Owner is HGET. Delete runs the script (owner check and DEL in one
 // step); ForceDelete is a plain DEL for operators.
 //
-// Options.BestEffort replaces the script with plain commands (seed 002 写法二)
+// Options.BestEffort replaces the script with plain commands
 // for managed servers that refuse EVAL. That mode is not atomic; see Options.
 //
 // The guard takes plain values (namespace, key, TTL policy): the registry
@@ -32,4 +32,6 @@
 // of a field the template does not declare is refused by the hook like an
 // HSET of it (SetPairs reads the fields out of the script call), and the
 // owner field the script writes is never a business field.
+//
+// It is part of the SDK and imports no package of this module.
 package guard

@@ -329,8 +329,8 @@ func (g *Guard) Delete(ctx context.Context, key string) (deleted bool, err error
 }
 
 // ForceDelete removes key whoever owns it and whatever its type: plain DEL.
-// It is for an operator who has confirmed the ownership by hand (seed 002:
-// 人工确认归属后) so that the right namespace can claim the key again.
+// It is for an operator who has confirmed the ownership by hand, so that
+// the right namespace can claim the key again.
 func (g *Guard) ForceDelete(ctx context.Context, key string) (deleted bool, err error) {
 	if g.err != nil {
 		return false, g.err
@@ -346,7 +346,7 @@ func (g *Guard) ForceDelete(ctx context.Context, key string) (deleted bool, err 
 // Redis 7.0+), for a writer that does not own the key: it can never shorten
 // or extend the owner's lifecycle. set is false when the key already has a
 // TTL or does not exist; when you expected true, someone else is managing
-// this key (seed 002). ttl is rounded down to whole seconds, minimum 1s.
+// this key. ttl is rounded down to whole seconds, minimum 1s.
 func (g *Guard) ExpireNX(ctx context.Context, key string, ttl time.Duration) (set bool, err error) {
 	if g.err != nil {
 		return false, g.err

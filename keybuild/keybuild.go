@@ -145,7 +145,7 @@ func (k Key) TTL() time.Duration {
 
 // RandomTTL returns the TTL plus a uniformly random extra in [0, jitter]
 // at millisecond granularity, so keys written together do not expire
-// together (cache avalanche, seed 003). It is the TTL when there is no
+// together (a cache avalanche). It is the TTL when there is no
 // jitter, and 0 for persistent keys.
 func (k Key) RandomTTL() time.Duration {
 	if k.spec == nil || k.spec.TTLJitter < time.Millisecond {

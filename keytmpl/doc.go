@@ -31,4 +31,7 @@
 // the placeholder id, and the literal "}", so it produces the concrete key
 // "{order:1001}:items", whose hash tag is "order:1001". The matcher and the
 // builder read templates through this one parser, so they agree.
+//
+// It is part of the SDK and pure: it imports only internal/glob and
+// internal/swar.
 package keytmpl

@@ -4,6 +4,8 @@
 //
 //	r := naming.Rules{Sep: ':', MaxKeyBytes: 64}
 //	r.Key("user_1024_token", func(rule string, sev finding.Severity, msg, hint string) { … })
+//
+// It is part of the SDK and pure: it imports only package finding.
 package naming
 
 import (

@@ -82,4 +82,8 @@
 // writers' list them and mark writers the registry does not allow.
 // NameConnections names the connections after the service for CLIENT LIST
 // and MONITOR.
+//
+// It is part of the SDK: it imports guard, registry and the kernels
+// jsonkeys and rediscmd, never a tool under internal/ (internal/layers
+// holds the rule).
 package redishook

@@ -5,9 +5,12 @@
 //	e, caps := reg.Classify("order:order:1001:base")
 //	findings := reg.Lint()
 //
-// Two file forms load: the full form of SPEC §2 (version, policy, domains,
-// keys) and the bare list of seed 000 §5.2 (a YAML list of entries with
+// Two file forms load: the full form (version, policy, domains, keys, as
+// keyguard init writes it) and the bare list (a YAML list of entries with
 // key, domain, entityType, attribute, ttl, owner, desc).
+//
+// It is part of the SDK and pure (no network): it imports keytmpl, naming
+// and the kernels keyslot and swar, never a tool under internal/.
 package registry
 
 import (
@@ -144,7 +147,7 @@ func (e *Entry) HasField(name string) bool {
 	return false
 }
 
-// Hot is the hot-key protection of an entry (seed 003).
+// Hot is the hot-key protection of an entry.
 type Hot struct {
 	Replicas int
 	LocalTTL time.Duration

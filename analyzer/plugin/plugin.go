@@ -11,6 +11,9 @@
 //	        settings: {registry: keyguard.yaml}
 //
 // See docs/scan-code.md for the whole setup.
+//
+// Of this module it imports only analyzer and registry; nothing in the module
+// imports it.
 package plugin
 
 import (

@@ -38,10 +38,3 @@ func (v *urlValue) String() string {
 func targetFlag(fs *cli.FlagSet) (*redisconn.Target, error) {
 	return redisconn.FromFlags(fs.Opts.Redis, fs.Opts.Cluster)
 }
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}

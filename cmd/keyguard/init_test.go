@@ -15,6 +15,7 @@ import (
 	"github.com/keyguard/keyguard/finding"
 	"github.com/keyguard/keyguard/hotkey"
 	"github.com/keyguard/keyguard/internal/redistest"
+	"github.com/keyguard/keyguard/internal/starter"
 	"github.com/keyguard/keyguard/redishook"
 	"github.com/keyguard/keyguard/registry"
 )
@@ -145,7 +146,7 @@ func TestInitFromAudit(t *testing.T) {
 // (writer records, hot-key reports, the invalidation channel) match
 // templates of the starter, so that they are not unregistered.
 func TestInitStarterDeclaresSDKKeys(t *testing.T) {
-	reg, err := registry.Parse("keyguard.yaml", []byte(starterRegistry))
+	reg, err := registry.Parse("keyguard.yaml", []byte(starter.Registry))
 	if err != nil {
 		t.Fatal(err)
 	}

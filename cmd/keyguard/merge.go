@@ -3,8 +3,7 @@ package main
 import (
 	"context"
 
-	"github.com/keyguard/keyguard/internal/audit/inventory"
-	"github.com/keyguard/keyguard/internal/audit/report"
+	"github.com/keyguard/keyguard/internal/audit/snapshot"
 	"github.com/keyguard/keyguard/internal/cli"
 )
 
@@ -33,37 +32,5 @@ registry the reports were made with.`)
 	if err != nil {
 		return err
 	}
-	stdin := 0
-	var reps []*report.Report
-	for _, f := range files {
-		if f == "-" {
-			if stdin++; stdin > 1 {
-				return cli.Usagef("only one of the reports can come from stdin (-)")
-			}
-		}
-		rep, err := readReportFile(e, f)
-		if err != nil {
-			return err
-		}
-		reps = append(reps, rep)
-	}
-	out, err := fs.OpenOutput(e.cli())
-	if err != nil {
-		return err
-	}
-	rep, err := inventory.MergeReports(reg, reps, files)
-	if err != nil {
-		out.Close(false)
-		return err
-	}
-	covs := make([]*report.Coverage, len(reps))
-	for i, r := range reps {
-		covs[i] = r.Coverage
-	}
-	rep.Coverage = report.JoinCoverage(covs...)
-	view.Sep = reg.Separator
-	if err := cli.WriteReport(out, fs.Opts.Format, rep, *view); err != nil {
-		return err
-	}
-	return cli.ReportVerdict(rep.Summary.BySeverity, fs.Threshold())
+	return snapshot.Merge(e.cli(), snapshot.MergeOptions{Registry: reg, Files: files, Format: fs.Opts.Format, Out: fs.Opts.Out, Threshold: fs.Threshold(), View: *view})
 }

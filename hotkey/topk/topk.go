@@ -8,6 +8,8 @@
 //
 // Counts age with Halve (the caller's window): a key seen at a steady rate
 // r and halved every w counts about 2·r·w.
+//
+// It imports no package of this module.
 package topk
 
 import (

@@ -17,6 +17,9 @@
 // resetpass): a new user cannot log in until an operator gives it a
 // password (ACL SETUSER order-team >secret). Commands default to
 // DefaultCommands.
+//
+// It is pure (no network) and imports only package registry; the SDK must
+// not import it.
 package acl
 
 import (

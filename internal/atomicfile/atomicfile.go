@@ -7,6 +7,8 @@
 //	f, err := atomicfile.Create("report.json", 0o644)
 //	// write to f ...
 //	err = f.Commit() // or f.Abort()
+//
+// It imports no package of this module.
 package atomicfile
 
 import (

@@ -1,5 +1,7 @@
 // Package demodata holds the registry that keyguard-demo runs on, so the
 // demo, the generated example package and the tests share one file.
+//
+// It imports no package of this module; only the demo and tests import it.
 package demodata
 
 import _ "embed"

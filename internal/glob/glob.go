@@ -8,6 +8,8 @@
 //
 // The tests hold it to a real server's SCAN MATCH and, fuzzed, to a
 // step-by-step copy of the server's algorithm.
+//
+// It imports no package of this module.
 package glob
 
 import "strings"

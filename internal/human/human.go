@@ -6,6 +6,8 @@
 //	human.Bytes(1536)          // "1.5 KiB"
 //	human.Count(1234567)       // "1,234,567"
 //	human.Plural(1, "key")     // "1 key"
+//
+// It imports no package of this module.
 package human
 
 import (
@@ -97,6 +99,15 @@ func Duration(d time.Duration) string {
 		}
 	}
 	return b.String()
+}
+
+// OrDash is s, or "-" for an empty s: the cell of a value not known or
+// not set (an owner, a registry) in a table or a line.
+func OrDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }
 
 // Plural is n (with thousands separators) and the word, in the plural

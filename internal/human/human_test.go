@@ -16,6 +16,7 @@ func TestFormats(t *testing.T) {
 		{Plural(1, "key"), "1 key"}, {Plural(0, "key"), "0 keys"}, {Plural(int64(2), "match"), "2 matches"},
 		{Plural(3, "entry"), "3 entries"}, {Plural(2, "day"), "2 days"}, {Plural(2, "info"), "2 info"},
 		{Plural(2, "address"), "2 addresses"}, {Approx(3*time.Hour + 20*time.Minute + 15*time.Second), "3h20m"}, {Approx(52*time.Hour + 20*time.Minute), "2d4h"}, {Approx(15*time.Minute + 20*time.Second), "15m"}, {Plural(1, "address"), "1 address"},
+		{OrDash(""), "-"}, {OrDash("team"), "team"}, {OrDash(" "), " "},
 		{Article("e-mail"), "an"}, {Article("key"), "a"}, {Article("SDK"), "an"}, {Article("RDB"), "an"}, {Article("TTL"), "a"},
 	} {
 		if tt.got != tt.want {

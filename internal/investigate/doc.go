@@ -17,4 +17,7 @@
 // client's network, credentials and TLS), bounded in time, lines and
 // bytes, and closed on every path; it is never started unless
 // Options.Monitor asks for it.
+//
+// It walks with live.Walk and reads MONITOR with package monitor; no other
+// tool imports it, and the SDK must not.
 package investigate

@@ -12,6 +12,8 @@
 // reference, a byte-at-a-time scanner, is in the tests, which hold the
 // two to each other. Valid is a plain recursive scan, held to
 // encoding/json.
+//
+// It imports only internal/swar.
 package jsonkeys
 
 import (

@@ -4,6 +4,8 @@
 // for themselves).
 //
 //	err := jsonout.Write(os.Stdout, report)
+//
+// It imports no package of this module.
 package jsonout
 
 import (

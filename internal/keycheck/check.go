@@ -118,7 +118,7 @@ func (c *checkRun) writeText(k string, res registry.Result) {
 	w := c.w
 	w.WriteString(printable(k))
 	if e := res.Entry; e != nil {
-		fmt.Fprintf(w, "  %s  owner=%s type=%s ttl=%s", e.Key, orDash(e.Owner), e.Type, e.TTLText())
+		fmt.Fprintf(w, "  %s  owner=%s type=%s ttl=%s", e.Key, human.OrDash(e.Owner), e.Type, e.TTLText())
 		for _, cp := range res.Captures {
 			fmt.Fprintf(w, " %s=%s", cp.Name, printable(cp.Value))
 		}
@@ -129,13 +129,6 @@ func (c *checkRun) writeText(k string, res registry.Result) {
 	for _, f := range c.fds {
 		fmt.Fprintf(w, "  %s %s: %s\n", f.Severity, f.Rule, f.Message)
 	}
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }
 
 type keyJSON struct {

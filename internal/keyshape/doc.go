@@ -34,4 +34,7 @@
 // raw-key with the possible templates. A key that is one unknown value
 // (a struct field, a function's result) is raw-key: nothing says it came
 // from a builder.
+//
+// It is pure and imports only registry and internal/codegen (the builders'
+// names); the analyzer and scancode import it.
 package keyshape

@@ -1,5 +1,7 @@
 // Package keyslot is Redis Cluster's key-to-slot function: the hash tag
 // and CRC16 (XMODEM) modulo 16384, as CLUSTER KEYSLOT computes it.
+//
+// It imports no package of this module.
 package keyslot
 
 import "strings"

@@ -55,6 +55,8 @@ internal/jsonkeys < internal/rdb;
 internal/resp < internal/resp/redisopt;
 internal/audit/inventory, internal/resp, internal/jsonkeys, internal/pace, internal/progress, internal/cli, internal/redisconn, internal/rdb < internal/audit/live;
 internal/audit/inventory, internal/rdb, internal/glob, internal/progress, internal/cli < internal/audit/snapshot;
+# The registries keyguard init writes (starter, from an audit report).
+internal/cli < internal/starter;
 
 # The other tools.
 registry < internal/acl;
@@ -80,7 +82,7 @@ internal/resp < bench/hotkeysbare;
 NONE < bench/auditgen, bench/walkload;
 analyzer < cmd/keylint;
 internal/audit/live, internal/audit/snapshot, internal/acl, internal/codegen, internal/dashboard,
-  internal/hotkeys, internal/investigate, internal/migrate, internal/scancode, internal/sarif, internal/topology, internal/cli, internal/redisconn, internal/keycheck, internal/writers < cmd/keyguard;
+  internal/hotkeys, internal/investigate, internal/migrate, internal/scancode, internal/sarif, internal/topology, internal/cli, internal/redisconn, internal/keycheck, internal/writers, internal/starter < cmd/keyguard;
 internal/audit/live, internal/demodata, internal/demodata/keys, internal/hotkeys, internal/migrate,
   dualwrite, guard, redishook < cmd/keyguard-demo;
 `
@@ -92,11 +94,11 @@ var (
 	sdk = []string{"keytmpl", "registry", "naming", "finding", "keybuild", "guard", "redishook",
 		"ttlpolicy", "hotkey", "hotkey/topk", "dualwrite", "migration", "analyzer", "analyzer/plugin"}
 	tools = []string{"internal/audit/", "internal/rdb", "internal/investigate", "internal/migrate",
-		"internal/hotkeys", "internal/dashboard", "internal/scancode", "internal/acl", "internal/redistest", "internal/redisconn", "internal/cli", "internal/keycheck", "internal/writers", "internal/guardmodel",
+		"internal/hotkeys", "internal/dashboard", "internal/scancode", "internal/acl", "internal/redistest", "internal/redisconn", "internal/cli", "internal/keycheck", "internal/writers", "internal/starter", "internal/guardmodel",
 		"internal/demodata", "internal/plant", "cmd/"}
 	// pure packages work on data alone: no network, no Redis client.
 	pure = []string{"keytmpl", "registry", "naming", "finding", "keybuild", "migration",
-		"internal/audit/inventory", "internal/audit/report", "internal/audit/snapshot", "internal/rdb", "internal/cli",
+		"internal/audit/inventory", "internal/audit/report", "internal/audit/snapshot", "internal/rdb", "internal/cli", "internal/starter",
 		"internal/codegen", "internal/acl", "internal/keyshape", "internal/jsonkeys", "internal/glob",
 		"internal/monitor", "internal/swar", "internal/keyslot"}
 )

@@ -13,4 +13,7 @@
 // PEXPIRETIME then RESTORE … ABSTTL), so old and new keys expire together.
 // Copy and Cleanup resume from a cursor file; every run is rate-limited
 // and can be a dry run. docs/migrate.md is the user's guide.
+//
+// It imports the SDK's migration.Plan and the audit's walker (live.Walk);
+// the SDK must not import it (dualwrite shares only package migration).
 package migrate

@@ -10,6 +10,8 @@
 // ("host:port", "[ipv6]:port", "unix:/path/to.sock"), or "lua" for a
 // command a script or function ran. Arguments come back unquoted, so a
 // binary key is the bytes the client sent.
+//
+// It imports no package of this module.
 package monitor
 
 import (

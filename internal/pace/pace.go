@@ -6,6 +6,8 @@
 //
 //	lim := pace.New(5000, 500) // 5,000 units a second, bursts of 500
 //	err := lim.Wait(ctx, 120)  // before sending 120 units
+//
+// It imports no package of this module.
 package pace
 
 import (

@@ -5,6 +5,8 @@
 //
 //	n := plant.Clean(t, client, 500)            // no finding
 //	anomalies := plant.Anomalies(t, client, true) // one per rule; hot-key needs an LFU server
+//
+// A test helper: it imports only package finding, and only tests import it.
 package plant
 
 import (
@@ -69,7 +71,7 @@ type Anomaly struct {
 	Rules []string
 }
 
-// Anomalies writes one key per key rule of SPEC §3 and returns them. The
+// Anomalies writes one key per key rule (docs/rules.md) and returns them. The
 // promo-info template also gets ten keys of a second writer's field style
 // (not anomalies), so that the key holding both styles is mixed-schema.
 // With lfu (the server must run allkeys-lfu with lfu-log-factor 0) one

@@ -5,6 +5,8 @@
 //
 //	stop := progress.Start(time.Second, func(final bool) { show(snapshot(), final) })
 //	defer stop()
+//
+// It imports no package of this module.
 package progress
 
 import (

@@ -99,4 +99,7 @@
 // object with the value (kvobj). Hash field TTLs (Redis 7.4, Valkey 9)
 // are estimated at 8 bytes per field; the scores of sorted sets converted
 // to listpacks on load are written as Redis 7.0 writes them (%.17g).
+//
+// It is pure (no network) and imports only internal/jsonkeys; the audits
+// (snapshot, live's size model) import it, never the reverse.
 package rdb

@@ -18,6 +18,9 @@
 // while running: SORT's BY/GET patterns, keys a script or function touches
 // without declaring them. Commands newer than ServerVersion and module
 // commands are not in the table.
+//
+// It imports only its generated name hash; the SDK (redishook, hotkey,
+// analyzer) and the tools share it.
 package rediscmd
 
 //go:generate go run ./internal/gen -out zz_commands.go

@@ -21,4 +21,7 @@
 // The binary is found with exec.LookPath("redis-server"), or taken from
 // KEYGUARD_REDIS_SERVER. When it is missing the test is skipped, unless
 // KEYGUARD_REQUIRE_REDIS=1 (CI), in which case it fails.
+//
+// A test helper: it imports only internal/topology, and only tests import
+// it.
 package redistest

@@ -11,6 +11,8 @@
 // A stream: c.Simple(ctx, "MONITOR"), c.BeginUntil(ctx, end), then
 // c.ReadLine(max) until it fails. Package redisopt makes a Config from a
 // go-redis client's options.
+//
+// It imports no package of this module.
 package resp
 
 import (

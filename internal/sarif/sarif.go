@@ -6,6 +6,8 @@
 //	run := &log.Runs[0]
 //	run.AddResult(f, sarif.Rule{ID: f.Rule, ...}, locations)
 //	err := log.Write(w)
+//
+// It imports only finding and internal/jsonout; the SDK must not import it.
 package sarif
 
 import (

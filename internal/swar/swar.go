@@ -10,6 +10,8 @@
 //
 // Only the lowest flagged byte is exact: a borrow may flag bytes above
 // it. The tests hold every function to a byte-at-a-time reference.
+//
+// It imports no package of this module.
 package swar
 
 // Lo and Hi are the bytes 0x01 and 0x80 in every lane of a word.

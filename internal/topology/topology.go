@@ -5,6 +5,9 @@
 //
 //	nodes := topology.Parse(reply, "10.0.0.1")
 //	for _, n := range nodes { if n.IsMaster() && n.Usable() { ... n.Owned ... } }
+//
+// It imports only internal/keyslot and sends no command: callers read the
+// reply.
 package topology
 
 import (

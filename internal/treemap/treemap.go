@@ -2,6 +2,8 @@
 // of the HTML report's memory map and the dashboard's.
 //
 //	rs := treemap.Squarify([]float64{6, 3, 1}, treemap.Rect{W: 960, H: 480})
+//
+// It imports no package of this module.
 package treemap
 
 import "math"

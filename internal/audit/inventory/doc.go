@@ -32,4 +32,8 @@
 // mixed-schema and schema (schema.go: styles declared or learned per
 // template, and the other owner's template whose fields a value holds).
 // docs/rules.md describes each.
+//
+// It is pure (no network, no Redis client) and imports only package report
+// and what report imports: the walkers (live, snapshot) feed it, it never
+// imports them. The SDK must not import it.
 package inventory

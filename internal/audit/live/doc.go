@@ -51,4 +51,8 @@
 // second connection), so the client's work overlaps the server's. The
 // protocol is spoken directly (see resp.go). Options.Rate caps commands
 // per second across all nodes with one token bucket.
+//
+// It imports inventory, the kernels (resp, jsonkeys, rdb, pace, progress),
+// cli and redisconn; the tools that walk with it (investigate, migrate, hotkeys,
+// dashboard) import it, never the reverse, and the SDK must not import it.
 package live

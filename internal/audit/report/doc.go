@@ -7,4 +7,8 @@
 //	rep, err := report.ReadReport(r)           // a --format json report
 //	rep.Prefixes = report.PrefixTree(rep.Groups, ':', 3)
 //	err = rep.WriteText(os.Stdout, report.TextOptions{})
+//
+// It is pure and imports only registry and the one-home helpers (treemap,
+// topology, jsonout, human): never inventory, a walker or a Redis client.
+// The SDK must not import it.
 package report

@@ -30,7 +30,7 @@ const (
 func (r *Report) WriteHTML(w io.Writer) error {
 	t, err := template.New("report").Funcs(template.FuncMap{
 		"bytes": r.bytesOrDash, "count": fmtCount, "show": show, "showKey": showKey, "ttl": ttlText, "ms": fmtMS,
-		"sec": fmtSec, "approx": func(s int64) string { return fmtApprox(secDur(s)) }, "dash": orDash, "doc": r.docURL, "plural": human.Plural[int64], "f1": func(v float64) string { return fmt.Sprintf("%.1f", v) },
+		"sec": fmtSec, "approx": func(s int64) string { return fmtApprox(secDur(s)) }, "dash": human.OrDash, "doc": r.docURL, "plural": human.Plural[int64], "f1": func(v float64) string { return fmt.Sprintf("%.1f", v) },
 	}).Parse(htmlTemplate)
 	if err != nil {
 		return fmt.Errorf("write report: %w", err)
@@ -177,7 +177,7 @@ func (v *htmlView) treemap(groups []Group) {
 				if k < len(d.items) {
 					g := d.items[k]
 					name = g.Name
-					it.Tip = fmt.Sprintf("%s (%s, owner %s): %s, %s", show(g.Name), g.Kind, orDash(g.Owner), human.Plural(g.Keys, "key"), v.R.bytesOrDash(g.Bytes))
+					it.Tip = fmt.Sprintf("%s (%s, owner %s): %s, %s", show(g.Name), g.Kind, human.OrDash(g.Owner), human.Plural(g.Keys, "key"), v.R.bytesOrDash(g.Bytes))
 					if g.Kind == KindPrefix {
 						it.Class = "u"
 					}

@@ -320,7 +320,7 @@ func (t *textWriter) templates(est string) {
 		if g.WithTTL > 0 {
 			p50 = "≈" + fmtApprox(secDur(g.TTLSeconds.P50))
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s%s\t%s\t%s\t%s\t%s\n", name, orDash(g.Owner), est, fmtCount(g.Keys), r.bytesCell(est, g.Bytes), fmtCount(g.NoTTL), p50, fmtCount(g.Findings))
+		fmt.Fprintf(tw, "  %s\t%s\t%s%s\t%s\t%s\t%s\t%s\n", name, human.OrDash(g.Owner), est, fmtCount(g.Keys), r.bytesCell(est, g.Bytes), fmtCount(g.NoTTL), p50, fmtCount(g.Findings))
 	}
 	tw.Flush()
 	t.more(len(r.Groups)-n, "groups")
@@ -388,13 +388,6 @@ func showKey(k string, full int) string {
 		s = strconv.Quote(cut)
 	}
 	return s + fmt.Sprintf("…(%d bytes)", n)
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }
 
 func pct(n, of int64) string {

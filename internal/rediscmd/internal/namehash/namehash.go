@@ -5,6 +5,8 @@
 //	h := namehash.Add(namehash.Seed, "CLIENT")
 //	h = namehash.Add(namehash.Add(h, "|"), "setname")
 //	slot := h & (tableSize - 1)
+//
+// It imports no package of this module.
 package namehash
 
 // Seed is the initial value (the FNV-1a 32-bit offset basis).
