@@ -22,7 +22,7 @@ type topBuf[T any] struct {
 	buf    []T // the items kept at the last settle, then those taken in since
 	ranks  []rankRef
 	keep   []bool   // settle's: by buffer index, among the best n
-	slots  []uint64 // the buffer by key hash: its top 32 bits, then index+1; 0 is empty
+	slots  []uint32 // the buffer by key hash: its top 7 bits, then index+1; 0 is empty
 	worse  func(a, b *T) bool
 	rank   func(*T) (int64, uint64)
 	id     func(*T) itemID
@@ -67,12 +67,13 @@ func (h *topBuf[T]) push(x T) bool {
 		}
 	}
 	if h.slots == nil {
-		// Half empty at room: a probe ends after a slot or two.
-		h.slots = make([]uint64, 1<<bits.Len(uint(2*h.room())))
+		// At most 2/3 full at room, and small (1 MiB for a list of
+		// 100,000) so that its probes mostly hit the cache.
+		h.slots = make([]uint32, 1<<bits.Len(uint(h.room()+h.room()/2)))
 	}
 	_, hash := h.rank(&x)
 	mask := uint64(len(h.slots) - 1)
-	tag := hash &^ idxMask32
+	tag := slotTag(hash)
 	id := h.id(&x)
 	s := hash & mask
 	for ; h.slots[s] != 0; s = (s + 1) & mask {
@@ -80,7 +81,7 @@ func (h *topBuf[T]) push(x T) bool {
 			continue
 		}
 		y := &h.buf[h.slots[s]&idxMask32-1]
-		if h.id(y) != id {
+		if _, yh := h.rank(y); yh != hash || h.id(y) != id {
 			continue
 		}
 		if !h.worse(y, &x) {
@@ -100,13 +101,16 @@ func (h *topBuf[T]) push(x T) bool {
 		h.buf = append(make([]T, 0, min(next, h.room())), h.buf...)
 	}
 	h.buf = append(h.buf, x)
-	h.slots[s] = tag | uint64(len(h.buf))
+	h.slots[s] = tag | uint32(len(h.buf))
 	h.dirty = true
 	return true
 }
 
-// idxMask32 holds a buffer index + 1 in the low bits of a slot.
-const idxMask32 = 1<<32 - 1
+// idxMask32 holds a buffer index + 1 in the low bits of a slot, under a
+// tag of the hash's top bits.
+const idxMask32 = 1<<25 - 1
+
+func slotTag(hash uint64) uint32 { return uint32(hash>>57) << 25 }
 
 // list settles the buffer and returns the best n items (at most n), one
 // per identity, in no order.
@@ -154,7 +158,7 @@ func (h *topBuf[T]) settle() {
 			for h.slots[s] != 0 {
 				s = (s + 1) & mask
 			}
-			h.slots[s] = hash&^idxMask32 | uint64(i+1)
+			h.slots[s] = slotTag(hash) | uint32(i+1)
 		}
 	}
 	if len(h.buf) >= h.n {
