@@ -393,23 +393,31 @@ func (a *Aggregator) reportTop(multi bool) []report.TopKey {
 		return cmp.Or(strings.Compare(p.key, q.key), cmp.Compare(p.db, q.db))
 	})
 	out := make([]report.TopKey, len(tops))
+	// The entries' TTLs and databases point into one array each, not
+	// into an allocation per key.
+	ttls := make([]int64, len(tops))
+	var dbs []int
+	if multi {
+		dbs = make([]int, len(tops))
+	}
 	for i, o := range order {
 		t := &tops[o.i]
 		tk := report.TopKey{Key: t.key, KeyBase64: report.KeyBase64(t.key), Type: t.typ, Bytes: t.bytes, Elements: t.elements,
 			Template: t.template, Node: t.node}
 		if multi {
-			tk.DB = intPtr(t.db)
+			dbs[i] = t.db
+			tk.DB = &dbs[i]
 		}
 		if t.keyLen > len(t.key) {
 			tk.KeyLen = t.keyLen
 		}
 		switch {
 		case t.ttl == -1:
-			v := int64(-1)
-			tk.TTLMS = &v
+			ttls[i] = -1
+			tk.TTLMS = &ttls[i]
 		case t.ttl > 0:
-			v := t.ttl.Milliseconds()
-			tk.TTLMS = &v
+			ttls[i] = t.ttl.Milliseconds()
+			tk.TTLMS = &ttls[i]
 		}
 		out[i] = tk
 	}
