@@ -6,7 +6,7 @@ import (
 
 // topBuf keeps the best n items offered (the top and hot key lists), one
 // per identity, the best offer of each. It is not a heap: items that beat
-// the threshold go to a buffer with room for n more, and when the buffer
+// the threshold go to a buffer with room for n/2 more, and when it
 // fills, a selection keeps the best n; the n-th best becomes the
 // threshold the next items must beat. An item is compared once against
 // the threshold and, when taken in, looked up by its key hash in a table
