@@ -211,3 +211,55 @@ func BenchmarkTopKeys(b *testing.B) {
 		})
 	}
 }
+
+// FuzzTopBuf holds the top and hot lists to a reference (the best n of
+// the best offer per key and database) for any sequence of offers: each
+// 3 bytes offer key b[0]%32 in database b[1]%3 at size or frequency b[2],
+// so that keys come again, in other databases, larger and smaller.
+func FuzzTopBuf(f *testing.F) {
+	f.Add(uint8(3), []byte{1, 0, 5, 1, 1, 5, 1, 0, 9, 2, 0, 1, 1, 0, 2})
+	f.Add(uint8(1), []byte{0, 0, 1, 0, 0, 1, 0, 1, 1})
+	f.Fuzz(func(t *testing.T, n8 uint8, b []byte) {
+		n := int(n8 % 40)
+		top := newTopBuf(n, topWorse, topRank, topID)
+		hot := newTopBuf(n, hotWorse, hotRank, hotID)
+		bestTop := map[itemID]topItem{}
+		bestHot := map[itemID]hotItem{}
+		for ; len(b) >= 3; b = b[3:] {
+			key := "user:" + strconv.Itoa(int(b[0]%32))
+			it := topItem{bytes: int64(b[2]), key: key, keyLen: len(key), hash: keyHash(key), db: int(b[1] % 3)}
+			top.push(it)
+			if p, ok := bestTop[topID(&it)]; !ok || topWorse(&p, &it) {
+				bestTop[topID(&it)] = it
+			}
+			h := hotItem{freq: int(b[2]), key: key, keyLen: len(key), hash: keyHash(key), db: int(b[1] % 3)}
+			hot.push(h)
+			if p, ok := bestHot[hotID(&h)]; !ok || hotWorse(&p, &h) {
+				bestHot[hotID(&h)] = h
+			}
+		}
+		checkTop(t, "top", n, top.list(), bestTop, topWorse)
+		checkTop(t, "hot", n, hot.list(), bestHot, hotWorse)
+	})
+}
+
+func checkTop[T any](t *testing.T, what string, n int, got []T, best map[itemID]T, worse func(a, b *T) bool) {
+	t.Helper()
+	var want []T
+	for _, it := range best {
+		want = append(want, it)
+	}
+	better := cmpOf(func(p, q *T) bool { return worse(q, p) })
+	slices.SortFunc(want, better)
+	want = want[:min(n, len(want))]
+	got = slices.Clone(got)
+	slices.SortFunc(got, better)
+	if len(got) != len(want) {
+		t.Fatalf("%s n=%d: kept %d, want %d", what, n, len(got), len(want))
+	}
+	for i := range got {
+		if better(got[i], want[i]) != 0 {
+			t.Fatalf("%s n=%d: at %d kept %+v, want %+v", what, n, i, got[i], want[i])
+		}
+	}
+}

@@ -373,43 +373,51 @@ func (a *Aggregator) notes(have []string, x func(int64) int64) []string {
 // reportTop lists the largest keys, largest first.
 func (a *Aggregator) reportTop(multi bool) []report.TopKey {
 	tops := a.top.list()
-	// Sorted by reference (size, index): the items are large, and most
-	// sizes differ, so the keys are compared only among equal sizes.
-	order := make([]struct {
+	// Sorted by reference (size, name, database, index): the items are
+	// large and scattered, and most of a long list are keys of a few
+	// sizes, compared by name.
+	type ref struct {
 		bytes int64
+		key   string
+		db    int
 		i     int32
-	}, len(tops))
-	for i := range tops {
-		order[i].bytes, order[i].i = tops[i].bytes, int32(i)
 	}
-	slices.SortFunc(order, func(p, q struct {
-		bytes int64
-		i     int32
-	}) int {
+	order := make([]ref, len(tops))
+	for i := range tops {
+		order[i] = ref{tops[i].bytes, tops[i].key, tops[i].db, int32(i)}
+	}
+	slices.SortFunc(order, func(p, q ref) int {
 		if p.bytes != q.bytes {
 			return cmp.Compare(q.bytes, p.bytes)
 		}
-		a, b := &tops[p.i], &tops[q.i]
-		return cmp.Or(strings.Compare(a.key, b.key), cmp.Compare(a.db, b.db))
+		return cmp.Or(strings.Compare(p.key, q.key), cmp.Compare(p.db, q.db))
 	})
 	out := make([]report.TopKey, len(tops))
+	// The entries' TTLs and databases point into one array each, not
+	// into an allocation per key.
+	ttls := make([]int64, len(tops))
+	var dbs []int
+	if multi {
+		dbs = make([]int, len(tops))
+	}
 	for i, o := range order {
 		t := &tops[o.i]
 		tk := report.TopKey{Key: t.key, KeyBase64: report.KeyBase64(t.key), Type: t.typ, Bytes: t.bytes, Elements: t.elements,
 			Template: t.template, Node: t.node}
 		if multi {
-			tk.DB = intPtr(t.db)
+			dbs[i] = t.db
+			tk.DB = &dbs[i]
 		}
 		if t.keyLen > len(t.key) {
 			tk.KeyLen = t.keyLen
 		}
 		switch {
 		case t.ttl == -1:
-			v := int64(-1)
-			tk.TTLMS = &v
+			ttls[i] = -1
+			tk.TTLMS = &ttls[i]
 		case t.ttl > 0:
-			v := t.ttl.Milliseconds()
-			tk.TTLMS = &v
+			ttls[i] = t.ttl.Milliseconds()
+			tk.TTLMS = &ttls[i]
 		}
 		out[i] = tk
 	}

@@ -1,28 +1,28 @@
 package inventory
 
 import (
-	"cmp"
-	"slices"
+	"math/bits"
 )
 
 // topBuf keeps the best n items offered (the top and hot key lists), one
 // per identity, the best offer of each. It is not a heap: items that beat
-// the threshold go to a buffer with room for n more, and when the buffer
-// fills, one pass keeps the best offer of each identity and a selection
-// the best n; the n-th best becomes the threshold the next items must
-// beat. An item is compared once against the threshold and, when taken
-// in, appended: a heap of 100,000 sifted every item taken in through ~17
-// levels of slots scattered in memory, and looked it up in an index, so
-// that a long list cost twice the run (keys arrive in no order of size,
-// so a few hundred thousand of a million beat the root of a list of
-// 100,000). worse must order by the score rank gives first, then by the
-// hash (higher hash worse).
+// the threshold go to a buffer with room for n/2 more, and when it
+// fills, a selection keeps the best n; the n-th best becomes the
+// threshold the next items must beat. An item is compared once against
+// the threshold and, when taken in, looked up by its key hash in a table
+// of the buffer (a walker's duplicate, or one key in two files, replaces
+// its worse offer in place) and appended: a heap of 100,000 sifted every
+// item taken in through ~17 levels of slots scattered in memory, so that
+// a long list cost twice the run (keys arrive in no order of size, so a
+// few hundred thousand of a million beat the root of a list of 100,000).
+// worse must order by the score rank gives first, then by the hash
+// (higher hash worse).
 type topBuf[T any] struct {
 	n      int
 	buf    []T // the items kept at the last settle, then those taken in since
 	ranks  []rankRef
-	keys   []uint64 // settle's: key hashes with buffer indexes
-	dup    []bool   // settle's: by buffer index, a worse offer of an identity
+	keep   []bool   // settle's: by buffer index, among the best n
+	slots  []uint32 // the buffer by key hash: its top 7 bits, then index+1; 0 is empty
 	worse  func(a, b *T) bool
 	rank   func(*T) (int64, uint64)
 	id     func(*T) itemID
@@ -66,6 +66,31 @@ func (h *topBuf[T]) push(x T) bool {
 			return false
 		}
 	}
+	if h.slots == nil {
+		// At most 2/3 full at room, and small (1 MiB for a list of
+		// 100,000) so that its probes mostly hit the cache.
+		h.slots = make([]uint32, 1<<bits.Len(uint(h.room()+h.room()/2)))
+	}
+	_, hash := h.rank(&x)
+	mask := uint64(len(h.slots) - 1)
+	tag := slotTag(hash)
+	id := h.id(&x)
+	s := hash & mask
+	for ; h.slots[s] != 0; s = (s + 1) & mask {
+		if h.slots[s]&^idxMask32 != tag {
+			continue
+		}
+		y := &h.buf[h.slots[s]&idxMask32-1]
+		if _, yh := h.rank(y); yh != hash || h.id(y) != id {
+			continue
+		}
+		if !h.worse(y, &x) {
+			return false
+		}
+		*y = x
+		h.dirty = true
+		return true
+	}
 	if len(h.buf) == cap(h.buf) {
 		// Doubling to 1,024 items, then room at once: append's own growth
 		// copied the (large) items many times on the way to room.
@@ -73,12 +98,19 @@ func (h *topBuf[T]) push(x T) bool {
 		if next > 1024 {
 			next = h.room()
 		}
-		h.buf = slices.Grow(h.buf, min(next, h.room())-len(h.buf))
+		h.buf = append(make([]T, 0, min(next, h.room())), h.buf...)
 	}
 	h.buf = append(h.buf, x)
+	h.slots[s] = tag | uint32(len(h.buf))
 	h.dirty = true
 	return true
 }
+
+// idxMask32 holds a buffer index + 1 in the low bits of a slot, under a
+// tag of the hash's top bits.
+const idxMask32 = 1<<25 - 1
+
+func slotTag(hash uint64) uint32 { return uint32(hash>>57) << 25 }
 
 // list settles the buffer and returns the best n items (at most n), one
 // per identity, in no order.
@@ -87,87 +119,61 @@ func (h *topBuf[T]) list() []T {
 	return h.buf
 }
 
-// settle keeps the best offer of each identity, then the best n items,
-// and raises the threshold to the worst of them.
+// settle keeps the best n items and raises the threshold to the worst of
+// them.
 func (h *topBuf[T]) settle() {
 	if !h.dirty {
 		return
 	}
 	h.dirty = false
-	// Offers of one identity share their key hash: sorted by it (its
-	// top 40 bits, the buffer index below), they sit side by side.
-	keys := h.keys[:0]
-	for i := range h.buf {
-		_, k := h.rank(&h.buf[i])
-		keys = append(keys, k&^idxMask|uint64(i))
-	}
-	slices.Sort(keys)
-	for lo := 0; lo < len(keys); {
-		hi := lo + 1
-		for hi < len(keys) && keys[hi]&^idxMask == keys[lo]&^idxMask {
-			hi++
+	if len(h.buf) > h.n {
+		r := h.ranks[:0]
+		for i := range h.buf {
+			s, k := h.rank(&h.buf[i])
+			r = append(r, rankRef{score: s, hash: k, i: int32(i)})
 		}
-		if hi-lo > 1 {
-			h.markDups(keys[lo:hi])
-		}
-		lo = hi
-	}
-	r := h.ranks[:0]
-	for i := range h.buf {
-		if i < len(h.dup) && h.dup[i] {
-			continue
-		}
-		s, k := h.rank(&h.buf[i])
-		r = append(r, rankRef{score: s, hash: k, i: int32(i)})
-	}
-	clear(h.dup)
-	if len(r) > h.n {
 		h.selectRanks(r, h.n)
-		r = r[:h.n]
-	}
-	// Keep r's items in place: by index, each moves down or stays.
-	slices.SortFunc(r, func(a, b rankRef) int { return cmp.Compare(a.i, b.i) })
-	worst := -1
-	for k, x := range r {
-		h.buf[k] = h.buf[x.i]
-		if worst < 0 || h.worse(&h.buf[k], &h.buf[worst]) {
-			worst = k
+		if len(h.keep) < len(h.buf) {
+			h.keep = make([]bool, cap(h.buf))
+		}
+		for _, x := range r[:h.n] {
+			h.keep[x.i] = true
+		}
+		// Keep the best in place: by index, each moves down or stays.
+		k := 0
+		for i := range h.buf {
+			if h.keep[i] {
+				h.buf[k] = h.buf[i]
+				k++
+			}
+		}
+		clear(h.keep)
+		clear(h.buf[k:]) // drop the strings of the items left out
+		h.buf, h.ranks = h.buf[:k], r[:0]
+		clear(h.slots)
+		mask := uint64(len(h.slots) - 1)
+		for i := range h.buf {
+			_, hash := h.rank(&h.buf[i])
+			s := hash & mask
+			for h.slots[s] != 0 {
+				s = (s + 1) & mask
+			}
+			h.slots[s] = slotTag(hash) | uint32(i+1)
 		}
 	}
-	clear(h.buf[len(r):]) // drop the strings of the items left out
-	h.buf, h.ranks, h.keys = h.buf[:len(r)], r[:0], keys[:0]
-	if len(h.buf) >= h.n && worst >= 0 {
+	if len(h.buf) >= h.n {
+		worst := 0
+		for k := range h.buf {
+			if h.worse(&h.buf[k], &h.buf[worst]) {
+				worst = k
+			}
+		}
 		h.thresh, h.cut = h.buf[worst], true
 	}
 }
 
-// idxMask holds a buffer index in the low bits of a sort key.
+// idxMask bounds a buffer index.
 const idxMask = 1<<24 - 1
-
-// markDups marks, in a run of sort keys of one key hash, the offers of an
-// identity another offer beats.
-func (h *topBuf[T]) markDups(run []uint64) {
-	if len(h.dup) < len(h.buf) {
-		h.dup = make([]bool, cap(h.buf))
-	}
-	for i := 1; i < len(run); i++ {
-		xi := int(run[i] & idxMask)
-		x := &h.buf[xi]
-		for j := range i {
-			yi := int(run[j] & idxMask)
-			y := &h.buf[yi]
-			if h.dup[yi] || h.id(x) != h.id(y) {
-				continue
-			}
-			if h.worse(y, x) {
-				h.dup[yi] = true
-			} else {
-				h.dup[xi] = true
-			}
-			break
-		}
-	}
-}
 
 // worseRef orders rank references as worse orders their items.
 func (h *topBuf[T]) worseRef(a, b *rankRef) bool {
