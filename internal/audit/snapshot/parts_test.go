@@ -3,8 +3,10 @@ package snapshot
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -89,7 +91,11 @@ keys:
 		if err := r.WriteJSON(&b); err != nil {
 			t.Fatal(err)
 		}
-		return b.String(), res
+		// How many values a suggestion's field census counted depends on
+		// how far the decoder ran ahead of the aggregator (FieldHint), even
+		// with one decoder: a key or two either way. That count is not
+		// what the parts are tested for; every other byte is.
+		return censusCount.ReplaceAllString(b.String(), "the fields its N values hold"), res
 	}
 	damaged := bytes.Clone(dump)
 	damaged[len(dump)/5] ^= 0x5a
@@ -100,7 +106,7 @@ keys:
 		for _, procs := range []int{2, 4} {
 			got, res := run(name, data, procs)
 			if got != want {
-				t.Errorf("%s in %d parts: the report differs from the whole file's\n got %.2000s\nwant %.2000s", name, procs, got, want)
+				t.Errorf("%s in %d parts: the report differs from the whole file's: %s", name, procs, firstDiff(got, want))
 			}
 			if res.Complete != wantRes.Complete {
 				t.Errorf("%s in %d parts: complete %v, whole %v", name, procs, res.Complete, wantRes.Complete)
@@ -112,3 +118,18 @@ keys:
 		t.Fatalf("the file has %d bytes: too few to cut", len(dump))
 	}
 }
+
+// firstDiff shows where two reports part: the first line that differs,
+// with its number, from each.
+func firstDiff(got, want string) string {
+	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
+	for i := range min(len(g), len(w)) {
+		if g[i] != w[i] {
+			return fmt.Sprintf("line %d\n got %.600s\nwant %.600s", i+1, g[i], w[i])
+		}
+	}
+	return fmt.Sprintf("%d lines against %d", len(g), len(w))
+}
+
+// censusCount is the count in a suggested entry's note on its fields.
+var censusCount = regexp.MustCompile(`the fields its \d+ values hold`)
