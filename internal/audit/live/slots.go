@@ -337,44 +337,19 @@ func (w *walker) readSlots(c *resp.Conn, chunk []int, free chan *batch) (*batch,
 	b.badSlots = b.badSlots[:0]
 	b.lost = false
 	ratio := w.r.ratio
-	match := w.r.opts.Match
 	for _, s := range chunk {
-		rp, err := c.Read()
+		n, err := readSlotListing(c, s, w.r.opts.Match, "the rules in docs/audit-acl.md", "counted", func(k []byte) {
+			if ratio > 0 {
+				w.sampleKey(b, k, s)
+				return
+			}
+			w.addKey(b, string(k), s)
+		})
 		if err != nil {
 			return nil, err
 		}
-		if rp.Kind == '-' {
-			se := resp.ServerError(rp.Str)
-			if se.Code() == "NOPERM" {
-				return nil, &stopError{fmt.Errorf("CLUSTER GETKEYSINSLOT: %v: grant the rules in docs/audit-acl.md", se)}
-			}
-			return nil, se
-		}
-		if rp.Kind != '*' {
-			return nil, unexpected("CLUSTER GETKEYSINSLOT", rp)
-		}
-		if rp.N >= maxSlotKeys {
-			return nil, &stopError{fmt.Errorf("slot %d holds %d keys or more, more than one listing returns: it cannot be counted whole", s, maxSlotKeys)}
-		}
-		b.slotKeys = append(b.slotKeys, rp.N)
-		b.scanned += rp.N
-		for range rp.N {
-			k, err := c.Read()
-			if err != nil {
-				return nil, err
-			}
-			if k.Kind != '$' {
-				return nil, unexpected("CLUSTER GETKEYSINSLOT key", k)
-			}
-			if match != "" && !glob.Match([]byte(match), k.Str) {
-				continue
-			}
-			if ratio > 0 {
-				w.sampleKey(b, k.Str, s)
-				continue
-			}
-			w.addKey(b, string(k.Str), s)
-		}
+		b.slotKeys = append(b.slotKeys, n)
+		b.scanned += n
 	}
 	rp, err := c.Read()
 	if err != nil {
@@ -393,6 +368,47 @@ func (w *walker) readSlots(c *resp.Conn, chunk []int, free chan *batch) (*batch,
 		b.dropSlots(bad)
 	}
 	return b, nil
+}
+
+// readSlotListing reads the reply to CLUSTER GETKEYSINSLOT for slot s
+// and calls key for each key that matches match ("" matches every key):
+// key's bytes are the connection's, valid until the next read. It returns
+// how many keys the slot listed. A listing as long as maxSlotKeys may have
+// left keys out, so the slot cannot be walked whole; grant says what to
+// grant when the user may not list, and done what such a slot cannot be
+// ("counted", "walked").
+func readSlotListing(c *resp.Conn, s int, match, grant, done string, key func(k []byte)) (int64, error) {
+	rp, err := c.Read()
+	if err != nil {
+		return 0, err
+	}
+	if rp.Kind == '-' {
+		se := resp.ServerError(rp.Str)
+		if se.Code() == "NOPERM" {
+			return 0, &stopError{fmt.Errorf("CLUSTER GETKEYSINSLOT: %v: grant %s", se, grant)}
+		}
+		return 0, se
+	}
+	if rp.Kind != '*' {
+		return 0, unexpected("CLUSTER GETKEYSINSLOT", rp)
+	}
+	if rp.N >= maxSlotKeys {
+		return 0, &stopError{fmt.Errorf("slot %d holds %d keys or more, more than one listing returns: it cannot be %s whole", s, maxSlotKeys, done)}
+	}
+	n := rp.N
+	for range n {
+		k, err := c.Read()
+		if err != nil {
+			return 0, err
+		}
+		if k.Kind != '$' {
+			return 0, unexpected("CLUSTER GETKEYSINSLOT key", k)
+		}
+		if match == "" || glob.Match([]byte(match), k.Str) {
+			key(k.Str)
+		}
+	}
+	return n, nil
 }
 
 // notServed returns the slots of chunk that the node, by its own CLUSTER

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/keyguard/keyguard/internal/audit/report"
-	"github.com/keyguard/keyguard/internal/glob"
 	"github.com/keyguard/keyguard/internal/pace"
 	"github.com/keyguard/keyguard/internal/resp"
 )
@@ -875,41 +874,16 @@ func (n *nodeWalk) nextChunk(keys int) []int {
 
 func (n *nodeWalk) readSlots(c *resp.Conn, chunk []int) (*keyBatch, error) {
 	b := &keyBatch{slots: chunk}
-	match := n.k.o.Match
 	for _, s := range chunk {
-		rp, err := c.Read()
+		listed, err := readSlotListing(c, s, n.k.o.Match, "+cluster|getkeysinslot (docs/audit-acl.md)", "walked", func(k []byte) {
+			b.Keys = append(b.Keys, string(k))
+			b.Slots = append(b.Slots, s)
+		})
 		if err != nil {
 			return nil, err
 		}
-		if rp.Kind == '-' {
-			se := resp.ServerError(rp.Str)
-			if se.Code() == "NOPERM" {
-				return nil, &stopError{fmt.Errorf("CLUSTER GETKEYSINSLOT: %v: grant +cluster|getkeysinslot (docs/audit-acl.md)", se)}
-			}
-			return nil, se
-		}
-		if rp.Kind != '*' {
-			return nil, unexpected("CLUSTER GETKEYSINSLOT", rp)
-		}
-		if rp.N >= maxSlotKeys {
-			return nil, &stopError{fmt.Errorf("slot %d holds %d keys or more, more than one listing returns: it cannot be walked whole", s, maxSlotKeys)}
-		}
-		b.slotKeys = append(b.slotKeys, rp.N)
-		b.listed += rp.N
-		for range rp.N {
-			k, err := c.Read()
-			if err != nil {
-				return nil, err
-			}
-			if k.Kind != '$' {
-				return nil, unexpected("CLUSTER GETKEYSINSLOT key", k)
-			}
-			if match != "" && !glob.Match([]byte(match), k.Str) {
-				continue
-			}
-			b.Keys = append(b.Keys, string(k.Str))
-			b.Slots = append(b.Slots, s)
-		}
+		b.slotKeys = append(b.slotKeys, listed)
+		b.listed += listed
 	}
 	rp, err := c.Read()
 	if err != nil {
