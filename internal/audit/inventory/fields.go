@@ -10,6 +10,13 @@ func (a *Aggregator) offerFields(r *Record, g *group, asked bool) {
 	if g.entry != nil && !fieldType(g.entry.Type) {
 		return
 	}
+	// A walker ahead of the aggregator reads names a little longer than
+	// they count (FieldHint): take a key only when this aggregator would
+	// ask for it now, so the census and its misses are the same however
+	// far ahead the walkers ran.
+	if !fs.asks() || (g.entry == nil && fs.census == nil && !a.familySamplerLeft()) {
+		return
+	}
 	if len(r.Fields) == 0 && r.Set == nil {
 		if asked {
 			a.fieldMiss(g)
