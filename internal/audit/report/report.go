@@ -403,46 +403,33 @@ func jsonArray[T any](j *jsonWriter, name string, s []T) {
 // jsonArray would write, without encoding/json's reflection and
 // re-indentation (a report can hold 10,000 findings per rule).
 func (j *jsonWriter) findings(s []Finding) {
-	j.key("findings")
-	if len(s) == 0 {
-		j.w.WriteString("[]")
-		return
-	}
-	j.w.WriteByte('[')
-	b := make([]byte, 0, 20<<10)
 	var enc findingEncoder
-	for i := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, "\n    "...)
-		b = enc.append(b, &s[i])
-		if len(b) >= 16<<10 {
-			j.write(b)
-			b = b[:0]
-		}
-	}
-	j.write(b)
-	j.w.WriteString("\n  ]")
+	writeArray(j, "findings", s, func(b []byte, f *Finding) []byte { return enc.append(b, f) })
 }
 
 // topKeys writes the top_keys field as jsonArray would, without
 // reflection (a report can list 100,000 top keys).
 func (j *jsonWriter) topKeys(s []TopKey) {
-	j.key("top_keys")
+	var enc findingEncoder
+	writeArray(j, "top_keys", s, func(b []byte, k *TopKey) []byte { return enc.appendTopKey(b, k) })
+}
+
+// writeArray writes field name as an indented JSON array of s, each
+// element appended by add, in writes of about 16 KiB.
+func writeArray[T any](j *jsonWriter, name string, s []T, add func([]byte, *T) []byte) {
+	j.key(name)
 	if len(s) == 0 {
 		j.w.WriteString("[]")
 		return
 	}
 	j.w.WriteByte('[')
 	b := make([]byte, 0, 20<<10)
-	var enc findingEncoder
 	for i := range s {
 		if i > 0 {
 			b = append(b, ',')
 		}
 		b = append(b, "\n    "...)
-		b = enc.appendTopKey(b, &s[i])
+		b = add(b, &s[i])
 		if len(b) >= 16<<10 {
 			j.write(b)
 			b = b[:0]
