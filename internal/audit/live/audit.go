@@ -413,18 +413,7 @@ func (r *run) coverage(stopped []report.NodeStop) *report.Coverage {
 		c.NotCovered = append(c.NotCovered, g)
 	}
 	if r.t.Cluster || r.alone {
-		cl := &report.ClusterCoverage{Masters: r.masters, Walked: min(len(counted), max(r.masters, 1))}
-		var got []int
-		for _, n := range c.Nodes {
-			got = append(got, report.ParseSlotRanges(n.Slots)...)
-		}
-		slices.Sort(got)
-		got = slices.Compact(got)
-		cl.Slots = len(got)
-		if cl.Slots < report.ClusterSlots {
-			cl.Counted = report.SlotRanges(got)
-		}
-		c.Cluster = cl
+		c.Cluster = r.clusterCoverage(c.Nodes, len(counted))
 	}
 	c.Finish()
 	return c
@@ -856,4 +845,22 @@ func dedupe(ss []string) []string {
 		}
 	}
 	return out
+}
+
+// clusterCoverage is the Cluster part of a coverage block: how many of the
+// masters were walked (walked of them counted keys), and the slots the
+// nodes covered, listed when not all of them.
+func (r *run) clusterCoverage(nodes []report.CoverageNode, walked int) *report.ClusterCoverage {
+	cl := &report.ClusterCoverage{Masters: r.masters, Walked: min(walked, max(r.masters, 1))}
+	var got []int
+	for _, n := range nodes {
+		got = append(got, report.ParseSlotRanges(n.Slots)...)
+	}
+	slices.Sort(got)
+	got = slices.Compact(got)
+	cl.Slots = len(got)
+	if cl.Slots < report.ClusterSlots {
+		cl.Counted = report.SlotRanges(got)
+	}
+	return cl
 }

@@ -166,11 +166,58 @@ func (r *run) assign(slots []int, nodes []clusterNode) (plans []nodePlan, left [
 func (r *run) walkCluster(ctx context.Context, left []pending) {
 	r.walkRound(ctx, r.walkers)
 	left = append(left, r.leftOf(r.walkers)...)
+	left = r.replan(ctx, left, nil, func(plans []nodePlan, still []pending, slots int) ([]pending, int) {
+		var ws []*walker
+		for _, p := range plans {
+			w, err := r.newWalker(ctx, p)
+			if err != nil {
+				var pe *PermissionError
+				if errors.As(err, &pe) {
+					still = append(still, pending{slots: p.slotList, node: p.addr, reason: err.Error()})
+					continue
+				}
+				still = append(still, pending{slots: p.slotList, node: p.addr, reason: "node down: " + err.Error()})
+				continue
+			}
+			ws = append(ws, w)
+		}
+		r.mu.Lock()
+		r.walkers = append(r.walkers, ws...)
+		r.rewalked += slots
+		r.mu.Unlock()
+		r.walkRound(ctx, ws)
+		return append(still, r.leftOf(ws)...), len(ws)
+	})
+	for _, p := range left {
+		reason := p.reason
+		if ctx.Err() != nil && reason == "" {
+			reason = "interrupted"
+		}
+		var keys int64
+		for _, w := range r.walkers {
+			if w.addr == p.node {
+				keys += w.scannedDone
+			}
+		}
+		r.stopped = append(r.stopped, report.NodeStop{Node: p.node, Slots: report.SlotRanges(p.slots), Reason: reason, Keys: keys})
+	}
+}
+
+// replan walks again, on their owner of the moment, the slots of left,
+// until none is left, ctx ends, or no slot has been counted for RetryFor,
+// and returns the slots still left. Each round reads the topology (after
+// before, when given), assigns the slots to their owners, and hands the
+// plans and the slots without an owner to walk, which returns the slots
+// left after its walks and how many walks it started.
+func (r *run) replan(ctx context.Context, left []pending, before func(), walk func(plans []nodePlan, still []pending, slots int) ([]pending, int)) []pending {
 	deadline := time.Now().Add(r.opts.RetryFor)
 	for len(left) > 0 && ctx.Err() == nil && time.Now().Before(deadline) {
 		var slots []int
 		for _, p := range left {
 			slots = append(slots, p.slots...)
+		}
+		if before != nil {
+			before()
 		}
 		nodes, err := r.topology(ctx)
 		if err != nil {
@@ -189,50 +236,19 @@ func (r *run) walkCluster(ctx context.Context, left []pending) {
 			}
 			continue
 		}
-		var ws []*walker
-		for _, p := range plans {
-			w, err := r.newWalker(ctx, p)
-			if err != nil {
-				var pe *PermissionError
-				if errors.As(err, &pe) {
-					still = append(still, pending{slots: p.slotList, node: p.addr, reason: err.Error()})
-					continue
-				}
-				still = append(still, pending{slots: p.slotList, node: p.addr, reason: "node down: " + err.Error()})
-				continue
-			}
-			ws = append(ws, w)
-		}
-		r.mu.Lock()
-		r.walkers = append(r.walkers, ws...)
-		r.rewalked += len(slots)
-		r.mu.Unlock()
-		r.walkRound(ctx, ws)
-		before := len(slots)
-		left = append(still, r.leftOf(ws)...)
+		var started int
+		left, started = walk(plans, still, len(slots))
 		after := 0
 		for _, p := range left {
 			after += len(p.slots)
 		}
-		if after < before {
+		if after < len(slots) {
 			deadline = time.Now().Add(r.opts.RetryFor)
-		} else if len(ws) == 0 && sleepCtx(ctx, 200*time.Millisecond) != nil {
+		} else if started == 0 && sleepCtx(ctx, 200*time.Millisecond) != nil {
 			break
 		}
 	}
-	for _, p := range left {
-		reason := p.reason
-		if ctx.Err() != nil && reason == "" {
-			reason = "interrupted"
-		}
-		var keys int64
-		for _, w := range r.walkers {
-			if w.addr == p.node {
-				keys += w.scannedDone
-			}
-		}
-		r.stopped = append(r.stopped, report.NodeStop{Node: p.node, Slots: report.SlotRanges(p.slots), Reason: reason, Keys: keys})
-	}
+	return left
 }
 
 // keepReasons gives slots still without an owner the reason a walker

@@ -358,32 +358,14 @@ func (k *keyWalk) cluster(ctx context.Context, plans []nodePlan, left []pending)
 	k.left = nil
 	k.round(ctx, ws)
 	left = append(left, leftOfNodes(ws)...)
-	deadline := time.Now().Add(r.opts.RetryFor)
-	for len(left) > 0 && ctx.Err() == nil && time.Now().Before(deadline) {
-		var slots []int
-		for _, p := range left {
-			slots = append(slots, p.slots...)
-		}
+	seeds := func() {
 		for _, n := range ws {
 			r.t.Seeds = append(r.t.Seeds, n.plan.addr)
 		}
 		r.t.Seeds = dedupe(r.t.Seeds)
-		nodes, err := r.topology(ctx)
-		if err != nil {
-			if sleepCtx(ctx, 200*time.Millisecond) != nil {
-				break
-			}
-			continue
-		}
-		plans, still := r.assign(slots, nodes)
-		still = r.keepReasons(still, left)
-		if len(plans) == 0 {
-			left = still
-			if sleepCtx(ctx, 200*time.Millisecond) != nil {
-				break
-			}
-			continue
-		}
+	}
+	left = r.replan(ctx, left, seeds, func(plans []nodePlan, still []pending, slots int) ([]pending, int) {
+		var err error
 		if ws, err = k.start(ctx, plans); err != nil {
 			for _, p := range plans {
 				still = append(still, pending{slots: p.slotList, node: p.addr, reason: err.Error()})
@@ -391,20 +373,10 @@ func (k *keyWalk) cluster(ctx context.Context, plans []nodePlan, left []pending)
 		}
 		still = append(still, k.left...)
 		k.left = nil
-		k.rewalked += len(slots)
+		k.rewalked += slots
 		k.round(ctx, ws)
-		before := len(slots)
-		left = append(still, leftOfNodes(ws)...)
-		after := 0
-		for _, p := range left {
-			after += len(p.slots)
-		}
-		if after < before {
-			deadline = time.Now().Add(r.opts.RetryFor)
-		} else if len(ws) == 0 && sleepCtx(ctx, 200*time.Millisecond) != nil {
-			break
-		}
-	}
+		return append(still, leftOfNodes(ws)...), len(ws)
+	})
 	for i := range left {
 		if left[i].reason == "" {
 			left[i].reason = "interrupted"
@@ -1071,18 +1043,7 @@ func (k *keyWalk) result() *WalkResult {
 		c.NotCovered = append(c.NotCovered, report.Gap{Node: p.node, Slots: report.SlotRanges(p.slots), Reason: p.reason})
 	}
 	if r.t.Cluster || r.alone {
-		cl := &report.ClusterCoverage{Masters: r.masters, Walked: min(len(counted), max(r.masters, 1))}
-		var got []int
-		for _, n := range c.Nodes {
-			got = append(got, report.ParseSlotRanges(n.Slots)...)
-		}
-		slices.Sort(got)
-		got = slices.Compact(got)
-		cl.Slots = len(got)
-		if cl.Slots < report.ClusterSlots {
-			cl.Counted = report.SlotRanges(got)
-		}
-		c.Cluster = cl
+		c.Cluster = r.clusterCoverage(c.Nodes, len(counted))
 	}
 	c.Finish()
 	res.Coverage = c
