@@ -47,7 +47,10 @@ func Run(ctx context.Context, e *cli.Env, o RunOptions) error {
 	var lfu *LFUResult
 	var interrupted error
 	if !o.NoLFU {
-		lfu, err = WalkLFU(ctx, rdb, o.LFU)
+		lo := o.LFU
+		// As the audit: every database that holds keys unless the URL names one.
+		lo.AllDBs = lo.AllDBs || !target.DBSet && !target.Cluster
+		lfu, err = WalkLFU(ctx, rdb, lo)
 		switch {
 		case err != nil && ctx.Err() != nil && lfu != nil:
 			// Interrupted: the report lists what was read, each node saying where it stopped.
@@ -66,7 +69,9 @@ func Run(ctx context.Context, e *cli.Env, o RunOptions) error {
 			return err
 		}
 	}
-	rep := BuildReport(o.Registry, reps, lfu, mon, o.Report)
+	ro := o.Report
+	ro.DB = target.Opts.DB // where the SDK reports were read
+	rep := BuildReport(o.Registry, reps, lfu, mon, ro)
 	out, err := cli.OpenOutput(e, "--out", o.Out)
 	if err != nil {
 		return err
