@@ -15,6 +15,7 @@ import (
 	"github.com/keyguard/keyguard/hotkey"
 	"github.com/keyguard/keyguard/internal/audit/live"
 	"github.com/keyguard/keyguard/internal/audit/report"
+	"github.com/keyguard/keyguard/internal/human"
 	"github.com/keyguard/keyguard/internal/pace"
 	"github.com/keyguard/keyguard/internal/resp"
 	"github.com/keyguard/keyguard/internal/resp/redisopt"
@@ -281,7 +282,7 @@ func (w *lfuWalk) result(ctx context.Context, wr *live.WalkResult) (*LFUResult, 
 		switch r := stopped[n.Addr]; {
 		case n.Skipped != "":
 		case len(r) > 0:
-			n.Stopped = oneLine(strings.Join(r, "; "))
+			n.Stopped = human.OneLine(strings.Join(r, "; "))
 		case !n.Whole && !w.sampled && len(cov.Nodes) > 0:
 			n.Stopped = "it stopped serving some of its slots during the walk (a failover or a migration): they were read on their new owner"
 		}
@@ -329,7 +330,7 @@ func (n *lfuNode) checkPolicy(ctx context.Context, c *resp.Conn) error {
 	var se resp.ServerError
 	switch {
 	case errors.As(err, &se):
-		n.Skipped = fmt.Sprintf("CONFIG GET maxmemory-policy refused (%v): cannot tell whether the LFU counters exist", oneLine(se.Error()))
+		n.Skipped = fmt.Sprintf("CONFIG GET maxmemory-policy refused (%v): cannot tell whether the LFU counters exist", human.OneLine(se.Error()))
 	case err != nil:
 		return err
 	case !strings.HasSuffix(policy, "-lfu"):
@@ -422,8 +423,6 @@ func topLFU(keys []LFUKey, k int) []LFUKey {
 	}
 	return keys
 }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // MasterAddrs returns the address of every master of rdb: the client's
 // own for a *redis.Client, each master's for a *redis.ClusterClient.
