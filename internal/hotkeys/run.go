@@ -59,6 +59,8 @@ func Run(ctx context.Context, e *cli.Env, o RunOptions) error {
 		case err != nil && lfu != nil:
 			// A part not covered (a node lost): the report lists what was read and says what was not.
 			interrupted = fmt.Errorf("OBJECT FREQ walk incomplete: the report covers the keys read so far: %w", err)
+		case err != nil && strings.Contains(err.Error(), "NOPERM"):
+			return fmt.Errorf("%w\n\tTry: give the user the permissions of keyguard-hotkeys in docs/audit-acl.md (+select walks the databases other than 0; --db N walks one), or --no-lfu to skip OBJECT FREQ", err)
 		case err != nil:
 			return fmt.Errorf("%w\n\tTry: --no-lfu to skip OBJECT FREQ, or --rate N to slow the walk", err)
 		}
