@@ -52,6 +52,7 @@ func appendInfer(dst []byte, key string, sep byte, used *names) []byte {
 		if !first {
 			dst = append(dst, sep)
 		}
+		used.domain = first
 		dst = inferSeg(dst, seg, used)
 		if !more {
 			return dst
@@ -106,9 +107,10 @@ func baseName(base int) string {
 // names counts the uses of each base name within one key, and the
 // placeholders so far; fn (InferValues) receives values.
 type names struct {
-	n    [numNames]int
-	slot int
-	fn   func(slot int, value string)
+	n      [numNames]int
+	slot   int
+	fn     func(slot int, value string)
+	domain bool // the key's first segment is being read
 }
 
 // value hands v, the value of the placeholder put next, to fn.
@@ -235,7 +237,7 @@ func inferSegment(dst []byte, seg string, used *names) []byte {
 		run := seg[i:j]
 		plus := len(dst) > 0 && dst[len(dst)-1] == '+' && i > 0 && seg[i-1] == '+'
 		switch {
-		case partOfWord(seg, i, j):
+		case partOfWord(seg, i, j), used.domain && leadsWord(seg, i, j):
 			dst = append(dst, run...)
 		case len(run) == 14 && isTimestamp(run):
 			dst = used.put(dst, nameDate, ":date}")
@@ -306,6 +308,14 @@ func partOfWord(seg string, i, j int) bool {
 		return true
 	}
 	return false
+}
+
+// leadsWord reports whether the digits seg[i:j] open a word of the key's
+// first segment, its domain: one or two digits at its start glued to a
+// letter ("2fa", "3des", "5g"). A domain is a name its team chose, not a
+// counter; a number after letters still is one ("zadd17" → zadd{n:int}).
+func leadsWord(seg string, i, j int) bool {
+	return i == 0 && j-i < 3 && j < len(seg) && isLetter(seg[j])
 }
 
 func isHex(s string) bool {

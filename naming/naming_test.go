@@ -35,6 +35,16 @@ func TestInfer(t *testing.T) {
 		{"{order:1}:items", "{{order:{id:int}}}:items"},
 		{"a::b", "a:{empty}:b"},
 		{"cache:v2:md5", "cache:v2:md5"},
+		// A domain opening with digits is a word; a number after letters
+		// counts, in the domain or not.
+		{"2fa:code:123", "2fa:code:{id:int}"},
+		{"3des:key:7", "3des:key:{id:int}"},
+		{"2fa", "2fa"},
+		{"2fa17", "2fa{n:int}"},
+		{"zadd99", "zadd{n:int}"},
+		{"rank:7d:1", "rank:{id:int}d:{id2:int}"}, // past the domain: rank:30d is the same family
+		{"123abc:x", "{id:int}abc:x"},
+		{"7:x", "{id:int}:x"},
 	} {
 		got := Infer(tt.key, ':')
 		if got != tt.want {

@@ -65,7 +65,10 @@ func clusterRules(t *testing.T) []any {
 func TestDocumentedACLs(t *testing.T) {
 	srv := redistest.Start(t)
 	t.Run("standalone", func(t *testing.T) {
-		documentedACLs(t, []*redis.Client{srv.Client(t)}, srv.Client(t), "redis://%s:pw@"+srv.Addr, nil, nil)
+		// A key in database 2 too: hotkeys walks every database (SELECT).
+		db2 := redis.NewClient(&redis.Options{Addr: srv.Addr, DB: 2})
+		defer db2.Close()
+		documentedACLs(t, []*redis.Client{srv.Client(t)}, srv.Client(t), "redis://%s:pw@"+srv.Addr, nil, nil, db2)
 	})
 	c := redistest.StartCluster(t, 3)
 	var nodes []*redis.Client
@@ -73,11 +76,13 @@ func TestDocumentedACLs(t *testing.T) {
 		nodes = append(nodes, n.Client(t))
 	}
 	t.Run("cluster", func(t *testing.T) {
-		documentedACLs(t, nodes, c.Client(t), "redis://%s:pw@"+strings.Join(c.Addrs, ","), []string{"--cluster"}, clusterRules(t))
+		documentedACLs(t, nodes, c.Client(t), "redis://%s:pw@"+strings.Join(c.Addrs, ","), []string{"--cluster"}, clusterRules(t), nil)
 	})
 }
 
-func documentedACLs(t *testing.T, nodes []*redis.Client, admin redis.UniversalClient, url string, extra []string, extraRules []any) {
+// db2, when not nil, is a client of database 2 of the server: a hot key
+// planted there must be listed with its database.
+func documentedACLs(t *testing.T, nodes []*redis.Client, admin redis.UniversalClient, url string, extra []string, extraRules []any, db2 *redis.Client) {
 	ctx := context.Background()
 	for _, n := range nodes {
 		if err := n.ConfigSet(ctx, "maxmemory-policy", "allkeys-lfu").Err(); err != nil {
@@ -103,6 +108,18 @@ func documentedACLs(t *testing.T, nodes []*redis.Client, admin redis.UniversalCl
 			t.Fatal(err)
 		}
 	}
+	hotWant := []string{`OBJECT FREQ on \S+ \(allkeys-lfu\)`, `\d+  a:3( \(db 0\))?  \(a:\{id\}, team-a\)`, "MONITOR for 1s", "cost on "}
+	if db2 != nil {
+		if err := db2.RPush(ctx, "a:4", "x").Err(); err != nil {
+			t.Fatal(err)
+		}
+		for range 20 {
+			if err := db2.LRange(ctx, "a:4", 0, -1).Err(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		hotWant = append(hotWant, `\d+  a:4 \(db 2\)  \(a:\{id\}, team-a\)`)
+	}
 	reg := filepath.Join(t.TempDir(), "keyguard.yaml")
 	if err := os.WriteFile(reg, []byte("version: 1\ndomains:\n  a: {owner: team-a}\nkeys:\n  - {key: \"a:{id}\", type: string, ttl: 1h}\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -112,7 +129,7 @@ func documentedACLs(t *testing.T, nodes []*redis.Client, admin redis.UniversalCl
 		args []string
 		want []string
 	}{
-		{"keyguard-hotkeys", []string{"hotkeys", "--monitor", "1s"}, []string{`OBJECT FREQ on \S+ \(allkeys-lfu\)`, `\d+  a:3  \(a:\{id\}, team-a\)`, "MONITOR for 1s", "cost on "}},
+		{"keyguard-hotkeys", []string{"hotkeys", "--monitor", "1s"}, hotWant},
 		{"keyguard-investigate", []string{"investigate", "--match", "a:*", "--watch", "1s", "--monitor", "1s"},
 			[]string{`"a:1"\s+string\s+no TTL\s+text \d+ B`, `"a:2"\s+hash\s+no TTL\s+\{f\} \d+ B`, `"a:3"\s+list\s+no TTL\s+text \d+ B`, "Slow log:", "TTL watch", `Capture \(MONITOR on`}},
 	} {

@@ -256,3 +256,92 @@ func TestAuditAndHotkeysAgreeUnderLFU(t *testing.T) {
 		t.Errorf("counters: audit %d, hotkeys %d", auditFreq, hot.Keys[0].Freq)
 	}
 }
+
+// TestHotkeysEveryDatabase: as the audit, hotkeys walks every database
+// that holds keys when the URL names none (0 and 5 here, 3 between them
+// empty), each key with its database, the same name in two databases
+// twice; a URL with /5, or --db 5, walks database 5 alone.
+func TestHotkeysEveryDatabase(t *testing.T) {
+	ctx := context.Background()
+	srv := redistest.Start(t, "maxmemory-policy allkeys-lfu", "lfu-log-factor 0", "lfu-decay-time 0")
+	for db, reads := range map[int]int{0: 150, 5: 200} {
+		c := redis.NewClient(&redis.Options{Addr: srv.Addr, DB: db})
+		p := c.Pipeline()
+		for i := range 1000 {
+			p.Set(ctx, fmt.Sprintf("config:global:k%d", i), "x", 0)
+		}
+		for _, k := range []string{"config:global:banner", fmt.Sprintf("config:global:only%d", db)} {
+			p.Set(ctx, k, "x", 0)
+			for range reads {
+				p.Get(ctx, k)
+			}
+		}
+		if _, err := p.Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+		c.Close()
+	}
+	type report struct {
+		Keys []struct {
+			Key  string
+			DB   *int
+			Freq int `json:"lfu_freq"`
+		}
+		Findings []struct{ Key, Message string }
+		LFU      struct {
+			Nodes    []struct{ Sampled int }
+			Coverage struct {
+				Nodes []struct{ DBs []struct{ DB int } }
+			}
+		}
+	}
+	hot := func(args ...string) (string, []int) {
+		t.Helper()
+		code, out, errOut := runCLI(t, "", append([]string{"hotkeys", "--registry", hotRegistry, "--format", "json", "--fail-on", "never"}, args...)...)
+		if code != exitClean {
+			t.Fatalf("hotkeys %q: exit %d %s", args, code, errOut)
+		}
+		var r report
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatal(err)
+		}
+		var keys []string
+		for _, k := range r.Keys {
+			db := "-"
+			if k.DB != nil {
+				db = fmt.Sprint(*k.DB)
+			}
+			keys = append(keys, fmt.Sprintf("%s@%s=%d", k.Key, db, k.Freq))
+		}
+		var dbs []int
+		for _, n := range r.LFU.Coverage.Nodes {
+			for _, d := range n.DBs {
+				dbs = append(dbs, d.DB)
+			}
+		}
+		if len(r.Findings) != len(r.Keys) {
+			t.Errorf("hotkeys %q: %d findings for %d hot keys", args, len(r.Findings), len(r.Keys))
+		}
+		return strings.Join(keys, " "), dbs
+	}
+	keys, dbs := hot("--redis", srv.URL())
+	if want := "config:global:banner@5=205 config:global:only5@5=205 config:global:banner@0=155 config:global:only0@0=155"; keys != want || fmt.Sprint(dbs) != "[0 5]" {
+		t.Fatalf("every database: keys %s, want %s; coverage %v", keys, want, dbs)
+	}
+	for _, args := range [][]string{{"--redis", srv.URL() + "/5"}, {"--redis", srv.URL(), "--db", "5"}} {
+		keys, dbs := hot(args...)
+		if want := "config:global:banner@5=205 config:global:only5@5=205"; keys != want || fmt.Sprint(dbs) != "[5]" {
+			t.Fatalf("%q: keys %s, want %s; coverage %v", args, keys, want, dbs)
+		}
+	}
+	// The text names the database of each key.
+	code, out, errOut := runCLI(t, "", "hotkeys", "--registry", hotRegistry, "--redis", srv.URL(), "--fail-on", "never")
+	if code != exitClean {
+		t.Fatalf("hotkeys text: exit %d %s", code, errOut)
+	}
+	for _, s := range []string{"config:global:only5 (db 5)", "config:global:banner (db 0)", "walked: databases 0, 5"} {
+		if !strings.Contains(out, s) {
+			t.Errorf("text lacks %q:\n%s", s, out)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -303,7 +304,8 @@ func TestInitFromAuditKeepsRegistered(t *testing.T) {
 // TestInitFromAuditGeneralizes: e-mail addresses and numbers glued to
 // words become placeholders: one entry per family, no address in the
 // registry, and the filled registry lints without overlaps (zadd{n:int},
-// a key without a domain segment, keeps its domain finding).
+// a key without a domain segment, keeps its domain finding); a domain
+// opening with digits (2fa) is a word and declared.
 func TestInitFromAuditGeneralizes(t *testing.T) {
 	ctx := context.Background()
 	srv := redistest.Start(t)
@@ -315,6 +317,7 @@ func TestInitFromAuditGeneralizes(t *testing.T) {
 	}
 	for i := range 100 {
 		pipe.ZAdd(ctx, fmt.Sprintf("zadd%d", i), redis.Z{Score: 1, Member: "m"})
+		pipe.Set(ctx, fmt.Sprintf("2fa:code:%d", 1000+i), "x", time.Hour)
 	}
 	pipe.ZAdd(ctx, "zadd{n}", redis.Z{Score: 1, Member: "m"})
 	if _, err := pipe.Exec(ctx); err != nil {
@@ -334,7 +337,7 @@ func TestInitFromAuditGeneralizes(t *testing.T) {
 		t.Fatal(err)
 	}
 	text := string(b)
-	for _, want := range []string{`- key: "sess:user:{email:hash}"`, `- key: "sess:tel:{phone:hash}"`, `- key: "zadd{n:int}"`} {
+	for _, want := range []string{`- key: "sess:user:{email:hash}"`, `- key: "sess:tel:{phone:hash}"`, `- key: "zadd{n:int}"`, `- key: "2fa:code:{id:int}"`} {
 		if !strings.Contains(text, want) {
 			t.Errorf("registry lacks %q:\n%s", want, text)
 		}
@@ -346,14 +349,17 @@ func TestInitFromAuditGeneralizes(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, text)
 	}
-	if len(reg.Entries) > 4 {
+	if !slices.ContainsFunc(reg.Domains, func(d registry.Domain) bool { return d.Name == "2fa" }) {
+		t.Errorf("domain 2fa not declared:\n%s", text)
+	}
+	if len(reg.Entries) > 5 {
 		t.Errorf("%d entries, want one per family:\n%s", len(reg.Entries), text)
 	}
 	filled := regexp.MustCompile(`owner: FILL-IN`).ReplaceAllString(text, "owner: shop-team")
 	filled = regexp.MustCompile(`desc: "FILL-IN[^"]*"`).ReplaceAllString(filled, `desc: "checked"`)
 	os.WriteFile(path, []byte(filled), 0o644)
 	code, out, _ := runCLI(t, "", "lint", "--registry", path)
-	if code > 1 || strings.Contains(out, "overlap") || !strings.Contains(out, "4 templates, 1 error, 0 warnings") || !strings.Contains(out, "error domain: the first segment is a placeholder") {
+	if code > 1 || strings.Contains(out, "overlap") || !strings.Contains(out, "5 templates, 1 error, 0 warnings") || !strings.Contains(out, "error domain: the first segment is a placeholder") {
 		t.Fatalf("lint of the filled registry: exit %d\n%s\n%s", code, out, filled)
 	}
 }

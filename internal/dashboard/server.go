@@ -10,13 +10,13 @@ import (
 	"maps"
 	"net"
 	"net/http"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/keyguard/keyguard/internal/human"
 	"github.com/keyguard/keyguard/registry"
 )
 
@@ -260,7 +260,7 @@ func (s *Server) AuditNow(ctx context.Context) error {
 }
 
 func (s *Server) failed(start time.Time, err error) {
-	msg := oneLine(err)
+	msg := human.OneLine(err.Error())
 	s.mu.Lock()
 	s.status.LastAttempt, s.status.LastResult = start, resultFailed
 	s.status.LastError, s.status.LastErrorAt = msg, s.now()
@@ -277,7 +277,7 @@ func (s *Server) enrich(ctx context.Context, snap *Snapshot) {
 	if s.writers != nil {
 		tws, err := s.writers.Writers(ctx)
 		if err != nil {
-			snap.WritersErr = oneLine(err)
+			snap.WritersErr = human.OneLine(err.Error())
 			s.log.Warn("writer records not read", "err", snap.WritersErr)
 		} else {
 			snap.withWriters(tws)
@@ -286,15 +286,13 @@ func (s *Server) enrich(ctx context.Context, snap *Snapshot) {
 	if s.hot != nil {
 		hks, err := s.hot.HotKeys(ctx)
 		if err != nil {
-			snap.HotKeysErr = oneLine(err)
+			snap.HotKeysErr = human.OneLine(err.Error())
 			s.log.Warn("SDK hot keys not read", "err", snap.HotKeysErr)
 		} else {
 			snap.withHotKeys(hks)
 		}
 	}
 }
-
-func oneLine(err error) string { return strings.Join(strings.Fields(err.Error()), " ") }
 
 // Latest returns the snapshot on show (nil before the first audit) and
 // the status.

@@ -1,6 +1,7 @@
 package hotkeys
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 	"github.com/keyguard/keyguard/hotkey"
 	"github.com/keyguard/keyguard/internal/audit/live"
 	"github.com/keyguard/keyguard/internal/audit/report"
+	"github.com/keyguard/keyguard/internal/human"
 	"github.com/keyguard/keyguard/internal/pace"
 	"github.com/keyguard/keyguard/internal/resp"
 	"github.com/keyguard/keyguard/internal/resp/redisopt"
@@ -38,6 +40,10 @@ type LFUOptions struct {
 	Sample int
 	// Rate caps keys read per second per master; 0 does not wait.
 	Rate int
+	// AllDBs walks every database of a server that holds keys (INFO
+	// keyspace), as the audit does when the URL names none, instead of
+	// the client's database alone. A Cluster has only database 0.
+	AllDBs bool
 	// Match is a SCAN MATCH pattern ("" = every key).
 	Match string
 	// Count is the SCAN COUNT (DefaultLFUCount).
@@ -74,6 +80,7 @@ type LFUNode struct {
 // minutes).
 type LFUKey struct {
 	Key  string
+	DB   int
 	Freq int
 	Node string
 }
@@ -89,7 +96,8 @@ type LFUResult struct {
 }
 
 // WalkLFU reads the LFU counter of every key rdb reaches (a server's
-// database, or every master of a Cluster), or the first Sample keys of
+// database, every database that holds keys with AllDBs, or every master
+// of a Cluster), or the first Sample keys of
 // each master, on nodes whose maxmemory-policy is an LFU policy; other
 // nodes are skipped with the reason. It walks on the walk the audit and
 // the other tools share (live.Walk): a server with SCAN, a Cluster slot
@@ -120,7 +128,7 @@ func WalkLFU(ctx context.Context, rdb redis.UniversalClient, opts LFUOptions) (*
 		}
 	}
 	w := &lfuWalk{opts: opts, masters: len(nodes), nodes: map[string]*lfuNode{}}
-	lfu, err := w.checkPolicies(ctx, cfg, db, nodes)
+	lfu, err := w.checkPolicies(ctx, cfg, nodes)
 	if err != nil {
 		return nil, err
 	}
@@ -131,6 +139,9 @@ func WalkLFU(ctx context.Context, rdb redis.UniversalClient, opts LFUOptions) (*
 	ctx, w.stop = context.WithCancel(ctx)
 	defer w.stop()
 	t := live.TargetOf(cfg, addrs, db, cluster)
+	if opts.AllDBs && !cluster {
+		t.Conn.DB = live.AllDBs
+	}
 	var lim *pace.Limiter
 	if opts.Rate > 0 {
 		// --rate is per master; the walk's limiter is shared by all.
@@ -161,11 +172,12 @@ type lfuWalk struct {
 	sampled bool // the walk was stopped because every master read its Sample
 }
 
-// lfuNode is what the walk read on one node.
+// lfuNode is what the walk read on one node, per database.
 type lfuNode struct {
 	LFUNode
 	checked bool
-	found   []LFUKey
+	found   map[int][]LFUKey
+	read    map[int]int // keys read per database (their sum is Sampled)
 }
 
 func (w *lfuWalk) node(addr string) *lfuNode {
@@ -173,7 +185,7 @@ func (w *lfuWalk) node(addr string) *lfuNode {
 	defer w.mu.Unlock()
 	n := w.nodes[addr]
 	if n == nil {
-		n = &lfuNode{LFUNode: LFUNode{Addr: addr}}
+		n = &lfuNode{LFUNode: LFUNode{Addr: addr}, found: map[int][]LFUKey{}, read: map[int]int{}}
 		w.nodes[addr] = n
 	}
 	return n
@@ -209,10 +221,12 @@ func (w *lfuWalk) visit(ctx context.Context, b *live.Batch) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	n.Sampled += read
-	n.found = append(n.found, found...)
-	if len(n.found) > 4*w.opts.TopK {
-		n.found = topLFU(n.found, w.opts.TopK)
+	n.read[b.DB] += read
+	f := append(n.found[b.DB], found...)
+	if len(f) > 4*w.opts.TopK {
+		f = topLFU(f, w.opts.TopK)
 	}
+	n.found[b.DB] = f
 	if w.opts.Sample > 0 && n.Sampled >= w.opts.Sample {
 		if w.full++; w.full >= w.masters {
 			w.sampled = true
@@ -222,13 +236,15 @@ func (w *lfuWalk) visit(ctx context.Context, b *live.Batch) error {
 	return nil
 }
 
-// restarted drops what was read of a server that restarted: its walk
-// starts again from its first key.
-func (w *lfuWalk) restarted(addr string, _ int) {
+// restarted drops what was read of a database of a server that
+// restarted: its walk starts again from its first key.
+func (w *lfuWalk) restarted(addr string, db int) {
 	n := w.node(addr)
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	n.Sampled, n.found = 0, nil
+	n.Sampled -= n.read[db]
+	delete(n.read, db)
+	delete(n.found, db)
 }
 
 // result joins the nodes' counters and the walk's coverage; every part
@@ -266,12 +282,14 @@ func (w *lfuWalk) result(ctx context.Context, wr *live.WalkResult) (*LFUResult, 
 		switch r := stopped[n.Addr]; {
 		case n.Skipped != "":
 		case len(r) > 0:
-			n.Stopped = oneLine(strings.Join(r, "; "))
+			n.Stopped = human.OneLine(strings.Join(r, "; "))
 		case !n.Whole && !w.sampled && len(cov.Nodes) > 0:
 			n.Stopped = "it stopped serving some of its slots during the walk (a failover or a migration): they were read on their new owner"
 		}
 		res.Nodes = append(res.Nodes, n.LFUNode)
-		res.Keys = append(res.Keys, n.found...)
+		for _, f := range n.found {
+			res.Keys = append(res.Keys, f...)
+		}
 	}
 	res.Keys = topLFU(res.Keys, w.opts.TopK)
 	slices.SortFunc(res.Nodes, func(a, b LFUNode) int { return strings.Compare(a.Addr, b.Addr) })
@@ -281,10 +299,11 @@ func (w *lfuWalk) result(ctx context.Context, wr *live.WalkResult) (*LFUResult, 
 // checkPolicies reads the maxmemory-policy of the masters before the
 // walk and returns how many have LFU counters. A node the walk reaches
 // later (a replica promoted meanwhile) is checked on its first batch.
-func (w *lfuWalk) checkPolicies(ctx context.Context, cfg resp.Config, db int, addrs []string) (int, error) {
+// The policy is the server's, whatever the database.
+func (w *lfuWalk) checkPolicies(ctx context.Context, cfg resp.Config, addrs []string) (int, error) {
 	lfu := 0
 	for _, addr := range addrs {
-		c, err := resp.Dial(ctx, cfg, addr, resp.Session{Name: "keyguard-hotkeys", DB: db})
+		c, err := resp.Dial(ctx, cfg, addr, resp.Session{Name: "keyguard-hotkeys"})
 		if err != nil {
 			return 0, err
 		}
@@ -311,7 +330,7 @@ func (n *lfuNode) checkPolicy(ctx context.Context, c *resp.Conn) error {
 	var se resp.ServerError
 	switch {
 	case errors.As(err, &se):
-		n.Skipped = fmt.Sprintf("CONFIG GET maxmemory-policy refused (%v): cannot tell whether the LFU counters exist", oneLine(se.Error()))
+		n.Skipped = fmt.Sprintf("CONFIG GET maxmemory-policy refused (%v): cannot tell whether the LFU counters exist", human.OneLine(se.Error()))
 	case err != nil:
 		return err
 	case !strings.HasSuffix(policy, "-lfu"):
@@ -349,7 +368,7 @@ func readFreqs(ctx context.Context, b *live.Batch, keys []string, floor int) ([]
 		case rp.Kind == '-':
 			return nil, fmt.Errorf("OBJECT FREQ on %s: %s", b.Node, rp.Str)
 		case rp.Kind == ':' && int(rp.N) >= floor:
-			found = append(found, LFUKey{Key: k, Freq: int(rp.N), Node: b.Node})
+			found = append(found, LFUKey{Key: k, DB: b.DB, Freq: int(rp.N), Node: b.Node})
 			at = append(at, i)
 		} // null: the key is gone since it was listed
 	}
@@ -397,15 +416,13 @@ func topLFU(keys []LFUKey, k int) []LFUKey {
 		if a.Freq != b.Freq {
 			return b.Freq - a.Freq
 		}
-		return strings.Compare(a.Key, b.Key)
+		return cmp.Or(strings.Compare(a.Key, b.Key), cmp.Compare(a.DB, b.DB))
 	})
 	if len(keys) > k {
 		keys = keys[:k]
 	}
 	return keys
 }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // MasterAddrs returns the address of every master of rdb: the client's
 // own for a *redis.Client, each master's for a *redis.ClusterClient.

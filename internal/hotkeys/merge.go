@@ -1,6 +1,7 @@
 package hotkeys
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"slices"
@@ -37,6 +38,9 @@ type ReportOptions struct {
 	// Top is how many keys the report lists (DefaultTop); every hot key
 	// gets a finding whatever its rank.
 	Top int
+	// DB is the database the SDK reports were read from: the services
+	// write them beside their keys, so their keys are counted there.
+	DB int
 }
 
 // Report is the hot keys of a server merged from every source: the SDK
@@ -61,9 +65,13 @@ type SDKSource struct {
 	Services  []string `json:"services"`
 }
 
-// KeyHeat is one key with its evidence.
+// KeyHeat is one key with its evidence. A key of the same name in two
+// databases is two keys.
 type KeyHeat struct {
-	Key      string `json:"key"`
+	Key string `json:"key"`
+	// DB is the key's database when the report holds more than one (or
+	// one other than 0), as in an audit report; nil otherwise.
+	DB       *int   `json:"db,omitempty"`
 	Template string `json:"template"`
 	Owner    string `json:"owner,omitempty"`
 	Region   string `json:"region,omitempty"`
@@ -128,10 +136,14 @@ func BuildReport(reg *registry.Registry, reps []hotkey.InstanceReport, lfu *LFUR
 	r := &Report{Target: opts.Target, GeneratedAt: time.Now().UTC(), Window: registry.FormatTTL(opts.Window),
 		MinRate: opts.MinRate, MinFreq: opts.MinFreq, LFU: lfu, Monitor: mon,
 		SDK: SDKSource{Instances: len(reps), Services: []string{}}, Keys: []KeyHeat{}, Templates: []TemplateHeat{}, Findings: []finding.Finding{}}
-	keys, services := mergeEvidence(reg, reps, lfu, mon)
+	keys, services := mergeEvidence(reg, reps, lfu, mon, opts.DB)
 	r.SDK.Services = append(r.SDK.Services, services...)
+	multi := lfu.multiDB()
 	all := make([]*KeyHeat, 0, len(keys))
-	for _, k := range keys {
+	for dk, k := range keys {
+		if multi || dk.db != 0 {
+			k.DB = &dk.db
+		}
 		sort.Strings(k.Services)
 		k.IsHot = k.Rate >= opts.MinRate || k.MonitorRate >= opts.MinRate || k.Freq >= opts.MinFreq
 		all = append(all, k)
@@ -140,7 +152,7 @@ func BuildReport(reg *registry.Registry, reps []hotkey.InstanceReport, lfu *LFUR
 		if c := compareHeat(a, b); c != 0 {
 			return c
 		}
-		return strings.Compare(a.Key, b.Key)
+		return cmp.Or(strings.Compare(a.Key, b.Key), cmp.Compare(dbOf(a), dbOf(b)))
 	})
 	for i, k := range all {
 		if i < opts.Top {
@@ -154,13 +166,43 @@ func BuildReport(reg *registry.Registry, reps []hotkey.InstanceReport, lfu *LFUR
 	return r
 }
 
-// mergeEvidence gathers the evidence per key (copies count as their key)
-// and the services that reported.
-func mergeEvidence(reg *registry.Registry, reps []hotkey.InstanceReport, lfu *LFUResult, mon *MonitorResult) (map[string]*KeyHeat, []string) {
-	keys := map[string]*KeyHeat{}
-	get := func(name string) *KeyHeat {
+// dbKey is a key of one database.
+type dbKey struct {
+	db  int
+	key string
+}
+
+// dbOf is k's database (0 when the report names none).
+func dbOf(k *KeyHeat) int {
+	if k.DB == nil {
+		return 0
+	}
+	return *k.DB
+}
+
+// multiDB reports whether the walk covered more than one database, or one
+// other than 0: every key then says its database, as in an audit report.
+func (r *LFUResult) multiDB() bool {
+	if r == nil || r.Coverage == nil {
+		return false
+	}
+	dbs := map[int]bool{}
+	for _, n := range r.Coverage.Nodes {
+		for _, d := range n.DBs {
+			dbs[d.DB] = true
+		}
+	}
+	return len(dbs) > 1 || len(dbs) == 1 && !dbs[0]
+}
+
+// mergeEvidence gathers the evidence per key of a database (copies count
+// as their key) and the services that reported; the SDK reports' keys are
+// counted in database sdkDB.
+func mergeEvidence(reg *registry.Registry, reps []hotkey.InstanceReport, lfu *LFUResult, mon *MonitorResult, sdkDB int) (map[dbKey]*KeyHeat, []string) {
+	keys := map[dbKey]*KeyHeat{}
+	get := func(db int, name string) *KeyHeat {
 		key, e, region := hotkey.Classify(reg, name)
-		if k, ok := keys[key]; ok {
+		if k, ok := keys[dbKey{db, key}]; ok {
 			return k
 		}
 		k := &KeyHeat{Key: key, Template: hotkey.TemplateUnregistered, Region: region, Freq: -1}
@@ -173,7 +215,7 @@ func mergeEvidence(reg *registry.Registry, reps []hotkey.InstanceReport, lfu *LF
 				}
 			}
 		}
-		keys[key] = k
+		keys[dbKey{db, key}] = k
 		return k
 	}
 	var services []string
@@ -182,7 +224,7 @@ func mergeEvidence(reg *registry.Registry, reps []hotkey.InstanceReport, lfu *LF
 			services = append(services, rep.Service)
 		}
 		for _, kr := range rep.Keys {
-			k := get(kr.Key)
+			k := get(sdkDB, kr.Key)
 			k.Rate += kr.Rate
 			k.Instances++
 			if !slices.Contains(k.Services, rep.Service) {
@@ -193,12 +235,12 @@ func mergeEvidence(reg *registry.Registry, reps []hotkey.InstanceReport, lfu *LF
 	sort.Strings(services)
 	if mon != nil {
 		for _, kr := range mon.Keys {
-			get(kr.Key).MonitorRate += kr.Rate
+			get(kr.DB, kr.Key).MonitorRate += kr.Rate
 		}
 	}
 	if lfu != nil {
 		for _, lk := range lfu.Keys {
-			if k := get(lk.Key); lk.Freq > k.Freq {
+			if k := get(lk.DB, lk.Key); lk.Freq > k.Freq {
 				k.Freq, k.Node = lk.Freq, lk.Node
 			}
 		}
@@ -236,7 +278,7 @@ func hotFinding(k *KeyHeat, opts ReportOptions) finding.Finding {
 	if k.Freq >= opts.MinFreq {
 		ev = append(ev, fmt.Sprintf("LFU counter %d on %s", k.Freq, k.Node))
 	}
-	f := finding.Finding{Rule: finding.HotKey, Key: k.Key, Owner: k.Owner, Message: "hot key: " + strings.Join(ev, "; ")}
+	f := finding.Finding{Rule: finding.HotKey, Key: k.Key, Owner: k.Owner, Message: "hot key" + dbText(k.DB) + ": " + strings.Join(ev, "; ")}
 	switch {
 	case k.Template == hotkey.TemplateUnregistered:
 		f.Severity = finding.Warning
@@ -361,7 +403,7 @@ func (r *Report) WriteText(w io.Writer) error {
 			if r.Monitor != nil {
 				mon = fmtRate(k.MonitorRate)
 			}
-			ew.printf("%s %10s %10s %5s  %s  (%s", mark, fmtRate(k.Rate), mon, freq, displayKey(k.Key), k.Template)
+			ew.printf("%s %10s %10s %5s  %s%s  (%s", mark, fmtRate(k.Rate), mon, freq, displayKey(k.Key), dbText(k.DB), k.Template)
 			if k.Owner != "" {
 				ew.printf(", %s", k.Owner)
 			}
@@ -467,6 +509,15 @@ func displayKey(k string) string {
 		return k
 	}
 	return d
+}
+
+// dbText is " (db N)" for a key of a multi-database report, as the
+// audit's report writes it.
+func dbText(db *int) string {
+	if db == nil {
+		return ""
+	}
+	return fmt.Sprintf(" (db %d)", *db)
 }
 
 func plural(n int, what string) string { return human.Plural(n, what) }

@@ -149,7 +149,7 @@ func TestBuildReport(t *testing.T) {
 		{ID: "b", Service: "catalog-team", Keys: []hotkey.KeyRate{{Key: "cache:product:detail:P1", Rate: 2000}, {Key: "goods:hot:area:110101:2", Rate: 900}}},
 		{ID: "c", Service: "search-team", Keys: []hotkey.KeyRate{{Key: hotkey.ReplicaKey("cache:product:detail:P1", 1, 3), Rate: 100}, {Key: "goods:hot:area:310100:1", Rate: 50}, {Key: "tmp_data_x", Rate: 1500}}},
 	}
-	mon := &MonitorResult{Duration: time.Second, Keys: []hotkey.KeyRate{{Key: "config:global:banner", Rate: 2400}, {Key: "goods:hot:area:110101:1", Rate: 300}}}
+	mon := &MonitorResult{Duration: time.Second, Keys: []MonitorKey{{Key: "config:global:banner", Rate: 2400}, {Key: "goods:hot:area:110101:1", Rate: 300}}}
 	lfu := &LFUResult{Keys: []LFUKey{{Key: "config:global:banner", Freq: 180, Node: "n1"}, {Key: "config:global:cold", Freq: 3, Node: "n2"}}}
 	r := BuildReport(reg, reps, lfu, mon, ReportOptions{Target: "redis://x", Window: 10 * time.Minute})
 

@@ -114,13 +114,21 @@ func (n *MonitorNode) Cost() string {
 
 // MonitorResult is a MONITOR sample of every node.
 type MonitorResult struct {
-	Duration   time.Duration    `json:"-"` // how long it listened
-	DurationMS int64            `json:"duration_ms"`
-	Lines      int64            `json:"lines"`
-	Bytes      int64            `json:"bytes"`
-	Truncated  string           `json:"truncated,omitempty"` // why the sample stopped early, or ""
-	Nodes      []MonitorNode    `json:"nodes"`
-	Keys       []hotkey.KeyRate `json:"-"` // keys per second over Duration, hottest first (in Report.Keys)
+	Duration   time.Duration `json:"-"` // how long it listened
+	DurationMS int64         `json:"duration_ms"`
+	Lines      int64         `json:"lines"`
+	Bytes      int64         `json:"bytes"`
+	Truncated  string        `json:"truncated,omitempty"` // why the sample stopped early, or ""
+	Nodes      []MonitorNode `json:"nodes"`
+	Keys       []MonitorKey  `json:"-"` // keys per second over Duration, hottest first (in Report.Keys)
+}
+
+// MonitorKey is a key of a database and its operations per second in the
+// sample.
+type MonitorKey struct {
+	Key  string
+	DB   int
+	Rate float64
 }
 
 // Monitor listens with MONITOR on every address for opts.Duration
@@ -169,7 +177,8 @@ func Monitor(ctx context.Context, conn *redis.Options, addrs []string, opts Moni
 	}
 	secs := max(res.Duration.Seconds(), 0.001)
 	for _, it := range m.sk.Top(nil) {
-		res.Keys = append(res.Keys, hotkey.KeyRate{Key: it.Key, Rate: float64(it.Count) / secs})
+		db, key := splitDBKey(it.Key)
+		res.Keys = append(res.Keys, MonitorKey{Key: key, DB: db, Rate: float64(it.Count) / secs})
 	}
 	failed := 0
 	for i := range res.Nodes {
@@ -285,7 +294,7 @@ func (m *monitorRun) listen(ctx context.Context, o *redis.Options, n *MonitorNod
 		for _, a := range l.Args {
 			args = append(args, a)
 		}
-		m.observe(args)
+		m.observe(l.DB, args)
 	}
 }
 
@@ -302,15 +311,27 @@ func (m *monitorRun) cap(why string, start time.Time) {
 	}
 }
 
-func (m *monitorRun) observe(args []any) {
+// observe counts the keys of one command run in database db.
+func (m *monitorRun) observe(db int, args []any) {
 	c, ok := rediscmd.LookupArgs(args)
 	if !ok || c.Class == rediscmd.ClassNone {
 		return
 	}
 	_ = c.Keys(args, func(_ int, key string, _ rediscmd.KeyFlags) bool {
-		m.sk.Observe(key)
+		m.sk.Observe(dbKeyName(db, key))
 		return true
 	})
+}
+
+// dbKeyName is the sketch's name of a key of a database: the database's
+// digits, a NUL, the key (a key may hold NULs, the digits never do).
+func dbKeyName(db int, key string) string { return strconv.Itoa(db) + "\x00" + key }
+
+// splitDBKey undoes dbKeyName.
+func splitDBKey(s string) (int, string) {
+	i := strings.IndexByte(s, 0)
+	db, _ := strconv.Atoi(s[:i])
+	return db, s[i+1:]
 }
 
 // load is a node's cumulative commands and CPU seconds at a time.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -41,6 +42,8 @@ func TestMonitorCostIdle(t *testing.T) {
 func TestMonitor(t *testing.T) {
 	srv := redistest.Start(t)
 	rdb := srv.Client(t)
+	db3 := redis.NewClient(&redis.Options{Addr: srv.Addr, DB: 3})
+	t.Cleanup(func() { db3.Close() })
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Go(func() { // load: a hot key and a tail, until the test ends
@@ -48,6 +51,7 @@ func TestMonitor(t *testing.T) {
 			rdb.Get(ctx, "cache:product:detail:P1")
 			if i%10 == 0 {
 				rdb.Set(ctx, fmt.Sprintf("goods:hot:area:110101:%d", i%97), "x", time.Minute)
+				db3.Get(ctx, "cache:product:detail:P1") // the same name in database 3: another key
 			}
 		}
 	})
@@ -58,8 +62,13 @@ func TestMonitor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Lines == 0 || len(res.Keys) == 0 || res.Keys[0].Key != "cache:product:detail:P1" || res.Truncated != "" {
+	if res.Lines == 0 || len(res.Keys) == 0 || res.Keys[0].Key != "cache:product:detail:P1" || res.Keys[0].DB != 0 || res.Truncated != "" {
 		t.Fatalf("sample: %d lines, truncated %q, keys %+v", res.Lines, res.Truncated, res.Keys[:min(3, len(res.Keys))])
+	}
+	if !slices.ContainsFunc(res.Keys, func(k MonitorKey) bool {
+		return k.Key == "cache:product:detail:P1" && k.DB == 3 && k.Rate < res.Keys[0].Rate
+	}) {
+		t.Errorf("the key of database 3 is not its own entry: %+v", res.Keys[:min(5, len(res.Keys))])
 	}
 	n := res.Nodes[0]
 	if n.OpsBefore <= 0 || n.OpsDuring <= 0 || n.CPUBefore < 0 || n.Cost() == "" {

@@ -47,7 +47,10 @@ func Run(ctx context.Context, e *cli.Env, o RunOptions) error {
 	var lfu *LFUResult
 	var interrupted error
 	if !o.NoLFU {
-		lfu, err = WalkLFU(ctx, rdb, o.LFU)
+		lo := o.LFU
+		// As the audit: every database that holds keys unless the URL names one.
+		lo.AllDBs = lo.AllDBs || !target.DBSet && !target.Cluster
+		lfu, err = WalkLFU(ctx, rdb, lo)
 		switch {
 		case err != nil && ctx.Err() != nil && lfu != nil:
 			// Interrupted: the report lists what was read, each node saying where it stopped.
@@ -56,6 +59,8 @@ func Run(ctx context.Context, e *cli.Env, o RunOptions) error {
 		case err != nil && lfu != nil:
 			// A part not covered (a node lost): the report lists what was read and says what was not.
 			interrupted = fmt.Errorf("OBJECT FREQ walk incomplete: the report covers the keys read so far: %w", err)
+		case err != nil && strings.Contains(err.Error(), "NOPERM"):
+			return fmt.Errorf("%w\n\tTry: give the user the permissions of keyguard-hotkeys in docs/audit-acl.md (+select walks the databases other than 0; --db N walks one), or --no-lfu to skip OBJECT FREQ", err)
 		case err != nil:
 			return fmt.Errorf("%w\n\tTry: --no-lfu to skip OBJECT FREQ, or --rate N to slow the walk", err)
 		}
@@ -66,7 +71,9 @@ func Run(ctx context.Context, e *cli.Env, o RunOptions) error {
 			return err
 		}
 	}
-	rep := BuildReport(o.Registry, reps, lfu, mon, o.Report)
+	ro := o.Report
+	ro.DB = target.Opts.DB // where the SDK reports were read
+	rep := BuildReport(o.Registry, reps, lfu, mon, ro)
 	out, err := cli.OpenOutput(e, "--out", o.Out)
 	if err != nil {
 		return err

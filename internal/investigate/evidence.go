@@ -2,6 +2,8 @@ package investigate
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -207,7 +209,7 @@ func (c *conclusion) notifyNote(ke *KeyEvents) {
 		code(ke.Key), strings.ToLower(commandSummary(ke.Counts, 6)), strings.Join(ke.Sequence, " "))
 	if len(fams) > 1 {
 		var as []string
-		for _, f := range sortedKeys(fams) {
+		for _, f := range slices.Sorted(maps.Keys(fams)) {
 			as = append(as, "a "+f)
 		}
 		msg += fmt.Sprintf("; it was written as %s in turn: two write paths (--monitor names them)", joinAnd(as))

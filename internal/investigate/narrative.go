@@ -1,7 +1,6 @@
 package investigate
 
 import (
-	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -50,7 +49,7 @@ func (c *conclusion) writers() {
 	}
 	c.r.Conclusion = append(c.r.Conclusion, readers...)
 	if len(unnamed) > 0 {
-		names := sortedKeys(unnamed)
+		names := slices.Sorted(maps.Keys(unnamed))
 		c.say("connections from %s carry no client name, so services on one host look alike: name them (CLIENT SETNAME; the Go SDK's redishook.NameConnections) and run again",
 			joinAnd(names))
 	}
@@ -99,7 +98,7 @@ func (c *conclusion) writerText(w *Writer) string {
 		hosts[hostOf(a)] = true
 	}
 	if w.Named {
-		d = append(d, strings.Join(sortedKeys(hosts), ", "))
+		d = append(d, strings.Join(slices.Sorted(maps.Keys(hosts)), ", "))
 	}
 	cmds := commandSummary(w.Commands, 3)
 	switch {
@@ -174,7 +173,7 @@ func (c *conclusion) valueFindings() {
 				Hint:    "declare them in fields: (or fields_extra: allow), or find the writer that adds them (--monitor)"})
 		}
 	}
-	for _, k := range sortedKeys(perKey) {
+	for _, k := range slices.Sorted(maps.Keys(perKey)) {
 		if ss := perKey[k]; len(ss) > 1 && !mixed[k] {
 			msg := fmt.Sprintf("%s held %d styles during the run: %s", code(k), len(ss), c.styleTexts(ss))
 			c.say("%s", msg)
@@ -205,13 +204,13 @@ func (c *conclusion) templateStyles(perKey map[string][]int) {
 		}
 		groups[t][ss[0]] = append(groups[t][ss[0]], k)
 	}
-	for _, t := range sortedKeys(groups) {
+	for _, t := range slices.Sorted(maps.Keys(groups)) {
 		g := groups[t]
 		if len(g) < 2 {
 			continue
 		}
 		var parts []string
-		idx := sortedKeys(g)
+		idx := slices.Sorted(maps.Keys(g))
 		for _, s := range idx {
 			ks := g[s]
 			sort.Strings(ks)
@@ -267,6 +266,3 @@ func codes(ks []string, limit int) []string {
 	}
 	return out
 }
-
-// sortedKeys is the keys of m in order.
-func sortedKeys[K cmp.Ordered, V any](m map[K]V) []K { return slices.Sorted(maps.Keys(m)) }

@@ -21,6 +21,7 @@ var homes = []struct {
 	{"byte sizes for people", "internal/human/", regexp.MustCompile(`"KiB", "MiB"|\{"KiB", |%\.1f (KiB|MiB)`)},
 	{"thousands separators", "internal/human/", regexp.MustCompile(`%3 == 0 \{`)},
 	{"a dash for an empty value", "internal/human/", regexp.MustCompile(`func \w*[oO]rDash\(`)},
+	{"white space made one space (a message as one line)", "internal/human/", regexp.MustCompile(`strings\.Join\(strings\.Fields\(`)},
 	{"a rate limiter", "internal/pace/", regexp.MustCompile(`rate\.NewLimiter\(|\.next\.Add\(|tokens\s+float64|float64\(\w+\) / float64\(\w+\.Rate\)`)},
 	{"a progress ticker", "internal/progress/", regexp.MustCompile(`(?s)NewTicker\([^)]*[Pp]rogress`)},
 	{"a CLUSTER NODES parser", "internal/topology/", regexp.MustCompile(`strings\.Cut\(\w+\[1\], "@"\)|"->-"`)},

@@ -97,7 +97,7 @@ func (a *Aggregator) wantsFields(key string, cl *Class) bool {
 		if fs == nil && (len(cl.Family) > maxGroupName || a.families >= a.opts.MaxGroups) {
 			return false
 		}
-		if (fs == nil || fs.census == nil) && !a.familySamplerLeft() {
+		if (fs == nil || fs.census == nil) && a.familyCensusClosed() {
 			return false
 		}
 	}

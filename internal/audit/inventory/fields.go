@@ -14,7 +14,7 @@ func (a *Aggregator) offerFields(r *Record, g *group, asked bool) {
 	// they count (FieldHint): take a key only when this aggregator would
 	// ask for it now, so the census and its misses are the same however
 	// far ahead the walkers ran.
-	if !fs.asks() || (g.entry == nil && fs.census == nil && !a.familySamplerLeft()) {
+	if !fs.asks() || (g.entry == nil && fs.census == nil && a.familyCensusClosed()) {
 		return
 	}
 	if len(r.Fields) == 0 && r.Set == nil {
@@ -64,6 +64,15 @@ func (a *Aggregator) fieldMiss(g *group) {
 // get one.
 func (a *Aggregator) familySamplerLeft() bool {
 	return a.famCensus < maxFamilyCensuses && a.famMisses < maxInferredMisses
+}
+
+// familyCensusClosed reports whether a family without a census gets none
+// now: the sampler's budget is spent, or the families reached MaxGroups.
+// The hint closes on the same condition (publish); a family the hint
+// closed but this aggregator took would count the keys a walker read
+// before the close, as many as it ran ahead.
+func (a *Aggregator) familyCensusClosed() bool {
+	return !a.familySamplerLeft() || a.families >= a.opts.MaxGroups
 }
 
 // asks reports whether the values of a template or family are still read

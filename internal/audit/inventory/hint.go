@@ -67,7 +67,7 @@ func (a *Aggregator) publish(g *group) {
 		a.hint.ask[g.entry.Index].Store(ask)
 		return
 	}
-	closing := !a.hint.closed.Load() && (!a.familySamplerLeft() || a.families >= a.opts.MaxGroups)
+	closing := !a.hint.closed.Load() && a.familyCensusClosed()
 	if closing {
 		a.hint.closed.Store(true)
 	}

@@ -3,6 +3,7 @@ package inventory
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -131,7 +132,7 @@ func (a *Aggregator) schemaFindings() (mixed, schema lateRule) {
 			}
 			if extra := t.beyond(fs); t.declared && len(extra) > 0 {
 				msg := fmt.Sprintf("holds %s, outside the template's declared fields (%s); %s of its %s values do",
-					listFields(extra), listFields(sortedKeys(t.core)), human.Count(fs.count), human.Count(t.n))
+					listFields(extra), listFields(slices.Sorted(maps.Keys(t.core))), human.Count(fs.count), human.Count(t.n))
 				schema.add(t, fs, msg, "declare the fields in the registry if they belong here, or find the writer (keyguard investigate --key KEY)")
 				handled[fs] = true
 			}
@@ -236,15 +237,6 @@ func listFields(fs []string) string {
 		return strings.Join(fs[:8], ", ") + fmt.Sprintf(", …%d more", len(fs)-8)
 	}
 	return strings.Join(fs, ", ")
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }
 
 // normalizeFields copies the field names a walker gave into a sorted,

@@ -2,6 +2,7 @@ package inventory
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -71,7 +72,7 @@ func (a *Aggregator) suggest(g *group, taken *[]*keytmpl.Template) string {
 		st := newStyle(g.name, g.kind, g.owner, nil, c)
 		ids := false
 		cut := rareCut(st.n)
-		for _, f := range sortedKeys(st.df) {
+		for _, f := range slices.Sorted(maps.Keys(st.df)) {
 			if st.df[f] <= cut {
 				continue // a stray field, or another writer's: not declared
 			}

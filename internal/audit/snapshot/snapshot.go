@@ -527,7 +527,7 @@ func (s *scan) file(ctx context.Context, in *Input, p *part, cls *inventory.Clas
 					off = fe.Offset
 					reason = strings.TrimPrefix(reason, fmt.Sprintf("rdb: offset %d: ", off)) // the stop says where
 				}
-				stop(off, strings.Join(strings.Fields(reason), " "))
+				stop(off, human.OneLine(reason))
 			}
 			return res
 		}
