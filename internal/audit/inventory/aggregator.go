@@ -169,8 +169,8 @@ func New(reg *registry.Registry, opts Options) *Aggregator {
 		lastDB:     -1,
 		tmplFields: make([]fieldState, len(reg.Entries)),
 		famFields:  map[string]*fieldState{},
-		top:        newTopBuf(opts.TopKeys, topWorse, topRank, topID),
-		hot:        newTopBuf(opts.HotKeys, hotWorse, hotRank, hotID),
+		top:        newTopBuf(opts.TopKeys, topWorse, topRank, topID, topName),
+		hot:        newTopBuf(opts.HotKeys, hotWorse, hotRank, hotID, hotName),
 		rules:      map[string]*ruleState{},
 	}
 	a.emitFn = a.emit
@@ -459,6 +459,10 @@ func hotRank(it *hotItem) (int64, uint64) { return int64(it.freq), it.hash }
 func topID(it *topItem) itemID { return itemID{it.key, it.keyLen, it.db} }
 
 func hotID(it *hotItem) itemID { return itemID{it.key, it.keyLen, it.db} }
+
+func topName(it *topItem) *string { return &it.key }
+
+func hotName(it *hotItem) *string { return &it.key }
 
 func hotWorse(a, b *hotItem) bool {
 	return findWorse(int64(a.freq), a.hash, a.key, int64(b.freq), b.hash, b.key) || a.freq == b.freq && a.key == b.key && a.db > b.db

@@ -136,7 +136,7 @@ func TestTopBuf(t *testing.T) {
 				case "shrinking":
 					slices.SortFunc(items, func(p, q topItem) int { return cmp.Compare(q.bytes, p.bytes) })
 				}
-				h := newTopBuf(n, topWorse, topRank, topID)
+				h := newTopBuf(n, topWorse, topRank, topID, topName)
 				ref := newKeyedHeap(n, topWorse, topRank, topID)
 				best := map[itemID]topItem{}
 				for _, it := range items {
@@ -198,7 +198,7 @@ func BenchmarkTopKeys(b *testing.B) {
 	for _, n := range []int{50, 100_000} {
 		b.Run("top="+strconv.Itoa(n), func(b *testing.B) {
 			for b.Loop() {
-				a := &Aggregator{top: newTopBuf(n, topWorse, topRank, topID)}
+				a := &Aggregator{top: newTopBuf(n, topWorse, topRank, topID, topName)}
 				for _, it := range items {
 					if a.top.full() {
 						if root := a.top.root(); !topWorse(root, &it) {
@@ -221,8 +221,8 @@ func FuzzTopBuf(f *testing.F) {
 	f.Add(uint8(1), []byte{0, 0, 1, 0, 0, 1, 0, 1, 1})
 	f.Fuzz(func(t *testing.T, n8 uint8, b []byte) {
 		n := int(n8 % 40)
-		top := newTopBuf(n, topWorse, topRank, topID)
-		hot := newTopBuf(n, hotWorse, hotRank, hotID)
+		top := newTopBuf(n, topWorse, topRank, topID, topName)
+		hot := newTopBuf(n, hotWorse, hotRank, hotID, hotName)
 		bestTop := map[itemID]topItem{}
 		bestHot := map[itemID]hotItem{}
 		for ; len(b) >= 3; b = b[3:] {

@@ -2,33 +2,46 @@ package inventory
 
 import (
 	"math/bits"
+	"slices"
+	"unsafe"
 )
 
 // topBuf keeps the best n items offered (the top and hot key lists), one
 // per identity, the best offer of each. It is not a heap: items that beat
 // the threshold go to a buffer with room for n/2 more, and when it
-// fills, a selection keeps the best n; the n-th best becomes the
-// threshold the next items must beat. An item is compared once against
-// the threshold and, when taken in, looked up by its key hash in a table
-// of the buffer (a walker's duplicate, or one key in two files, replaces
-// its worse offer in place) and appended: a heap of 100,000 sifted every
-// item taken in through ~17 levels of slots scattered in memory, so that
-// a long list cost twice the run (keys arrive in no order of size, so a
-// few hundred thousand of a million beat the root of a list of 100,000).
+// fills, a settle keeps the best offer of each identity and then the best
+// n of those; the n-th best becomes the threshold the next items must
+// beat. An item is compared once against the threshold and, when taken
+// in, appended with its name copied to the list's own block of names:
+// nothing is looked up per item. Keys arrive in no order of size, so a
+// few hundred thousand of a million beat the threshold of a list of
+// 100,000; a heap sifted each through ~17 levels of slots scattered in
+// memory, and a table of the buffer probed per item missed the cache on
+// each, in line with the walk. The settle finds a key offered twice (a
+// walker's duplicate, or one key in two files) by a table of the whole
+// buffer built in one loop, whose probes do not wait on each other.
 // worse must order by the score rank gives first, then by the hash
 // (higher hash worse).
 type topBuf[T any] struct {
-	n      int
-	buf    []T // the items kept at the last settle, then those taken in since
-	ranks  []rankRef
-	keep   []bool   // settle's: by buffer index, among the best n
-	slots  []uint32 // the buffer by key hash: its top 7 bits, then index+1; 0 is empty
-	worse  func(a, b *T) bool
-	rank   func(*T) (int64, uint64)
-	id     func(*T) itemID
-	thresh T    // the n-th best at the last settle
-	cut    bool // thresh is set: the list holds n items
-	dirty  bool // items were taken in since the last settle
+	n     int
+	buf   []T // the items kept at the last settle, then those taken in since
+	fresh int // buf[fresh:] were taken in since the last settle
+	ranks []rankRef
+	drop  []bool   // settle's: by buffer index, left out
+	slots []uint32 // settle's: the buffer by key hash: its top 7 bits, then index+1; 0 is empty
+	// names holds the names of the items taken in, so that they cost no
+	// allocation each and lie together for the report's sort and
+	// encoding; a settle copies the names of the items it keeps to a new
+	// block (a string into a block is never written again).
+	names    []byte
+	namesLen int // bytes of names taken in since the last settle's copy, over all blocks
+	worse    func(a, b *T) bool
+	rank     func(*T) (int64, uint64)
+	id       func(*T) itemID
+	name     func(*T) *string // the item's key name, which push copies
+	thresh   T                // the n-th best at the last settle
+	cut      bool             // thresh is set: the list holds n items
+	dirty    bool             // items were taken in since the last settle
 }
 
 // rankRef is an item of the buffer by its rank, for the selection to move
@@ -39,8 +52,8 @@ type rankRef struct {
 	i     int32
 }
 
-func newTopBuf[T any](n int, worse func(a, b *T) bool, rank func(*T) (int64, uint64), id func(*T) itemID) topBuf[T] {
-	return topBuf[T]{n: n, worse: worse, rank: rank, id: id}
+func newTopBuf[T any](n int, worse func(a, b *T) bool, rank func(*T) (int64, uint64), id func(*T) itemID, name func(*T) *string) topBuf[T] {
+	return topBuf[T]{n: n, worse: worse, rank: rank, id: id, name: name}
 }
 
 // full reports whether the list holds n items: root is then the worst.
@@ -55,7 +68,8 @@ func (h *topBuf[T]) root() *T { return &h.thresh }
 func (h *topBuf[T]) room() int { return min(h.n+max(h.n/2, 16), idxMask+1) }
 
 // push takes x in when it beats the threshold, and reports whether it did
-// (a later settle may still drop it).
+// (a later settle may still drop it). x's name is copied: it may be the
+// walker's buffer.
 func (h *topBuf[T]) push(x T) bool {
 	if h.n == 0 || h.cut && !h.worse(&h.thresh, &x) {
 		return false
@@ -66,31 +80,6 @@ func (h *topBuf[T]) push(x T) bool {
 			return false
 		}
 	}
-	if h.slots == nil {
-		// At most 2/3 full at room, and small (1 MiB for a list of
-		// 100,000) so that its probes mostly hit the cache.
-		h.slots = make([]uint32, 1<<bits.Len(uint(h.room()+h.room()/2)))
-	}
-	_, hash := h.rank(&x)
-	mask := uint64(len(h.slots) - 1)
-	tag := slotTag(hash)
-	id := h.id(&x)
-	s := hash & mask
-	for ; h.slots[s] != 0; s = (s + 1) & mask {
-		if h.slots[s]&^idxMask32 != tag {
-			continue
-		}
-		y := &h.buf[h.slots[s]&idxMask32-1]
-		if _, yh := h.rank(y); yh != hash || h.id(y) != id {
-			continue
-		}
-		if !h.worse(y, &x) {
-			return false
-		}
-		*y = x
-		h.dirty = true
-		return true
-	}
 	if len(h.buf) == cap(h.buf) {
 		// Doubling to 1,024 items, then room at once: append's own growth
 		// copied the (large) items many times on the way to room.
@@ -100,10 +89,28 @@ func (h *topBuf[T]) push(x T) bool {
 		}
 		h.buf = append(make([]T, 0, min(next, h.room())), h.buf...)
 	}
+	k := h.name(&x)
+	*k = h.copyName(*k, 0)
 	h.buf = append(h.buf, x)
-	h.slots[s] = tag | uint32(len(h.buf))
 	h.dirty = true
 	return true
+}
+
+// copyName copies s to the block of names, starting a block of at least
+// size bytes when the block is full.
+func (h *topBuf[T]) copyName(s string, size int) string {
+	if len(s) == 0 {
+		return ""
+	}
+	if cap(h.names)-len(h.names) < len(s) {
+		// Blocks grow with the names taken in, up to 1 MiB each.
+		size = max(size, len(s), min(max(h.namesLen, 4<<10), 1<<20))
+		h.names = make([]byte, 0, size)
+	}
+	h.namesLen += len(s)
+	at := len(h.names)
+	h.names = append(h.names, s...)
+	return unsafe.String(&h.names[at], len(s))
 }
 
 // idxMask32 holds a buffer index + 1 in the low bits of a slot, under a
@@ -119,48 +126,50 @@ func (h *topBuf[T]) list() []T {
 	return h.buf
 }
 
-// settle keeps the best n items and raises the threshold to the worst of
-// them.
+// settle keeps the best offer of each identity, then the best n of those,
+// and raises the threshold to the worst of them.
 func (h *topBuf[T]) settle() {
 	if !h.dirty {
 		return
 	}
 	h.dirty = false
-	if len(h.buf) > h.n {
-		r := h.ranks[:0]
-		for i := range h.buf {
-			s, k := h.rank(&h.buf[i])
-			r = append(r, rankRef{score: s, hash: k, i: int32(i)})
-		}
+	r := h.ranks[:0]
+	for i := range h.buf {
+		s, k := h.rank(&h.buf[i])
+		r = append(r, rankRef{score: s, hash: k, i: int32(i)})
+	}
+	if cap(h.drop) < len(h.buf) {
+		h.drop = make([]bool, cap(h.buf))
+	}
+	drop := h.drop[:len(h.buf)]
+	if h.fresh < len(h.buf) && h.dedupe(r, drop) {
+		r = slices.DeleteFunc(r, func(x rankRef) bool { return drop[x.i] })
+	}
+	if len(r) > h.n {
 		h.selectRanks(r, h.n)
-		if len(h.keep) < len(h.buf) {
-			h.keep = make([]bool, cap(h.buf))
-		}
-		for _, x := range r[:h.n] {
-			h.keep[x.i] = true
-		}
-		// Keep the best in place: by index, each moves down or stays.
-		k := 0
-		for i := range h.buf {
-			if h.keep[i] {
-				h.buf[k] = h.buf[i]
-				k++
-			}
-		}
-		clear(h.keep)
-		clear(h.buf[k:]) // drop the strings of the items left out
-		h.buf, h.ranks = h.buf[:k], r[:0]
-		clear(h.slots)
-		mask := uint64(len(h.slots) - 1)
-		for i := range h.buf {
-			_, hash := h.rank(&h.buf[i])
-			s := hash & mask
-			for h.slots[s] != 0 {
-				s = (s + 1) & mask
-			}
-			h.slots[s] = slotTag(hash) | uint32(i+1)
+		for _, x := range r[h.n:] {
+			drop[x.i] = true
 		}
 	}
+	h.ranks = r[:0]
+	// Fill the places of the items left out with the last items kept: the
+	// list has no order, and most items stay where they are.
+	k := len(h.buf)
+	for i := 0; i < k; i++ {
+		if !drop[i] {
+			continue
+		}
+		for k--; k > i && drop[k]; k-- {
+		}
+		if k > i {
+			h.buf[i] = h.buf[k]
+		}
+	}
+	clear(drop)
+	clear(h.buf[k:]) // drop the strings of the items left out
+	h.buf = h.buf[:k]
+	h.fresh = k
+	h.packNames()
 	if len(h.buf) >= h.n {
 		worst := 0
 		for k := range h.buf {
@@ -170,6 +179,75 @@ func (h *topBuf[T]) settle() {
 		}
 		h.thresh, h.cut = h.buf[worst], true
 	}
+}
+
+// packNames copies the names of the items kept to one block, with room
+// for the names of the next items in proportion, once the blocks hold
+// more names of items left out than of items kept.
+func (h *topBuf[T]) packNames() {
+	total := 0
+	for i := range h.buf {
+		total += len(*h.name(&h.buf[i]))
+	}
+	if h.namesLen <= 2*total {
+		return
+	}
+	h.names, h.namesLen = nil, 0
+	size := total + total*(h.room()-len(h.buf))/max(len(h.buf), 1)
+	for i := range h.buf {
+		p := h.name(&h.buf[i])
+		*p = h.copyName(*p, size)
+	}
+}
+
+// dedupe marks in drop the worse offers of an identity offered twice, and
+// reports whether it found any. r holds the buffer's ranks by index. The
+// items kept at the last settle are one per identity, so only those taken
+// in since are compared. The ranks are placed in a table by hash in one
+// loop: its probes do not wait on each other, so their cache misses
+// overlap.
+func (h *topBuf[T]) dedupe(r []rankRef, drop []bool) bool {
+	if size := 1 << bits.Len(uint(h.room()+h.room()/2)); len(h.slots) < size {
+		// At most 2/3 full at room (1 MiB for a list of 100,000).
+		h.slots = make([]uint32, size)
+	} else {
+		clear(h.slots)
+	}
+	mask := uint64(len(h.slots) - 1)
+	for i := range h.fresh {
+		s := r[i].hash & mask
+		for h.slots[s] != 0 {
+			s = (s + 1) & mask
+		}
+		h.slots[s] = slotTag(r[i].hash) | uint32(i+1)
+	}
+	found := false
+next:
+	for i := h.fresh; i < len(r); i++ {
+		hash := r[i].hash
+		tag := slotTag(hash)
+		s := hash & mask
+		for ; h.slots[s] != 0; s = (s + 1) & mask {
+			if h.slots[s]&^idxMask32 != tag {
+				continue
+			}
+			j := int(h.slots[s]&idxMask32 - 1)
+			x, y := &h.buf[i], &h.buf[j]
+			if r[j].hash != hash || h.id(y) != h.id(x) {
+				continue
+			}
+			if h.worse(y, x) {
+				drop[j] = true
+				h.slots[s] = tag | uint32(i+1)
+			} else {
+				drop[i] = true
+			}
+			found = true
+			continue next
+		}
+		h.slots[s] = tag | uint32(i+1)
+	}
+	return found
 }
 
 // idxMask bounds a buffer index.
