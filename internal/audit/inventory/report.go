@@ -373,25 +373,12 @@ func (a *Aggregator) notes(have []string, x func(int64) int64) []string {
 // reportTop lists the largest keys, largest first.
 func (a *Aggregator) reportTop(multi bool) []report.TopKey {
 	tops := a.top.list()
-	// Sorted by reference (size, name, database, index): the items are
-	// large and scattered, and most of a long list are keys of a few
-	// sizes, compared by name.
-	type ref struct {
-		bytes int64
-		key   string
-		db    int
-		i     int32
-	}
-	order := make([]ref, len(tops))
+	// Sorted by reference: the items are large and scattered.
+	order := make([]topRef, len(tops))
 	for i := range tops {
-		order[i] = ref{tops[i].bytes, tops[i].key, tops[i].db, int32(i)}
+		order[i] = topRef{bytes: tops[i].bytes, key: tops[i].key, db: tops[i].db, i: int32(i)}
 	}
-	slices.SortFunc(order, func(p, q ref) int {
-		if p.bytes != q.bytes {
-			return cmp.Compare(q.bytes, p.bytes)
-		}
-		return cmp.Or(strings.Compare(p.key, q.key), cmp.Compare(p.db, q.db))
-	})
+	sortTopRefs(order)
 	out := make([]report.TopKey, len(tops))
 	// The entries' TTLs and databases point into one array each, not
 	// into an allocation per key.
