@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"unsafe"
 
 	"github.com/keyguard/keyguard/finding"
 	"github.com/keyguard/keyguard/internal/audit/report"
@@ -387,10 +388,11 @@ func (a *Aggregator) reportTop(multi bool) []report.TopKey {
 	if multi {
 		dbs = make([]int, len(tops))
 	}
+	// Two loops, each with one load from scattered memory per key, which
+	// the next keys' loads need not wait on.
 	for i, o := range order {
 		t := &tops[o.i]
-		tk := report.TopKey{Key: t.key, KeyBase64: report.KeyBase64(t.key), Type: t.typ, Bytes: t.bytes, Elements: t.elements,
-			Template: t.template, Node: t.node}
+		tk := report.TopKey{Type: t.typ, Bytes: t.bytes, Elements: t.elements, Template: t.template, Node: t.node}
 		if multi {
 			dbs[i] = t.db
 			tk.DB = &dbs[i]
@@ -407,6 +409,21 @@ func (a *Aggregator) reportTop(multi bool) []report.TopKey {
 			tk.TTLMS = &ttls[i]
 		}
 		out[i] = tk
+	}
+	// The names copied in the report's order to one block: the report's
+	// writer then reads them in a row.
+	total := 0
+	for _, o := range order {
+		total += len(o.key)
+	}
+	names := make([]byte, 0, total)
+	for i, o := range order {
+		if len(o.key) > 0 {
+			at := len(names)
+			names = append(names, o.key...)
+			out[i].Key = unsafe.String(&names[at], len(o.key))
+		}
+		out[i].KeyBase64 = report.KeyBase64(out[i].Key)
 	}
 	return out
 }
