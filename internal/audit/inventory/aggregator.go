@@ -42,6 +42,7 @@ type Aggregator struct {
 	t         totals
 	ttlHist   [ttlSlots]slot
 	top       topBuf[topItem]
+	topDet    topDetails
 	hot       topBuf[hotItem]
 	freqKnown int64
 	rules     map[string]*ruleState
@@ -418,16 +419,16 @@ func (a *Aggregator) eachGroup(f func(*group)) {
 	}
 }
 
+// topItem is a top key: 64 bytes, so that a list of 100,000 and the heap
+// the collector lets grow around it stay small.
 type topItem struct {
 	bytes, elements int64
 	hash            uint64 // keyHash(key): the order among keys of one size
 	ttl             time.Duration
 	key             string
-	keyLen          int
-	typ             string
-	template        string
-	node            string
-	db              int
+	keyLen          int32
+	db              int32
+	det             *topDetail
 }
 
 type hotItem struct {
@@ -456,7 +457,7 @@ func topRank(it *topItem) (int64, uint64) { return it.bytes, it.hash }
 
 func hotRank(it *hotItem) (int64, uint64) { return int64(it.freq), it.hash }
 
-func topID(it *topItem) itemID { return itemID{it.key, it.keyLen, it.db} }
+func topID(it *topItem) itemID { return itemID{it.key, int(it.keyLen), int(it.db)} }
 
 func hotID(it *hotItem) itemID { return itemID{it.key, it.keyLen, it.db} }
 

@@ -103,8 +103,8 @@ func (a *Aggregator) offerTop(r *Record, g *group) {
 		hash = keyHash(ck)
 	}
 	a.pushTop(topItem{
-		bytes: r.Bytes, elements: r.Elements, ttl: r.TTL, key: ck, keyLen: len(r.Key), hash: hash,
-		typ: retainType(r.Type), template: clip(g.name, maxGroupName), node: a.retainedNode(r.Node), db: r.DB,
+		bytes: r.Bytes, elements: r.Elements, ttl: r.TTL, key: ck, keyLen: keyLen32(len(r.Key)), hash: hash, db: int32(r.DB),
+		det: a.topDet.of(r.Type, clip(g.name, maxGroupName), r.Node),
 	})
 }
 

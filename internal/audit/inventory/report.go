@@ -377,7 +377,7 @@ func (a *Aggregator) reportTop(multi bool) []report.TopKey {
 	// Sorted by reference: the items are large and scattered.
 	order := make([]topRef, len(tops))
 	for i := range tops {
-		order[i] = topRef{bytes: tops[i].bytes, key: tops[i].key, db: tops[i].db, i: int32(i)}
+		order[i] = topRef{bytes: tops[i].bytes, key: tops[i].key, db: int(tops[i].db), i: int32(i)}
 	}
 	sortTopRefs(order)
 	out := make([]report.TopKey, len(tops))
@@ -392,13 +392,13 @@ func (a *Aggregator) reportTop(multi bool) []report.TopKey {
 	// the next keys' loads need not wait on.
 	for i, o := range order {
 		t := &tops[o.i]
-		tk := report.TopKey{Type: t.typ, Bytes: t.bytes, Elements: t.elements, Template: t.template, Node: t.node}
+		tk := report.TopKey{Type: t.det.typ, Bytes: t.bytes, Elements: t.elements, Template: t.det.template, Node: t.det.node}
 		if multi {
-			dbs[i] = t.db
+			dbs[i] = int(t.db)
 			tk.DB = &dbs[i]
 		}
-		if t.keyLen > len(t.key) {
-			tk.KeyLen = t.keyLen
+		if int(t.keyLen) > len(t.key) {
+			tk.KeyLen = int(t.keyLen)
 		}
 		switch {
 		case t.ttl == -1:

@@ -3,6 +3,7 @@ package inventory
 import (
 	"math/bits"
 	"slices"
+	"strings"
 	"unsafe"
 )
 
@@ -298,4 +299,33 @@ func (h *topBuf[T]) selectRanks(s []rankRef, k int) {
 			lo = i + 1
 		}
 	}
+}
+
+// topDetail is what a top key shares with the other keys of its group:
+// its type, its group's name and its node, held once.
+type topDetail struct{ typ, template, node string }
+
+// topDetails holds each topDetail once: three strings in each item took
+// 48 of its bytes.
+type topDetails struct {
+	last *topDetail
+	all  map[topDetail]*topDetail
+}
+
+// of returns the detail of these strings, copied when first seen (they may
+// be the walker's).
+func (d *topDetails) of(typ, template, node string) *topDetail {
+	if l := d.last; l != nil && l.typ == typ && l.template == template && l.node == node {
+		return l
+	}
+	p := d.all[topDetail{typ, template, node}]
+	if p == nil {
+		if d.all == nil {
+			d.all = map[topDetail]*topDetail{}
+		}
+		p = &topDetail{retainType(typ), strings.Clone(template), strings.Clone(node)}
+		d.all[*p] = p
+	}
+	d.last = p
+	return p
 }
