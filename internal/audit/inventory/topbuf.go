@@ -151,6 +151,17 @@ func (h *topBuf[T]) settle() {
 		for _, x := range r[h.n:] {
 			drop[x.i] = true
 		}
+		r = r[:h.n]
+	}
+	if len(r) == h.n {
+		// The threshold is the worst kept, found by the ranks.
+		w := 0
+		for j := range r {
+			if h.worseRef(&r[j], &r[w]) {
+				w = j
+			}
+		}
+		h.thresh, h.cut = h.buf[r[w].i], true
 	}
 	h.ranks = r[:0]
 	// Fill the places of the items left out with the last items kept: the
@@ -171,15 +182,6 @@ func (h *topBuf[T]) settle() {
 	h.buf = h.buf[:k]
 	h.fresh = k
 	h.packNames()
-	if len(h.buf) >= h.n {
-		worst := 0
-		for k := range h.buf {
-			if h.worse(&h.buf[k], &h.buf[worst]) {
-				worst = k
-			}
-		}
-		h.thresh, h.cut = h.buf[worst], true
-	}
 }
 
 // packNames copies the names of the items kept to one block, with room
@@ -308,14 +310,17 @@ type topDetail struct{ typ, template, node string }
 // topDetails holds each topDetail once: three strings in each item took
 // 48 of its bytes.
 type topDetails struct {
-	last *topDetail
-	all  map[topDetail]*topDetail
+	// by the address of its group's name: the keys taken in one after
+	// the other are mostly of different groups.
+	recent [64]*topDetail
+	all    map[topDetail]*topDetail
 }
 
-// of returns the detail of these strings, copied when first seen (they may
-// be the walker's).
+// of returns the detail of these strings. template must be kept by the
+// caller (a group's name); the others are copied when first seen.
 func (d *topDetails) of(typ, template, node string) *topDetail {
-	if l := d.last; l != nil && l.typ == typ && l.template == template && l.node == node {
+	slot := &d.recent[uintptr(unsafe.Pointer(unsafe.StringData(template)))>>4&63]
+	if l := *slot; l != nil && l.typ == typ && l.template == template && l.node == node {
 		return l
 	}
 	p := d.all[topDetail{typ, template, node}]
@@ -323,9 +328,9 @@ func (d *topDetails) of(typ, template, node string) *topDetail {
 		if d.all == nil {
 			d.all = map[topDetail]*topDetail{}
 		}
-		p = &topDetail{retainType(typ), strings.Clone(template), strings.Clone(node)}
+		p = &topDetail{retainType(typ), template, strings.Clone(node)}
 		d.all[*p] = p
 	}
-	d.last = p
+	*slot = p
 	return p
 }
