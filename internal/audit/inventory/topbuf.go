@@ -70,16 +70,14 @@ func (h *topBuf[T]) room() int { return min(h.n+max(h.n/2, 16), idxMask+1) }
 
 // push takes x in when it beats the threshold, and reports whether it did
 // (a later settle may still drop it). x's name is copied: it may be the
-// walker's buffer.
+// walker's buffer. x is compared in its place at the end of the buffer:
+// its address passed to worse would move every x offered to the heap.
 func (h *topBuf[T]) push(x T) bool {
-	if h.n == 0 || h.cut && !h.worse(&h.thresh, &x) {
+	if h.n == 0 {
 		return false
 	}
 	if len(h.buf) >= h.room() {
 		h.settle()
-		if h.cut && !h.worse(&h.thresh, &x) {
-			return false
-		}
 	}
 	if len(h.buf) == cap(h.buf) {
 		// Doubling to 1,024 items, then room at once: append's own growth
@@ -90,9 +88,16 @@ func (h *topBuf[T]) push(x T) bool {
 		}
 		h.buf = append(make([]T, 0, min(next, h.room())), h.buf...)
 	}
-	k := h.name(&x)
-	*k = h.copyName(*k, 0)
 	h.buf = append(h.buf, x)
+	y := &h.buf[len(h.buf)-1]
+	if h.cut && !h.worse(&h.thresh, y) {
+		var zero T
+		*y = zero // keep no reference to x's strings
+		h.buf = h.buf[:len(h.buf)-1]
+		return false
+	}
+	k := h.name(y)
+	*k = h.copyName(*k, 0)
 	h.dirty = true
 	return true
 }
