@@ -291,7 +291,8 @@ func (h *topBuf[T]) selectRanks(s []rankRef, k int) {
 		p := s[hi]
 		i := lo
 		for j := lo; j < hi; j++ {
-			if h.worseRef(&p, &s[j]) {
+			// worseRef(&p, &s[j]), written out: the hot loop of a settle.
+			if q := &s[j]; p.score < q.score || p.score == q.score && (p.hash > q.hash || p.hash == q.hash && h.worse(&h.buf[p.i], &h.buf[q.i])) {
 				s[i], s[j] = s[j], s[i]
 				i++
 			}

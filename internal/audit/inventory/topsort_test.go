@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -68,5 +69,35 @@ func FuzzSortTopRefs(f *testing.F) {
 			}
 		}
 		checkTopOrder(t, refs)
+	})
+}
+
+// BenchmarkSortTopRefs sorts 100,000 top keys as a long list of an RDB
+// file holds them: nine in ten of one size and of three families, the
+// others of a few sizes; "names" compares whole names as the report did.
+func BenchmarkSortTopRefs(b *testing.B) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	families := []string{"cache:product:detail:p", "feed:user:", "event:order:"}
+	refs := make([]topRef, 100_000)
+	for i := range refs {
+		size := int64(200)
+		if i%10 == 0 {
+			size = int64(700 + rng.IntN(30))
+		}
+		key := families[rng.IntN(len(families))] + strconv.Itoa(rng.IntN(1_000_000))
+		refs[i] = topRef{bytes: size, key: key, i: int32(i)}
+	}
+	s := make([]topRef, len(refs))
+	b.Run("words", func(b *testing.B) {
+		for b.Loop() {
+			copy(s, refs)
+			sortTopRefs(s)
+		}
+	})
+	b.Run("names", func(b *testing.B) {
+		for b.Loop() {
+			copy(s, refs)
+			slices.SortFunc(s, wantTopOrder)
+		}
 	})
 }
