@@ -210,52 +210,60 @@ func (h *topBuf[T]) packNames() {
 
 // dedupe marks in drop the worse offers of an identity offered twice, and
 // reports whether it found any. r holds the buffer's ranks by index. The
-// items kept at the last settle are one per identity, so only those taken
-// in since are compared. The ranks are placed in a table by hash in one
-// loop: its probes do not wait on each other, so their cache misses
-// overlap.
+// items kept at the last settle are one per identity, so only the items
+// taken in since go into a table by hash (half a MiB for a list of
+// 100,000, which the cache holds), and the kept ones look themselves up
+// in it. Each loop's probes do not wait on each other.
 func (h *topBuf[T]) dedupe(r []rankRef, drop []bool) bool {
-	if size := 1 << bits.Len(uint(h.room()+h.room()/2)); len(h.slots) < size {
-		// At most 2/3 full at room (1 MiB for a list of 100,000).
+	fresh := len(r) - h.fresh
+	size := 1 << bits.Len(uint(fresh+fresh/2)) // at most 2/3 full
+	if cap(h.slots) < size {
 		h.slots = make([]uint32, size)
-	} else {
-		clear(h.slots)
 	}
-	mask := uint64(len(h.slots) - 1)
-	for i := range h.fresh {
-		s := r[i].hash & mask
-		for h.slots[s] != 0 {
-			s = (s + 1) & mask
-		}
-		h.slots[s] = slotTag(r[i].hash) | uint32(i+1)
-	}
+	slots := h.slots[:size]
+	clear(slots)
+	mask := uint64(size - 1)
 	found := false
 next:
 	for i := h.fresh; i < len(r); i++ {
 		hash := r[i].hash
 		tag := slotTag(hash)
 		s := hash & mask
-		for ; h.slots[s] != 0; s = (s + 1) & mask {
-			if h.slots[s]&^idxMask32 != tag {
-				continue
+		for ; slots[s] != 0; s = (s + 1) & mask {
+			if j := int(slots[s]&idxMask32 - 1); slots[s]&^idxMask32 == tag && h.same(r, j, i) {
+				if h.worse(&h.buf[j], &h.buf[i]) {
+					drop[j] = true
+					slots[s] = tag | uint32(i+1)
+				} else {
+					drop[i] = true
+				}
+				found = true
+				continue next
 			}
-			j := int(h.slots[s]&idxMask32 - 1)
-			x, y := &h.buf[i], &h.buf[j]
-			if r[j].hash != hash || h.id(y) != h.id(x) {
-				continue
-			}
-			if h.worse(y, x) {
-				drop[j] = true
-				h.slots[s] = tag | uint32(i+1)
-			} else {
-				drop[i] = true
-			}
-			found = true
-			continue next
 		}
-		h.slots[s] = tag | uint32(i+1)
+		slots[s] = tag | uint32(i+1)
+	}
+	for k := range h.fresh {
+		hash := r[k].hash
+		tag := slotTag(hash)
+		for s := hash & mask; slots[s] != 0; s = (s + 1) & mask {
+			if j := int(slots[s]&idxMask32 - 1); slots[s]&^idxMask32 == tag && h.same(r, j, k) {
+				if h.worse(&h.buf[j], &h.buf[k]) {
+					drop[j] = true
+				} else {
+					drop[k] = true
+				}
+				found = true
+				break // the table holds one item per identity
+			}
+		}
 	}
 	return found
+}
+
+// same reports whether the buffer's items i and j are one identity.
+func (h *topBuf[T]) same(r []rankRef, i, j int) bool {
+	return r[i].hash == r[j].hash && h.id(&h.buf[i]) == h.id(&h.buf[j])
 }
 
 // idxMask bounds a buffer index.
