@@ -42,6 +42,7 @@ type Aggregator struct {
 	t         totals
 	ttlHist   [ttlSlots]slot
 	top       topBuf[topItem]
+	topDet    topDetails
 	hot       topBuf[hotItem]
 	freqKnown int64
 	rules     map[string]*ruleState
@@ -169,8 +170,8 @@ func New(reg *registry.Registry, opts Options) *Aggregator {
 		lastDB:     -1,
 		tmplFields: make([]fieldState, len(reg.Entries)),
 		famFields:  map[string]*fieldState{},
-		top:        newTopBuf(opts.TopKeys, topWorse, topRank, topID),
-		hot:        newTopBuf(opts.HotKeys, hotWorse, hotRank, hotID),
+		top:        newTopBuf(opts.TopKeys, topWorse, topRank, topID, topName),
+		hot:        newTopBuf(opts.HotKeys, hotWorse, hotRank, hotID, hotName),
 		rules:      map[string]*ruleState{},
 	}
 	a.emitFn = a.emit
@@ -418,16 +419,16 @@ func (a *Aggregator) eachGroup(f func(*group)) {
 	}
 }
 
+// topItem is a top key: 64 bytes, so that a list of 100,000 and the heap
+// the collector lets grow around it stay small.
 type topItem struct {
 	bytes, elements int64
 	hash            uint64 // keyHash(key): the order among keys of one size
 	ttl             time.Duration
 	key             string
-	keyLen          int
-	typ             string
-	template        string
-	node            string
-	db              int
+	keyLen          int32
+	db              int32
+	det             *topDetail
 }
 
 type hotItem struct {
@@ -456,9 +457,13 @@ func topRank(it *topItem) (int64, uint64) { return it.bytes, it.hash }
 
 func hotRank(it *hotItem) (int64, uint64) { return int64(it.freq), it.hash }
 
-func topID(it *topItem) itemID { return itemID{it.key, it.keyLen, it.db} }
+func topID(it *topItem) itemID { return itemID{it.key, int(it.keyLen), int(it.db)} }
 
 func hotID(it *hotItem) itemID { return itemID{it.key, it.keyLen, it.db} }
+
+func topName(it *topItem) *string { return &it.key }
+
+func hotName(it *hotItem) *string { return &it.key }
 
 func hotWorse(a, b *hotItem) bool {
 	return findWorse(int64(a.freq), a.hash, a.key, int64(b.freq), b.hash, b.key) || a.freq == b.freq && a.key == b.key && a.db > b.db

@@ -126,8 +126,8 @@ func TestTopBuf(t *testing.T) {
 			for _, order := range []string{"random", "growing", "shrinking"} {
 				var items []topItem
 				for range 20 * keys {
-					it := topItem{bytes: int64(rng.IntN(4 * keys)), key: "k" + strconv.Itoa(rng.IntN(keys)), db: rng.IntN(2)}
-					it.keyLen, it.hash = len(it.key), keyHash(it.key)
+					it := topItem{bytes: int64(rng.IntN(4 * keys)), key: "k" + strconv.Itoa(rng.IntN(keys)), db: int32(rng.IntN(2))}
+					it.keyLen, it.hash = int32(len(it.key)), keyHash(it.key)
 					items = append(items, it)
 				}
 				switch order {
@@ -136,7 +136,7 @@ func TestTopBuf(t *testing.T) {
 				case "shrinking":
 					slices.SortFunc(items, func(p, q topItem) int { return cmp.Compare(q.bytes, p.bytes) })
 				}
-				h := newTopBuf(n, topWorse, topRank, topID)
+				h := newTopBuf(n, topWorse, topRank, topID, topName)
 				ref := newKeyedHeap(n, topWorse, topRank, topID)
 				best := map[itemID]topItem{}
 				for _, it := range items {
@@ -193,12 +193,12 @@ func BenchmarkTopKeys(b *testing.B) {
 			k = rng.IntN(len(items))
 		}
 		key := "order:order:" + strconv.Itoa(k) + ":base"
-		items[i] = topItem{bytes: int64(rng.IntN(1 << 20)), key: key, keyLen: len(key), hash: keyHash(key)}
+		items[i] = topItem{bytes: int64(rng.IntN(1 << 20)), key: key, keyLen: int32(len(key)), hash: keyHash(key)}
 	}
 	for _, n := range []int{50, 100_000} {
 		b.Run("top="+strconv.Itoa(n), func(b *testing.B) {
 			for b.Loop() {
-				a := &Aggregator{top: newTopBuf(n, topWorse, topRank, topID)}
+				a := &Aggregator{top: newTopBuf(n, topWorse, topRank, topID, topName)}
 				for _, it := range items {
 					if a.top.full() {
 						if root := a.top.root(); !topWorse(root, &it) {
@@ -221,13 +221,13 @@ func FuzzTopBuf(f *testing.F) {
 	f.Add(uint8(1), []byte{0, 0, 1, 0, 0, 1, 0, 1, 1})
 	f.Fuzz(func(t *testing.T, n8 uint8, b []byte) {
 		n := int(n8 % 40)
-		top := newTopBuf(n, topWorse, topRank, topID)
-		hot := newTopBuf(n, hotWorse, hotRank, hotID)
+		top := newTopBuf(n, topWorse, topRank, topID, topName)
+		hot := newTopBuf(n, hotWorse, hotRank, hotID, hotName)
 		bestTop := map[itemID]topItem{}
 		bestHot := map[itemID]hotItem{}
 		for ; len(b) >= 3; b = b[3:] {
 			key := "user:" + strconv.Itoa(int(b[0]%32))
-			it := topItem{bytes: int64(b[2]), key: key, keyLen: len(key), hash: keyHash(key), db: int(b[1] % 3)}
+			it := topItem{bytes: int64(b[2]), key: key, keyLen: int32(len(key)), hash: keyHash(key), db: int32(b[1] % 3)}
 			top.push(it)
 			if p, ok := bestTop[topID(&it)]; !ok || topWorse(&p, &it) {
 				bestTop[topID(&it)] = it

@@ -103,8 +103,8 @@ func (a *Aggregator) offerTop(r *Record, g *group) {
 		hash = keyHash(ck)
 	}
 	a.pushTop(topItem{
-		bytes: r.Bytes, elements: r.Elements, ttl: r.TTL, key: a.retainedKey(), keyLen: len(r.Key), hash: hash,
-		typ: retainType(r.Type), template: clip(g.name, maxGroupName), node: a.retainedNode(r.Node), db: r.DB,
+		bytes: r.Bytes, elements: r.Elements, ttl: r.TTL, key: ck, keyLen: keyLen32(len(r.Key)), hash: hash, db: int32(r.DB),
+		det: a.topDet.of(r.Type, clip(g.name, maxGroupName), r.Node),
 	})
 }
 
@@ -123,7 +123,7 @@ func (a *Aggregator) offerHot(r *Record, g *group) {
 		hash = keyHash(ck)
 	}
 	a.pushHot(hotItem{
-		freq: r.Freq, key: a.retainedKey(), keyLen: len(r.Key), bytes: r.Bytes, hash: hash,
+		freq: r.Freq, key: ck, keyLen: len(r.Key), bytes: r.Bytes, hash: hash,
 		template: g.name, owner: g.owner, kind: g.kind, protected: g.entry != nil && g.entry.Hot != nil,
 		node: a.retainedNode(r.Node), db: r.DB,
 	})
@@ -149,7 +149,8 @@ func retainType(t string) string {
 }
 
 // pushTop offers it to the top keys (Add and Merge): a key seen twice
-// (a walker's duplicate) is kept once, at its largest.
+// (a walker's duplicate) is kept once, at its largest. The list copies
+// the key's name when it takes it in.
 func (a *Aggregator) pushTop(it topItem) { a.top.push(it) }
 
 // pushHot is pushTop for the hot-key set, by LFU counter.

@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"unsafe"
 
 	"github.com/keyguard/keyguard/finding"
 	"github.com/keyguard/keyguard/internal/audit/report"
@@ -373,25 +374,12 @@ func (a *Aggregator) notes(have []string, x func(int64) int64) []string {
 // reportTop lists the largest keys, largest first.
 func (a *Aggregator) reportTop(multi bool) []report.TopKey {
 	tops := a.top.list()
-	// Sorted by reference (size, name, database, index): the items are
-	// large and scattered, and most of a long list are keys of a few
-	// sizes, compared by name.
-	type ref struct {
-		bytes int64
-		key   string
-		db    int
-		i     int32
-	}
-	order := make([]ref, len(tops))
+	// Sorted by reference: the items are large and scattered.
+	order := make([]topRef, len(tops))
 	for i := range tops {
-		order[i] = ref{tops[i].bytes, tops[i].key, tops[i].db, int32(i)}
+		order[i] = topRef{bytes: tops[i].bytes, key: tops[i].key, db: int(tops[i].db), i: int32(i)}
 	}
-	slices.SortFunc(order, func(p, q ref) int {
-		if p.bytes != q.bytes {
-			return cmp.Compare(q.bytes, p.bytes)
-		}
-		return cmp.Or(strings.Compare(p.key, q.key), cmp.Compare(p.db, q.db))
-	})
+	sortTopRefs(order)
 	out := make([]report.TopKey, len(tops))
 	// The entries' TTLs and databases point into one array each, not
 	// into an allocation per key.
@@ -400,16 +388,17 @@ func (a *Aggregator) reportTop(multi bool) []report.TopKey {
 	if multi {
 		dbs = make([]int, len(tops))
 	}
+	// Two loops, each with one load from scattered memory per key, which
+	// the next keys' loads need not wait on.
 	for i, o := range order {
 		t := &tops[o.i]
-		tk := report.TopKey{Key: t.key, KeyBase64: report.KeyBase64(t.key), Type: t.typ, Bytes: t.bytes, Elements: t.elements,
-			Template: t.template, Node: t.node}
+		tk := report.TopKey{Type: t.det.typ, Bytes: t.bytes, Elements: t.elements, Template: t.det.template, Node: t.det.node}
 		if multi {
-			dbs[i] = t.db
+			dbs[i] = int(t.db)
 			tk.DB = &dbs[i]
 		}
-		if t.keyLen > len(t.key) {
-			tk.KeyLen = t.keyLen
+		if int(t.keyLen) > len(t.key) {
+			tk.KeyLen = int(t.keyLen)
 		}
 		switch {
 		case t.ttl == -1:
@@ -420,6 +409,21 @@ func (a *Aggregator) reportTop(multi bool) []report.TopKey {
 			tk.TTLMS = &ttls[i]
 		}
 		out[i] = tk
+	}
+	// The names copied in the report's order to one block: the report's
+	// writer then reads them in a row.
+	total := 0
+	for _, o := range order {
+		total += len(o.key)
+	}
+	names := make([]byte, 0, total)
+	for i, o := range order {
+		if len(o.key) > 0 {
+			at := len(names)
+			names = append(names, o.key...)
+			out[i].Key = unsafe.String(&names[at], len(o.key))
+		}
+		out[i].KeyBase64 = report.KeyBase64(out[i].Key)
 	}
 	return out
 }

@@ -339,8 +339,8 @@ func (a *Aggregator) loadLists(rep *report.Report) {
 			owner: h.Owner, kind: h.Kind, protected: h.Protected, node: h.Node, db: h.DB})
 	}
 	for _, tk := range rep.TopKeys {
-		it := topItem{bytes: tk.Bytes, elements: tk.Elements, key: tk.Key, hash: keyHash(tk.Key), keyLen: max(tk.KeyLen, len(tk.Key)), typ: tk.Type,
-			template: tk.Template, node: tk.Node, db: dbOf(tk.DB)}
+		it := topItem{bytes: tk.Bytes, elements: tk.Elements, key: tk.Key, hash: keyHash(tk.Key), keyLen: keyLen32(max(tk.KeyLen, len(tk.Key))),
+			db: int32(dbOf(tk.DB)), det: a.topDet.of(tk.Type, tk.Template, tk.Node)}
 		if tk.TTLMS != nil {
 			it.ttl = time.Duration(*tk.TTLMS) * time.Millisecond
 			if *tk.TTLMS == -1 {

@@ -2,33 +2,47 @@ package inventory
 
 import (
 	"math/bits"
+	"slices"
+	"strings"
+	"unsafe"
 )
 
 // topBuf keeps the best n items offered (the top and hot key lists), one
 // per identity, the best offer of each. It is not a heap: items that beat
 // the threshold go to a buffer with room for n/2 more, and when it
-// fills, a selection keeps the best n; the n-th best becomes the
-// threshold the next items must beat. An item is compared once against
-// the threshold and, when taken in, looked up by its key hash in a table
-// of the buffer (a walker's duplicate, or one key in two files, replaces
-// its worse offer in place) and appended: a heap of 100,000 sifted every
-// item taken in through ~17 levels of slots scattered in memory, so that
-// a long list cost twice the run (keys arrive in no order of size, so a
-// few hundred thousand of a million beat the root of a list of 100,000).
+// fills, a settle keeps the best offer of each identity and then the best
+// n of those; the n-th best becomes the threshold the next items must
+// beat. An item is compared once against the threshold and, when taken
+// in, appended with its name copied to the list's own block of names:
+// nothing is looked up per item. Keys arrive in no order of size, so a
+// few hundred thousand of a million beat the threshold of a list of
+// 100,000; a heap sifted each through ~17 levels of slots scattered in
+// memory, and a table of the buffer probed per item missed the cache on
+// each, in line with the walk. The settle finds a key offered twice (a
+// walker's duplicate, or one key in two files) by a table of the whole
+// buffer built in one loop, whose probes do not wait on each other.
 // worse must order by the score rank gives first, then by the hash
 // (higher hash worse).
 type topBuf[T any] struct {
-	n      int
-	buf    []T // the items kept at the last settle, then those taken in since
-	ranks  []rankRef
-	keep   []bool   // settle's: by buffer index, among the best n
-	slots  []uint32 // the buffer by key hash: its top 7 bits, then index+1; 0 is empty
-	worse  func(a, b *T) bool
-	rank   func(*T) (int64, uint64)
-	id     func(*T) itemID
-	thresh T    // the n-th best at the last settle
-	cut    bool // thresh is set: the list holds n items
-	dirty  bool // items were taken in since the last settle
+	n     int
+	buf   []T // the items kept at the last settle, then those taken in since
+	fresh int // buf[fresh:] were taken in since the last settle
+	ranks []rankRef
+	drop  []bool   // settle's: by buffer index, left out
+	slots []uint32 // settle's: the buffer by key hash: its top 7 bits, then index+1; 0 is empty
+	// names holds the names of the items taken in, so that they cost no
+	// allocation each and lie together for the report's sort and
+	// encoding; a settle copies the names of the items it keeps to a new
+	// block (a string into a block is never written again).
+	names    []byte
+	namesLen int // bytes of names taken in since the last settle's copy, over all blocks
+	worse    func(a, b *T) bool
+	rank     func(*T) (int64, uint64)
+	id       func(*T) itemID
+	name     func(*T) *string // the item's key name, which push copies
+	thresh   T                // the n-th best at the last settle
+	cut      bool             // thresh is set: the list holds n items
+	dirty    bool             // items were taken in since the last settle
 }
 
 // rankRef is an item of the buffer by its rank, for the selection to move
@@ -39,8 +53,8 @@ type rankRef struct {
 	i     int32
 }
 
-func newTopBuf[T any](n int, worse func(a, b *T) bool, rank func(*T) (int64, uint64), id func(*T) itemID) topBuf[T] {
-	return topBuf[T]{n: n, worse: worse, rank: rank, id: id}
+func newTopBuf[T any](n int, worse func(a, b *T) bool, rank func(*T) (int64, uint64), id func(*T) itemID, name func(*T) *string) topBuf[T] {
+	return topBuf[T]{n: n, worse: worse, rank: rank, id: id, name: name}
 }
 
 // full reports whether the list holds n items: root is then the worst.
@@ -55,41 +69,15 @@ func (h *topBuf[T]) root() *T { return &h.thresh }
 func (h *topBuf[T]) room() int { return min(h.n+max(h.n/2, 16), idxMask+1) }
 
 // push takes x in when it beats the threshold, and reports whether it did
-// (a later settle may still drop it).
+// (a later settle may still drop it). x's name is copied: it may be the
+// walker's buffer. x is compared in its place at the end of the buffer:
+// its address passed to worse would move every x offered to the heap.
 func (h *topBuf[T]) push(x T) bool {
-	if h.n == 0 || h.cut && !h.worse(&h.thresh, &x) {
+	if h.n == 0 {
 		return false
 	}
 	if len(h.buf) >= h.room() {
 		h.settle()
-		if h.cut && !h.worse(&h.thresh, &x) {
-			return false
-		}
-	}
-	if h.slots == nil {
-		// At most 2/3 full at room, and small (1 MiB for a list of
-		// 100,000) so that its probes mostly hit the cache.
-		h.slots = make([]uint32, 1<<bits.Len(uint(h.room()+h.room()/2)))
-	}
-	_, hash := h.rank(&x)
-	mask := uint64(len(h.slots) - 1)
-	tag := slotTag(hash)
-	id := h.id(&x)
-	s := hash & mask
-	for ; h.slots[s] != 0; s = (s + 1) & mask {
-		if h.slots[s]&^idxMask32 != tag {
-			continue
-		}
-		y := &h.buf[h.slots[s]&idxMask32-1]
-		if _, yh := h.rank(y); yh != hash || h.id(y) != id {
-			continue
-		}
-		if !h.worse(y, &x) {
-			return false
-		}
-		*y = x
-		h.dirty = true
-		return true
 	}
 	if len(h.buf) == cap(h.buf) {
 		// Doubling to 1,024 items, then room at once: append's own growth
@@ -101,9 +89,34 @@ func (h *topBuf[T]) push(x T) bool {
 		h.buf = append(make([]T, 0, min(next, h.room())), h.buf...)
 	}
 	h.buf = append(h.buf, x)
-	h.slots[s] = tag | uint32(len(h.buf))
+	y := &h.buf[len(h.buf)-1]
+	if h.cut && !h.worse(&h.thresh, y) {
+		var zero T
+		*y = zero // keep no reference to x's strings
+		h.buf = h.buf[:len(h.buf)-1]
+		return false
+	}
+	k := h.name(y)
+	*k = h.copyName(*k, 0)
 	h.dirty = true
 	return true
+}
+
+// copyName copies s to the block of names, starting a block of at least
+// size bytes when the block is full.
+func (h *topBuf[T]) copyName(s string, size int) string {
+	if len(s) == 0 {
+		return ""
+	}
+	if cap(h.names)-len(h.names) < len(s) {
+		// Blocks grow with the names taken in, up to 1 MiB each.
+		size = max(size, len(s), min(max(h.namesLen, 4<<10), 1<<20))
+		h.names = make([]byte, 0, size)
+	}
+	h.namesLen += len(s)
+	at := len(h.names)
+	h.names = append(h.names, s...)
+	return unsafe.String(&h.names[at], len(s))
 }
 
 // idxMask32 holds a buffer index + 1 in the low bits of a slot, under a
@@ -119,57 +132,138 @@ func (h *topBuf[T]) list() []T {
 	return h.buf
 }
 
-// settle keeps the best n items and raises the threshold to the worst of
-// them.
+// settle keeps the best offer of each identity, then the best n of those,
+// and raises the threshold to the worst of them.
 func (h *topBuf[T]) settle() {
 	if !h.dirty {
 		return
 	}
 	h.dirty = false
-	if len(h.buf) > h.n {
-		r := h.ranks[:0]
-		for i := range h.buf {
-			s, k := h.rank(&h.buf[i])
-			r = append(r, rankRef{score: s, hash: k, i: int32(i)})
-		}
+	r := h.ranks[:0]
+	for i := range h.buf {
+		s, k := h.rank(&h.buf[i])
+		r = append(r, rankRef{score: s, hash: k, i: int32(i)})
+	}
+	if cap(h.drop) < len(h.buf) {
+		h.drop = make([]bool, cap(h.buf))
+	}
+	drop := h.drop[:len(h.buf)]
+	if h.fresh < len(h.buf) && h.dedupe(r, drop) {
+		r = slices.DeleteFunc(r, func(x rankRef) bool { return drop[x.i] })
+	}
+	if len(r) > h.n {
 		h.selectRanks(r, h.n)
-		if len(h.keep) < len(h.buf) {
-			h.keep = make([]bool, cap(h.buf))
+		for _, x := range r[h.n:] {
+			drop[x.i] = true
 		}
-		for _, x := range r[:h.n] {
-			h.keep[x.i] = true
-		}
-		// Keep the best in place: by index, each moves down or stays.
-		k := 0
-		for i := range h.buf {
-			if h.keep[i] {
-				h.buf[k] = h.buf[i]
-				k++
+		r = r[:h.n]
+	}
+	if len(r) == h.n {
+		// The threshold is the worst kept, found by the ranks.
+		w := 0
+		for j := range r {
+			if h.worseRef(&r[j], &r[w]) {
+				w = j
 			}
 		}
-		clear(h.keep)
-		clear(h.buf[k:]) // drop the strings of the items left out
-		h.buf, h.ranks = h.buf[:k], r[:0]
-		clear(h.slots)
-		mask := uint64(len(h.slots) - 1)
-		for i := range h.buf {
-			_, hash := h.rank(&h.buf[i])
-			s := hash & mask
-			for h.slots[s] != 0 {
-				s = (s + 1) & mask
-			}
-			h.slots[s] = slotTag(hash) | uint32(i+1)
+		h.thresh, h.cut = h.buf[r[w].i], true
+	}
+	h.ranks = r[:0]
+	// Fill the places of the items left out with the last items kept: the
+	// list has no order, and most items stay where they are.
+	k := len(h.buf)
+	for i := 0; i < k; i++ {
+		if !drop[i] {
+			continue
+		}
+		for k--; k > i && drop[k]; k-- {
+		}
+		if k > i {
+			h.buf[i] = h.buf[k]
 		}
 	}
-	if len(h.buf) >= h.n {
-		worst := 0
-		for k := range h.buf {
-			if h.worse(&h.buf[k], &h.buf[worst]) {
-				worst = k
+	clear(drop)
+	clear(h.buf[k:]) // drop the strings of the items left out
+	h.buf = h.buf[:k]
+	h.fresh = k
+	h.packNames()
+}
+
+// packNames copies the names of the items kept to one block, with room
+// for the names of the next items in proportion, once the blocks hold
+// more names of items left out than of items kept.
+func (h *topBuf[T]) packNames() {
+	total := 0
+	for i := range h.buf {
+		total += len(*h.name(&h.buf[i]))
+	}
+	if h.namesLen <= 2*total {
+		return
+	}
+	h.names, h.namesLen = nil, 0
+	size := total + total*(h.room()-len(h.buf))/max(len(h.buf), 1)
+	for i := range h.buf {
+		p := h.name(&h.buf[i])
+		*p = h.copyName(*p, size)
+	}
+}
+
+// dedupe marks in drop the worse offers of an identity offered twice, and
+// reports whether it found any. r holds the buffer's ranks by index. The
+// items kept at the last settle are one per identity, so only the items
+// taken in since go into a table by hash (half a MiB for a list of
+// 100,000, which the cache holds), and the kept ones look themselves up
+// in it. Each loop's probes do not wait on each other.
+func (h *topBuf[T]) dedupe(r []rankRef, drop []bool) bool {
+	fresh := len(r) - h.fresh
+	size := 1 << bits.Len(uint(fresh+fresh/2)) // at most 2/3 full
+	if cap(h.slots) < size {
+		h.slots = make([]uint32, size)
+	}
+	slots := h.slots[:size]
+	clear(slots)
+	mask := uint64(size - 1)
+	found := false
+next:
+	for i := h.fresh; i < len(r); i++ {
+		hash := r[i].hash
+		tag := slotTag(hash)
+		s := hash & mask
+		for ; slots[s] != 0; s = (s + 1) & mask {
+			if j := int(slots[s]&idxMask32 - 1); slots[s]&^idxMask32 == tag && h.same(r, j, i) {
+				if h.worse(&h.buf[j], &h.buf[i]) {
+					drop[j] = true
+					slots[s] = tag | uint32(i+1)
+				} else {
+					drop[i] = true
+				}
+				found = true
+				continue next
 			}
 		}
-		h.thresh, h.cut = h.buf[worst], true
+		slots[s] = tag | uint32(i+1)
 	}
+	for k := range h.fresh {
+		hash := r[k].hash
+		tag := slotTag(hash)
+		for s := hash & mask; slots[s] != 0; s = (s + 1) & mask {
+			if j := int(slots[s]&idxMask32 - 1); slots[s]&^idxMask32 == tag && h.same(r, j, k) {
+				if h.worse(&h.buf[j], &h.buf[k]) {
+					drop[j] = true
+				} else {
+					drop[k] = true
+				}
+				found = true
+				break // the table holds one item per identity
+			}
+		}
+	}
+	return found
+}
+
+// same reports whether the buffer's items i and j are one identity.
+func (h *topBuf[T]) same(r []rankRef, i, j int) bool {
+	return r[i].hash == r[j].hash && h.id(&h.buf[i]) == h.id(&h.buf[j])
 }
 
 // idxMask bounds a buffer index.
@@ -205,7 +299,8 @@ func (h *topBuf[T]) selectRanks(s []rankRef, k int) {
 		p := s[hi]
 		i := lo
 		for j := lo; j < hi; j++ {
-			if h.worseRef(&p, &s[j]) {
+			// worseRef(&p, &s[j]), written out: the hot loop of a settle.
+			if q := &s[j]; p.score < q.score || p.score == q.score && (p.hash > q.hash || p.hash == q.hash && h.worse(&h.buf[p.i], &h.buf[q.i])) {
 				s[i], s[j] = s[j], s[i]
 				i++
 			}
@@ -220,4 +315,36 @@ func (h *topBuf[T]) selectRanks(s []rankRef, k int) {
 			lo = i + 1
 		}
 	}
+}
+
+// topDetail is what a top key shares with the other keys of its group:
+// its type, its group's name and its node, held once.
+type topDetail struct{ typ, template, node string }
+
+// topDetails holds each topDetail once: three strings in each item took
+// 48 of its bytes.
+type topDetails struct {
+	// by the address of its group's name: the keys taken in one after
+	// the other are mostly of different groups.
+	recent [64]*topDetail
+	all    map[topDetail]*topDetail
+}
+
+// of returns the detail of these strings. template must be kept by the
+// caller (a group's name); the others are copied when first seen.
+func (d *topDetails) of(typ, template, node string) *topDetail {
+	slot := &d.recent[uintptr(unsafe.Pointer(unsafe.StringData(template)))>>4&63]
+	if l := *slot; l != nil && l.typ == typ && l.template == template && l.node == node {
+		return l
+	}
+	p := d.all[topDetail{typ, template, node}]
+	if p == nil {
+		if d.all == nil {
+			d.all = map[topDetail]*topDetail{}
+		}
+		p = &topDetail{retainType(typ), template, strings.Clone(node)}
+		d.all[*p] = p
+	}
+	*slot = p
+	return p
 }
