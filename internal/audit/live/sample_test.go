@@ -136,8 +136,13 @@ func TestStratifiedSampleMargin(t *testing.T) {
 	cover := float64(inside) / float64(runs)
 	t.Logf("%d keys, exact %s; --sample %d (%.0f probed on average): stratified margin ±%.1f%% (median), inside in %d of %d runs; uniform ±%.1f%%, inside in %d of %d; uniform/stratified = %.1f×",
 		keys, mib(exact), budget, float64(probed)/float64(runs), 100*mNew/float64(exact), inside, runs, 100*mOld/float64(exact), oldInside, oldRuns, mOld/mNew)
-	if cover < 0.90 {
-		t.Errorf("the exact total within the stratified margin in %d of %d runs (%.0f%%), want at least 90%%", inside, runs, 100*cover)
+	// The margin is a 95% interval, so some runs miss by chance: a
+	// threshold of 90% fails a correct interval in 1 run of 50 at 80
+	// seeds (and the walk's order, which moves the sample, is not fixed by
+	// the seed). At 85% a correct interval fails in fewer than 1 run of
+	// 5,000, and one that holds the total in 3 runs of 4 still fails.
+	if cover < 0.85 {
+		t.Errorf("the exact total within the stratified margin in %d of %d runs (%.0f%%), want at least 85%%", inside, runs, 100*cover)
 	}
 	if mOld < 4*mNew {
 		t.Errorf("stratified margin %.0f against uniform %.0f: want at least 4× narrower", mNew, mOld)
