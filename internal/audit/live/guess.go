@@ -51,7 +51,7 @@ func (g famTypes) learn(f, typ string) {
 		return
 	}
 	t.other++
-	if t.other > t.agree { // the other types are the family's usual one
-		t.typ, t.agree, t.other = typ, 1, t.agree
+	if t.other > t.agree { // the other keys are the family's usual type now (most of them typ)
+		t.typ, t.agree, t.other = typ, t.other, t.agree
 	}
 }

@@ -123,3 +123,55 @@ func TestGuessedFamilyTypes(t *testing.T) {
 		t.Errorf("families missing from the report: %v", types)
 	}
 }
+
+// A family's guess follows what its keys showed: none before guessTrust
+// keys agree, none once other types reach one in guessOdds, and the other
+// type once the family turned to it.
+func TestFamilyGuess(t *testing.T) {
+	g := famTypes{}
+	for i := range guessTrust - 1 {
+		g.learn("f", "string")
+		if got := g.guess("f"); got != "" {
+			t.Fatalf("after %d strings: guess %q", i+1, got)
+		}
+	}
+	g.learn("f", "string")
+	if got := g.guess("f"); got != "string" {
+		t.Fatalf("after %d strings: guess %q, want string", guessTrust, got)
+	}
+	g.learn("f", "") // a vanished key says nothing
+	// Later keys are hashes: the guess stops at one in guessOdds…
+	n := 0
+	for g.guess("f") == "string" {
+		g.learn("f", "hash")
+		n++
+		if n > guessTrust {
+			t.Fatalf("still guessing string after %d hashes", n)
+		}
+	}
+	if n*guessOdds < guessTrust {
+		t.Errorf("stopped after %d hashes among %d strings", n, guessTrust)
+	}
+	// …and once the strings are fewer than one in guessOdds, the family
+	// is a hash family.
+	for range guessOdds * guessTrust {
+		g.learn("f", "hash")
+	}
+	if got := g.guess("f"); got != "hash" {
+		t.Errorf("after many hashes: guess %q, want hash", got)
+	}
+	if got := g.guess("other"); got != "" {
+		t.Errorf("an unseen family: guess %q", got)
+	}
+	// The map is bounded: a family past guessFamilies is never guessed.
+	b := famTypes{}
+	for i := range guessFamilies {
+		b.learn(fmt.Sprint("f", i), "set")
+	}
+	for range guessTrust {
+		b.learn("late", "set")
+	}
+	if got := b.guess("late"); got != "" || len(b) != guessFamilies {
+		t.Errorf("family past the bound: guess %q, %d families kept", got, len(b))
+	}
+}
