@@ -24,9 +24,10 @@ type famType struct {
 // famTypes is a walker's knowledge of its families' types.
 type famTypes map[string]*famType
 
-// guess is the type to probe a key of family f with, or "".
+// guess is the type to probe a key of family f with, or "" (never a
+// module type: it has no count command to prove it).
 func (g famTypes) guess(f string) string {
-	if t := g[f]; t != nil && t.agree >= guessTrust && t.other*guessOdds < t.agree {
+	if t := g[f]; t != nil && t.agree >= guessTrust && t.other*guessOdds < t.agree && countIndex(t.typ) >= 0 {
 		return t.typ
 	}
 	return ""

@@ -160,6 +160,12 @@ func TestFamilyGuess(t *testing.T) {
 	if got := g.guess("f"); got != "hash" {
 		t.Errorf("after many hashes: guess %q, want hash", got)
 	}
+	for range guessTrust {
+		g.learn("json", "ReJSON-RL")
+	}
+	if got := g.guess("json"); got != "" {
+		t.Errorf("a family of a module type: guess %q", got)
+	}
 	if got := g.guess("other"); got != "" {
 		t.Errorf("an unseen family: guess %q", got)
 	}
