@@ -2,8 +2,9 @@
 # versus.sh — keyguard builds side by side, run in turns (a, b, c, a, b, c…)
 # so that the machine's load falls on each alike: the snapshot audit of one
 # RDB file on one core, or the live audit of one running server beside the
-# bare probe floors (bench/auditbare: the probes of an audit, and with
-# -fields also the value formats' field probes).
+# bare probe floors (bench/auditbare: the probes of an audit; with
+# -probes-first the same probes sent before the next SCAN, as keyguard
+# sends them; with -fields also the value formats' field probes).
 #
 #   bench/versus.sh rdb FILE.rdb REPS BIN...     # GOMAXPROCS=1; P=2 for two cores
 #   bench/versus.sh live PORT REPS BIN...        # a server already loaded on PORT
@@ -44,8 +45,9 @@ bins=("$@")
 if [ "$mode" = live ]; then
 	go build -o "$work/auditbare" "$root/bench/auditbare"
 	printf '#!/bin/sh\nexec "%s" -fields "$@"\n' "$work/auditbare" >"$work/auditbare-fields"
-	chmod +x "$work/auditbare-fields"
-	bins=("$work/auditbare" "$work/auditbare-fields" "${bins[@]}")
+	printf '#!/bin/sh\nexec "%s" -probes-first "$@"\n' "$work/auditbare" >"$work/auditbare-first"
+	chmod +x "$work/auditbare-fields" "$work/auditbare-first"
+	bins=("$work/auditbare" "$work/auditbare-first" "$work/auditbare-fields" "${bins[@]}")
 fi
 
 servercpu() {

@@ -12,9 +12,14 @@
 // more than keyguard, which stops reading the strings of a template once
 // they show no JSON.)
 //
+// With -probes-first a pipeline sends the batch's probes before the SCAN
+// that lists the next batch, as keyguard does: the server then probes keys
+// its listing has just touched, which costs it less (bench/RESULTS.md).
+//
 //	go run ./bench/auditbare -addr 127.0.0.1:6379
 //	go run ./bench/auditbare -cluster -addr 127.0.0.1:7000
 //	go run ./bench/auditbare -fields -addr 127.0.0.1:6379
+//	go run ./bench/auditbare -probes-first -addr 127.0.0.1:6379
 package main
 
 import (
@@ -36,6 +41,7 @@ func main() {
 	count := flag.Int("count", 1000, "SCAN COUNT")
 	samples := flag.Int("samples", 5, "MEMORY USAGE SAMPLES")
 	fields := flag.Bool("fields", false, "also read hash field names (HRANDFIELD key 32) and string heads (GETRANGE key 0 4095)")
+	first := flag.Bool("probes-first", false, "send a batch's probes before the SCAN that lists the next batch")
 	flag.Parse()
 	ctx := context.Background()
 	nodes := []string{*addr}
@@ -53,7 +59,7 @@ func main() {
 	var failed error
 	for _, n := range nodes {
 		wg.Go(func() {
-			k, b, err := walk(ctx, n, strconv.Itoa(*count), strconv.Itoa(*samples), *fields)
+			k, b, err := walk(ctx, n, strconv.Itoa(*count), strconv.Itoa(*samples), *fields, *first)
 			mu.Lock()
 			defer mu.Unlock()
 			keys += k
@@ -80,7 +86,7 @@ func read(c *resp.Conn) (resp.Reply, error) {
 	return rp, err
 }
 
-func walk(ctx context.Context, addr, count, samples string, fields bool) (keys, bytes int64, err error) {
+func walk(ctx context.Context, addr, count, samples string, fields, first bool) (keys, bytes int64, err error) {
 	c, err := resp.Dial(ctx, resp.Config{}, addr, resp.Session{})
 	if err != nil {
 		return 0, 0, err
@@ -97,7 +103,7 @@ func walk(ctx context.Context, addr, count, samples string, fields bool) (keys, 
 		if err := c.Begin(ctx); err != nil {
 			return keys, bytes, err
 		}
-		if scanning {
+		if scanning && !first {
 			c.Cmd("SCAN", cursor, "COUNT", count)
 		}
 		for _, k := range batch {
@@ -108,12 +114,16 @@ func walk(ctx context.Context, addr, count, samples string, fields bool) (keys, 
 		for i, k := range probed {
 			c.Key(probes[i], k)
 		}
+		if scanning && first {
+			c.Cmd("SCAN", cursor, "COUNT", count)
+		}
 		c.Take()
 		if err := c.Flush(); err != nil {
 			return keys, bytes, err
 		}
 		var next []string
-		if scanning {
+		wasScanning := scanning
+		if scanning && !first {
 			if cursor, next, err = scanReply(c); err != nil {
 				return keys, bytes, err
 			}
@@ -145,6 +155,12 @@ func walk(ctx context.Context, addr, count, samples string, fields bool) (keys, 
 			if err != nil {
 				return keys, bytes, err
 			}
+		}
+		if wasScanning && first {
+			if cursor, next, err = scanReply(c); err != nil {
+				return keys, bytes, err
+			}
+			scanning = cursor != "0"
 		}
 		keys += int64(len(batch))
 		batch, probes, probed = next, nextProbes, nextProbed

@@ -78,7 +78,7 @@ keybuild < internal/demodata/keys;
 internal/rediscmd < internal/rediscmd/internal/gencmd;
 internal/rediscmd/internal/gencmd < internal/rediscmd/internal/gen;
 internal/resp, internal/topology < bench/auditbare;
-internal/resp < bench/hotkeysbare;
+internal/resp < bench/hotkeysbare, bench/probecost;
 NONE < bench/auditgen, bench/walkload;
 analyzer < cmd/keylint;
 internal/audit/live, internal/audit/snapshot, internal/acl, internal/codegen, internal/dashboard,

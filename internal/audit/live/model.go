@@ -1,6 +1,7 @@
 package live
 
 import (
+	"github.com/keyguard/keyguard/internal/audit/inventory"
 	"github.com/keyguard/keyguard/internal/rdb"
 	"github.com/keyguard/keyguard/registry"
 )
@@ -28,35 +29,55 @@ type memTrust struct {
 	skipped int   // keys modelled, for the verification turn
 }
 
-// models is the prober's trust in the model, by template.
+// models is the prober's trust in the model, by template, or by
+// inferred family for unregistered keys (up to guessFamilies of them).
 type models struct {
-	by map[*registry.Entry]*memTrust
+	by  map[*registry.Entry]*memTrust
+	fam map[string]*memTrust
 	// Of the probe batch in flight, by record: MEMORY USAGE not sent,
 	// and the model's bytes (-1: the value was not read whole).
 	skip []bool
 	est  []int64
 }
 
-func (m *models) of(e *registry.Entry) *memTrust {
-	t := m.by[e]
+// of is the trust of a key's template or family; nil for neither.
+func (m *models) of(cl *inventory.Class) *memTrust {
+	if e := cl.Entry; e != nil {
+		t := m.by[e]
+		if t == nil {
+			if m.by == nil {
+				m.by = map[*registry.Entry]*memTrust{}
+			}
+			t = &memTrust{}
+			m.by[e] = t
+		}
+		return t
+	}
+	if cl.Family == "" {
+		return nil
+	}
+	t := m.fam[cl.Family]
 	if t == nil {
-		if m.by == nil {
-			m.by = map[*registry.Entry]*memTrust{}
+		if len(m.fam) >= guessFamilies {
+			return nil
+		}
+		if m.fam == nil {
+			m.fam = map[string]*memTrust{}
 		}
 		t = &memTrust{}
-		m.by[e] = t
+		m.fam[cl.Family] = t
 	}
 	return t
 }
 
 // skipMemory decides, as the probe is written, whether the key's MEMORY
 // USAGE is left to the model (its first probe reads values).
-func (m *models) skipMemory(e *registry.Entry, readsValue bool) bool {
-	if e == nil || !readsValue {
+func (m *models) skipMemory(cl *inventory.Class, readsValue bool) bool {
+	if !readsValue {
 		return false
 	}
-	t := m.of(e)
-	if t.bad || t.checked < trustAfter {
+	t := m.of(cl)
+	if t == nil || t.bad || t.checked < trustAfter {
 		return false
 	}
 	t.skipped++
@@ -64,12 +85,13 @@ func (m *models) skipMemory(e *registry.Entry, readsValue bool) bool {
 }
 
 // check compares MEMORY USAGE of a key with the model's bytes.
-func (m *models) check(e *registry.Entry, est, mem int64) {
-	if e == nil || est < 0 || mem < 0 {
+func (m *models) check(cl *inventory.Class, est, mem int64) {
+	if est < 0 || mem < 0 {
 		return
 	}
-	t := m.of(e)
+	t := m.of(cl)
 	switch {
+	case t == nil:
 	case t.bad:
 	case t.checked == 0:
 		t.delta, t.checked = mem-est, 1
@@ -83,9 +105,9 @@ func (m *models) check(e *registry.Entry, est, mem int64) {
 // bytes is the modelled MEMORY USAGE, or ok false when the key must send
 // the command after all (its value was not read whole, or the template
 // lost the model's trust since the probe was written).
-func (m *models) bytes(e *registry.Entry, est int64) (int64, bool) {
-	t := m.of(e)
-	if est < 0 || t.bad {
+func (m *models) bytes(cl *inventory.Class, est int64) (int64, bool) {
+	t := m.of(cl)
+	if est < 0 || t == nil || t.bad {
 		return 0, false
 	}
 	return est + t.delta, true

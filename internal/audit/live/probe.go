@@ -21,7 +21,8 @@ type encodings struct {
 	// (the ACL user may run HRANDFIELD and GETRANGE); set once the
 	// permissions are known.
 	values bool
-	mod    models // memory from the values read (model.go)
+	mod    models   // memory from the values read (model.go)
+	fam    famTypes // unregistered families' types (guess.go)
 	// names shares the field names and JSON keys read: the same few
 	// dozen names on most keys of a template.
 	names jsonkeys.Interner
@@ -37,6 +38,7 @@ func newEncodings(samples int) encodings {
 		hashFields: resp.NewKeyCmd([]string{"HRANDFIELD"}, strconv.Itoa(fieldProbeCount)),
 		jsonHead:   resp.NewKeyCmd([]string{"GETRANGE"}, "0", strconv.Itoa(jsonPrefixBytes-1)),
 		hashPairs:  resp.NewKeyCmd([]string{"HRANDFIELD"}, strconv.Itoa(fieldProbeCount), "WITHVALUES"),
+		fam:        famTypes{},
 	}
 	for i, c := range countCmds {
 		e.count[i] = resp.NewKeyCmd([]string{c})
@@ -207,6 +209,11 @@ func (w *walker) iterate(ctx context.Context, c *resp.Conn, cursor string, chunk
 	if err := c.Begin(ctx); err != nil {
 		return nil, err
 	}
+	// The probes first: the server runs them right after the listing
+	// that returned their keys, which left those keys in its caches.
+	if probe != nil {
+		probe.writeProbes(c, &w.enc, freq)
+	}
 	if count != nil {
 		count.writeCounts(c, &w.enc)
 	}
@@ -220,12 +227,14 @@ func (w *walker) iterate(ctx context.Context, c *resp.Conn, cursor string, chunk
 			c.Cmd("SCAN", cursor, "COUNT", countStr)
 		}
 	}
-	if probe != nil {
-		probe.writeProbes(c, &w.enc, freq)
-	}
 	c.Take()
 	if err := c.Flush(); err != nil {
 		return nil, err
+	}
+	if probe != nil {
+		if err := w.readProbes(c, probe, freq); err != nil {
+			return nil, err
+		}
 	}
 	if count != nil {
 		if err := w.readCounts(c, count); err != nil {
@@ -245,11 +254,6 @@ func (w *walker) iterate(ctx context.Context, c *resp.Conn, cursor string, chunk
 			return nil, err
 		}
 		next = b
-	}
-	if probe != nil {
-		if err := w.readProbes(c, probe, freq); err != nil {
-			return nil, err
-		}
 	}
 	return next, nil
 }
@@ -303,7 +307,7 @@ func (b *batch) writeProbes(c *resp.Conn, e *encodings, freq bool) {
 			if e.separateNS(g, b.ns[i]) {
 				c.Key(e.hgetNS, k)
 			}
-			m.skip[i] = m.skipMemory(b.class[i].Entry, e.readsValue(g))
+			m.skip[i] = m.skipMemory(&b.class[i], e.readsValue(g))
 		} else {
 			c.Key(e.typ, k)
 		}
@@ -372,7 +376,7 @@ func (w *walker) readProbes(c *resp.Conn, b *batch, freq bool) error {
 	// showed wrong send MEMORY USAGE after all.
 	m := &w.enc.mod
 	for i, skip := range m.skip {
-		if skip && b.recs[i].Bytes >= 0 && m.of(b.class[i].Entry).bad {
+		if skip && b.recs[i].Bytes >= 0 && m.of(&b.class[i]).bad {
 			b.recs[i].Bytes = -1
 			b.stage[i] |= stageMem
 		}
@@ -385,7 +389,7 @@ func (w *walker) readProbes(c *resp.Conn, b *batch, freq bool) error {
 // sends it in the count stage.
 func (w *walker) memory(c *resp.Conn, b *batch, i int) error {
 	m := &w.enc.mod
-	r, e := &b.recs[i], b.class[i].Entry
+	r, cl := &b.recs[i], &b.class[i]
 	est := m.est[i]
 	if r.Type != b.guess[i] {
 		est = -1 // a type mismatch: the model read nothing
@@ -395,11 +399,11 @@ func (w *walker) memory(c *resp.Conn, b *batch, i int) error {
 			return err
 		}
 		if b.drop[i] == dropNone {
-			m.check(e, est, r.Bytes)
+			m.check(cl, est, r.Bytes)
 		}
 		return nil
 	}
-	if v, ok := m.bytes(e, est); ok {
+	if v, ok := m.bytes(cl, est); ok {
 		r.Bytes = v
 	} else {
 		r.Bytes = -1
@@ -471,6 +475,9 @@ func (w *walker) readGuessed(c *resp.Conn, b *batch, i int) error {
 	}
 	if r.Elements == 0 && g != "string" && g != "stream" {
 		*d = max(*d, dropVanished) // collections are never empty: the key is gone
+	}
+	if b.class[i].Entry == nil && r.Type != "" && *d == dropNone {
+		w.enc.fam.learn(b.class[i].Family, g)
 	}
 	if w.enc.separateNS(g, b.ns[i]) {
 		if err := w.readNS(c, r, d); err != nil {
@@ -548,6 +555,9 @@ func (w *walker) readType(c *resp.Conn, b *batch, i int) error {
 			*d = max(*d, dropVanished)
 		}
 		r.Type = typeName(rp.Str)
+		if b.class[i].Entry == nil {
+			w.enc.fam.learn(b.class[i].Family, r.Type)
+		}
 	case '-':
 		b.stage[i] = stageDone
 		if err := w.keyError(rp, d); err != nil {
@@ -640,6 +650,9 @@ func (w *walker) readCounts(c *resp.Conn, b *batch) error {
 		switch st &^ stageMem {
 		case stageMismatch:
 			err = w.readMismatch(c, r, d)
+			if b.class[i].Entry == nil {
+				w.enc.fam.learn(b.class[i].Family, r.Type) // a wrong guess
+			}
 		case stageCount:
 			err = w.readCount(c, b, i)
 		}

@@ -463,6 +463,8 @@ func (w *walker) addKey(b *batch, key string, slot int) {
 	if e := cl.Entry; e != nil && countIndex(e.Type) >= 0 {
 		guess = e.Type
 		ns = w.canNS && cl.NS && e.Type == "hash"
+	} else if e == nil {
+		guess = w.enc.fam.guess(cl.Family)
 	}
 	b.recs = append(b.recs, inventory.Record{Key: key, DB: w.plan.db, Node: w.addr, Bytes: -1, Elements: -1, Freq: -1})
 	b.class = append(b.class, cl)

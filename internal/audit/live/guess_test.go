@@ -1,0 +1,183 @@
+package live
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/keyguard/keyguard/internal/redistest"
+)
+
+// commandCalls is INFO commandstats' calls of one command.
+func commandCalls(t *testing.T, c *redis.Client, cmd string) int64 {
+	t.Helper()
+	s, err := c.Info(context.Background(), "commandstats").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(s, "\n") {
+		if rest, ok := strings.CutPrefix(line, "cmdstat_"+cmd+":calls="); ok {
+			var n int64
+			fmt.Sscan(strings.SplitN(rest, ",", 2)[0], &n)
+			return n
+		}
+	}
+	return 0
+}
+
+// Unregistered families are probed with their type's first probe once
+// their keys agree on a type, and keys of another type among them (a few
+// hashes and lists in a family of strings, a string in a family of hashes)
+// are still reported with their own type, element count and memory: the
+// report's groups are what TYPE and MEMORY USAGE say of every key.
+func TestGuessedFamilyTypes(t *testing.T) {
+	n := 4000
+	if testing.Short() {
+		n = 2000
+	}
+	reg := testRegistry(t)
+	s := redistest.Start(t)
+	c := s.Client(t)
+	ctx := context.Background()
+	p := c.Pipeline()
+	var keys []string
+	for i := range n {
+		k := fmt.Sprintf("blob_%d_data", i)
+		switch {
+		case i%300 == 150:
+			p.HSet(ctx, k, "a", i, "b", "x")
+		case i%400 == 17:
+			p.RPush(ctx, k, "p", "q", i)
+		case i%3 == 0:
+			p.Set(ctx, k, i*7919, 0) // an integer
+		default:
+			p.Set(ctx, k, strings.Repeat("v", i%90), 0) // embedded or raw
+		}
+		keys = append(keys, k)
+		k = fmt.Sprintf("bag_%d_info", i)
+		if i%500 == 250 {
+			p.Set(ctx, k, "not a hash", 0)
+		} else {
+			p.HSet(ctx, k, "name", fmt.Sprint("n", i), "size", i%7, "note", strings.Repeat("z", i%40))
+		}
+		keys = append(keys, k)
+	}
+	if _, err := p.Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// What every key is, by family.
+	chk := reg.NewChecker()
+	types := map[string]map[string]int64{}
+	bytes := map[string]int64{}
+	for _, k := range keys {
+		f := chk.Infer(k)
+		typ := c.Type(ctx, k).Val()
+		if types[f] == nil {
+			types[f] = map[string]int64{}
+		}
+		types[f][typ]++
+		bytes[f] += c.MemoryUsage(ctx, k, 5).Val()
+	}
+	if len(types) != 2 {
+		t.Fatalf("families %v, want two", types)
+	}
+
+	if err := c.ConfigResetStat(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	// Small batches: the first two go out before any TYPE has answered.
+	res, err := Run(ctx, reg, standalone(s), Options{Count: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Complete || res.Report.Summary.Keys != int64(len(keys)) {
+		t.Fatalf("complete %v keys %d, want %d", res.Complete, res.Report.Summary.Keys, len(keys))
+	}
+	// Guessed: far fewer TYPE calls than keys. Wrong guesses were made and
+	// checked: the full check sends XLEN, and no key is a stream.
+	if typ := commandCalls(t, c, "type"); typ*6 > int64(len(keys)) {
+		t.Errorf("TYPE sent %d times for %d keys: the families' types were not guessed", typ, len(keys))
+	}
+	if x := commandCalls(t, c, "xlen"); x == 0 {
+		t.Errorf("no key went through the full type check: the odd keys were not met while guessing")
+	}
+	for _, g := range res.Report.Groups {
+		want, ok := types[g.Name]
+		if !ok {
+			t.Errorf("group %s: not a family of the data", g.Name)
+			continue
+		}
+		if !equalMaps(g.Types, want) {
+			t.Errorf("group %s: types %v, TYPE says %v", g.Name, g.Types, want)
+		}
+		if off := math.Abs(float64(g.Bytes-bytes[g.Name])) / float64(bytes[g.Name]); off > 0.01 {
+			t.Errorf("group %s: %d bytes, MEMORY USAGE says %d", g.Name, g.Bytes, bytes[g.Name])
+		}
+		delete(types, g.Name)
+	}
+	if len(types) > 0 {
+		t.Errorf("families missing from the report: %v", types)
+	}
+}
+
+// A family's guess follows what its keys showed: none before guessTrust
+// keys agree, none once other types reach one in guessOdds, and the other
+// type once the family turned to it.
+func TestFamilyGuess(t *testing.T) {
+	g := famTypes{}
+	for i := range guessTrust - 1 {
+		g.learn("f", "string")
+		if got := g.guess("f"); got != "" {
+			t.Fatalf("after %d strings: guess %q", i+1, got)
+		}
+	}
+	g.learn("f", "string")
+	if got := g.guess("f"); got != "string" {
+		t.Fatalf("after %d strings: guess %q, want string", guessTrust, got)
+	}
+	g.learn("f", "") // a vanished key says nothing
+	// Later keys are hashes: the guess stops at one in guessOdds…
+	n := 0
+	for g.guess("f") == "string" {
+		g.learn("f", "hash")
+		n++
+		if n > guessTrust {
+			t.Fatalf("still guessing string after %d hashes", n)
+		}
+	}
+	if n*guessOdds < guessTrust {
+		t.Errorf("stopped after %d hashes among %d strings", n, guessTrust)
+	}
+	// …and once the strings are fewer than one in guessOdds, the family
+	// is a hash family.
+	for range guessOdds * guessTrust {
+		g.learn("f", "hash")
+	}
+	if got := g.guess("f"); got != "hash" {
+		t.Errorf("after many hashes: guess %q, want hash", got)
+	}
+	for range guessTrust {
+		g.learn("json", "ReJSON-RL")
+	}
+	if got := g.guess("json"); got != "" {
+		t.Errorf("a family of a module type: guess %q", got)
+	}
+	if got := g.guess("other"); got != "" {
+		t.Errorf("an unseen family: guess %q", got)
+	}
+	// The map is bounded: a family past guessFamilies is never guessed.
+	b := famTypes{}
+	for i := range guessFamilies {
+		b.learn(fmt.Sprint("f", i), "set")
+	}
+	for range guessTrust {
+		b.learn("late", "set")
+	}
+	if got := b.guess("late"); got != "" || len(b) != guessFamilies {
+		t.Errorf("family past the bound: guess %q, %d families kept", got, len(b))
+	}
+}
