@@ -197,8 +197,13 @@ type TTLBucket struct {
 // read outside the repository has no docs/rules.md beside it.
 func (r *Report) LinkDocs(base string) {
 	r.DocsBase = base
+	var rule, url string // findings come rule by rule: one link per run
 	for i := range r.Findings {
-		r.Findings[i].Doc = r.docURL(r.Findings[i].Rule)
+		f := &r.Findings[i]
+		if i == 0 || f.Rule != rule {
+			rule, url = f.Rule, r.docURL(f.Rule)
+		}
+		f.Doc = url
 	}
 }
 
