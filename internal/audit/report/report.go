@@ -465,7 +465,9 @@ func writeArray[T any](j *jsonWriter, name string, s []T, newAdd func() func([]b
 		bufs[0] = encode(adds[0], bufs[0][:0], start, min(start+arrayChunk, len(s)))
 		wg.Wait()
 		for w := 0; w < workers && start+w*arrayChunk < len(s); w++ {
-			j.write(bufs[w])
+			for b := bufs[w]; len(b) > 0; b = b[min(len(b), 16<<10):] {
+				j.write(b[:min(len(b), 16<<10)]) // the writer gets writes of the buffer's size, not a chunk's
+			}
 		}
 	}
 	j.w.WriteString("\n  ]")
