@@ -1,6 +1,7 @@
 package keytmpl
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -44,6 +45,13 @@ func FuzzLookup(f *testing.F) {
 		for i, tpl := range ts {
 			if tpl.Matches(key) {
 				matching = append(matching, i)
+			}
+			// AppendCaptures answers as AppendMatch, with the same
+			// captures, for every template and key.
+			want, wok := tpl.AppendMatch([]Capture{{"pre", "x"}}, key)
+			have, hok := tpl.AppendCaptures([]Capture{{"pre", "x"}}, key)
+			if wok != hok || !slices.Equal(want, have) {
+				t.Fatalf("%s: AppendCaptures(%q) = %v, %v; AppendMatch %v, %v", tpl, key, have, hok, want, wok)
 			}
 		}
 		if got < 0 {

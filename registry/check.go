@@ -182,7 +182,7 @@ const quietClass = "" +
 
 func (c *Checker) registered(key string, e *Entry, emit func(finding.Finding)) Result {
 	var ok bool
-	if c.caps, ok = e.Template.AppendMatch(c.caps[:0], key); !ok {
+	if c.caps, ok = e.Template.AppendCaptures(c.caps[:0], key); !ok {
 		c.caps, _ = matchCopy(e, c.caps[:0], key, &c.base) // a hot key's copy
 	}
 	add := func(rule string, sev finding.Severity, msg, hint string) {
@@ -225,7 +225,7 @@ func (c *Checker) SlotValues(key string, e *Entry, fn func(slot int, name, value
 		return
 	}
 	var ok bool
-	if c.caps, ok = e.Template.AppendMatch(c.caps[:0], key); !ok {
+	if c.caps, ok = e.Template.AppendCaptures(c.caps[:0], key); !ok {
 		if c.caps, ok = matchCopy(e, c.caps[:0], key, &c.base); !ok {
 			return
 		}

@@ -36,12 +36,17 @@ func (d *Decoder) Began() (int64, bool) {
 // skipRecord consumes the key and value of a record of type t before
 // Options.From: the same bytes readValue would, read by their lengths.
 func (d *Decoder) skipRecord(t byte) error {
-	if _, err := d.skipStr(); err != nil { // the key
-		return err
+	if !d.skipShort() {
+		if _, err := d.skipStr(); err != nil { // the key
+			return err
+		}
 	}
 	switch t {
 	case tString, tHashZipmap, tListZiplist, tSetIntset, tZSetZiplist, tHashZiplist,
 		tHashListpack, tZSetListpack, tSetListpack, tHashListpackExPreGA:
+		if d.skipShort() {
+			return nil
+		}
 		_, err := d.skipStr()
 		return err
 	case tHashListpackEx:
@@ -98,4 +103,30 @@ func (d *Decoder) skipRecord(t byte) error {
 	err := d.readValue(t)
 	d.look(LookAll)
 	return err
+}
+
+// skipShort is skipStr for the common string: raw, under 16 KiB, and
+// already in the buffer with its length. It consumes nothing and returns
+// false for any other, which skipStr then reads.
+func (d *Decoder) skipShort() bool {
+	rd := &d.rd
+	r := rd.r
+	if r+1 >= rd.w {
+		return false
+	}
+	var n int
+	switch b := rd.buf[r]; b >> 6 {
+	case 0:
+		n = 1 + int(b)
+	case 1:
+		n = 2 + (int(b&0x3f)<<8 | int(rd.buf[r+1]))
+	default:
+		return false
+	}
+	if n > rd.w-r {
+		return false
+	}
+	d.mark = rd.base + int64(r) // as readStrHdr
+	rd.r = r + n
+	return true
 }

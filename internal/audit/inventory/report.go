@@ -4,8 +4,11 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/keyguard/keyguard/finding"
@@ -237,35 +240,74 @@ func (a *Aggregator) reportFindings(multi bool, gi groupIndex, groups []report.G
 		l     int32 // the list: lists are in the rule table's order
 		score int64
 		key   string
+		pre   uint64 // the bytes of key after its run's common prefix: 8, big-endian, zero-padded
 		e     *fentry
 	}
-	n := 0
-	for _, l := range lists {
-		n += len(l.t.kept())
-	}
-	refs := make([]ref, 0, n)
 	slices.SortFunc(lists, func(p, q listed) int {
 		return cmp.Or(cmp.Compare(report.RuleRank(p.rule), report.RuleRank(q.rule)), strings.Compare(p.rule, q.rule))
 	})
+	// Severity and list come first in the order: the refs are laid out
+	// by (severity, list) at once, and each such run is sorted on its
+	// own, the runs side by side (the report is built once the decoders
+	// and aggregators are done: the cores are free).
+	bucket := func(sev finding.Severity, l int) int { return int(finding.Error-sev)*len(lists) + l }
+	starts := make([]int, 3*len(lists)+1)
+	for li, l := range lists {
+		for _, e := range l.t.kept() {
+			starts[bucket(e.sev, li)+1]++
+		}
+	}
+	for b := 1; b < len(starts); b++ {
+		starts[b] += starts[b-1]
+	}
+	refs := make([]ref, starts[len(starts)-1])
+	at := slices.Clone(starts)
 	for li, l := range lists {
 		ents := l.t.kept()
 		for i := range ents {
 			e := &ents[i]
-			refs = append(refs, ref{sev: e.sev, l: int32(li), score: e.score, key: e.key, e: e})
+			b := bucket(e.sev, li)
+			refs[at[b]] = ref{sev: e.sev, l: int32(li), score: e.score, key: e.key, e: e}
+			at[b]++
 		}
 	}
-	slices.SortFunc(refs, func(p, q ref) int {
-		if p.sev != q.sev {
-			return cmp.Compare(q.sev, p.sev)
+	var runs [][]ref
+	for b := range len(starts) - 1 {
+		if starts[b+1]-starts[b] > 1 {
+			runs = append(runs, refs[starts[b]:starts[b+1]])
 		}
-		if p.l != q.l {
-			return cmp.Compare(p.l, q.l)
+	}
+	slices.SortFunc(runs, func(p, q []ref) int { return len(q) - len(p) }) // the longest first, for balance
+	var next atomic.Int32
+	sortRuns := func() {
+		for i := int(next.Add(1)) - 1; i < len(runs); i = int(next.Add(1)) - 1 {
+			run := runs[i]
+			// Keys of one rule share long prefixes: compared past the
+			// prefix all of them share, 8 bytes at a time decide most.
+			cp := len(run[0].key)
+			for _, r := range run[1:] {
+				cp = min(cp, commonPrefix(run[0].key, r.key))
+			}
+			for j := range run {
+				run[j].pre = prefix8(run[j].key[cp:])
+			}
+			slices.SortFunc(run, func(p, q ref) int {
+				if p.score != q.score {
+					return cmp.Compare(q.score, p.score)
+				}
+				if p.pre != q.pre {
+					return cmp.Compare(p.pre, q.pre)
+				}
+				return cmp.Or(strings.Compare(p.key, q.key), cmp.Compare(p.e.keyLen, q.e.keyLen), cmp.Compare(p.e.db, q.e.db))
+			})
 		}
-		if p.score != q.score {
-			return cmp.Compare(q.score, p.score)
-		}
-		return cmp.Or(strings.Compare(p.key, q.key), cmp.Compare(p.e.keyLen, q.e.keyLen), cmp.Compare(p.e.db, q.e.db))
-	})
+	}
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(runs)) - 1 {
+		wg.Go(sortRuns)
+	}
+	sortRuns()
+	wg.Wait()
 	refs = slices.CompactFunc(refs, func(p, q ref) bool {
 		return p.l == q.l && p.key == q.key && p.e.keyLen == q.e.keyLen && p.e.db == q.e.db
 	})
@@ -284,6 +326,30 @@ func (a *Aggregator) reportFindings(multi bool, gi groupIndex, groups []report.G
 		}
 	}
 	return out, count
+}
+
+// commonPrefix is the length of the prefix a and b share.
+func commonPrefix(a, b string) int {
+	n := min(len(a), len(b))
+	for i := range n {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return n
+}
+
+// prefix8 is the first 8 bytes of s as a big-endian number, zero-padded:
+// where two differ, they order as the strings do.
+func prefix8(s string) uint64 {
+	var x uint64
+	for i := range 8 {
+		x <<= 8
+		if i < len(s) {
+			x |= uint64(s[i])
+		}
+	}
+	return x
 }
 
 func sevCount(n [3]int64) report.SeverityCount {

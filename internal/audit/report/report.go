@@ -9,8 +9,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -197,8 +199,13 @@ type TTLBucket struct {
 // read outside the repository has no docs/rules.md beside it.
 func (r *Report) LinkDocs(base string) {
 	r.DocsBase = base
+	var rule, url string // findings come rule by rule: one link per run
 	for i := range r.Findings {
-		r.Findings[i].Doc = r.docURL(r.Findings[i].Rule)
+		f := &r.Findings[i]
+		if i == 0 || f.Rule != rule {
+			rule, url = f.Rule, r.docURL(f.Rule)
+		}
+		f.Doc = url
 	}
 }
 
@@ -403,39 +410,66 @@ func jsonArray[T any](j *jsonWriter, name string, s []T) {
 // jsonArray would write, without encoding/json's reflection and
 // re-indentation (a report can hold 10,000 findings per rule).
 func (j *jsonWriter) findings(s []Finding) {
-	var enc findingEncoder
-	writeArray(j, "findings", s, func(b []byte, f *Finding) []byte { return enc.append(b, f) })
+	writeArray(j, "findings", s, func() func([]byte, *Finding) []byte {
+		var enc findingEncoder
+		return enc.append
+	})
 }
 
 // topKeys writes the top_keys field as jsonArray would, without
 // reflection (a report can list 100,000 top keys).
 func (j *jsonWriter) topKeys(s []TopKey) {
-	var enc findingEncoder
-	writeArray(j, "top_keys", s, func(b []byte, k *TopKey) []byte { return enc.appendTopKey(b, k) })
+	writeArray(j, "top_keys", s, func() func([]byte, *TopKey) []byte {
+		var enc findingEncoder
+		return enc.appendTopKey
+	})
 }
 
+// arrayChunk is how many elements writeArray encodes at a time on one
+// goroutine.
+const arrayChunk = 256
+
 // writeArray writes field name as an indented JSON array of s, each
-// element appended by add, in writes of about 16 KiB.
-func writeArray[T any](j *jsonWriter, name string, s []T, add func([]byte, *T) []byte) {
+// element appended by an encoder that newAdd makes (one per goroutine).
+// A long array is encoded a few chunks at a time, side by side on the
+// cores (a report is written once its run is done), and written in
+// order: the bytes are those of one encoder.
+func writeArray[T any](j *jsonWriter, name string, s []T, newAdd func() func([]byte, *T) []byte) {
 	j.key(name)
 	if len(s) == 0 {
 		j.w.WriteString("[]")
 		return
 	}
 	j.w.WriteByte('[')
-	b := make([]byte, 0, 20<<10)
-	for i := range s {
-		if i > 0 {
-			b = append(b, ',')
+	encode := func(add func([]byte, *T) []byte, b []byte, from, to int) []byte {
+		for i := from; i < to; i++ {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, "\n    "...)
+			b = add(b, &s[i])
 		}
-		b = append(b, "\n    "...)
-		b = add(b, &s[i])
-		if len(b) >= 16<<10 {
-			j.write(b)
-			b = b[:0]
+		return b
+	}
+	workers := min(runtime.GOMAXPROCS(0), (len(s)+arrayChunk-1)/arrayChunk, 4)
+	adds, bufs := make([]func([]byte, *T) []byte, workers), make([][]byte, workers)
+	for w := range workers {
+		adds[w] = newAdd()
+	}
+	for start := 0; start < len(s) && j.err == nil; start += workers * arrayChunk {
+		var wg sync.WaitGroup
+		for w := 1; w < workers && start+w*arrayChunk < len(s); w++ {
+			from := start + w*arrayChunk
+			wg.Go(func() { bufs[w] = encode(adds[w], bufs[w][:0], from, min(from+arrayChunk, len(s))) })
+		}
+		bufs[0] = encode(adds[0], bufs[0][:0], start, min(start+arrayChunk, len(s)))
+		wg.Wait()
+		for w := 0; w < workers && start+w*arrayChunk < len(s); w++ {
+			for b := bufs[w]; len(b) > 0; b = b[min(len(b), 16<<10):] {
+				j.write(b[:min(len(b), 16<<10)]) // the writer gets writes of the buffer's size, not a chunk's
+			}
 		}
 	}
-	j.write(b)
 	j.w.WriteString("\n  ]")
 }
 

@@ -603,10 +603,12 @@ func (r *partReader) Read(p []byte) (int, error) {
 
 // add appends the record of r, of class cl, to the batch.
 func (b *batch) add(r *rdb.Record, ttl time.Duration, node string, cl inventory.Class, sets *inventory.FieldSets) {
-	rec := inventory.Record{
+	// Written in place: a record is large enough for a copy to count.
+	b.recs = append(b.recs, inventory.Record{
 		Key: b.key(r.Key), DB: r.DB, Node: node, Type: string(r.Type), Encoding: r.Encoding,
 		Bytes: r.MemoryEstimate, Elements: r.Elements, TTL: ttl, Freq: r.Freq,
-	}
+	})
+	rec := &b.recs[len(b.recs)-1]
 	if r.Type == rdb.TypeModule && r.Module != "" {
 		rec.Type = r.Module // what TYPE answers for a module value
 	}
@@ -644,7 +646,6 @@ func (b *batch) add(r *rdb.Record, ttl time.Duration, node string, cl inventory.
 	default:
 		cl.Fields = false // no field names to count as missing
 	}
-	b.recs = append(b.recs, rec)
 	b.classes = append(b.classes, cl)
 	b.keyBytes += len(rec.Key)
 }
