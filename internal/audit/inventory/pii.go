@@ -112,12 +112,87 @@ func (r *Record) seePII(ps *piiSlots, slot int, name, v, group string) {
 		}
 	}
 	k.hits++
-	if len(k.keys) >= maxPIIKeys {
+	key := clip(r.Key, maxKeepKey)
+	if !k.wants(key, len(r.Key), r.DB) {
 		k.lost++
 		return
 	}
-	k.keys = append(k.keys, piiKey{key: strings.Clone(clip(r.Key, maxKeepKey)), keyLen: len(r.Key), db: r.DB, bytes: max(r.Bytes, 0),
+	k.keep(piiKey{key: strings.Clone(key), keyLen: len(r.Key), db: r.DB, bytes: max(r.Bytes, 0),
 		masked: naming.Mask(v), group: group})
+}
+
+// The keys a kind keeps are its maxPIIKeys smallest (by name, length and
+// database), not the first to arrive: which keys get a finding then does
+// not depend on the order a walk or the parts of a file hand them over,
+// nor on how reports are merged. keys is a max-heap on that order once
+// it is full.
+
+func piiKeyLess(a, b *piiKey) bool {
+	if a.key != b.key {
+		return a.key < b.key
+	}
+	if a.keyLen != b.keyLen {
+		return a.keyLen < b.keyLen
+	}
+	return a.db < b.db
+}
+
+// wants reports whether a key would be kept.
+func (k *piiKind) wants(key string, keyLen, db int) bool {
+	return len(k.keys) < maxPIIKeys || piiKeyLess(&piiKey{key: key, keyLen: keyLen, db: db}, &k.keys[0])
+}
+
+// keep takes pk among the kept keys; when they are full the largest of
+// them and pk is dropped (and counted as lost).
+func (k *piiKind) keep(pk piiKey) {
+	h := k.keys
+	if len(h) < maxPIIKeys {
+		h = append(h, pk)
+		for i := len(h) - 1; i > 0; {
+			up := (i - 1) / 2
+			if !piiKeyLess(&h[up], &h[i]) {
+				break
+			}
+			h[up], h[i] = h[i], h[up]
+			i = up
+		}
+		k.keys = h
+		return
+	}
+	k.lost++
+	if !piiKeyLess(&pk, &h[0]) {
+		return
+	}
+	h[0] = pk
+	for i := 0; ; {
+		big, l, r := i, 2*i+1, 2*i+2
+		if l < len(h) && piiKeyLess(&h[big], &h[l]) {
+			big = l
+		}
+		if r < len(h) && piiKeyLess(&h[big], &h[r]) {
+			big = r
+		}
+		if big == i {
+			break
+		}
+		h[i], h[big] = h[big], h[i]
+		i = big
+	}
+}
+
+// sorted is the kept keys in their order, for findings and the state.
+func (k *piiKind) sorted() []piiKey {
+	out := slices.Clone(k.keys)
+	slices.SortFunc(out, func(a, b piiKey) int {
+		switch {
+		case piiKeyLess(&a, &b):
+			return -1
+		case piiKeyLess(&b, &a):
+			return 1
+		}
+		return 0
+	})
+	return out
 }
 
 // mayBePII reports whether ValuePII can say anything of v: only values
@@ -198,9 +273,9 @@ func (k *piiKind) merge(o *piiKind) {
 	k.hits += o.hits
 	k.misses += o.misses
 	k.lost += o.lost
-	room := max(0, maxPIIKeys-len(k.keys))
-	k.keys = append(k.keys, o.keys[:min(room, len(o.keys))]...)
-	k.lost += int64(len(o.keys) - min(room, len(o.keys)))
+	for _, pk := range o.keys {
+		k.keep(pk)
+	}
 }
 
 // mergePII adds b's placeholder evidence to a's.
@@ -284,7 +359,7 @@ func (a *Aggregator) piiFindings() (lateRule, []string) {
 				share := fmt.Sprintf("{%s} of %s holds %s in %s of %s keys", s.name, e.Key, pk, human.Count(k.hits), human.Count(a.piiKeys[i]))
 				notes = append(notes, piiNotePrefix+share)
 				hint := fmt.Sprintf("store a hash: make it {%s:hash} (the builder hashes the value); if reviewed, mark the template pii: allow", s.name)
-				for _, pkey := range k.keys {
+				for _, pkey := range k.sorted() {
 					f := finding.Finding{Rule: finding.PII, Severity: finding.Warning, Key: pkey.key, Template: e.Key, Owner: e.Owner,
 						Message: clipText(fmt.Sprintf("placeholder {%s} holds %s %s (%s of the template's %s keys do)", s.name, singular(pk), pkey.masked, human.Count(k.hits), human.Count(a.piiKeys[i]))), Hint: hint}
 					lr.items = append(lr.items, newLate(&f, pkey.bytes, pkey.keyLen, pkey.db, groupRef{report.KindTemplate, e.Key, pkey.db}))
@@ -328,7 +403,7 @@ func (a *Aggregator) familyPIIFindings(lr *lateRule, notes *[]string) {
 				n := max(keys[form], k.hits)
 				*notes = append(*notes, fmt.Sprintf(piiNotePrefix+"{%s} of unregistered keys %s holds %s in %s of %s keys", s.name, form, pk, human.Count(k.hits), human.Count(n)))
 				const hint = "store a hash of it with a {name:hash} placeholder, or mark the template pii: allow after review"
-				for _, pkey := range k.keys {
+				for _, pkey := range k.sorted() {
 					tmpl := pkey.group
 					if tmpl == report.OtherGroup {
 						tmpl = form // a family past the cap of groups: its form names it
@@ -501,7 +576,7 @@ func (a *Aggregator) piiState() []report.StatePII {
 					continue
 				}
 				ss := report.StatePIISlot{Slot: slot, Name: s.name, Kind: piiKindNames[kind], Hits: k.hits, Misses: k.misses, Lo: k.lo, Hi: k.hi, Lost: k.lost}
-				for _, pk := range k.keys {
+				for _, pk := range k.sorted() {
 					keyLen := pk.keyLen
 					if keyLen == len(pk.key) {
 						keyLen = 0 // the key is whole

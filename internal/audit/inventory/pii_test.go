@@ -6,9 +6,11 @@ import (
 	stdslices "slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/keyguard/keyguard/finding"
 	"github.com/keyguard/keyguard/internal/audit/inventory"
+	"github.com/keyguard/keyguard/internal/audit/report"
 	"github.com/keyguard/keyguard/registry"
 )
 
@@ -176,4 +178,60 @@ func TestPIIByEvidence(t *testing.T) {
 			break
 		}
 	}
+}
+
+// Past the keys a placeholder keeps, which keys get a finding must not
+// depend on the order they arrive in (the parts of a file, a Cluster's
+// nodes) nor on a merge: the smallest are kept.
+func TestPIIKeptKeysDoNotDependOnOrder(t *testing.T) {
+	reg, err := registry.Parse("pii.yaml", []byte(piiRegistry))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := piiData{rand.New(rand.NewPCG(3, 4))}
+	seen := map[string]bool{}
+	var keys []string
+	for len(keys) < 2500 {
+		k := "user:profile:" + d.mobile() + ":base"
+		if !seen[k] {
+			seen[k] = true
+			keys = append(keys, k)
+		}
+	}
+	run := func(order []string) map[string]string {
+		agg := inventory.New(reg, inventory.Options{})
+		for _, k := range order {
+			add(agg, rec(k, typ("string")))
+		}
+		return piiKeys(agg.Report(meta()))
+	}
+	sorted := stdslices.Sorted(stdslices.Values(keys))
+	want := map[string]bool{}
+	for _, k := range sorted[:1000] {
+		want[k] = true
+	}
+	checkPII(t, "as written", run(keys), want)
+	reversed := stdslices.Clone(keys)
+	stdslices.Reverse(reversed)
+	checkPII(t, "reversed", run(reversed), want)
+	rd := rand.New(rand.NewPCG(5, 6))
+	shuffled := stdslices.Clone(keys)
+	rd.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+	checkPII(t, "shuffled", run(shuffled), want)
+
+	halves := [2]*inventory.Aggregator{inventory.New(reg, inventory.Options{}), inventory.New(reg, inventory.Options{})}
+	for i, k := range shuffled {
+		add(halves[i%2], rec(k, typ("string")))
+	}
+	var reps []*report.Report
+	for i, h := range halves {
+		m := meta()
+		m.StartedAt = m.StartedAt.Add(time.Duration(i) * time.Hour)
+		reps = append(reps, reread(t, h.Report(m)))
+	}
+	merged, err := inventory.MergeReports(reg, reps, []string{"a.json", "b.json"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkPII(t, "merged", piiKeys(merged), want)
 }
