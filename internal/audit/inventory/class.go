@@ -101,5 +101,5 @@ func (a *Aggregator) wantsFields(key string, cl *Class) bool {
 			return false
 		}
 	}
-	return fs == nil || fs.asks()
+	return fs == nil || a.asks(fs)
 }

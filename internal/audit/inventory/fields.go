@@ -14,7 +14,7 @@ func (a *Aggregator) offerFields(r *Record, g *group, asked bool) {
 	// they count (FieldHint): take a key only when this aggregator would
 	// ask for it now, so the census and its misses are the same however
 	// far ahead the walkers ran.
-	if !fs.asks() || (g.entry == nil && fs.census == nil && a.familyCensusClosed()) {
+	if !a.asks(fs) || (g.entry == nil && fs.census == nil && a.familyCensusClosed()) {
 		return
 	}
 	if len(r.Fields) == 0 && r.Set == nil {
@@ -63,7 +63,7 @@ func (a *Aggregator) fieldMiss(g *group) {
 // familySamplerLeft reports whether a family without a census may still
 // get one.
 func (a *Aggregator) familySamplerLeft() bool {
-	return a.famCensus < maxFamilyCensuses && a.famMisses < maxInferredMisses
+	return a.famCensus < maxFamilyCensuses && (a.opts.FieldsEveryValue || a.famMisses < maxInferredMisses)
 }
 
 // familyCensusClosed reports whether a family without a census gets none
@@ -76,8 +76,10 @@ func (a *Aggregator) familyCensusClosed() bool {
 }
 
 // asks reports whether the values of a template or family are still read
-// for their field names: not once they mostly held none (barren), nor
-// once their field sets proved too varied to tell styles (overflow).
-func (fs *fieldState) asks() bool {
-	return !fs.barren() && (fs.census == nil || !fs.census.overflow)
+// for their field names: not once they mostly held none (barren, unless
+// Options.FieldsEveryValue), nor once their field sets proved too varied
+// to tell styles (overflow: for good, whatever comes after, so no order
+// of the keys undoes it).
+func (a *Aggregator) asks(fs *fieldState) bool {
+	return (a.opts.FieldsEveryValue || !fs.barren()) && (fs.census == nil || !fs.census.overflow)
 }

@@ -62,7 +62,7 @@ func (a *Aggregator) publish(g *group) {
 		return
 	}
 	fs := g.fs
-	ask := fs.asks()
+	ask := a.asks(fs)
 	if g.entry != nil {
 		a.hint.ask[g.entry.Index].Store(ask)
 		return

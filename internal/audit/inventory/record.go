@@ -61,6 +61,15 @@ type Options struct {
 	// what checking value formats costs.
 	SkipFields bool
 
+	// FieldsEveryValue: read the field names of every value of a field
+	// type, never giving a template or family up because its values
+	// mostly held none. The censuses then count every value with names,
+	// the same whatever the order of the keys and however they were
+	// split among aggregators. For walkers that hold each value anyway
+	// (keyguard rdb), where a value without names costs a glance; the
+	// live audit, which pays a command per read, gives up.
+	FieldsEveryValue bool
+
 	// NoRegistry: the registry is an empty stand-in (none was given or
 	// found). Keys are grouped by inferred family alone; the findings only
 	// a registry can decide (unregistered, domain) are not raised, and the

@@ -62,6 +62,11 @@ func (a *Aggregator) state() *report.State {
 				for _, k := range s.keys {
 					ss.Keys = append(ss.Keys, report.StateSample{Key: report.Str(k.key), DB: k.db, Bytes: k.bytes})
 				}
+				// in key order, not arrival order: the state is the same
+				// however the keys came and were split among aggregators
+				slices.SortFunc(ss.Keys, func(p, q report.StateSample) int {
+					return cmp.Or(cmp.Compare(p.DB, q.DB), strings.Compare(string(p.Key), string(q.Key)))
+				})
 				sf.Sets = append(sf.Sets, ss)
 			}
 		}

@@ -183,6 +183,10 @@ func decodeAll(ctx context.Context, reg *registry.Registry, ins []*Input, opts O
 		decoders = len(jobs)
 	}
 	aggregators := max(1, min(procs-decoders, 2*decoders, maxAggregators))
+	// The decoder holds every value anyway: reading its names costs a
+	// glance, and the censuses then do not depend on which aggregator a
+	// key went to, nor in what order.
+	opts.Inventory.FieldsEveryValue = true
 	pipe := inventory.NewPipeline(reg, opts.Inventory, aggregators)
 	pool := make(chan *batch, 2*(decoders+aggregators))
 	for range cap(pool) {
