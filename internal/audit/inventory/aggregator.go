@@ -33,11 +33,12 @@ type Aggregator struct {
 	lastDB     int // the database of the last record (in dbs), -1 before the first
 	tmplFields []fieldState
 	famFields  map[string]*fieldState
-	famCensus  int   // families with a census, up to maxFamilyCensuses
-	censusKeys int   // keys the censuses keep, up to maxCensusKeys
-	famMisses  int64 // asked keys of families that held no field names
-	foldedCap  int64 // keys counted in an "(other)" group because of MaxGroups
-	foldedLong int64 // keys counted there because their family's name is too long
+	famCensus  []*fieldState // families with a census, up to maxFamilyCensuses (admitFamily)
+	famMax     int           // index in famCensus of the largest rank; -1 unknown
+	censusKeys int           // keys the censuses keep, up to maxCensusKeys
+	famMisses  int64         // asked keys of families that held no field names
+	foldedCap  int64         // keys counted in an "(other)" group because of MaxGroups
+	foldedLong int64         // keys counted there because their family's name is too long
 
 	t         totals
 	ttlHist   [ttlSlots]slot
@@ -129,6 +130,8 @@ type fieldState struct {
 	hits, misses int64   // keys with field names; asked keys without
 	hintAsk      *atomic.Bool
 	name, owner  string // families: the group name and owner their findings carry
+	family       string // families: the inferred template, the map's key
+	rank         uint64 // families: keyHash(family), which orders them for a census
 }
 
 const (
@@ -168,6 +171,7 @@ func New(reg *registry.Registry, opts Options) *Aggregator {
 		groups:     map[groupKey]*group{},
 		dbs:        map[int]struct{}{},
 		lastDB:     -1,
+		famMax:     -1,
 		tmplFields: make([]fieldState, len(reg.Entries)),
 		famFields:  map[string]*fieldState{},
 		top:        newTopBuf(opts.TopKeys, topWorse, topRank, topID, topName),
@@ -373,7 +377,7 @@ func (a *Aggregator) newFamily(db int, name string) *group {
 	}
 	g.fs = a.famFields[name]
 	if g.fs == nil {
-		g.fs = &fieldState{name: g.name, owner: g.owner}
+		g.fs = &fieldState{name: g.name, owner: g.owner, family: name, rank: keyHash(name)}
 		a.famFields[name] = g.fs
 	}
 	a.groups[groupKey{db: db, kind: gFamily, name: name}] = g

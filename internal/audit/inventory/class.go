@@ -97,7 +97,8 @@ func (a *Aggregator) wantsFields(key string, cl *Class) bool {
 		if fs == nil && (len(cl.Family) > maxGroupName || a.families >= a.opts.MaxGroups) {
 			return false
 		}
-		if (fs == nil || fs.census == nil) && a.familyCensusClosed() {
+		if fs == nil && !a.familyMayCensus(a.rankOf(cl.Family), cl.Family) ||
+			fs != nil && fs.census == nil && !a.familyMayCensus(fs.rank, fs.family) {
 			return false
 		}
 	}

@@ -71,7 +71,7 @@ func (a *Aggregator) publish(g *group) {
 	if closing {
 		a.hint.closed.Store(true)
 	}
-	if fs.census == nil && a.hint.closed.Load() {
+	if fs.census == nil && (a.hint.closed.Load() || !a.familyMayCensus(fs.rank, fs.family)) {
 		ask = false // no census, and none to come
 	}
 	if fs.hintAsk == nil {

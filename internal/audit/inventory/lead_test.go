@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/keyguard/keyguard/internal/audit/inventory"
+	"github.com/keyguard/keyguard/registry"
 )
 
 // TestFieldCensusDoesNotDependOnTheWalkersLead feeds one keyspace the way
@@ -44,8 +45,24 @@ func TestFieldCensusDoesNotDependOnTheWalkersLead(t *testing.T) {
 			}
 		}
 	}
+	// The same with every value read (keyguard rdb's FieldsEveryValue),
+	// and more families with names than get a census.
+	for i := range 100 {
+		for j := range 3 {
+			k := rec(fmt.Sprintf("g%c%c:item:%d", 'a'+i/26, 'a'+i%26, j))
+			rs = append(rs, k)
+			names[k.Key] = []string{"x"}
+		}
+	}
+	for _, every := range []bool{false, true} {
+		leads(t, reg, rs, names, inventory.Options{MaxGroups: 40, FieldsEveryValue: every})
+		leads(t, reg, rs, names, inventory.Options{MaxGroups: 1000, FieldsEveryValue: every})
+	}
+}
+
+func leads(t *testing.T, reg *registry.Registry, rs []*inventory.Record, names map[string][]string, opts inventory.Options) {
 	run := func(lag int) []byte {
-		agg := inventory.New(reg, inventory.Options{MaxGroups: 40})
+		agg := inventory.New(reg, opts)
 		cls := inventory.NewClassifier(reg, agg.FieldHint())
 		classes := make([]inventory.Class, len(rs))
 		feed := func(i int) {
@@ -73,7 +90,7 @@ func TestFieldCensusDoesNotDependOnTheWalkersLead(t *testing.T) {
 	want := run(0)
 	for _, lag := range []int{1, 64, 600, 5000} {
 		if got := run(lag); string(got) != string(want) {
-			t.Errorf("the walker %d keys ahead: the report differs from one in step: %s", lag, firstDiff(string(want), string(got)))
+			t.Errorf("%+v, the walker %d keys ahead: the report differs from one in step: %s", opts, lag, firstDiff(string(want), string(got)))
 		}
 	}
 }

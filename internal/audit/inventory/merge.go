@@ -118,19 +118,18 @@ func (a *Aggregator) mergeGroup(dst, src *group) {
 // mergeFields adds the field state src to dst (a template's when
 // template, else a family's, which needs one of the family censuses).
 func (a *Aggregator) mergeFields(dst, src *fieldState, template bool) {
-	dst.hits += src.hits
 	dst.misses += src.misses
 	if src.census == nil {
+		dst.hits += src.hits
 		return
 	}
 	if dst.census == nil {
-		if !template {
-			if a.famCensus >= maxFamilyCensuses {
-				return
-			}
-			a.famCensus++
+		if template {
+			dst.census = &census{}
+		} else if !a.admitFamily(dst) {
+			return // a family that gets no census counts no hits (offerFields)
 		}
-		dst.census = &census{}
 	}
+	dst.hits += src.hits
 	a.censusKeys += dst.census.merge(src.census, maxCensusKeys-a.censusKeys)
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"strconv"
 	"testing"
 
 	"github.com/keyguard/keyguard/internal/audit/inventory"
@@ -17,7 +18,8 @@ import (
 // aggregator: the report is the same byte for byte, the field censuses'
 // counts included. The keyspace has a template and families whose values
 // mostly hold no field names (one in seven does), none, all, and names
-// only after their first 40 values.
+// only after their first 40 values, and more families whose values hold
+// names than get a census.
 func TestReportDoesNotDependOnTheSplit(t *testing.T) {
 	reg := loadReg(t)
 	var rs []*inventory.Record
@@ -42,6 +44,13 @@ func TestReportDoesNotDependOnTheSplit(t *testing.T) {
 		}
 		add(rec(fmt.Sprintf("user:%d:profile", i)), "name", "age", []string{"city", "zip", "mail"}[i%3])
 		add(rec(fmt.Sprintf("plain:tok:%d", i), typ("string")))
+		if i < 2*maxCensuses { // more families with names than get a census, 5 keys each
+			fam := fmt.Sprintf("f%c%c:item:", 'a'+i/26, 'a'+i%26)
+			add(rec(fam+strconv.Itoa(i)), "x", "y")
+			for j := range 4 {
+				add(rec(fam+strconv.Itoa(n+j)), "x", []string{"y", "z"}[j%2])
+			}
+		}
 		if i < 40 {
 			add(rec(fmt.Sprintf("late:item:%d", i)))
 		} else {
@@ -82,8 +91,10 @@ func TestReportDoesNotDependOnTheSplit(t *testing.T) {
 	}
 	rnd := rand.New(rand.NewPCG(1, 2))
 	wantRep, want := run(1, rnd, false)
-	if !bytes.Contains(want, []byte("legacy:blob")) {
-		t.Fatal("no legacy:blob family in the report")
+	for _, w := range []string{"legacy:blob", "fea:item"} {
+		if !bytes.Contains(want, []byte(w)) {
+			t.Fatalf("no %q in the report", w)
+		}
 	}
 	wantState := stateJSON(t, wantRep)
 	for _, k := range []int{1, 2, 3, 5} {
@@ -98,6 +109,8 @@ func TestReportDoesNotDependOnTheSplit(t *testing.T) {
 		}
 	}
 }
+
+const maxCensuses = 64 // maxFamilyCensuses
 
 func stateJSON(t *testing.T, rep *report.Report) string {
 	t.Helper()

@@ -51,7 +51,10 @@ func (a *Aggregator) state() *report.State {
 		return cmp.Or(strings.Compare(p.Kind, q.Kind), strings.Compare(string(p.Name), string(q.Name)), cmp.Compare(p.DB, q.DB))
 	})
 	fields := func(kind, name string, fs *fieldState) {
-		if fs.hits == 0 && fs.misses == 0 && fs.census == nil {
+		if fs.hits == 0 && fs.census == nil && (fs.misses == 0 || a.opts.FieldsEveryValue && kind == report.KindPrefix) {
+			// With FieldsEveryValue a family without a census counts
+			// misses only while it may still get one, which depends on
+			// the order; nothing reads them (no family is given up).
 			return
 		}
 		sf := report.StateFields{Kind: kind, Name: report.Str(name), Hits: fs.hits, Misses: fs.misses}
@@ -325,7 +328,7 @@ func (a *Aggregator) loadFields(fields []report.StateFields) error {
 		fs.hits, fs.misses = sf.Hits, sf.Misses
 		if sf.Census {
 			if sf.Kind != report.KindTemplate {
-				a.famCensus++
+				a.famCensus, a.famMax = append(a.famCensus, fs), -1
 			}
 			fs.census = loadCensus(sf)
 			for _, s := range fs.census.sigs {
