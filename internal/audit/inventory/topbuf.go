@@ -36,13 +36,18 @@ type topBuf[T any] struct {
 	// block (a string into a block is never written again).
 	names    []byte
 	namesLen int // bytes of names taken in since the last settle's copy, over all blocks
-	worse    func(a, b *T) bool
-	rank     func(*T) (int64, uint64)
-	id       func(*T) itemID
-	name     func(*T) *string // the item's key name, which push copies
-	thresh   T                // the n-th best at the last settle
-	cut      bool             // thresh is set: the list holds n items
-	dirty    bool             // items were taken in since the last settle
+	// blocks are the blocks holding the names of buf and thresh; spare,
+	// blocks whose names were all copied away by a settle, which later
+	// names are written to: a new block cost a page fault per 4 KiB, and
+	// the collector let the heap grow by the blocks left behind.
+	blocks, spare [][]byte
+	worse         func(a, b *T) bool
+	rank          func(*T) (int64, uint64)
+	id            func(*T) itemID
+	name          func(*T) *string // the item's key name, which push copies
+	thresh        T                // the n-th best at the last settle
+	cut           bool             // thresh is set: the list holds n items
+	dirty         bool             // items were taken in since the last settle
 }
 
 // rankRef is an item of the buffer by its rank, for the selection to move
@@ -111,7 +116,18 @@ func (h *topBuf[T]) copyName(s string, size int) string {
 	if cap(h.names)-len(h.names) < len(s) {
 		// Blocks grow with the names taken in, up to 1 MiB each.
 		size = max(size, len(s), min(max(h.namesLen, 4<<10), 1<<20))
-		h.names = make([]byte, 0, size)
+		h.names = nil
+		for i := len(h.spare) - 1; i >= 0; i-- {
+			if b := h.spare[i]; cap(b) >= size {
+				h.names = b[:0]
+				h.spare = slices.Delete(h.spare, i, i+1)
+				break
+			}
+		}
+		if h.names == nil {
+			h.names = make([]byte, 0, size)
+		}
+		h.blocks = append(h.blocks, h.names)
 	}
 	h.namesLen += len(s)
 	at := len(h.names)
@@ -139,6 +155,11 @@ func (h *topBuf[T]) settle() {
 		return
 	}
 	h.dirty = false
+	if cap(h.ranks) < len(h.buf) {
+		// At its full size at once: grown by append, the copies on the way
+		// cost twice its size in fresh memory.
+		h.ranks = make([]rankRef, 0, max(len(h.buf), h.room()))
+	}
 	r := h.ranks[:0]
 	for i := range h.buf {
 		s, k := h.rank(&h.buf[i])
@@ -200,11 +221,21 @@ func (h *topBuf[T]) packNames() {
 	if h.namesLen <= 2*total {
 		return
 	}
-	h.names, h.namesLen = nil, 0
+	old := h.blocks
+	h.names, h.namesLen, h.blocks = nil, 0, nil
 	size := total + total*(h.room()-len(h.buf))/max(len(h.buf), 1)
 	for i := range h.buf {
 		p := h.name(&h.buf[i])
 		*p = h.copyName(*p, size)
+	}
+	if h.cut {
+		p := h.name(&h.thresh)
+		*p = h.copyName(*p, size)
+	}
+	// Nothing holds a name of the old blocks now: the items left out were
+	// cleared, and a name given to the list was copied when taken in.
+	for _, b := range old {
+		h.spare = append(h.spare, b[:0])
 	}
 }
 
