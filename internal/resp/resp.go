@@ -35,12 +35,13 @@ const maxBulk = 512 << 20
 // Conn is one connection to one node, used by one goroutine.
 type Conn struct {
 	nc      net.Conn
-	bw      *bufio.Writer
+	w       io.Writer // nc; a buffer in tests
+	out     []byte    // commands not yet written
+	werr    error     // the first write error, returned by Flush
 	br      *bufio.Reader
 	addr    string
 	timeout time.Duration
 	pending int    // commands buffered since the last Take
-	num     []byte // scratch for lengths
 	bulk    []byte // scratch for bulk replies
 	long    []byte // scratch for stream lines longer than the buffer
 	stop    func() bool
@@ -145,7 +146,8 @@ func Dial(ctx context.Context, cfg Config, addr string, s Session) (*Conn, error
 	}
 	c := &Conn{
 		nc:      nc,
-		bw:      bufio.NewWriterSize(nc, 64<<10),
+		w:       nc,
+		out:     make([]byte, 0, writeAt+4<<10),
 		br:      bufio.NewReaderSize(nc, 64<<10),
 		addr:    addr,
 		timeout: timeout,
@@ -234,17 +236,35 @@ func (c *Conn) Close() {
 	c.nc.Close()
 }
 
+// writeAt is how many buffered bytes are written before Flush: the
+// server starts on a long pipeline while the rest is encoded.
+const writeAt = 64 << 10
+
 // Cmd buffers one command.
 func (c *Conn) Cmd(args ...string) {
-	c.num = appendLen(c.num[:0], '*', len(args))
-	c.bw.Write(c.num)
+	c.out = appendLen(c.out, '*', len(args))
 	for _, a := range args {
-		c.num = appendLen(c.num[:0], '$', len(a))
-		c.bw.Write(c.num)
-		c.bw.WriteString(a)
-		c.bw.WriteString("\r\n")
+		c.out = appendLen(c.out, '$', len(a))
+		c.out = append(c.out, a...)
+		c.out = append(c.out, '\r', '\n')
 	}
 	c.pending++
+	c.spill()
+}
+
+// spill writes the buffer once it holds writeAt bytes; a write error is
+// kept for Flush.
+func (c *Conn) spill() {
+	if len(c.out) >= writeAt {
+		c.write()
+	}
+}
+
+func (c *Conn) write() {
+	if c.werr == nil && len(c.out) > 0 {
+		_, c.werr = c.w.Write(c.out)
+	}
+	c.out = c.out[:0]
 }
 
 // appendLen appends a RESP length line: kind ('*' array, '$' bulk), n,
@@ -273,15 +293,16 @@ func NewKeyCmd(before []string, after ...string) KeyCmd {
 	return KeyCmd{pre: string(pre), post: string(enc(nil, after))}
 }
 
-// Key buffers k applied to key.
+// Key buffers k applied to key: appends into one buffer, the most
+// frequent call of an audit.
 func (c *Conn) Key(k KeyCmd, key string) {
-	c.bw.WriteString(k.pre)
-	c.num = appendLen(c.num[:0], '$', len(key))
-	c.bw.Write(c.num)
-	c.bw.WriteString(key)
-	c.bw.WriteString("\r\n")
-	c.bw.WriteString(k.post)
+	b := append(c.out, k.pre...)
+	b = appendLen(b, '$', len(key))
+	b = append(b, key...)
+	b = append(b, '\r', '\n')
+	c.out = append(b, k.post...)
 	c.pending++
+	c.spill()
 }
 
 // Begin starts a round trip: its deadline covers writing the commands
@@ -301,7 +322,12 @@ func (c *Conn) BeginUntil(ctx context.Context, deadline time.Time) error {
 
 // Flush sends the buffered commands; their replies are then read with
 // Read, one per command, in order (Take says how many).
-func (c *Conn) Flush() error { return c.bw.Flush() }
+func (c *Conn) Flush() error {
+	c.write()
+	err := c.werr
+	c.werr = nil
+	return err
+}
 
 // Simple runs one command and returns its status or bulk reply as text;
 // an error reply is a ServerError.
@@ -367,7 +393,7 @@ func (c *Conn) Read() (Reply, error) {
 		if n == -1 {
 			return Reply{}, nil
 		}
-		b, err := c.readBulk(int(n) + 2)
+		b, err := c.bulkBytes(int(n) + 2)
 		if err != nil {
 			return Reply{}, err
 		}
@@ -386,6 +412,22 @@ func (c *Conn) Read() (Reply, error) {
 		return Reply{Kind: '*', N: n}, nil
 	}
 	return Reply{}, fmt.Errorf("%w: unexpected %q", ErrProtocol, clipBytes(line))
+}
+
+// bulkBytes returns the next need bytes: in place in the read buffer
+// when they fit there (valid until the next Read, as a line is), else
+// copied into the scratch buffer.
+func (c *Conn) bulkBytes(need int) ([]byte, error) {
+	if need > c.br.Size() {
+		return c.readBulk(need)
+	}
+	b, err := c.br.Peek(need)
+	if err != nil {
+		return nil, err
+	}
+	// Peek returned need bytes: Discard only moves the read position.
+	c.br.Discard(need)
+	return b, nil
 }
 
 // readBulk reads need bytes into the scratch buffer, growing it as the

@@ -775,6 +775,7 @@ func (w *walker) readScan(c *resp.Conn, cursor string, free chan *batch) (*batch
 	}
 	b.scanned = kr.N
 	ratio := w.r.ratio
+	w.list.reset() // of a listing that failed half read
 	for range kr.N {
 		k, err := c.Read()
 		if err != nil {
@@ -787,10 +788,41 @@ func (w *walker) readScan(c *resp.Conn, cursor string, free chan *batch) (*batch
 			w.sampleKey(b, k.Str, -1)
 			continue
 		}
-		w.addKey(b, string(k.Str), -1)
+		w.list.add(k.Str, -1)
 	}
+	w.addListed(b)
 	return b, nil
 }
+
+// listing gathers the keys of one listing reply so that they become one
+// string, sliced per key, instead of a string each: the records only
+// live for the batch, and whatever outlives it (aggregates, findings,
+// families) keeps copies.
+type listing struct {
+	buf  []byte
+	end  []int
+	slot []int
+}
+
+func (l *listing) add(k []byte, slot int) {
+	l.buf = append(l.buf, k...)
+	l.end = append(l.end, len(l.buf))
+	l.slot = append(l.slot, slot)
+}
+
+// addListed adds the keys gathered to b, in order, and empties the
+// listing.
+func (w *walker) addListed(b *batch) {
+	l := &w.list
+	all, start := string(l.buf), 0
+	for i, end := range l.end {
+		w.addKey(b, all[start:end], l.slot[i])
+		start = end
+	}
+	l.reset()
+}
+
+func (l *listing) reset() { l.buf, l.end, l.slot = l.buf[:0], l.end[:0], l.slot[:0] }
 
 func newBatch(free chan *batch) *batch {
 	select {

@@ -353,13 +353,14 @@ func (w *walker) readSlots(c *resp.Conn, chunk []int, free chan *batch) (*batch,
 	b.badSlots = b.badSlots[:0]
 	b.lost = false
 	ratio := w.r.ratio
+	w.list.reset() // of a listing that failed half read
 	for _, s := range chunk {
 		n, err := readSlotListing(c, s, w.r.opts.Match, "the rules in docs/audit-acl.md", "counted", func(k []byte) {
 			if ratio > 0 {
 				w.sampleKey(b, k, s)
 				return
 			}
-			w.addKey(b, string(k), s)
+			w.list.add(k, s)
 		})
 		if err != nil {
 			return nil, err
@@ -367,6 +368,7 @@ func (w *walker) readSlots(c *resp.Conn, chunk []int, free chan *batch) (*batch,
 		b.slotKeys = append(b.slotKeys, n)
 		b.scanned += n
 	}
+	w.addListed(b)
 	rp, err := c.Read()
 	if err != nil {
 		return nil, err
