@@ -19,14 +19,8 @@ import (
 // hold none and later ones do.
 func TestFieldCensusDoesNotDependOnTheWalkersLead(t *testing.T) {
 	reg := loadReg(t)
-	var rs []*inventory.Record
-	names := map[string][]string{}
-	add := func(r *inventory.Record, fields ...string) {
-		rs = append(rs, r)
-		if len(fields) > 0 {
-			names[r.Key] = fields
-		}
-	}
+	var ks fieldKeyspace
+	add := ks.add
 	for i := range 3000 {
 		add(rec(fmt.Sprintf("user:%d:profile", i)), "name", "age")
 		add(rec(fmt.Sprintf("auth:session:u%d", i), typ("string")))
@@ -50,30 +44,23 @@ func TestFieldCensusDoesNotDependOnTheWalkersLead(t *testing.T) {
 	for i := range 100 {
 		for j := range 3 {
 			k := rec(fmt.Sprintf("g%c%c:item:%d", 'a'+i/26, 'a'+i%26, j))
-			rs = append(rs, k)
-			names[k.Key] = []string{"x"}
+			add(k, "x")
 		}
 	}
 	for _, every := range []bool{false, true} {
-		leads(t, reg, rs, names, inventory.Options{MaxGroups: 40, FieldsEveryValue: every})
-		leads(t, reg, rs, names, inventory.Options{MaxGroups: 1000, FieldsEveryValue: every})
+		leads(t, reg, &ks, inventory.Options{MaxGroups: 40, FieldsEveryValue: every})
+		leads(t, reg, &ks, inventory.Options{MaxGroups: 1000, FieldsEveryValue: every})
 	}
 }
 
-func leads(t *testing.T, reg *registry.Registry, rs []*inventory.Record, names map[string][]string, opts inventory.Options) {
+func leads(t *testing.T, reg *registry.Registry, ks *fieldKeyspace, opts inventory.Options) {
+	rs := ks.rs
 	run := func(lag int) []byte {
 		agg := inventory.New(reg, opts)
 		cls := inventory.NewClassifier(reg, agg.FieldHint())
 		classes := make([]inventory.Class, len(rs))
 		feed := func(i int) {
-			r := *rs[i]
-			r.Fields = nil
-			if classes[i].Fields {
-				r.Fields = names[r.Key]
-				if r.Fields == nil {
-					r.Fields = []string{} // read, and none
-				}
-			}
+			r := ks.read(i, classes[i].Fields)
 			agg.Add(&r, classes[i])
 		}
 		for i, r := range rs {
@@ -93,4 +80,35 @@ func leads(t *testing.T, reg *registry.Registry, rs []*inventory.Record, names m
 			t.Errorf("%+v, the walker %d keys ahead: the report differs from one in step: %s", opts, lag, firstDiff(string(want), string(got)))
 		}
 	}
+}
+
+// fieldKeyspace is a keyspace of records and the field names their
+// values hold, handed to aggregators as a walker would.
+type fieldKeyspace struct {
+	rs    []*inventory.Record
+	names map[string][]string
+}
+
+func (k *fieldKeyspace) add(r *inventory.Record, fields ...string) {
+	k.rs = append(k.rs, r)
+	if len(fields) > 0 {
+		if k.names == nil {
+			k.names = map[string][]string{}
+		}
+		k.names[r.Key] = fields
+	}
+}
+
+// read is record i as the walker hands it over: with the names its value
+// holds when they were read (an empty list for none), without otherwise.
+func (k *fieldKeyspace) read(i int, fields bool) inventory.Record {
+	r := *k.rs[i]
+	r.Fields = nil
+	if fields {
+		r.Fields = k.names[r.Key]
+		if r.Fields == nil {
+			r.Fields = []string{} // read, and none
+		}
+	}
+	return r
 }

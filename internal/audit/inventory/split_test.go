@@ -22,14 +22,8 @@ import (
 // names than get a census.
 func TestReportDoesNotDependOnTheSplit(t *testing.T) {
 	reg := loadReg(t)
-	var rs []*inventory.Record
-	names := map[string][]string{}
-	add := func(r *inventory.Record, fields ...string) {
-		rs = append(rs, r)
-		if len(fields) > 0 {
-			names[r.Key] = fields
-		}
-	}
+	var ks fieldKeyspace
+	add := ks.add
 	n := 1400
 	if testing.Short() {
 		n = 700
@@ -58,27 +52,21 @@ func TestReportDoesNotDependOnTheSplit(t *testing.T) {
 		}
 	}
 	opts := inventory.Options{FieldsEveryValue: true}
-	// run deals rs, in the order of perm, to k aggregators (at random, or
+	// run deals the keyspace, in the order of perm, to k aggregators (at random, or
 	// in k runs) and merges them in a random order.
 	run := func(k int, rnd *rand.Rand, runs bool) (*report.Report, []byte) {
 		aggs := make([]*inventory.Aggregator, k)
 		for i := range aggs {
 			aggs[i] = inventory.New(reg, opts)
 		}
-		perm := rnd.Perm(len(rs))
+		perm := rnd.Perm(len(ks.rs))
 		for j, p := range perm {
 			agg := aggs[rnd.IntN(k)]
 			if runs {
 				agg = aggs[j*k/len(perm)]
 			}
-			r := *rs[p]
-			cl := agg.Classify(r.Key)
-			if cl.Fields {
-				r.Fields = names[r.Key]
-				if r.Fields == nil {
-					r.Fields = []string{} // read, and none
-				}
-			}
+			cl := agg.Classify(ks.rs[p].Key)
+			r := ks.read(p, cl.Fields)
 			agg.Add(&r, cl)
 		}
 		order := rnd.Perm(k)
