@@ -68,8 +68,8 @@ cursor per node for --resume.`)
 		return err
 	}
 	return live.Audit(ctx, e.cli(), live.AuditOptions{Registry: reg, NoRegistry: noReg, Target: target, Walk: walk.options(),
-		Timeout: *timeout, Resume: *resume, Progress: prog, Format: fs.Opts.Format, Out: fs.Opts.Out, Keys: keys.path, KeysFormat: keys.format,
-		View: *view, TopSet: fs.IsSet("top"), Threshold: fs.Threshold()})
+		Timeout: *timeout, Resume: *resume, Progress: prog, ReportOutput: cli.ReportOutput{Format: fs.Opts.Format, Out: fs.Opts.Out, Keys: keys.path, KeysFormat: keys.format,
+			View: *view, TopSet: fs.IsSet("top"), Threshold: fs.Threshold()}})
 }
 
 // auditConn is the audit's connection settings from a parsed --redis URL.

@@ -61,6 +61,6 @@ the byte offset where each file stopped.`)
 		return err
 	}
 	return snapshot.Audit(ctx, e.cli(), snapshot.AuditOptions{Registry: reg, NoRegistry: noReg, Files: files, DB: *db, Match: *match,
-		Inventory: agg.options(), Progress: prog, Format: fs.Opts.Format, Out: fs.Opts.Out, Keys: keys.path, KeysFormat: keys.format,
-		View: *view, TopSet: fs.IsSet("top"), Threshold: fs.Threshold()})
+		Inventory: agg.options(), Progress: prog, ReportOutput: cli.ReportOutput{Format: fs.Opts.Format, Out: fs.Opts.Out, Keys: keys.path, KeysFormat: keys.format,
+			View: *view, TopSet: fs.IsSet("top"), Threshold: fs.Threshold()}})
 }

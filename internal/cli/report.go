@@ -12,6 +12,18 @@ import (
 	"github.com/keyguard/keyguard/internal/audit/report"
 )
 
+// ReportOutput is where and how an audit writes its report, the same for
+// keyguard audit and keyguard rdb.
+type ReportOutput struct {
+	Format     string // text, json, csv or html
+	Out        string
+	Keys       string // --keys: every key read, one row each, to this file
+	KeysFormat string
+	View       ReportView
+	TopSet     bool // --top was given: the text lists that many keys
+	Threshold  finding.Severity
+}
+
 // ReportView is how a report is shown beyond its format.
 type ReportView struct {
 	Depth   int    // memory by prefix down to this many segments; 0 none

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/keyguard/keyguard/finding"
 	"github.com/keyguard/keyguard/internal/audit/inventory"
 	"github.com/keyguard/keyguard/internal/audit/report"
 	"github.com/keyguard/keyguard/internal/cli"
@@ -28,13 +27,7 @@ type AuditOptions struct {
 	Timeout    time.Duration // 0: none; a partial report when it runs out
 	Resume     string        // a partial JSON report to continue from
 	Progress   *cli.Progress // nil: none shown
-	Format     string        // text, json, csv or html
-	Out        string
-	Keys       string // --keys: every key read, one row each, to this file
-	KeysFormat string
-	View       cli.ReportView
-	TopSet     bool // --top was given: the text lists that many keys
-	Threshold  finding.Severity
+	cli.ReportOutput
 }
 
 // Audit walks the target, writes the report (a partial one, saying so,

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/keyguard/keyguard/finding"
 	"github.com/keyguard/keyguard/internal/audit/inventory"
 	"github.com/keyguard/keyguard/internal/audit/report"
 	"github.com/keyguard/keyguard/internal/cli"
@@ -23,13 +22,7 @@ type AuditOptions struct {
 	Match      string
 	Inventory  inventory.Options
 	Progress   *cli.Progress // nil: none shown
-	Format     string        // text, json, csv or html
-	Out        string
-	Keys       string // --keys: every key read, one row each, to this file
-	KeysFormat string
-	View       cli.ReportView
-	TopSet     bool // --top was given: the text lists that many keys
-	Threshold  finding.Severity
+	cli.ReportOutput
 }
 
 // Audit decodes the files into one report and writes it (a partial one,
