@@ -42,9 +42,9 @@ type Aggregator struct {
 
 	t         totals
 	ttlHist   [ttlSlots]slot
-	top       topBuf[topItem]
+	top       topBuf[topVal]
 	topDet    topDetails
-	hot       topBuf[hotItem]
+	hot       topBuf[hotVal]
 	freqKnown int64
 	rules     map[string]*ruleState
 	recent    [4]recentRule // the rule states last looked up
@@ -174,8 +174,8 @@ func New(reg *registry.Registry, opts Options) *Aggregator {
 		famMax:     -1,
 		tmplFields: make([]fieldState, len(reg.Entries)),
 		famFields:  map[string]*fieldState{},
-		top:        newTopBuf(opts.TopKeys, topWorse, topRank, topID, topName),
-		hot:        newTopBuf(opts.HotKeys, hotWorse, hotRank, hotID, hotName),
+		top:        newTopBuf[topVal](opts.TopKeys),
+		hot:        newTopBuf[hotVal](opts.HotKeys),
 		rules:      map[string]*ruleState{},
 	}
 	a.emitFn = a.emit
@@ -423,54 +423,25 @@ func (a *Aggregator) eachGroup(f func(*group)) {
 	}
 }
 
-// topItem is a top key: 64 bytes, so that a list of 100,000 and the heap
-// the collector lets grow around it stay small.
-type topItem struct {
-	bytes, elements int64
-	hash            uint64 // keyHash(key): the order among keys of one size
-	ttl             time.Duration
-	key             string
-	keyLen          int32
-	db              int32
-	det             *topDetail
+// topVal is what a top key carries besides its listKey (size, name,
+// length, database): 24 bytes and no pointers, so that a list of 100,000
+// and the heap the collector lets grow around it stay small, and the
+// collector does not read it.
+type topVal struct {
+	elements int64
+	ttl      time.Duration
+	det      uint32 // its type, group and node, in the Aggregator's topDetails
 }
 
-type hotItem struct {
-	freq      int
-	hash      uint64 // keyHash(key)
-	key       string
-	keyLen    int
+// hotVal is what a hot key carries besides its listKey (LFU counter,
+// name, length, database).
+type hotVal struct {
 	bytes     int64
 	template  string
 	owner     string
 	kind      string // the group's kind, for its finding count
 	protected bool   // the template declares hot: protection
 	node      string
-	db        int
-}
-
-// topWorse orders the top keys as the findings are (findWorse): by size,
-// then by a fixed hash of the key. Keys of one size are common (a family's
-// values), and a hash tells them apart without comparing their long common
-// prefixes.
-func topWorse(a, b *topItem) bool {
-	return findWorse(a.bytes, a.hash, a.key, b.bytes, b.hash, b.key) || a.bytes == b.bytes && a.key == b.key && a.db > b.db
-}
-
-func topRank(it *topItem) (int64, uint64) { return it.bytes, it.hash }
-
-func hotRank(it *hotItem) (int64, uint64) { return int64(it.freq), it.hash }
-
-func topID(it *topItem) itemID { return itemID{it.key, int(it.keyLen), int(it.db)} }
-
-func hotID(it *hotItem) itemID { return itemID{it.key, it.keyLen, it.db} }
-
-func topName(it *topItem) *string { return &it.key }
-
-func hotName(it *hotItem) *string { return &it.key }
-
-func hotWorse(a, b *hotItem) bool {
-	return findWorse(int64(a.freq), a.hash, a.key, int64(b.freq), b.hash, b.key) || a.freq == b.freq && a.key == b.key && a.db > b.db
 }
 
 // escapeInvalid writes bytes that are not UTF-8, control bytes and

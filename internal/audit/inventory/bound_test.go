@@ -77,8 +77,11 @@ func TestMemoryBounded(t *testing.T) {
 	if other := a.groups[groupKey{kind: gOther}]; other == nil || a.foldedCap == 0 || other.keys != a.foldedCap {
 		t.Errorf("families past the cap not folded into %s", report.OtherGroup)
 	}
-	if len(a.top.list()) != opts.TopKeys || len(a.hot.list()) != opts.HotKeys {
-		t.Errorf("top keys %d, hot keys %d", len(a.top.list()), len(a.hot.list()))
+	if tops, _ := a.top.list(); len(tops) != opts.TopKeys {
+		t.Errorf("top keys %d, want %d", len(tops), opts.TopKeys)
+	}
+	if hots, _ := a.hot.list(); len(hots) != opts.HotKeys {
+		t.Errorf("hot keys %d, want %d", len(hots), opts.HotKeys)
 	}
 	for id, rs := range a.rules {
 		if len(rs.kept.h) > rs.kept.room() || len(rs.kept.kept()) > opts.MaxFindings || len(rs.kept.details) > 2*rs.kept.room() {

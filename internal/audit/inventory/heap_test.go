@@ -116,6 +116,50 @@ func cmpOf[T any](less func(a, b *T) bool) func(a, b T) int {
 	}
 }
 
+// offer is a key offered to a topBuf in the tests: the rank and identity
+// the list gives it, and its number, which the list carries as its value.
+type offer struct {
+	score      int64
+	hash       uint64
+	key        string
+	keyLen, db int
+	tag        int
+}
+
+// offerWorse is the order the lists keep: as findWorse, then by database.
+func offerWorse(a, b *offer) bool {
+	return findWorse(a.score, a.hash, a.key, b.score, b.hash, b.key) || a.score == b.score && a.key == b.key && a.db > b.db
+}
+
+func offerRank(o *offer) (int64, uint64) { return o.score, o.hash }
+
+func offerID(o *offer) itemID { return itemID{o.key, o.keyLen, o.db} }
+
+func pushOffer(h *topBuf[int], o offer) bool {
+	return h.push(listKey{score: o.score, hash: o.hash, keyLen: int32(o.keyLen), db: int32(o.db)}, o.key, o.tag)
+}
+
+// listOffers is what h keeps, as offers without their numbers, once it
+// has checked that each key carries the number of an offer of its own
+// identity and score: a value moved with its key.
+func listOffers(t *testing.T, h *topBuf[int], offers []offer) []offer {
+	t.Helper()
+	keys, tags := h.list()
+	if len(keys) != len(tags) {
+		t.Fatalf("%d keys, %d values", len(keys), len(tags))
+	}
+	out := make([]offer, len(keys))
+	for i := range keys {
+		k := &keys[i]
+		out[i] = offer{score: k.score, hash: k.hash, key: h.name(k), keyLen: int(k.keyLen), db: int(k.db)}
+		o := offers[tags[i]]
+		if offerID(&o) != offerID(&out[i]) || o.score != k.score || o.hash != k.hash {
+			t.Fatalf("key %+v carries the value of offer %+v", out[i], o)
+		}
+	}
+	return out
+}
+
 // TestTopBuf checks the top list against a reference, the best n of
 // the best offer per key, with keys offered many times in every order,
 // and its threshold against the list it keeps.
@@ -124,39 +168,43 @@ func TestTopBuf(t *testing.T) {
 	for _, n := range []int{1, 2, 7, 50, 1000} {
 		for _, keys := range []int{3, n, 5 * n} {
 			for _, order := range []string{"random", "growing", "shrinking"} {
-				var items []topItem
+				var items []offer
 				for range 20 * keys {
-					it := topItem{bytes: int64(rng.IntN(4 * keys)), key: "k" + strconv.Itoa(rng.IntN(keys)), db: int32(rng.IntN(2))}
-					it.keyLen, it.hash = int32(len(it.key)), keyHash(it.key)
+					it := offer{score: int64(rng.IntN(4 * keys)), key: "k" + strconv.Itoa(rng.IntN(keys)), db: rng.IntN(2)}
+					it.keyLen, it.hash = len(it.key), keyHash(it.key)
 					items = append(items, it)
 				}
 				switch order {
 				case "growing":
-					slices.SortFunc(items, func(p, q topItem) int { return cmp.Compare(p.bytes, q.bytes) })
+					slices.SortFunc(items, func(p, q offer) int { return cmp.Compare(p.score, q.score) })
 				case "shrinking":
-					slices.SortFunc(items, func(p, q topItem) int { return cmp.Compare(q.bytes, p.bytes) })
+					slices.SortFunc(items, func(p, q offer) int { return cmp.Compare(q.score, p.score) })
 				}
-				h := newTopBuf(n, topWorse, topRank, topID, topName)
-				ref := newKeyedHeap(n, topWorse, topRank, topID)
-				best := map[itemID]topItem{}
+				for i := range items {
+					items[i].tag = i
+				}
+				h := newTopBuf[int](n)
+				ref := newKeyedHeap(n, offerWorse, offerRank, offerID)
+				best := map[itemID]offer{}
 				for _, it := range items {
-					h.push(it)
+					pushOffer(&h, it)
+					it.tag = 0
 					ref.push(it)
-					if b, ok := best[topID(&it)]; !ok || b.bytes < it.bytes || b.bytes == it.bytes && topWorse(&b, &it) {
-						best[topID(&it)] = it
+					if b, ok := best[offerID(&it)]; !ok || b.score < it.score || b.score == it.score && offerWorse(&b, &it) {
+						best[offerID(&it)] = it
 					}
-					if len(h.buf) > h.room() {
-						t.Fatalf("n=%d: buffer of %d past room %d", n, len(h.buf), h.room())
+					if len(h.keys) > h.room() || len(h.vals) != len(h.keys) {
+						t.Fatalf("n=%d: buffer of %d keys, %d values past room %d", n, len(h.keys), len(h.vals), h.room())
 					}
 				}
-				var want []topItem
+				var want []offer
 				for _, it := range best {
 					want = append(want, it)
 				}
-				better := cmpOf(func(p, q *topItem) bool { return topWorse(q, p) })
+				better := cmpOf(func(p, q *offer) bool { return offerWorse(q, p) })
 				slices.SortFunc(want, better)
 				want = want[:min(n, len(want))]
-				got := slices.Clone(h.list())
+				got := listOffers(t, &h, items)
 				slices.SortFunc(got, better)
 				if !slices.Equal(got, want) {
 					t.Fatalf("n=%d keys=%d %s: kept %v, want %v", n, keys, order, got, want)
@@ -170,9 +218,11 @@ func TestTopBuf(t *testing.T) {
 					t.Fatalf("n=%d: full %v with %d kept", n, h.full(), len(got))
 				}
 				if h.full() {
+					k, name := h.root()
+					root := offer{score: k.score, hash: k.hash, key: name, keyLen: int(k.keyLen), db: int(k.db)}
 					for i := range got {
-						if topWorse(&got[i], h.root()) {
-							t.Fatalf("n=%d: %v is worse than the threshold %v", n, got[i], *h.root())
+						if offerWorse(&got[i], &root) {
+							t.Fatalf("n=%d: %v is worse than the threshold %v", n, got[i], root)
 						}
 					}
 				}
@@ -186,60 +236,56 @@ func TestTopBuf(t *testing.T) {
 // cost per key must not grow with the list's length past its log.
 func BenchmarkTopKeys(b *testing.B) {
 	rng := rand.New(rand.NewPCG(7, 8))
-	items := make([]topItem, 200_000)
+	items := make([]offer, 200_000)
 	for i := range items {
 		k := i
 		if i%10 == 0 {
 			k = rng.IntN(len(items))
 		}
 		key := "order:order:" + strconv.Itoa(k) + ":base"
-		items[i] = topItem{bytes: int64(rng.IntN(1 << 20)), key: key, keyLen: int32(len(key)), hash: keyHash(key)}
+		items[i] = offer{score: int64(rng.IntN(1 << 20)), key: key, keyLen: len(key), hash: keyHash(key)}
 	}
 	for _, n := range []int{50, 100_000} {
 		b.Run("top="+strconv.Itoa(n), func(b *testing.B) {
 			for b.Loop() {
-				a := &Aggregator{top: newTopBuf(n, topWorse, topRank, topID, topName)}
+				a := &Aggregator{top: newTopBuf[topVal](n)}
 				for _, it := range items {
-					if a.top.full() {
-						if root := a.top.root(); !topWorse(root, &it) {
-							continue
-						}
+					if _, ok := beats(&a.top, it.score, it.key); ok {
+						a.top.push(listKey{score: it.score, hash: it.hash, keyLen: int32(it.keyLen)}, it.key, topVal{})
 					}
-					a.pushTop(it)
 				}
 			}
 		})
 	}
 }
 
-// FuzzTopBuf holds the top and hot lists to a reference (the best n of
-// the best offer per key and database) for any sequence of offers: each
-// 3 bytes offer key b[0]%32 in database b[1]%3 at size or frequency b[2],
-// so that keys come again, in other databases, larger and smaller.
+// FuzzTopBuf holds the top list to a reference (the best n of the best
+// offer per key and database) for any sequence of offers: each 3 bytes
+// offer key b[0]%32 in database b[1]%3 at size or frequency b[2], so that
+// keys come again, in other databases, larger and smaller. Its names are
+// long for a third of the keys, so that settles pack them.
 func FuzzTopBuf(f *testing.F) {
 	f.Add(uint8(3), []byte{1, 0, 5, 1, 1, 5, 1, 0, 9, 2, 0, 1, 1, 0, 2})
 	f.Add(uint8(1), []byte{0, 0, 1, 0, 0, 1, 0, 1, 1})
 	f.Fuzz(func(t *testing.T, n8 uint8, b []byte) {
 		n := int(n8 % 40)
-		top := newTopBuf(n, topWorse, topRank, topID, topName)
-		hot := newTopBuf(n, hotWorse, hotRank, hotID, hotName)
-		bestTop := map[itemID]topItem{}
-		bestHot := map[itemID]hotItem{}
+		top := newTopBuf[int](n)
+		best := map[itemID]offer{}
+		var offers []offer
 		for ; len(b) >= 3; b = b[3:] {
 			key := "user:" + strconv.Itoa(int(b[0]%32))
-			it := topItem{bytes: int64(b[2]), key: key, keyLen: int32(len(key)), hash: keyHash(key), db: int32(b[1] % 3)}
-			top.push(it)
-			if p, ok := bestTop[topID(&it)]; !ok || topWorse(&p, &it) {
-				bestTop[topID(&it)] = it
+			if b[0]%3 == 0 {
+				key += strings.Repeat("-", 300)
 			}
-			h := hotItem{freq: int(b[2]), key: key, keyLen: len(key), hash: keyHash(key), db: int(b[1] % 3)}
-			hot.push(h)
-			if p, ok := bestHot[hotID(&h)]; !ok || hotWorse(&p, &h) {
-				bestHot[hotID(&h)] = h
+			it := offer{score: int64(b[2]), key: key, keyLen: len(key), hash: keyHash(key), db: int(b[1] % 3), tag: len(offers)}
+			offers = append(offers, it)
+			pushOffer(&top, it)
+			it.tag = 0
+			if p, ok := best[offerID(&it)]; !ok || offerWorse(&p, &it) {
+				best[offerID(&it)] = it
 			}
 		}
-		checkTop(t, "top", n, top.list(), bestTop, topWorse)
-		checkTop(t, "hot", n, hot.list(), bestHot, hotWorse)
+		checkTop(t, "top", n, listOffers(t, &top, offers), best, offerWorse)
 	})
 }
 

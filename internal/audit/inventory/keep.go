@@ -90,43 +90,38 @@ func clipText(s string) string {
 // rank below its root and are turned away before anything is copied.
 func (a *Aggregator) offerTop(r *Record, g *group) {
 	ck := clip(r.Key, maxKeepKey)
-	var hash uint64
-	if a.top.full() {
-		root := a.top.root()
-		if r.Bytes < root.bytes {
-			return
-		}
-		if hash = keyHash(ck); !findWorse(root.bytes, root.hash, root.key, r.Bytes, hash, ck) {
-			return
-		}
-	} else {
-		hash = keyHash(ck)
+	hash, ok := beats(&a.top, r.Bytes, ck)
+	if !ok {
+		return
 	}
-	a.pushTop(topItem{
-		bytes: r.Bytes, elements: r.Elements, ttl: r.TTL, key: ck, keyLen: keyLen32(len(r.Key)), hash: hash, db: int32(r.DB),
-		det: a.topDet.of(r.Type, clip(g.name, maxGroupName), r.Node),
-	})
+	a.top.push(listKey{score: r.Bytes, hash: hash, keyLen: keyLen32(len(r.Key)), db: int32(r.DB)}, ck,
+		topVal{elements: r.Elements, ttl: r.TTL, det: a.topDet.of(r.Type, clip(g.name, maxGroupName), r.Node)})
 }
 
 func (a *Aggregator) offerHot(r *Record, g *group) {
 	ck := clip(r.Key, maxKeepKey)
-	var hash uint64
-	if a.hot.full() {
-		root := a.hot.root()
-		if r.Freq < root.freq {
-			return
-		}
-		if hash = keyHash(ck); !findWorse(int64(root.freq), root.hash, root.key, int64(r.Freq), hash, ck) {
-			return
-		}
-	} else {
-		hash = keyHash(ck)
+	hash, ok := beats(&a.hot, int64(r.Freq), ck)
+	if !ok {
+		return
 	}
-	a.pushHot(hotItem{
-		freq: r.Freq, key: ck, keyLen: len(r.Key), bytes: r.Bytes, hash: hash,
-		template: g.name, owner: g.owner, kind: g.kind, protected: g.entry != nil && g.entry.Hot != nil,
-		node: a.retainedNode(r.Node), db: r.DB,
-	})
+	a.hot.push(listKey{score: int64(r.Freq), hash: hash, keyLen: keyLen32(len(r.Key)), db: int32(r.DB)}, ck,
+		hotVal{bytes: r.Bytes, template: g.name, owner: g.owner, kind: g.kind, protected: g.entry != nil && g.entry.Hot != nil,
+			node: a.retainedNode(r.Node)})
+}
+
+// beats reports whether a key named ck of this score beats the list's
+// threshold, and its hash; a key below the threshold's score is turned
+// away before its name is hashed.
+func beats[V any](h *topBuf[V], score int64, ck string) (uint64, bool) {
+	if !h.full() {
+		return keyHash(ck), true
+	}
+	root, name := h.root()
+	if score < root.score {
+		return 0, false
+	}
+	hash := keyHash(ck)
+	return hash, findWorse(root.score, root.hash, name, score, hash, ck)
 }
 
 // retainedNode is a kept copy of a node's name, copied once per node: the
@@ -147,11 +142,3 @@ func retainType(t string) string {
 	}
 	return strings.Clone(t)
 }
-
-// pushTop offers it to the top keys (Add and Merge): a key seen twice
-// (a walker's duplicate) is kept once, at its largest. The list copies
-// the key's name when it takes it in.
-func (a *Aggregator) pushTop(it topItem) { a.top.push(it) }
-
-// pushHot is pushTop for the hot-key set, by LFU counter.
-func (a *Aggregator) pushHot(it hotItem) { a.hot.push(it) }

@@ -66,11 +66,16 @@ func (a *Aggregator) Merge(b *Aggregator) {
 	a.foldedCap += b.foldedCap
 	a.foldedLong += b.foldedLong
 	a.famMisses += b.famMisses
-	for _, it := range b.top.list() {
-		a.pushTop(it)
+	keys, tops := b.top.list()
+	for i := range keys {
+		v := tops[i]
+		d := b.topDet.at(v.det)
+		v.det = a.topDet.of(d.typ, d.template, d.node)
+		a.top.push(keys[i], b.top.name(&keys[i]), v)
 	}
-	for _, it := range b.hot.list() {
-		a.pushHot(it)
+	keys, hots := b.hot.list()
+	for i := range keys {
+		a.hot.push(keys[i], b.hot.name(&keys[i]), hots[i])
 	}
 	for id, brs := range b.rules {
 		rs := a.rule(id)

@@ -396,19 +396,21 @@ func newLate(f *finding.Finding, score int64, keyLen, db int, g groupRef) lateIt
 // hotFindings are the keys of the hot set at or above the floor.
 func (a *Aggregator) hotFindings() []lateItem {
 	var out []lateItem
-	for _, h := range a.hot.list() {
-		if h.freq < a.opts.HotFreqFloor {
+	keys, hots := a.hot.list()
+	for i := range keys {
+		k, h := &keys[i], &hots[i]
+		if k.score < int64(a.opts.HotFreqFloor) {
 			continue
 		}
-		f := finding.Finding{Rule: finding.HotKey, Severity: finding.Warning, Key: h.key, Template: h.template, Owner: h.owner,
-			Message: fmt.Sprintf("LFU counter %d, among the %d most accessed keys seen (counter %d or more)", h.freq, a.opts.HotKeys, a.opts.HotFreqFloor),
+		f := finding.Finding{Rule: finding.HotKey, Severity: finding.Warning, Key: a.hot.name(k), Template: h.template, Owner: h.owner,
+			Message: fmt.Sprintf("LFU counter %d, among the %d most accessed keys seen (counter %d or more)", k.score, a.opts.HotKeys, a.opts.HotFreqFloor),
 			Hint:    "declare hot: {replicas: N, local_ttl: 5s} on its template, or cache it in the service"}
 		if h.protected {
 			f.Severity = finding.Info
 			f.Message += "; its template declares hot-key protection"
 			f.Hint = ""
 		}
-		out = append(out, newLate(&f, h.bytes, h.keyLen, h.db, groupRef{h.kind, h.template, h.db}))
+		out = append(out, newLate(&f, h.bytes, int(k.keyLen), int(k.db), groupRef{h.kind, h.template, int(k.db)}))
 	}
 	return out
 }
@@ -439,39 +441,41 @@ func (a *Aggregator) notes(have []string, x func(int64) int64) []string {
 
 // reportTop lists the largest keys, largest first.
 func (a *Aggregator) reportTop(multi bool) []report.TopKey {
-	tops := a.top.list()
-	// Sorted by reference: the items are large and scattered.
-	order := make([]topRef, len(tops))
-	for i := range tops {
-		order[i] = topRef{bytes: tops[i].bytes, key: tops[i].key, db: int(tops[i].db), i: int32(i)}
+	keys, vals := a.top.list()
+	// Sorted by reference: the keys and their names are scattered.
+	order := make([]topRef, len(keys))
+	for i := range keys {
+		k := &keys[i]
+		order[i] = topRef{bytes: k.score, key: a.top.name(k), db: int(k.db), i: int32(i)}
 	}
 	sortTopRefs(order)
-	out := make([]report.TopKey, len(tops))
+	out := make([]report.TopKey, len(keys))
 	// The entries' TTLs and databases point into one array each, not
 	// into an allocation per key.
-	ttls := make([]int64, len(tops))
+	ttls := make([]int64, len(keys))
 	var dbs []int
 	if multi {
-		dbs = make([]int, len(tops))
+		dbs = make([]int, len(keys))
 	}
 	// Two loops, each with one load from scattered memory per key, which
 	// the next keys' loads need not wait on.
 	for i, o := range order {
-		t := &tops[o.i]
-		tk := report.TopKey{Type: t.det.typ, Bytes: t.bytes, Elements: t.elements, Template: t.det.template, Node: t.det.node}
+		k, v := &keys[o.i], &vals[o.i]
+		d := a.topDet.at(v.det)
+		tk := report.TopKey{Type: d.typ, Bytes: k.score, Elements: v.elements, Template: d.template, Node: d.node}
 		if multi {
-			dbs[i] = int(t.db)
+			dbs[i] = int(k.db)
 			tk.DB = &dbs[i]
 		}
-		if int(t.keyLen) > len(t.key) {
-			tk.KeyLen = int(t.keyLen)
+		if int(k.keyLen) > int(k.n) {
+			tk.KeyLen = int(k.keyLen)
 		}
 		switch {
-		case t.ttl == -1:
+		case v.ttl == -1:
 			ttls[i] = -1
 			tk.TTLMS = &ttls[i]
-		case t.ttl > 0:
-			ttls[i] = t.ttl.Milliseconds()
+		case v.ttl > 0:
+			ttls[i] = v.ttl.Milliseconds()
 			tk.TTLMS = &ttls[i]
 		}
 		out[i] = tk

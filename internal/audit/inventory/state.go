@@ -84,9 +84,11 @@ func (a *Aggregator) state() *report.State {
 	slices.SortFunc(st.Fields, func(p, q report.StateFields) int {
 		return cmp.Or(strings.Compare(p.Kind, q.Kind), strings.Compare(string(p.Name), string(q.Name)))
 	})
-	for _, h := range a.hot.list() {
-		st.Hot = append(st.Hot, report.StateHot{Key: report.Str(h.key), KeyLen: h.keyLen, Freq: h.freq, Bytes: h.bytes,
-			Template: report.Str(h.template), Owner: h.owner, Kind: h.kind, Protected: h.protected, Node: h.node, DB: h.db})
+	keys, hots := a.hot.list()
+	for i := range keys {
+		k, h := &keys[i], &hots[i]
+		st.Hot = append(st.Hot, report.StateHot{Key: report.Str(a.hot.name(k)), KeyLen: int(k.keyLen), Freq: int(k.score), Bytes: h.bytes,
+			Template: report.Str(h.template), Owner: h.owner, Kind: h.kind, Protected: h.protected, Node: h.node, DB: int(k.db)})
 	}
 	slices.SortFunc(st.Hot, func(p, q report.StateHot) int {
 		return cmp.Or(cmp.Compare(q.Freq, p.Freq), strings.Compare(string(p.Key), string(q.Key)), cmp.Compare(p.DB, q.DB))
@@ -343,19 +345,20 @@ func (a *Aggregator) loadFields(fields []report.StateFields) error {
 // the findings decided per key, with their counts.
 func (a *Aggregator) loadLists(rep *report.Report) {
 	for _, h := range rep.State.Hot {
-		a.pushHot(hotItem{freq: h.Freq, key: string(h.Key), hash: keyHash(string(h.Key)), keyLen: h.KeyLen, bytes: h.Bytes, template: string(h.Template),
-			owner: h.Owner, kind: h.Kind, protected: h.Protected, node: h.Node, db: h.DB})
+		key := clip(string(h.Key), maxKeepKey)
+		a.hot.push(listKey{score: int64(h.Freq), hash: keyHash(key), keyLen: keyLen32(h.KeyLen), db: int32(h.DB)}, key,
+			hotVal{bytes: h.Bytes, template: string(h.Template), owner: h.Owner, kind: h.Kind, protected: h.Protected, node: h.Node})
 	}
 	for _, tk := range rep.TopKeys {
-		it := topItem{bytes: tk.Bytes, elements: tk.Elements, key: tk.Key, hash: keyHash(tk.Key), keyLen: keyLen32(max(tk.KeyLen, len(tk.Key))),
-			db: int32(dbOf(tk.DB)), det: a.topDet.of(tk.Type, tk.Template, tk.Node)}
+		key := clip(tk.Key, maxKeepKey)
+		v := topVal{elements: tk.Elements, det: a.topDet.of(tk.Type, tk.Template, tk.Node)}
 		if tk.TTLMS != nil {
-			it.ttl = time.Duration(*tk.TTLMS) * time.Millisecond
+			v.ttl = time.Duration(*tk.TTLMS) * time.Millisecond
 			if *tk.TTLMS == -1 {
-				it.ttl = -1
+				v.ttl = -1
 			}
 		}
-		a.pushTop(it)
+		a.top.push(listKey{score: tk.Bytes, hash: keyHash(key), keyLen: keyLen32(max(tk.KeyLen, len(tk.Key))), db: int32(dbOf(tk.DB))}, key, v)
 	}
 	for id, c := range rep.Summary.ByRuleSeverity {
 		if !decidedLate(id) {

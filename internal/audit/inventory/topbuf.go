@@ -7,115 +7,176 @@ import (
 	"unsafe"
 )
 
-// topBuf keeps the best n items offered (the top and hot key lists), one
-// per identity, the best offer of each. It is not a heap: items that beat
-// the threshold go to a buffer with room for n/2 more, and when it
-// fills, a settle keeps the best offer of each identity and then the best
-// n of those; the n-th best becomes the threshold the next items must
-// beat. An item is compared once against the threshold and, when taken
-// in, appended with its name copied to the list's own block of names:
-// nothing is looked up per item. Keys arrive in no order of size, so a
-// few hundred thousand of a million beat the threshold of a list of
-// 100,000; a heap sifted each through ~17 levels of slots scattered in
-// memory, and a table of the buffer probed per item missed the cache on
-// each, in line with the walk. The settle finds a key offered twice (a
-// walker's duplicate, or one key in two files) by a table of the whole
-// buffer built in one loop, whose probes do not wait on each other.
-// worse must order by the score rank gives first, then by the hash
-// (higher hash worse).
-type topBuf[T any] struct {
+// topBuf keeps the best n keys offered (the top and hot key lists), one
+// per identity (name, full length, database), the best offer of each, and
+// what each carries (V). It is not a heap: keys that beat the threshold go
+// to a buffer with room for n/2 more, and when it fills, a settle keeps
+// the best offer of each identity and then the best n of those; the n-th
+// best becomes the threshold the next keys must beat. A key is compared
+// once against the threshold and, when taken in, appended with its name
+// copied to the list's own blocks of names: nothing is looked up per key.
+// Keys arrive in no order of size, so a few hundred thousand of a million
+// beat the threshold of a list of 100,000; a heap sifted each through ~17
+// levels of slots scattered in memory, and a table of the buffer probed
+// per key missed the cache on each, in line with the walk. The settle
+// finds a key offered twice (a walker's duplicate, or one key in two
+// files) by a table of the whole buffer built in one loop, whose probes
+// do not wait on each other.
+//
+// The keys are kept apart from what they carry, and hold their names as
+// places in the blocks, not as strings: the buffer of keys has no
+// pointers, so the collector never reads it. It read the whole buffer of
+// items with strings, the pages push had not written yet too, which the
+// kernel then mapped to its shared zero page: push's first write to each
+// cost a copy and a flush of the other cores' TLBs (an interrupt to each,
+// dear in a VM) on top of the fault, ~2,500 times for a list of 100,000.
+type topBuf[V any] struct {
 	n     int
-	buf   []T // the items kept at the last settle, then those taken in since
-	fresh int // buf[fresh:] were taken in since the last settle
+	keys  []listKey // the keys kept at the last settle, then those taken in since
+	vals  []V       // what keys[i] carries
+	fresh int       // keys[fresh:] were taken in since the last settle
 	ranks []rankRef
 	drop  []bool   // settle's: by buffer index, left out
 	slots []uint32 // settle's: the buffer by key hash: its top 7 bits, then index+1; 0 is empty
-	// names holds the names of the items taken in, so that they cost no
+	// names holds the names of the keys taken in, so that they cost no
 	// allocation each and lie together for the report's sort and
-	// encoding; a settle copies the names of the items it keeps to a new
-	// block (a string into a block is never written again).
+	// encoding; a settle copies the names of the keys it keeps to a new
+	// block (a name in a block is never written again).
 	names    []byte
 	namesLen int // bytes of names taken in since the last settle's copy, over all blocks
-	// blocks are the blocks holding the names of buf and thresh; spare,
-	// blocks whose names were all copied away by a settle, which later
-	// names are written to: a new block cost a page fault per 4 KiB, and
-	// the collector let the heap grow by the blocks left behind.
+	// blocks are the blocks holding the names of keys and thresh (a
+	// listKey's blk); spare, blocks whose names were all copied away by a
+	// settle, which later names are written to: a new block cost a page
+	// fault per 4 KiB, and the collector let the heap grow by the blocks
+	// left behind.
 	blocks, spare [][]byte
-	worse         func(a, b *T) bool
-	rank          func(*T) (int64, uint64)
-	id            func(*T) itemID
-	name          func(*T) *string // the item's key name, which push copies
-	thresh        T                // the n-th best at the last settle
-	cut           bool             // thresh is set: the list holds n items
-	dirty         bool             // items were taken in since the last settle
+	thresh        listKey // the n-th best at the last settle
+	cut           bool    // thresh is set: the list holds n keys
+	dirty         bool    // keys were taken in since the last settle
 }
 
-// rankRef is an item of the buffer by its rank, for the selection to move
-// 24 bytes rather than the item.
+// listKey is a key of a top or hot list: what the list orders keys by
+// (score, then hash, then name and database) and tells them apart by
+// (name, full length, database). 32 bytes, no pointers.
+type listKey struct {
+	score  int64  // size or LFU counter: higher is better
+	hash   uint64 // keyHash(name): among keys of one score, lower is better
+	off    uint32 // the name: n bytes at off in the list's block blk
+	blk    uint16
+	n      uint16
+	keyLen int32 // the key's full length: the name may be cut
+	db     int32
+}
+
+// rankRef is a key of the buffer by its rank, for the selection to move
+// 24 bytes rather than the key.
 type rankRef struct {
 	score int64
 	hash  uint64
 	i     int32
 }
 
-func newTopBuf[T any](n int, worse func(a, b *T) bool, rank func(*T) (int64, uint64), id func(*T) itemID, name func(*T) *string) topBuf[T] {
-	return topBuf[T]{n: n, worse: worse, rank: rank, id: id, name: name}
+func newTopBuf[V any](n int) topBuf[V] { return topBuf[V]{n: n} }
+
+// full reports whether the list holds n keys: root is then the worst.
+func (h *topBuf[V]) full() bool { return h.cut }
+
+// root is the threshold, the n-th best key at the last settle, and its
+// name. Only valid when full.
+func (h *topBuf[V]) root() (*listKey, string) { return &h.thresh, h.name(&h.thresh) }
+
+// name is the name of a key of the list (or of its threshold). It lies in
+// the list's blocks: valid until the next push.
+func (h *topBuf[V]) name(k *listKey) string {
+	if k.n == 0 {
+		return ""
+	}
+	return unsafe.String(&h.blocks[k.blk][k.off], int(k.n))
 }
 
-// full reports whether the list holds n items: root is then the worst.
-func (h *topBuf[T]) full() bool { return h.cut }
+// worse orders the list's keys: by score, then hash (higher worse), then
+// name (greater worse), then database (greater worse), as findWorse
+// orders findings. The names are read only when score and hash agree.
+func (h *topBuf[V]) worse(a, b *listKey) bool {
+	if a.score != b.score {
+		return a.score < b.score
+	}
+	if a.hash != b.hash {
+		return a.hash > b.hash
+	}
+	return keyWorse(a, h.name(a), b, h.name(b))
+}
 
-// root is the threshold: the n-th best item at the last settle. Only
-// valid when full.
-func (h *topBuf[T]) root() *T { return &h.thresh }
+// keyWorse is worse for keys of one score and hash, by name and database.
+func keyWorse(a *listKey, an string, b *listKey, bn string) bool {
+	return an > bn || an == bn && a.db > b.db
+}
 
-// room is how many items the buffer holds before a settle: half as many
+// room is how many keys the buffer holds before a settle: half as many
 // again as it keeps (buffer indexes must fit idxMask).
-func (h *topBuf[T]) room() int { return min(h.n+max(h.n/2, 16), idxMask+1) }
+func (h *topBuf[V]) room() int { return min(h.n+max(h.n/2, 16), idxMask+1) }
 
-// push takes x in when it beats the threshold, and reports whether it did
-// (a later settle may still drop it). x's name is copied: it may be the
-// walker's buffer. x is compared in its place at the end of the buffer:
-// its address passed to worse would move every x offered to the heap.
-func (h *topBuf[T]) push(x T) bool {
+// push takes k (named name, carrying v) in when it beats the threshold,
+// and reports whether it did (a later settle may still drop it). k's
+// place of its name is set here: name is copied, it may be the walker's
+// buffer.
+func (h *topBuf[V]) push(k listKey, name string, v V) bool {
 	if h.n == 0 {
 		return false
 	}
-	if len(h.buf) >= h.room() {
+	if len(name) > maxKeepKey {
+		name = name[:maxKeepKey] // the lists keep cut names; n holds 16 bits
+	}
+	if len(h.keys) >= h.room() {
 		h.settle()
 	}
-	if len(h.buf) == cap(h.buf) {
-		// Doubling to 1,024 items, then room at once: append's own growth
-		// copied the (large) items many times on the way to room.
-		next := max(2*cap(h.buf), 64)
+	if h.cut {
+		t := &h.thresh
+		if t.score != k.score {
+			if t.score > k.score {
+				return false
+			}
+		} else if t.hash != k.hash {
+			if t.hash < k.hash {
+				return false
+			}
+		} else if !keyWorse(t, h.name(t), &k, name) {
+			return false
+		}
+	}
+	if len(h.keys) == cap(h.keys) {
+		// Doubling to 1,024 keys, then room at once: append's own growth
+		// copied the buffer many times on the way to room.
+		next := max(2*cap(h.keys), 64)
 		if next > 1024 {
 			next = h.room()
 		}
-		h.buf = append(make([]T, 0, min(next, h.room())), h.buf...)
+		next = min(next, h.room())
+		h.keys = append(make([]listKey, 0, next), h.keys...)
+		h.vals = append(make([]V, 0, next), h.vals...)
 	}
-	h.buf = append(h.buf, x)
-	y := &h.buf[len(h.buf)-1]
-	if h.cut && !h.worse(&h.thresh, y) {
-		var zero T
-		*y = zero // keep no reference to x's strings
-		h.buf = h.buf[:len(h.buf)-1]
-		return false
-	}
-	k := h.name(y)
-	*k = h.copyName(*k, 0)
+	k.blk, k.off, k.n = h.copyName(name, 0)
+	h.keys = append(h.keys, k)
+	h.vals = append(h.vals, v)
 	h.dirty = true
 	return true
 }
 
 // copyName copies s to the block of names, starting a block of at least
-// size bytes when the block is full.
-func (h *topBuf[T]) copyName(s string, size int) string {
+// size bytes when the block is full, and returns its place.
+func (h *topBuf[V]) copyName(s string, size int) (blk uint16, off uint32, n uint16) {
 	if len(s) == 0 {
-		return ""
+		return 0, 0, 0
 	}
 	if cap(h.names)-len(h.names) < len(s) {
-		// Blocks grow with the names taken in, up to 1 MiB each.
-		size = max(size, len(s), min(max(h.namesLen, 4<<10), 1<<20))
+		// Blocks grow with the names taken in, up to 1 MiB each while
+		// there are fewer than 1,024 of them (a place holds 16 bits of
+		// block number and 32 of offset).
+		limit := 1 << 20
+		if len(h.blocks) >= 1024 {
+			limit = 1 << 31
+		}
+		size = max(size, len(s), min(max(h.namesLen, 4<<10), limit))
 		h.names = nil
 		for i := len(h.spare) - 1; i >= 0; i-- {
 			if b := h.spare[i]; cap(b) >= size {
@@ -127,12 +188,12 @@ func (h *topBuf[T]) copyName(s string, size int) string {
 		if h.names == nil {
 			h.names = make([]byte, 0, size)
 		}
-		h.blocks = append(h.blocks, h.names)
+		h.blocks = append(h.blocks, h.names[:cap(h.names)])
 	}
 	h.namesLen += len(s)
 	at := len(h.names)
 	h.names = append(h.names, s...)
-	return unsafe.String(&h.names[at], len(s))
+	return uint16(len(h.blocks) - 1), uint32(at), uint16(len(s))
 }
 
 // idxMask32 holds a buffer index + 1 in the low bits of a slot, under a
@@ -141,35 +202,35 @@ const idxMask32 = 1<<25 - 1
 
 func slotTag(hash uint64) uint32 { return uint32(hash>>57) << 25 }
 
-// list settles the buffer and returns the best n items (at most n), one
-// per identity, in no order.
-func (h *topBuf[T]) list() []T {
+// list settles the buffer and returns the best n keys (at most n), one
+// per identity, in no order, and what they carry. The names are valid
+// until the next push.
+func (h *topBuf[V]) list() ([]listKey, []V) {
 	h.settle()
-	return h.buf
+	return h.keys, h.vals
 }
 
 // settle keeps the best offer of each identity, then the best n of those,
 // and raises the threshold to the worst of them.
-func (h *topBuf[T]) settle() {
+func (h *topBuf[V]) settle() {
 	if !h.dirty {
 		return
 	}
 	h.dirty = false
-	if cap(h.ranks) < len(h.buf) {
+	if cap(h.ranks) < len(h.keys) {
 		// At its full size at once: grown by append, the copies on the way
 		// cost twice its size in fresh memory.
-		h.ranks = make([]rankRef, 0, max(len(h.buf), h.room()))
+		h.ranks = make([]rankRef, 0, max(len(h.keys), h.room()))
 	}
-	r := h.ranks[:0]
-	for i := range h.buf {
-		s, k := h.rank(&h.buf[i])
-		r = append(r, rankRef{score: s, hash: k, i: int32(i)})
+	r := h.ranks[:len(h.keys)]
+	for i := range h.keys {
+		r[i] = rankRef{score: h.keys[i].score, hash: h.keys[i].hash, i: int32(i)}
 	}
-	if cap(h.drop) < len(h.buf) {
-		h.drop = make([]bool, cap(h.buf))
+	if cap(h.drop) < len(h.keys) {
+		h.drop = make([]bool, cap(h.keys))
 	}
-	drop := h.drop[:len(h.buf)]
-	if h.fresh < len(h.buf) && h.dedupe(r, drop) {
+	drop := h.drop[:len(h.keys)]
+	if h.fresh < len(h.keys) && h.dedupe(r, drop) {
 		r = slices.DeleteFunc(r, func(x rankRef) bool { return drop[x.i] })
 	}
 	if len(r) > h.n {
@@ -187,12 +248,12 @@ func (h *topBuf[T]) settle() {
 				w = j
 			}
 		}
-		h.thresh, h.cut = h.buf[r[w].i], true
+		h.thresh, h.cut = h.keys[r[w].i], true
 	}
 	h.ranks = r[:0]
-	// Fill the places of the items left out with the last items kept: the
-	// list has no order, and most items stay where they are.
-	k := len(h.buf)
+	// Fill the places of the keys left out with the last keys kept: the
+	// list has no order, and most keys stay where they are.
+	k := len(h.keys)
 	for i := 0; i < k; i++ {
 		if !drop[i] {
 			continue
@@ -200,40 +261,49 @@ func (h *topBuf[T]) settle() {
 		for k--; k > i && drop[k]; k-- {
 		}
 		if k > i {
-			h.buf[i] = h.buf[k]
+			h.keys[i] = h.keys[k]
+			h.vals[i] = h.vals[k]
 		}
 	}
 	clear(drop)
-	clear(h.buf[k:]) // drop the strings of the items left out
-	h.buf = h.buf[:k]
+	clear(h.vals[k:]) // drop what the keys left out carried
+	h.keys, h.vals = h.keys[:k], h.vals[:k]
 	h.fresh = k
 	h.packNames()
 }
 
-// packNames copies the names of the items kept to one block, with room
-// for the names of the next items in proportion, once the blocks hold
-// more names of items left out than of items kept.
-func (h *topBuf[T]) packNames() {
+// packNames copies the names of the keys kept to one block, with room for
+// the names of the next keys in proportion, once the blocks hold more
+// names of keys left out than of keys kept.
+func (h *topBuf[V]) packNames() {
 	total := 0
-	for i := range h.buf {
-		total += len(*h.name(&h.buf[i]))
+	for i := range h.keys {
+		total += int(h.keys[i].n)
 	}
 	if h.namesLen <= 2*total {
 		return
 	}
 	old := h.blocks
 	h.names, h.namesLen, h.blocks = nil, 0, nil
-	size := total + total*(h.room()-len(h.buf))/max(len(h.buf), 1)
-	for i := range h.buf {
-		p := h.name(&h.buf[i])
-		*p = h.copyName(*p, size)
+	size := total + total*(h.room()-len(h.keys))/max(len(h.keys), 1)
+	// The names are read from the old blocks while the new are written:
+	// old holds them until the loop is done.
+	str := func(k *listKey) string {
+		if k.n == 0 {
+			return ""
+		}
+		return unsafe.String(&old[k.blk][k.off], int(k.n))
+	}
+	for i := range h.keys {
+		k := &h.keys[i]
+		k.blk, k.off, k.n = h.copyName(str(k), size)
 	}
 	if h.cut {
-		p := h.name(&h.thresh)
-		*p = h.copyName(*p, size)
+		k := &h.thresh
+		k.blk, k.off, k.n = h.copyName(str(k), size)
 	}
-	// Nothing holds a name of the old blocks now: the items left out were
-	// cleared, and a name given to the list was copied when taken in.
+	// Nothing holds a name of the old blocks now: the keys left out were
+	// dropped, and a name given to the list was copied when taken in.
 	for _, b := range old {
 		h.spare = append(h.spare, b[:0])
 	}
@@ -241,11 +311,11 @@ func (h *topBuf[T]) packNames() {
 
 // dedupe marks in drop the worse offers of an identity offered twice, and
 // reports whether it found any. r holds the buffer's ranks by index. The
-// items kept at the last settle are one per identity, so only the items
+// keys kept at the last settle are one per identity, so only the keys
 // taken in since go into a table by hash (half a MiB for a list of
 // 100,000, which the cache holds), and the kept ones look themselves up
 // in it. Each loop's probes do not wait on each other.
-func (h *topBuf[T]) dedupe(r []rankRef, drop []bool) bool {
+func (h *topBuf[V]) dedupe(r []rankRef, drop []bool) bool {
 	fresh := len(r) - h.fresh
 	size := 1 << bits.Len(uint(fresh+fresh/2)) // at most 2/3 full
 	if cap(h.slots) < size {
@@ -261,8 +331,8 @@ next:
 		tag := slotTag(hash)
 		s := hash & mask
 		for ; slots[s] != 0; s = (s + 1) & mask {
-			if j := int(slots[s]&idxMask32 - 1); slots[s]&^idxMask32 == tag && h.same(r, j, i) {
-				if h.worse(&h.buf[j], &h.buf[i]) {
+			if j := int(slots[s]&idxMask32 - 1); slots[s]&^idxMask32 == tag && h.same(j, i) {
+				if h.worse(&h.keys[j], &h.keys[i]) {
 					drop[j] = true
 					slots[s] = tag | uint32(i+1)
 				} else {
@@ -278,42 +348,43 @@ next:
 		hash := r[k].hash
 		tag := slotTag(hash)
 		for s := hash & mask; slots[s] != 0; s = (s + 1) & mask {
-			if j := int(slots[s]&idxMask32 - 1); slots[s]&^idxMask32 == tag && h.same(r, j, k) {
-				if h.worse(&h.buf[j], &h.buf[k]) {
+			if j := int(slots[s]&idxMask32 - 1); slots[s]&^idxMask32 == tag && h.same(j, k) {
+				if h.worse(&h.keys[j], &h.keys[k]) {
 					drop[j] = true
 				} else {
 					drop[k] = true
 				}
 				found = true
-				break // the table holds one item per identity
+				break // the table holds one key per identity
 			}
 		}
 	}
 	return found
 }
 
-// same reports whether the buffer's items i and j are one identity.
-func (h *topBuf[T]) same(r []rankRef, i, j int) bool {
-	return r[i].hash == r[j].hash && h.id(&h.buf[i]) == h.id(&h.buf[j])
+// same reports whether the buffer's keys i and j are one identity.
+func (h *topBuf[V]) same(i, j int) bool {
+	a, b := &h.keys[i], &h.keys[j]
+	return a.hash == b.hash && a.keyLen == b.keyLen && a.db == b.db && a.n == b.n && h.name(a) == h.name(b)
 }
 
 // idxMask bounds a buffer index.
 const idxMask = 1<<24 - 1
 
-// worseRef orders rank references as worse orders their items.
-func (h *topBuf[T]) worseRef(a, b *rankRef) bool {
+// worseRef orders rank references as worse orders their keys.
+func (h *topBuf[V]) worseRef(a, b *rankRef) bool {
 	if a.score != b.score {
 		return a.score < b.score
 	}
 	if a.hash != b.hash {
 		return a.hash > b.hash
 	}
-	return h.worse(&h.buf[a.i], &h.buf[b.i])
+	return h.worse(&h.keys[a.i], &h.keys[b.i])
 }
 
 // selectRanks reorders s so that s[:k] holds its k best (quickselect with
 // a median-of-three pivot; 0 < k < len(s)).
-func (h *topBuf[T]) selectRanks(s []rankRef, k int) {
+func (h *topBuf[V]) selectRanks(s []rankRef, k int) {
 	lo, hi := 0, len(s)-1
 	for lo < hi {
 		mid := lo + (hi-lo)/2
@@ -331,7 +402,7 @@ func (h *topBuf[T]) selectRanks(s []rankRef, k int) {
 		i := lo
 		for j := lo; j < hi; j++ {
 			// worseRef(&p, &s[j]), written out: the hot loop of a settle.
-			if q := &s[j]; p.score < q.score || p.score == q.score && (p.hash > q.hash || p.hash == q.hash && h.worse(&h.buf[p.i], &h.buf[q.i])) {
+			if q := &s[j]; p.score < q.score || p.score == q.score && (p.hash > q.hash || p.hash == q.hash && h.worse(&h.keys[p.i], &h.keys[q.i])) {
 				s[i], s[j] = s[j], s[i]
 				i++
 			}
@@ -352,30 +423,39 @@ func (h *topBuf[T]) selectRanks(s []rankRef, k int) {
 // its type, its group's name and its node, held once.
 type topDetail struct{ typ, template, node string }
 
-// topDetails holds each topDetail once: three strings in each item took
-// 48 of its bytes.
+// topDetails holds each topDetail once: three strings in each key took
+// 48 of its bytes. A key names its detail by its index, not by a pointer,
+// so that what a top key carries has no pointers either (see topBuf).
 type topDetails struct {
-	// by the address of its group's name: the keys taken in one after
-	// the other are mostly of different groups.
-	recent [64]*topDetail
-	all    map[topDetail]*topDetail
+	// index+1 by the address of its group's name: the keys taken in one
+	// after the other are mostly of different groups.
+	recent [64]uint32
+	all    map[topDetail]uint32
+	list   []topDetail
 }
 
-// of returns the detail of these strings. template must be kept by the
-// caller (a group's name); the others are copied when first seen.
-func (d *topDetails) of(typ, template, node string) *topDetail {
+// of returns the index of the detail of these strings. template must be
+// kept by the caller (a group's name); the others are copied when first
+// seen.
+func (d *topDetails) of(typ, template, node string) uint32 {
 	slot := &d.recent[uintptr(unsafe.Pointer(unsafe.StringData(template)))>>4&63]
-	if l := *slot; l != nil && l.typ == typ && l.template == template && l.node == node {
-		return l
-	}
-	p := d.all[topDetail{typ, template, node}]
-	if p == nil {
-		if d.all == nil {
-			d.all = map[topDetail]*topDetail{}
+	if i := *slot; i != 0 {
+		if l := &d.list[i-1]; l.typ == typ && l.template == template && l.node == node {
+			return i - 1
 		}
-		p = &topDetail{retainType(typ), template, strings.Clone(node)}
-		d.all[*p] = p
 	}
-	*slot = p
-	return p
+	i, ok := d.all[topDetail{typ, template, node}]
+	if !ok {
+		if d.all == nil {
+			d.all = map[topDetail]uint32{}
+		}
+		i = uint32(len(d.list))
+		d.list = append(d.list, topDetail{retainType(typ), template, strings.Clone(node)})
+		d.all[d.list[i]] = i
+	}
+	*slot = i + 1
+	return i
 }
+
+// at is the detail of index i.
+func (d *topDetails) at(i uint32) *topDetail { return &d.list[i] }

@@ -10,7 +10,7 @@ import (
 // top keys taken from 400,000 offers in no order of size.
 func BenchmarkReportTop(b *testing.B) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	a := &Aggregator{top: newTopBuf(100_000, topWorse, topRank, topID, topName)}
+	a := &Aggregator{top: newTopBuf[topVal](100_000)}
 	det := a.topDet.of("hash", "cache:product:detail:{productNo}", "node")
 	for range 400_000 {
 		key := "cache:product:detail:p" + strconv.Itoa(rng.IntN(10_000_000))
@@ -18,7 +18,7 @@ func BenchmarkReportTop(b *testing.B) {
 		if rng.IntN(10) == 0 {
 			size = int64(700 + rng.IntN(30))
 		}
-		a.pushTop(topItem{bytes: size, key: key, keyLen: int32(len(key)), hash: keyHash(key), ttl: -1, det: det})
+		a.top.push(listKey{score: size, hash: keyHash(key), keyLen: int32(len(key))}, key, topVal{ttl: -1, det: det})
 	}
 	for b.Loop() {
 		a.reportTop(false)
