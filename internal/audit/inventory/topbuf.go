@@ -40,8 +40,8 @@ type topBuf[V any] struct {
 	slots []uint32 // settle's: the buffer by key hash: its top 7 bits, then index+1; 0 is empty
 	// names holds the names of the keys taken in, so that they cost no
 	// allocation each and lie together for the report's sort and
-	// encoding; a settle copies the names of the keys it keeps to a new
-	// block (a name in a block is never written again).
+	// encoding; a settle copies the names of the keys it keeps to blocks
+	// of their own (a name in a block is never written again).
 	names    []byte
 	namesLen int // bytes of names taken in since the last settle's copy, over all blocks
 	// blocks are the blocks holding the names of keys and thresh (a
@@ -272,9 +272,8 @@ func (h *topBuf[V]) settle() {
 	h.packNames()
 }
 
-// packNames copies the names of the keys kept to one block, with room for
-// the names of the next keys in proportion, once the blocks hold more
-// names of keys left out than of keys kept.
+// packNames copies the names of the keys kept to blocks of their own,
+// once the blocks hold more names of keys left out than of keys kept.
 func (h *topBuf[V]) packNames() {
 	total := 0
 	for i := range h.keys {
@@ -285,7 +284,11 @@ func (h *topBuf[V]) packNames() {
 	}
 	old := h.blocks
 	h.names, h.namesLen, h.blocks = nil, 0, nil
-	size := total + total*(h.room()-len(h.keys))/max(len(h.keys), 1)
+	// Blocks of the size of what is kept and the names of the next keys
+	// in proportion, up to 1 MiB each: spare blocks of that size are
+	// written again (the old blocks only become spare once copied from,
+	// so a pack to one block the size of all always took fresh memory).
+	size := min(total+total*(h.room()-len(h.keys))/max(len(h.keys), 1), 1<<20)
 	// The names are read from the old blocks while the new are written:
 	// old holds them until the loop is done.
 	str := func(k *listKey) string {
