@@ -448,7 +448,7 @@ func (a *Aggregator) reportTop(multi bool) []report.TopKey {
 		k := &keys[i]
 		order[i] = topRef{bytes: k.score, key: a.top.name(k), db: int(k.db), i: int32(i)}
 	}
-	sortTopRefs(order)
+	sortTopRefs(order, a.top.lendWords(2*len(order)))
 	out := make([]report.TopKey, len(keys))
 	// The entries' TTLs and databases point into one array each, not
 	// into an allocation per key.

@@ -210,6 +210,17 @@ func (h *topBuf[V]) list() ([]listKey, []V) {
 	return h.keys, h.vals
 }
 
+// lendWords lends the settle's rank references, which only a settle
+// writes, as n wordKeys (nil when they are fewer bytes): the report's
+// sort then writes to pages the settles touched, not to fresh ones.
+// Valid until the next push.
+func (h *topBuf[V]) lendWords(n int) []wordKey {
+	if n == 0 || cap(h.ranks)*int(unsafe.Sizeof(rankRef{})) < n*int(unsafe.Sizeof(wordKey{})) {
+		return nil
+	}
+	return unsafe.Slice((*wordKey)(unsafe.Pointer(unsafe.SliceData(h.ranks[:cap(h.ranks)]))), n)
+}
+
 // settle keeps the best offer of each identity, then the best n of those,
 // and raises the threshold to the worst of them.
 func (h *topBuf[V]) settle() {

@@ -21,8 +21,12 @@ type topRef struct {
 // differ: most of a long list are keys of one size and of a few
 // families, whose names share long prefixes, which each comparison of
 // whole names read again.
-func sortTopRefs(s []topRef) {
-	t := refSorter{a: make([]wordKey, len(s)), b: make([]wordKey, len(s))}
+// scratch, when it holds 2·len(s), is written instead of fresh memory.
+func sortTopRefs(s []topRef, scratch []wordKey) {
+	if len(scratch) < 2*len(s) {
+		scratch = make([]wordKey, 2*len(s))
+	}
+	t := refSorter{a: scratch[:len(s)], b: scratch[len(s) : 2*len(s)]}
 	for i := range s {
 		s[i].w = nameWord(s[i].key, 0)
 	}
