@@ -446,7 +446,7 @@ func (a *Aggregator) reportTop(multi bool) []report.TopKey {
 	order := make([]topRef, len(keys))
 	for i := range keys {
 		k := &keys[i]
-		order[i] = topRef{bytes: k.score, key: a.top.name(k), db: int(k.db), i: int32(i)}
+		order[i] = topRef{bytes: k.score, key: a.top.name(k), db: k.db, i: int32(i), keyLen: k.keyLen}
 	}
 	sortTopRefs(order, a.top.lendWords(2*len(order)))
 	out := make([]report.TopKey, len(keys))
@@ -458,17 +458,19 @@ func (a *Aggregator) reportTop(multi bool) []report.TopKey {
 		dbs = make([]int, len(keys))
 	}
 	// Two loops, each with one load from scattered memory per key, which
-	// the next keys' loads need not wait on.
-	for i, o := range order {
-		k, v := &keys[o.i], &vals[o.i]
+	// the next keys' loads need not wait on: the references carry what
+	// the entries need of the list's keys.
+	for i := range order {
+		o := &order[i]
+		v := &vals[o.i]
 		d := a.topDet.at(v.det)
-		tk := report.TopKey{Type: d.typ, Bytes: k.score, Elements: v.elements, Template: d.template, Node: d.node}
+		tk := report.TopKey{Type: d.typ, Bytes: o.bytes, Elements: v.elements, Template: d.template, Node: d.node}
 		if multi {
-			dbs[i] = int(k.db)
+			dbs[i] = int(o.db)
 			tk.DB = &dbs[i]
 		}
-		if int(k.keyLen) > int(k.n) {
-			tk.KeyLen = int(k.keyLen)
+		if int(o.keyLen) > len(o.key) {
+			tk.KeyLen = int(o.keyLen)
 		}
 		switch {
 		case v.ttl == -1:

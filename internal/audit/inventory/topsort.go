@@ -9,11 +9,12 @@ import (
 // topRef is a top key as the report orders it: larger first, then by
 // name, then by database.
 type topRef struct {
-	bytes int64
-	w     uint64 // nameWord of the name at the depth being sorted
-	key   string
-	db    int
-	i     int32
+	bytes  int64
+	w      uint64 // nameWord of the name at the depth being sorted
+	key    string
+	db     int32
+	i      int32 // the key's index in the list
+	keyLen int32 // the key's full length: the report reads no more of the list's key
 }
 
 // sortTopRefs sorts s by size (larger first), name and database, 8 bytes

@@ -54,7 +54,7 @@ func TestSortTopRefs(t *testing.T) {
 					key += string(rune('0' + rng.IntN(10)))
 				}
 			}
-			refs[i] = topRef{bytes: int64(rng.IntN(3)) * 100, key: key, db: rng.IntN(3), i: int32(i)}
+			refs[i] = topRef{bytes: int64(rng.IntN(3)) * 100, key: key, db: int32(rng.IntN(3)), i: int32(i)}
 		}
 		checkTopOrder(t, refs)
 	}
@@ -68,7 +68,7 @@ func FuzzSortTopRefs(f *testing.F) {
 		var refs []topRef
 		for i := 0; i+1 < len(lens); i += 2 {
 			n := min(int(lens[i])%40, len(names))
-			refs = append(refs, topRef{bytes: int64(lens[i+1] % 2), key: string(names[:n]), db: int(lens[i+1] % 3), i: int32(len(refs))})
+			refs = append(refs, topRef{bytes: int64(lens[i+1] % 2), key: string(names[:n]), db: int32(lens[i+1] % 3), i: int32(len(refs))})
 			if len(names) > 0 {
 				names = names[1:]
 			}
