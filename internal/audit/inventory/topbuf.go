@@ -244,15 +244,17 @@ func (h *topBuf[V]) settle() {
 	if h.fresh < len(h.keys) && h.dedupe(r, drop) {
 		r = slices.DeleteFunc(r, func(x rankRef) bool { return drop[x.i] })
 	}
-	if len(r) > h.n {
+	switch {
+	case len(r) > h.n:
+		// The threshold is the worst kept, which the selection leaves
+		// last.
 		h.selectRanks(r, h.n)
 		for _, x := range r[h.n:] {
 			drop[x.i] = true
 		}
 		r = r[:h.n]
-	}
-	if len(r) == h.n {
-		// The threshold is the worst kept, found by the ranks.
+		h.thresh, h.cut = h.keys[r[h.n-1].i], true
+	case len(r) == h.n:
 		w := 0
 		for j := range r {
 			if h.worseRef(&r[j], &r[w]) {
@@ -396,8 +398,9 @@ func (h *topBuf[V]) worseRef(a, b *rankRef) bool {
 	return h.worse(&h.keys[a.i], &h.keys[b.i])
 }
 
-// selectRanks reorders s so that s[:k] holds its k best (quickselect with
-// a median-of-three pivot; 0 < k < len(s)).
+// selectRanks reorders s so that s[:k] holds its k best, the worst of
+// them at s[k-1] (quickselect with a median-of-three pivot; 0 < k <
+// len(s)).
 func (h *topBuf[V]) selectRanks(s []rankRef, k int) {
 	lo, hi := 0, len(s)-1
 	for lo < hi {
@@ -423,9 +426,9 @@ func (h *topBuf[V]) selectRanks(s []rankRef, k int) {
 		}
 		s[i], s[hi] = s[hi], s[i]
 		switch {
-		case i == k || i == k-1:
+		case i == k-1:
 			return
-		case i > k:
+		case i > k-1:
 			hi = i - 1
 		default:
 			lo = i + 1
