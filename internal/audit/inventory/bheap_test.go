@@ -3,6 +3,13 @@ package inventory
 // The heap the top and hot lists used before topBuf: the reference the
 // tests hold topBuf and findTop to.
 
+// itemID is what makes two kept items the same key: its (maybe cut) name,
+// its full length and its database (topBuf's listKey holds the same).
+type itemID struct {
+	key        string
+	keyLen, db int
+}
+
 // bheap keeps the best n items seen. worse(a, b) orders items so that the
 // root is the worst one kept, the one the next better item replaces.
 // items holds the kept items by slot, in no order; the heap orders slot

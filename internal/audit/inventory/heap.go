@@ -7,13 +7,6 @@ import (
 	"github.com/keyguard/keyguard/finding"
 )
 
-// itemID is what makes two kept items the same key: its (maybe cut) name,
-// its full length and its database.
-type itemID struct {
-	key        string
-	keyLen, db int
-}
-
 // ranked is a scored key: higher score first, then lower key. Capped
 // lists keep the best ranked items, so the result does not depend on the
 // order items arrive in.
