@@ -230,7 +230,7 @@ func (a *Aggregator) Add(r *Record, cl Class) {
 	} else {
 		a.chk.CheckInferred(r.Key, cl.Family, a.emitFn)
 		g = a.family(r.DB, cl.Family, r.Key)
-		a.seeFamilyPII(r, cl.Family, g)
+		a.seeFamilyPII(r, &cl, g)
 		a.t.unregistered++
 	}
 	// wt is 1 but in a weighted sample, where a record counts for the

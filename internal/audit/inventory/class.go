@@ -1,6 +1,10 @@
 package inventory
 
 import (
+	"math"
+	"unsafe"
+
+	"github.com/keyguard/keyguard/naming"
 	"github.com/keyguard/keyguard/registry"
 )
 
@@ -21,7 +25,27 @@ type Class struct {
 	// or one HSCAN page), not the whole hash; a key asked for that comes
 	// with nil Fields counts as a value without field names.
 	Fields bool
+
+	// The values naming.InferValues hands over for an unregistered key,
+	// as spans of the key, so that the aggregator's personal-data
+	// evidence does not infer the key's template a second time
+	// (seeFamilyPII). vals is false when they were not recorded (a
+	// Class made by hand, more values than fit, a key too long).
+	vals  bool
+	nvals uint8
+	val   [maxClassVals]valSpan
 }
+
+// valSpan is a value of an inferred template: key[off:off+n] for
+// placeholder slot.
+type valSpan struct {
+	off, n uint16
+	slot   uint8
+}
+
+// maxClassVals is how many inferred values a Class carries: keys with
+// more are inferred again by the aggregator.
+const maxClassVals = 4
 
 // Classifier classifies keys on a walker's goroutine, while aggregators
 // run on others: the template lookup, the inferred family, the guard
@@ -33,18 +57,27 @@ type Classifier struct {
 	reg   *registry.Registry
 	chk   *registry.Checker
 	hints []*FieldHint
+
+	// inferring unregistered keys (infer)
+	inferBuf []byte
+	interned map[string]string
+	cur      *Class // the class infer records values in
+	curKey   string
+	recordFn func(slot int, v string)
 }
 
 // NewClassifier returns a Classifier for reg that asks hints (those of
 // the aggregators its records go to) whether a key may be sampled. With
 // no hints every hash or string key is sampled.
 func NewClassifier(reg *registry.Registry, hints ...*FieldHint) *Classifier {
-	return &Classifier{reg: reg, chk: reg.NewChecker(), hints: hints}
+	c := &Classifier{reg: reg, chk: reg.NewChecker(), hints: hints}
+	c.recordFn = c.record
+	return c
 }
 
 // Classify returns the class of key. The Class holds no reference to key.
 func (c *Classifier) Classify(key string) Class {
-	cl := classOf(c.reg, c.chk, key)
+	cl := c.classOf(key)
 	if len(c.hints) == 0 {
 		cl.Fields = len(key) <= maxSampleKey && (cl.Entry == nil || fieldType(cl.Entry.Type))
 		return cl
@@ -60,7 +93,56 @@ func (c *Classifier) Classify(key string) Class {
 
 // Template returns the template or family of key, without the decisions
 // Classify makes for the probes: what a sampler stratifies keys by.
-func (c *Classifier) Template(key string) Class { return classOf(c.reg, c.chk, key) }
+func (c *Classifier) Template(key string) Class { return c.classOf(key) }
+
+// classOf is the package's classOf, with the values of an unregistered
+// key's template recorded in the Class.
+func (c *Classifier) classOf(key string) Class {
+	e := c.reg.Lookup(key)
+	if e != nil {
+		return Class{Entry: e, NS: e.Guard}
+	}
+	cl := Class{vals: len(key) <= math.MaxUint16}
+	c.cur, c.curKey = &cl, key
+	c.inferBuf = naming.InferValues(c.inferBuf[:0], key, c.reg.Separator, c.recordFn)
+	c.cur, c.curKey = nil, ""
+	cl.Family = c.intern(c.inferBuf)
+	return cl
+}
+
+// record keeps a value InferValues handed over (a slice of the key) in
+// the current class.
+func (c *Classifier) record(slot int, v string) {
+	cl, key := c.cur, c.curKey
+	if !cl.vals {
+		return
+	}
+	off := int(uintptr(unsafe.Pointer(unsafe.StringData(v))) - uintptr(unsafe.Pointer(unsafe.StringData(key))))
+	if int(cl.nvals) == maxClassVals || slot > math.MaxUint8 || len(v) == 0 || off < 0 || off+len(v) > len(key) {
+		cl.vals = false // the aggregator infers the key again
+		return
+	}
+	cl.val[cl.nvals] = valSpan{off: uint16(off), n: uint16(len(v)), slot: uint8(slot)}
+	cl.nvals++
+}
+
+// maxInterned bounds the inferred templates a Classifier keeps as
+// strings: a keyspace has few, and each key of one gets the same string.
+const maxInterned = 4096
+
+func (c *Classifier) intern(b []byte) string {
+	if s, ok := c.interned[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	if len(b) <= maxGroupName {
+		if c.interned == nil || len(c.interned) >= maxInterned {
+			c.interned = map[string]string{}
+		}
+		c.interned[s] = s
+	}
+	return s
+}
 
 // classOf is the name part of a class: template or family, and the
 // guard probe.

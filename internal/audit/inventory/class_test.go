@@ -1,0 +1,88 @@
+package inventory
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/keyguard/keyguard/naming"
+	"github.com/keyguard/keyguard/registry"
+)
+
+// The values a Classifier records for an unregistered key are the ones
+// naming.InferValues hands over, slot by slot and in order, or none are
+// recorded (the aggregator then infers the key again): never others.
+func TestClassCarriesInferredValues(t *testing.T) {
+	for _, sep := range []string{":", "_", "|"} {
+		reg, err := registry.Parse("", fmt.Appendf(nil, "version: 1\nseparator: %q\nkeys:\n  - {key: \"reg%sx%s{id:int}\", type: string, ttl: 1h}\n", sep, sep, sep))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := NewClassifier(reg)
+		keys := classTestKeys(sep[0])
+		recorded := 0
+		for _, key := range keys {
+			cl := c.Classify(key)
+			if cl.Entry != nil {
+				if cl.vals || cl.nvals != 0 {
+					t.Errorf("%q: a registered key carries values", key)
+				}
+				continue
+			}
+			type val struct {
+				slot int
+				v    string
+			}
+			var want []val
+			buf := naming.InferValues(nil, key, sep[0], func(slot int, v string) { want = append(want, val{slot, v}) })
+			if cl.Family != string(buf) {
+				t.Errorf("%q: family %q, InferValues %q", key, cl.Family, buf)
+			}
+			if !cl.vals {
+				if len(want) <= maxClassVals && len(key) < 1<<16 {
+					t.Errorf("%q: %d values not recorded", key, len(want))
+				}
+				continue
+			}
+			recorded++
+			var got []val
+			for _, s := range cl.val[:cl.nvals] {
+				got = append(got, val{int(s.slot), key[s.off : int(s.off)+int(s.n)]})
+			}
+			if fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Errorf("%q: recorded %v, InferValues gives %v", key, got, want)
+			}
+		}
+		if recorded < len(keys)/2 {
+			t.Errorf("sep %q: values recorded for %d of %d keys", sep, recorded, len(keys))
+		}
+	}
+}
+
+func classTestKeys(sep byte) []string {
+	s := string(sep)
+	keys := []string{
+		"", s, s + s, "reg" + s + "x" + s + "12", "user" + s + "13812345678",
+		"sess" + s + "a.b@example.com" + s + "x", "tel" + s + "+8613812345678",
+		"card" + s + "6222020200112233445" + s + "x" + s + "13800000000" + s + "110101199003077777",
+		"tmp_data_20240321153292_133292", "many" + s + "13811111111" + s + "13822222222" + s + "13833333333" + s + "13844444444" + s + "13855555555",
+		"id" + s + "11010119900307777X", "x" + s + strings.Repeat("9", 70000),
+		strings.Repeat("a", 70000) + s + "13812345678", "bin\xff\xfe" + s + "13812345678", "é" + s + "ü" + s + "12345678901",
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	parts := []string{"user", "13812345678", "+8613912345678", "a@b.cn", "42", "20240321", "x9", "deadbeefdeadbeef", "u1234567890123", "550e8400-e29b-41d4-a716-446655440000", "", "{", "}"}
+	for range 3000 {
+		var b strings.Builder
+		for j := range 1 + rng.IntN(6) {
+			if j > 0 {
+				b.WriteByte(sep)
+			}
+			for range 1 + rng.IntN(2) {
+				b.WriteString(parts[rng.IntN(len(parts))])
+			}
+		}
+		keys = append(keys, b.String())
+	}
+	return keys
+}
