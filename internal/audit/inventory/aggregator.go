@@ -68,6 +68,8 @@ type Aggregator struct {
 	famCur     *piiForm
 	famGroup   string
 	inferBuf   []byte
+	inferred   inferred // Classify's last inference (infer)
+	inferFn    func(slot int, v string)
 
 	lastNode string            // retainedNode's copy
 	keys     *report.KeyBuffer // Options.Keys's buffer; nil without
@@ -184,6 +186,7 @@ func New(reg *registry.Registry, opts Options) *Aggregator {
 	a.slotFn = func(slot int, name, v string) { a.seePII(a.slotOf, slot, name, v) }
 	a.famPII, a.piiForms = map[string]*piiFamily{}, map[string]*piiForm{}
 	a.famFn = a.seeFamilyValue
+	a.inferFn = a.inferValue
 
 	if opts.Keys != nil {
 		a.keys = opts.Keys.Buffer()
@@ -230,7 +233,7 @@ func (a *Aggregator) Add(r *Record, cl Class) {
 	} else {
 		a.chk.CheckInferred(r.Key, cl.Family, a.emitFn)
 		g = a.family(r.DB, cl.Family, r.Key)
-		a.seeFamilyPII(r, &cl, g)
+		a.seeFamilyPII(r, cl.Family, g)
 		a.t.unregistered++
 	}
 	// wt is 1 but in a weighted sample, where a record counts for the
@@ -290,6 +293,7 @@ func (a *Aggregator) Add(r *Record, cl Class) {
 	}
 	clear(a.pending) // they hold r.Key: keep no reference to the walker's buffers
 	a.rec = nil
+	a.inferred.key, a.inferred.ok = "", false
 }
 
 // FlushKeys writes the key rows still buffered (Options.Keys). Pipeline's

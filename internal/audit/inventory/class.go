@@ -25,27 +25,7 @@ type Class struct {
 	// or one HSCAN page), not the whole hash; a key asked for that comes
 	// with nil Fields counts as a value without field names.
 	Fields bool
-
-	// The values naming.InferValues hands over for an unregistered key,
-	// as spans of the key, so that the aggregator's personal-data
-	// evidence does not infer the key's template a second time
-	// (seeFamilyPII). vals is false when they were not recorded (a
-	// Class made by hand, more values than fit, a key too long).
-	vals  bool
-	nvals uint8
-	val   [maxClassVals]valSpan
 }
-
-// valSpan is a value of an inferred template: key[off:off+n] for
-// placeholder slot.
-type valSpan struct {
-	off, n uint16
-	slot   uint8
-}
-
-// maxClassVals is how many inferred values a Class carries: keys with
-// more are inferred again by the aggregator.
-const maxClassVals = 4
 
 // Classifier classifies keys on a walker's goroutine, while aggregators
 // run on others: the template lookup, the inferred family, the guard
@@ -57,27 +37,18 @@ type Classifier struct {
 	reg   *registry.Registry
 	chk   *registry.Checker
 	hints []*FieldHint
-
-	// inferring unregistered keys (infer)
-	inferBuf []byte
-	interned map[string]string
-	cur      *Class // the class infer records values in
-	curKey   string
-	recordFn func(slot int, v string)
 }
 
 // NewClassifier returns a Classifier for reg that asks hints (those of
 // the aggregators its records go to) whether a key may be sampled. With
 // no hints every hash or string key is sampled.
 func NewClassifier(reg *registry.Registry, hints ...*FieldHint) *Classifier {
-	c := &Classifier{reg: reg, chk: reg.NewChecker(), hints: hints}
-	c.recordFn = c.record
-	return c
+	return &Classifier{reg: reg, chk: reg.NewChecker(), hints: hints}
 }
 
 // Classify returns the class of key. The Class holds no reference to key.
 func (c *Classifier) Classify(key string) Class {
-	cl := c.classOf(key)
+	cl := classOf(c.reg, c.chk, key)
 	if len(c.hints) == 0 {
 		cl.Fields = len(key) <= maxSampleKey && (cl.Entry == nil || fieldType(cl.Entry.Type))
 		return cl
@@ -93,56 +64,7 @@ func (c *Classifier) Classify(key string) Class {
 
 // Template returns the template or family of key, without the decisions
 // Classify makes for the probes: what a sampler stratifies keys by.
-func (c *Classifier) Template(key string) Class { return c.classOf(key) }
-
-// classOf is the package's classOf, with the values of an unregistered
-// key's template recorded in the Class.
-func (c *Classifier) classOf(key string) Class {
-	e := c.reg.Lookup(key)
-	if e != nil {
-		return Class{Entry: e, NS: e.Guard}
-	}
-	cl := Class{vals: len(key) <= math.MaxUint16}
-	c.cur, c.curKey = &cl, key
-	c.inferBuf = naming.InferValues(c.inferBuf[:0], key, c.reg.Separator, c.recordFn)
-	c.cur, c.curKey = nil, ""
-	cl.Family = c.intern(c.inferBuf)
-	return cl
-}
-
-// record keeps a value InferValues handed over (a slice of the key) in
-// the current class.
-func (c *Classifier) record(slot int, v string) {
-	cl, key := c.cur, c.curKey
-	if !cl.vals {
-		return
-	}
-	off := int(uintptr(unsafe.Pointer(unsafe.StringData(v))) - uintptr(unsafe.Pointer(unsafe.StringData(key))))
-	if int(cl.nvals) == maxClassVals || slot > math.MaxUint8 || len(v) == 0 || off < 0 || off+len(v) > len(key) {
-		cl.vals = false // the aggregator infers the key again
-		return
-	}
-	cl.val[cl.nvals] = valSpan{off: uint16(off), n: uint16(len(v)), slot: uint8(slot)}
-	cl.nvals++
-}
-
-// maxInterned bounds the inferred templates a Classifier keeps as
-// strings: a keyspace has few, and each key of one gets the same string.
-const maxInterned = 4096
-
-func (c *Classifier) intern(b []byte) string {
-	if s, ok := c.interned[string(b)]; ok {
-		return s
-	}
-	s := string(b)
-	if len(b) <= maxGroupName {
-		if c.interned == nil || len(c.interned) >= maxInterned {
-			c.interned = map[string]string{}
-		}
-		c.interned[s] = s
-	}
-	return s
-}
+func (c *Classifier) Template(key string) Class { return classOf(c.reg, c.chk, key) }
 
 // classOf is the name part of a class: template or family, and the
 // guard probe.
@@ -157,9 +79,75 @@ func classOf(reg *registry.Registry, chk *registry.Checker, key string) Class {
 // Classify is Classifier.Classify for a caller that feeds this
 // aggregator alone, on its goroutine: the field-sample decision is exact.
 func (a *Aggregator) Classify(key string) Class {
-	cl := classOf(a.reg, a.chk, key)
+	var cl Class
+	if e := a.reg.Lookup(key); e != nil {
+		cl = Class{Entry: e, NS: e.Guard}
+	} else {
+		cl = Class{Family: a.infer(key)}
+	}
 	cl.Fields = a.wantsFields(key, &cl)
 	return cl
+}
+
+// infer is the family of an unregistered key, as Checker.Infer gives
+// it. The values naming.InferValues hands over on the way are kept
+// (inferred), so that Add, given the same key next, does not infer it a
+// second time for the personal-data evidence (seeFamilyPII).
+func (a *Aggregator) infer(key string) string {
+	inf := &a.inferred
+	inf.key, inf.ok, inf.vals = key, len(key) <= math.MaxUint32, inf.vals[:0]
+	inf.buf = naming.InferValues(inf.buf[:0], key, a.reg.Separator, a.inferFn)
+	if s, ok := inf.interned[string(inf.buf)]; ok {
+		return s
+	}
+	s := string(inf.buf)
+	if len(s) <= maxGroupName {
+		if inf.interned == nil || len(inf.interned) >= maxInterned {
+			inf.interned = map[string]string{}
+		}
+		inf.interned[s] = s
+	}
+	return s
+}
+
+// inferred is what Aggregator.infer learned of the last key it inferred.
+type inferred struct {
+	key      string // the key, as given (compared by address: the same string)
+	ok       bool   // vals are its values
+	vals     []valSpan
+	buf      []byte
+	interned map[string]string // families by name, each one string
+}
+
+// valSpan is a value InferValues handed over: key[off:off+n], of slot.
+type valSpan struct {
+	off, n uint32
+	slot   int
+}
+
+// maxInterned bounds the families infer keeps as strings: a keyspace has
+// few, and the keys of one then share its string.
+const maxInterned = 4096
+
+// inferValue records a value InferValues handed over for inferred.key.
+func (a *Aggregator) inferValue(slot int, v string) {
+	inf := &a.inferred
+	off := uintptr(unsafe.Pointer(unsafe.StringData(v))) - uintptr(unsafe.Pointer(unsafe.StringData(inf.key)))
+	if len(v) == 0 || len(v) > len(inf.key) || off > uintptr(len(inf.key)-len(v)) {
+		inf.ok = false // not a slice of the key: Add infers the key again
+		return
+	}
+	inf.vals = append(inf.vals, valSpan{off: uint32(off), n: uint32(len(v)), slot: slot})
+}
+
+// valuesOf returns the values infer recorded for key when it was the
+// last key inferred.
+func (a *Aggregator) valuesOf(key string) ([]valSpan, bool) {
+	inf := &a.inferred
+	if !inf.ok || len(key) != len(inf.key) || unsafe.StringData(key) != unsafe.StringData(inf.key) {
+		return nil, false
+	}
+	return inf.vals, true
 }
 
 // wantsFields reports whether a key of class cl may enter a field sample

@@ -10,23 +10,24 @@ import (
 	"github.com/keyguard/keyguard/registry"
 )
 
-// The values a Classifier records for an unregistered key are the ones
-// naming.InferValues hands over, slot by slot and in order, or none are
-// recorded (the aggregator then infers the key again): never others.
-func TestClassCarriesInferredValues(t *testing.T) {
+// The values Aggregator.Classify records for an unregistered key are the
+// ones naming.InferValues hands over, slot by slot and in order, and
+// only for the key it classified last: Add infers any other key again.
+func TestClassifyKeepsInferredValues(t *testing.T) {
 	for _, sep := range []string{":", "_", "|"} {
 		reg, err := registry.Parse("", fmt.Appendf(nil, "version: 1\nseparator: %q\nkeys:\n  - {key: \"reg%sx%s{id:int}\", type: string, ttl: 1h}\n", sep, sep, sep))
 		if err != nil {
 			t.Fatal(err)
 		}
-		c := NewClassifier(reg)
+		a := New(reg, Options{})
 		keys := classTestKeys(sep[0])
 		recorded := 0
 		for _, key := range keys {
-			cl := c.Classify(key)
+			cl := a.Classify(key)
+			vals, ok := a.valuesOf(key)
 			if cl.Entry != nil {
-				if cl.vals || cl.nvals != 0 {
-					t.Errorf("%q: a registered key carries values", key)
+				if ok {
+					t.Errorf("%q: a registered key has values", key)
 				}
 				continue
 			}
@@ -36,22 +37,24 @@ func TestClassCarriesInferredValues(t *testing.T) {
 			}
 			var want []val
 			buf := naming.InferValues(nil, key, sep[0], func(slot int, v string) { want = append(want, val{slot, v}) })
-			if cl.Family != string(buf) {
+			if cl.Family != string(buf) || cl.Family != reg.NewChecker().Infer(key) {
 				t.Errorf("%q: family %q, InferValues %q", key, cl.Family, buf)
 			}
-			if !cl.vals {
-				if len(want) <= maxClassVals && len(key) < 1<<16 {
-					t.Errorf("%q: %d values not recorded", key, len(want))
-				}
+			if !ok {
+				t.Errorf("%q: %d values not recorded", key, len(want))
 				continue
 			}
 			recorded++
 			var got []val
-			for _, s := range cl.val[:cl.nvals] {
-				got = append(got, val{int(s.slot), key[s.off : int(s.off)+int(s.n)]})
+			for _, s := range vals {
+				got = append(got, val{s.slot, key[s.off : s.off+s.n]})
 			}
 			if fmt.Sprint(got) != fmt.Sprint(want) {
 				t.Errorf("%q: recorded %v, InferValues gives %v", key, got, want)
+			}
+			// The same bytes in another string are another key.
+			if _, ok := a.valuesOf(strings.Clone(key)); ok && key != "" {
+				t.Errorf("%q: values for a copy of the key", key)
 			}
 		}
 		if recorded < len(keys)/2 {

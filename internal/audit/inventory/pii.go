@@ -458,11 +458,10 @@ type piiForm struct {
 
 // seeFamilyPII judges the values of unregistered key r.Key, of inferred
 // family family, counted in group g.
-func (a *Aggregator) seeFamilyPII(r *Record, cl *Class, g *group) {
+func (a *Aggregator) seeFamilyPII(r *Record, family string, g *group) {
 	if !keyMayBePII(r.Key) {
 		return
 	}
-	family := cl.Family
 	pf := a.piiFormOf(family)
 	f := a.famPII[pf.form]
 	if f == nil {
@@ -475,10 +474,10 @@ func (a *Aggregator) seeFamilyPII(r *Record, cl *Class, g *group) {
 	}
 	a.famCur = pf
 	a.famSlots, a.famGroup = f, g.name
-	if cl.vals {
-		// The classifier recorded them as it inferred the family.
-		for _, v := range cl.val[:cl.nvals] {
-			a.seeFamilyValue(int(v.slot), r.Key[v.off:int(v.off)+int(v.n)])
+	if vals, ok := a.valuesOf(r.Key); ok {
+		// Classify recorded them as it inferred the family.
+		for _, v := range vals {
+			a.seeFamilyValue(v.slot, r.Key[v.off:v.off+v.n])
 		}
 	} else {
 		a.inferBuf = naming.InferValues(a.inferBuf[:0], r.Key, a.reg.Separator, a.famFn)

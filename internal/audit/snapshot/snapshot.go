@@ -64,14 +64,18 @@ type Result struct {
 	Stopped  []report.NodeStop
 }
 
-// Decoding runs one goroutine per file, up to Procs files at a time, each
-// with its own Classifier; aggregation is an inventory.Pipeline. A
-// decoder (which also classifies each key) and an aggregator take about
-// as long per key; the cores the decoders leave get up to two
-// aggregators per decoder. With more cores than files, a large file is
-// cut into parts read side by side (rdb.Options.From, Until), so that
-// one file keeps every core busy. Memory does not grow with the file
-// size: batches go round a fixed pool, and each aggregator is bounded.
+// Decoding runs one goroutine per file, up to Procs files at a time;
+// aggregation is an inventory.Pipeline whose aggregators also classify
+// the keys (Pipeline.AddRead): a decoder reads every value as far as a
+// class could ask, which costs it little, and the classification
+// leaves the one goroutine a file has. Classifying and aggregating a
+// key take more than decoding it, so a decoder gets up to two
+// aggregators. With at least four cores per file, a large file is cut
+// into parts read side by side (rdb.Options.From, Until), one per two
+// cores: a later part skims the file up to its cut, which costs less
+// than a decoder left without a core. Memory does not grow with the
+// file size: batches go round a fixed pool, and each aggregator is
+// bounded.
 const (
 	batchRecords   = 512
 	batchBytes     = 1 << 20 // of keys and kept values: 1 MB keys do not pile up
@@ -158,7 +162,7 @@ func decodeAll(ctx context.Context, reg *registry.Registry, ins []*Input, opts O
 	for i, in := range ins {
 		k := 1
 		if split && in.Size >= cmp.Or(opts.partBytes, minPartBytes) {
-			k = min(procs/len(ins), maxParts)
+			k = max(1, min(procs/len(ins)/2, maxParts))
 		}
 		var prev *part
 		for j := range k {
@@ -182,7 +186,7 @@ func decodeAll(ctx context.Context, reg *registry.Registry, ins []*Input, opts O
 	if len(jobs) > len(ins) {
 		decoders = len(jobs)
 	}
-	aggregators := max(1, min(procs-decoders, 2*decoders, maxAggregators))
+	aggregators := max(1, min(procs, 2*decoders, maxAggregators))
 	// The decoder holds every value anyway: reading its names costs a
 	// glance, and the censuses then do not depend on which aggregator a
 	// key went to, nor in what order.
@@ -204,10 +208,9 @@ func decodeAll(ctx context.Context, reg *registry.Registry, ins []*Input, opts O
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			cls := pipe.Classifier()
 			for j := range work {
 				in := ins[jobs[j].file]
-				out[j] = s.file(ctx, in, jobs[j].p, cls)
+				out[j] = s.file(ctx, in, jobs[j].p)
 				if left[jobs[j].file].Add(-1) == 0 {
 					in.done.Store(true)
 				}
@@ -368,7 +371,6 @@ type fileResult struct {
 // reset), which is safe because an Aggregator copies what it keeps.
 type batch struct {
 	recs     []inventory.Record
-	classes  []inventory.Class
 	keys     []byte // the records' keys, back to back
 	arena    []byte // __ns__ values
 	keyBytes int    // of keys and kept values, for the batch's bound
@@ -379,7 +381,7 @@ type batch struct {
 // field sets, all alive anyway, and appending a
 // record overwrites all of it.
 func (b *batch) reset() {
-	b.recs, b.classes, b.keys, b.arena, b.keyBytes = b.recs[:0], b.classes[:0], b.keys[:0], b.arena[:0], 0
+	b.recs, b.keys, b.arena, b.keyBytes = b.recs[:0], b.keys[:0], b.arena[:0], 0
 }
 
 // keyChunk is the key buffer a batch starts with: 512 keys of 32 bytes.
@@ -419,7 +421,7 @@ func (b *batch) keep(p []byte) string {
 const nsField = registry.NSField
 
 // file decodes one file, or a part of it, into batches for the pipeline.
-func (s *scan) file(ctx context.Context, in *Input, p *part, cls *inventory.Classifier) (res fileResult) {
+func (s *scan) file(ctx context.Context, in *Input, p *part) (res fileResult) {
 	res.end = -1
 	var src io.Reader = in
 	var from, until int64
@@ -433,26 +435,15 @@ func (s *scan) file(ctx context.Context, in *Input, p *part, cls *inventory.Clas
 		pr = &partReader{in: in, from: from, until: until}
 		src = pr
 	}
-	// The one classification of a key, made before its value is read: it
-	// says whether to read __ns__ and field names.
-	var (
-		class   inventory.Class
-		matched bool // the key matches opts.Match
-	)
+	// Every value is looked into as far as any class could ask (__ns__,
+	// field names): the keys are classified by the aggregators
+	// (Pipeline.AddRead), off this goroutine, which has the file to read.
+	matched := false // the key matches opts.Match
 	look := func(key []byte) rdb.Look {
-		class = inventory.Class{}
 		if matched = len(s.match) == 0 || glob.Match(s.match, key); !matched {
 			return 0 // skipped below
 		}
-		class = cls.Classify(unsafe.String(unsafe.SliceData(key), len(key))) // the Class keeps nothing of the key
-		var l rdb.Look
-		if class.NS {
-			l = rdb.LookWatched
-		}
-		if class.Fields {
-			l |= rdb.LookNames
-		}
-		return l
+		return rdb.LookAll
 	}
 	dec := rdb.NewDecoder(src, rdb.Options{
 		FieldSample: 33, // 32 names besides __ns__, as the audit's HRANDFIELD key 32
@@ -557,7 +548,7 @@ func (s *scan) file(ctx context.Context, in *Input, p *part, cls *inventory.Clas
 			}
 			ttl = time.Duration(left) * time.Millisecond
 		}
-		b.add(r, ttl, in.Name, class, &sets)
+		b.add(r, ttl, in.Name, &sets)
 		if r.Freq >= 0 {
 			res.freqs = true
 		}
@@ -605,8 +596,9 @@ func (r *partReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// add appends the record of r, of class cl, to the batch.
-func (b *batch) add(r *rdb.Record, ttl time.Duration, node string, cl inventory.Class, sets *inventory.FieldSets) {
+// add appends the record of r to the batch, with all a class could ask
+// for (Pipeline.AddRead).
+func (b *batch) add(r *rdb.Record, ttl time.Duration, node string, sets *inventory.FieldSets) {
 	// Written in place: a record is large enough for a copy to count.
 	b.recs = append(b.recs, inventory.Record{
 		Key: b.key(r.Key), DB: r.DB, Node: node, Type: string(r.Type), Encoding: r.Encoding,
@@ -621,38 +613,34 @@ func (b *batch) add(r *rdb.Record, ttl time.Duration, node string, cl inventory.
 	}
 	switch r.Type {
 	case rdb.TypeHash:
-		rec.NSProbed = cl.NS
 		for _, w := range r.Watched {
 			if w.Name == nsField {
 				rec.NS, rec.HasNS = b.keep(w.Value), true
 			}
 		}
-		if cl.Fields {
-			// The names are hashed where the decoder left them; only a
-			// set not seen before is copied (once, by sets).
-			named := false
-			for _, f := range r.Fields {
-				if string(f) != nsField {
-					named = true
-					break
-				}
+		// The names are hashed where the decoder left them; only a set
+		// not seen before is copied (once, by sets).
+		named := false
+		for _, f := range r.Fields {
+			if string(f) != nsField {
+				named = true
+				break
 			}
-			if named {
-				rec.Set = sets.OfBytesIn(cl, r.Fields)
-			} else {
-				rec.Fields = []string{} // asked, and none: counted as a value without names
-			}
+		}
+		if named {
+			rec.Set = sets.OfBytesAny(r.Fields)
+		} else {
+			rec.Fields = noFields // if asked, counted as a value without names
 		}
 	case rdb.TypeString:
-		if cl.Fields {
-			rec.Set = sets.OfIn(cl, r.JSONKeys)
-		}
-	default:
-		cl.Fields = false // no field names to count as missing
+		rec.Set = sets.OfAny(r.JSONKeys)
 	}
-	b.classes = append(b.classes, cl)
 	b.keyBytes += len(rec.Key)
 }
+
+// noFields is the Fields of a hash that held no names (not nil: a
+// class that asked counts it as a value without names).
+var noFields = []string{}
 
 // send hands b to the pipeline, which returns it to the pool once added.
 func (s *scan) send(b *batch) {
@@ -660,7 +648,7 @@ func (s *scan) send(b *batch) {
 		s.pool <- b
 		return
 	}
-	s.pipe.Add(b.recs, b.classes, func() {
+	s.pipe.AddRead(b.recs, func() {
 		b.reset()
 		s.pool <- b
 	})
