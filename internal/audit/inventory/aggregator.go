@@ -55,6 +55,7 @@ type Aggregator struct {
 	// the values held, and the keys of each template seen.
 	pii     []*piiSlots
 	piiKeys []int64
+	slotLit []int // by Entry.Index: the bytes of the template's literals and separators
 	slotFn  func(slot int, name, value string)
 	slotOf  *registry.Entry // the entry slotFn's values belong to
 
@@ -191,8 +192,18 @@ func New(reg *registry.Registry, opts Options) *Aggregator {
 	if opts.Keys != nil {
 		a.keys = opts.Keys.Buffer()
 	}
+	a.slotLit = make([]int, len(reg.Entries))
 	for i, e := range reg.Entries {
 		a.entries[i] = a.templateGroup(e, 0)
+		segs := e.Template.Segments()
+		a.slotLit[i] = len(segs) - 1
+		for _, seg := range segs {
+			for _, p := range seg.Parts {
+				if !p.IsPlaceholder() {
+					a.slotLit[i] += len(p.Lit)
+				}
+			}
+		}
 	}
 	return a
 }
@@ -228,7 +239,9 @@ func (a *Aggregator) Add(r *Record, cl Class) {
 		a.chk.CheckEntry(r.Key, e, a.emitFn)
 		a.piiKeys[e.Index]++
 		a.slotOf = e
-		a.chk.SlotValues(r.Key, e, a.slotFn)
+		if !a.slotsQuiet(r.Key, e) {
+			a.chk.SlotValues(r.Key, e, a.slotFn)
+		}
 		g = a.template(e, r.DB)
 	} else {
 		a.chk.CheckInferred(r.Key, cl.Family, a.emitFn)

@@ -89,3 +89,63 @@ func classTestKeys(sep byte) []string {
 	}
 	return keys
 }
+
+// A key slotsQuiet lets pass without splitting it has no placeholder
+// value that seePII would weigh: none may be personal data (mayBePII)
+// and naming.ValuePII finds neither a datum nor a near miss in any.
+func TestSlotsQuietIsExact(t *testing.T) {
+	reg, err := registry.Parse("", []byte(`version: 1
+keys:
+  - {key: "cache:product:detail:{productNo}", type: string, ttl: 1h}
+  - {key: "u:{id:int}:{tag}", type: string, ttl: 1h}
+  - {key: "x{n:int}y:{h:hex}", type: string, ttl: 1h}
+  - {key: "{a}", type: string, ttl: 1h}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := New(reg, Options{})
+	chk := reg.NewChecker()
+	rng := rand.New(rand.NewPCG(3, 4))
+	alpha := "0123456789abcdef@+.x"
+	quiet, checked := 0, 0
+	for range 200000 {
+		e := reg.Entries[rng.IntN(len(reg.Entries))]
+		ex := e.Template.Example()
+		// The example with its values' bytes changed and cut or grown.
+		b := []byte(ex)
+		for range 1 + rng.IntN(4) {
+			i := rng.IntN(len(b) + 1)
+			c := alpha[rng.IntN(len(alpha))]
+			switch rng.IntN(3) {
+			case 0:
+				b = append(b[:i], append([]byte{c}, b[i:]...)...)
+			case 1:
+				if i < len(b) && b[i] != ':' {
+					b = append(b[:i], b[i+1:]...)
+				}
+			default:
+				if i < len(b) && b[i] != ':' {
+					b[i] = c
+				}
+			}
+		}
+		key := string(b)
+		if reg.Lookup(key) != e {
+			continue
+		}
+		checked++
+		if !a.slotsQuiet(key, e) {
+			continue
+		}
+		quiet++
+		chk.SlotValues(key, e, func(slot int, name, v string) {
+			if hit, miss := naming.ValuePII(v); mayBePII(v) || hit != naming.NoPII || miss != 0 {
+				t.Errorf("%s: key %q passed as quiet, but value %q of {%s}: mayBePII %v, ValuePII %v %v", e.Key, key, v, name, mayBePII(v), hit, miss)
+			}
+		})
+	}
+	if quiet < checked/10 || quiet == checked {
+		t.Errorf("%d keys of %d quiet: the test does not test both sides", quiet, checked)
+	}
+}

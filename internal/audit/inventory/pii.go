@@ -67,6 +67,16 @@ type piiKey struct {
 	group  string // unregistered keys: the family (group) the key was counted in
 }
 
+// slotsQuiet reports whether no placeholder value of key, a key of e,
+// can be what seePII weighs (naming.ValuePII: an '@' or a leading '+',
+// or 11 to 19 characters): a value is a part of the key, so without
+// '@' and '+' in the key and with fewer than 11 bytes besides the
+// template's literals, none is. The common key is then not split into
+// its values at all.
+func (a *Aggregator) slotsQuiet(key string, e *registry.Entry) bool {
+	return len(key) < a.slotLit[e.Index]+11 && strings.IndexByte(key, '@') < 0 && strings.IndexByte(key, '+') < 0
+}
+
 // seePII judges the value of placeholder slot (called name) of r.Key,
 // a key of e.
 func (a *Aggregator) seePII(e *registry.Entry, slot int, name, v string) {
