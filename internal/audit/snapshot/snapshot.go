@@ -438,12 +438,15 @@ func (s *scan) file(ctx context.Context, in *Input, p *part) (res fileResult) {
 	// Every value is looked into as far as any class could ask (__ns__,
 	// field names): the keys are classified by the aggregators
 	// (Pipeline.AddRead), off this goroutine, which has the file to read.
-	matched := false // the key matches opts.Match
-	look := func(key []byte) rdb.Look {
-		if matched = len(s.match) == 0 || glob.Match(s.match, key); !matched {
-			return 0 // skipped below
+	matched := true // the key matches opts.Match
+	var look func(key []byte) rdb.Look
+	if len(s.match) > 0 {
+		look = func(key []byte) rdb.Look {
+			if matched = glob.Match(s.match, key); !matched {
+				return 0 // skipped below
+			}
+			return rdb.LookAll
 		}
-		return rdb.LookAll
 	}
 	dec := rdb.NewDecoder(src, rdb.Options{
 		FieldSample: 33, // 32 names besides __ns__, as the audit's HRANDFIELD key 32
