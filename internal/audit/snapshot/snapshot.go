@@ -196,7 +196,7 @@ func decodeAll(ctx context.Context, reg *registry.Registry, ins []*Input, opts O
 	for range cap(pool) {
 		pool <- &batch{}
 	}
-	s := &scan{reg: reg, pipe: pipe, pool: pool, db: opts.DB, match: []byte(opts.Match)}
+	s := &scan{reg: reg, pipe: pipe, pool: pool, db: opts.DB, match: []byte(opts.Match), skipFields: opts.Inventory.SkipFields}
 	out := make([]fileResult, len(jobs))
 	left := make([]atomic.Int32, len(ins))
 	for i := range ins {
@@ -340,6 +340,8 @@ type scan struct {
 	pool  chan *batch
 	db    int    // -1 every database
 	match []byte // "" every key
+
+	skipFields bool // Options.Inventory.SkipFields: no field names are read
 }
 
 // fileResult is what one file gave besides its records.
@@ -448,10 +450,14 @@ func (s *scan) file(ctx context.Context, in *Input, p *part) (res fileResult) {
 			return rdb.LookAll
 		}
 	}
+	fieldSample, jsonKeys := 33, 32 // 32 names besides __ns__, as the audit's HRANDFIELD key 32
+	if s.skipFields {
+		fieldSample, jsonKeys = 0, 0 // no census asks for names: none are read
+	}
 	dec := rdb.NewDecoder(src, rdb.Options{
-		FieldSample: 33, // 32 names besides __ns__, as the audit's HRANDFIELD key 32
+		FieldSample: fieldSample,
 		WatchFields: []string{nsField},
-		JSONKeys:    32,
+		JSONKeys:    jsonKeys,
 		Look:        look,
 		From:        from,
 		Until:       until,
