@@ -148,14 +148,15 @@ func (d *Decoder) readHashListpack() error {
 }
 
 // lpHashFields walks a hash listpack, sampling and watching fields as
-// pairsBlob does, and returns the number of fields. It checks the
-// listpack with lpCountFast first, then goes through the fields, decoding
-// a value only when its field is watched (two tight loops run faster
-// than one juggling everything). !ok: something lpIter would reject, or
-// an odd number of entries; the caller then walks with lpIter.
+// pairsBlob does, and returns the number of fields. It checks each entry
+// as lpCountFast does (its size, its backlen, that it ends before the
+// terminator) on the one walk that reads the names, decoding a value only
+// when its field is watched. !ok: something lpIter would reject, or an
+// odd number of entries; the caller then drops what was sampled and
+// walks with lpIter.
 func (d *Decoder) lpHashFields(b []byte) (int, bool) {
-	n, ok := lpCountFast(b)
-	if !ok || n%2 != 0 {
+	declared, err := lpHeader(b)
+	if err != nil {
 		return 0, false
 	}
 	sample, watch := d.fieldSample > 0, d.watch
@@ -163,14 +164,52 @@ func (d *Decoder) lpHashFields(b []byte) (int, bool) {
 	if sample && cap(d.fieldBuf) == 0 {
 		d.fieldBuf = make([]byte, 0, 1024)
 	}
-	for p, end := lpHeaderSize, len(b)-1; p < end; {
-		var name []byte
+	end := len(b) - 1
+	n := 0
+	var name []byte // the field whose value comes next
+	for p := lpHeaderSize; p < end; n++ {
+		var size int
+		switch c := b[p]; {
+		case c < 0x80:
+			size = 1
+		case c < 0xC0:
+			size = 1 + int(c&0x3f)
+		case c < 0xE0:
+			size = 2
+		case c >= 0xF1 && c <= 0xF3: // 16-, 24-, 32-bit integers
+			size = int(c) - 0xF1 + 3
+		default:
+			var ok bool
+			if size, ok = lpEntryLen(b, p, end); !ok {
+				return 0, false
+			}
+		}
+		next := p + size + 1
+		if size < 128 {
+			// The entry, its backlen byte, then at least the terminator.
+			if q := p + size; q >= end || int(b[q]&127) != size {
+				return 0, false
+			}
+		} else {
+			bl := backlenSize(size)
+			if p+size+bl > end || decodeBacklen(b[p+size:p+size+bl]) != size {
+				return 0, false
+			}
+			next = p + size + bl
+		}
+		if n%2 == 1 {
+			if watch && d.isWatched(name) {
+				v, _ := lpText(b, p, &d.e2)
+				d.watchValue(name, v)
+			}
+			p = next
+			continue
+		}
 		inPlace := true                       // name points into b, which lives until the next record
 		if c := b[p]; c >= 0x80 && c < 0xC0 { // lpText for a short string
-			q := p + 1 + int(c&0x3f)
-			name, p = b[p+1:q], q+1
+			name = b[p+1 : p+size]
 		} else {
-			name, p = lpText(b, p, &d.e1)
+			name, _ = lpText(b, p, &d.e1)
 			inPlace = c >= 0xE0 && c <= 0xF0 // 12- and 32-bit strings; integers are formatted into d.e1
 		}
 		if sample {
@@ -193,22 +232,10 @@ func (d *Decoder) lpHashFields(b []byte) (int, bool) {
 				}
 			}
 		}
-		if p >= end {
-			break // cannot happen: the count is even
-		}
-		if watch && d.isWatched(name) {
-			var v []byte
-			v, p = lpText(b, p, &d.e2)
-			d.watchValue(name, v)
-		} else if c := b[p]; c < 0x80 { // lpSkip, inlined
-			p += 2
-		} else if c < 0xC0 {
-			p += 2 + int(c&0x3f)
-		} else if c >= 0xF1 && c <= 0xF3 { // 16-, 24-, 32-bit integers
-			p += int(c) - 0xF1 + 4
-		} else {
-			p = lpSkipRare(b, p)
-		}
+		p = next
+	}
+	if n%2 != 0 || declared >= 0 && declared != n {
+		return 0, false
 	}
 	return n / 2, true
 }

@@ -55,6 +55,7 @@ type Aggregator struct {
 	// the values held, and the keys of each template seen.
 	pii     []*piiSlots
 	piiKeys []int64
+	slotLit []int // by Entry.Index: the bytes of the template's literals and separators
 	slotFn  func(slot int, name, value string)
 	slotOf  *registry.Entry // the entry slotFn's values belong to
 
@@ -68,6 +69,8 @@ type Aggregator struct {
 	famCur     *piiForm
 	famGroup   string
 	inferBuf   []byte
+	inferred   inferred // Classify's last inference (infer)
+	inferFn    func(slot int, v string)
 
 	lastNode string            // retainedNode's copy
 	keys     *report.KeyBuffer // Options.Keys's buffer; nil without
@@ -184,12 +187,23 @@ func New(reg *registry.Registry, opts Options) *Aggregator {
 	a.slotFn = func(slot int, name, v string) { a.seePII(a.slotOf, slot, name, v) }
 	a.famPII, a.piiForms = map[string]*piiFamily{}, map[string]*piiForm{}
 	a.famFn = a.seeFamilyValue
+	a.inferFn = a.inferValue
 
 	if opts.Keys != nil {
 		a.keys = opts.Keys.Buffer()
 	}
+	a.slotLit = make([]int, len(reg.Entries))
 	for i, e := range reg.Entries {
 		a.entries[i] = a.templateGroup(e, 0)
+		segs := e.Template.Segments()
+		a.slotLit[i] = len(segs) - 1
+		for _, seg := range segs {
+			for _, p := range seg.Parts {
+				if !p.IsPlaceholder() {
+					a.slotLit[i] += len(p.Lit)
+				}
+			}
+		}
 	}
 	return a
 }
@@ -225,7 +239,9 @@ func (a *Aggregator) Add(r *Record, cl Class) {
 		a.chk.CheckEntry(r.Key, e, a.emitFn)
 		a.piiKeys[e.Index]++
 		a.slotOf = e
-		a.chk.SlotValues(r.Key, e, a.slotFn)
+		if !a.slotsQuiet(r.Key, e) {
+			a.chk.SlotValues(r.Key, e, a.slotFn)
+		}
 		g = a.template(e, r.DB)
 	} else {
 		a.chk.CheckInferred(r.Key, cl.Family, a.emitFn)
@@ -290,6 +306,7 @@ func (a *Aggregator) Add(r *Record, cl Class) {
 	}
 	clear(a.pending) // they hold r.Key: keep no reference to the walker's buffers
 	a.rec = nil
+	a.inferred.key, a.inferred.ok = "", false
 }
 
 // FlushKeys writes the key rows still buffered (Options.Keys). Pipeline's

@@ -1,6 +1,10 @@
 package inventory
 
 import (
+	"math"
+	"unsafe"
+
+	"github.com/keyguard/keyguard/naming"
 	"github.com/keyguard/keyguard/registry"
 )
 
@@ -75,9 +79,75 @@ func classOf(reg *registry.Registry, chk *registry.Checker, key string) Class {
 // Classify is Classifier.Classify for a caller that feeds this
 // aggregator alone, on its goroutine: the field-sample decision is exact.
 func (a *Aggregator) Classify(key string) Class {
-	cl := classOf(a.reg, a.chk, key)
+	var cl Class
+	if e := a.reg.Lookup(key); e != nil {
+		cl = Class{Entry: e, NS: e.Guard}
+	} else {
+		cl = Class{Family: a.infer(key)}
+	}
 	cl.Fields = a.wantsFields(key, &cl)
 	return cl
+}
+
+// infer is the family of an unregistered key, as Checker.Infer gives
+// it. The values naming.InferValues hands over on the way are kept
+// (inferred), so that Add, given the same key next, does not infer it a
+// second time for the personal-data evidence (seeFamilyPII).
+func (a *Aggregator) infer(key string) string {
+	inf := &a.inferred
+	inf.key, inf.ok, inf.vals = key, len(key) <= math.MaxUint32, inf.vals[:0]
+	inf.buf = naming.InferValues(inf.buf[:0], key, a.reg.Separator, a.inferFn)
+	if s, ok := inf.interned[string(inf.buf)]; ok {
+		return s
+	}
+	s := string(inf.buf)
+	if len(s) <= maxGroupName {
+		if inf.interned == nil || len(inf.interned) >= maxInterned {
+			inf.interned = map[string]string{}
+		}
+		inf.interned[s] = s
+	}
+	return s
+}
+
+// inferred is what Aggregator.infer learned of the last key it inferred.
+type inferred struct {
+	key      string // the key, as given (compared by address: the same string)
+	ok       bool   // vals are its values
+	vals     []valSpan
+	buf      []byte
+	interned map[string]string // families by name, each one string
+}
+
+// valSpan is a value InferValues handed over: key[off:off+n], of slot.
+type valSpan struct {
+	off, n uint32
+	slot   int
+}
+
+// maxInterned bounds the families infer keeps as strings: a keyspace has
+// few, and the keys of one then share its string.
+const maxInterned = 4096
+
+// inferValue records a value InferValues handed over for inferred.key.
+func (a *Aggregator) inferValue(slot int, v string) {
+	inf := &a.inferred
+	off := uintptr(unsafe.Pointer(unsafe.StringData(v))) - uintptr(unsafe.Pointer(unsafe.StringData(inf.key)))
+	if len(v) == 0 || len(v) > len(inf.key) || off > uintptr(len(inf.key)-len(v)) {
+		inf.ok = false // not a slice of the key: Add infers the key again
+		return
+	}
+	inf.vals = append(inf.vals, valSpan{off: uint32(off), n: uint32(len(v)), slot: slot})
+}
+
+// valuesOf returns the values infer recorded for key when it was the
+// last key inferred.
+func (a *Aggregator) valuesOf(key string) ([]valSpan, bool) {
+	inf := &a.inferred
+	if !inf.ok || len(key) != len(inf.key) || unsafe.StringData(key) != unsafe.StringData(inf.key) {
+		return nil, false
+	}
+	return inf.vals, true
 }
 
 // wantsFields reports whether a key of class cl may enter a field sample

@@ -10,7 +10,10 @@
 //
 // A key is classified once (Classifier, Class): its template or inferred
 // family, whether to read the guard's __ns__, whether to read its field
-// names. Add takes the record with its class; nothing asks again.
+// names. Add takes the record with its class; nothing asks again. A
+// walker that holds every value anyway (an RDB decoder) reads all a
+// class could ask for and sends the records unclassified (AddRead): the
+// aggregators classify them.
 //
 // Memory does not grow with the number of keys: counters per group (at
 // most Options.MaxGroups families, the rest in "(other)"), TTL quantiles

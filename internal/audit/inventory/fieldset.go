@@ -29,6 +29,8 @@ type FieldSets struct {
 	m    map[uint64]*FieldSet
 	raw  []string  // OfBytes's scratch
 	last []lastSet // by template (Entry.Index): the names of its last value
+	// by number of names, hash fields then JSON keys (OfBytesAny, OfAny)
+	byCount []lastSet
 }
 
 // lastSet is the names a template's last value held, as given, and their
@@ -94,6 +96,52 @@ func (c *FieldSets) OfBytesIn(cl Class, raw [][]byte) *FieldSet {
 	l.set = c.OfBytes(raw)
 	l.remember(raw)
 	return l.set
+}
+
+// OfBytesAny is OfBytes for a value whose template is not known yet (see
+// Pipeline.AddRead): the last set of as many names, which values of
+// one template mostly are, answers first.
+func (c *FieldSets) OfBytesAny(raw [][]byte) *FieldSet {
+	l := c.lastOfCount(len(raw), false)
+	if l == nil {
+		return c.OfBytes(raw)
+	}
+	if sameNames(l, raw) {
+		return l.set
+	}
+	l.set = c.OfBytes(raw)
+	l.remember(raw)
+	return l.set
+}
+
+// OfAny is Of for the names of a value whose template is not known
+// yet, as OfBytesAny.
+func (c *FieldSets) OfAny(raw []string) *FieldSet {
+	l := c.lastOfCount(len(raw), true)
+	if l == nil {
+		return c.Of(raw)
+	}
+	if sameNames(l, raw) {
+		return l.set
+	}
+	l.set = c.Of(raw)
+	l.remember(raw)
+	return l.set
+}
+
+// lastOfCount is the last set of n names (of JSON keys, or of hash
+// fields), nil when none is kept.
+func (c *FieldSets) lastOfCount(n int, json bool) *lastSet {
+	if n == 0 || n > maxFieldsPerKey+1 {
+		return nil
+	}
+	if json {
+		n += maxFieldsPerKey + 2
+	}
+	if c.byCount == nil {
+		c.byCount = make([]lastSet, 2*(maxFieldsPerKey+2))
+	}
+	return &c.byCount[n]
 }
 
 // OfIn is Of for a value of the template cl.Entry, as OfBytesIn.

@@ -93,7 +93,9 @@ func (h *findTop) detailOf(d findDetail) uint32 {
 }
 
 func fentryWorse(a, b *fentry) bool {
-	if a.key == b.key && a.score == b.score && a.hash == b.hash {
+	// Ranks first: keys of one length compare their bytes, and most
+	// entries differ in score or hash.
+	if a.score == b.score && a.hash == b.hash && a.key == b.key {
 		return a.db > b.db // the same key name in two databases
 	}
 	return findWorse(a.score, a.hash, a.key, b.score, b.hash, b.key)

@@ -67,6 +67,16 @@ type piiKey struct {
 	group  string // unregistered keys: the family (group) the key was counted in
 }
 
+// slotsQuiet reports whether no placeholder value of key, a key of e,
+// can be what seePII weighs (naming.ValuePII: an '@' or a leading '+',
+// or 11 to 19 characters): a value is a part of the key, so without
+// '@' and '+' in the key and with fewer than 11 bytes besides the
+// template's literals, none is. The common key is then not split into
+// its values at all.
+func (a *Aggregator) slotsQuiet(key string, e *registry.Entry) bool {
+	return len(key) < a.slotLit[e.Index]+11 && strings.IndexByte(key, '@') < 0 && strings.IndexByte(key, '+') < 0
+}
+
 // seePII judges the value of placeholder slot (called name) of r.Key,
 // a key of e.
 func (a *Aggregator) seePII(e *registry.Entry, slot int, name, v string) {
@@ -128,8 +138,8 @@ func (r *Record) seePII(ps *piiSlots, slot int, name, v, group string) {
 // it is full.
 
 func piiKeyLess(a, b *piiKey) bool {
-	if a.key != b.key {
-		return a.key < b.key
+	if c := strings.Compare(a.key, b.key); c != 0 { // one pass over the bytes, not two
+		return c < 0
 	}
 	if a.keyLen != b.keyLen {
 		return a.keyLen < b.keyLen
@@ -474,7 +484,14 @@ func (a *Aggregator) seeFamilyPII(r *Record, family string, g *group) {
 	}
 	a.famCur = pf
 	a.famSlots, a.famGroup = f, g.name
-	a.inferBuf = naming.InferValues(a.inferBuf[:0], r.Key, a.reg.Separator, a.famFn)
+	if vals, ok := a.valuesOf(r.Key); ok {
+		// Classify recorded them as it inferred the family.
+		for _, v := range vals {
+			a.seeFamilyValue(v.slot, r.Key[v.off:v.off+v.n])
+		}
+	} else {
+		a.inferBuf = naming.InferValues(a.inferBuf[:0], r.Key, a.reg.Separator, a.famFn)
+	}
 	a.famSlots, a.famCur = nil, nil
 }
 

@@ -295,3 +295,28 @@ func TestPIIUnregisteredPastGroupCap(t *testing.T) {
 		}
 	}
 }
+
+// Through a Classifier, which hands the inferred values to Add with the
+// class, the report is the one of the aggregator's own classification,
+// which infers each key again.
+func TestPIIUnregisteredThroughClassifier(t *testing.T) {
+	reg, err := registry.Parse("pii.yaml", []byte(piiFamilyRegistry))
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, _ := piiFamilyData(23, 3000)
+	own := inventory.New(reg, inventory.Options{})
+	via := inventory.New(reg, inventory.Options{})
+	cls := inventory.NewClassifier(reg, via.FieldHint())
+	for _, k := range keys {
+		add(own, rec(k, typ("string")))
+		via.Add(rec(k, typ("string")), cls.Classify(k))
+	}
+	a, b := own.Report(meta()), via.Report(meta())
+	if ja, jb := visibleJSON(t, a), visibleJSON(t, b); string(ja) != string(jb) {
+		t.Errorf("reports differ:\n%s\n%s", ja, jb)
+	}
+	if len(piiKeys(b)) == 0 {
+		t.Error("no personal data found: the test tests nothing")
+	}
+}

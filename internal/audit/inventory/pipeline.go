@@ -39,8 +39,19 @@ func NewPipeline(reg *registry.Registry, opts Options, workers int) *Pipeline {
 		go func() {
 			defer p.wg.Done()
 			for b := range p.work {
-				for i := range b.recs {
-					a.Add(&b.recs[i], b.classes[i])
+				if b.classes == nil {
+					// AddRead: classified here, by the aggregator that
+					// adds them, its field decision exact.
+					for i := range b.recs {
+						r := &b.recs[i]
+						cl := a.Classify(r.Key)
+						r.keepAsked(&cl)
+						a.Add(r, cl)
+					}
+				} else {
+					for i := range b.recs {
+						a.Add(&b.recs[i], b.classes[i])
+					}
 				}
 				if b.done != nil {
 					b.done()
@@ -61,6 +72,38 @@ func (p *Pipeline) Classifier() *Classifier { return NewClassifier(p.reg, p.hint
 // point to (an Aggregator keeps copies).
 func (p *Pipeline) Add(recs []Record, classes []Class, done func()) {
 	p.work <- pipeBatch{recs, classes, done}
+}
+
+// AddRead sends a batch of records that the walker read without
+// classifying their keys, looking into every value as far as any class
+// could ask: the guard's field __ns__ of every hash (Record.NS, HasNS),
+// the field names of every hash and JSON string (Record.Set, or Fields
+// empty but not nil for a hash that held none). The aggregator that
+// takes the batch classifies each key and drops what its class did not
+// ask for, so that the report is the one of a walker that classified
+// first and read only that. A walker that holds every value anyway (an
+// RDB decoder) reads the little more at no cost, and the classification
+// moves off its goroutine. done is as for Add.
+func (p *Pipeline) AddRead(recs []Record, done func()) {
+	p.work <- pipeBatch{recs, nil, done}
+}
+
+// keepAsked drops from r, read as AddRead says, what a walker that
+// classified r.Key as cl would not have read; cl.Fields is then false
+// for a type without field names, as such a walker gives it.
+func (r *Record) keepAsked(cl *Class) {
+	switch r.Type {
+	case "hash":
+		if r.NSProbed = cl.NS; !cl.NS {
+			r.NS, r.HasNS = "", false
+		}
+	case "string":
+	default:
+		cl.Fields = false
+	}
+	if !cl.Fields {
+		r.Fields, r.Set = nil, nil
+	}
 }
 
 // Close waits until every batch sent has been added and returns the pool

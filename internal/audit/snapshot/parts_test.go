@@ -17,8 +17,9 @@ import (
 	"github.com/keyguard/keyguard/registry"
 )
 
-// TestSnapshotParts reads one file cut into 2 and 4 parts side by side,
-// by one aggregator and by several, and whole on one core: the reports are the same (but for the run's
+// TestSnapshotParts reads one file whole and cut into 2, 3 and 4 parts
+// side by side, by one aggregator and by several, which classify the
+// keys: the reports are the same (but for the run's
 // time), for the file as the server wrote it, damaged in its first
 // half (the parts after the damage are dropped and the file is read
 // again whole), and cut short.
@@ -119,8 +120,9 @@ keys:
 		if blobs := (n+20)/21 + (n/5+20)/21; name == "whole.rdb" && !strings.Contains(want, fmt.Sprintf("the fields its %d values hold", blobs)) {
 			t.Errorf("whole.rdb: the census of legacy:blob:{id:int} does not count its %d JSON values:\n%s", blobs, want)
 		}
-		// 2 and 4 cores: as many parts, one aggregator; 6 and 8: 4 parts
-		// and 2 or 4 aggregators, merged at the end.
+		// 2 cores: one decoder, two aggregators; 4, 6 and 8 cores: 2, 3
+		// and 4 parts and four aggregators, merged at the end (one core:
+		// want, one of each).
 		for _, procs := range []int{2, 4, 6, 8} {
 			got, res := run(name, data, procs)
 			if got != want {

@@ -64,14 +64,18 @@ type Result struct {
 	Stopped  []report.NodeStop
 }
 
-// Decoding runs one goroutine per file, up to Procs files at a time, each
-// with its own Classifier; aggregation is an inventory.Pipeline. A
-// decoder (which also classifies each key) and an aggregator take about
-// as long per key; the cores the decoders leave get up to two
-// aggregators per decoder. With more cores than files, a large file is
-// cut into parts read side by side (rdb.Options.From, Until), so that
-// one file keeps every core busy. Memory does not grow with the file
-// size: batches go round a fixed pool, and each aggregator is bounded.
+// Decoding runs one goroutine per file, up to Procs files at a time;
+// aggregation is an inventory.Pipeline whose aggregators also classify
+// the keys (Pipeline.AddRead): a decoder reads every value as far as a
+// class could ask, which costs it little, and the classification
+// leaves the one goroutine a file has. Classifying and aggregating a
+// key take more than decoding it, so a decoder gets up to two
+// aggregators. With at least four cores per file, a large file is cut
+// into parts read side by side (rdb.Options.From, Until), one per two
+// cores: a later part skims the file up to its cut, which costs less
+// than a decoder left without a core. Memory does not grow with the
+// file size: batches go round a fixed pool, and each aggregator is
+// bounded.
 const (
 	batchRecords   = 512
 	batchBytes     = 1 << 20 // of keys and kept values: 1 MB keys do not pile up
@@ -158,7 +162,7 @@ func decodeAll(ctx context.Context, reg *registry.Registry, ins []*Input, opts O
 	for i, in := range ins {
 		k := 1
 		if split && in.Size >= cmp.Or(opts.partBytes, minPartBytes) {
-			k = min(procs/len(ins), maxParts)
+			k = max(1, min(procs/len(ins)/2, maxParts))
 		}
 		var prev *part
 		for j := range k {
@@ -182,7 +186,7 @@ func decodeAll(ctx context.Context, reg *registry.Registry, ins []*Input, opts O
 	if len(jobs) > len(ins) {
 		decoders = len(jobs)
 	}
-	aggregators := max(1, min(procs-decoders, 2*decoders, maxAggregators))
+	aggregators := max(1, min(procs, 2*decoders, maxAggregators))
 	// The decoder holds every value anyway: reading its names costs a
 	// glance, and the censuses then do not depend on which aggregator a
 	// key went to, nor in what order.
@@ -192,7 +196,7 @@ func decodeAll(ctx context.Context, reg *registry.Registry, ins []*Input, opts O
 	for range cap(pool) {
 		pool <- &batch{}
 	}
-	s := &scan{reg: reg, pipe: pipe, pool: pool, db: opts.DB, match: []byte(opts.Match)}
+	s := &scan{reg: reg, pipe: pipe, pool: pool, db: opts.DB, match: []byte(opts.Match), skipFields: opts.Inventory.SkipFields}
 	out := make([]fileResult, len(jobs))
 	left := make([]atomic.Int32, len(ins))
 	for i := range ins {
@@ -204,10 +208,9 @@ func decodeAll(ctx context.Context, reg *registry.Registry, ins []*Input, opts O
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			cls := pipe.Classifier()
 			for j := range work {
 				in := ins[jobs[j].file]
-				out[j] = s.file(ctx, in, jobs[j].p, cls)
+				out[j] = s.file(ctx, in, jobs[j].p)
 				if left[jobs[j].file].Add(-1) == 0 {
 					in.done.Store(true)
 				}
@@ -337,6 +340,8 @@ type scan struct {
 	pool  chan *batch
 	db    int    // -1 every database
 	match []byte // "" every key
+
+	skipFields bool // Options.Inventory.SkipFields: no field names are read
 }
 
 // fileResult is what one file gave besides its records.
@@ -368,7 +373,6 @@ type fileResult struct {
 // reset), which is safe because an Aggregator copies what it keeps.
 type batch struct {
 	recs     []inventory.Record
-	classes  []inventory.Class
 	keys     []byte // the records' keys, back to back
 	arena    []byte // __ns__ values
 	keyBytes int    // of keys and kept values, for the batch's bound
@@ -379,7 +383,7 @@ type batch struct {
 // field sets, all alive anyway, and appending a
 // record overwrites all of it.
 func (b *batch) reset() {
-	b.recs, b.classes, b.keys, b.arena, b.keyBytes = b.recs[:0], b.classes[:0], b.keys[:0], b.arena[:0], 0
+	b.recs, b.keys, b.arena, b.keyBytes = b.recs[:0], b.keys[:0], b.arena[:0], 0
 }
 
 // keyChunk is the key buffer a batch starts with: 512 keys of 32 bytes.
@@ -419,7 +423,7 @@ func (b *batch) keep(p []byte) string {
 const nsField = registry.NSField
 
 // file decodes one file, or a part of it, into batches for the pipeline.
-func (s *scan) file(ctx context.Context, in *Input, p *part, cls *inventory.Classifier) (res fileResult) {
+func (s *scan) file(ctx context.Context, in *Input, p *part) (res fileResult) {
 	res.end = -1
 	var src io.Reader = in
 	var from, until int64
@@ -433,31 +437,27 @@ func (s *scan) file(ctx context.Context, in *Input, p *part, cls *inventory.Clas
 		pr = &partReader{in: in, from: from, until: until}
 		src = pr
 	}
-	// The one classification of a key, made before its value is read: it
-	// says whether to read __ns__ and field names.
-	var (
-		class   inventory.Class
-		matched bool // the key matches opts.Match
-	)
-	look := func(key []byte) rdb.Look {
-		class = inventory.Class{}
-		if matched = len(s.match) == 0 || glob.Match(s.match, key); !matched {
-			return 0 // skipped below
+	// Every value is looked into as far as any class could ask (__ns__,
+	// field names): the keys are classified by the aggregators
+	// (Pipeline.AddRead), off this goroutine, which has the file to read.
+	matched := true // the key matches opts.Match
+	var look func(key []byte) rdb.Look
+	if len(s.match) > 0 {
+		look = func(key []byte) rdb.Look {
+			if matched = glob.Match(s.match, key); !matched {
+				return 0 // skipped below
+			}
+			return rdb.LookAll
 		}
-		class = cls.Classify(unsafe.String(unsafe.SliceData(key), len(key))) // the Class keeps nothing of the key
-		var l rdb.Look
-		if class.NS {
-			l = rdb.LookWatched
-		}
-		if class.Fields {
-			l |= rdb.LookNames
-		}
-		return l
+	}
+	fieldSample, jsonKeys := 33, 32 // 32 names besides __ns__, as the audit's HRANDFIELD key 32
+	if s.skipFields {
+		fieldSample, jsonKeys = 0, 0 // no census asks for names: none are read
 	}
 	dec := rdb.NewDecoder(src, rdb.Options{
-		FieldSample: 33, // 32 names besides __ns__, as the audit's HRANDFIELD key 32
+		FieldSample: fieldSample,
 		WatchFields: []string{nsField},
-		JSONKeys:    32,
+		JSONKeys:    jsonKeys,
 		Look:        look,
 		From:        from,
 		Until:       until,
@@ -557,7 +557,7 @@ func (s *scan) file(ctx context.Context, in *Input, p *part, cls *inventory.Clas
 			}
 			ttl = time.Duration(left) * time.Millisecond
 		}
-		b.add(r, ttl, in.Name, class, &sets)
+		b.add(r, ttl, in.Name, &sets)
 		if r.Freq >= 0 {
 			res.freqs = true
 		}
@@ -605,14 +605,20 @@ func (r *partReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// add appends the record of r, of class cl, to the batch.
-func (b *batch) add(r *rdb.Record, ttl time.Duration, node string, cl inventory.Class, sets *inventory.FieldSets) {
-	// Written in place: a record is large enough for a copy to count.
-	b.recs = append(b.recs, inventory.Record{
-		Key: b.key(r.Key), DB: r.DB, Node: node, Type: string(r.Type), Encoding: r.Encoding,
-		Bytes: r.MemoryEstimate, Elements: r.Elements, TTL: ttl, Freq: r.Freq,
-	})
-	rec := &b.recs[len(b.recs)-1]
+// add appends the record of r to the batch, with all a class could ask
+// for (Pipeline.AddRead).
+func (b *batch) add(r *rdb.Record, ttl time.Duration, node string, sets *inventory.FieldSets) {
+	// Written in place, field by field: a record is three cache lines,
+	// and append of a literal builds it aside first, then copies it.
+	n := len(b.recs)
+	if n == cap(b.recs) {
+		b.recs = append(b.recs, inventory.Record{})
+	}
+	b.recs = b.recs[:n+1]
+	rec := &b.recs[n]
+	rec.Key, rec.DB, rec.Node, rec.Type, rec.Encoding = b.key(r.Key), r.DB, node, string(r.Type), r.Encoding
+	rec.Bytes, rec.Elements, rec.TTL, rec.Freq = r.MemoryEstimate, r.Elements, ttl, r.Freq
+	rec.NS, rec.HasNS, rec.NSProbed, rec.Fields, rec.Set, rec.Weight = "", false, false, nil, nil, 0
 	if r.Type == rdb.TypeModule && r.Module != "" {
 		rec.Type = r.Module // what TYPE answers for a module value
 	}
@@ -621,38 +627,34 @@ func (b *batch) add(r *rdb.Record, ttl time.Duration, node string, cl inventory.
 	}
 	switch r.Type {
 	case rdb.TypeHash:
-		rec.NSProbed = cl.NS
 		for _, w := range r.Watched {
 			if w.Name == nsField {
 				rec.NS, rec.HasNS = b.keep(w.Value), true
 			}
 		}
-		if cl.Fields {
-			// The names are hashed where the decoder left them; only a
-			// set not seen before is copied (once, by sets).
-			named := false
-			for _, f := range r.Fields {
-				if string(f) != nsField {
-					named = true
-					break
-				}
+		// The names are hashed where the decoder left them; only a set
+		// not seen before is copied (once, by sets).
+		named := false
+		for _, f := range r.Fields {
+			if string(f) != nsField {
+				named = true
+				break
 			}
-			if named {
-				rec.Set = sets.OfBytesIn(cl, r.Fields)
-			} else {
-				rec.Fields = []string{} // asked, and none: counted as a value without names
-			}
+		}
+		if named {
+			rec.Set = sets.OfBytesAny(r.Fields)
+		} else {
+			rec.Fields = noFields // if asked, counted as a value without names
 		}
 	case rdb.TypeString:
-		if cl.Fields {
-			rec.Set = sets.OfIn(cl, r.JSONKeys)
-		}
-	default:
-		cl.Fields = false // no field names to count as missing
+		rec.Set = sets.OfAny(r.JSONKeys)
 	}
-	b.classes = append(b.classes, cl)
 	b.keyBytes += len(rec.Key)
 }
+
+// noFields is the Fields of a hash that held no names (not nil: a
+// class that asked counts it as a value without names).
+var noFields = []string{}
 
 // send hands b to the pipeline, which returns it to the pool once added.
 func (s *scan) send(b *batch) {
@@ -660,7 +662,7 @@ func (s *scan) send(b *batch) {
 		s.pool <- b
 		return
 	}
-	s.pipe.Add(b.recs, b.classes, func() {
+	s.pipe.AddRead(b.recs, func() {
 		b.reset()
 		s.pool <- b
 	})

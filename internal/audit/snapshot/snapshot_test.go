@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -12,6 +13,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/keyguard/keyguard/internal/audit/inventory"
+	"github.com/keyguard/keyguard/internal/rdb"
 	"github.com/keyguard/keyguard/internal/redistest"
 	"github.com/keyguard/keyguard/registry"
 )
@@ -273,3 +276,29 @@ func TestSnapshotCoverage(t *testing.T) {
 }
 
 func itoa(i int64) string { return strconv.FormatInt(i, 10) }
+
+// batch.add writes a record into a reused slot field by field: a field
+// added to inventory.Record must be written there too, or a record
+// would carry the previous key's value.
+func TestBatchAddWritesEveryField(t *testing.T) {
+	names := []string{}
+	rt := reflect.TypeOf(inventory.Record{})
+	for i := range rt.NumField() {
+		names = append(names, rt.Field(i).Name)
+	}
+	want := "Key DB Node Type Encoding Bytes Elements TTL Freq NS HasNS NSProbed Fields Set Weight"
+	if got := strings.Join(names, " "); got != want {
+		t.Fatalf("inventory.Record has the fields %s; batch.add writes %s: write the new ones there, then update this list", got, want)
+	}
+	// A slot that held another record gets none of it.
+	var b batch
+	var sets inventory.FieldSets
+	full := inventory.Record{Key: "old", DB: 3, Node: "n", Type: "hash", Encoding: "e", Bytes: 9, Elements: 9, TTL: 9, Freq: 9,
+		NS: "x", HasNS: true, NSProbed: true, Fields: []string{"a"}, Set: sets.Of([]string{"a"}), Weight: 5}
+	b.recs = append(b.recs, full)
+	b.reset()
+	b.add(&rdb.Record{Key: []byte("k"), Type: rdb.TypeList, Freq: -1}, -1, "f.rdb", &sets)
+	if got := b.recs[0]; !reflect.DeepEqual(got, inventory.Record{Key: "k", Node: "f.rdb", Type: "list", TTL: -1, Freq: -1}) {
+		t.Errorf("record in a reused slot: %+v", got)
+	}
+}

@@ -1,0 +1,111 @@
+package inventory_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/keyguard/keyguard/internal/audit/inventory"
+)
+
+// A walker that reads every value in full and leaves the classification
+// to the aggregators (Pipeline.AddRead) gets the report, state included,
+// of one that classified each key first and read only what its class
+// asked for: the guard's field of guarded hashes, the names of values
+// whose template or family takes a census. The keyspace has guarded and
+// unguarded hashes holding __ns__ (with a foreign owner, too), hashes
+// holding only __ns__, JSON strings and plain ones under templates of
+// every type (a list template whose keys are hashes), families, and keys
+// too long to be sampled.
+func TestAddReadEqualsClassified(t *testing.T) {
+	reg := loadReg(t)
+	type full struct {
+		r     inventory.Record
+		ns    string
+		hasNS bool
+		names []string // nil: a value without names
+	}
+	var keys []full
+	long := fmt.Sprintf("%0600d", 7)
+	for i := range 600 {
+		f := func(key, kind, ns string, names ...string) {
+			keys = append(keys, full{r: *rec(key, typ(kind)), ns: ns, hasNS: ns != "", names: names})
+		}
+		f(fmt.Sprintf("promo:order:%d:promo-info", i), "hash", []string{"promo-team", "auth-team", "order-team", ""}[i%4], "discount", "until")
+		f(fmt.Sprintf("order:order:%d:base", i), "hash", []string{"", "order-team"}[i%2], []string{"id", "amount", "state"}[:1+i%3]...)
+		f(fmt.Sprintf("promo:sku:%d", i), "hash", "promo-team") // only __ns__
+		f(fmt.Sprintf("cache:product:detail:p%d", i), "string", "", []string{"title", "price"}[:i%3%2+1]...)
+		f(fmt.Sprintf("rate:login:u%d", i), "string", "")
+		f(fmt.Sprintf("order:list:%d", i), "hash", "order-team", "a", "b") // a hash under a list template
+		f(fmt.Sprintf("order:list:%d:x", i), "list", "")
+		f(fmt.Sprintf("fam%d:item:%d", i%90, i), "hash", "", "x", []string{"y", "z"}[i%2])
+		f(fmt.Sprintf("blob:%d", i), "string", "", "k")
+		f(fmt.Sprintf("sess:%d", i), "hash", "auth-team")
+		if i%50 == 0 {
+			f("promo:sku:"+long+fmt.Sprint(i), "hash", "", "x")
+			f("fam:"+long+fmt.Sprint(i), "string", "", "x")
+		}
+	}
+	opts := inventory.Options{FieldsEveryValue: true}
+	// Classified first, read as asked.
+	own := inventory.New(reg, opts)
+	for _, k := range keys {
+		r := k.r
+		cl := own.Classify(r.Key)
+		switch r.Type {
+		case "hash":
+			r.NSProbed = cl.NS
+			if cl.NS {
+				r.NS, r.HasNS = k.ns, k.hasNS
+			}
+			if cl.Fields {
+				r.Fields = k.names
+				if r.Fields == nil {
+					r.Fields = []string{}
+				}
+			}
+		case "string":
+			if cl.Fields {
+				r.Fields = k.names
+			}
+		default:
+			cl.Fields = false
+		}
+		own.Add(&r, cl)
+	}
+	want := own.Report(meta())
+	// Read in full, classified by the pipeline's aggregator.
+	p := inventory.NewPipeline(reg, opts, 1)
+	var batch []inventory.Record
+	for _, k := range keys {
+		r := k.r
+		if r.Type == "hash" {
+			r.NS, r.HasNS = k.ns, k.hasNS
+			r.Fields = k.names
+			if r.Fields == nil {
+				r.Fields = []string{}
+			}
+		}
+		if r.Type == "string" {
+			r.Fields = k.names
+		}
+		batch = append(batch, r)
+		if len(batch) == 100 {
+			p.AddRead(batch, nil)
+			batch = nil
+		}
+	}
+	p.AddRead(batch, nil)
+	got := p.Close().Report(meta())
+	if w, g := visibleJSON(t, want), visibleJSON(t, got); string(w) != string(g) {
+		t.Errorf("the report differs: %s", firstDiff(string(w), string(g)))
+	}
+	if w, g := stateJSON(t, want), stateJSON(t, got); w != g {
+		t.Errorf("the state differs: %s", firstDiff(w, g))
+	}
+	for _, s := range []string{"guard/foreign-owner", "the fields its"} {
+		if !strings.Contains(string(visibleJSON(t, want)), s) {
+			t.Errorf("no %q in the report: the test tests less than it says", s)
+		}
+	}
+}

@@ -1,0 +1,151 @@
+package inventory
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/keyguard/keyguard/naming"
+	"github.com/keyguard/keyguard/registry"
+)
+
+// The values Aggregator.Classify records for an unregistered key are the
+// ones naming.InferValues hands over, slot by slot and in order, and
+// only for the key it classified last: Add infers any other key again.
+func TestClassifyKeepsInferredValues(t *testing.T) {
+	for _, sep := range []string{":", "_", "|"} {
+		reg, err := registry.Parse("", fmt.Appendf(nil, "version: 1\nseparator: %q\nkeys:\n  - {key: \"reg%sx%s{id:int}\", type: string, ttl: 1h}\n", sep, sep, sep))
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := New(reg, Options{})
+		keys := classTestKeys(sep[0])
+		recorded := 0
+		for _, key := range keys {
+			cl := a.Classify(key)
+			vals, ok := a.valuesOf(key)
+			if cl.Entry != nil {
+				if ok {
+					t.Errorf("%q: a registered key has values", key)
+				}
+				continue
+			}
+			type val struct {
+				slot int
+				v    string
+			}
+			var want []val
+			buf := naming.InferValues(nil, key, sep[0], func(slot int, v string) { want = append(want, val{slot, v}) })
+			if cl.Family != string(buf) || cl.Family != reg.NewChecker().Infer(key) {
+				t.Errorf("%q: family %q, InferValues %q", key, cl.Family, buf)
+			}
+			if !ok {
+				t.Errorf("%q: %d values not recorded", key, len(want))
+				continue
+			}
+			recorded++
+			var got []val
+			for _, s := range vals {
+				got = append(got, val{s.slot, key[s.off : s.off+s.n]})
+			}
+			if fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Errorf("%q: recorded %v, InferValues gives %v", key, got, want)
+			}
+			// The same bytes in another string are another key.
+			if _, ok := a.valuesOf(strings.Clone(key)); ok && key != "" {
+				t.Errorf("%q: values for a copy of the key", key)
+			}
+		}
+		if recorded < len(keys)/2 {
+			t.Errorf("sep %q: values recorded for %d of %d keys", sep, recorded, len(keys))
+		}
+	}
+}
+
+func classTestKeys(sep byte) []string {
+	s := string(sep)
+	keys := []string{
+		"", s, s + s, "reg" + s + "x" + s + "12", "user" + s + "13812345678",
+		"sess" + s + "a.b@example.com" + s + "x", "tel" + s + "+8613812345678",
+		"card" + s + "6222020200112233445" + s + "x" + s + "13800000000" + s + "110101199003077777",
+		"tmp_data_20240321153292_133292", "many" + s + "13811111111" + s + "13822222222" + s + "13833333333" + s + "13844444444" + s + "13855555555",
+		"id" + s + "11010119900307777X", "x" + s + strings.Repeat("9", 70000),
+		strings.Repeat("a", 70000) + s + "13812345678", "bin\xff\xfe" + s + "13812345678", "é" + s + "ü" + s + "12345678901",
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	parts := []string{"user", "13812345678", "+8613912345678", "a@b.cn", "42", "20240321", "x9", "deadbeefdeadbeef", "u1234567890123", "550e8400-e29b-41d4-a716-446655440000", "", "{", "}"}
+	for range 3000 {
+		var b strings.Builder
+		for j := range 1 + rng.IntN(6) {
+			if j > 0 {
+				b.WriteByte(sep)
+			}
+			for range 1 + rng.IntN(2) {
+				b.WriteString(parts[rng.IntN(len(parts))])
+			}
+		}
+		keys = append(keys, b.String())
+	}
+	return keys
+}
+
+// A key slotsQuiet lets pass without splitting it has no placeholder
+// value that seePII would weigh: none may be personal data (mayBePII)
+// and naming.ValuePII finds neither a datum nor a near miss in any.
+func TestSlotsQuietIsExact(t *testing.T) {
+	reg, err := registry.Parse("", []byte(`version: 1
+keys:
+  - {key: "cache:product:detail:{productNo}", type: string, ttl: 1h}
+  - {key: "u:{id:int}:{tag}", type: string, ttl: 1h}
+  - {key: "x{n:int}y:{h:hex}", type: string, ttl: 1h}
+  - {key: "{a}", type: string, ttl: 1h}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := New(reg, Options{})
+	chk := reg.NewChecker()
+	rng := rand.New(rand.NewPCG(3, 4))
+	alpha := "0123456789abcdef@+.x"
+	quiet, checked := 0, 0
+	for range 200000 {
+		e := reg.Entries[rng.IntN(len(reg.Entries))]
+		ex := e.Template.Example()
+		// The example with its values' bytes changed and cut or grown.
+		b := []byte(ex)
+		for range 1 + rng.IntN(4) {
+			i := rng.IntN(len(b) + 1)
+			c := alpha[rng.IntN(len(alpha))]
+			switch rng.IntN(3) {
+			case 0:
+				b = append(b[:i], append([]byte{c}, b[i:]...)...)
+			case 1:
+				if i < len(b) && b[i] != ':' {
+					b = append(b[:i], b[i+1:]...)
+				}
+			default:
+				if i < len(b) && b[i] != ':' {
+					b[i] = c
+				}
+			}
+		}
+		key := string(b)
+		if reg.Lookup(key) != e {
+			continue
+		}
+		checked++
+		if !a.slotsQuiet(key, e) {
+			continue
+		}
+		quiet++
+		chk.SlotValues(key, e, func(slot int, name, v string) {
+			if hit, miss := naming.ValuePII(v); mayBePII(v) || hit != naming.NoPII || miss != 0 {
+				t.Errorf("%s: key %q passed as quiet, but value %q of {%s}: mayBePII %v, ValuePII %v %v", e.Key, key, v, name, mayBePII(v), hit, miss)
+			}
+		})
+	}
+	if quiet < checked/10 || quiet == checked {
+		t.Errorf("%d keys of %d quiet: the test does not test both sides", quiet, checked)
+	}
+}
