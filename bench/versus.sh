@@ -25,9 +25,13 @@
 #
 # One line per run: binary, wall ms (date, ns), user CPU s, system CPU s and
 # peak RSS KiB (/usr/bin/time), and for the live audit the CPU seconds the
-# server spent (INFO cpu, user + sys). Then, per binary, the minimum and the
-# median. The registry is audit/testdata/keyguard.yaml (the one bench/audit.sh
-# and bench/rdb.sh use).
+# server spent (INFO cpu, user + sys) and, when the server runs on this
+# machine, the milliseconds its main thread sat idle waiting for commands
+# (wall time less its time on a CPU and waiting for one, from
+# /proc/PID/task/PID/schedstat): the time the walker kept it waiting, which
+# the machine's other load does not add to. Then, per binary, the minimum
+# and the median. The registry is audit/testdata/keyguard.yaml (the one
+# bench/audit.sh and bench/rdb.sh use).
 set -euo pipefail
 
 mode=${1:?mode: rdb or live}
@@ -52,6 +56,17 @@ fi
 
 servercpu() {
 	redis-cli -p "$target" info cpu | awk -F: '/^used_cpu_(sys|user):/ { s += $2 } END { printf "%.3f", s }'
+}
+
+# schedns prints the server main thread's nanoseconds on a CPU plus waiting
+# for one, or nothing when the server is not a process of this machine.
+spid=
+if [ "$mode" = live ]; then
+	spid=$(redis-cli -p "$target" info server | awk -F: '/^process_id:/ { print $2 + 0 }')
+	[ -r "/proc/$spid/task/$spid/schedstat" ] || spid=
+fi
+schedns() {
+	if [ -n "$spid" ]; then awk '{ printf "%.0f", $1 + $2 }' "/proc/$spid/task/$spid/schedstat"; fi
 }
 
 run() {
@@ -91,26 +106,30 @@ run() {
 echo "# $mode $target: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 for _ in $(seq "$reps"); do
 	for bin in "${bins[@]}"; do
-		c0=0
-		[ "$mode" = live ] && c0=$(servercpu)
+		c0=0 s0=
+		[ "$mode" = live ] && c0=$(servercpu) && s0=$(schedns)
 		t0=$(date +%s%N)
 		run "$bin"
 		t1=$(date +%s%N)
-		srv=
-		[ "$mode" = live ] && srv=$(awk -v a="$(servercpu)" -v b="$c0" 'BEGIN { printf "%.3f", a - b }')
-		echo "$bin $(((t1 - t0) / 1000000)) $(tail -1 "$work/time") $srv"
+		srv= idle=
+		if [ "$mode" = live ]; then
+			s1=$(schedns)
+			srv=$(awk -v a="$(servercpu)" -v b="$c0" 'BEGIN { printf "%.3f", a - b }')
+			[ -n "$s0" ] && idle=$(((t1 - t0 - (s1 - s0)) / 1000000))
+		fi
+		echo "$bin $(((t1 - t0) / 1000000)) $(tail -1 "$work/time") $srv $idle"
 	done
 done | tee "$work/runs"
 echo
-echo "| binary | runs | wall ms min | wall ms median | user s median | peak RSS MiB | server CPU s median |"
-echo "|---|---:|---:|---:|---:|---:|---:|"
+echo "| binary | runs | wall ms min | wall ms median | user s median | peak RSS MiB | server CPU s median | server idle ms median |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|"
 for bin in "${bins[@]}"; do
 	awk -v b="$bin" '$1 == b' "$work/runs" | sort -k2,2n | awk -v b="$bin" '
-		{ w[NR] = $2; u[NR] = $3; if ($5 > rss) rss = $5; s[NR] = $6 }
+		{ w[NR] = $2; u[NR] = $3; if ($5 > rss) rss = $5; s[NR] = $6; i[NR] = $7 }
 		END {
 			m = int((NR + 1) / 2)
-			n = asorti_free_median(u, NR); v = asorti_free_median(s, NR)
-			printf "| %s | %d | %d | %d | %.2f | %.1f | %s |\n", b, NR, w[1], w[m], n, rss / 1024, v == "" ? "–" : v
+			n = asorti_free_median(u, NR); v = asorti_free_median(s, NR); d = asorti_free_median(i, NR)
+			printf "| %s | %d | %d | %d | %.2f | %.1f | %s | %s |\n", b, NR, w[1], w[m], n, rss / 1024, v == "" ? "–" : v, d == "" ? "–" : d
 		}
 		function asorti_free_median(a, n,    i, j, t, c) {
 			for (i = 1; i <= n; i++) c[i] = a[i]

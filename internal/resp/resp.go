@@ -17,6 +17,7 @@ package resp
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -45,6 +46,11 @@ type Conn struct {
 	bulk    []byte // scratch for bulk replies
 	long    []byte // scratch for stream lines longer than the buffer
 	stop    func() bool
+	// win is what br held when the fast path last looked (a Peek), read
+	// up to off: br still owes Discard(off), done by sync before anything
+	// else reads br.
+	win []byte
+	off int
 }
 
 // ErrProtocol marks a reply that is not RESP2: the connection is unusable.
@@ -260,6 +266,15 @@ func (c *Conn) spill() {
 	}
 }
 
+// Buffered is the size in bytes of the commands buffered and not yet
+// written.
+func (c *Conn) Buffered() int { return len(c.out) }
+
+// Push writes the commands buffered so far without waiting for more (a
+// write error is kept for Flush): a caller that still has commands to
+// encode lets an idle server start on the first ones.
+func (c *Conn) Push() { c.write() }
+
 func (c *Conn) write() {
 	if c.werr == nil && len(c.out) > 0 {
 		_, c.werr = c.w.Write(c.out)
@@ -366,9 +381,9 @@ type Reply struct {
 	Str  []byte
 }
 
-// Read reads one reply. Errors are network or protocol errors; an error
-// reply is a reply of kind '-'.
-func (c *Conn) Read() (Reply, error) {
+// readLine is Read's general path: a line at a time, then a bulk's bytes.
+func (c *Conn) readLine() (Reply, error) {
+	c.sync()
 	line, err := c.line()
 	if err != nil {
 		return Reply{}, err
@@ -412,6 +427,88 @@ func (c *Conn) Read() (Reply, error) {
 		return Reply{Kind: '*', N: n}, nil
 	}
 	return Reply{}, fmt.Errorf("%w: unexpected %q", ErrProtocol, clipBytes(line))
+}
+
+// Read reads one reply. Errors are network or protocol errors; an error
+// reply is a reply of kind '-'.
+//
+// A well-formed reply that is whole in the read buffer is read straight
+// from it, without a call per line: most replies of a pipeline are.
+// Anything else (a reply cut by the buffer's end, a long number, a
+// malformed reply) goes to the general path, readLine, which reads it
+// from the same place.
+func (c *Conn) Read() (Reply, error) {
+	b := c.win[c.off:]
+	if len(b) == 0 {
+		c.sync()
+		b, _ = c.br.Peek(c.br.Buffered())
+		if len(b) == 0 {
+			if _, err := c.br.Peek(1); err != nil { // wait for the server
+				return c.readLine()
+			}
+			b, _ = c.br.Peek(c.br.Buffered())
+		}
+		c.win = b
+	}
+	if len(b) < 3 {
+		return c.readLine()
+	}
+	kind := b[0]
+	switch kind {
+	case '+', '-':
+		i := bytes.IndexByte(b, '\n')
+		if i < 2 || b[i-1] != '\r' {
+			return c.readLine()
+		}
+		c.off += i + 1
+		return Reply{Kind: kind, Str: b[1 : i-1]}, nil
+	case ':', '$', '*':
+	default:
+		return c.readLine()
+	}
+	i, neg := 1, b[1] == '-'
+	if neg {
+		i++
+	}
+	start := i
+	var n int64
+	for ; i < len(b) && i-start < 18 && '0' <= b[i] && b[i] <= '9'; i++ {
+		n = n*10 + int64(b[i]-'0')
+	}
+	if i == start || i+1 >= len(b) || b[i] != '\r' || b[i+1] != '\n' {
+		return c.readLine()
+	}
+	if neg {
+		n = -n
+	}
+	head := i + 2
+	switch {
+	case kind == ':':
+		c.off += head
+		return Reply{Kind: ':', N: n}, nil
+	case n == -1:
+		c.off += head
+		return Reply{}, nil
+	case n < 0 || n > maxBulk:
+		return c.readLine()
+	case kind == '*':
+		c.off += head
+		return Reply{Kind: '*', N: n}, nil
+	}
+	end := head + int(n)
+	if end+2 > len(b) || b[end] != '\r' || b[end+1] != '\n' {
+		return c.readLine()
+	}
+	c.off += end + 2
+	return Reply{Kind: '$', N: n, Str: b[head:end]}, nil
+}
+
+// sync hands br what the fast path read of its window.
+func (c *Conn) sync() {
+	if c.off > 0 {
+		c.br.Discard(c.off)
+	}
+	c.win, c.off = nil, 0
 }
 
 // bulkBytes returns the next need bytes: in place in the read buffer

@@ -3,8 +3,10 @@ package resp
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -51,7 +53,7 @@ func TestReadRejectsBadReplies(t *testing.T) {
 // with Skip walks the same replies, one whole reply at a time. ParseInt
 // agrees with strconv.ParseInt.
 func FuzzRead(f *testing.F) {
-	for _, s := range []string{"+OK\r\n", "*2\r\n$1\r\n0\r\n*0\r\n", "$-1\r\n", "-NOPERM x\r\n", ":1\r\n", "$3\r\nabc\r\n", ":-007\r\n", "*-1\r\n+a\rb\r\n", "*3\r\n:1\r\n"} {
+	for _, s := range []string{"+OK\r\n", "*2\r\n$1\r\n0\r\n*0\r\n", "$-1\r\n", "-NOPERM x\r\n", ":1\r\n", "$3\r\nabc\r\n", ":-007\r\n", "*-1\r\n+a\rb\r\n", "*3\r\n:1\r\n", ":9223372036854775807\r\n", ":-9223372036854775808\r\n", ":99999999999999999999\r\n", "$123456789012345678\r\n", "$2\r\nabcd\r\n"} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -79,6 +81,22 @@ func FuzzRead(f *testing.F) {
 			pos += 1 + nested(got[pos:])
 			if c.Skip(rp) != nil {
 				break
+			}
+		}
+		// Replies read from the buffer agree with the general path's,
+		// with a buffer that holds them all and one that cuts them.
+		for _, size := range []int{16, 4096} {
+			fast := &Conn{br: bufio.NewReaderSize(bytes.NewReader(data), size)}
+			slow := &Conn{br: bufio.NewReaderSize(bytes.NewReader(data), size)}
+			for range maxFlat {
+				a, aerr := fast.Read()
+				b, berr := slow.readLine()
+				if (aerr == nil) != (berr == nil) || aerr == nil && !sameReply(a, b) {
+					t.Fatalf("%q (buffer %d): Read %v %v, general path %v %v", data, size, a, aerr, b, berr)
+				}
+				if aerr != nil {
+					break
+				}
 			}
 		}
 		if n, ok := ParseInt(data); ok {
@@ -181,5 +199,32 @@ func TestKeyCmdEncodesLikeCmd(t *testing.T) {
 	cb.Flush()
 	if a.String() != b.String() || ca.Take() != 1002 {
 		t.Errorf("key:\n%q\ncmd:\n%q", a.String(), b.String())
+	}
+}
+
+// BenchmarkRead reads what a hash probe pipeline returns: an integer, an
+// array of 16 short bulks, an integer, per key.
+func BenchmarkRead(b *testing.B) {
+	var sb strings.Builder
+	for range 200 {
+		sb.WriteString(":1\r\n*16\r\n")
+		for j := range 16 {
+			fmt.Fprintf(&sb, "$8\r\nfield_0%c\r\n", 'a'+j)
+		}
+		sb.WriteString(":86400000\r\n")
+	}
+	data := []byte(sb.String())
+	r := bytes.NewReader(data)
+	c := &Conn{br: bufio.NewReaderSize(r, 64<<10)}
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		r.Reset(data)
+		c.br.Reset(r)
+		c.win, c.off = nil, 0
+		for {
+			if _, err := c.Read(); err != nil {
+				break
+			}
+		}
 	}
 }

@@ -21,6 +21,7 @@ type Line struct {
 // on a stream that ends in an error.
 func (c *Conn) ReadLine(limit int) (Line, error) {
 	limit = max(limit, 0)
+	c.sync()
 	b, err := c.br.ReadSlice('\n')
 	l := Line{Size: len(b)}
 	if errors.Is(err, bufio.ErrBufferFull) {

@@ -45,12 +45,17 @@
 // # Speed
 //
 // Per node one connection runs the SCAN and probe pipeline, one round trip
-// per batch: the element counts of batch n-1, the SCAN for batch n+1 and
-// the probes of batch n travel together; a second goroutine classifies
-// (and, for the few keys that need it, reads __ns__ and field names on a
-// second connection), so the client's work overlaps the server's. The
-// protocol is spoken directly (see resp.go). Options.Rate caps commands
-// per second across all nodes with one token bucket.
+// per batch: the probes of batch n, the SCAN for batch n+1 among them (the
+// last quarter of the probes after it), and the count stage of an earlier
+// batch travel together. The prober writes the next pipeline as soon as
+// SCAN's reply is read, while the server still works on the probes after
+// it, and reads their replies afterwards, so the server does not wait for
+// the client between round trips; it classifies the listed keys as it
+// writes their probes, and the first 32 KiB go out before the rest is
+// encoded. A second goroutine hands the probed batches, in SCAN order, to
+// the aggregation. The protocol is spoken directly (internal/resp).
+// Options.Rate caps commands per second across all nodes with one token
+// bucket.
 //
 // It imports inventory, the kernels (resp, jsonkeys, rdb, pace, progress),
 // cli and redisconn; the tools that walk with it (investigate, migrate, hotkeys,

@@ -34,10 +34,6 @@ type memTrust struct {
 type models struct {
 	by  map[*registry.Entry]*memTrust
 	fam map[string]*memTrust
-	// Of the probe batch in flight, by record: MEMORY USAGE not sent,
-	// and the model's bytes (-1: the value was not read whole).
-	skip []bool
-	est  []int64
 }
 
 // of is the trust of a key's template or family; nil for neither.

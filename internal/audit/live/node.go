@@ -27,7 +27,6 @@ type walker struct {
 
 	conn *resp.Conn            // the prober's
 	cls  *inventory.Classifier // the prober's: one lookup per key
-	list listing               // the prober's: the keys of the listing being read
 
 	runID   string
 	version int

@@ -105,6 +105,21 @@ type batch struct {
 	fldRead []bool            // the field probe's reply was read into the record
 	stage   []uint8           // what the count stage still reads
 	slot    []int32           // the Cluster slot of each record; -1 for SCAN
+	// pend are keys listed and not classified yet (from pendNext on, in
+	// pendStr once the first is): the prober classifies them as it writes
+	// their probes, so the server starts on the first while it classifies
+	// the others.
+	pend     listing
+	pendNext int
+	pendStr  string
+	// Of each record as its probes are written: MEMORY USAGE left to the
+	// model, and the model's bytes (-1: the value was not read whole).
+	skip []bool
+	est  []int64
+	// names holds the field names read, each record's Fields a slice of
+	// it: the aggregator keeps none of them (Aggregator.Add), and the
+	// batch is reused only once it is added.
+	names []string
 
 	// A Cluster walk's batch is whole slots.
 	slots    []int   // the slots listed
@@ -113,14 +128,35 @@ type batch struct {
 	lost     bool    // the node no longer serves its slots
 }
 
-// produce is the prober: one round trip per iteration carries the element
-// counts of the oldest batch, the SCAN that yields the next batch and the
-// TYPE/PTTL/MEMORY USAGE probes of the batch in between.
+// part is one group of commands of a pipeline: the probes of records
+// [from, to) of b, or b's count stage.
+type part struct {
+	b        *batch
+	from, to int
+	counts   bool
+}
+
+// tailOf is how many of a batch's n keys have their probes sent after the
+// listing (SCAN, or a chunk's GETKEYSINSLOT) in their pipeline. The server
+// works on them while the prober reads the listing's reply and writes the
+// next pipeline, so it does not wait for the prober between pipelines;
+// their replies, and those of the count stage sent after them, are read
+// once the next pipeline is written.
+func tailOf(n int) int { return (n + 3) / 4 }
+
+// produce is the prober. Each round trip carries the probes of the last
+// batch listed, the listing of the next one (SCAN, or GETKEYSINSLOT on a
+// Cluster) between its head and its tail, and the count stage of a batch
+// probed before. A batch goes to out once its count stage is read, in the
+// order of the listings.
 func (w *walker) produce(ctx context.Context, out chan<- *batch, free chan *batch) error {
 	cursor := w.plan.cursor
 	slotMode := w.plan.slotList != nil
 	scanning := !slotMode || len(w.plan.slotList) > 0
-	var probe, count *batch
+	var probe *batch      // listed: probed in the next pipeline
+	var counting []*batch // probed: their count stage goes in the next pipeline
+	var carry []part      // sent after the last listing; replies not read yet
+	var sentOn *resp.Conn // the connection carry went out on
 	perKey := 4
 	if w.lfu && w.canFreq {
 		perKey = 5
@@ -128,30 +164,62 @@ func (w *walker) produce(ctx context.Context, out chan<- *batch, free chan *batc
 	count1 := w.r.lim.batchKeys(w.r.opts.Count, perKey, w.r.width)
 	var shrink shrinkWatch
 	var lost error
-	for scanning || probe != nil || count != nil {
-		var scanned *batch
+	for scanning || probe != nil || len(counting) > 0 || len(carry) > 0 {
 		var chunk []int
 		if scanning && slotMode {
 			chunk = w.nextChunk(count1)
 		}
+		var before, after []part
+		if probe != nil {
+			if w.r.lim.limits() {
+				w.classify(probe) // the pace counts each key's commands
+			}
+			n := probe.keys()
+			h := n
+			if scanning {
+				h -= tailOf(n)
+			}
+			before = append(before, part{b: probe, to: h})
+			if h < n {
+				after = append(after, part{b: probe, from: h, to: n})
+			}
+		}
+		for _, b := range counting {
+			after = append(after, part{b: b, counts: true})
+		}
+		var scanned *batch
 		err := w.retry(ctx, func(c *resp.Conn) error {
+			// A new connection did not get what the last pipeline sent
+			// after its listing: send it again, first.
 			var err error
-			scanned, err = w.iterate(ctx, c, cursor, chunk, scanning, count1, probe, count, free)
+			scanned, err = w.iterate(ctx, c, cursor, chunk, scanning, count1, carry, c != sentOn, before, after, free)
+			if err == nil {
+				sentOn = c
+			}
 			return err
 		})
 		if err != nil {
 			return err
 		}
-		if count != nil {
-			select {
-			case out <- count:
-			case <-ctx.Done():
-				return ctx.Err()
-			}
+		read := append(append([]part(nil), carry...), before...)
+		if scanning {
+			carry = after
+		} else {
+			read, carry = append(read, after...), nil
 		}
-		count = probe
-		if count != nil {
-			count.compact(w)
+		counting = nil
+		for _, p := range read {
+			switch {
+			case p.counts:
+				select {
+				case out <- p.b:
+				case <-ctx.Done():
+					return ctx.Err()
+				}
+			case p.to == len(p.b.recs): // the batch's last probes
+				w.probesRead(p.b)
+				counting = append(counting, p.b)
+			}
 		}
 		probe = scanned
 		if scanned != nil && slotMode {
@@ -178,25 +246,28 @@ func (w *walker) produce(ctx context.Context, out chan<- *batch, free chan *batc
 	return lost
 }
 
-// iterate sends one pipeline and reads its replies into count and probe
-// (which it may rewrite on a retry) and a new batch from SCAN.
+// iterate sends one pipeline — carry again when resend, the parts before,
+// the listing when scanning, the parts after — and reads the replies to
+// carry, to before and to the listing, which become a new batch. The
+// replies to after are read too when there is no listing; otherwise they
+// are the next round trip's carry.
 //
 // Per key the probes are OBJECT FREQ (LFU servers; first, before anything
 // touches the key), PTTL, MEMORY USAGE, and either TYPE or — when the
-// key's template declares a type — that type's element count straight
-// away: an integer reply proves the type, so a well-typed registered key
+// key's template declares a type — that type's first probe straight
+// away: a reply of the type proves it, so a well-typed registered key
 // costs three commands, as many as the bare TYPE/PTTL/MEMORY walk. A
 // WRONGTYPE reply is a type mismatch, resolved in the count stage with
 // TYPE and every count command.
-func (w *walker) iterate(ctx context.Context, c *resp.Conn, cursor string, chunk []int, scanning bool, countN int, probe, count *batch, free chan *batch) (*batch, error) {
+func (w *walker) iterate(ctx context.Context, c *resp.Conn, cursor string, chunk []int, scanning bool, countN int, carry []part, resend bool, before, after []part, free chan *batch) (*batch, error) {
 	o := &w.r.opts
 	freq := w.lfu && w.canFreq
 	n := 0
-	if count != nil {
-		n += count.countCmds()
+	for _, p := range before {
+		n += p.cmds(freq)
 	}
-	if probe != nil {
-		n += probe.probeCmds(freq)
+	for _, p := range after {
+		n += p.cmds(freq)
 	}
 	if scanning {
 		// A chunk of GETKEYSINSLOT lists about as many keys as one SCAN,
@@ -209,14 +280,14 @@ func (w *walker) iterate(ctx context.Context, c *resp.Conn, cursor string, chunk
 	if err := c.Begin(ctx); err != nil {
 		return nil, err
 	}
-	// The probes first: the server runs them right after the listing
-	// that returned their keys, which left those keys in its caches.
-	if probe != nil {
-		probe.writeProbes(c, &w.enc, freq)
+	pushed := false
+	if resend {
+		w.writeParts(c, carry, freq, &pushed)
 	}
-	if count != nil {
-		count.writeCounts(c, &w.enc)
-	}
+	// The head of the probes first: the server runs them right after the
+	// listing that returned their keys, which left those keys in its
+	// caches.
+	w.writeParts(c, before, freq, &pushed)
 	if scanning && chunk != nil {
 		writeSlots(c, chunk)
 	} else if scanning {
@@ -227,48 +298,82 @@ func (w *walker) iterate(ctx context.Context, c *resp.Conn, cursor string, chunk
 			c.Cmd("SCAN", cursor, "COUNT", countStr)
 		}
 	}
+	w.writeParts(c, after, freq, &pushed)
 	c.Take()
 	if err := c.Flush(); err != nil {
 		return nil, err
 	}
-	if probe != nil {
-		if err := w.readProbes(c, probe, freq); err != nil {
-			return nil, err
-		}
+	if err := w.readParts(c, carry, freq); err != nil {
+		return nil, err
 	}
-	if count != nil {
-		if err := w.readCounts(c, count); err != nil {
-			return nil, err
-		}
+	if err := w.readParts(c, before, freq); err != nil {
+		return nil, err
 	}
-	var next *batch
-	if scanning {
-		var b *batch
-		var err error
-		if chunk != nil {
-			b, err = w.readSlots(c, chunk, free)
-		} else {
-			b, err = w.readScan(c, cursor, free)
-		}
-		if err != nil {
-			return nil, err
-		}
-		next = b
+	if !scanning {
+		return nil, w.readParts(c, after, freq)
 	}
-	return next, nil
+	if chunk != nil {
+		return w.readSlots(c, chunk, free)
+	}
+	return w.readScan(c, cursor, free)
 }
 
-func (b *batch) probeCmds(freq bool) int {
-	n := 3 * len(b.recs)
-	if freq {
-		n += len(b.recs)
+// cmds is how many commands p sends, at most: the model may leave out
+// MEMORY USAGE, and HRANDFIELD … WITHVALUES read __ns__ when permitted.
+func (p part) cmds(freq bool) int {
+	b := p.b
+	if p.counts {
+		return b.countCmds()
 	}
-	for _, ns := range b.ns {
-		if ns {
-			n++ // at most: HRANDFIELD … WITHVALUES reads it when permitted
+	n := 3 * (p.to - p.from)
+	if freq {
+		n += p.to - p.from
+	}
+	for i := p.from; i < min(p.to, len(b.ns)); i++ {
+		if b.ns[i] {
+			n++
 		}
 	}
-	return n // at most: the model may leave out MEMORY USAGE
+	return n
+}
+
+func (w *walker) writeParts(c *resp.Conn, ps []part, freq bool, pushed *bool) {
+	for _, p := range ps {
+		if p.counts {
+			p.b.writeCounts(c, &w.enc)
+			continue
+		}
+		w.writeProbes(c, p.b, p.from, p.to, freq, pushed)
+	}
+}
+
+func (w *walker) readParts(c *resp.Conn, ps []part, freq bool) error {
+	for _, p := range ps {
+		var err error
+		if p.counts {
+			err = w.readCounts(c, p.b)
+		} else {
+			err = w.readProbes(c, p.b, p.from, p.to, freq)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// probesRead ends the probes of b, all read: keys left to the model of a
+// template that a later key showed wrong send MEMORY USAGE after all (in
+// the count stage), and the records dropped are removed.
+func (w *walker) probesRead(b *batch) {
+	m := &w.enc.mod
+	for i, skip := range b.skip {
+		if skip && b.recs[i].Bytes >= 0 && m.of(&b.class[i]).bad {
+			b.recs[i].Bytes = -1
+			b.stage[i] |= stageMem
+		}
+	}
+	b.compact(w)
 }
 
 func (b *batch) countCmds() int {
@@ -293,29 +398,103 @@ func (b *batch) countCmds() int {
 	return n
 }
 
-func (b *batch) writeProbes(c *resp.Conn, e *encodings, freq bool) {
-	m := &e.mod
-	m.skip = append(m.skip[:0], make([]bool, len(b.recs))...)
-	m.est = append(m.est[:0], make([]int64, len(b.recs))...)
-	for i := range b.recs {
-		k := b.recs[i].Key
-		if freq {
-			c.Key(e.freq, k)
+// firstPush is how many bytes of a pipeline are written before the
+// prober classifies and encodes the rest (resp writes every 64 KiB after
+// that): the server starts on them while the prober works on the next,
+// instead of waiting for the first 64 KiB. It has the tail of the last
+// pipeline (tailOf) to work on meanwhile, which lasts longer than the
+// prober takes to read the listing and encode this much.
+const firstPush = 32 << 10
+
+// writeProbes writes the probes of records [from, to) of b, classifying
+// the keys listed and not classified yet as it goes (once: a retry writes
+// the same probes again). pushed says whether the pipeline's first bytes
+// went out already.
+func (w *walker) writeProbes(c *resp.Conn, b *batch, from, to int, freq bool, pushed *bool) {
+	for i := from; i < to; i++ {
+		if i == len(b.recs) {
+			b.classifyNext(w)
 		}
-		if g := b.guess[i]; g != "" {
-			c.Key(e.firstProbe(g), k)
-			if e.separateNS(g, b.ns[i]) {
-				c.Key(e.hgetNS, k)
-			}
-			m.skip[i] = m.skipMemory(&b.class[i], e.readsValue(g))
-		} else {
-			c.Key(e.typ, k)
-		}
-		c.Key(e.pttl, k)
-		if !m.skip[i] {
-			c.Key(e.mem, k)
+		w.writeProbe(c, b, i, freq)
+		if !*pushed && c.Buffered() >= firstPush {
+			c.Push()
+			*pushed = true
 		}
 	}
+}
+
+// classify adds the keys of b listed and not classified yet to its
+// records.
+func (w *walker) classify(b *batch) {
+	for b.keys() > len(b.recs) {
+		b.classifyNext(w)
+	}
+}
+
+// classifyNext adds the next key listed and not classified yet to the
+// records of b.
+func (b *batch) classifyNext(w *walker) {
+	l := &b.pend
+	j := b.pendNext
+	if j == 0 {
+		b.pendStr = string(l.buf) // one string for all, sliced per key
+	}
+	start := 0
+	if j > 0 {
+		start = l.end[j-1]
+	}
+	w.addKey(b, b.pendStr[start:l.end[j]], l.slot[j])
+	b.pendNext++
+}
+
+// namesFrom returns the names appended to b.names from index from on, as
+// a record's Fields (nil when none), capped so that later appends leave
+// them alone.
+func (b *batch) namesFrom(from int) []string {
+	if len(b.names) == from {
+		return nil
+	}
+	return b.names[from:len(b.names):len(b.names)]
+}
+
+// skipNested reads what is nested in an element of an array reply: never
+// anything in a flat reply, which saves the call.
+func skipNested(c *resp.Conn, rp resp.Reply) error {
+	if rp.Kind != '*' {
+		return nil
+	}
+	return c.Skip(rp)
+}
+
+// keys is how many keys b holds, classified or not.
+func (b *batch) keys() int { return len(b.recs) + len(b.pend.end) - b.pendNext }
+
+// writeProbe writes the probes of record i.
+func (w *walker) writeProbe(c *resp.Conn, b *batch, i int, freq bool) {
+	e := &w.enc
+	m := &e.mod
+	for len(b.skip) <= i {
+		b.skip, b.est = append(b.skip, false), append(b.est, -1)
+	}
+	k := b.recs[i].Key
+	if freq {
+		c.Key(e.freq, k)
+	}
+	skip := false
+	if g := b.guess[i]; g != "" {
+		c.Key(e.firstProbe(g), k)
+		if e.separateNS(g, b.ns[i]) {
+			c.Key(e.hgetNS, k)
+		}
+		skip = m.skipMemory(&b.class[i], e.readsValue(g))
+	} else {
+		c.Key(e.typ, k)
+	}
+	c.Key(e.pttl, k)
+	if !skip {
+		c.Key(e.mem, k)
+	}
+	b.skip[i], b.est[i] = skip, -1
 }
 
 func (b *batch) writeCounts(c *resp.Conn, e *encodings) {
@@ -343,10 +522,10 @@ func (b *batch) writeCounts(c *resp.Conn, e *encodings) {
 	}
 }
 
-// readProbes reads the probe replies of b, record by record, in the
-// order writeProbes sent them.
-func (w *walker) readProbes(c *resp.Conn, b *batch, freq bool) error {
-	for i := range b.recs {
+// readProbes reads the probe replies of records [from, to) of b, record
+// by record, in the order writeProbes sent them.
+func (w *walker) readProbes(c *resp.Conn, b *batch, from, to int, freq bool) error {
+	for i := from; i < to; i++ {
 		r := &b.recs[i]
 		d := &b.drop[i]
 		*d = dropNone
@@ -372,15 +551,6 @@ func (w *walker) readProbes(c *resp.Conn, b *batch, freq bool) error {
 			return err
 		}
 	}
-	// Keys left to the model of a template that a later key of the batch
-	// showed wrong send MEMORY USAGE after all.
-	m := &w.enc.mod
-	for i, skip := range m.skip {
-		if skip && b.recs[i].Bytes >= 0 && m.of(&b.class[i]).bad {
-			b.recs[i].Bytes = -1
-			b.stage[i] |= stageMem
-		}
-	}
 	return nil
 }
 
@@ -390,11 +560,11 @@ func (w *walker) readProbes(c *resp.Conn, b *batch, freq bool) error {
 func (w *walker) memory(c *resp.Conn, b *batch, i int) error {
 	m := &w.enc.mod
 	r, cl := &b.recs[i], &b.class[i]
-	est := m.est[i]
+	est := b.est[i]
 	if r.Type != b.guess[i] {
 		est = -1 // a type mismatch: the model read nothing
 	}
-	if !m.skip[i] {
+	if !b.skip[i] {
 		if err := w.readMemory(c, r, &b.drop[i]); err != nil {
 			return err
 		}
@@ -439,7 +609,7 @@ func (w *walker) readGuessed(c *resp.Conn, b *batch, i int) error {
 	r, d, g := &b.recs[i], &b.drop[i], b.guess[i]
 	r.NS, r.HasNS, r.NSProbed, r.Fields = "", false, false, nil
 	b.fldRead[i] = false
-	w.enc.mod.est[i] = -1
+	b.est[i] = -1
 	rp, err := c.Read()
 	if err != nil {
 		return err
@@ -456,12 +626,14 @@ func (w *walker) readGuessed(c *resp.Conn, b *batch, i int) error {
 	case '$':
 		r.Elements = rp.N
 		if b.fld[i] {
-			r.Fields, b.fldRead[i] = jsonkeys.Top(nil, rp.Str, maxJSONKeys, &w.enc.names), true
+			from := len(b.names)
+			b.names = jsonkeys.Top(b.names, rp.Str, maxJSONKeys, &w.enc.names)
+			r.Fields, b.fldRead[i] = b.namesFrom(from), true
 		}
 		if rp.N >= jsonPrefixBytes {
 			r.Elements, b.stage[i] = -1, stageCount // longer: STRLEN
 		} else {
-			w.enc.mod.est[i] = stringModel(len(r.Key), rp.Str)
+			b.est[i] = stringModel(len(r.Key), rp.Str)
 		}
 	case '-':
 		r.Type, r.Elements = "", -1
@@ -499,28 +671,25 @@ func (w *walker) readHashProbe(c *resp.Conn, b *batch, i int, n int64) error {
 	r := &b.recs[i]
 	nf := n / 2
 	hm := newHashModel()
-	var fs []string
-	if b.fld[i] {
-		fs = make([]string, 0, nf)
-	}
+	from := len(b.names)
 	for j := range nf {
 		e, err := c.Read()
 		if err != nil {
 			return err
 		}
-		if err := c.Skip(e); err != nil {
+		if err := skipNested(c, e); err != nil {
 			return err
 		}
 		isNS := e.Kind == '$' && string(e.Str) == "__ns__"
 		if e.Kind == '$' && !isNS && b.fld[i] {
-			fs = append(fs, w.enc.names.Intern(e.Str, int(j)))
+			b.names = append(b.names, w.enc.names.Intern(e.Str, int(j)))
 		}
 		hm.add(e.Str)
 		v, err := c.Read()
 		if err != nil {
 			return err
 		}
-		if err := c.Skip(v); err != nil {
+		if err := skipNested(c, v); err != nil {
 			return err
 		}
 		hm.add(v.Str)
@@ -530,13 +699,13 @@ func (w *walker) readHashProbe(c *resp.Conn, b *batch, i int, n int64) error {
 	}
 	r.Elements = nf
 	if b.fld[i] {
-		r.Fields, b.fldRead[i] = fs, true
+		r.Fields, b.fldRead[i] = b.namesFrom(from), true
 	}
 	if nf >= fieldProbeCount {
 		r.Elements, b.stage[i] = -1, stageCount // more fields: HLEN, and HGET unless __ns__ came
 	} else {
 		r.NSProbed = r.NSProbed || b.ns[i]
-		w.enc.mod.est[i] = hm.mem(len(r.Key), nf)
+		b.est[i] = hm.mem(len(r.Key), nf)
 	}
 	return nil
 }
@@ -775,7 +944,6 @@ func (w *walker) readScan(c *resp.Conn, cursor string, free chan *batch) (*batch
 	}
 	b.scanned = kr.N
 	ratio := w.r.ratio
-	w.list.reset() // of a listing that failed half read
 	for range kr.N {
 		k, err := c.Read()
 		if err != nil {
@@ -788,9 +956,8 @@ func (w *walker) readScan(c *resp.Conn, cursor string, free chan *batch) (*batch
 			w.sampleKey(b, k.Str, -1)
 			continue
 		}
-		w.list.add(k.Str, -1)
+		b.pend.add(k.Str, -1)
 	}
-	w.addListed(b)
 	return b, nil
 }
 
@@ -810,19 +977,21 @@ func (l *listing) add(k []byte, slot int) {
 	l.slot = append(l.slot, slot)
 }
 
-// addListed adds the keys gathered to b, in order, and empties the
-// listing.
-func (w *walker) addListed(b *batch) {
-	l := &w.list
-	all, start := string(l.buf), 0
+func (l *listing) reset() { l.buf, l.end, l.slot = l.buf[:0], l.end[:0], l.slot[:0] }
+
+// drop removes the keys of the slots bad says, in place.
+func (l *listing) drop(bad func(slot int) bool) {
+	w, start, j := 0, 0, 0
 	for i, end := range l.end {
-		w.addKey(b, all[start:end], l.slot[i])
+		if !bad(l.slot[i]) {
+			w += copy(l.buf[w:], l.buf[start:end])
+			l.end[j], l.slot[j] = w, l.slot[i]
+			j++
+		}
 		start = end
 	}
-	l.reset()
+	l.buf, l.end, l.slot = l.buf[:w], l.end[:j], l.slot[:j]
 }
-
-func (l *listing) reset() { l.buf, l.end, l.slot = l.buf[:0], l.end[:0], l.slot[:0] }
 
 func newBatch(free chan *batch) *batch {
 	select {
@@ -838,6 +1007,11 @@ func (b *batch) reuse(free chan *batch) {
 	clear(b.recs) // drop the key strings
 	b.recs, b.class, b.drop, b.ns, b.stage, b.guess = b.recs[:0], b.class[:0], b.drop[:0], b.ns[:0], b.stage[:0], b.guess[:0]
 	b.fld, b.fldRead, b.slot = b.fld[:0], b.fldRead[:0], b.slot[:0]
+	b.pend.reset()
+	b.pendNext, b.pendStr = 0, ""
+	b.skip, b.est = b.skip[:0], b.est[:0]
+	clear(b.names)
+	b.names = b.names[:0]
 	b.slots, b.slotKeys, b.badSlots, b.lost, b.scanned = b.slots[:0], b.slotKeys[:0], b.badSlots[:0], false, 0
 	select {
 	case free <- b:
@@ -870,7 +1044,7 @@ func (b *batch) compact(w *walker) {
 	clear(b.recs[j:])
 	b.recs, b.class, b.drop, b.stage, b.ns = b.recs[:j], b.class[:j], b.drop[:j], b.stage[:j], b.ns[:j]
 	b.fld, b.fldRead, b.slot = b.fld[:j], b.fldRead[:j], b.slot[:j]
-	b.guess = b.guess[:0]
+	b.guess, b.skip, b.est = b.guess[:0], b.skip[:0], b.est[:0]
 }
 
 func unexpected(what string, rp resp.Reply) error {
@@ -930,22 +1104,24 @@ func (w *walker) readFields(c *resp.Conn, b *batch, i int) error {
 	}
 	switch rp.Kind {
 	case '*':
-		fs := make([]string, 0, rp.N)
+		from := len(b.names)
 		for j := range rp.N {
 			e, err := c.Read()
 			if err != nil {
 				return err
 			}
 			if e.Kind == '$' && string(e.Str) != "__ns__" {
-				fs = append(fs, w.enc.names.Intern(e.Str, int(j)))
+				b.names = append(b.names, w.enc.names.Intern(e.Str, int(j)))
 			}
 			if err := c.Skip(e); err != nil {
 				return err
 			}
 		}
-		r.Fields = fs
+		r.Fields = b.namesFrom(from)
 	case '$':
-		r.Fields = jsonkeys.Top(nil, rp.Str, maxJSONKeys, &w.enc.names)
+		from := len(b.names)
+		b.names = jsonkeys.Top(b.names, rp.Str, maxJSONKeys, &w.enc.names)
+		r.Fields = b.namesFrom(from)
 	case 0:
 	case '-':
 		return w.keyError(rp, &b.drop[i]) // WRONGTYPE: another type now; nothing read

@@ -24,6 +24,9 @@ func (l *limiter) wait(ctx context.Context, n int) error {
 	return l.p.Wait(ctx, n)
 }
 
+// limits reports whether a rate is set.
+func (l *limiter) limits() bool { return l != nil && l.p != nil }
+
 // batchKeys caps the keys per pipeline so that one pipeline costs at most
 // the burst: with --rate 200 a batch is a handful of keys, not a thousand
 // keys waiting 20 seconds.

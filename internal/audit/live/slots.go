@@ -353,14 +353,13 @@ func (w *walker) readSlots(c *resp.Conn, chunk []int, free chan *batch) (*batch,
 	b.badSlots = b.badSlots[:0]
 	b.lost = false
 	ratio := w.r.ratio
-	w.list.reset() // of a listing that failed half read
 	for _, s := range chunk {
 		n, err := readSlotListing(c, s, w.r.opts.Match, "the rules in docs/audit-acl.md", "counted", func(k []byte) {
 			if ratio > 0 {
 				w.sampleKey(b, k, s)
 				return
 			}
-			w.list.add(k, s)
+			b.pend.add(k, s)
 		})
 		if err != nil {
 			return nil, err
@@ -368,7 +367,6 @@ func (w *walker) readSlots(c *resp.Conn, chunk []int, free chan *batch) (*batch,
 		b.slotKeys = append(b.slotKeys, n)
 		b.scanned += n
 	}
-	w.addListed(b)
 	rp, err := c.Read()
 	if err != nil {
 		return nil, err
@@ -479,13 +477,14 @@ func (w *walker) addKey(b *batch, key string, slot int) {
 	b.slot = append(b.slot, int32(slot))
 }
 
-// dropSlots removes the records of the slots bad from a batch that has
-// not been probed yet.
+// dropSlots removes the records (and the keys not classified yet) of the
+// slots bad from a batch that has not been probed yet.
 func (b *batch) dropSlots(bad []int) {
 	isBad := map[int32]bool{}
 	for _, s := range bad {
 		isBad[int32(s)] = true
 	}
+	b.pend.drop(func(slot int) bool { return isBad[int32(slot)] })
 	j := 0
 	for i := range b.recs {
 		if isBad[b.slot[i]] {

@@ -141,3 +141,29 @@ func TestProgressETA(t *testing.T) {
 		t.Error("ETA without a total")
 	}
 }
+
+// A listing drops the keys of the slots given, in place, and keeps the
+// others whole and in order, empty keys and keys of any bytes included.
+func TestListingDrop(t *testing.T) {
+	keys := []string{"a:1", "", "b\x00\r\n", "c:3", "dd", "", "e:5:long-key"}
+	slots := []int{7, 7, 9, 3, 9, 3, 7}
+	var l listing
+	for i, k := range keys {
+		l.add([]byte(k), slots[i])
+	}
+	l.drop(func(s int) bool { return s == 7 })
+	var got []string
+	start := 0
+	for i, end := range l.end {
+		got = append(got, fmt.Sprintf("%q@%d", l.buf[start:end], l.slot[i]))
+		start = end
+	}
+	want := []string{`"b\x00\r\n"@9`, `"c:3"@3`, `"dd"@9`, `""@3`}
+	if !slices.Equal(got, want) || len(l.buf) != start {
+		t.Fatalf("after dropping slot 7: %v (%d bytes), want %v", got, len(l.buf), want)
+	}
+	l.drop(func(int) bool { return true })
+	if len(l.end) != 0 || len(l.buf) != 0 || len(l.slot) != 0 {
+		t.Fatalf("after dropping all: %d keys, %d bytes", len(l.end), len(l.buf))
+	}
+}
