@@ -86,7 +86,12 @@ func (c *FieldSets) OfBytes(raw [][]byte) *FieldSet {
 // registered): a value holding the very names of the template's last
 // value, in the same order, gets its set without hashing.
 func (c *FieldSets) OfBytesIn(cl Class, raw [][]byte) *FieldSet {
-	l := c.lastOf(cl, len(raw))
+	return c.ofBytesAfter(c.lastOf(cl, len(raw)), raw)
+}
+
+// ofBytesAfter is OfBytes answered first by l, the set last seen where
+// raw comes from (nil: none kept), which it then holds.
+func (c *FieldSets) ofBytesAfter(l *lastSet, raw [][]byte) *FieldSet {
 	if l == nil {
 		return c.OfBytes(raw)
 	}
@@ -102,31 +107,13 @@ func (c *FieldSets) OfBytesIn(cl Class, raw [][]byte) *FieldSet {
 // Pipeline.AddRead): the last set of as many names, which values of
 // one template mostly are, answers first.
 func (c *FieldSets) OfBytesAny(raw [][]byte) *FieldSet {
-	l := c.lastOfCount(len(raw), false)
-	if l == nil {
-		return c.OfBytes(raw)
-	}
-	if sameNames(l, raw) {
-		return l.set
-	}
-	l.set = c.OfBytes(raw)
-	l.remember(raw)
-	return l.set
+	return c.ofBytesAfter(c.lastOfCount(len(raw), false), raw)
 }
 
 // OfAny is Of for the names of a value whose template is not known
 // yet, as OfBytesAny.
 func (c *FieldSets) OfAny(raw []string) *FieldSet {
-	l := c.lastOfCount(len(raw), true)
-	if l == nil {
-		return c.Of(raw)
-	}
-	if sameNames(l, raw) {
-		return l.set
-	}
-	l.set = c.Of(raw)
-	l.remember(raw)
-	return l.set
+	return c.ofAfter(c.lastOfCount(len(raw), true), raw)
 }
 
 // lastOfCount is the last set of n names (of JSON keys, or of hash
@@ -146,7 +133,11 @@ func (c *FieldSets) lastOfCount(n int, json bool) *lastSet {
 
 // OfIn is Of for a value of the template cl.Entry, as OfBytesIn.
 func (c *FieldSets) OfIn(cl Class, raw []string) *FieldSet {
-	l := c.lastOf(cl, len(raw))
+	return c.ofAfter(c.lastOf(cl, len(raw)), raw)
+}
+
+// ofAfter is ofBytesAfter for names given as strings.
+func (c *FieldSets) ofAfter(l *lastSet, raw []string) *FieldSet {
 	if l == nil {
 		return c.Of(raw)
 	}
