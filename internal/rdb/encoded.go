@@ -534,8 +534,8 @@ func (it *zmIter) next() (field, value []byte, ok bool, err error) {
 
 // lpCountFast returns the number of entries of listpack b after checking
 // its header, every entry's length and backlen, and the declared count.
-// The common encodings are sized inline: a call per entry would cost more
-// than the walk.
+// The common encodings are sized by lpQuickSize, inlined: a call per entry
+// would cost more than the walk.
 func lpCountFast(b []byte) (int, bool) {
 	declared, err := lpHeader(b)
 	if err != nil {
@@ -544,17 +544,8 @@ func lpCountFast(b []byte) (int, bool) {
 	end := len(b) - 1
 	p, n := lpHeaderSize, 0
 	for p < end {
-		var size int
-		switch c := b[p]; {
-		case c < 0x80:
-			size = 1
-		case c < 0xC0:
-			size = 1 + int(c&0x3f)
-		case c < 0xE0:
-			size = 2
-		case c >= 0xF1 && c <= 0xF3: // 16-, 24-, 32-bit integers
-			size = int(c) - 0xF1 + 3
-		default:
+		size := lpQuickSize(b[p])
+		if size == 0 {
 			var ok bool
 			if size, ok = lpEntryLen(b, p, end); !ok {
 				return 0, false
@@ -602,6 +593,24 @@ func lpText(b []byte, p int, buf *[]byte) ([]byte, int) {
 		e.s = *buf
 	}
 	return e.s, p + size + backlenSize(size)
+}
+
+// lpQuickSize is the encoding+data size of an entry of the common
+// encodings, from its first byte c (small integers, short strings, 16- to
+// 32-bit integers), without a bounds check; 0 for the others, which
+// lpEntryLen sizes. Small enough to be inlined into the walks.
+func lpQuickSize(c byte) int {
+	switch {
+	case c < 0x80:
+		return 1
+	case c < 0xC0:
+		return 1 + int(c&0x3f)
+	case c < 0xE0:
+		return 2
+	case c >= 0xF1 && c <= 0xF3: // 16-, 24-, 32-bit integers
+		return int(c) - 0xF1 + 3
+	}
+	return 0
 }
 
 // lpEntryLen is the encoding+data size of the entry at b[p], checked to

@@ -168,17 +168,8 @@ func (d *Decoder) lpHashFields(b []byte) (int, bool) {
 	n := 0
 	var name []byte // the field whose value comes next
 	for p := lpHeaderSize; p < end; n++ {
-		var size int
-		switch c := b[p]; {
-		case c < 0x80:
-			size = 1
-		case c < 0xC0:
-			size = 1 + int(c&0x3f)
-		case c < 0xE0:
-			size = 2
-		case c >= 0xF1 && c <= 0xF3: // 16-, 24-, 32-bit integers
-			size = int(c) - 0xF1 + 3
-		default:
+		size := lpQuickSize(b[p])
+		if size == 0 {
 			var ok bool
 			if size, ok = lpEntryLen(b, p, end); !ok {
 				return 0, false
