@@ -153,8 +153,16 @@ func TestClusterCountsEveryKeyOnce(t *testing.T) {
 	if rep.Summary.Keys != int64(n) || res.Scanned != int64(n) || rep.Source.Nodes != 3 {
 		t.Fatalf("keys %d scanned %d nodes %d; want %d %d 3", rep.Summary.Keys, res.Scanned, rep.Source.Nodes, n, n)
 	}
+	checkTemplateGroups(t, rep, 2000/10)
+}
+
+// checkTemplateGroups checks a report of the Cluster dataset: perTemplate
+// keys in every group (the one sequence counter alone in its own) and no
+// finding.
+func checkTemplateGroups(t *testing.T, rep *report.Report, perTemplate int64) {
+	t.Helper()
 	for _, g := range rep.Groups {
-		want := int64(2000 / 10) // per template
+		want := perTemplate
 		if g.Name == "seq:order:no" {
 			want = 1
 		}
