@@ -26,24 +26,21 @@ func (s *FieldSet) normalized() []string {
 // walker reads. It belongs to one goroutine (a decoder); the FieldSets it
 // returns may go to any.
 type FieldSets struct {
-	m    map[uint64]*FieldSet
-	raw  []string  // OfBytes's scratch
-	last []lastSet // by template (Entry.Index): the names of its last value
-	// by number of names, hash fields then JSON keys (OfBytesAny, OfAny)
+	m   map[uint64]*FieldSet
+	raw []string // OfBytes's scratch
+	// the names of the last value read with as many, hash fields then
+	// JSON keys (OfBytesAny, OfAny)
 	byCount []lastSet
 }
 
-// lastSet is the names a template's last value held, as given, and their
-// set: the values of one template mostly hold the same names in the same
-// order, which a comparison finds for less than a hash.
+// lastSet is the names the last value of as many names held, as given,
+// and their set: the values of one template mostly hold the same names in
+// the same order, which a comparison finds for less than a hash.
 type lastSet struct {
 	flat []byte // the names back to back
 	lens []int
 	set  *FieldSet
 }
-
-// maxLastSets bounds the templates whose last set is remembered.
-const maxLastSets = 4096
 
 // maxCachedSets bounds the sets a FieldSets remembers (at most
 // maxFieldBytes of names each): past it, every new set is built anew.
@@ -82,13 +79,6 @@ func (c *FieldSets) OfBytes(raw [][]byte) *FieldSet {
 	return s
 }
 
-// OfBytesIn is OfBytes for a value of the template cl.Entry (when
-// registered): a value holding the very names of the template's last
-// value, in the same order, gets its set without hashing.
-func (c *FieldSets) OfBytesIn(cl Class, raw [][]byte) *FieldSet {
-	return c.ofBytesAfter(c.lastOf(cl, len(raw)), raw)
-}
-
 // ofBytesAfter is OfBytes answered first by l, the set last seen where
 // raw comes from (nil: none kept), which it then holds.
 func (c *FieldSets) ofBytesAfter(l *lastSet, raw [][]byte) *FieldSet {
@@ -104,8 +94,9 @@ func (c *FieldSets) ofBytesAfter(l *lastSet, raw [][]byte) *FieldSet {
 }
 
 // OfBytesAny is OfBytes for a value whose template is not known yet (see
-// Pipeline.AddRead): the last set of as many names, which values of
-// one template mostly are, answers first.
+// Pipeline.AddRead): a value holding the very names of the last value of
+// as many names, in the same order (which values of one template mostly
+// do), gets its set without hashing.
 func (c *FieldSets) OfBytesAny(raw [][]byte) *FieldSet {
 	return c.ofBytesAfter(c.lastOfCount(len(raw), false), raw)
 }
@@ -131,11 +122,6 @@ func (c *FieldSets) lastOfCount(n int, json bool) *lastSet {
 	return &c.byCount[n]
 }
 
-// OfIn is Of for a value of the template cl.Entry, as OfBytesIn.
-func (c *FieldSets) OfIn(cl Class, raw []string) *FieldSet {
-	return c.ofAfter(c.lastOf(cl, len(raw)), raw)
-}
-
 // ofAfter is ofBytesAfter for names given as strings.
 func (c *FieldSets) ofAfter(l *lastSet, raw []string) *FieldSet {
 	if l == nil {
@@ -147,18 +133,6 @@ func (c *FieldSets) ofAfter(l *lastSet, raw []string) *FieldSet {
 	l.set = c.Of(raw)
 	l.remember(raw)
 	return l.set
-}
-
-// lastOf is the last set of cl's template, nil when none is kept.
-func (c *FieldSets) lastOf(cl Class, n int) *lastSet {
-	if cl.Entry == nil || cl.Entry.Index >= maxLastSets || n == 0 {
-		return nil
-	}
-	i := cl.Entry.Index
-	if i >= len(c.last) {
-		c.last = append(c.last, make([]lastSet, i+1-len(c.last))...)
-	}
-	return &c.last[i]
 }
 
 func sameNames[T ~string | ~[]byte](l *lastSet, raw []T) bool {
