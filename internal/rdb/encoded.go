@@ -570,13 +570,6 @@ func lpCountFast(b []byte) (int, bool) {
 	return n, declared < 0 || declared == n
 }
 
-// lpSkipRare returns the position of the entry after the one at p, in a
-// listpack lpCountFast accepted.
-func lpSkipRare(b []byte, p int) int {
-	size, _ := lpEntryLen(b, p, len(b)-1)
-	return p + size + backlenSize(size)
-}
-
 // lpText returns the entry at p of a listpack lpCountFast accepted as the
 // text Redis returns for it (an integer is rendered in *buf), and the
 // position of the next entry.

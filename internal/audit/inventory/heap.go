@@ -7,16 +7,6 @@ import (
 	"github.com/keyguard/keyguard/finding"
 )
 
-// ranked is a scored key: higher score first, then lower key. Capped
-// lists keep the best ranked items, so the result does not depend on the
-// order items arrive in.
-func rankedWorse(aScore int64, aKey string, bScore int64, bKey string) bool {
-	if aScore != bScore {
-		return aScore < bScore
-	}
-	return aKey > bKey
-}
-
 // fentry is a finding kept in a findTop: its rank, its key, and the
 // index of what it shares with other findings of the list (template,
 // owner, message, hint) in the list's details. Selections move these
