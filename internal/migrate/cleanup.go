@@ -23,7 +23,8 @@ import (
 //     tombstone in its own slot that expires after Options.Grace; the new
 //     key is then checked again, and if it no longer verifies the old key
 //     is put back at once. Within the grace period Restore brings every
-//     tombstone back.
+//     tombstone back, and every Cleanup run on a Cluster checks the new
+//     key of every tombstone it finds again (orphans).
 //
 // A key that changed in between is left alone and counted as Changed;
 // keys that do not verify are left alone and counted as Mismatched.
@@ -47,11 +48,82 @@ type moved struct {
 }
 
 func (c *cleaner) batch(ctx context.Context, pairs []pair, n *Counts) error {
-	vs, err := c.v.check(ctx, pairs)
+	var tombs []pair
+	keys := pairs[:0:0]
+	for _, pr := range pairs {
+		if pr.tomb != "" {
+			tombs = append(tombs, pr)
+		} else {
+			keys = append(keys, pr)
+		}
+	}
+	if len(keys) > 0 {
+		vs, err := c.v.check(ctx, keys)
+		if err != nil {
+			return err
+		}
+		if err := c.retire(ctx, keys, vs, n); err != nil {
+			return err
+		}
+	}
+	return c.orphans(ctx, tombs, n)
+}
+
+// orphans checks again the new keys of tombstones the walk found. A
+// cleanup interrupted between moving old keys to their tombstones and
+// checking their new keys again (recheck) leaves them unchecked, and a new
+// key can also vanish later, within the grace period: every cleanup run
+// puts back the old keys whose new key no longer verifies against the
+// tombstone, as recheck does. The others stay until the grace period ends.
+func (c *cleaner) orphans(ctx context.Context, ps []pair, n *Counts) error {
+	if len(ps) == 0 {
+		return nil
+	}
+	j, sc := c.v.j, c.v.sc
+	vs, err := c.v.check(ctx, ps)
 	if err != nil {
 		return err
 	}
-	return c.retire(ctx, pairs, vs, n)
+	var back []call
+	var lost []*verdict
+	for i := range vs {
+		switch vs[i].state {
+		case stOK:
+			n.Rechecked++
+		case stExpired: // the tombstone expired, or was put back, meanwhile
+		default:
+			if j.opts.DryRun {
+				n.Restored++
+				n.Mismatched++
+				j.mismatch(vs[i].m)
+				continue
+			}
+			back = append(back, restoreCall(sc, ps[i].tomb, ps[i].old, ps[i].deadline, j.plan.Fields != nil))
+			lost = append(lost, &vs[i])
+		}
+	}
+	if len(back) == 0 {
+		return nil
+	}
+	cmds, err := exec(ctx, j.rdb, sc, back)
+	if err != nil {
+		return err
+	}
+	for i, cmd := range cmds {
+		v, err := cmd.Int64()
+		if err != nil {
+			return replyErr(&back[i], err)
+		}
+		switch v {
+		case 1: // back, beside a new key that does not verify
+			n.Restored++
+			n.Mismatched++
+			j.mismatch(lost[i].m)
+		case 0: // the old key was written again since: it is newer
+			n.Changed++
+		}
+	}
+	return nil
 }
 
 // retire deletes the old keys of the pairs that verified (vs).

@@ -52,6 +52,7 @@ func TestIntegration(t *testing.T) {
 		{"CleanupNewKeyChanged", testCleanupNewKeyChanged},
 		{"ScriptsReloaded", testScriptsReloaded},
 		{"ResumeAfterKill", testResumeAfterKill},
+		{"CleanupCutAfterTombstones", testCleanupCutAfterTombstones},
 	} {
 		for _, tg := range tgs {
 			t.Run(sc.name+"/"+tg.name, func(t *testing.T) {

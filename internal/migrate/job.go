@@ -16,6 +16,7 @@ import (
 
 	"github.com/keyguard/keyguard/internal/audit/live"
 	"github.com/keyguard/keyguard/internal/audit/report"
+	"github.com/keyguard/keyguard/internal/glob"
 	"github.com/keyguard/keyguard/internal/keyslot"
 	"github.com/keyguard/keyguard/internal/pace"
 	"github.com/keyguard/keyguard/internal/progress"
@@ -119,6 +120,18 @@ type pair struct {
 	old, new string
 	same     bool // one node can COPY: a standalone server, or one Cluster slot
 	deadline int64
+	// tomb, for Cleanup, is the old key's tombstone found by the walk (the
+	// old key is gone): its new key is checked again against it, with
+	// deadline the old key's expiry.
+	tomb string
+}
+
+// src is the key that holds the old value: the old key, or its tombstone.
+func (pr *pair) src() string {
+	if pr.tomb != "" {
+		return pr.tomb
+	}
+	return pr.old
 }
 
 // batcher does one operation's work on a batch of pairs.
@@ -139,6 +152,9 @@ type job struct {
 	nodes   []*node // in the order of ps.Nodes
 
 	keys atomic.Int64 // keys of the template handled by this run, for MaxKeys
+	// match, when set, is matched here rather than by the walk: a Cluster
+	// cleanup lists every key, to find the tombstones among them.
+	match string
 
 	mu        sync.Mutex
 	state     *stateFile
@@ -321,6 +337,12 @@ func (j *job) walk(ctx context.Context) (*live.WalkResult, error) {
 	if j.op == opCopy && !cluster {
 		o.Type = j.plan.Type
 	}
+	if j.op == opCleanup && cluster {
+		// A Cluster's slot listings are matched by the client anyway: take
+		// every key, so that the walk finds the plan's tombstones too,
+		// which an interrupted cleanup can leave unchecked (cleaner.orphans).
+		o.Match, j.match = "", match
+	}
 	if !cluster && ns.Cursor != 0 {
 		o.Cursor = strconv.FormatUint(ns.Cursor, 10)
 	}
@@ -430,12 +452,23 @@ func (j *job) restarted(addr string, db int) {
 // pairs keeps the keys of the old template and maps them; keys whose
 // values do not fit the new template are counted (and, for verify, listed).
 func (j *job) pairs(keys []string, c *Counts) []pair {
-	c.Scanned += int64(len(keys))
+	if j.match == "" {
+		c.Scanned += int64(len(keys))
+	}
 	out := make([]pair, 0, len(keys))
 	if j.op == opRestore {
 		return j.tombPairs(keys, c, out)
 	}
 	for _, k := range keys {
+		if j.match != "" {
+			if !glob.MatchString(j.match, k) {
+				if pr, ok := j.orphan(k); ok {
+					out = append(out, pr)
+				}
+				continue
+			}
+			c.Scanned++
+		}
 		nk, owned, err := j.plan.MapOwned(k)
 		if !owned {
 			continue
@@ -466,6 +499,24 @@ func (j *job) tombPairs(keys []string, c *Counts, out []pair) []pair {
 		out = append(out, pair{old: old, new: k, same: true, deadline: deadline})
 	}
 	return out
+}
+
+// orphan reads a tombstone of one of the plan's old keys that the walk
+// listed (Cleanup on a Cluster): the pair of its old key and new key, to
+// check again.
+func (j *job) orphan(k string) (pair, bool) {
+	if !strings.HasPrefix(k, TombPrefix) {
+		return pair{}, false
+	}
+	old, fields, deadline, ok := parseTomb(k)
+	if !ok || fields != (j.plan.Fields != nil) || !glob.MatchString(j.match, old) {
+		return pair{}, false
+	}
+	nk, owned, err := j.plan.MapOwned(old)
+	if !owned || err != nil {
+		return pair{}, false
+	}
+	return pair{old: old, new: nk, deadline: deadline, tomb: k}, true
 }
 
 // commit records a finished batch and saves the cursor file when due.

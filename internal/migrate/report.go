@@ -207,6 +207,8 @@ func (r *Result) WriteText(w io.Writer) error {
 		add(c.Tombstoned, "of them kept as tombstones until the grace period ends (cleanup --restore brings them back)")
 		add(c.Mismatched-c.NotFit-c.WrongType, "left: they do not verify")
 		add(c.Changed, "left: changed since verified")
+		add(c.Rechecked, "tombstones of earlier deletes checked again: their new key still verifies")
+		add(c.Restored, would+"put back from their tombstones: their new key no longer verifies")
 	case opRestore:
 		add(c.Restored, would+"restored from their tombstones")
 		add(c.Existing, "left: the old key was written again since (newer)")

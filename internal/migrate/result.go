@@ -9,7 +9,8 @@ import (
 // Counts are what a run did with the keys it saw. Copy fills Copied,
 // Existing, Expired, NotFit, WrongType and NoFields; Verify fills Verified
 // and Mismatched; Cleanup fills Removed, Tombstoned, Changed and
-// Mismatched; Restore fills Keys (tombstones of the plan), Restored,
+// Mismatched, and for the tombstones its walk finds Rechecked and
+// Restored; Restore fills Keys (tombstones of the plan), Restored,
 // Existing and Expired. In a dry run they count what would have happened.
 type Counts struct {
 	Scanned    int64 `json:"scanned"`                       // keys SCAN returned
@@ -25,7 +26,8 @@ type Counts struct {
 	Removed    int64 `json:"removed,omitempty"`             // old key (or its moved fields) deleted
 	Changed    int64 `json:"changed,omitempty"`             // old or new key changed between verify and delete, old key left alone
 	Tombstoned int64 `json:"tombstoned,omitempty"`          // of Removed: kept as a tombstone for the grace period (across Cluster slots)
-	Restored   int64 `json:"restored,omitempty"`            // Restore: old key brought back from its tombstone
+	Restored   int64 `json:"restored,omitempty"`            // Restore: old key brought back from its tombstone; Cleanup: brought back because its new key no longer verifies
+	Rechecked  int64 `json:"rechecked,omitempty"`           // Cleanup: tombstone found by the walk whose new key still verifies (left until the grace period ends)
 	TTLSet     int64 `json:"ttl_from_template,omitempty"`   // of Copied: expiry set by the new template's TTL policy (the old one had none, a longer one, or one a persistent template drops)
 	TTLBreaks  int64 `json:"ttl_breaks_template,omitempty"` // of Copied, with KeepTTL: the old expiry kept breaks the new template
 }
@@ -45,6 +47,7 @@ func (c *Counts) add(o Counts) {
 	c.Changed += o.Changed
 	c.Tombstoned += o.Tombstoned
 	c.Restored += o.Restored
+	c.Rechecked += o.Rechecked
 	c.TTLSet += o.TTLSet
 	c.TTLBreaks += o.TTLBreaks
 }

@@ -8,12 +8,15 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/keyguard/keyguard/internal/audit/report"
+	"github.com/keyguard/keyguard/internal/keyslot"
 	"github.com/keyguard/keyguard/internal/redistest"
 )
 
@@ -273,5 +276,167 @@ func TestNodeDown(t *testing.T) {
 	}
 	if st := readState(t, cursor); st.Plans[0].Nodes[0].Counts.Keys == 0 {
 		t.Errorf("the cursor file lost the work done: %+v", st.Plans[0].Nodes[0])
+	}
+}
+
+// tombCut is a go-redis hook that cancels a run right after the server
+// applied its first pipeline that moves old keys to tombstones: the run
+// dies before it could check their new keys again.
+type tombCut struct {
+	mu     sync.Mutex
+	cancel context.CancelFunc
+}
+
+func (k *tombCut) DialHook(next redis.DialHook) redis.DialHook          { return next }
+func (k *tombCut) ProcessHook(next redis.ProcessHook) redis.ProcessHook { return next }
+func (k *tombCut) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		err := next(ctx, cmds)
+		k.mu.Lock()
+		defer k.mu.Unlock()
+		args := fmt.Sprint(cmds[0].Args()...)
+		// (a NOSCRIPT reply is a first attempt the server did not apply)
+		if k.cancel == nil || cmds[0].Err() != nil || !strings.HasPrefix(args, "evalsha") || !strings.Contains(args, TombPrefix) {
+			return err
+		}
+		k.cancel()
+		k.cancel = nil
+		return context.Canceled
+	}
+}
+
+// testCleanupCutAfterTombstones cuts a cleanup between moving old keys to
+// their tombstones and checking their new keys again, deletes some of
+// those new keys, and resumes: the resumed run must find the tombstones
+// and put back the old keys whose new key is gone, with value and expiry.
+// A later full run does the same for a new key deleted within the grace
+// period. No key may ever have both copies gone. (On one server there are
+// no tombstones: the same cut must simply resume to the end.)
+func testCleanupCutAfterTombstones(t *testing.T, ctx context.Context, tg target) {
+	const n = 300
+	k := &tombCut{}
+	rdb := withHook(t, tg.rdb, k)
+	fill(t, ctx, rdb, "string", n)
+	p := plan(t, "old:string:{id}", "new:string:{id}")
+	if _, err := p.Copy(ctx, rdb, Options{KeepTTL: true}); err != nil {
+		t.Fatal(err)
+	}
+	deadline := make([]int64, n)
+	for i := range n {
+		deadline[i] = pexpiretime(ctx, rdb, fmt.Sprintf("old:string:%d", i))
+	}
+	cursor := filepath.Join(t.TempDir(), "cleanup.json")
+	opts := Options{CursorFile: cursor, Batch: 20}
+	rctx, cancel := context.WithCancel(ctx)
+	k.mu.Lock()
+	k.cancel = cancel
+	k.mu.Unlock()
+	res, err := p.Cleanup(rctx, rdb, opts)
+	cancel()
+	if err != nil || res.Complete != !tg.cluster { // one server: nothing to cut
+		t.Fatalf("cut cleanup: complete=%v %v", res.Complete, err)
+	}
+	// The tombstones left, and which of them the resumed run walks again
+	// (those in slots the cursor file does not hold as done).
+	done := map[int]bool{}
+	for _, s := range report.ParseSlotRanges(readState(t, cursor).Plans[0].Nodes[0].Slots) {
+		done[s] = true
+	}
+	var again, later []int
+	for i := range n {
+		old := fmt.Sprintf("old:string:%d", i)
+		if rdb.Exists(ctx, (&cleaner{}).tombs.name(old, false, deadline[i])).Val() == 1 {
+			if done[keyslot.Slot(old)] {
+				later = append(later, i)
+			} else {
+				again = append(again, i)
+			}
+		}
+	}
+	if !tg.cluster {
+		if len(again)+len(later) != 0 {
+			t.Fatalf("%d tombstones on one server", len(again)+len(later))
+		}
+	} else if len(again) < 2 {
+		t.Fatalf("the cut left %d unchecked tombstones in slots still to walk, want at least 2", len(again))
+	}
+	// The new keys of half of the unchecked tombstones vanish.
+	var gone []int
+	for x, i := range again {
+		if x%2 == 0 {
+			rdb.Del(ctx, fmt.Sprintf("new:string:%d", i))
+			gone = append(gone, i)
+		}
+	}
+	res, err = p.Cleanup(ctx, rdb, opts)
+	if err != nil || !res.Complete {
+		t.Fatalf("resumed cleanup: complete=%v %v", res.Complete, err)
+	}
+	if res.Counts.Restored != int64(len(gone)) || res.Counts.Rechecked != int64(len(again)-len(gone)) {
+		t.Errorf("resumed cleanup: %+v; want %d restored, %d rechecked", res.Counts, len(gone), len(again)-len(gone))
+	}
+	put := func(is []int) {
+		t.Helper()
+		for _, i := range is {
+			old := fmt.Sprintf("old:string:%d", i)
+			if v := rdb.Get(ctx, old).Val(); v != "value-"+strconv.Itoa(i) {
+				t.Errorf("%s = %q after its new key vanished, want it back", old, v)
+			} else if d := pexpiretime(ctx, rdb, old); d != deadline[i] {
+				t.Errorf("%s back with deadline %d, had %d", old, d, deadline[i])
+			}
+		}
+	}
+	put(gone)
+	if !tg.cluster {
+		return
+	}
+	// Within the grace period a new key vanishes after a complete run: a
+	// full run (no cursor) finds every tombstone and puts that one back.
+	victim := again[1]
+	if len(later) > 0 {
+		victim = later[0]
+	}
+	rdb.Del(ctx, fmt.Sprintf("new:string:%d", victim))
+	res, err = p.Cleanup(ctx, rdb, Options{Batch: 20})
+	if err != nil || !res.Complete || res.Counts.Restored != 1 || res.Counts.Mismatched != int64(len(gone))+1 {
+		t.Errorf("full cleanup: %+v %v; want 1 restored and %d not verifying", res.Counts, err, len(gone)+1)
+	}
+	put([]int{victim})
+	for i := range n {
+		old, nw := fmt.Sprintf("old:string:%d", i), fmt.Sprintf("new:string:%d", i)
+		if rdb.Exists(ctx, old).Val() == 0 && rdb.Exists(ctx, nw).Val() == 0 {
+			t.Errorf("%s and %s are both gone", old, nw)
+		}
+	}
+
+	// Moved fields: after a complete cleanup the fields sit in tombstones;
+	// one new hash loses the field, and the next cleanup puts it back into
+	// the old hash, which kept its other fields.
+	fp := plan(t, "promo:sku:{skuId:int}", "order:sku:{skuId:int}:settle-preview", "couponAmount")
+	for i := range 30 {
+		rdb.HSet(ctx, fmt.Sprintf("promo:sku:%d", i), "couponAmount", i, "x", "y")
+	}
+	if _, err := fp.Copy(ctx, rdb, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := fp.Cleanup(ctx, rdb, Options{Batch: 10}); err != nil || res.Counts.Tombstoned == 0 {
+		t.Fatalf("fields cleanup: %+v %v", res.Counts, err)
+	}
+	var moved []int
+	for i := range 30 {
+		if rdb.HExists(ctx, fmt.Sprintf("promo:sku:%d", i), "couponAmount").Val() {
+			t.Fatalf("promo:sku:%d kept the moved field", i)
+		}
+		if keyslot.Slot(fmt.Sprintf("promo:sku:%d", i)) != keyslot.Slot(fmt.Sprintf("order:sku:%d:settle-preview", i)) {
+			moved = append(moved, i)
+		}
+	}
+	rdb.HDel(ctx, fmt.Sprintf("order:sku:%d:settle-preview", moved[0]), "couponAmount")
+	res, err = fp.Cleanup(ctx, rdb, Options{Batch: 10})
+	if err != nil || res.Counts.Restored != 1 || res.Counts.Rechecked != int64(len(moved)-1) {
+		t.Errorf("fields cleanup again: %+v %v; want 1 restored, %d rechecked", res.Counts, err, len(moved)-1)
+	}
+	if v := rdb.HGet(ctx, fmt.Sprintf("promo:sku:%d", moved[0]), "couponAmount").Val(); v != strconv.Itoa(moved[0]) {
+		t.Errorf("promo:sku:%d couponAmount = %q after its new field vanished, want it back", moved[0], v)
 	}
 }

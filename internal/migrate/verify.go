@@ -177,7 +177,7 @@ func (v *verifier) check(ctx context.Context, pairs []pair) ([]verdict, error) {
 	// has the DUMP digest and deadline read here.
 	calls := make([]call, 0, 6*len(pairs))
 	for _, pr := range pairs {
-		for _, k := range []string{pr.old, pr.new} {
+		for _, k := range []string{pr.src(), pr.new} {
 			calls = append(calls, call{args: []any{"type", k}}, call{args: []any{"dump", k}}, call{args: []any{"pexpiretime", k}})
 		}
 	}
@@ -193,6 +193,9 @@ func (v *verifier) check(ctx context.Context, pairs []pair) ([]verdict, error) {
 			if rs[k], err = readKey(calls[at:at+3], cmds[at:at+3]); err != nil {
 				return nil, err
 			}
+		}
+		if pr.tomb != "" && rs[0].typ != "none" {
+			rs[0].deadline = pr.deadline // a tombstone expires with the grace period
 		}
 		vd, err := v.compare(ctx, pr, rs[0], rs[1])
 		if err != nil {
@@ -247,7 +250,7 @@ func (v *verifier) compare(ctx context.Context, pr pair, o, nw keyRead) (verdict
 		return mism(MismatchType, "the new key is a %s, the old one a %s", nw.typ, o.typ)
 	}
 	if o.payload == nil || nw.payload == nil || *o.payload != *nw.payload {
-		a, err := digest(ctx, v.j.rdb, pr.old, o.typ)
+		a, err := digest(ctx, v.j.rdb, pr.src(), o.typ)
 		if err != nil {
 			return vd, err
 		}
@@ -300,7 +303,7 @@ func ttlApart(a, b int64, tol time.Duration) (string, bool) {
 func (v *verifier) checkFields(ctx context.Context, pairs []pair) ([]verdict, error) {
 	keys := make([]string, 0, 2*len(pairs))
 	for _, pr := range pairs {
-		keys = append(keys, pr.old, pr.new)
+		keys = append(keys, pr.src(), pr.new)
 	}
 	reads, err := readFields(ctx, v.j.rdb, v.sc, v.j.plan.Fields, keys)
 	if err != nil {
