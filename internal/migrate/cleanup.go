@@ -102,18 +102,11 @@ func (c *cleaner) orphans(ctx context.Context, ps []pair, n *Counts) error {
 			lost = append(lost, &vs[i])
 		}
 	}
-	if len(back) == 0 {
-		return nil
-	}
-	cmds, err := exec(ctx, j.rdb, sc, back)
+	got, err := c.putBack(ctx, back)
 	if err != nil {
 		return err
 	}
-	for i, cmd := range cmds {
-		v, err := cmd.Int64()
-		if err != nil {
-			return replyErr(&back[i], err)
-		}
+	for i, v := range got {
 		switch v {
 		case 1: // back, beside a new key that does not verify
 			n.Restored++
@@ -240,24 +233,35 @@ func (c *cleaner) recheck(ctx context.Context, ms []moved, n *Counts) error {
 		}
 		back = append(back, restoreCall(sc, m.tomb, m.pr.old, m.vd.deadline, j.plan.Fields != nil))
 	}
-	if len(back) == 0 {
-		return nil
-	}
-	cmds, err := exec(ctx, j.rdb, sc, back)
+	got, err := c.putBack(ctx, back)
 	if err != nil {
 		return err
 	}
-	for i, cmd := range cmds {
-		v, err := cmd.Int64()
-		if err != nil {
-			return replyErr(&back[i], err)
-		}
+	for _, v := range got {
 		n.Changed++
 		if v != 1 { // the old key was written again meanwhile: the tombstone is left to expire
 			n.Tombstoned++
 		}
 	}
 	return nil
+}
+
+// putBack runs restore calls (restoreCall) and returns their answers.
+func (c *cleaner) putBack(ctx context.Context, back []call) ([]int64, error) {
+	if len(back) == 0 {
+		return nil, nil
+	}
+	cmds, err := exec(ctx, c.v.j.rdb, c.v.sc, back)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]int64, len(cmds))
+	for i, cmd := range cmds {
+		if out[i], err = cmd.Int64(); err != nil {
+			return nil, replyErr(&back[i], err)
+		}
+	}
+	return out, nil
 }
 
 // sameDeadline compares two PEXPIRETIME answers as the scripts do.
