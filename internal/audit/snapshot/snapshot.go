@@ -389,12 +389,17 @@ func (b *batch) reset() {
 // keyChunk is the key buffer a batch starts with: 512 keys of 32 bytes.
 const keyChunk = 16 << 10
 
-// key appends k to the batch's key buffer and returns it as a string that
-// is valid until the batch is reset. When the buffer grows, the strings
-// handed out before keep pointing into the old one, which stays alive.
+// key returns k as a string that is valid until the batch is reset: in
+// place when k is what the decoder appended last to the batch's key
+// buffer (rdb.Decoder.KeysInto), else appended to it. When the buffer
+// grows, the strings handed out before keep pointing into the old one,
+// which stays alive.
 func (b *batch) key(k []byte) string {
 	if len(k) == 0 {
 		return ""
+	}
+	if n := len(b.keys); n >= len(k) && unsafe.SliceData(k) == &b.keys[n-len(k)] {
+		return unsafe.String(unsafe.SliceData(k), len(k))
 	}
 	if b.keys == nil {
 		b.keys = make([]byte, 0, max(keyChunk, len(k)))
@@ -450,7 +455,7 @@ func (s *scan) file(ctx context.Context, in *Input, p *part) (res fileResult) {
 			return rdb.LookAll
 		}
 	}
-	fieldSample, jsonKeys := 33, 32 // 32 names besides __ns__, as the audit's HRANDFIELD key 32
+	fieldSample, jsonKeys := 33, maxJSONKeys // 32 names besides __ns__, as the audit's HRANDFIELD key 32
 	if s.skipFields {
 		fieldSample, jsonKeys = 0, 0 // no census asks for names: none are read
 	}
@@ -467,7 +472,7 @@ func (s *scan) file(ctx context.Context, in *Input, p *part) (res fileResult) {
 	var (
 		createdMS int64
 		created   bool
-		sets      inventory.FieldSets // this file's field sets, each sent once
+		sets      nameSets // this file's field sets, each sent once
 	)
 	// Keys per database, counted while the database stays the same
 	// (a map update per key costs more).
@@ -484,11 +489,21 @@ func (s *scan) file(ctx context.Context, in *Input, p *part) (res fileResult) {
 	defer flushDB()
 	b := <-s.pool
 	defer func() { s.send(b) }()
+	// The decoder writes each key straight into the batch.
+	take := func(nb *batch) {
+		b = nb
+		if b.keys == nil {
+			b.keys = make([]byte, 0, keyChunk)
+		}
+		dec.KeysInto(&b.keys)
+	}
+	take(b)
 	stop := func(off int64, reason string) {
 		res.stop = &report.NodeStop{Node: in.Name, Reason: reason, Cursor: strconv.FormatInt(off, 10), Keys: res.keys}
 		res.covered = off - max(res.began, 0)
 	}
 	for {
+		mark := len(b.keys) // a record left out leaves its key behind
 		r, err := dec.Next()
 		if !signalled {
 			if at, ok := dec.Began(); ok || err != nil {
@@ -536,6 +551,7 @@ func (s *scan) file(ctx context.Context, in *Input, p *part) (res fileResult) {
 			return res
 		}
 		if !matched || s.db >= 0 && r.DB != s.db {
+			b.keys = b.keys[:mark]
 			continue
 		}
 		if !created {
@@ -553,6 +569,7 @@ func (s *scan) file(ctx context.Context, in *Input, p *part) (res fileResult) {
 			left := r.ExpireAt - createdMS
 			if left <= 0 {
 				res.expired++ // Redis drops it on load; a live audit would not see it
+				b.keys = b.keys[:mark]
 				continue
 			}
 			ttl = time.Duration(left) * time.Millisecond
@@ -575,7 +592,7 @@ func (s *scan) file(ctx context.Context, in *Input, p *part) (res fileResult) {
 				return res
 			}
 			s.send(b)
-			b = <-s.pool
+			take(<-s.pool)
 		}
 	}
 }
@@ -607,7 +624,7 @@ func (r *partReader) Read(p []byte) (int, error) {
 
 // add appends the record of r to the batch, with all a class could ask
 // for (Pipeline.AddRead).
-func (b *batch) add(r *rdb.Record, ttl time.Duration, node string, sets *inventory.FieldSets) {
+func (b *batch) add(r *rdb.Record, ttl time.Duration, node string, sets *nameSets) {
 	// Written in place, field by field: a record is three cache lines,
 	// and append of a literal builds it aside first, then copies it.
 	n := len(b.recs)
@@ -647,9 +664,54 @@ func (b *batch) add(r *rdb.Record, ttl time.Duration, node string, sets *invento
 			rec.Fields = noFields // if asked, counted as a value without names
 		}
 	case rdb.TypeString:
-		rec.Set = sets.OfAny(r.JSONKeys)
+		rec.Set = sets.ofJSON(r.JSONKeys)
 	}
 	b.keyBytes += len(rec.Key)
+}
+
+// nameSets is a file's field sets (inventory.FieldSets), with the sets of
+// JSON keys found by the strings themselves: the decoder interns JSON key
+// names (jsonkeys.Interner), so a value holding the same names as the
+// last value of as many keys mostly holds the very same strings, which
+// two pointers per key compare without reading a byte. Strings are never
+// changed, and these are held here, so the same pointer and length are
+// the same name.
+type nameSets struct {
+	inventory.FieldSets
+	json [maxJSONKeys + 1]jsonSet // by count
+}
+
+// maxJSONKeys is the most JSON keys the decoder reads of a value.
+const maxJSONKeys = 32
+
+type jsonSet struct {
+	keys []string // the value's keys, as the decoder gave them
+	set  *inventory.FieldSet
+}
+
+// ofJSON returns the set of a JSON value's keys, as FieldSets.OfAny.
+func (c *nameSets) ofJSON(keys []string) *inventory.FieldSet {
+	if len(keys) == 0 || len(keys) > maxJSONKeys {
+		return c.OfAny(keys)
+	}
+	l := &c.json[len(keys)]
+	if l.set != nil && sameStrings(l.keys, keys) {
+		return l.set
+	}
+	l.set = c.OfAny(keys)
+	l.keys = append(l.keys[:0], keys...)
+	return l.set
+}
+
+// sameStrings reports whether a and b (of one length) hold the very same
+// strings: same bytes in memory, same lengths.
+func sameStrings(a, b []string) bool {
+	for i, s := range b {
+		if len(a[i]) != len(s) || unsafe.StringData(a[i]) != unsafe.StringData(s) {
+			return false
+		}
+	}
+	return true
 }
 
 // noFields is the Fields of a hash that held no names (not nil: a
