@@ -92,6 +92,11 @@ type Options struct {
 	// holding a JSON object (the first 64 KiB are looked at). 0 collects
 	// none.
 	JSONKeys int
+	// JSONRaw, when > 0, hands a string value of at most JSONRaw bytes
+	// whose keys JSONKeys would read over whole in Record.JSON instead,
+	// for the caller to read its keys (jsonkeys.Top with JSONKeys) where
+	// it likes: off the decoder's goroutine. Longer values get JSONKeys.
+	JSONRaw int
 	// ValueLimit, when > 0, returns decoded values in Record.Value as long
 	// as their elements add up to at most ValueLimit bytes. Meant for tests
 	// and debugging.
@@ -544,6 +549,7 @@ func (d *Decoder) resetRecord() {
 	if len(r.JSONKeys) > 0 {
 		r.JSONKeys = r.JSONKeys[:0]
 	}
+	r.JSON = nil
 	if r.Value != nil {
 		r.Value = nil
 	}

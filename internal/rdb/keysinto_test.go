@@ -7,18 +7,22 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/keyguard/keyguard/internal/jsonkeys"
 	"github.com/keyguard/keyguard/internal/redistest"
 )
 
 // checkKeysInto decodes data twice, the second time with the keys
 // appended to a buffer of the caller's (KeysInto) that is kept, cut back,
-// replaced by a small one or by nil between records, as a batch is: both
-// give the same records and end the same way, and every key kept in the
-// buffer still holds its bytes at the end.
+// replaced by a small one or by nil between records, as a batch is, and
+// JSON values handed over (Options.JSONRaw, at one of three bounds) for
+// jsonkeys.Top to read: both give the same records and end the same way,
+// and every key kept in the buffer still holds its bytes at the end.
 func checkKeysInto(t *testing.T, name string, data []byte, opts Options, r *rand.Rand) {
 	t.Helper()
 	want := NewDecoder(bytes.NewReader(data), opts)
-	got := NewDecoder(bytes.NewReader(data), opts)
+	gopts := opts
+	gopts.JSONRaw = []int{0, 16, 1 << 20}[r.IntN(3)]
+	got := NewDecoder(bytes.NewReader(data), gopts)
 	var buf []byte
 	got.KeysInto(&buf)
 	type kept struct {
@@ -43,6 +47,12 @@ func checkKeysInto(t *testing.T, name string, data []byte, opts Options, r *rand
 		}
 		if werr != nil {
 			break
+		}
+		if gr.JSON != nil {
+			if opts.JSONKeys == 0 || len(gr.JSON) > gopts.JSONRaw || len(gr.JSONKeys) > 0 {
+				t.Fatalf("%s: record %d: JSON handed over with JSONKeys %d, JSONRaw %d: %q, keys %q", name, n, opts.JSONKeys, gopts.JSONRaw, gr.JSON, gr.JSONKeys)
+			}
+			gr.JSONKeys, gr.JSON = jsonkeys.Top(nil, gr.JSON, opts.JSONKeys, nil), nil
 		}
 		if printRec(gr) != printRec(wr) {
 			t.Fatalf("%s: record %d\n got %s\nwant %s", name, n, printRec(gr), printRec(wr))
