@@ -20,6 +20,7 @@ import (
 	"github.com/keyguard/keyguard/internal/audit/report"
 	"github.com/keyguard/keyguard/internal/glob"
 	"github.com/keyguard/keyguard/internal/human"
+	"github.com/keyguard/keyguard/internal/jsonkeys"
 	"github.com/keyguard/keyguard/internal/progress"
 	"github.com/keyguard/keyguard/internal/rdb"
 	"github.com/keyguard/keyguard/registry"
@@ -43,6 +44,7 @@ type Options struct {
 	ProgressEvery time.Duration
 
 	partBytes int64 // files at least this large are cut into parts; 0 minPartBytes (tests set it)
+	jsonRaw   int   // rdb.Options.JSONRaw; 0 jsonRawBytes, -1 none: the decoder reads every JSON value's keys (tests set it)
 }
 
 // Progress is a snapshot of a run.
@@ -196,7 +198,9 @@ func decodeAll(ctx context.Context, reg *registry.Registry, ins []*Input, opts O
 	for range cap(pool) {
 		pool <- &batch{}
 	}
-	s := &scan{reg: reg, pipe: pipe, pool: pool, db: opts.DB, match: []byte(opts.Match), skipFields: opts.Inventory.SkipFields}
+	s := &scan{reg: reg, pipe: pipe, pool: pool, db: opts.DB, match: []byte(opts.Match), skipFields: opts.Inventory.SkipFields,
+		jsonRaw: max(cmp.Or(opts.jsonRaw, jsonRawBytes), 0)}
+	s.json = make([]jsonReader, pipe.Aggregators())
 	out := make([]fileResult, len(jobs))
 	left := make([]atomic.Int32, len(ins))
 	for i := range ins {
@@ -342,6 +346,28 @@ type scan struct {
 	match []byte // "" every key
 
 	skipFields bool // Options.Inventory.SkipFields: no field names are read
+
+	json    []jsonReader // one per aggregator: the keys of the short JSON values, read there
+	jsonRaw int          // rdb.Options.JSONRaw
+}
+
+// jsonRawBytes is the longest JSON value whose keys an aggregator reads
+// (rdb.Options.JSONRaw): the decoder copies it into the batch, which
+// costs it less than reading its keys; a longer one it reads itself.
+const jsonRawBytes = 1024
+
+// jsonReader reads the keys of JSON values on one aggregator's goroutine.
+type jsonReader struct {
+	sets  nameSets
+	names jsonkeys.Interner
+	keys  []string
+}
+
+// set returns the set of raw's top-level keys, as the decoder would have
+// read them (rdb.Options.JSONKeys).
+func (j *jsonReader) set(raw string) *inventory.FieldSet {
+	j.keys = jsonkeys.Top(j.keys[:0], unsafe.Slice(unsafe.StringData(raw), len(raw)), maxJSONKeys, &j.names)
+	return j.sets.ofJSON(j.keys)
 }
 
 // fileResult is what one file gave besides its records.
@@ -373,6 +399,8 @@ type fileResult struct {
 // reset), which is safe because an Aggregator copies what it keeps.
 type batch struct {
 	recs     []inventory.Record
+	json     []string // of recs[i]: a JSON value whose keys its aggregator reads (jsonReader), or ""
+	prep     func(agg, i int, r *inventory.Record)
 	keys     []byte // the records' keys, back to back
 	arena    []byte // __ns__ values
 	keyBytes int    // of keys and kept values, for the batch's bound
@@ -383,7 +411,7 @@ type batch struct {
 // field sets, all alive anyway, and appending a
 // record overwrites all of it.
 func (b *batch) reset() {
-	b.recs, b.keys, b.arena, b.keyBytes = b.recs[:0], b.keys[:0], b.arena[:0], 0
+	b.recs, b.json, b.keys, b.arena, b.keyBytes = b.recs[:0], b.json[:0], b.keys[:0], b.arena[:0], 0
 }
 
 // keyChunk is the key buffer a batch starts with: 512 keys of 32 bytes.
@@ -463,6 +491,7 @@ func (s *scan) file(ctx context.Context, in *Input, p *part) (res fileResult) {
 		FieldSample: fieldSample,
 		WatchFields: []string{nsField},
 		JSONKeys:    jsonKeys,
+		JSONRaw:     s.jsonRaw,
 		Look:        look,
 		From:        from,
 		Until:       until,
@@ -632,6 +661,7 @@ func (b *batch) add(r *rdb.Record, ttl time.Duration, node string, sets *nameSet
 		b.recs = append(b.recs, inventory.Record{})
 	}
 	b.recs = b.recs[:n+1]
+	b.json = append(b.json, "")
 	rec := &b.recs[n]
 	rec.Key, rec.DB, rec.Node, rec.Type, rec.Encoding = b.key(r.Key), r.DB, node, string(r.Type), r.Encoding
 	rec.Bytes, rec.Elements, rec.TTL, rec.Freq = r.MemoryEstimate, r.Elements, ttl, r.Freq
@@ -664,7 +694,11 @@ func (b *batch) add(r *rdb.Record, ttl time.Duration, node string, sets *nameSet
 			rec.Fields = noFields // if asked, counted as a value without names
 		}
 	case rdb.TypeString:
-		rec.Set = sets.ofJSON(r.JSONKeys)
+		if r.JSON != nil {
+			b.json[n] = b.keep(r.JSON) // its keys are read by the aggregator (send)
+		} else {
+			rec.Set = sets.ofJSON(r.JSONKeys)
+		}
 	}
 	b.keyBytes += len(rec.Key)
 }
@@ -724,7 +758,14 @@ func (s *scan) send(b *batch) {
 		s.pool <- b
 		return
 	}
-	s.pipe.AddRead(b.recs, func() {
+	if b.prep == nil {
+		b.prep = func(agg, i int, r *inventory.Record) {
+			if raw := b.json[i]; raw != "" {
+				r.Set = s.json[agg].set(raw)
+			}
+		}
+	}
+	s.pipe.AddReadPrep(b.recs, b.prep, func() {
 		b.reset()
 		s.pool <- b
 	})
