@@ -391,10 +391,12 @@ type fileResult struct {
 	end         int64 // a part ended at this offset, where the next one began; -1 it did not
 }
 
-// batch is a run of records of one file with their classes. The keys and
-// __ns__ values the records point to are kept in the batch's own
-// buffers, so the decoder copies them without an allocation per key;
-// field names cross as shared inventory.FieldSets, not copies. Batches go
+// batch is a run of records of one file. The keys, __ns__ values and
+// short JSON values the records point to are kept in the batch's own
+// buffers (the decoder writes the keys there itself), without an
+// allocation per key; hash field names cross as shared
+// inventory.FieldSets, not copies, and the keys of a JSON value are read
+// by the aggregator that takes the batch (jsonReader). Batches go
 // round between the decoders and the pipeline with their buffers (see
 // reset), which is safe because an Aggregator copies what it keeps.
 type batch struct {
