@@ -92,6 +92,11 @@ type Options struct {
 	// holding a JSON object (the first 64 KiB are looked at). 0 collects
 	// none.
 	JSONKeys int
+	// JSONRaw, when > 0, hands a string value of at most JSONRaw bytes
+	// whose keys JSONKeys would read over whole in Record.JSON instead,
+	// for the caller to read its keys (jsonkeys.Top with JSONKeys) where
+	// it likes: off the decoder's goroutine. Longer values get JSONKeys.
+	JSONRaw int
 	// ValueLimit, when > 0, returns decoded values in Record.Value as long
 	// as their elements add up to at most ValueLimit bytes. Meant for tests
 	// and debugging.
@@ -182,6 +187,37 @@ type Decoder struct {
 	lp                    lpIter
 	watchBuf              [][]byte          // one per Options.WatchFields entry
 	names                 jsonkeys.Interner // JSON key names
+	keyTo                 *[]byte           // KeysInto; nil: keys go to key
+}
+
+// KeysInto makes the decoder append each key it reads to *buf rather than
+// to a buffer of its own: Record.Key then lies in *buf, after what *buf
+// held, and stays valid as long as the caller keeps *buf, whose bytes
+// the decoder never changes (it only appends). A caller that collects
+// keys (a batch of records) so saves a copy of each. The caller may
+// truncate or replace *buf between calls of Next; nil gives the decoder
+// its own buffer back.
+func (d *Decoder) KeysInto(buf *[]byte) { d.keyTo = buf }
+
+// keyDst is where the next key is appended.
+func (d *Decoder) keyDst() []byte {
+	if d.keyTo == nil {
+		return d.key[:0]
+	}
+	if *d.keyTo == nil {
+		*d.keyTo = make([]byte, 0, 64) // never nil, as key
+	}
+	return *d.keyTo
+}
+
+// setKey keeps dst, the buffer keyDst gave with the key appended at base.
+func (d *Decoder) setKey(dst []byte, base int) {
+	if d.keyTo == nil {
+		d.key = dst
+	} else {
+		*d.keyTo = dst
+	}
+	d.rec.Key = dst[base:len(dst):len(dst)]
 }
 
 // NewDecoder returns a decoder reading r, which it buffers itself.
@@ -470,9 +506,11 @@ func (d *Decoder) next() (*Record, error) {
 			// readKey's fast path: a short key in the buffer.
 			n := int(rd.buf[r])
 			d.mark = rd.base + int64(r)
-			d.key = append(d.key[:0], rd.buf[r+1:r+1+n]...)
+			dst := d.keyDst()
+			base := len(dst)
+			d.setKey(append(dst, rd.buf[r+1:r+1+n]...), base)
 			rd.r = r + 1 + n
-			rec.Key, rec.KeyLen = d.key, int64(n)
+			rec.KeyLen = int64(n)
 		} else if err := d.readKey(); err != nil {
 			return nil, err
 		}
@@ -511,6 +549,7 @@ func (d *Decoder) resetRecord() {
 	if len(r.JSONKeys) > 0 {
 		r.JSONKeys = r.JSONKeys[:0]
 	}
+	r.JSON = nil
 	if r.Value != nil {
 		r.Value = nil
 	}
@@ -892,9 +931,11 @@ func (d *Decoder) look(l Look) {
 
 // readKey reads the key (next has a fast path for short ones).
 func (d *Decoder) readKey() error {
-	var err error
-	d.key, d.rec.KeyLen, _, err = d.readStr(d.key[:0], d.opts.MaxBlobBytes)
-	d.rec.Key = d.key
+	dst := d.keyDst()
+	base := len(dst)
+	dst, n, _, err := d.readStr(dst, d.opts.MaxBlobBytes)
+	d.setKey(dst, base)
+	d.rec.KeyLen = n
 	return err
 }
 

@@ -96,6 +96,10 @@ type Record struct {
 	// JSONKeys holds up to Options.JSONKeys top-level keys of a string
 	// value that is a JSON object.
 	JSONKeys []string
+	// JSON is, under Options.JSONRaw, a short string value whose keys
+	// JSONKeys would hold (jsonkeys.Object), valid until the
+	// next call of Next; nil otherwise.
+	JSON []byte
 	// Value is the decoded value when Options.ValueLimit allows it.
 	Value *Value
 }
@@ -154,6 +158,7 @@ func (r *Record) Clone() *Record {
 		}
 	}
 	c.JSONKeys = slices.Clone(r.JSONKeys)
+	c.JSON = slices.Clone(r.JSON)
 	if r.Value != nil {
 		v := &Value{String: slices.Clone(r.Value.String)}
 		if r.Value.Elems != nil {

@@ -35,7 +35,13 @@ func (d *Decoder) readString() error {
 			_, isInt = parseInt64(body)
 		}
 		if d.jsonKeys > 0 && !isInt {
-			rec.JSONKeys = jsonkeys.Top(rec.JSONKeys, body, d.jsonKeys, &d.names)
+			if complete && len(body) <= d.opts.JSONRaw {
+				if jsonkeys.Object(body) && len(body) > 0 {
+					rec.JSON = body
+				}
+			} else {
+				rec.JSONKeys = jsonkeys.Top(rec.JSONKeys, body, d.jsonKeys, &d.names)
+			}
 		}
 		if collect {
 			if complete && d.budget(len(body)) {

@@ -24,6 +24,7 @@ type Pipeline struct {
 type pipeBatch struct {
 	recs    []Record
 	classes []Class
+	prep    func(agg, i int, r *Record) // AddReadPrep
 	done    func()
 }
 
@@ -31,7 +32,7 @@ type pipeBatch struct {
 func NewPipeline(reg *registry.Registry, opts Options, workers int) *Pipeline {
 	workers = max(workers, 1)
 	p := &Pipeline{reg: reg, work: make(chan pipeBatch, 2*workers)}
-	for range workers {
+	for w := range workers {
 		a := New(reg, opts)
 		p.aggs = append(p.aggs, a)
 		p.hints = append(p.hints, a.FieldHint())
@@ -44,6 +45,9 @@ func NewPipeline(reg *registry.Registry, opts Options, workers int) *Pipeline {
 					// adds them, its field decision exact.
 					for i := range b.recs {
 						r := &b.recs[i]
+						if b.prep != nil {
+							b.prep(w, i, r)
+						}
 						cl := a.Classify(r.Key)
 						r.keepAsked(&cl)
 						a.Add(r, cl)
@@ -71,7 +75,7 @@ func (p *Pipeline) Classifier() *Classifier { return NewClassifier(p.reg, p.hint
 // added: the walker may then reuse recs, classes and the strings they
 // point to (an Aggregator keeps copies).
 func (p *Pipeline) Add(recs []Record, classes []Class, done func()) {
-	p.work <- pipeBatch{recs, classes, done}
+	p.work <- pipeBatch{recs, classes, nil, done}
 }
 
 // AddRead sends a batch of records that the walker read without
@@ -85,8 +89,21 @@ func (p *Pipeline) Add(recs []Record, classes []Class, done func()) {
 // RDB decoder) reads the little more at no cost, and the classification
 // moves off its goroutine. done is as for Add.
 func (p *Pipeline) AddRead(recs []Record, done func()) {
-	p.work <- pipeBatch{recs, nil, done}
+	p.work <- pipeBatch{recs, nil, nil, done}
 }
+
+// AddReadPrep is AddRead with prep, called on the aggregator's goroutine
+// for each record before it is classified: prep(agg, i, &recs[i]), where
+// agg (0 to Aggregators()-1) is the aggregator's own number, so that prep
+// may keep state per aggregator without locks. A walker so moves work it
+// would do on its own goroutine (reading a value's field names) to the
+// pool's.
+func (p *Pipeline) AddReadPrep(recs []Record, prep func(agg, i int, r *Record), done func()) {
+	p.work <- pipeBatch{recs, nil, prep, done}
+}
+
+// Aggregators is the number of aggregators in the pool.
+func (p *Pipeline) Aggregators() int { return len(p.aggs) }
 
 // keepAsked drops from r, read as AddRead says, what a walker that
 // classified r.Key as cl would not have read; cl.Fields is then false

@@ -78,7 +78,7 @@ keys:
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	run := func(name string, data []byte, procs int) (string, *Result) {
+	run := func(name string, data []byte, procs, jsonRaw int) (string, *Result) {
 		path := filepath.Join(dir, name)
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			t.Fatal(err)
@@ -88,7 +88,7 @@ keys:
 			t.Fatal(err)
 		}
 		defer Close(ins)
-		res, err := Run(ctx, reg, ins, Options{DB: -1, Procs: procs, partBytes: int64(len(data) / 8)})
+		res, err := Run(ctx, reg, ins, Options{DB: -1, Procs: procs, partBytes: int64(len(data) / 8), jsonRaw: jsonRaw})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -109,7 +109,7 @@ keys:
 	damaged[len(dump)/5+1] ^= 0x5a
 	files := map[string][]byte{"whole.rdb": dump, "damaged.rdb": damaged, "short.rdb": dump[:len(dump)*3/4]}
 	for name, data := range files {
-		want, wantRes := run(name, data, 1)
+		want, wantRes := run(name, data, 1, 0)
 		// The whole file's census counts every profile (a hash with a name
 		// beside __ns__: the i%5 == 4 keys of both databases).
 		if profiles := n/5 + n/25; name == "whole.rdb" && !strings.Contains(want, fmt.Sprintf("the fields its %d values hold", profiles)) {
@@ -122,11 +122,14 @@ keys:
 		}
 		// 2 cores: one decoder, two aggregators; 4, 6 and 8 cores: 2, 3
 		// and 4 parts and four aggregators, merged at the end (one core:
-		// want, one of each).
-		for _, procs := range []int{2, 4, 6, 8} {
-			got, res := run(name, data, procs)
+		// want, one of each). The aggregators read the keys of JSON
+		// values (jsonRaw 0), or the decoder reads them all (-1), or only
+		// those of values up to 30 bytes.
+		for _, c := range []struct{ procs, jsonRaw int }{{2, 0}, {4, 0}, {6, 0}, {8, 0}, {1, -1}, {2, -1}, {4, 30}} {
+			procs := c.procs
+			got, res := run(name, data, procs, c.jsonRaw)
 			if got != want {
-				t.Errorf("%s on %d cores: the report differs from the whole file's: %s", name, procs, firstDiff(got, want))
+				t.Errorf("%s on %d cores, JSON values handed over up to %d bytes: the report differs from the whole file's: %s", name, procs, c.jsonRaw, firstDiff(got, want))
 			}
 			if res.Complete != wantRes.Complete {
 				t.Errorf("%s on %d cores: complete %v, whole %v", name, procs, res.Complete, wantRes.Complete)

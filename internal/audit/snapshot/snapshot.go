@@ -20,6 +20,7 @@ import (
 	"github.com/keyguard/keyguard/internal/audit/report"
 	"github.com/keyguard/keyguard/internal/glob"
 	"github.com/keyguard/keyguard/internal/human"
+	"github.com/keyguard/keyguard/internal/jsonkeys"
 	"github.com/keyguard/keyguard/internal/progress"
 	"github.com/keyguard/keyguard/internal/rdb"
 	"github.com/keyguard/keyguard/registry"
@@ -43,6 +44,7 @@ type Options struct {
 	ProgressEvery time.Duration
 
 	partBytes int64 // files at least this large are cut into parts; 0 minPartBytes (tests set it)
+	jsonRaw   int   // rdb.Options.JSONRaw; 0 jsonRawBytes, -1 none: the decoder reads every JSON value's keys (tests set it)
 }
 
 // Progress is a snapshot of a run.
@@ -196,7 +198,9 @@ func decodeAll(ctx context.Context, reg *registry.Registry, ins []*Input, opts O
 	for range cap(pool) {
 		pool <- &batch{}
 	}
-	s := &scan{reg: reg, pipe: pipe, pool: pool, db: opts.DB, match: []byte(opts.Match), skipFields: opts.Inventory.SkipFields}
+	s := &scan{reg: reg, pipe: pipe, pool: pool, db: opts.DB, match: []byte(opts.Match), skipFields: opts.Inventory.SkipFields,
+		jsonRaw: max(cmp.Or(opts.jsonRaw, jsonRawBytes), 0)}
+	s.json = make([]jsonReader, pipe.Aggregators())
 	out := make([]fileResult, len(jobs))
 	left := make([]atomic.Int32, len(ins))
 	for i := range ins {
@@ -342,6 +346,28 @@ type scan struct {
 	match []byte // "" every key
 
 	skipFields bool // Options.Inventory.SkipFields: no field names are read
+
+	json    []jsonReader // one per aggregator: the keys of the short JSON values, read there
+	jsonRaw int          // rdb.Options.JSONRaw
+}
+
+// jsonRawBytes is the longest JSON value whose keys an aggregator reads
+// (rdb.Options.JSONRaw): the decoder copies it into the batch, which
+// costs it less than reading its keys; a longer one it reads itself.
+const jsonRawBytes = 1024
+
+// jsonReader reads the keys of JSON values on one aggregator's goroutine.
+type jsonReader struct {
+	sets  nameSets
+	names jsonkeys.Interner
+	keys  []string
+}
+
+// set returns the set of raw's top-level keys, as the decoder would have
+// read them (rdb.Options.JSONKeys).
+func (j *jsonReader) set(raw string) *inventory.FieldSet {
+	j.keys = jsonkeys.Top(j.keys[:0], unsafe.Slice(unsafe.StringData(raw), len(raw)), maxJSONKeys, &j.names)
+	return j.sets.ofJSON(j.keys)
 }
 
 // fileResult is what one file gave besides its records.
@@ -365,14 +391,18 @@ type fileResult struct {
 	end         int64 // a part ended at this offset, where the next one began; -1 it did not
 }
 
-// batch is a run of records of one file with their classes. The keys and
-// __ns__ values the records point to are kept in the batch's own
-// buffers, so the decoder copies them without an allocation per key;
-// field names cross as shared inventory.FieldSets, not copies. Batches go
+// batch is a run of records of one file. The keys, __ns__ values and
+// short JSON values the records point to are kept in the batch's own
+// buffers (the decoder writes the keys there itself), without an
+// allocation per key; hash field names cross as shared
+// inventory.FieldSets, not copies, and the keys of a JSON value are read
+// by the aggregator that takes the batch (jsonReader). Batches go
 // round between the decoders and the pipeline with their buffers (see
 // reset), which is safe because an Aggregator copies what it keeps.
 type batch struct {
 	recs     []inventory.Record
+	json     []string // of recs[i]: a JSON value whose keys its aggregator reads (jsonReader), or ""
+	prep     func(agg, i int, r *inventory.Record)
 	keys     []byte // the records' keys, back to back
 	arena    []byte // __ns__ values
 	keyBytes int    // of keys and kept values, for the batch's bound
@@ -383,18 +413,23 @@ type batch struct {
 // field sets, all alive anyway, and appending a
 // record overwrites all of it.
 func (b *batch) reset() {
-	b.recs, b.keys, b.arena, b.keyBytes = b.recs[:0], b.keys[:0], b.arena[:0], 0
+	b.recs, b.json, b.keys, b.arena, b.keyBytes = b.recs[:0], b.json[:0], b.keys[:0], b.arena[:0], 0
 }
 
 // keyChunk is the key buffer a batch starts with: 512 keys of 32 bytes.
 const keyChunk = 16 << 10
 
-// key appends k to the batch's key buffer and returns it as a string that
-// is valid until the batch is reset. When the buffer grows, the strings
-// handed out before keep pointing into the old one, which stays alive.
+// key returns k as a string that is valid until the batch is reset: in
+// place when k is what the decoder appended last to the batch's key
+// buffer (rdb.Decoder.KeysInto), else appended to it. When the buffer
+// grows, the strings handed out before keep pointing into the old one,
+// which stays alive.
 func (b *batch) key(k []byte) string {
 	if len(k) == 0 {
 		return ""
+	}
+	if n := len(b.keys); n >= len(k) && unsafe.SliceData(k) == &b.keys[n-len(k)] {
+		return unsafe.String(unsafe.SliceData(k), len(k))
 	}
 	if b.keys == nil {
 		b.keys = make([]byte, 0, max(keyChunk, len(k)))
@@ -450,7 +485,7 @@ func (s *scan) file(ctx context.Context, in *Input, p *part) (res fileResult) {
 			return rdb.LookAll
 		}
 	}
-	fieldSample, jsonKeys := 33, 32 // 32 names besides __ns__, as the audit's HRANDFIELD key 32
+	fieldSample, jsonKeys := 33, maxJSONKeys // 32 names besides __ns__, as the audit's HRANDFIELD key 32
 	if s.skipFields {
 		fieldSample, jsonKeys = 0, 0 // no census asks for names: none are read
 	}
@@ -458,6 +493,7 @@ func (s *scan) file(ctx context.Context, in *Input, p *part) (res fileResult) {
 		FieldSample: fieldSample,
 		WatchFields: []string{nsField},
 		JSONKeys:    jsonKeys,
+		JSONRaw:     s.jsonRaw,
 		Look:        look,
 		From:        from,
 		Until:       until,
@@ -467,7 +503,7 @@ func (s *scan) file(ctx context.Context, in *Input, p *part) (res fileResult) {
 	var (
 		createdMS int64
 		created   bool
-		sets      inventory.FieldSets // this file's field sets, each sent once
+		sets      nameSets // this file's field sets, each sent once
 	)
 	// Keys per database, counted while the database stays the same
 	// (a map update per key costs more).
@@ -484,11 +520,21 @@ func (s *scan) file(ctx context.Context, in *Input, p *part) (res fileResult) {
 	defer flushDB()
 	b := <-s.pool
 	defer func() { s.send(b) }()
+	// The decoder writes each key straight into the batch.
+	take := func(nb *batch) {
+		b = nb
+		if b.keys == nil {
+			b.keys = make([]byte, 0, keyChunk)
+		}
+		dec.KeysInto(&b.keys)
+	}
+	take(b)
 	stop := func(off int64, reason string) {
 		res.stop = &report.NodeStop{Node: in.Name, Reason: reason, Cursor: strconv.FormatInt(off, 10), Keys: res.keys}
 		res.covered = off - max(res.began, 0)
 	}
 	for {
+		mark := len(b.keys) // a record left out leaves its key behind
 		r, err := dec.Next()
 		if !signalled {
 			if at, ok := dec.Began(); ok || err != nil {
@@ -536,6 +582,7 @@ func (s *scan) file(ctx context.Context, in *Input, p *part) (res fileResult) {
 			return res
 		}
 		if !matched || s.db >= 0 && r.DB != s.db {
+			b.keys = b.keys[:mark]
 			continue
 		}
 		if !created {
@@ -553,6 +600,7 @@ func (s *scan) file(ctx context.Context, in *Input, p *part) (res fileResult) {
 			left := r.ExpireAt - createdMS
 			if left <= 0 {
 				res.expired++ // Redis drops it on load; a live audit would not see it
+				b.keys = b.keys[:mark]
 				continue
 			}
 			ttl = time.Duration(left) * time.Millisecond
@@ -575,7 +623,7 @@ func (s *scan) file(ctx context.Context, in *Input, p *part) (res fileResult) {
 				return res
 			}
 			s.send(b)
-			b = <-s.pool
+			take(<-s.pool)
 		}
 	}
 }
@@ -607,7 +655,7 @@ func (r *partReader) Read(p []byte) (int, error) {
 
 // add appends the record of r to the batch, with all a class could ask
 // for (Pipeline.AddRead).
-func (b *batch) add(r *rdb.Record, ttl time.Duration, node string, sets *inventory.FieldSets) {
+func (b *batch) add(r *rdb.Record, ttl time.Duration, node string, sets *nameSets) {
 	// Written in place, field by field: a record is three cache lines,
 	// and append of a literal builds it aside first, then copies it.
 	n := len(b.recs)
@@ -615,6 +663,7 @@ func (b *batch) add(r *rdb.Record, ttl time.Duration, node string, sets *invento
 		b.recs = append(b.recs, inventory.Record{})
 	}
 	b.recs = b.recs[:n+1]
+	b.json = append(b.json, "")
 	rec := &b.recs[n]
 	rec.Key, rec.DB, rec.Node, rec.Type, rec.Encoding = b.key(r.Key), r.DB, node, string(r.Type), r.Encoding
 	rec.Bytes, rec.Elements, rec.TTL, rec.Freq = r.MemoryEstimate, r.Elements, ttl, r.Freq
@@ -647,9 +696,58 @@ func (b *batch) add(r *rdb.Record, ttl time.Duration, node string, sets *invento
 			rec.Fields = noFields // if asked, counted as a value without names
 		}
 	case rdb.TypeString:
-		rec.Set = sets.OfAny(r.JSONKeys)
+		if r.JSON != nil {
+			b.json[n] = b.keep(r.JSON) // its keys are read by the aggregator (send)
+		} else {
+			rec.Set = sets.ofJSON(r.JSONKeys)
+		}
 	}
 	b.keyBytes += len(rec.Key)
+}
+
+// nameSets is a file's field sets (inventory.FieldSets), with the sets of
+// JSON keys found by the strings themselves: the decoder interns JSON key
+// names (jsonkeys.Interner), so a value holding the same names as the
+// last value of as many keys mostly holds the very same strings, which
+// two pointers per key compare without reading a byte. Strings are never
+// changed, and these are held here, so the same pointer and length are
+// the same name.
+type nameSets struct {
+	inventory.FieldSets
+	json [maxJSONKeys + 1]jsonSet // by count
+}
+
+// maxJSONKeys is the most JSON keys the decoder reads of a value.
+const maxJSONKeys = 32
+
+type jsonSet struct {
+	keys []string // the value's keys, as the decoder gave them
+	set  *inventory.FieldSet
+}
+
+// ofJSON returns the set of a JSON value's keys, as FieldSets.OfAny.
+func (c *nameSets) ofJSON(keys []string) *inventory.FieldSet {
+	if len(keys) == 0 || len(keys) > maxJSONKeys {
+		return c.OfAny(keys)
+	}
+	l := &c.json[len(keys)]
+	if l.set != nil && sameStrings(l.keys, keys) {
+		return l.set
+	}
+	l.set = c.OfAny(keys)
+	l.keys = append(l.keys[:0], keys...)
+	return l.set
+}
+
+// sameStrings reports whether a and b (of one length) hold the very same
+// strings: same bytes in memory, same lengths.
+func sameStrings(a, b []string) bool {
+	for i, s := range b {
+		if len(a[i]) != len(s) || unsafe.StringData(a[i]) != unsafe.StringData(s) {
+			return false
+		}
+	}
+	return true
 }
 
 // noFields is the Fields of a hash that held no names (not nil: a
@@ -662,7 +760,14 @@ func (s *scan) send(b *batch) {
 		s.pool <- b
 		return
 	}
-	s.pipe.AddRead(b.recs, func() {
+	if b.prep == nil {
+		b.prep = func(agg, i int, r *inventory.Record) {
+			if raw := b.json[i]; raw != "" {
+				r.Set = s.json[agg].set(raw)
+			}
+		}
+	}
+	s.pipe.AddReadPrep(b.recs, b.prep, func() {
 		b.reset()
 		s.pool <- b
 	})

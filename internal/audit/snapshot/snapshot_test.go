@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"context"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -292,7 +293,7 @@ func TestBatchAddWritesEveryField(t *testing.T) {
 	}
 	// A slot that held another record gets none of it.
 	var b batch
-	var sets inventory.FieldSets
+	var sets nameSets
 	full := inventory.Record{Key: "old", DB: 3, Node: "n", Type: "hash", Encoding: "e", Bytes: 9, Elements: 9, TTL: 9, Freq: 9,
 		NS: "x", HasNS: true, NSProbed: true, Fields: []string{"a"}, Set: sets.Of([]string{"a"}), Weight: 5}
 	b.recs = append(b.recs, full)
@@ -300,5 +301,39 @@ func TestBatchAddWritesEveryField(t *testing.T) {
 	b.add(&rdb.Record{Key: []byte("k"), Type: rdb.TypeList, Freq: -1}, -1, "f.rdb", &sets)
 	if got := b.recs[0]; !reflect.DeepEqual(got, inventory.Record{Key: "k", Node: "f.rdb", Type: "list", TTL: -1, Freq: -1}) {
 		t.Errorf("record in a reused slot: %+v", got)
+	}
+}
+
+// TestJSONSetsByPointer holds nameSets.ofJSON, which compares the strings
+// of a JSON value's keys by where they lie, to FieldSets.Of on values
+// whose keys are the very strings of the last value, copies of them
+// (equal bytes elsewhere), and other names of the same lengths.
+func TestJSONSetsByPointer(t *testing.T) {
+	vocab := []string{"id", "ab", "cd", "name", "nome", "price", "stock", "__ns__", ""}
+	rng := rand.New(rand.NewPCG(7, 28))
+	var c nameSets
+	var last []string
+	for step := range 20000 {
+		var keys []string
+		switch rng.IntN(4) {
+		case 0, 1: // the last value's strings, maybe one swapped
+			keys = slices.Clone(last)
+			if len(keys) > 0 && rng.IntN(2) == 0 {
+				keys[rng.IntN(len(keys))] = vocab[rng.IntN(len(vocab))]
+			}
+		case 2: // copies of them: the same names, elsewhere in memory
+			for _, k := range last {
+				keys = append(keys, strings.Clone(k))
+			}
+		default:
+			for range rng.IntN(5) {
+				keys = append(keys, vocab[rng.IntN(len(vocab))])
+			}
+		}
+		got, want := c.ofJSON(keys), c.Of(keys)
+		if got != want {
+			t.Fatalf("step %d: ofJSON(%q) gave another set than Of", step, keys)
+		}
+		last = keys
 	}
 }
