@@ -363,7 +363,9 @@ func (w *walker) consume(ctx context.Context, in <-chan *batch, free chan *batch
 				w.countDrop(b.drop[i])
 				continue
 			}
-			b.recs[j], b.class[j] = b.recs[i], b.class[i]
+			if j < i {
+				b.recs[j], b.class[j] = b.recs[i], b.class[i]
+			}
 			b.class[j].Fields = b.fldRead[i] // asked and read: a value without names counts as one
 			j++
 		}
@@ -404,7 +406,9 @@ func (w *walker) consumeSlots(b *batch, free chan *batch) {
 			w.countDrop(b.drop[i])
 			continue
 		}
-		b.recs[j], b.class[j] = b.recs[i], b.class[i]
+		if j < i {
+			b.recs[j], b.class[j] = b.recs[i], b.class[i]
+		}
 		b.class[j].Fields = b.fldRead[i]
 		j++
 	}

@@ -468,6 +468,7 @@ func (w *walker) addKey(b *batch, key string, slot int) {
 	}
 	b.recs = append(b.recs, inventory.Record{Key: key, DB: w.plan.db, Node: w.addr, Bytes: -1, Elements: -1, Freq: -1})
 	b.class = append(b.class, cl)
+	b.tpl = append(b.tpl, w.enc.mod.of(&cl, w.enc.readsValue(guess)))
 	b.drop = append(b.drop, dropNone)
 	b.guess = append(b.guess, guess)
 	b.ns = append(b.ns, ns)
@@ -490,11 +491,12 @@ func (b *batch) dropSlots(bad []int) {
 		if isBad[b.slot[i]] {
 			continue
 		}
-		b.recs[j], b.class[j], b.drop[j], b.guess[j], b.ns[j] = b.recs[i], b.class[i], b.drop[i], b.guess[i], b.ns[i]
+		b.recs[j], b.class[j], b.tpl[j], b.drop[j], b.guess[j], b.ns[j] = b.recs[i], b.class[i], b.tpl[i], b.drop[i], b.guess[i], b.ns[i]
 		b.fld[j], b.fldRead[j], b.stage[j], b.slot[j] = b.fld[i], b.fldRead[i], b.stage[i], b.slot[i]
 		j++
 	}
 	clear(b.recs[j:])
-	b.recs, b.class, b.drop, b.guess, b.ns = b.recs[:j], b.class[:j], b.drop[:j], b.guess[:j], b.ns[:j]
+	clear(b.tpl[j:])
+	b.recs, b.class, b.tpl, b.drop, b.guess, b.ns = b.recs[:j], b.class[:j], b.tpl[:j], b.drop[:j], b.guess[:j], b.ns[:j]
 	b.fld, b.fldRead, b.stage, b.slot = b.fld[:j], b.fldRead[:j], b.stage[:j], b.slot[:j]
 }
