@@ -62,6 +62,7 @@ type walker struct {
 	// next on; the consumer counts them (done) or gives them back (redo)
 	// in batches, up to consumed.
 	next                    int
+	nodes                   nodesSeen // the prober's last CLUSTER NODES
 	listedSlots, listedKeys int64
 	consumed                int
 	done, redo              []int
