@@ -95,7 +95,8 @@ func TestNodesSeenAgrees(t *testing.T) {
 		nodesReply,
 	} {
 		bad, lost := ns.notServed([]byte(text), chunk, p)
-		wantBad, wantLost := notServed(text, chunk, p)
+		me, master := topology.Mine(text)
+		wantBad, wantLost := served(me, master, chunk, p)
 		if !reflect.DeepEqual(bad, wantBad) || lost != wantLost {
 			t.Errorf("reply %d: bad %v lost %v, a parse says %v %v", i, bad, lost, wantBad, wantLost)
 		}

@@ -512,12 +512,6 @@ func asciiSpace(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
 }
 
-// notServed is nodesSeen.notServed without the memory of the last reply.
-func notServed(text string, chunk []int, p *nodePlan) (bad []int, lost bool) {
-	me, master := topology.Mine(text)
-	return served(me, master, chunk, p)
-}
-
 // served is notServed given the node's line (me) and its master's.
 func served(me, master *topology.Node, chunk []int, p *nodePlan) (bad []int, lost bool) {
 	switch {
