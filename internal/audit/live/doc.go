@@ -52,8 +52,12 @@
 // it, and reads their replies afterwards, so the server does not wait for
 // the client between round trips; it classifies the listed keys as it
 // writes their probes, and the first 32 KiB go out before the rest is
-// encoded. A second goroutine hands the probed batches, in SCAN order, to
-// the aggregation. The protocol is spoken directly (internal/resp).
+// encoded. What the prober keeps of a template (the memory model's
+// trust, the field names its values showed) is looked up once per key,
+// and a Cluster node's CLUSTER NODES, read after every chunk of slots, is
+// parsed again only when a field the check reads changed. A second
+// goroutine hands the probed batches, in SCAN order, to the aggregation.
+// The protocol is spoken directly (internal/resp).
 // Options.Rate caps commands per second across all nodes with one token
 // bucket.
 //

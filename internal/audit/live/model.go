@@ -2,6 +2,7 @@ package live
 
 import (
 	"github.com/keyguard/keyguard/internal/audit/inventory"
+	"github.com/keyguard/keyguard/internal/jsonkeys"
 	"github.com/keyguard/keyguard/internal/rdb"
 	"github.com/keyguard/keyguard/registry"
 )
@@ -29,22 +30,34 @@ type memTrust struct {
 	skipped int   // keys modelled, for the verification turn
 }
 
-// models is the prober's trust in the model, by template, or by
-// inferred family for unregistered keys (up to guessFamilies of them).
-type models struct {
-	by  map[*registry.Entry]*memTrust
-	fam map[string]*memTrust
+// tmpl is what the prober keeps of one template, or of one inferred
+// family: the model's trust, and the field names its values showed. The
+// keys of a template have the same names in the same order, and the keys
+// of a batch come in no order of template: an interner of its own finds a
+// name at its position without a map lookup.
+type tmpl struct {
+	mem   memTrust
+	names jsonkeys.Interner
 }
 
-// of is the trust of a key's template or family; nil for neither.
-func (m *models) of(cl *inventory.Class) *memTrust {
+// models is the prober's state by template, or by inferred family for
+// unregistered keys (up to guessFamilies of them).
+type models struct {
+	by  map[*registry.Entry]*tmpl
+	fam map[string]*tmpl
+}
+
+// of is the state of a key's template or family, looked up once per key
+// (batch.tpl); nil for neither. A family gets one only when its first
+// probe reads the value (valued): the only keys the model is for.
+func (m *models) of(cl *inventory.Class, valued bool) *tmpl {
 	if e := cl.Entry; e != nil {
 		t := m.by[e]
 		if t == nil {
 			if m.by == nil {
-				m.by = map[*registry.Entry]*memTrust{}
+				m.by = map[*registry.Entry]*tmpl{}
 			}
-			t = &memTrust{}
+			t = &tmpl{}
 			m.by[e] = t
 		}
 		return t
@@ -54,59 +67,66 @@ func (m *models) of(cl *inventory.Class) *memTrust {
 	}
 	t := m.fam[cl.Family]
 	if t == nil {
-		if len(m.fam) >= guessFamilies {
+		if !valued || len(m.fam) >= guessFamilies {
 			return nil
 		}
 		if m.fam == nil {
-			m.fam = map[string]*memTrust{}
+			m.fam = map[string]*tmpl{}
 		}
-		t = &memTrust{}
+		t = &tmpl{}
 		m.fam[cl.Family] = t
 	}
 	return t
 }
 
+// interner is where the names of a key of template t are interned.
+func (e *encodings) interner(t *tmpl) *jsonkeys.Interner {
+	if t == nil {
+		return &e.names
+	}
+	return &t.names
+}
+
 // skipMemory decides, as the probe is written, whether the key's MEMORY
-// USAGE is left to the model (its first probe reads values).
-func (m *models) skipMemory(cl *inventory.Class, readsValue bool) bool {
-	if !readsValue {
+// USAGE is left to the model (its first probe reads values); t is its
+// template's state.
+func skipMemory(t *tmpl, readsValue bool) bool {
+	if !readsValue || t == nil {
 		return false
 	}
-	t := m.of(cl)
-	if t == nil || t.bad || t.checked < trustAfter {
+	m := &t.mem
+	if m.bad || m.checked < trustAfter {
 		return false
 	}
-	t.skipped++
-	return t.skipped%verifyEvery != 0
+	m.skipped++
+	return m.skipped%verifyEvery != 0
 }
 
 // check compares MEMORY USAGE of a key with the model's bytes.
-func (m *models) check(cl *inventory.Class, est, mem int64) {
-	if est < 0 || mem < 0 {
+func check(t *tmpl, est, mem int64) {
+	if est < 0 || mem < 0 || t == nil {
 		return
 	}
-	t := m.of(cl)
+	m := &t.mem
 	switch {
-	case t == nil:
-	case t.bad:
-	case t.checked == 0:
-		t.delta, t.checked = mem-est, 1
-	case mem-est == t.delta:
-		t.checked++
+	case m.bad:
+	case m.checked == 0:
+		m.delta, m.checked = mem-est, 1
+	case mem-est == m.delta:
+		m.checked++
 	default:
-		t.bad = true
+		m.bad = true
 	}
 }
 
-// bytes is the modelled MEMORY USAGE, or ok false when the key must send
-// the command after all (its value was not read whole, or the template
-// lost the model's trust since the probe was written).
-func (m *models) bytes(cl *inventory.Class, est int64) (int64, bool) {
-	t := m.of(cl)
-	if est < 0 || t == nil || t.bad {
+// modelBytes is the modelled MEMORY USAGE, or ok false when the key must
+// send the command after all (its value was not read whole, or the
+// template lost the model's trust since the probe was written).
+func modelBytes(t *tmpl, est int64) (int64, bool) {
+	if est < 0 || t == nil || t.mem.bad {
 		return 0, false
 	}
-	return est + t.delta, true
+	return est + t.mem.delta, true
 }
 
 // hashModel sizes a hash's listpack from its fields and values as they

@@ -62,6 +62,7 @@ type walker struct {
 	// next on; the consumer counts them (done) or gives them back (redo)
 	// in batches, up to consumed.
 	next                    int
+	nodes                   nodesSeen // the prober's last CLUSTER NODES
 	listedSlots, listedKeys int64
 	consumed                int
 	done, redo              []int
@@ -363,7 +364,9 @@ func (w *walker) consume(ctx context.Context, in <-chan *batch, free chan *batch
 				w.countDrop(b.drop[i])
 				continue
 			}
-			b.recs[j], b.class[j] = b.recs[i], b.class[i]
+			if j < i {
+				b.recs[j], b.class[j] = b.recs[i], b.class[i]
+			}
 			b.class[j].Fields = b.fldRead[i] // asked and read: a value without names counts as one
 			j++
 		}
@@ -404,7 +407,9 @@ func (w *walker) consumeSlots(b *batch, free chan *batch) {
 			w.countDrop(b.drop[i])
 			continue
 		}
-		b.recs[j], b.class[j] = b.recs[i], b.class[i]
+		if j < i {
+			b.recs[j], b.class[j] = b.recs[i], b.class[i]
+		}
 		b.class[j].Fields = b.fldRead[i]
 		j++
 	}

@@ -98,6 +98,7 @@ type batch struct {
 	scanned int64  // keys it returned, sampled or not
 	recs    []inventory.Record
 	class   []inventory.Class // of each record, from its key
+	tpl     []*tmpl           // the prober's state of its template (models.of)
 	drop    []uint8           // why a record is skipped (dropNone: it is added)
 	guess   []string          // the template's type, whose count goes with the probes; "" unknown
 	ns      []bool            // HGET key __ns__ goes with the element count (a guarded hash)
@@ -366,9 +367,8 @@ func (w *walker) readParts(c *resp.Conn, ps []part, freq bool) error {
 // template that a later key showed wrong send MEMORY USAGE after all (in
 // the count stage), and the records dropped are removed.
 func (w *walker) probesRead(b *batch) {
-	m := &w.enc.mod
 	for i, skip := range b.skip {
-		if skip && b.recs[i].Bytes >= 0 && m.of(&b.class[i]).bad {
+		if skip && b.recs[i].Bytes >= 0 && b.tpl[i].mem.bad {
 			b.recs[i].Bytes = -1
 			b.stage[i] |= stageMem
 		}
@@ -472,7 +472,6 @@ func (b *batch) keys() int { return len(b.recs) + len(b.pend.end) - b.pendNext }
 // writeProbe writes the probes of record i.
 func (w *walker) writeProbe(c *resp.Conn, b *batch, i int, freq bool) {
 	e := &w.enc
-	m := &e.mod
 	for len(b.skip) <= i {
 		b.skip, b.est = append(b.skip, false), append(b.est, -1)
 	}
@@ -486,7 +485,7 @@ func (w *walker) writeProbe(c *resp.Conn, b *batch, i int, freq bool) {
 		if e.separateNS(g, b.ns[i]) {
 			c.Key(e.hgetNS, k)
 		}
-		skip = m.skipMemory(&b.class[i], e.readsValue(g))
+		skip = skipMemory(b.tpl[i], e.readsValue(g))
 	} else {
 		c.Key(e.typ, k)
 	}
@@ -558,8 +557,7 @@ func (w *walker) readProbes(c *resp.Conn, b *batch, from, to int, freq bool) err
 // takes the model's bytes where it was not sent; a value not read whole
 // sends it in the count stage.
 func (w *walker) memory(c *resp.Conn, b *batch, i int) error {
-	m := &w.enc.mod
-	r, cl := &b.recs[i], &b.class[i]
+	r, t := &b.recs[i], b.tpl[i]
 	est := b.est[i]
 	if r.Type != b.guess[i] {
 		est = -1 // a type mismatch: the model read nothing
@@ -569,11 +567,11 @@ func (w *walker) memory(c *resp.Conn, b *batch, i int) error {
 			return err
 		}
 		if b.drop[i] == dropNone {
-			m.check(cl, est, r.Bytes)
+			check(t, est, r.Bytes)
 		}
 		return nil
 	}
-	if v, ok := m.bytes(cl, est); ok {
+	if v, ok := modelBytes(t, est); ok {
 		r.Bytes = v
 	} else {
 		r.Bytes = -1
@@ -627,7 +625,7 @@ func (w *walker) readGuessed(c *resp.Conn, b *batch, i int) error {
 		r.Elements = rp.N
 		if b.fld[i] {
 			from := len(b.names)
-			b.names = jsonkeys.Top(b.names, rp.Str, maxJSONKeys, &w.enc.names)
+			b.names = jsonkeys.Top(b.names, rp.Str, maxJSONKeys, w.enc.interner(b.tpl[i]))
 			r.Fields, b.fldRead[i] = b.namesFrom(from), true
 		}
 		if rp.N >= jsonPrefixBytes {
@@ -672,6 +670,7 @@ func (w *walker) readHashProbe(c *resp.Conn, b *batch, i int, n int64) error {
 	nf := n / 2
 	hm := newHashModel()
 	from := len(b.names)
+	in := w.enc.interner(b.tpl[i])
 	for j := range nf {
 		e, err := c.Read()
 		if err != nil {
@@ -682,7 +681,7 @@ func (w *walker) readHashProbe(c *resp.Conn, b *batch, i int, n int64) error {
 		}
 		isNS := e.Kind == '$' && string(e.Str) == "__ns__"
 		if e.Kind == '$' && !isNS && b.fld[i] {
-			b.names = append(b.names, w.enc.names.Intern(e.Str, int(j)))
+			b.names = append(b.names, in.Intern(e.Str, int(j)))
 		}
 		hm.add(e.Str)
 		v, err := c.Read()
@@ -1005,7 +1004,8 @@ func newBatch(free chan *batch) *batch {
 // reuse hands a batch back to the prober.
 func (b *batch) reuse(free chan *batch) {
 	clear(b.recs) // drop the key strings
-	b.recs, b.class, b.drop, b.ns, b.stage, b.guess = b.recs[:0], b.class[:0], b.drop[:0], b.ns[:0], b.stage[:0], b.guess[:0]
+	clear(b.tpl)
+	b.recs, b.class, b.tpl, b.drop, b.ns, b.stage, b.guess = b.recs[:0], b.class[:0], b.tpl[:0], b.drop[:0], b.ns[:0], b.stage[:0], b.guess[:0]
 	b.fld, b.fldRead, b.slot = b.fld[:0], b.fldRead[:0], b.slot[:0]
 	b.pend.reset()
 	b.pendNext, b.pendStr = 0, ""
@@ -1032,8 +1032,11 @@ func (b *batch) compact(w *walker) {
 			}
 			continue
 		}
-		b.recs[j], b.class[j], b.drop[j], b.stage[j], b.fldRead[j] = b.recs[i], b.class[i], dropNone, b.stage[i], b.fldRead[i]
-		b.slot[j] = b.slot[i]
+		if j < i {
+			b.recs[j], b.class[j], b.tpl[j], b.stage[j], b.fldRead[j] = b.recs[i], b.class[i], b.tpl[i], b.stage[i], b.fldRead[i]
+			b.slot[j] = b.slot[i]
+		}
+		b.drop[j] = dropNone
 		counting := b.stage[j]&^stageMem == stageCount
 		t := b.recs[j].Type
 		// Not again what the first probe read (a long value's fields).
@@ -1042,7 +1045,8 @@ func (b *batch) compact(w *walker) {
 		j++
 	}
 	clear(b.recs[j:])
-	b.recs, b.class, b.drop, b.stage, b.ns = b.recs[:j], b.class[:j], b.drop[:j], b.stage[:j], b.ns[:j]
+	clear(b.tpl[j:])
+	b.recs, b.class, b.tpl, b.drop, b.stage, b.ns = b.recs[:j], b.class[:j], b.tpl[:j], b.drop[:j], b.stage[:j], b.ns[:j]
 	b.fld, b.fldRead, b.slot = b.fld[:j], b.fldRead[:j], b.slot[:j]
 	b.guess, b.skip, b.est = b.guess[:0], b.skip[:0], b.est[:0]
 }
@@ -1105,13 +1109,14 @@ func (w *walker) readFields(c *resp.Conn, b *batch, i int) error {
 	switch rp.Kind {
 	case '*':
 		from := len(b.names)
+		in := w.enc.interner(b.tpl[i])
 		for j := range rp.N {
 			e, err := c.Read()
 			if err != nil {
 				return err
 			}
 			if e.Kind == '$' && string(e.Str) != "__ns__" {
-				b.names = append(b.names, w.enc.names.Intern(e.Str, int(j)))
+				b.names = append(b.names, in.Intern(e.Str, int(j)))
 			}
 			if err := c.Skip(e); err != nil {
 				return err
@@ -1120,7 +1125,7 @@ func (w *walker) readFields(c *resp.Conn, b *batch, i int) error {
 		r.Fields = b.namesFrom(from)
 	case '$':
 		from := len(b.names)
-		b.names = jsonkeys.Top(b.names, rp.Str, maxJSONKeys, &w.enc.names)
+		b.names = jsonkeys.Top(b.names, rp.Str, maxJSONKeys, w.enc.interner(b.tpl[i]))
 		r.Fields = b.namesFrom(from)
 	case 0:
 	case '-':

@@ -1,6 +1,7 @@
 package live
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -377,7 +378,7 @@ func (w *walker) readSlots(c *resp.Conn, chunk []int, free chan *batch) (*batch,
 		}
 		return nil, unexpected("CLUSTER NODES", rp)
 	}
-	bad, lost := w.notServed(string(rp.Str), chunk)
+	bad, lost := w.nodes.notServed(rp.Str, chunk, &w.plan)
 	b.lost = lost
 	if len(bad) > 0 {
 		b.badSlots = append(b.badSlots, bad...)
@@ -427,18 +428,92 @@ func readSlotListing(c *resp.Conn, s int, match, grant, done string, key func(k 
 	return n, nil
 }
 
-// notServed returns the slots of chunk that the node, by its own CLUSTER
-// NODES, does not serve whole: not its own (or, for a replica, not its
-// master's), or migrating away. lost is true when the node is no longer
-// the master (or the replica of the master) the walk planned. It reads
-// only the lines it needs: it runs after every chunk.
-func (w *walker) notServed(text string, chunk []int) (bad []int, lost bool) {
-	return notServed(text, chunk, &w.plan)
+// nodesSeen is the last CLUSTER NODES a walker parsed, and the lines it
+// read of it. The reply comes after every chunk, the same but for the
+// times of the last ping and pong (and the config epoch), which change
+// with every gossip round and are not read: parsing it again (a master's
+// line lists its thousands of slots) is left for when a field read
+// changed.
+type nodesSeen struct {
+	text       []byte
+	me, master *topology.Node
 }
 
-// notServed is walker.notServed for the node p plans.
-func notServed(text string, chunk []int, p *nodePlan) (bad []int, lost bool) {
-	me, master := topology.Mine(text)
+// notServed returns the slots of chunk that the node, by its own CLUSTER
+// NODES (text), does not serve whole: not its own (or, for a replica, not
+// its master's), or migrating away. lost is true when the node is no
+// longer the master (or the replica of the master) p plans. It reads only
+// the lines it needs, and those only when they changed: it runs after
+// every chunk.
+func (ns *nodesSeen) notServed(text []byte, chunk []int, p *nodePlan) (bad []int, lost bool) {
+	if ns.text == nil || !sameNodes(ns.text, text) {
+		ns.me, ns.master = topology.Mine(string(text))
+		ns.text = append(ns.text[:0], text...)
+	}
+	return served(ns.me, ns.master, chunk, p)
+}
+
+// sameNodes reports whether two CLUSTER NODES replies are the same line
+// by line, but for the fields topology.Mine does not read: the fifth to
+// seventh of a line (ping sent, pong received, config epoch).
+func sameNodes(a, b []byte) bool {
+	for len(a) > 0 && len(b) > 0 {
+		la, ra, _ := bytes.Cut(a, []byte{'\n'})
+		lb, rb, _ := bytes.Cut(b, []byte{'\n'})
+		if !sameLine(la, lb) {
+			return false
+		}
+		a, b = ra, rb
+	}
+	return len(a) == 0 && len(b) == 0
+}
+
+// sameLine compares two lines of CLUSTER NODES field by field, split as
+// strings.Fields splits them, fields 4 to 6 (from 0) left out. A byte
+// past ASCII (which Fields may take for a space) makes them differ.
+func sameLine(a, b []byte) bool {
+	for f := 0; ; f++ {
+		fa, ra, okA := nextField(a)
+		fb, rb, okB := nextField(b)
+		if !okA || !okB {
+			return false
+		}
+		if fa == nil || fb == nil {
+			return fa == nil && fb == nil
+		}
+		if (f < 4 || f > 6) && !bytes.Equal(fa, fb) {
+			return false
+		}
+		a, b = ra, rb
+	}
+}
+
+// nextField returns the first field of s and what follows it (a nil
+// field at the end); ok is false for a byte past ASCII.
+func nextField(s []byte) (field, rest []byte, ok bool) {
+	i := 0
+	for i < len(s) && asciiSpace(s[i]) {
+		i++
+	}
+	if i == len(s) {
+		return nil, nil, true
+	}
+	j := i
+	for j < len(s) && !asciiSpace(s[j]) {
+		if s[j] >= 0x80 {
+			return nil, nil, false
+		}
+		j++
+	}
+	return s[i:j], s[j:], true
+}
+
+func asciiSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
+}
+
+// served is notServed given the node's line (me) and its master's.
+func served(me, master *topology.Node, chunk []int, p *nodePlan) (bad []int, lost bool) {
 	switch {
 	case me == nil:
 		return chunk, true
@@ -468,6 +543,7 @@ func (w *walker) addKey(b *batch, key string, slot int) {
 	}
 	b.recs = append(b.recs, inventory.Record{Key: key, DB: w.plan.db, Node: w.addr, Bytes: -1, Elements: -1, Freq: -1})
 	b.class = append(b.class, cl)
+	b.tpl = append(b.tpl, w.enc.mod.of(&cl, w.enc.readsValue(guess)))
 	b.drop = append(b.drop, dropNone)
 	b.guess = append(b.guess, guess)
 	b.ns = append(b.ns, ns)
@@ -490,11 +566,12 @@ func (b *batch) dropSlots(bad []int) {
 		if isBad[b.slot[i]] {
 			continue
 		}
-		b.recs[j], b.class[j], b.drop[j], b.guess[j], b.ns[j] = b.recs[i], b.class[i], b.drop[i], b.guess[i], b.ns[i]
+		b.recs[j], b.class[j], b.tpl[j], b.drop[j], b.guess[j], b.ns[j] = b.recs[i], b.class[i], b.tpl[i], b.drop[i], b.guess[i], b.ns[i]
 		b.fld[j], b.fldRead[j], b.stage[j], b.slot[j] = b.fld[i], b.fldRead[i], b.stage[i], b.slot[i]
 		j++
 	}
 	clear(b.recs[j:])
-	b.recs, b.class, b.drop, b.guess, b.ns = b.recs[:j], b.class[:j], b.drop[:j], b.guess[:j], b.ns[:j]
+	clear(b.tpl[j:])
+	b.recs, b.class, b.tpl, b.drop, b.guess, b.ns = b.recs[:j], b.class[:j], b.tpl[:j], b.drop[:j], b.guess[:j], b.ns[:j]
 	b.fld, b.fldRead, b.stage, b.slot = b.fld[:j], b.fldRead[:j], b.stage[:j], b.slot[:j]
 }

@@ -260,6 +260,7 @@ type nodeWalk struct {
 	// and what the visitor counted (done) or gave back (redo), up to
 	// consumed.
 	next                    int
+	nodes                   nodesSeen // the lister's last CLUSTER NODES
 	listedSlots, listedKeys int64
 	consumed                int
 	done, redo              []int
@@ -867,7 +868,7 @@ func (n *nodeWalk) readSlots(c *resp.Conn, chunk []int) (*keyBatch, error) {
 		}
 		return nil, unexpected("CLUSTER NODES", rp)
 	}
-	bad, lost := notServed(string(rp.Str), chunk, &n.plan)
+	bad, lost := n.nodes.notServed(rp.Str, chunk, &n.plan)
 	if lost {
 		b.next = "lost"
 	}
