@@ -40,11 +40,17 @@ type Aggregator struct {
 	foldedCap  int64         // keys counted in an "(other)" group because of MaxGroups
 	foldedLong int64         // keys counted there because their family's name is too long
 
-	t         totals
-	ttlHist   [ttlSlots]slot
-	top       topBuf[topVal]
-	topDet    topDetails
-	hot       topBuf[hotVal]
+	t       totals
+	ttlHist [ttlSlots]slot
+	top     topBuf[topVal]
+	topDet  *topDetails // the details of top's keys (and of topIn's)
+	hot     topBuf[hotVal]
+	// While a pipeline's aggregators share one top and one hot list
+	// (shareLists): the ways into them, and the shared details' indexes
+	// (+1) of topDet's.
+	topIn     *listFeed[topVal]
+	hotIn     *listFeed[hotVal]
+	detMap    []uint32
 	freqKnown int64
 	rules     map[string]*ruleState
 	recent    [4]recentRule // the rule states last looked up
@@ -178,9 +184,11 @@ func New(reg *registry.Registry, opts Options) *Aggregator {
 		tmplFields: make([]fieldState, len(reg.Entries)),
 		famFields:  map[string]*fieldState{},
 		top:        newTopBuf[topVal](opts.TopKeys),
+		topDet:     &topDetails{},
 		hot:        newTopBuf[hotVal](opts.HotKeys),
 		rules:      map[string]*ruleState{},
 	}
+	a.top.tie, a.hot.tie = topTie(a.topDet), hotWorse
 	a.emitFn = a.emit
 	a.chk.DeferPII()
 	a.pii, a.piiKeys = make([]*piiSlots, len(reg.Entries)), make([]int64, len(reg.Entries))
