@@ -58,12 +58,18 @@ type listFeed[V any] struct {
 	// conv turns what a key carries into what the list's keys carry,
 	// under the list's lock (a top key's details); nil: as it is.
 	conv func(*V)
+	// at is how many keys the feed holds before it pushes them when the
+	// list is free; at 16 times as many it waits for the list.
+	at int
 }
 
-const (
-	feedFlush = 256  // keys a feed holds before it pushes them, when the list is free
-	feedMax   = 4096 // keys a feed holds before it waits for the list
-)
+// feedAt is a feed's at: the lock is taken once per 256 keys taken in,
+// and a feed holds at most 4,096 keys (some 200 KiB).
+const feedAt = 256
+
+func newFeed[V any](s *sharedList[V], conv func(*V)) *listFeed[V] {
+	return &listFeed[V]{s: s, conv: conv, at: feedAt}
+}
 
 // admits reports whether a key named ck of this score may beat the
 // list's threshold, and its hash; a key below the bar's score is turned
@@ -89,8 +95,8 @@ func (f *listFeed[V]) add(k listKey, name string, v V) {
 	f.names = append(f.names, name...)
 	f.keys = append(f.keys, k)
 	f.vals = append(f.vals, v)
-	if len(f.keys) >= feedFlush {
-		f.flush(len(f.keys) >= feedMax)
+	if len(f.keys) >= f.at {
+		f.flush(len(f.keys) >= 16*f.at)
 	}
 }
 
@@ -134,8 +140,8 @@ func shareLists(aggs []*Aggregator) {
 	hot := newSharedList[hotVal](aggs[0].hot.n)
 	hot.list.tie = hotWorse
 	for _, a := range aggs {
-		a.topIn = &listFeed[topVal]{s: top, conv: a.sharedDet}
-		a.hotIn = &listFeed[hotVal]{s: hot}
+		a.topIn = newFeed(top, a.sharedDet)
+		a.hotIn = newFeed(hot, nil)
 	}
 }
 
