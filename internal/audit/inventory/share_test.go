@@ -98,8 +98,12 @@ func TestSharedList(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	for _, n := range []int{1, 7, 50, 1000} {
 		for _, keys := range []int{n, 5 * n} {
+			per := 12
+			if testing.Short() && n >= 1000 {
+				per = 3
+			}
 			var offers []offer
-			for range 12 * keys {
+			for range per * keys {
 				o := offer{score: int64(rng.IntN(keys/4 + 2)), key: "k" + strconv.Itoa(rng.IntN(keys)), db: rng.IntN(2), tag: len(offers)}
 				if rng.IntN(5) == 0 {
 					o.key += strings.Repeat("-", 200)
