@@ -154,3 +154,66 @@ func FuzzSharedList(f *testing.F) {
 		checkShared(t, "shared", n, s, offers)
 	})
 }
+
+// BenchmarkTwoAggregators offers 1,000,000 keys of which nine in ten have
+// one size (as the top list of an RDB file sees them), dealt in turn to
+// two goroutines, to a list of n: each goroutine's own list merged at the
+// end (as before the lists were shared), or one list shared through a
+// feed each.
+func BenchmarkTwoAggregators(b *testing.B) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	items := make([]offer, 1_000_000)
+	for i := range items {
+		key := "cache:product:detail:p" + strconv.Itoa(i)
+		size := int64(200)
+		if rng.IntN(10) == 0 {
+			size = int64(700 + rng.IntN(30))
+		}
+		items[i] = offer{score: size, key: key, keyLen: len(key), hash: keyHash(key)}
+	}
+	lk := func(o *offer, hash uint64) listKey { return listKey{score: o.score, hash: hash, keyLen: int32(o.keyLen)} }
+	for _, n := range []int{50, 100_000} {
+		b.Run("own+merge/top="+strconv.Itoa(n), func(b *testing.B) {
+			for b.Loop() {
+				var lists [2]topBuf[int]
+				var wg sync.WaitGroup
+				for w := range lists {
+					lists[w] = newTopBuf[int](n)
+					wg.Go(func() {
+						h := &lists[w]
+						for i := w; i < len(items); i += 2 {
+							if hash, ok := beats(h, items[i].score, items[i].key); ok {
+								h.push(lk(&items[i], hash), items[i].key, i)
+							}
+						}
+					})
+				}
+				wg.Wait()
+				keys, vals := lists[1].list()
+				for i := range keys {
+					lists[0].push(keys[i], lists[1].name(&keys[i]), vals[i])
+				}
+				lists[0].list()
+			}
+		})
+		b.Run("shared/top="+strconv.Itoa(n), func(b *testing.B) {
+			for b.Loop() {
+				s := newSharedList[int](n)
+				var wg sync.WaitGroup
+				for w := range 2 {
+					wg.Go(func() {
+						f := newFeed(s, nil)
+						for i := w; i < len(items); i += 2 {
+							if hash, ok := f.admits(items[i].score, items[i].key); ok {
+								f.add(lk(&items[i], hash), items[i].key, i)
+							}
+						}
+						f.flush(true)
+					})
+				}
+				wg.Wait()
+				s.list.list()
+			}
+		})
+	}
+}
