@@ -171,7 +171,9 @@ func BenchmarkTwoAggregators(b *testing.B) {
 		}
 		items[i] = offer{score: size, key: key, keyLen: len(key), hash: keyHash(key)}
 	}
-	lk := func(o *offer, hash uint64) listKey { return listKey{score: o.score, hash: hash, keyLen: int32(o.keyLen)} }
+	lk := func(o *offer, hash uint64) listKey {
+		return listKey{score: o.score, hash: hash, keyLen: int32(o.keyLen)}
+	}
 	for _, n := range []int{50, 100_000} {
 		b.Run("own+merge/top="+strconv.Itoa(n), func(b *testing.B) {
 			for b.Loop() {
