@@ -80,6 +80,24 @@ func TestPipelineListsDoNotDependOnTheAggregators(t *testing.T) {
 	if len(wantRep.TopKeys) != opts.TopKeys || len(wantRep.State.Hot) != opts.HotKeys {
 		t.Fatalf("%d top keys, %d hot: the lists are not full, the test tests less than it says", len(wantRep.TopKeys), len(wantRep.State.Hot))
 	}
+	// A resumed run merges the partial run's aggregator into the
+	// pipeline's (live.Run): the shared list handed over takes it in as
+	// the aggregator's own list would.
+	carry := inventory.New(reg, opts)
+	for i := range 300 {
+		r := rec(fmt.Sprintf("order:order:c%d:base", i), size(250+int64(i%3)*50, 9), freq(50))
+		r.Node = "127.0.0.1:6390"
+		carry.Add(r, carry.Classify(r.Key))
+	}
+	oneCarry := inventory.New(reg, opts)
+	for i := range recs {
+		oneCarry.Add(&recs[i], oneCarry.Classify(recs[i].Key))
+	}
+	oneCarry.Merge(carry)
+	wantCarry := lists(oneCarry.Report(meta()))
+	if wantCarry == want {
+		t.Fatal("the carried keys change no list: the test tests less than it says")
+	}
 	for _, workers := range []int{1, 2, 4} {
 		for try := range 3 {
 			p := inventory.NewPipeline(reg, opts, workers)
@@ -94,12 +112,17 @@ func TestPipelineListsDoNotDependOnTheAggregators(t *testing.T) {
 				}
 				p.Add(batch, classes, nil)
 			}
-			rep := p.Close().Report(meta())
+			agg := p.Close()
+			rep := agg.Report(meta())
 			if got := lists(rep); got != want {
 				t.Errorf("%d aggregators (try %d): the lists differ from one aggregator's: %s", workers, try, firstDiff(want, got))
 			}
 			if w, g := string(visibleJSON(t, wantRep)), string(visibleJSON(t, rep)); w != g {
 				t.Errorf("%d aggregators (try %d): the report differs from one aggregator's: %s", workers, try, firstDiff(w, g))
+			}
+			agg.Merge(carry)
+			if got := lists(agg.Report(meta())); got != wantCarry {
+				t.Errorf("%d aggregators (try %d), a partial run merged: the lists differ from one aggregator's: %s", workers, try, firstDiff(wantCarry, got))
 			}
 		}
 	}
