@@ -40,17 +40,14 @@ type Aggregator struct {
 	foldedCap  int64         // keys counted in an "(other)" group because of MaxGroups
 	foldedLong int64         // keys counted there because their family's name is too long
 
-	t       totals
-	ttlHist [ttlSlots]slot
-	top     topBuf[topVal]
-	topDet  *topDetails // the details of top's keys (and of topIn's)
-	hot     topBuf[hotVal]
-	// While a pipeline's aggregators share one top and one hot list
-	// (shareLists): the ways into them, and the shared details' indexes
-	// (+1) of topDet's.
-	topIn     *listFeed[topVal]
+	t         totals
+	ttlHist   [ttlSlots]slot
+	top       topBuf[topVal]
+	topDet    *topDetails // the details of top's keys (and of topIn's)
+	hot       topBuf[hotVal]
+	topIn     *listFeed[topVal] // while a pipeline's aggregators share the lists (shareLists): the way into them
 	hotIn     *listFeed[hotVal]
-	detMap    []uint32
+	detMap    []uint32 // shareLists: by topDet's index, the shared details' index + 1
 	freqKnown int64
 	rules     map[string]*ruleState
 	recent    [4]recentRule // the rule states last looked up
