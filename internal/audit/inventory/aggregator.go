@@ -43,8 +43,11 @@ type Aggregator struct {
 	t         totals
 	ttlHist   [ttlSlots]slot
 	top       topBuf[topVal]
-	topDet    topDetails
+	topDet    *topDetails // the details of top's keys (and of topIn's)
 	hot       topBuf[hotVal]
+	topIn     *listFeed[topVal] // while a pipeline's aggregators share the lists (shareLists): the way into them
+	hotIn     *listFeed[hotVal]
+	detMap    []uint32 // shareLists: by topDet's index, the shared details' index + 1
 	freqKnown int64
 	rules     map[string]*ruleState
 	recent    [4]recentRule // the rule states last looked up
@@ -178,9 +181,11 @@ func New(reg *registry.Registry, opts Options) *Aggregator {
 		tmplFields: make([]fieldState, len(reg.Entries)),
 		famFields:  map[string]*fieldState{},
 		top:        newTopBuf[topVal](opts.TopKeys),
+		topDet:     &topDetails{},
 		hot:        newTopBuf[hotVal](opts.HotKeys),
 		rules:      map[string]*ruleState{},
 	}
+	a.top.tie, a.hot.tie = topTie(a.topDet), hotWorse
 	a.emitFn = a.emit
 	a.chk.DeferPII()
 	a.pii, a.piiKeys = make([]*piiSlots, len(reg.Entries)), make([]int64, len(reg.Entries))

@@ -26,8 +26,13 @@
 // capped lists keep the best ranked (findings by bytes, then a fixed hash
 // of the key, so that among equal sizes the list is an even sample of a
 // family), censuses and histograms add up, and Merge of aggregators gives
-// what one would have given. The report's State carries all of it, so
-// FromReport and MergeReports continue or combine reports.
+// what one would have given. Two offers of one key at one size keep the
+// one that ranks first by what it carries, not the first to come. A
+// Pipeline's aggregators share one top list and one hot list (each
+// feeds it through a small buffer of its own, under the list's lock), so
+// a long list is kept once, not once per aggregator and merged. The
+// report's State carries all of it, so FromReport and MergeReports
+// continue or combine reports.
 //
 // Rules decided here besides the name rules of registry.Checker: no-ttl,
 // ttl-mismatch, type-mismatch, big-key, guard/ownerless,

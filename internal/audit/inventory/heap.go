@@ -231,7 +231,8 @@ func selectEntries(s []fentry, k int) {
 // state), then murmur3's finalizer.
 func keyHash[T string | []byte](s T) uint64 {
 	const m = 0x9e3779b97f4a7c15
-	h := uint64(len(s)) * m
+	whole, n := s, len(s)
+	h := uint64(n) * m
 	for ; len(s) >= 8; s = s[8:] {
 		v := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
 			uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
@@ -239,8 +240,19 @@ func keyHash[T string | []byte](s T) uint64 {
 		h ^= h >> 29
 	}
 	var v uint64
-	for i := 0; i < len(s); i++ {
-		v |= uint64(s[i]) << (8 * i)
+	switch {
+	case len(s) == 0:
+	case n >= 8:
+		// The tail in the top bytes of the key's last eight, moved down:
+		// one load, not a loop of up to seven steps whose end the
+		// branch predictor misses (most keys of a top list are hashed).
+		t := whole[n-8:]
+		v = (uint64(t[0]) | uint64(t[1])<<8 | uint64(t[2])<<16 | uint64(t[3])<<24 |
+			uint64(t[4])<<32 | uint64(t[5])<<40 | uint64(t[6])<<48 | uint64(t[7])<<56) >> (64 - 8*len(s))
+	default:
+		for i := 0; i < len(s); i++ {
+			v |= uint64(s[i]) << (8 * i)
+		}
 	}
 	return mix64((h ^ v) * m)
 }

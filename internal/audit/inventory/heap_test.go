@@ -307,3 +307,40 @@ func checkTop[T any](t *testing.T, what string, n int, got []T, best map[itemID]
 		}
 	}
 }
+
+// keyHashBytes is keyHash as first written, a byte at a time for the
+// tail: the reference its faster tail must agree with (the hash orders
+// reports and is saved in their state).
+func keyHashBytes(s string) uint64 {
+	const m = 0x9e3779b97f4a7c15
+	h := uint64(len(s)) * m
+	for ; len(s) >= 8; s = s[8:] {
+		v := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+			uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+		h = (h ^ v) * m
+		h ^= h >> 29
+	}
+	var v uint64
+	for i := 0; i < len(s); i++ {
+		v |= uint64(s[i]) << (8 * i)
+	}
+	return mix64((h ^ v) * m)
+}
+
+// FuzzKeyHash holds keyHash, of a string and of bytes, to the reference
+// for any key; the seeds cover every length up to 40.
+func FuzzKeyHash(f *testing.F) {
+	for n := range 41 {
+		f.Add(strings.Repeat("\xff", n))
+		f.Add("cache:product:detail:p1234567890"[:min(n, 32)])
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want := keyHashBytes(s)
+		if got := keyHash(s); got != want {
+			t.Fatalf("keyHash(%q) = %x, want %x", s, got, want)
+		}
+		if got := keyHash([]byte(s)); got != want {
+			t.Fatalf("keyHash([]byte(%q)) = %x, want %x", s, got, want)
+		}
+	})
+}

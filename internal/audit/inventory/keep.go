@@ -90,28 +90,51 @@ func clipText(s string) string {
 // rank below its root and are turned away before anything is copied.
 func (a *Aggregator) offerTop(r *Record, g *group) {
 	ck := clip(r.Key, maxKeepKey)
-	hash, ok := beats(&a.top, r.Bytes, ck)
+	var hash uint64
+	var ok bool
+	if a.topIn != nil {
+		hash, ok = a.topIn.admits(r.Bytes, ck)
+	} else {
+		hash, ok = beats(&a.top, r.Bytes, ck)
+	}
 	if !ok {
 		return
 	}
-	a.top.push(listKey{score: r.Bytes, hash: hash, keyLen: keyLen32(len(r.Key)), db: int32(r.DB)}, ck,
-		topVal{elements: r.Elements, ttl: r.TTL, det: a.topDet.of(r.Type, clip(g.name, maxGroupName), r.Node)})
+	k := listKey{score: r.Bytes, hash: hash, keyLen: keyLen32(len(r.Key)), db: int32(r.DB)}
+	v := topVal{elements: r.Elements, ttl: r.TTL, det: a.topDet.of(r.Type, clip(g.name, maxGroupName), r.Node)}
+	if a.topIn != nil {
+		a.topIn.add(k, ck, v)
+	} else {
+		a.top.push(k, ck, v)
+	}
 }
 
 func (a *Aggregator) offerHot(r *Record, g *group) {
 	ck := clip(r.Key, maxKeepKey)
-	hash, ok := beats(&a.hot, int64(r.Freq), ck)
+	var hash uint64
+	var ok bool
+	if a.hotIn != nil {
+		hash, ok = a.hotIn.admits(int64(r.Freq), ck)
+	} else {
+		hash, ok = beats(&a.hot, int64(r.Freq), ck)
+	}
 	if !ok {
 		return
 	}
-	a.hot.push(listKey{score: int64(r.Freq), hash: hash, keyLen: keyLen32(len(r.Key)), db: int32(r.DB)}, ck,
-		hotVal{bytes: r.Bytes, template: g.name, owner: g.owner, kind: g.kind, protected: g.entry != nil && g.entry.Hot != nil,
-			node: a.retainedNode(r.Node)})
+	k := listKey{score: int64(r.Freq), hash: hash, keyLen: keyLen32(len(r.Key)), db: int32(r.DB)}
+	v := hotVal{bytes: r.Bytes, template: g.name, owner: g.owner, kind: g.kind, protected: g.entry != nil && g.entry.Hot != nil,
+		node: a.retainedNode(r.Node)}
+	if a.hotIn != nil {
+		a.hotIn.add(k, ck, v)
+	} else {
+		a.hot.push(k, ck, v)
+	}
 }
 
-// beats reports whether a key named ck of this score beats the list's
+// beats reports whether a key named ck of this score may beat the list's
 // threshold, and its hash; a key below the threshold's score is turned
-// away before its name is hashed.
+// away before its name is hashed. A key of the threshold's name is let
+// through (push decides by database, and between two offers of one key).
 func beats[V any](h *topBuf[V], score int64, ck string) (uint64, bool) {
 	if !h.full() {
 		return keyHash(ck), true
@@ -121,7 +144,7 @@ func beats[V any](h *topBuf[V], score int64, ck string) (uint64, bool) {
 		return 0, false
 	}
 	hash := keyHash(ck)
-	return hash, findWorse(root.score, root.hash, name, score, hash, ck)
+	return hash, !findWorse(score, hash, ck, root.score, root.hash, name)
 }
 
 // retainedNode is a kept copy of a node's name, copied once per node: the

@@ -36,6 +36,9 @@ func NewPipeline(reg *registry.Registry, opts Options, workers int) *Pipeline {
 		a := New(reg, opts)
 		p.aggs = append(p.aggs, a)
 		p.hints = append(p.hints, a.FieldHint())
+	}
+	shareLists(p.aggs)
+	for _, a := range p.aggs {
 		p.wg.Add(1)
 		go func() {
 			defer p.wg.Done()
@@ -131,6 +134,7 @@ func (p *Pipeline) Close() *Aggregator {
 	for _, a := range p.aggs {
 		a.FlushKeys()
 	}
+	takeLists(p.aggs)
 	for _, a := range p.aggs[1:] {
 		p.aggs[0].Merge(a)
 	}

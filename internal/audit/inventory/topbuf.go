@@ -53,6 +53,11 @@ type topBuf[V any] struct {
 	thresh        listKey // the n-th best at the last settle
 	cut           bool    // thresh is set: the list holds n keys
 	dirty         bool    // keys were taken in since the last settle
+	// tie orders two offers of one identity at one score by what they
+	// carry (a worse than b), so that the one kept does not depend on
+	// which came first: the aggregators of a pipeline offer in no fixed
+	// order. nil keeps the first.
+	tie func(a, b *V) bool
 }
 
 // listKey is a key of a top or hot list: what the list orders keys by
@@ -140,7 +145,9 @@ func (h *topBuf[V]) push(k listKey, name string, v V) bool {
 			if t.hash < k.hash {
 				return false
 			}
-		} else if !keyWorse(t, h.name(t), &k, name) {
+		} else if keyWorse(&k, name, t, h.name(t)) {
+			// An offer equal to the threshold (its own key again) is
+			// taken in: the settle decides between the two by tie.
 			return false
 		}
 	}
@@ -348,7 +355,7 @@ next:
 		s := hash & mask
 		for ; slots[s] != 0; s = (s + 1) & mask {
 			if j := int(slots[s]&idxMask32 - 1); slots[s]&^idxMask32 == tag && h.same(j, i) {
-				if h.worse(&h.keys[j], &h.keys[i]) {
+				if h.worseOffer(j, i) {
 					drop[j] = true
 					slots[s] = tag | uint32(i+1)
 				} else {
@@ -365,7 +372,7 @@ next:
 		tag := slotTag(hash)
 		for s := hash & mask; slots[s] != 0; s = (s + 1) & mask {
 			if j := int(slots[s]&idxMask32 - 1); slots[s]&^idxMask32 == tag && h.same(j, k) {
-				if h.worse(&h.keys[j], &h.keys[k]) {
+				if h.worseOffer(j, k) {
 					drop[j] = true
 				} else {
 					drop[k] = true
@@ -382,6 +389,15 @@ next:
 func (h *topBuf[V]) same(i, j int) bool {
 	a, b := &h.keys[i], &h.keys[j]
 	return a.hash == b.hash && a.keyLen == b.keyLen && a.db == b.db && a.n == b.n && h.name(a) == h.name(b)
+}
+
+// worseOffer orders two offers i and j of one identity in the buffer: by
+// score, then by what they carry.
+func (h *topBuf[V]) worseOffer(i, j int) bool {
+	if a, b := h.keys[i].score, h.keys[j].score; a != b {
+		return a < b
+	}
+	return h.tie != nil && h.tie(&h.vals[i], &h.vals[j])
 }
 
 // idxMask bounds a buffer index.

@@ -10,7 +10,7 @@ import (
 // top keys taken from 400,000 offers in no order of size.
 func BenchmarkReportTop(b *testing.B) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	a := &Aggregator{top: newTopBuf[topVal](100_000)}
+	a := &Aggregator{top: newTopBuf[topVal](100_000), topDet: &topDetails{}}
 	det := a.topDet.of("hash", "cache:product:detail:{productNo}", "node")
 	for range 400_000 {
 		key := "cache:product:detail:p" + strconv.Itoa(rng.IntN(10_000_000))
