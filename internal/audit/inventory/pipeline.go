@@ -32,13 +32,13 @@ type pipeBatch struct {
 func NewPipeline(reg *registry.Registry, opts Options, workers int) *Pipeline {
 	workers = max(workers, 1)
 	p := &Pipeline{reg: reg, work: make(chan pipeBatch, 2*workers)}
-	for w := range workers {
+	for range workers {
 		a := New(reg, opts)
 		p.aggs = append(p.aggs, a)
 		p.hints = append(p.hints, a.FieldHint())
 	}
 	shareLists(p.aggs)
-	for _, a := range p.aggs {
+	for w, a := range p.aggs {
 		p.wg.Add(1)
 		go func() {
 			defer p.wg.Done()
