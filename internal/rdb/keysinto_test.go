@@ -3,12 +3,9 @@ package rdb
 import (
 	"bytes"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/keyguard/keyguard/internal/jsonkeys"
-	"github.com/keyguard/keyguard/internal/redistest"
 )
 
 // checkKeysInto decodes data twice, the second time with the keys
@@ -73,20 +70,7 @@ func checkKeysInto(t *testing.T, name string, data []byte, opts Options, r *rand
 // included, the testdata files, the real RDB files and cut copies of
 // them.
 func TestKeysInto(t *testing.T) {
-	files := map[string][]byte{}
-	for _, fx := range fixtures() {
-		files["fixture:"+fx.name] = fx.build()
-	}
-	paths, _ := filepath.Glob(filepath.Join("testdata", "*.rdb"))
-	real, _ := filepath.Glob(filepath.Join(redistest.RDBFixtures(t), "*.rdb"))
-	for _, p := range append(paths, real...) {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		files[filepath.Base(p)] = b
-	}
-	files["audit-mix"] = auditData()
+	files := everyFile(t)
 	r := rand.New(rand.NewPCG(5, 28))
 	for name, data := range files {
 		for i, opts := range []Options{cmdOpts, fixtureOpts, {MaxBlobBytes: 16}} {

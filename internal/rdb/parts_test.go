@@ -149,11 +149,10 @@ func cutsOf(n int, r *rand.Rand) [][]int64 {
 	return out
 }
 
-// TestParts cuts every byte fixture, damaged ones included, the testdata
-// files and the real RDB files into parts at many offsets: joined, the
-// parts give what the whole file gives, record for record, and end the
-// same way.
-func TestParts(t *testing.T) {
+// everyFile is every byte fixture, damaged ones included, the testdata
+// files, the real RDB files, and the audit mix, by name.
+func everyFile(t *testing.T) map[string][]byte {
+	t.Helper()
 	files := map[string][]byte{}
 	for _, fx := range fixtures() {
 		files["fixture:"+fx.name] = fx.build()
@@ -168,6 +167,15 @@ func TestParts(t *testing.T) {
 		files[filepath.Base(p)] = b
 	}
 	files["audit-mix"] = auditData()
+	return files
+}
+
+// TestParts cuts every byte fixture, damaged ones included, the testdata
+// files and the real RDB files into parts at many offsets: joined, the
+// parts give what the whole file gives, record for record, and end the
+// same way.
+func TestParts(t *testing.T) {
+	files := everyFile(t)
 	r := rand.New(rand.NewPCG(1, 2))
 	cut := 0
 	for name, data := range files {
