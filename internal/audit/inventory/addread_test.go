@@ -91,11 +91,11 @@ func TestAddReadEqualsClassified(t *testing.T) {
 		}
 		batch = append(batch, r)
 		if len(batch) == 100 {
-			p.AddRead(batch, nil)
+			p.AddRead(batch, nil, nil)
 			batch = nil
 		}
 	}
-	p.AddRead(batch, nil)
+	p.AddRead(batch, nil, nil)
 	got := p.Close().Report(meta())
 	if w, g := visibleJSON(t, want), visibleJSON(t, got); string(w) != string(g) {
 		t.Errorf("the report differs: %s", firstDiff(string(w), string(g)))

@@ -24,7 +24,7 @@ type Pipeline struct {
 type pipeBatch struct {
 	recs    []Record
 	classes []Class
-	prep    func(agg, i int, r *Record) // AddReadPrep
+	prep    func(agg, i int, r *Record) // AddRead
 	done    func()
 }
 
@@ -90,18 +90,13 @@ func (p *Pipeline) Add(recs []Record, classes []Class, done func()) {
 // ask for, so that the report is the one of a walker that classified
 // first and read only that. A walker that holds every value anyway (an
 // RDB decoder) reads the little more at no cost, and the classification
-// moves off its goroutine. done is as for Add.
-func (p *Pipeline) AddRead(recs []Record, done func()) {
-	p.work <- pipeBatch{recs, nil, nil, done}
-}
-
-// AddReadPrep is AddRead with prep, called on the aggregator's goroutine
-// for each record before it is classified: prep(agg, i, &recs[i]), where
-// agg (0 to Aggregators()-1) is the aggregator's own number, so that prep
-// may keep state per aggregator without locks. A walker so moves work it
-// would do on its own goroutine (reading a value's field names) to the
-// pool's.
-func (p *Pipeline) AddReadPrep(recs []Record, prep func(agg, i int, r *Record), done func()) {
+// moves off its goroutine. prep, when not nil, is called on the
+// aggregator's goroutine for each record before it is classified:
+// prep(agg, i, &recs[i]), where agg (0 to Aggregators()-1) is the
+// aggregator's own number, so that prep may keep state per aggregator
+// without locks; a walker so moves more of its work (reading a value's
+// field names) to the pool. done is as for Add.
+func (p *Pipeline) AddRead(recs []Record, prep func(agg, i int, r *Record), done func()) {
 	p.work <- pipeBatch{recs, nil, prep, done}
 }
 

@@ -767,7 +767,7 @@ func (s *scan) send(b *batch) {
 			}
 		}
 	}
-	s.pipe.AddReadPrep(b.recs, b.prep, func() {
+	s.pipe.AddRead(b.recs, b.prep, func() {
 		b.reset()
 		s.pool <- b
 	})
