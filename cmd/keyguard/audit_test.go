@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -164,5 +165,49 @@ func TestAuditSaysWhatWasAsked(t *testing.T) {
 	code, stdout, stderr = runCLI(t, "", "audit", "--registry", auditRegistry, "--redis", s.URL(), "--replicas=prefer", "--fail-on", "never")
 	if code != exitClean || !strings.Contains(stdout, "the master itself was walked") {
 		t.Errorf("--replicas=prefer: exit %d, stderr %q\n%s", code, stderr, stdout)
+	}
+}
+
+// TestAuditHotFlag: --hot N lists the N keys with the highest LFU
+// counters as hot-key findings, on a server that keeps LFU counters;
+// --hot 0 is refused.
+func TestAuditHotFlag(t *testing.T) {
+	s := redistest.Start(t, "maxmemory-policy allkeys-lfu", "lfu-log-factor 0")
+	c := s.Client(t)
+	ctx := context.Background()
+	const n = 8
+	for i := range n {
+		k := "order:order:" + strconv.Itoa(i) + ":base"
+		c.HSet(ctx, k, "orderId", i)
+		c.Expire(ctx, k, time.Hour)
+		for range 40 + 10*i { // key i is read 40+10i times: key 7 the hottest
+			c.HGet(ctx, k, "orderId")
+		}
+	}
+	hot := func(args ...string) []string {
+		t.Helper()
+		out := filepath.Join(t.TempDir(), "a.json")
+		args = append([]string{"audit", "--registry", auditRegistry, "--redis", s.URL(), "--format", "json", "--fail-on", "never", "--out", out}, args...)
+		if code, _, stderr := runCLI(t, "", args...); code != exitClean {
+			t.Fatalf("%v: exit %d %s", args, code, stderr)
+		}
+		var keys []string
+		for _, f := range loadAuditReport(t, out).Findings {
+			if f.Rule == "hot-key" {
+				keys = append(keys, f.Key)
+			}
+		}
+		slices.Sort(keys)
+		return keys
+	}
+	if got := hot(); len(got) != n {
+		t.Errorf("default: hot keys %v, want all %d (fewer than 20)", got, n)
+	}
+	got := hot("--hot", "2")
+	if want := []string{"order:order:6:base", "order:order:7:base"}; !slices.Equal(got, want) {
+		t.Errorf("--hot 2: hot keys %v, want %v", got, want)
+	}
+	if code, _, stderr := runCLI(t, "", "audit", "--registry", auditRegistry, "--redis", s.URL(), "--hot", "0"); code != exitError || !strings.Contains(stderr, "--hot") {
+		t.Errorf("--hot 0: exit %d %q", code, stderr)
 	}
 }

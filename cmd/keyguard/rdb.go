@@ -46,8 +46,11 @@ the byte offset where each file stopped.`)
 		return cli.Usagef("name at least one RDB file (several: the shards of one Cluster; - reads stdin)")
 	case *db < -1:
 		return cli.Usagef("--db must be a database number (0, 1, ...)")
-	case agg.maxFindings < 0, agg.top < 0, view.Depth < 0:
-		return cli.Usagef("--max-findings, --top and --depth cannot be negative")
+	case view.Depth < 0:
+		return cli.Usagef("--depth cannot be negative")
+	}
+	if err := agg.check(); err != nil {
+		return err
 	}
 	if err := keys.check(); err != nil {
 		return err

@@ -12,19 +12,31 @@ import (
 // aggregateFlags are the flags of the aggregation, shared by the live
 // audit (audit, serve) and the snapshot audit (rdb).
 type aggregateFlags struct {
-	maxFindings, top int
-	fields           bool
+	maxFindings, top, hot int
+	fields                bool
 }
 
 func addAggregateFlags(fs *cli.FlagSet, a *aggregateFlags) {
 	fs.IntVar(&a.maxFindings, "max-findings", inventory.DefaultMaxFindings, "findings listed per rule; the report counts the rest")
 	fs.IntVar(&a.top, "top", inventory.DefaultTopKeys, "largest keys listed")
+	fs.IntVar(&a.hot, "hot", inventory.DefaultHotKeys, "hot-key findings: at most the `N` keys with the highest LFU counters (when the server keeps them)")
 	fs.BoolVar(&a.fields, "fields", true, "read the field names of every hash and JSON value (the schema and mixed-schema rules); --fields=false skips them: faster, those rules unchecked")
 }
 
 // options are the aggregation's options.
 func (a *aggregateFlags) options() inventory.Options {
-	return inventory.Options{MaxFindings: a.maxFindings, TopKeys: a.top, SkipFields: !a.fields}
+	return inventory.Options{MaxFindings: a.maxFindings, TopKeys: a.top, HotKeys: a.hot, SkipFields: !a.fields}
+}
+
+// check refuses values no aggregation can take.
+func (a *aggregateFlags) check() error {
+	switch {
+	case a.maxFindings < 0, a.top < 0:
+		return cli.Usagef("--max-findings and --top cannot be negative")
+	case a.hot < 1:
+		return cli.Usagef("--hot must be 1 or more (the hot keys listed)")
+	}
+	return nil
 }
 
 // walkFlags are the flags of a live audit's walk, shared by audit and
@@ -80,10 +92,10 @@ func (w *walkFlags) check() error {
 		return cli.Usagef("--count must be positive")
 	case w.memSamples < 0:
 		return cli.Usagef("--memory-samples must be 0 (exact) or positive")
-	case w.sample < 0, w.rate < 0, w.maxFindings < 0, w.top < 0:
-		return cli.Usagef("--sample, --rate, --max-findings and --top cannot be negative")
+	case w.sample < 0, w.rate < 0:
+		return cli.Usagef("--sample and --rate cannot be negative")
 	}
-	return nil
+	return w.aggregateFlags.check()
 }
 
 // target is the audit's target: the --redis URL with --db applied.
