@@ -109,7 +109,15 @@ func (a *Aggregator) offerTop(r *Record, g *group) {
 	}
 }
 
+// offerHot offers a key to the hot list. A key whose counter is below
+// the floor never becomes a hot-key finding, here or in a merge (its
+// counter is its own), so it is not offered: in a keyspace that is
+// mostly cold (every key starts at the server's LFU_INIT_VAL, 5) a list
+// of --hot 100000 would otherwise be filled and settled with cold keys.
 func (a *Aggregator) offerHot(r *Record, g *group) {
+	if r.Freq < a.opts.HotFreqFloor {
+		return
+	}
 	ck := clip(r.Key, maxKeepKey)
 	var hash uint64
 	var ok bool
