@@ -72,7 +72,9 @@ type Result struct {
 // class could ask, which costs it little, and the classification
 // leaves the one goroutine a file has. Classifying and aggregating a
 // key take more than decoding it, so a decoder gets up to two
-// aggregators. With at least four cores per file, a large file is cut
+// aggregators, one of them its own (inventory.Helper): it adds a batch
+// itself when the others are behind, so that every goroutine has a core
+// and none waits for one. With at least four cores per file, a large file is cut
 // into parts read side by side (rdb.Options.From, Until), one per two
 // cores: a later part skims the file up to its cut, which costs less
 // than a decoder left without a core. Memory does not grow with the
