@@ -3,6 +3,7 @@ package inventory_test
 import (
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/keyguard/keyguard/internal/audit/inventory"
@@ -74,34 +75,70 @@ func TestAddReadEqualsClassified(t *testing.T) {
 		own.Add(&r, cl)
 	}
 	want := own.Report(meta())
-	// Read in full, classified by the pipeline's aggregator.
-	p := inventory.NewPipeline(reg, opts, 1)
-	var batch []inventory.Record
-	for _, k := range keys {
-		r := k.r
-		if r.Type == "hash" {
-			r.NS, r.HasNS = k.ns, k.hasNS
-			r.Fields = k.names
-			if r.Fields == nil {
-				r.Fields = []string{}
+	// Read in full, classified by the pipeline's aggregator; and through
+	// a Helper whose worker is held now and then, so that some batches
+	// are added by the helper's aggregator on this goroutine.
+	for _, helped := range []bool{false, true} {
+		p := inventory.NewPipeline(reg, opts, 1)
+		add := p.AddRead
+		var byHelper, byWorker atomic.Int64
+		hold := make(chan struct{})
+		if helped {
+			p = inventory.NewHelpedPipeline(reg, opts, 1, 1)
+			add = p.Helper(0).AddRead
+		}
+		var batch []inventory.Record
+		n := 0
+		for _, k := range keys {
+			r := k.r
+			if r.Type == "hash" {
+				r.NS, r.HasNS = k.ns, k.hasNS
+				r.Fields = k.names
+				if r.Fields == nil {
+					r.Fields = []string{}
+				}
+			}
+			if r.Type == "string" {
+				r.Fields = k.names
+			}
+			batch = append(batch, r)
+			if len(batch) == 100 {
+				n++
+				held := helped && n%7 == 1 // the worker waits on this batch until the helper took one
+				add(batch, func(agg, i int, r *inventory.Record) {
+					if i > 0 {
+						return
+					}
+					if agg == 1 {
+						byHelper.Add(1)
+						select {
+						case hold <- struct{}{}: // a held worker goes on
+						default:
+						}
+						return
+					}
+					byWorker.Add(1)
+					if held {
+						<-hold
+					}
+				}, nil)
+				batch = nil
 			}
 		}
-		if r.Type == "string" {
-			r.Fields = k.names
+		if helped {
+			close(hold)
 		}
-		batch = append(batch, r)
-		if len(batch) == 100 {
-			p.AddRead(batch, nil, nil)
-			batch = nil
+		add(batch, nil, nil)
+		got := p.Close().Report(meta())
+		if w, g := visibleJSON(t, want), visibleJSON(t, got); string(w) != string(g) {
+			t.Errorf("helped %v: the report differs: %s", helped, firstDiff(string(w), string(g)))
 		}
-	}
-	p.AddRead(batch, nil, nil)
-	got := p.Close().Report(meta())
-	if w, g := visibleJSON(t, want), visibleJSON(t, got); string(w) != string(g) {
-		t.Errorf("the report differs: %s", firstDiff(string(w), string(g)))
-	}
-	if w, g := stateJSON(t, want), stateJSON(t, got); w != g {
-		t.Errorf("the state differs: %s", firstDiff(w, g))
+		if w, g := stateJSON(t, want), stateJSON(t, got); w != g {
+			t.Errorf("helped %v: the state differs: %s", helped, firstDiff(w, g))
+		}
+		if helped && (byHelper.Load() == 0 || byWorker.Load() == 0) {
+			t.Errorf("helped: %d batches added by the helper, %d by the worker: the test tests less than it says", byHelper.Load(), byWorker.Load())
+		}
 	}
 	for _, s := range []string{"guard/foreign-owner", "the fields its"} {
 		if !strings.Contains(string(visibleJSON(t, want)), s) {

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/keyguard/keyguard/finding"
 	"github.com/keyguard/keyguard/internal/audit/report"
@@ -71,6 +72,8 @@ type Aggregator struct {
 	famSlots   *piiFamily
 	famCur     *piiForm
 	famGroup   string
+	famLast    [4]famHit // the groups family found lately (lastFamily)
+	famNext    int
 	inferBuf   []byte
 	inferred   inferred // Classify's last inference (infer)
 	inferFn    func(slot int, v string)
@@ -365,13 +368,18 @@ func (a *Aggregator) family(db int, inferred, key string) *group {
 		a.foldedLong++
 		return a.otherGroup(db)
 	}
-	g := a.groups[groupKey{db: db, kind: gFamily, name: inferred}]
+	g := a.lastFamily(db, inferred)
 	if g == nil {
-		if a.families >= a.opts.MaxGroups {
-			a.foldedCap++
-			return a.otherGroup(db)
+		g = a.groups[groupKey{db: db, kind: gFamily, name: inferred}]
+		if g == nil {
+			if a.families >= a.opts.MaxGroups {
+				a.foldedCap++
+				return a.otherGroup(db)
+			}
+			g = a.newFamily(db, inferred)
 		}
-		g = a.newFamily(db, inferred)
+		a.famLast[a.famNext] = famHit{inferred, db, g}
+		a.famNext = (a.famNext + 1) % len(a.famLast)
 	}
 	if len(key) <= maxKeepKey && utf8.ValidString(key) {
 		if h := keyHash(key); g.example == "" || h < g.exampleHash {
@@ -383,6 +391,28 @@ func (a *Aggregator) family(db int, inferred, key string) *group {
 		}
 	}
 	return g
+}
+
+// famHit is a family group family found, by the inferred name's string
+// and the database: Classify interns the names, so the keys of one
+// family hand over one string, found again by its address, without
+// hashing it. The string is held here, so no other string has its
+// address meanwhile, and a group is never replaced.
+type famHit struct {
+	name string
+	db   int
+	g    *group
+}
+
+// lastFamily returns the group of a family found lately, or nil.
+func (a *Aggregator) lastFamily(db int, name string) *group {
+	for i := range a.famLast {
+		h := &a.famLast[i]
+		if h.g != nil && unsafe.StringData(h.name) == unsafe.StringData(name) && len(h.name) == len(name) && h.db == db {
+			return h.g
+		}
+	}
+	return nil
 }
 
 func (a *Aggregator) newFamily(db int, name string) *group {

@@ -21,6 +21,11 @@ type census struct {
 	sigs     map[uint64]*fieldSet
 	overflow bool  // more than maxSigs field sets
 	keys     int64 // values with field names counted
+	// The set add counted last, by its hash: the values of a template
+	// mostly hold one set, found so without the map. sigs keeps every
+	// set it holds until drop, after which add counts nothing.
+	lastHash uint64
+	last     *fieldSet
 }
 
 // fieldSet is one field set of a census.
@@ -56,16 +61,19 @@ func (c *census) add(set *FieldSet, key string, db int, bytes int64, budget int)
 	if n == 0 {
 		return 0
 	}
-	if c.sigs == nil {
-		c.sigs = map[uint64]*fieldSet{}
-	}
-	s := c.sigs[h]
-	if s == nil {
-		if len(c.sigs) >= maxSigs {
-			return -c.drop()
+	s := c.last
+	if s == nil || c.lastHash != h {
+		if c.sigs == nil {
+			c.sigs = map[uint64]*fieldSet{}
 		}
-		s = &fieldSet{names: set.normalized()}
-		c.sigs[h] = s
+		if s = c.sigs[h]; s == nil {
+			if len(c.sigs) >= maxSigs {
+				return -c.drop()
+			}
+			s = &fieldSet{names: set.normalized()}
+			c.sigs[h] = s
+		}
+		c.last, c.lastHash = s, h
 	}
 	c.keys++
 	s.count++
@@ -91,7 +99,7 @@ func (c *census) drop() int {
 		n += len(s.keys)
 	}
 	c.overflow = true
-	c.sigs = nil
+	c.sigs, c.last = nil, nil
 	return n
 }
 

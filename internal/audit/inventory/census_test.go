@@ -51,3 +51,53 @@ func slicesEqual(a, b []string) bool {
 	}
 	return true
 }
+
+// TestCensusAddCounts holds census.add, which finds the set it counted
+// last without its map, to a count by set: runs of one set, sets that
+// alternate, sets that come back after others, and past maxSigs sets
+// the census given up.
+func TestCensusAddCounts(t *testing.T) {
+	var sets []*FieldSet
+	for i := range maxSigs + 1 {
+		names := []string{"a", "b", string(rune('c' + i%20)), string(rune('A' + i/20))}
+		h, n := fieldSetHash(names)
+		sets = append(sets, &FieldSet{hash: h, n: n, names: normalizeFields(names)})
+	}
+	for _, tc := range []struct {
+		name string
+		seq  []int
+	}{
+		{"runs", []int{0, 0, 0, 1, 1, 2, 0, 0, 3, 3, 3, 1}},
+		{"alternating", []int{0, 1, 0, 1, 2, 0, 2, 1, 1, 0}},
+		{"many", func() []int {
+			var s []int
+			for i := range 3000 {
+				s = append(s, i*i%7, i%3, i%(maxSigs-1))
+			}
+			return s
+		}()},
+	} {
+		c := &census{}
+		want := map[uint64]int64{}
+		for _, i := range tc.seq {
+			c.add(sets[i], "k", 0, 1, 1<<30)
+			want[sets[i].hash]++
+		}
+		if c.keys != int64(len(tc.seq)) || len(c.sigs) != len(want) {
+			t.Fatalf("%s: %d values in %d sets, want %d in %d", tc.name, c.keys, len(c.sigs), len(tc.seq), len(want))
+		}
+		for h, n := range want {
+			if s := c.sigs[h]; s == nil || s.count != n {
+				t.Fatalf("%s: set %x counted %v, want %d", tc.name, h, s, n)
+			}
+		}
+	}
+	c := &census{}
+	for i := range sets {
+		c.add(sets[i], "k", 0, 1, 1<<30)
+		c.add(sets[0], "k", 0, 1, 1<<30)
+	}
+	if !c.overflow || c.sigs != nil || c.last != nil {
+		t.Fatalf("%d sets: overflow %v, %d sets kept", len(sets), c.overflow, len(c.sigs))
+	}
+}

@@ -14,11 +14,12 @@ import (
 // on, the merged report is the same (see Merge), and memory is bounded
 // by the pool's size, not by the number of walkers.
 type Pipeline struct {
-	reg   *registry.Registry
-	aggs  []*Aggregator
-	hints []*FieldHint
-	work  chan pipeBatch
-	wg    sync.WaitGroup
+	reg     *registry.Registry
+	aggs    []*Aggregator // the workers', then the helpers'
+	workers int
+	hints   []*FieldHint
+	work    chan pipeBatch
+	wg      sync.WaitGroup
 }
 
 type pipeBatch struct {
@@ -30,43 +31,83 @@ type pipeBatch struct {
 
 // NewPipeline starts workers aggregators (at least one) with opts.
 func NewPipeline(reg *registry.Registry, opts Options, workers int) *Pipeline {
+	return NewHelpedPipeline(reg, opts, workers, 0)
+}
+
+// NewHelpedPipeline is NewPipeline with helpers aggregators more that
+// no goroutine of the pool runs: Helper(i) adds batches to the i-th on
+// its caller's goroutine when the pool is behind.
+func NewHelpedPipeline(reg *registry.Registry, opts Options, workers, helpers int) *Pipeline {
 	workers = max(workers, 1)
-	p := &Pipeline{reg: reg, work: make(chan pipeBatch, 2*workers)}
-	for range workers {
+	p := &Pipeline{reg: reg, workers: workers, work: make(chan pipeBatch, 2*workers)}
+	for range workers + max(helpers, 0) {
 		a := New(reg, opts)
 		p.aggs = append(p.aggs, a)
 		p.hints = append(p.hints, a.FieldHint())
 	}
 	shareLists(p.aggs)
-	for w, a := range p.aggs {
+	for w, a := range p.aggs[:workers] {
 		p.wg.Add(1)
 		go func() {
 			defer p.wg.Done()
 			for b := range p.work {
-				if b.classes == nil {
-					// AddRead: classified here, by the aggregator that
-					// adds them, its field decision exact.
-					for i := range b.recs {
-						r := &b.recs[i]
-						if b.prep != nil {
-							b.prep(w, i, r)
-						}
-						cl := a.Classify(r.Key)
-						r.keepAsked(&cl)
-						a.Add(r, cl)
-					}
-				} else {
-					for i := range b.recs {
-						a.Add(&b.recs[i], b.classes[i])
-					}
-				}
-				if b.done != nil {
-					b.done()
-				}
+				p.add(w, a, b)
 			}
 		}()
 	}
 	return p
+}
+
+// add adds batch b with aggregator a, number w.
+func (p *Pipeline) add(w int, a *Aggregator, b pipeBatch) {
+	if b.classes == nil {
+		// AddRead: classified here, by the aggregator that adds them,
+		// its field decision exact.
+		for i := range b.recs {
+			r := &b.recs[i]
+			if b.prep != nil {
+				b.prep(w, i, r)
+			}
+			cl := a.Classify(r.Key)
+			r.keepAsked(&cl)
+			a.Add(r, cl)
+		}
+	} else {
+		for i := range b.recs {
+			a.Add(&b.recs[i], b.classes[i])
+		}
+	}
+	if b.done != nil {
+		b.done()
+	}
+}
+
+// Helper is one walker's way into a pipeline made by NewHelpedPipeline:
+// an aggregator of the pool that belongs to the walker. Use it from one
+// goroutine.
+type Helper struct {
+	p   *Pipeline
+	agg int
+}
+
+// Helper returns the i-th helper (0 to helpers-1).
+func (p *Pipeline) Helper(i int) *Helper { return &Helper{p: p, agg: p.workers + i} }
+
+// AddRead is Pipeline.AddRead, except that when the pool's queue is full
+// the batch is added at once, on the caller's goroutine, by the helper's
+// own aggregator (prep is then called with its number), instead of
+// waiting for a worker: a walker ahead of the pool takes a share of its
+// work. On two cores, one decoder and one worker then keep both busy,
+// where a decoder and two workers took turns on them, and a batch added
+// here is read from the cache it was written to. Which aggregator adds a
+// batch does not change the report (see Merge).
+func (h *Helper) AddRead(recs []Record, prep func(agg, i int, r *Record), done func()) {
+	b := pipeBatch{recs, nil, prep, done}
+	select {
+	case h.p.work <- b:
+	default:
+		h.p.add(h.agg, h.p.aggs[h.agg], b)
+	}
 }
 
 // Classifier returns a Classifier for one walker goroutine, reading the
@@ -100,7 +141,7 @@ func (p *Pipeline) AddRead(recs []Record, prep func(agg, i int, r *Record), done
 	p.work <- pipeBatch{recs, nil, prep, done}
 }
 
-// Aggregators is the number of aggregators in the pool.
+// Aggregators is the number of aggregators in the pool, helpers' included.
 func (p *Pipeline) Aggregators() int { return len(p.aggs) }
 
 // keepAsked drops from r, read as AddRead says, what a walker that
@@ -122,7 +163,8 @@ func (r *Record) keepAsked(cl *Class) {
 }
 
 // Close waits until every batch sent has been added and returns the pool
-// merged into one Aggregator. Add may not be called after Close.
+// merged into one Aggregator. Add may not be called after Close, nor a
+// Helper's AddRead, which must have returned before it is called.
 func (p *Pipeline) Close() *Aggregator {
 	close(p.work)
 	p.wg.Wait()

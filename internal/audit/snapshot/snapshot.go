@@ -72,7 +72,9 @@ type Result struct {
 // class could ask, which costs it little, and the classification
 // leaves the one goroutine a file has. Classifying and aggregating a
 // key take more than decoding it, so a decoder gets up to two
-// aggregators. With at least four cores per file, a large file is cut
+// aggregators, one of them its own (inventory.Helper): it adds a batch
+// itself when the others are behind, so that every goroutine has a core
+// and none waits for one. With at least four cores per file, a large file is cut
 // into parts read side by side (rdb.Options.From, Until), one per two
 // cores: a later part skims the file up to its cut, which costs less
 // than a decoder left without a core. Memory does not grow with the
@@ -188,12 +190,16 @@ func decodeAll(ctx context.Context, reg *registry.Registry, ins []*Input, opts O
 	if len(jobs) > len(ins) {
 		decoders = len(jobs)
 	}
-	aggregators := max(1, min(procs, 2*decoders, maxAggregators))
+	// Each decoder has an aggregator of its own (a helper), which adds a
+	// batch on the decoder's goroutine when the workers are behind: one
+	// goroutine per core, none waiting for one.
+	workers := max(1, min(procs, 2*decoders, maxAggregators)-decoders)
 	// The decoder holds every value anyway: reading its names costs a
 	// glance, and the censuses then do not depend on which aggregator a
 	// key went to, nor in what order.
 	opts.Inventory.FieldsEveryValue = true
-	pipe := inventory.NewPipeline(reg, opts.Inventory, aggregators)
+	pipe := inventory.NewHelpedPipeline(reg, opts.Inventory, workers, decoders)
+	aggregators := pipe.Aggregators()
 	pool := make(chan *batch, 2*(decoders+aggregators))
 	for range cap(pool) {
 		pool <- &batch{}
@@ -208,13 +214,14 @@ func decodeAll(ctx context.Context, reg *registry.Registry, ins []*Input, opts O
 	}
 	work := make(chan int)
 	var wg sync.WaitGroup
-	for range decoders {
+	for d := range decoders {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			h := pipe.Helper(d)
 			for j := range work {
 				in := ins[jobs[j].file]
-				out[j] = s.file(ctx, in, jobs[j].p)
+				out[j] = s.file(ctx, h, in, jobs[j].p)
 				if left[jobs[j].file].Add(-1) == 0 {
 					in.done.Store(true)
 				}
@@ -458,7 +465,7 @@ func (b *batch) keep(p []byte) string {
 const nsField = registry.NSField
 
 // file decodes one file, or a part of it, into batches for the pipeline.
-func (s *scan) file(ctx context.Context, in *Input, p *part) (res fileResult) {
+func (s *scan) file(ctx context.Context, h *inventory.Helper, in *Input, p *part) (res fileResult) {
 	res.end = -1
 	var src io.Reader = in
 	var from, until int64
@@ -519,7 +526,7 @@ func (s *scan) file(ctx context.Context, in *Input, p *part) (res fileResult) {
 	}
 	defer flushDB()
 	b := <-s.pool
-	defer func() { s.send(b) }()
+	defer func() { s.send(h, b) }()
 	// The decoder writes each key straight into the batch.
 	take := func(nb *batch) {
 		b = nb
@@ -622,7 +629,7 @@ func (s *scan) file(ctx context.Context, in *Input, p *part) (res fileResult) {
 				res.interrupted = true
 				return res
 			}
-			s.send(b)
+			s.send(h, b)
 			take(<-s.pool)
 		}
 	}
@@ -755,7 +762,7 @@ func sameStrings(a, b []string) bool {
 var noFields = []string{}
 
 // send hands b to the pipeline, which returns it to the pool once added.
-func (s *scan) send(b *batch) {
+func (s *scan) send(h *inventory.Helper, b *batch) {
 	if len(b.recs) == 0 {
 		s.pool <- b
 		return
@@ -767,7 +774,7 @@ func (s *scan) send(b *batch) {
 			}
 		}
 	}
-	s.pipe.AddRead(b.recs, b.prep, func() {
+	h.AddRead(b.recs, b.prep, func() {
 		b.reset()
 		s.pool <- b
 	})
