@@ -397,17 +397,30 @@ func newLate(f *finding.Finding, score int64, keyLen, db int, g groupRef) lateIt
 func (a *Aggregator) hotFindings() []lateItem {
 	var out []lateItem
 	keys, hots := a.hot.list()
+	// The message depends on the counter alone (0–255): written once a
+	// counter, not once a key of a long list.
+	msgs := map[[2]int64]string{}
 	for i := range keys {
 		k, h := &keys[i], &hots[i]
 		if k.score < int64(a.opts.HotFreqFloor) {
 			continue
 		}
+		mk := [2]int64{k.score, 0}
+		if h.protected {
+			mk[1] = 1
+		}
+		msg, ok := msgs[mk]
+		if !ok {
+			msg = fmt.Sprintf("LFU counter %d, among the %d most accessed keys seen (counter %d or more)", k.score, a.opts.HotKeys, a.opts.HotFreqFloor)
+			if h.protected {
+				msg += "; its template declares hot-key protection"
+			}
+			msgs[mk] = msg
+		}
 		f := finding.Finding{Rule: finding.HotKey, Severity: finding.Warning, Key: a.hot.name(k), Template: h.template, Owner: h.owner,
-			Message: fmt.Sprintf("LFU counter %d, among the %d most accessed keys seen (counter %d or more)", k.score, a.opts.HotKeys, a.opts.HotFreqFloor),
-			Hint:    "declare hot: {replicas: N, local_ttl: 5s} on its template, or cache it in the service"}
+			Message: msg, Hint: "declare hot: {replicas: N, local_ttl: 5s} on its template, or cache it in the service"}
 		if h.protected {
 			f.Severity = finding.Info
-			f.Message += "; its template declares hot-key protection"
 			f.Hint = ""
 		}
 		out = append(out, newLate(&f, h.bytes, int(k.keyLen), int(k.db), groupRef{h.kind, h.template, int(k.db)}))
