@@ -395,8 +395,14 @@ func newLate(f *finding.Finding, score int64, keyLen, db int, g groupRef) lateIt
 
 // hotFindings are the keys of the hot set at or above the floor.
 func (a *Aggregator) hotFindings() []lateItem {
-	var out []lateItem
 	keys, hots := a.hot.list()
+	n := 0
+	for i := range keys {
+		if keys[i].score >= int64(a.opts.HotFreqFloor) {
+			n++
+		}
+	}
+	out := make([]lateItem, 0, n) // one allocation: a list of 100,000 grew by append ~20 times
 	// The message depends on the counter alone (0–255): written once a
 	// counter, not once a key of a long list.
 	msgs := map[[2]int64]string{}
