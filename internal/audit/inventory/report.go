@@ -483,7 +483,10 @@ func (a *Aggregator) reportTop(multi bool) []report.TopKey {
 		o := &order[i]
 		v := &vals[o.i]
 		d := a.topDet.at(v.det)
-		tk := report.TopKey{Type: d.typ, Bytes: o.bytes, Elements: v.elements, Template: d.template, Node: d.node}
+		// Written in place: a TopKey is 120 bytes, which a copy of a
+		// local moved again.
+		tk := &out[i]
+		tk.Type, tk.Bytes, tk.Elements, tk.Template, tk.Node = d.typ, o.bytes, v.elements, d.template, d.node
 		if multi {
 			dbs[i] = int(o.db)
 			tk.DB = &dbs[i]
@@ -499,7 +502,6 @@ func (a *Aggregator) reportTop(multi bool) []report.TopKey {
 			ttls[i] = v.ttl.Milliseconds()
 			tk.TTLMS = &ttls[i]
 		}
-		out[i] = tk
 	}
 	// The names copied in the report's order to one block: the report's
 	// writer then reads them in a row.
