@@ -3,7 +3,6 @@ package snapshot
 import (
 	"context"
 	"fmt"
-	"runtime/debug"
 	"strings"
 	"time"
 
@@ -59,13 +58,6 @@ func Audit(ctx context.Context, e *cli.Env, o AuditOptions) error {
 		opts.Progress = func(p Progress) {
 			prog.Show(rdbProgressLine(p.Read, p.Total, p.Elapsed, p.FilesDone, p.Files), p.Final)
 		}
-	}
-	if opts.TuneGC && o.Format == "json" {
-		// Run builds the report with the collector off and then gives
-		// back the setting it found; the heap is past its goal by then,
-		// and a collection would read the whole report while it is
-		// written, for the JSON writer's few buffers. Off until then.
-		defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	}
 	res, err := Run(ctx, reg, ins, opts)
 	o.Progress.Clear()
