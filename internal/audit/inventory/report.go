@@ -476,31 +476,40 @@ func (a *Aggregator) reportTop(multi bool) []report.TopKey {
 	if multi {
 		dbs = make([]int, len(keys))
 	}
-	// Two loops, each with one load from scattered memory per key, which
-	// the next keys' loads need not wait on: the references carry what
-	// the entries need of the list's keys.
-	for i := range order {
-		o := &order[i]
-		v := &vals[o.i]
+	// The entries are built in the list's order, each written where the
+	// sort put it: the list's keys and values are read in a row, and
+	// scattered writes do not stall the loop as scattered reads did
+	// (the values' load was half of this function's time). pos maps a
+	// list index to its place; the sort's scratch is free again.
+	pos := a.top.lendWords(len(order))
+	if pos == nil {
+		pos = make([]wordKey, len(order))
+	}
+	for j := range order {
+		pos[order[j].i].j = uint32(j)
+	}
+	for i := range keys {
+		j := pos[i].j
+		k, v := &keys[i], &vals[i]
 		d := a.topDet.at(v.det)
 		// Written in place: a TopKey is 120 bytes, which a copy of a
 		// local moved again.
-		tk := &out[i]
-		tk.Type, tk.Bytes, tk.Elements, tk.Template, tk.Node = d.typ, o.bytes, v.elements, d.template, d.node
+		tk := &out[j]
+		tk.Type, tk.Bytes, tk.Elements, tk.Template, tk.Node = d.typ, k.score, v.elements, d.template, d.node
 		if multi {
-			dbs[i] = int(o.db)
-			tk.DB = &dbs[i]
+			dbs[j] = int(k.db)
+			tk.DB = &dbs[j]
 		}
-		if int(o.keyLen) > len(o.key) {
-			tk.KeyLen = int(o.keyLen)
+		if int(k.keyLen) > int(k.n) {
+			tk.KeyLen = int(k.keyLen)
 		}
 		switch {
 		case v.ttl == -1:
-			ttls[i] = -1
-			tk.TTLMS = &ttls[i]
+			ttls[j] = -1
+			tk.TTLMS = &ttls[j]
 		case v.ttl > 0:
-			ttls[i] = v.ttl.Milliseconds()
-			tk.TTLMS = &ttls[i]
+			ttls[j] = v.ttl.Milliseconds()
+			tk.TTLMS = &ttls[j]
 		}
 	}
 	// The names copied in the report's order to one block: the report's
