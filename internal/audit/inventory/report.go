@@ -485,9 +485,17 @@ func (a *Aggregator) reportTop(multi bool) []report.TopKey {
 	if pos == nil {
 		pos = make([]wordKey, len(order))
 	}
+	// pos also holds where each name goes in one block of the names in
+	// the report's order (the report's writer then reads them in a row):
+	// copied in the list's order, the list's blocks are read in a row,
+	// not at the sort's scattered places.
+	total := 0
 	for j := range order {
-		pos[order[j].i].j = uint32(j)
+		p := &pos[order[j].i]
+		p.j, p.w = uint32(j), uint64(total)
+		total += len(order[j].key)
 	}
+	names := make([]byte, total)
 	for i := range keys {
 		j := pos[i].j
 		k, v := &keys[i], &vals[i]
@@ -495,6 +503,12 @@ func (a *Aggregator) reportTop(multi bool) []report.TopKey {
 		// Written in place: a TopKey is 120 bytes, which a copy of a
 		// local moved again.
 		tk := &out[j]
+		if name := a.top.name(k); len(name) > 0 {
+			at := pos[i].w
+			copy(names[at:], name)
+			tk.Key = unsafe.String(&names[at], len(name))
+			tk.KeyBase64 = report.KeyBase64(tk.Key)
+		}
 		tk.Type, tk.Bytes, tk.Elements, tk.Template, tk.Node = d.typ, k.score, v.elements, d.template, d.node
 		if multi {
 			dbs[j] = int(k.db)
@@ -511,21 +525,6 @@ func (a *Aggregator) reportTop(multi bool) []report.TopKey {
 			ttls[j] = v.ttl.Milliseconds()
 			tk.TTLMS = &ttls[j]
 		}
-	}
-	// The names copied in the report's order to one block: the report's
-	// writer then reads them in a row.
-	total := 0
-	for _, o := range order {
-		total += len(o.key)
-	}
-	names := make([]byte, 0, total)
-	for i, o := range order {
-		if len(o.key) > 0 {
-			at := len(names)
-			names = append(names, o.key...)
-			out[i].Key = unsafe.String(&names[at], len(o.key))
-		}
-		out[i].KeyBase64 = report.KeyBase64(out[i].Key)
 	}
 	return out
 }
