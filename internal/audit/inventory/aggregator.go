@@ -189,6 +189,7 @@ func New(reg *registry.Registry, opts Options) *Aggregator {
 		rules:      map[string]*ruleState{},
 	}
 	a.top.tie, a.hot.tie = topTie(a.topDet), hotWorse
+	a.top.unique, a.hot.unique = opts.UniqueKeys, opts.UniqueKeys
 	a.emitFn = a.emit
 	a.chk.DeferPII()
 	a.pii, a.piiKeys = make([]*piiSlots, len(reg.Entries)), make([]int64, len(reg.Entries))

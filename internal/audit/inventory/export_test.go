@@ -3,3 +3,12 @@ package inventory
 // RaceEnabled tells the external tests that the race detector is on (it
 // disables sync.Pool reuse, so allocation counts mean little).
 const RaceEnabled = raceEnabled
+
+// ListsUnique reports whether the top and hot lists a pipeline's
+// aggregators offer to took Options.UniqueKeys' promise.
+func ListsUnique(p *Pipeline) (top, hot bool) {
+	if a := p.aggs[0]; a.topIn != nil {
+		return a.topIn.s.list.unique, a.hotIn.s.list.unique
+	}
+	return p.aggs[0].top.unique, p.aggs[0].hot.unique
+}

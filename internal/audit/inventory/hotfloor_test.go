@@ -1,7 +1,9 @@
 package inventory
 
 import (
+	"cmp"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/keyguard/keyguard/internal/audit/report"
@@ -45,6 +47,44 @@ func TestHotListHoldsOnlyKeysAtTheFloor(t *testing.T) {
 			if n != tc.findings || low > 0 || len(keys) != tc.findings {
 				t.Errorf("--hot %d, %d aggregators: %d hot-key findings (want %d), %d keys kept, %d of them below the floor", tc.hot, workers, n, tc.findings, len(keys), low)
 			}
+		}
+	}
+}
+
+// TestStateHotOrder: the state's hot-key candidates come by counter
+// (highest first), then name, then database, whatever the names share:
+// a long common prefix, bytes 0 and 0xff, names that end where others
+// go on, one name in two databases.
+func TestStateHotOrder(t *testing.T) {
+	reg, err := registry.Load("testdata/keyguard.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := New(reg, Options{HotKeys: 5000})
+	var recs []Record
+	for i := range 3000 {
+		name := "f:item:shared-prefix-of-every-key:" + strconv.Itoa(i%700)
+		switch i % 5 {
+		case 1:
+			name += "\x00"
+		case 2:
+			name += "\xff\x00z"
+		case 3:
+			name = name[:len(name)-1]
+		}
+		recs = append(recs, Record{Key: name, DB: i % 3, Node: "n", Type: "string", Bytes: 64, Elements: 1, TTL: -1, Freq: DefaultHotFreqFloor + i%4})
+	}
+	for i := range recs {
+		a.Add(&recs[i], a.Classify(recs[i].Key))
+	}
+	st := a.Report(report.Meta{}).State
+	if len(st.Hot) < 1000 {
+		t.Fatalf("%d hot-key candidates saved", len(st.Hot))
+	}
+	for i := 1; i < len(st.Hot); i++ {
+		p, q := &st.Hot[i-1], &st.Hot[i]
+		if c := cmp.Or(cmp.Compare(q.Freq, p.Freq), strings.Compare(string(p.Key), string(q.Key)), cmp.Compare(p.DB, q.DB)); c > 0 {
+			t.Fatalf("candidate %d (%d, %q, db %d) before %d (%d, %q, db %d)", i-1, p.Freq, p.Key, p.DB, i, q.Freq, q.Key, q.DB)
 		}
 	}
 }

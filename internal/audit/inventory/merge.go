@@ -67,6 +67,9 @@ func (a *Aggregator) Merge(b *Aggregator) {
 	a.foldedLong += b.foldedLong
 	a.famMisses += b.famMisses
 	keys, tops := b.top.list()
+	// b's keys may be a's too (a resumed walk's carried report, another
+	// walk): a's lists look for keys offered twice from now on.
+	a.top.unique = a.top.unique && len(keys) == 0
 	for i := range keys {
 		v := tops[i]
 		d := b.topDet.at(v.det)
@@ -74,6 +77,7 @@ func (a *Aggregator) Merge(b *Aggregator) {
 		a.top.push(keys[i], b.top.name(&keys[i]), v)
 	}
 	keys, hots := b.hot.list()
+	a.hot.unique = a.hot.unique && len(keys) == 0
 	for i := range keys {
 		a.hot.push(keys[i], b.hot.name(&keys[i]), hots[i])
 	}

@@ -70,6 +70,13 @@ type Options struct {
 	// live audit, which pays a command per read, gives up.
 	FieldsEveryValue bool
 
+	// UniqueKeys: the walk offers each key (name and database) at most
+	// once, as one RDB file does (Redis refuses to load a file that
+	// repeats a key). The top and hot lists then do not look for a key
+	// offered twice. Not for a live SCAN, which may return a key twice,
+	// nor for several files, which may share keys.
+	UniqueKeys bool
+
 	// NoRegistry: the registry is an empty stand-in (none was given or
 	// found). Keys are grouped by inferred family alone; the findings only
 	// a registry can decide (unregistered, domain) are not raised, and the

@@ -140,6 +140,7 @@ func shareLists(aggs []*Aggregator) {
 	top.list.tie = topTie(top.det)
 	hot := newSharedList[hotVal](aggs[0].hot.n)
 	hot.list.tie = hotWorse
+	top.list.unique, hot.list.unique = aggs[0].top.unique, aggs[0].hot.unique
 	for _, a := range aggs {
 		a.topIn = newFeed(top, a.sharedDet)
 		a.hotIn = newFeed(hot, nil)

@@ -84,15 +84,47 @@ func (a *Aggregator) state() *report.State {
 	slices.SortFunc(st.Fields, func(p, q report.StateFields) int {
 		return cmp.Or(strings.Compare(p.Kind, q.Kind), strings.Compare(string(p.Name), string(q.Name)))
 	})
+	// Sorted by small references, then built in order: a candidate is
+	// 100 bytes to move a swap. (The same comparisons give the same
+	// order as sorting the candidates themselves, ties included.)
 	keys, hots := a.hot.list()
-	for i := range keys {
-		k, h := &keys[i], &hots[i]
-		st.Hot = append(st.Hot, report.StateHot{Key: report.Str(a.hot.name(k)), KeyLen: int(k.keyLen), Freq: int(k.score), Bytes: h.bytes,
-			Template: report.Str(h.template), Owner: h.owner, Kind: h.kind, Protected: h.protected, Node: h.node, DB: int(k.db)})
+	type hotRef struct {
+		freq int64
+		pre  uint64 // 8 bytes of key after the prefix all keys share (see reportFindings)
+		key  string
+		db   int32
+		i    int32
 	}
-	slices.SortFunc(st.Hot, func(p, q report.StateHot) int {
-		return cmp.Or(cmp.Compare(q.Freq, p.Freq), strings.Compare(string(p.Key), string(q.Key)), cmp.Compare(p.DB, q.DB))
+	refs := make([]hotRef, len(keys))
+	cp := -1
+	for i := range keys {
+		k := &keys[i]
+		refs[i] = hotRef{freq: k.score, key: a.hot.name(k), db: k.db, i: int32(i)}
+		if cp < 0 {
+			cp = len(refs[i].key)
+		}
+		cp = min(cp, commonPrefix(refs[0].key, refs[i].key))
+	}
+	for i := range refs {
+		refs[i].pre = prefix8(refs[i].key[cp:])
+	}
+	slices.SortFunc(refs, func(p, q hotRef) int {
+		if p.freq != q.freq {
+			return cmp.Compare(q.freq, p.freq)
+		}
+		if p.pre != q.pre {
+			return cmp.Compare(p.pre, q.pre)
+		}
+		return cmp.Or(strings.Compare(p.key, q.key), cmp.Compare(p.db, q.db))
 	})
+	if len(refs) > 0 {
+		st.Hot = make([]report.StateHot, len(refs))
+	}
+	for j, r := range refs {
+		k, h := &keys[r.i], &hots[r.i]
+		st.Hot[j] = report.StateHot{Key: report.Str(r.key), KeyLen: int(k.keyLen), Freq: int(k.score), Bytes: h.bytes,
+			Template: report.Str(h.template), Owner: h.owner, Kind: h.kind, Protected: h.protected, Node: h.node, DB: int(k.db)}
+	}
 	st.PII, st.PIILost = a.piiState(), a.piiFamLost
 	return st
 }

@@ -151,6 +151,17 @@ func nameWord(s string, d int) uint64 {
 		return uint64(s[d])<<56 | uint64(s[d+1])<<48 | uint64(s[d+2])<<40 | uint64(s[d+3])<<32 |
 			uint64(s[d+4])<<24 | uint64(s[d+5])<<16 | uint64(s[d+6])<<8 | uint64(s[d+7])
 	}
+	if d >= len(s) {
+		return 0
+	}
+	if len(s) >= 8 {
+		// The name ends within these 8 bytes: its last 8 read at once,
+		// shifted so that byte d leads and zeros follow its end.
+		e := len(s) - 8
+		w := uint64(s[e])<<56 | uint64(s[e+1])<<48 | uint64(s[e+2])<<40 | uint64(s[e+3])<<32 |
+			uint64(s[e+4])<<24 | uint64(s[e+5])<<16 | uint64(s[e+6])<<8 | uint64(s[e+7])
+		return w << (8 * uint(d+8-len(s)))
+	}
 	var w uint64
 	for i := 0; i < 8; i++ {
 		w <<= 8

@@ -106,3 +106,25 @@ func BenchmarkSortTopRefs(b *testing.B) {
 		}
 	})
 }
+
+// TestNameWord: a name's bytes d to d+8, big-endian, zeros past its end,
+// at every depth of names of every length to 24 bytes (the tail of a
+// name of 8 bytes or more is read with one load, then shifted).
+func TestNameWord(t *testing.T) {
+	full := "\xff\x00abcdefghij\x80klmnopqrstu\x01"
+	for n := 0; n <= len(full); n++ {
+		s := full[:n]
+		for d := 0; d <= n+9; d += 1 {
+			var want uint64
+			for i := range 8 {
+				want <<= 8
+				if d+i < len(s) {
+					want |= uint64(s[d+i])
+				}
+			}
+			if got := nameWord(s, d); got != want {
+				t.Errorf("nameWord(%q, %d) = %#x, want %#x", s, d, got, want)
+			}
+		}
+	}
+}

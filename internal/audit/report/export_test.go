@@ -25,3 +25,6 @@ func AppendTopKeysJSON(ks []TopKey) []string {
 	}
 	return out
 }
+
+// AppendStateHotJSON is appendStateHot.
+var AppendStateHotJSON = appendStateHot

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"encoding/base64"
 	"strconv"
 	"unicode/utf8"
 
@@ -192,4 +193,95 @@ func (e *findingEncoder) appendTopKey(b []byte, k *TopKey) []byte {
 		b = strconv.AppendInt(appendField(b, "db"), int64(*k.DB), 10)
 	}
 	return append(b, "\n    }"...)
+}
+
+// hotIndent starts a field of a state's hot-key candidate: an element
+// of state.hot, three levels into the report.
+const hotIndent = ",\n        \""
+
+// appendStr appends s as encoding/json writes a Str at depth levels of
+// indentation: Str's MarshalJSON writes it with json.Marshal (HTML
+// characters escaped), a string of invalid UTF-8 as {"b64": ...}.
+func appendStr(b []byte, s Str, depth int) []byte {
+	if !utf8.ValidString(string(s)) {
+		b = append(b, "{\n"...)
+		b = appendSpaces(b, 2*depth+2)
+		b = append(b, `"b64": "`...)
+		b = base64.StdEncoding.AppendEncode(b, []byte(s))
+		b = append(b, "\"\n"...)
+		b = appendSpaces(b, 2*depth)
+		return append(b, '}')
+	}
+	return appendJSONStringHTML(b, string(s))
+}
+
+func appendSpaces(b []byte, n int) []byte {
+	for range n {
+		b = append(b, ' ')
+	}
+	return b
+}
+
+// appendJSONStringHTML is appendJSONString with <, > and & escaped, as
+// json.Marshal writes a string of valid UTF-8.
+func appendJSONStringHTML(b []byte, s string) []byte {
+	start := len(b)
+	b = appendJSONString(b, s)
+	// Most strings hold none: look before copying.
+	i := start + 1
+	for ; i < len(b); i++ {
+		if c := b[i]; c == '<' || c == '>' || c == '&' {
+			break
+		}
+	}
+	if i == len(b) {
+		return b
+	}
+	var tmp [64]byte
+	tail := append(tmp[:0], b[i:]...)
+	b = b[:i]
+	for _, c := range tail {
+		if c == '<' || c == '>' || c == '&' {
+			b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			continue
+		}
+		b = append(b, c)
+	}
+	return b
+}
+
+// appendStateHot appends h as encoding/json writes an element of the
+// state's hot array (its first line unindented, the closing brace at
+// six spaces).
+func appendStateHot(b []byte, h *StateHot) []byte {
+	b = append(b, "{\n        \"key\": "...)
+	b = appendStr(b, h.Key, 4)
+	if h.KeyLen != 0 {
+		b = strconv.AppendInt(appendHotField(b, "key_len"), int64(h.KeyLen), 10)
+	}
+	b = strconv.AppendInt(appendHotField(b, "freq"), int64(h.Freq), 10)
+	b = strconv.AppendInt(appendHotField(b, "bytes"), h.Bytes, 10)
+	b = appendStr(appendHotField(b, "template"), h.Template, 4)
+	if h.Owner != "" {
+		b = appendJSONString(appendHotField(b, "owner"), h.Owner)
+	}
+	b = appendJSONString(appendHotField(b, "kind"), h.Kind)
+	if h.Protected {
+		b = append(appendHotField(b, "protected"), "true"...)
+	}
+	if h.Node != "" {
+		b = appendJSONString(appendHotField(b, "node"), h.Node)
+	}
+	if h.DB != 0 {
+		b = strconv.AppendInt(appendHotField(b, "db"), int64(h.DB), 10)
+	}
+	return append(b, "\n      }"...)
+}
+
+// appendHotField starts the next field of a hot-key candidate (never the
+// first).
+func appendHotField(b []byte, name string) []byte {
+	b = append(b, hotIndent...)
+	b = append(b, name...)
+	return append(b, '"', ':', ' ')
 }

@@ -147,3 +147,106 @@ func TestFindingsArrayAsEncoded(t *testing.T) {
 		t.Fatal("the findings array differs from encoding/json's in length")
 	}
 }
+
+// encodedStateHot is h as an element of the state's hot array, the way
+// encoding/json writes it with WriteJSON's settings.
+func encodedStateHot(t testing.TB, h *report.StateHot) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetIndent("      ", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(h); err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// awkward are strings a key may be: any bytes, invalid UTF-8, HTML
+// characters (which Str escapes and the rest of the report does not),
+// control bytes, JSON's own characters, U+2028 and U+2029.
+var awkward = []string{
+	"", "order:1", "k\xff\x00\x1f\"\\\b\f\n\r\t\u2028\u2029<&>é漢", "<a href=\"x\">&amp;</a>", "\xed\xa0\x80 \xf4\x90\x80\x80 \xc0\xaf",
+	"\x7f\u2027", strings.Repeat("<&>", 40), "tail\xe6\xbc", strings.Repeat("x", 1024) + "&",
+}
+
+func stateHotCases() []report.StateHot {
+	var out []report.StateHot
+	for i, k := range awkward {
+		out = append(out, report.StateHot{Key: report.Str(k), KeyLen: i * 500 % 1500, Freq: 255 - i, Bytes: int64(i) * 7919,
+			Template: report.Str(awkward[(i+2)%len(awkward)]), Owner: awkward[(i+3)%len(awkward)], Kind: awkward[(i+1)%len(awkward)],
+			Protected: i%2 == 1, Node: awkward[(i+5)%len(awkward)], DB: i % 3})
+	}
+	return out
+}
+
+func TestAppendStateHotAsEncoded(t *testing.T) {
+	for i, h := range stateHotCases() {
+		if got, want := string(report.AppendStateHotJSON(nil, &h)), encodedStateHot(t, &h); got != want {
+			t.Errorf("case %d:\n got %q\nwant %q", i, got, want)
+		}
+	}
+}
+
+func FuzzAppendStateHotAsEncoded(f *testing.F) {
+	for _, h := range stateHotCases() {
+		f.Add(string(h.Key), string(h.Template), h.Owner, h.Kind, h.Node, h.KeyLen, h.Freq, h.Bytes, h.DB, h.Protected)
+	}
+	f.Fuzz(func(t *testing.T, key, tmpl, owner, kind, node string, keyLen, freq int, bytes int64, db int, protected bool) {
+		h := report.StateHot{Key: report.Str(key), KeyLen: keyLen, Freq: freq, Bytes: bytes, Template: report.Str(tmpl), Owner: owner,
+			Kind: kind, Protected: protected, Node: node, DB: db}
+		if got, want := string(report.AppendStateHotJSON(nil, &h)), encodedStateHot(t, &h); got != want {
+			t.Errorf("\n got %q\nwant %q", got, want)
+		}
+	})
+}
+
+// TestWriteJSONAsEncoded: the whole report, written field by field with
+// its own encoders for the long lists, is what encoding/json writes for
+// it, with a state whose every field is present (or absent) and whose
+// hot-key candidates, top keys and findings hold awkward keys.
+func TestWriteJSONAsEncoded(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	for _, full := range []bool{true, false} {
+		r := bigReport()
+		ttl, db := int64(-1), 3
+		for i, k := range awkward {
+			r.TopKeys = append(r.TopKeys, report.TopKey{Key: k, KeyBase64: report.KeyBase64(k), Type: "hash", Bytes: int64(i), TTLMS: &ttl, DB: &db})
+		}
+		st := &report.State{Version: report.StateVersion, Options: report.StateOptions{TopKeys: 50, HotKeys: 100000, HotFreqFloor: 32}}
+		if full {
+			st.TTLHistogram = [][2]int64{{1, 2}, {3, 4}}
+			for _, k := range awkward {
+				st.Groups = append(st.Groups, report.StateGroup{Kind: report.KindPrefix, Name: report.Str(k), Types: []int64{1, 0}, Example: report.Str(k),
+					TTL: report.StateTTL{N: 2, Buckets: [][2]int64{{1, 2}}}})
+				st.Fields = append(st.Fields, report.StateFields{Kind: report.KindTemplate, Name: report.Str(k), Sets: []report.StateSet{{Names: []string{k}, Count: 1,
+					Keys: []report.StateSample{{Key: report.Str(k), Bytes: 3}}}}})
+				st.PII = append(st.PII, report.StatePII{Kind: report.KindTemplate, Name: report.Str(k), Slots: []report.StatePIISlot{{Name: k,
+					Keys: []report.StatePIIKey{{Key: report.Str(k), Masked: k, Group: report.Str(k)}}}}})
+			}
+			for range 3000 { // more than one of the writer's chunks
+				st.Hot = append(st.Hot, stateHotCases()...)
+			}
+			st.PIILost, st.RunIDs = 7, map[string]string{"<a>": "\xff", "b": "c"}
+		}
+		r.State = st
+		var want bytes.Buffer
+		enc := json.NewEncoder(&want)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(r); err != nil {
+			t.Fatal(err)
+		}
+		var got bytes.Buffer
+		if err := r.WriteJSON(&got); err != nil {
+			t.Fatal(err)
+		}
+		if g, w := got.String(), want.String(); g != w {
+			for i := range min(len(g), len(w)) {
+				if g[i] != w[i] {
+					t.Fatalf("full %v: differs from encoding/json's at byte %d:\n got %.300q\nwant %.300q", full, i, g[max(i-100, 0):], w[max(i-100, 0):])
+				}
+			}
+			t.Fatalf("full %v: differs from encoding/json's in length: %d against %d", full, len(g), len(w))
+		}
+	}
+}

@@ -326,7 +326,8 @@ func (r *Report) WriteJSON(w io.Writer) error {
 		j.field("not_checked", r.NotChecked)
 	}
 	if r.State != nil {
-		j.field("state", r.State)
+		j.key("state")
+		j.state(r.State)
 	}
 	if err := j.close(); err != nil {
 		return fmt.Errorf("write report: %w", err)
@@ -423,6 +424,64 @@ func (j *jsonWriter) topKeys(s []TopKey) {
 		var enc findingEncoder
 		return enc.appendTopKey
 	})
+}
+
+// state writes the value of the state field as encoding/json would,
+// field by field: its hot-key candidates (a report with --hot 100000
+// carries tens of thousands) appended directly, the rest, small, through
+// encoding/json. The fields and their omitempty tags are State's.
+func (j *jsonWriter) state(st *State) {
+	n := 0
+	field := func(name string) {
+		if n > 0 {
+			j.w.WriteByte(',')
+		}
+		n++
+		j.w.WriteString("\n    \"")
+		j.w.WriteString(name)
+		j.w.WriteString("\": ")
+	}
+	value := func(name string, v any) {
+		field(name)
+		j.value(j.elem2, v) // a field's value two levels deep: elem2's indentation
+	}
+	j.w.WriteByte('{')
+	value("version", st.Version)
+	value("options", &st.Options)
+	value("totals", &st.Totals)
+	value("ttl_histogram", st.TTLHistogram)
+	value("groups", st.Groups)
+	if len(st.Fields) > 0 {
+		value("fields", st.Fields)
+	}
+	if len(st.Hot) > 0 {
+		field("hot")
+		j.w.WriteByte('[')
+		var b []byte
+		for i := range st.Hot {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, "\n      "...)
+			b = appendStateHot(b, &st.Hot[i])
+			if len(b) >= 16<<10 {
+				j.write(b)
+				b = b[:0]
+			}
+		}
+		j.write(b)
+		j.w.WriteString("\n    ]")
+	}
+	if len(st.PII) > 0 {
+		value("pii", st.PII)
+	}
+	if st.PIILost != 0 {
+		value("pii_lost", st.PIILost)
+	}
+	if len(st.RunIDs) > 0 {
+		value("run_ids", st.RunIDs)
+	}
+	j.w.WriteString("\n  }")
 }
 
 // arrayChunk is how many elements writeArray encodes at a time on one

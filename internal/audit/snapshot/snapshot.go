@@ -163,6 +163,9 @@ func decodeAll(ctx context.Context, reg *registry.Registry, ins []*Input, opts O
 		// A run that starts over reads every file again.
 		split = split && in.file != nil && in.Size > 0
 	}
+	// One file holds each key once per database (Redis refuses to load
+	// one that repeats a key); several files may share keys.
+	opts.Inventory.UniqueKeys = len(ins) == 1
 	for i, in := range ins {
 		k := 1
 		if split && in.Size >= cmp.Or(opts.partBytes, minPartBytes) {
