@@ -16,10 +16,18 @@ import (
 // offset, e.g. a Cluster's per-key metadata), one key in verifyEvery still
 // sends MEMORY USAGE and checks again; a single disagreement (a hash once
 // converted to a hashtable, a string grown by APPEND, other listpack
-// limits) sends MEMORY USAGE for every later key of the template.
+// limits) sends MEMORY USAGE for every later key of the template. Once
+// deepTrust keys agreed (about 8,000 keys of the template seen), one key
+// in verifyDeep: the keys modelled wrong before a disagreement is read
+// are about one verification interval's worth, so the error that allows
+// stays under half a percent of the template's keys (trustAfter +
+// (deepTrust-trustAfter)*verifyEvery of them at least) where a shorter
+// interval on a small template keeps it as low.
 const (
 	trustAfter  = 64
 	verifyEvery = 8
+	deepTrust   = 1024
+	verifyDeep  = 32
 )
 
 // memTrust is what the keys of one template said of the model.
@@ -99,7 +107,16 @@ func skipMemory(t *tmpl, readsValue bool) bool {
 		return false
 	}
 	m.skipped++
-	return m.skipped%verifyEvery != 0
+	return m.skipped%m.interval() != 0
+}
+
+// interval is one key in how many, of those the model may give, that
+// still sends MEMORY USAGE.
+func (m *memTrust) interval() int {
+	if m.checked >= deepTrust {
+		return verifyDeep
+	}
+	return verifyEvery
 }
 
 // check compares MEMORY USAGE of a key with the model's bytes.
