@@ -17,12 +17,10 @@ import (
 // sends MEMORY USAGE and checks again; a single disagreement (a hash once
 // converted to a hashtable, a string grown by APPEND, other listpack
 // limits) sends MEMORY USAGE for every later key of the template. Once
-// deepTrust keys agreed (about 8,000 keys of the template seen), one key
-// in verifyDeep: the keys modelled wrong before a disagreement is read
-// are about one verification interval's worth, so the error that allows
-// stays under half a percent of the template's keys (trustAfter +
-// (deepTrust-trustAfter)*verifyEvery of them at least) where a shorter
-// interval on a small template keeps it as low.
+// deepTrust keys agreed (about 7,700 keys of the template in), one key in
+// verifyDeep: the keys modelled wrong before a disagreement is read are
+// about one interval's worth, 31 keys among at least 7,700 (under half a
+// percent of them), as 7 in 8 keep it low for small templates.
 const (
 	trustAfter  = 64
 	verifyEvery = 8
