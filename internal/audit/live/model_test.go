@@ -333,7 +333,7 @@ func TestModelledMemoryMatchesMemoryUsage(t *testing.T) {
 // checkModelSafeguards checks, for the keys of one template in the order
 // the audit probed them, what the model promises whatever that order:
 // MEMORY USAGE until trustAfter keys agreed; never verifyEvery keys in a
-// row left to the model; none left to it in or after the batch where a
+// row left to the model (verifyDeep once deepTrust keys agreed); none left to it in or after the batch where a
 // key first disagreed with it; and the template's bytes are exactly
 // MEMORY USAGE where it was sent and the model's bytes elsewhere, so the
 // only error is that of keys modelled before any disagreement was read.
@@ -370,8 +370,8 @@ func checkModelSafeguards(t *testing.T, name string, pl probeLog, mem, est map[s
 			t.Errorf("%s: %s left to the model, whose first probe cannot read it whole", name, k)
 		case agreedBefore < trustAfter:
 			t.Errorf("%s: %s left to the model after %d keys agreed, not %d", name, k, agreedBefore, trustAfter)
-		case run >= verifyEvery:
-			t.Errorf("%s: %d keys in a row up to %s left to the model, unverified", name, run, k)
+		case run >= verifyEvery && agreedBefore < deepTrust, run >= verifyDeep:
+			t.Errorf("%s: %d keys in a row up to %s left to the model, unverified (%d agreed before)", name, run, k, agreedBefore)
 		case bad >= 0 && pl.batch[k] >= bad:
 			t.Errorf("%s: %s (batch %d) left to the model after a key disagreed in batch %d", name, k, pl.batch[k], bad)
 		}
@@ -412,4 +412,139 @@ func nonValueFindings(rep *report.Report) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// deepData writes n JSON strings of each of two templates, as SET stores
+// them, except that one key in oddEvery of the second is grown by APPEND
+// (a raw string with room to grow: MEMORY USAGE above the model's).
+func deepData(t *testing.T, c *redis.Client, n, oddEvery int) map[string]string {
+	t.Helper()
+	ctx := context.Background()
+	tmpl := map[string]string{}
+	p := c.Pipeline()
+	for i := range n {
+		k := fmt.Sprintf("cache:product:detail:p%d", i)
+		tmpl[k] = "cache:product:detail:{productNo}"
+		p.Set(ctx, k, fmt.Sprintf(`{"productNo":"p%d","title":"%s","price":%d}`, i, strings.Repeat("t", i%120), i), 6*time.Hour)
+		k = fmt.Sprintf("auth:code:a%d", i)
+		tmpl[k] = "auth:code:{account}"
+		v := fmt.Sprintf(`{"code":"c%d","pad":"%s"}`, i, strings.Repeat("p", i%90))
+		if i%oddEvery == oddEvery/2 {
+			p.Set(ctx, k, v[:8], 5*time.Minute)
+			p.Append(ctx, k, v[8:])
+		} else {
+			p.Set(ctx, k, v, 5*time.Minute)
+		}
+		if i%1000 == 999 {
+			if _, err := p.Exec(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if _, err := p.Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return tmpl
+}
+
+// Past deepTrust agreeing keys a template sends MEMORY USAGE for one key
+// in verifyDeep, and the safeguards hold as before: a template whose keys
+// all agree gets the longer interval, one with a key in 2,000 that Redis
+// holds otherwise (found, depending on SCAN's order, before or after the
+// interval grew) falls back to MEMORY USAGE for every later key, and both
+// templates' bytes stay within 1% of MEMORY USAGE.
+func TestModelDeepTrust(t *testing.T) {
+	n := 12000 // deepTrust is reached after about 7,700 keys of a template
+	reg := testRegistry(t)
+	s := redistest.Start(t)
+	c := s.Client(t)
+	ctx := context.Background()
+	tmpl := deepData(t, c, n, 2000)
+	mem := memoryByKey(t, c, tmpl)
+	want := memoryByTemplate(t, c, tmpl)
+	est := modelledBytes(t, c, tmpl)
+
+	logEveryCommand(t, c)
+	res, err := Run(ctx, reg, standalone(s), Options{Count: 500})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl := readProbeLog(t, c, tmpl)
+	if !res.Complete || res.Report.Summary.Keys != int64(len(tmpl)) {
+		t.Fatalf("complete %v keys %d, want %d", res.Complete, res.Report.Summary.Keys, len(tmpl))
+	}
+	got := groupBytes(res.Report)
+	for name, w := range want {
+		checkModelSafeguards(t, name, pl, mem, est, got[name], w)
+		if off := math.Abs(float64(got[name]-w)) / float64(w); off > 0.01 {
+			t.Errorf("%s: %d bytes, MEMORY USAGE says %d (%.2f%% off)", name, got[name], w, 100*off)
+		}
+	}
+	clean := "cache:product:detail:{productNo}"
+	if got[clean] != want[clean] {
+		t.Errorf("%s: %d bytes, MEMORY USAGE says %d, and the model is exact for every key", clean, got[clean], want[clean])
+	}
+	// deepTrust agreed after about trustAfter + (deepTrust-trustAfter) *
+	// verifyEvery = 7,744 keys, and checks are read a batch or two after
+	// their keys: from the 9,000th key of the clean template on, one in
+	// verifyDeep sends MEMORY USAGE (about 94 of the last 3,000, where one
+	// in verifyEvery would be 375).
+	keys := pl.order[clean]
+	calls, late := 0, 0
+	for i, k := range keys {
+		if _, sent := pl.memBatch[k]; sent {
+			calls++
+			if i >= 9000 {
+				late++
+			}
+		}
+	}
+	if last := len(keys) - 9000; late > last/16 {
+		t.Errorf("%s: MEMORY USAGE sent for %d of its last %d keys, want about one in %d", clean, late, last, verifyDeep)
+	}
+	t.Logf("%s: MEMORY USAGE for %d of %d keys, %d of the last %d", clean, calls, n, late, len(keys)-9000)
+}
+
+// The verification interval of a template: none left to the model before
+// trustAfter keys agreed, one in verifyEvery verified, one in verifyDeep
+// once deepTrust agreed, none left to it once one disagreed.
+func TestMemTrustInterval(t *testing.T) {
+	tp := &tmpl{}
+	for i := range trustAfter {
+		if skipMemory(tp, true) {
+			t.Fatalf("key %d left to the model before trustAfter agreed", i)
+		}
+		check(tp, 100, 148)
+	}
+	if skipMemory(&tmpl{mem: tp.mem}, false) {
+		t.Fatal("a key whose value was not read left to the model")
+	}
+	sent := func(keys int) int {
+		n := 0
+		for range keys {
+			if !skipMemory(tp, true) {
+				n++
+				check(tp, 100, 148)
+			}
+		}
+		return n
+	}
+	if n := sent(800); n != 800/verifyEvery {
+		t.Errorf("after trust: %d of 800 keys verified, want %d", n, 800/verifyEvery)
+	}
+	for tp.mem.checked < deepTrust {
+		sent(1)
+	}
+	if n := sent(3200); n != 3200/verifyDeep {
+		t.Errorf("past deepTrust: %d of 3200 keys verified, want %d", n, 3200/verifyDeep)
+	}
+	check(tp, 100, 180) // one disagrees
+	for i := range 100 {
+		if skipMemory(tp, true) {
+			t.Fatalf("key %d after a disagreement left to the model", i)
+		}
+	}
+	if _, ok := modelBytes(tp, 100); ok {
+		t.Error("the model still gives bytes after a disagreement")
+	}
 }
