@@ -282,15 +282,8 @@ func (a *Aggregator) reportFindings(multi bool, gi groupIndex, groups []report.G
 	sortRuns := func() {
 		for i := int(next.Add(1)) - 1; i < len(runs); i = int(next.Add(1)) - 1 {
 			run := runs[i]
-			// Keys of one rule share long prefixes: compared past the
-			// prefix all of them share, 8 bytes at a time decide most.
-			cp := len(run[0].key)
-			for _, r := range run[1:] {
-				cp = min(cp, commonPrefix(run[0].key, r.key))
-			}
-			for j := range run {
-				run[j].pre = prefix8(run[j].key[cp:])
-			}
+			// Keys of one rule share long prefixes (see prefixWords).
+			prefixWords(run, func(r *ref) (string, *uint64) { return r.key, &r.pre })
 			slices.SortFunc(run, func(p, q ref) int {
 				if p.score != q.score {
 					return cmp.Compare(q.score, p.score)
@@ -337,6 +330,26 @@ func commonPrefix(a, b string) int {
 		}
 	}
 	return n
+}
+
+// prefixWords sets each element's word (as key and word give them) to 8
+// bytes of its key past the prefix all the keys share: keys of one rule
+// or list share long prefixes, and compared past it, 8 bytes at a time
+// decide most comparisons.
+func prefixWords[T any](s []T, key func(*T) (string, *uint64)) {
+	if len(s) == 0 {
+		return
+	}
+	first, _ := key(&s[0])
+	cp := len(first)
+	for i := 1; i < len(s); i++ {
+		k, _ := key(&s[i])
+		cp = min(cp, commonPrefix(first, k))
+	}
+	for i := range s {
+		k, w := key(&s[i])
+		*w = prefix8(k[cp:])
+	}
 }
 
 // prefix8 is the first 8 bytes of s as a big-endian number, zero-padded:

@@ -90,24 +90,17 @@ func (a *Aggregator) state() *report.State {
 	keys, hots := a.hot.list()
 	type hotRef struct {
 		freq int64
-		pre  uint64 // 8 bytes of key after the prefix all keys share (see reportFindings)
+		pre  uint64 // 8 bytes of key after the prefix all keys share (prefixWords)
 		key  string
 		db   int32
 		i    int32
 	}
 	refs := make([]hotRef, len(keys))
-	cp := -1
 	for i := range keys {
 		k := &keys[i]
 		refs[i] = hotRef{freq: k.score, key: a.hot.name(k), db: k.db, i: int32(i)}
-		if cp < 0 {
-			cp = len(refs[i].key)
-		}
-		cp = min(cp, commonPrefix(refs[0].key, refs[i].key))
 	}
-	for i := range refs {
-		refs[i].pre = prefix8(refs[i].key[cp:])
-	}
+	prefixWords(refs, func(r *hotRef) (string, *uint64) { return r.key, &r.pre })
 	slices.SortFunc(refs, func(p, q hotRef) int {
 		if p.freq != q.freq {
 			return cmp.Compare(q.freq, p.freq)
