@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/keyguard/keyguard/internal/audit/inventory"
 	"github.com/keyguard/keyguard/internal/audit/report"
 	"github.com/keyguard/keyguard/internal/redistest"
 	"github.com/redis/go-redis/v9"
@@ -149,6 +150,40 @@ func TestStratifiedSampleMargin(t *testing.T) {
 	}
 	if avg := float64(probed) / float64(runs); avg > 1.3*float64(budget) || avg < 0.7*float64(budget) {
 		t.Errorf("probed %.0f keys on average for --sample %d", avg, budget)
+	}
+}
+
+// TestSamplerRareFamilyEarly: the keys of a rare family (24 big keys in
+// 32,032) that SCAN happens to return close together early in the walk,
+// before any size has come back from the probes, are every one probed
+// whole; the keys of a common family go at the uniform probability.
+func TestSamplerRareFamilyEarly(t *testing.T) {
+	const total, budget = 32032, 1281
+	blob := inventory.Class{Family: "blob:{id:int}"}
+	sess := inventory.Class{Family: "sess:{id:int}"}
+	early := map[int]bool{50: true, 100: true, 150: true, 200: true, 250: true, 299: true}
+	for seed := range uint64(20) {
+		s := newSampler(budget, total)
+		rng := rand.New(rand.NewPCG(seed, 1))
+		blobs, sessions := 0, 0
+		for i := range total {
+			cl := sess
+			if early[i] || (i > 300 && i%1800 == 0) {
+				cl = blob
+			}
+			w, ok := s.choose(0, cl, rng)
+			if cl == blob {
+				blobs++
+				if !ok || w != 1 {
+					t.Fatalf("seed %d: blob %d (key %d of the walk) probed %v with weight %d, want every one with weight 1", seed, blobs, i, ok, w)
+				}
+			} else if ok {
+				sessions++
+			}
+		}
+		if blobs < 20 || sessions < budget/4 || sessions > 2*budget {
+			t.Fatalf("seed %d: %d blobs, %d of %d sessions probed for --sample %d", seed, blobs, sessions, total-blobs, budget)
+		}
 	}
 }
 
