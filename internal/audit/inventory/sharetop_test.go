@@ -54,29 +54,12 @@ func TestPipelineListsDoNotDependOnTheAggregators(t *testing.T) {
 	}
 	rng.Shuffle(len(recs), func(i, j int) { recs[i], recs[j] = recs[j], recs[i] })
 	opts := inventory.Options{TopKeys: 400, HotKeys: 150}
-	lists := func(rep *report.Report) string {
-		var hot []report.Finding
-		for _, f := range rep.Findings {
-			if f.Rule == finding.HotKey {
-				hot = append(hot, f)
-			}
-		}
-		b, err := json.Marshal(struct {
-			Top   []report.TopKey
-			Hot   []report.Finding
-			State []report.StateHot
-		}{rep.TopKeys, hot, rep.State.Hot})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(b)
-	}
 	one := inventory.New(reg, opts)
 	for i := range recs {
 		one.Add(&recs[i], one.Classify(recs[i].Key))
 	}
 	wantRep := one.Report(meta())
-	want := lists(wantRep)
+	want := topAndHotLists(t, wantRep)
 	if len(wantRep.TopKeys) != opts.TopKeys || len(wantRep.State.Hot) != opts.HotKeys {
 		t.Fatalf("%d top keys, %d hot: the lists are not full, the test tests less than it says", len(wantRep.TopKeys), len(wantRep.State.Hot))
 	}
@@ -94,7 +77,7 @@ func TestPipelineListsDoNotDependOnTheAggregators(t *testing.T) {
 		oneCarry.Add(&recs[i], oneCarry.Classify(recs[i].Key))
 	}
 	oneCarry.Merge(carry)
-	wantCarry := lists(oneCarry.Report(meta()))
+	wantCarry := topAndHotLists(t, oneCarry.Report(meta()))
 	if wantCarry == want {
 		t.Fatal("the carried keys change no list: the test tests less than it says")
 	}
@@ -114,16 +97,38 @@ func TestPipelineListsDoNotDependOnTheAggregators(t *testing.T) {
 			}
 			agg := p.Close()
 			rep := agg.Report(meta())
-			if got := lists(rep); got != want {
+			if got := topAndHotLists(t, rep); got != want {
 				t.Errorf("%d aggregators (try %d): the lists differ from one aggregator's: %s", workers, try, firstDiff(want, got))
 			}
 			if w, g := string(visibleJSON(t, wantRep)), string(visibleJSON(t, rep)); w != g {
 				t.Errorf("%d aggregators (try %d): the report differs from one aggregator's: %s", workers, try, firstDiff(w, g))
 			}
 			agg.Merge(carry)
-			if got := lists(agg.Report(meta())); got != wantCarry {
+			if got := topAndHotLists(t, agg.Report(meta())); got != wantCarry {
 				t.Errorf("%d aggregators (try %d), a partial run merged: the lists differ from one aggregator's: %s", workers, try, firstDiff(wantCarry, got))
 			}
 		}
 	}
+}
+
+// topAndHotLists is what a report lists of its top and hot keys, as one
+// string to compare: the top keys, the hot-key findings and the saved hot
+// list.
+func topAndHotLists(t *testing.T, rep *report.Report) string {
+	t.Helper()
+	var hot []report.Finding
+	for _, f := range rep.Findings {
+		if f.Rule == finding.HotKey {
+			hot = append(hot, f)
+		}
+	}
+	b, err := json.Marshal(struct {
+		Top   []report.TopKey
+		Hot   []report.Finding
+		State []report.StateHot
+	}{rep.TopKeys, hot, rep.State.Hot})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

@@ -1,12 +1,10 @@
 package inventory_test
 
 import (
-	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"testing"
 
-	"github.com/keyguard/keyguard/finding"
 	"github.com/keyguard/keyguard/internal/audit/inventory"
 	"github.com/keyguard/keyguard/internal/audit/report"
 )
@@ -34,12 +32,6 @@ func TestUniqueKeys(t *testing.T) {
 	}
 	opts := inventory.Options{TopKeys: 400, HotKeys: 150}
 	lists := func(rep *report.Report) string {
-		var hot []report.Finding
-		for _, f := range rep.Findings {
-			if f.Rule == finding.HotKey {
-				hot = append(hot, f)
-			}
-		}
 		seen := map[string]bool{}
 		for _, k := range rep.TopKeys {
 			id := fmt.Sprintf("%q in database 0", k.Key)
@@ -51,15 +43,7 @@ func TestUniqueKeys(t *testing.T) {
 			}
 			seen[id] = true
 		}
-		b, err := json.Marshal(struct {
-			Top   []report.TopKey
-			Hot   []report.Finding
-			State []report.StateHot
-		}{rep.TopKeys, hot, rep.State.Hot})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(b)
+		return topAndHotLists(t, rep)
 	}
 	add := func(a *inventory.Aggregator, recs []inventory.Record) {
 		for i := range recs {
