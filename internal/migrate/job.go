@@ -166,6 +166,9 @@ type job struct {
 	moreWarn  int64
 	stopped   string
 	notes     []string
+	// unfinished: keys of batches the run stopped in the middle of,
+	// whose writes may have been made without being counted.
+	unfinished int64
 
 	cancel   context.CancelFunc // stops the run
 	errOnce  sync.Once
@@ -379,6 +382,9 @@ func (j *job) visit(ctx context.Context, b *live.Batch) error {
 	}
 	if len(pairs) > 0 {
 		if err := j.work.batch(ctx, pairs, &c); err != nil {
+			j.mu.Lock()
+			j.unfinished += int64(len(pairs))
+			j.mu.Unlock()
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
@@ -629,7 +635,28 @@ func (j *job) finish(res *Result, start time.Time) *Result {
 	res.Mismatches, res.MoreMismatches = j.mism, j.moreMism
 	res.Warnings, res.MoreWarnings = j.warn, j.moreWarn
 	res.PlanNotes, res.Notes = j.plan.Notes, j.notes
+	if n := j.unfinished; n > 0 && !j.opts.DryRun {
+		if what, next := unfinishedWrites(j.op); what != "" {
+			res.Notes = append(slices.Clip(res.Notes), fmt.Sprintf("the run stopped in the middle of a batch: up to %d keys of it may have been %s without being counted here%s", n, what, next))
+		}
+	}
 	return res
+}
+
+// unfinishedWrites says what the keys of a batch of op that the run
+// stopped in the middle of may have been made (what: "" for an operation
+// that does not write), and what a next run does of them.
+func unfinishedWrites(op string) (what, next string) {
+	switch op {
+	case opCopy:
+		return "copied", "; the next run finds them and leaves them alone"
+	case opCleanup:
+		return "deleted (their new keys verified) or moved to their tombstones",
+			"; the next run puts back a tombstone's old key if its new key no longer verifies"
+	case opRestore:
+		return "put back", ""
+	}
+	return "", ""
 }
 
 // node is one master: a standalone server, or a Cluster master.
