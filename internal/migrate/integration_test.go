@@ -53,6 +53,7 @@ func TestIntegration(t *testing.T) {
 		{"ScriptsReloaded", testScriptsReloaded},
 		{"ResumeAfterKill", testResumeAfterKill},
 		{"CleanupCutAfterTombstones", testCleanupCutAfterTombstones},
+		{"CleanupCutMidBatch", testCleanupCutMidBatch},
 	} {
 		for _, tg := range tgs {
 			t.Run(sc.name+"/"+tg.name, func(t *testing.T) {

@@ -636,7 +636,7 @@ func (j *job) finish(res *Result, start time.Time) *Result {
 	res.Warnings, res.MoreWarnings = j.warn, j.moreWarn
 	res.PlanNotes, res.Notes = j.plan.Notes, j.notes
 	if n := j.unfinished; n > 0 && !j.opts.DryRun {
-		if what, next := unfinishedWrites(j.op); what != "" {
+		if what, next := unfinishedWrites(j.op, j.cluster); what != "" {
 			res.Notes = append(slices.Clip(res.Notes), fmt.Sprintf("the run stopped in the middle of a batch: up to %d keys of it may have been %s without being counted here%s", n, what, next))
 		}
 	}
@@ -645,15 +645,18 @@ func (j *job) finish(res *Result, start time.Time) *Result {
 
 // unfinishedWrites says what the keys of a batch of op that the run
 // stopped in the middle of may have been made (what: "" for an operation
-// that does not write), and what a next run does of them.
-func unfinishedWrites(op string) (what, next string) {
-	switch op {
-	case opCopy:
+// that does not write), and what a next run does of them. Only a cleanup
+// across Cluster slots moves old keys to tombstones.
+func unfinishedWrites(op string, cluster bool) (what, next string) {
+	switch {
+	case op == opCopy:
 		return "copied", "; the next run finds them and leaves them alone"
-	case opCleanup:
+	case op == opCleanup && cluster:
 		return "deleted (their new keys verified) or moved to their tombstones",
 			"; the next run puts back a tombstone's old key if its new key no longer verifies"
-	case opRestore:
+	case op == opCleanup:
+		return "deleted (their new keys verified)", ""
+	case op == opRestore:
 		return "put back", ""
 	}
 	return "", ""

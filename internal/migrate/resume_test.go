@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -302,6 +303,76 @@ func (k *tombCut) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.Proc
 		k.cancel()
 		k.cancel = nil
 		return context.Canceled
+	}
+}
+
+// deleteCut cancels a cleanup once the server applied its first pipeline
+// that deletes old keys (or moves them to tombstones): the run stops in
+// the middle of that batch.
+type deleteCut struct {
+	mu     sync.Mutex
+	shas   []string // the deleting scripts
+	cancel context.CancelFunc
+}
+
+func (k *deleteCut) DialHook(next redis.DialHook) redis.DialHook          { return next }
+func (k *deleteCut) ProcessHook(next redis.ProcessHook) redis.ProcessHook { return next }
+func (k *deleteCut) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		err := next(ctx, cmds)
+		k.mu.Lock()
+		defer k.mu.Unlock()
+		args := cmds[0].Args()
+		if k.cancel == nil || cmds[0].Err() != nil || len(args) < 2 || fmt.Sprint(args[0]) != "evalsha" || !slices.Contains(k.shas, fmt.Sprint(args[1])) {
+			return err
+		}
+		k.cancel()
+		k.cancel = nil
+		return context.Canceled
+	}
+}
+
+// testCleanupCutMidBatch: a cleanup cut once its first batch deleted old
+// keys (one server) or moved them to tombstones (a Cluster) says in a
+// note how many keys that batch held, at least as many as the old keys
+// gone that its counts leave out.
+func testCleanupCutMidBatch(t *testing.T, ctx context.Context, tg target) {
+	const n = 200
+	fill(t, ctx, tg.rdb, "string", n)
+	p := plan(t, "old:string:{id}", "new:string:{id}")
+	if _, err := p.Copy(ctx, tg.rdb, Options{KeepTTL: true}); err != nil {
+		t.Fatal(err)
+	}
+	sc := newScripts()
+	k := &deleteCut{shas: []string{sc.unlink.sha, sc.tomb.sha}}
+	rdb := withHook(t, tg.rdb, k)
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	k.mu.Lock()
+	k.cancel = cancel
+	k.mu.Unlock()
+	res, err := p.Cleanup(rctx, rdb, Options{Batch: 20})
+	if err != nil || res.Complete {
+		t.Fatalf("cut cleanup: complete=%v %v", res.Complete, err)
+	}
+	gone := 0
+	for i := range n {
+		if tg.rdb.Exists(ctx, fmt.Sprintf("old:string:%d", i)).Val() == 0 {
+			gone++
+		}
+	}
+	unfinished := -1
+	for _, note := range res.Notes {
+		if _, err := fmt.Sscanf(note, "the run stopped in the middle of a batch: up to %d keys", &unfinished); err == nil {
+			break
+		}
+	}
+	t.Logf("%d old keys gone, %d counted removed, the note says up to %d more: %q", gone, res.Counts.Removed, unfinished, res.Notes)
+	if gone == 0 || unfinished <= 0 || res.Counts.Removed+int64(unfinished) < int64(gone) {
+		t.Errorf("cut cleanup: %d old keys gone, %d counted removed, up to %d unfinished: %q", gone, res.Counts.Removed, unfinished, res.Notes)
+	}
+	if tomb := strings.Contains(strings.Join(res.Notes, "\n"), "tombstones"); tomb != tg.cluster {
+		t.Errorf("cut cleanup on a Cluster %v: the note speaks of tombstones %v: %q", tg.cluster, tomb, res.Notes)
 	}
 }
 
