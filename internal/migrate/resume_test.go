@@ -280,24 +280,24 @@ func TestNodeDown(t *testing.T) {
 	}
 }
 
-// tombCut is a go-redis hook that cancels a run right after the server
-// applied its first pipeline that moves old keys to tombstones: the run
-// dies before it could check their new keys again.
-type tombCut struct {
+// pipelineCut is a go-redis hook that cancels a run right after the
+// server applied the first pipeline whose first command at picks out: the
+// run stops in the middle of that batch.
+type pipelineCut struct {
 	mu     sync.Mutex
+	at     func(args []any) bool
 	cancel context.CancelFunc
 }
 
-func (k *tombCut) DialHook(next redis.DialHook) redis.DialHook          { return next }
-func (k *tombCut) ProcessHook(next redis.ProcessHook) redis.ProcessHook { return next }
-func (k *tombCut) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+func (k *pipelineCut) DialHook(next redis.DialHook) redis.DialHook          { return next }
+func (k *pipelineCut) ProcessHook(next redis.ProcessHook) redis.ProcessHook { return next }
+func (k *pipelineCut) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
 	return func(ctx context.Context, cmds []redis.Cmder) error {
 		err := next(ctx, cmds)
 		k.mu.Lock()
 		defer k.mu.Unlock()
-		args := fmt.Sprint(cmds[0].Args()...)
 		// (a NOSCRIPT reply is a first attempt the server did not apply)
-		if k.cancel == nil || cmds[0].Err() != nil || !strings.HasPrefix(args, "evalsha") || !strings.Contains(args, TombPrefix) {
+		if k.cancel == nil || cmds[0].Err() != nil || !k.at(cmds[0].Args()) {
 			return err
 		}
 		k.cancel()
@@ -306,30 +306,23 @@ func (k *tombCut) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.Proc
 	}
 }
 
-// deleteCut cancels a cleanup once the server applied its first pipeline
-// that deletes old keys (or moves them to tombstones): the run stops in
-// the middle of that batch.
-type deleteCut struct {
-	mu     sync.Mutex
-	shas   []string // the deleting scripts
-	cancel context.CancelFunc
+// tombCut cuts a cleanup once the server applied its first pipeline that
+// moves old keys to tombstones: the run dies before it could check their
+// new keys again.
+func tombCut() *pipelineCut {
+	return &pipelineCut{at: func(args []any) bool {
+		s := fmt.Sprint(args...)
+		return strings.HasPrefix(s, "evalsha") && strings.Contains(s, TombPrefix)
+	}}
 }
 
-func (k *deleteCut) DialHook(next redis.DialHook) redis.DialHook          { return next }
-func (k *deleteCut) ProcessHook(next redis.ProcessHook) redis.ProcessHook { return next }
-func (k *deleteCut) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
-	return func(ctx context.Context, cmds []redis.Cmder) error {
-		err := next(ctx, cmds)
-		k.mu.Lock()
-		defer k.mu.Unlock()
-		args := cmds[0].Args()
-		if k.cancel == nil || cmds[0].Err() != nil || len(args) < 2 || fmt.Sprint(args[0]) != "evalsha" || !slices.Contains(k.shas, fmt.Sprint(args[1])) {
-			return err
-		}
-		k.cancel()
-		k.cancel = nil
-		return context.Canceled
-	}
+// deleteCut cuts a cleanup once the server applied its first pipeline of
+// a script among shas (those that delete old keys, or move them to
+// tombstones).
+func deleteCut(shas ...string) *pipelineCut {
+	return &pipelineCut{at: func(args []any) bool {
+		return len(args) > 1 && fmt.Sprint(args[0]) == "evalsha" && slices.Contains(shas, fmt.Sprint(args[1]))
+	}}
 }
 
 // testCleanupCutMidBatch: a cleanup cut once its first batch deleted old
@@ -344,7 +337,7 @@ func testCleanupCutMidBatch(t *testing.T, ctx context.Context, tg target) {
 		t.Fatal(err)
 	}
 	sc := newScripts()
-	k := &deleteCut{shas: []string{sc.unlink.sha, sc.tomb.sha}}
+	k := deleteCut(sc.unlink.sha, sc.tomb.sha)
 	rdb := withHook(t, tg.rdb, k)
 	rctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -385,7 +378,7 @@ func testCleanupCutMidBatch(t *testing.T, ctx context.Context, tg target) {
 // no tombstones: the same cut must simply resume to the end.)
 func testCleanupCutAfterTombstones(t *testing.T, ctx context.Context, tg target) {
 	const n = 300
-	k := &tombCut{}
+	k := tombCut()
 	rdb := withHook(t, tg.rdb, k)
 	fill(t, ctx, rdb, "string", n)
 	p := plan(t, "old:string:{id}", "new:string:{id}")
