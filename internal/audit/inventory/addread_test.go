@@ -10,7 +10,7 @@ import (
 )
 
 // A walker that reads every value in full and leaves the classification
-// to the aggregators (Pipeline.AddRead) gets the report, state included,
+// to the aggregators (Helper.AddRead) gets the report, state included,
 // of one that classified each key first and read only what its class
 // asked for: the guard's field of guarded hashes, the names of values
 // whose template or family takes a census. The keyspace has guarded and

@@ -12,3 +12,9 @@ func ListsUnique(p *Pipeline) (top, hot bool) {
 	}
 	return p.aggs[0].top.unique, p.aggs[0].hot.unique
 }
+
+// AddRead sends a batch as Helper.AddRead does, always to the workers: the
+// tests compare it with the helper's, which may add a batch itself.
+func (p *Pipeline) AddRead(recs []Record, prep func(agg, i int, r *Record), done func()) {
+	p.work <- pipeBatch{recs, nil, prep, done}
+}

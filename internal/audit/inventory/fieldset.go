@@ -94,7 +94,7 @@ func (c *FieldSets) ofBytesAfter(l *lastSet, raw [][]byte) *FieldSet {
 }
 
 // OfBytesAny is OfBytes for a value whose template is not known yet (see
-// Pipeline.AddRead): a value holding the very names of the last value of
+// Helper.AddRead): a value holding the very names of the last value of
 // as many names, in the same order (which values of one template mostly
 // do), gets its set without hashing.
 func (c *FieldSets) OfBytesAny(raw [][]byte) *FieldSet {

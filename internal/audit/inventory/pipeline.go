@@ -93,11 +93,26 @@ type Helper struct {
 // Helper returns the i-th helper (0 to helpers-1).
 func (p *Pipeline) Helper(i int) *Helper { return &Helper{p: p, agg: p.workers + i} }
 
-// AddRead is Pipeline.AddRead, except that when the pool's queue is full
-// the batch is added at once, on the caller's goroutine, by the helper's
-// own aggregator (prep is then called with its number), instead of
-// waiting for a worker: a walker ahead of the pool takes a share of its
-// work. On two cores, one decoder and one worker then keep both busy,
+// AddRead sends a batch of records that the walker read without
+// classifying their keys, looking into every value as far as any class
+// could ask: the guard's field __ns__ of every hash (Record.NS, HasNS),
+// the field names of every hash and JSON string (Record.Set, or Fields
+// empty but not nil for a hash that held none). The aggregator that
+// takes the batch classifies each key and drops what its class did not
+// ask for, so that the report is the one of a walker that classified
+// first and read only that. A walker that holds every value anyway (an
+// RDB decoder) reads the little more at no cost, and the classification
+// moves off its goroutine. prep, when not nil, is called on the
+// aggregator's goroutine for each record before it is classified:
+// prep(agg, i, &recs[i]), where agg (0 to Aggregators()-1) is the
+// aggregator's own number, so that prep may keep state per aggregator
+// without locks; a walker so moves more of its work (reading a value's
+// field names) to the pool. done is as for Add.
+//
+// When the pool's queue is full the batch is added at once, on the
+// caller's goroutine, by the helper's own aggregator (prep is then called
+// with its number), instead of waiting for a worker: a walker ahead of
+// the pool takes a share of its work. On two cores, one decoder and one worker then keep both busy,
 // where a decoder and two workers took turns on them, and a batch added
 // here is read from the cache it was written to. Which aggregator adds a
 // batch does not change the report (see Merge).
@@ -120,25 +135,6 @@ func (p *Pipeline) Classifier() *Classifier { return NewClassifier(p.reg, p.hint
 // point to (an Aggregator keeps copies).
 func (p *Pipeline) Add(recs []Record, classes []Class, done func()) {
 	p.work <- pipeBatch{recs, classes, nil, done}
-}
-
-// AddRead sends a batch of records that the walker read without
-// classifying their keys, looking into every value as far as any class
-// could ask: the guard's field __ns__ of every hash (Record.NS, HasNS),
-// the field names of every hash and JSON string (Record.Set, or Fields
-// empty but not nil for a hash that held none). The aggregator that
-// takes the batch classifies each key and drops what its class did not
-// ask for, so that the report is the one of a walker that classified
-// first and read only that. A walker that holds every value anyway (an
-// RDB decoder) reads the little more at no cost, and the classification
-// moves off its goroutine. prep, when not nil, is called on the
-// aggregator's goroutine for each record before it is classified:
-// prep(agg, i, &recs[i]), where agg (0 to Aggregators()-1) is the
-// aggregator's own number, so that prep may keep state per aggregator
-// without locks; a walker so moves more of its work (reading a value's
-// field names) to the pool. done is as for Add.
-func (p *Pipeline) AddRead(recs []Record, prep func(agg, i int, r *Record), done func()) {
-	p.work <- pipeBatch{recs, nil, prep, done}
 }
 
 // Aggregators is the number of aggregators in the pool, helpers' included.

@@ -68,7 +68,7 @@ type Result struct {
 
 // Decoding runs one goroutine per file, up to Procs files at a time;
 // aggregation is an inventory.Pipeline whose aggregators also classify
-// the keys (Pipeline.AddRead): a decoder reads every value as far as a
+// the keys (Helper.AddRead): a decoder reads every value as far as a
 // class could ask, which costs it little, and the classification
 // leaves the one goroutine a file has. Classifying and aggregating a
 // key take more than decoding it, so a decoder gets up to two
@@ -484,7 +484,7 @@ func (s *scan) file(ctx context.Context, h *inventory.Helper, in *Input, p *part
 	}
 	// Every value is looked into as far as any class could ask (__ns__,
 	// field names): the keys are classified by the aggregators
-	// (Pipeline.AddRead), off this goroutine, which has the file to read.
+	// (Helper.AddRead), off this goroutine, which has the file to read.
 	matched := true // the key matches opts.Match
 	var look func(key []byte) rdb.Look
 	if len(s.match) > 0 {
@@ -664,7 +664,7 @@ func (r *partReader) Read(p []byte) (int, error) {
 }
 
 // add appends the record of r to the batch, with all a class could ask
-// for (Pipeline.AddRead).
+// for (Helper.AddRead).
 func (b *batch) add(r *rdb.Record, ttl time.Duration, node string, sets *nameSets) {
 	// Written in place, field by field: a record is three cache lines,
 	// and append of a literal builds it aside first, then copies it.
