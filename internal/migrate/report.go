@@ -239,7 +239,7 @@ func (r *Result) WriteText(w io.Writer) error {
 	if r.Complete {
 		bw.printf("  complete in %s%s\n", r.Duration.Round(1e6), rate)
 	} else {
-		bw.printf("  STOPPED (%s) after %s%s: run again with the same cursor file to continue\n", r.Stopped, r.Duration.Round(1e6), rate)
+		bw.printf("  STOPPED (%s) after %s%s: run the same command again to continue\n", r.Stopped, r.Duration.Round(1e6), rate)
 	}
 	if r.ResumedOf != "" {
 		bw.printf("  resumed from %s: %s in this run, %s before it\n", r.ResumedOf, human.Plural(r.RunKeys, "key"), human.Count(c.Keys-r.RunKeys))
