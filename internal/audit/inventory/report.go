@@ -461,6 +461,13 @@ func (a *Aggregator) notes(have []string, x func(int64) int64) []string {
 		notes = append(notes, fmt.Sprintf("%s unregistered keys with inferred templates over %d bytes are counted in the group %s",
 			human.Count(x(a.foldedLong)), maxGroupName, report.OtherGroup))
 	}
+	if n := max(a.top.repeats, a.hot.repeats); n > 0 {
+		what := "1 key of the top or hot list appears"
+		if n > 1 {
+			what = human.Count(int64(n)) + " keys of the top or hot list appear"
+		}
+		notes = append(notes, what+" more than once in the file (Redis writes each key once per database and refuses to load a file that repeats one: the file may be damaged): the lists name each once, at its largest record, and may be shorter than asked; the groups count every record")
+	}
 	if a.opts.SkipFields {
 		notes = append(notes, "value formats were not read, on request: the schema and mixed-schema rules were not checked")
 	}

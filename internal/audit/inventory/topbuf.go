@@ -69,6 +69,11 @@ type topBuf[V any] struct {
 	// file: Options.UniqueKeys), so a settle does not look for a key
 	// offered twice; its table of the buffer was a quarter of a settle.
 	unique bool
+	// checked: list looked for keys offered twice in a unique list, and
+	// none was taken in since; repeats counts the offers it dropped.
+	checked bool
+	repeats int
+	dupes   int // offers a settle dropped as a better offer's repeat
 }
 
 // listKey is a key of a top or hot list: what the list orders keys by
@@ -245,7 +250,20 @@ func slotTag(hash uint64) uint32 { return uint32(hash>>57) << 25 }
 // per identity, in no order, and what they carry. The names are valid
 // until the next push.
 func (h *topBuf[V]) list() ([]listKey, []V) {
+	if h.unique && (h.dirty || !h.checked) && len(h.keys) > 1 {
+		// A source that promised each key once may still repeat one (a
+		// damaged file, or one Redis did not write), and a list must not
+		// name a key twice. The settles before took the promise and did
+		// not look; this one looks at every key of the buffer, the n kept
+		// and those taken in since, before it keeps the best n.
+		before := h.dupes
+		h.unique, h.fresh, h.dirty = false, 0, true
+		h.settle()
+		h.unique = true
+		h.repeats += h.dupes - before
+	}
 	h.settle()
+	h.checked = true
 	return h.keys, h.vals
 }
 
@@ -281,7 +299,9 @@ func (h *topBuf[V]) settle() {
 	}
 	drop := h.drop[:len(h.keys)]
 	if h.fresh < len(h.keys) && !h.unique && h.dedupe(r, drop) {
+		n := len(r)
 		r = slices.DeleteFunc(r, func(x rankRef) bool { return drop[x.i] })
+		h.dupes += n - len(r)
 	}
 	switch {
 	case len(r) > h.n:

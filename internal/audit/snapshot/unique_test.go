@@ -1,10 +1,13 @@
 package snapshot
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/keyguard/keyguard/internal/audit/inventory"
@@ -139,6 +142,127 @@ func TestTopKeysOfSharedFiles(t *testing.T) {
 		for k, b := range best {
 			if _, ok := got[k]; !ok && b > least {
 				t.Errorf("both files at %d cores: %q of database %d (%d bytes) left out, smaller keys listed (%d bytes)", procs, k.key, k.db, b, least)
+			}
+		}
+	}
+}
+
+// TestListsOfFileRepeatingKeys: a file promises its lists each key once
+// (one RDB file), but a damaged one, or one Redis did not write, may
+// repeat a key. The file here is a real server's save with five of its
+// largest and hottest keys renamed, byte for byte, to the name of the
+// next one down, so that each of those names is in the file twice. At 1
+// and 2 cores, the top and hot lists name each key once, at its larger
+// record, rank the keys as the file does, and a note says the file
+// repeats keys; the groups still count every record.
+func TestListsOfFileRepeatingKeys(t *testing.T) {
+	s := redistest.Start(t, "maxmemory-policy allkeys-lfu", "lfu-log-factor 0", "rdbcompression no")
+	ctx := context.Background()
+	c := s.Client(t)
+	const keys = 2000
+	name := func(i int) string { return fmt.Sprintf("blob:%04d", i) }
+	// The 24 largest keys grow by 30% each, so that no two share an
+	// allocator's size class: their sizes in the report differ too.
+	const large = 24
+	p := c.Pipeline()
+	size := 200.0
+	for i := range keys {
+		n := 20 + i%50
+		if i >= keys-large {
+			n, size = int(size), size*1.3
+		}
+		p.Set(ctx, name(i), strings.Repeat("v", n), 0)
+	}
+	for i := keys - 40; i < keys; i++ {
+		for range 40 + i - (keys - 40) { // hotter with i, past the floor of 32
+			p.Get(ctx, name(i))
+		}
+	}
+	if _, err := p.Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Save(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(s.Dir, "dump.rdb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// blob:1999 becomes a second blob:1998, blob:1997 a second blob:1996…
+	repeated := 0
+	for i := keys - 1; i > keys-11; i -= 2 {
+		from, to := []byte(name(i)), []byte(name(i-1))
+		if bytes.Count(data, from) != 1 {
+			t.Fatalf("%s is not in the file once", from)
+		}
+		at := bytes.Index(data, from)
+		copy(data[at:], to)
+		repeated++
+	}
+	clear(data[len(data)-8:]) // a checksum of 0: not checked
+	path := filepath.Join(t.TempDir(), "repeats.rdb")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The ranking the lists must follow: each name once, by its larger
+	// record, which is the later (larger, hotter) key of each pair.
+	var want []string
+	for i := keys - 1; i >= 0; i-- {
+		if i >= keys-10 && i%2 == 1 {
+			continue // renamed: its record is the next name's larger one
+		}
+		want = append(want, name(i))
+	}
+	reg, err := registry.Parse("r.yaml", []byte("version: 1\ndomains: {blob: {owner: o}}\nkeys:\n  - {key: \"blob:{id:int}\", type: string, ttl: 1h}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, procs := range []int{1, 2} {
+		for _, top := range []int{8, large - 2*repeated} {
+			ins, err := Open([]string{path}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := Run(ctx, reg, ins, Options{DB: -1, Procs: procs, Inventory: inventory.Options{TopKeys: top, HotKeys: top}})
+			Close(ins)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep := res.Report
+			where := fmt.Sprintf("%d cores, top %d", procs, top)
+			if rep.Summary.Keys != keys {
+				t.Errorf("%s: %d keys counted, want every record (%d)", where, rep.Summary.Keys, keys)
+			}
+			var got []string
+			var sizes []int64
+			for _, k := range rep.TopKeys {
+				got = append(got, k.Key)
+				sizes = append(sizes, k.Bytes)
+			}
+			// The list is the ranking's head: no name twice, none skipped.
+			// The two records of a name may both have been kept where
+			// another key would have been (the list looks for repeats once,
+			// when it is read): shorter than asked by at most the names
+			// repeated. (Top 8 lists the first 4.)
+			if len(got) < top-repeated || !slices.Equal(got, want[:len(got)]) {
+				t.Errorf("%s: top keys %v, want the head of %v (at least %d)", where, got, want[:top], top-repeated)
+			}
+			if !slices.IsSortedFunc(sizes, func(a, b int64) int { return int(b - a) }) {
+				t.Errorf("%s: top keys not largest first: %v", where, sizes)
+			}
+			var hot []string
+			for _, f := range rep.Findings {
+				if f.Rule == "hot-key" {
+					hot = append(hot, f.Key)
+				}
+			}
+			slices.Sort(hot)
+			if len(hot) != len(slices.Compact(slices.Clone(hot))) {
+				t.Errorf("%s: a hot key listed twice: %v", where, hot)
+			}
+			note := slices.ContainsFunc(rep.Notes, func(n string) bool { return strings.Contains(n, "more than once in the file") })
+			if !note {
+				t.Errorf("%s: no note of the repeated keys: %q", where, rep.Notes)
 			}
 		}
 	}
