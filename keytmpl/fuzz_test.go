@@ -12,8 +12,24 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, src string) {
 		tpl, err := Parse(src, ':')
+		// Segments reads the same syntax: the same error, or the same
+		// segments without the automata.
+		segs, serr := Segments(src, ':')
+		if (err == nil) != (serr == nil) || err != nil && err.Error() != serr.Error() {
+			t.Fatalf("Parse(%q) error %v, Segments error %v", src, err, serr)
+		}
 		if err != nil {
 			return
+		}
+		if len(segs) != len(tpl.Segments()) {
+			t.Fatalf("Segments(%q): %d segments, Parse %d", src, len(segs), len(tpl.Segments()))
+		}
+		for i, s := range tpl.Segments() {
+			if !slices.EqualFunc(s.Parts, segs[i].Parts, func(a, b Part) bool {
+				return a.Lit == b.Lit && a.Name == b.Name && a.Kind == b.Kind && slices.Equal(a.Enum, b.Enum)
+			}) {
+				t.Fatalf("Segments(%q) segment %d: %+v, Parse %+v", src, i, segs[i].Parts, s.Parts)
+			}
 		}
 		if ex := tpl.Example(); !tpl.Matches(ex) {
 			t.Fatalf("Example %q of %q does not match", ex, src)

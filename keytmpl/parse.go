@@ -110,6 +110,37 @@ func MustParse(src string, sep byte) *Template {
 
 // Parse parses a template. sep is the segment separator (usually ':').
 func Parse(src string, sep byte) (*Template, error) {
+	t, err := parse(src, sep)
+	if err != nil {
+		return nil, err
+	}
+	for si := range t.segments {
+		s := &t.segments[si]
+		for pi := range s.Parts {
+			if s.Parts[pi].IsPlaceholder() {
+				s.Parts[pi].dfa = buildDFA(s.Parts[pi : pi+1])
+			}
+		}
+		s.dfa = buildDFA(s.Parts)
+		s.canon = canonical(s.Parts)
+	}
+	return t, nil
+}
+
+// Segments parses src as Parse does, with the same errors, and returns
+// its segments alone, without the automata that matching keys needs (most
+// of Parse's time): for a caller that reads a template's shape, such as a
+// report's prefix tree of thousands of families.
+func Segments(src string, sep byte) ([]Segment, error) {
+	t, err := parse(src, sep)
+	if err != nil {
+		return nil, err
+	}
+	return t.segments, nil
+}
+
+// parse reads src's syntax: its segments and placeholders.
+func parse(src string, sep byte) (*Template, error) {
 	if sep == '{' || sep == '}' || sep == 0 {
 		return nil, &SyntaxError{Template: src, Msg: fmt.Sprintf("separator %q cannot be used: pick ':' or another printable character that is not a brace", sep)}
 	}
@@ -183,16 +214,6 @@ func Parse(src string, sep byte) (*Template, error) {
 	}
 	if err := endSegment(len(src)); err != nil {
 		return nil, err
-	}
-	for si := range t.segments {
-		s := &t.segments[si]
-		for pi := range s.Parts {
-			if s.Parts[pi].IsPlaceholder() {
-				s.Parts[pi].dfa = buildDFA(s.Parts[pi : pi+1])
-			}
-		}
-		s.dfa = buildDFA(s.Parts)
-		s.canon = canonical(s.Parts)
 	}
 	return t, nil
 }

@@ -83,12 +83,12 @@ func PrefixTree(groups []Group, sep byte, depth int) []Prefix {
 // placeholder written "*"; a name that is not a template (the "(other)"
 // group, an escaped binary family) is one segment.
 func segmentsOf(name string, sep byte) []string {
-	t, err := keytmpl.Parse(name, sep)
+	segments, err := keytmpl.Segments(name, sep)
 	if err != nil {
 		return []string{name}
 	}
 	var segs []string
-	for _, s := range t.Segments() {
+	for _, s := range segments {
 		var b strings.Builder
 		for i, p := range s.Parts {
 			if p.IsPlaceholder() {
