@@ -1,6 +1,7 @@
 package inventory
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -39,6 +40,7 @@ type Aggregator struct {
 	censusKeys int           // keys the censuses keep, up to maxCensusKeys
 	famMisses  int64         // asked keys of families that held no field names
 	foldedCap  int64         // keys counted in an "(other)" group because of MaxGroups
+	foldedLate int64         // of those, keys of families that came past famCap: folded as they came
 	foldedLong int64         // keys counted there because their family's name is too long
 
 	t         totals
@@ -373,8 +375,9 @@ func (a *Aggregator) family(db int, inferred, key string) *group {
 	if g == nil {
 		g = a.groups[groupKey{db: db, kind: gFamily, name: inferred}]
 		if g == nil {
-			if a.families >= a.opts.MaxGroups {
+			if a.families >= a.famCap() {
 				a.foldedCap++
+				a.foldedLate++
 				return a.otherGroup(db)
 			}
 			g = a.newFamily(db, inferred)
@@ -414,6 +417,47 @@ func (a *Aggregator) lastFamily(db int, name string) *group {
 		}
 	}
 	return nil
+}
+
+// famCap is how many families an aggregator keeps while it walks: twice
+// the MaxGroups a report lists, so that the report can list the ones with
+// the most keys (foldFamilies), whatever order the keys came in, until a
+// keyspace holds more than famCap families. The first MaxGroups to come
+// made the list before, and the two aggregators of a pipeline took their
+// keys in no fixed order: one file's reports differed run to run.
+func (a *Aggregator) famCap() int { return 2 * a.opts.MaxGroups }
+
+// foldFamilies keeps the MaxGroups families with the most keys (then
+// bytes, then name and database) and counts the others in their
+// database's "(other)" group, with their field states. A report calls
+// it: nothing is added after.
+func (a *Aggregator) foldFamilies() {
+	if a.families <= a.opts.MaxGroups {
+		return
+	}
+	fams := make([]*group, 0, a.families)
+	for k, g := range a.groups {
+		if k.kind == gFamily {
+			fams = append(fams, g)
+		}
+	}
+	slices.SortFunc(fams, func(x, y *group) int {
+		return cmp.Or(cmp.Compare(y.keys, x.keys), cmp.Compare(y.bytes, x.bytes), strings.Compare(x.family, y.family), cmp.Compare(x.db, y.db))
+	})
+	kept := make(map[string]bool, a.opts.MaxGroups)
+	for _, g := range fams[:a.opts.MaxGroups] {
+		kept[g.family] = true
+	}
+	for _, g := range fams[a.opts.MaxGroups:] {
+		a.mergeGroup(a.otherGroup(g.db), g)
+		delete(a.groups, groupKey{db: g.db, kind: gFamily, name: g.family})
+		a.foldedCap += g.keys
+		if !kept[g.family] {
+			delete(a.famFields, g.family) // its value formats go unreported, as its name does
+		}
+	}
+	a.families = a.opts.MaxGroups
+	a.famLast = [len(a.famLast)]famHit{}
 }
 
 func (a *Aggregator) newFamily(db int, name string) *group {

@@ -71,8 +71,8 @@ func TestMemoryBounded(t *testing.T) {
 	runtime.ReadMemStats(&m1)
 	t.Logf("%d records: heap %.1f MiB at half, %.1f MiB at the end", n, float64(m0.HeapAlloc)/(1<<20), float64(m1.HeapAlloc)/(1<<20))
 
-	if got := a.families; got != DefaultMaxGroups {
-		t.Errorf("%d inferred families, want the cap %d", got, DefaultMaxGroups)
+	if got := a.families; got != a.famCap() {
+		t.Errorf("%d inferred families, want the walk's cap %d", got, a.famCap())
 	}
 	if other := a.groups[groupKey{kind: gOther}]; other == nil || a.foldedCap == 0 || other.keys != a.foldedCap {
 		t.Errorf("families past the cap not folded into %s", report.OtherGroup)
@@ -125,6 +125,9 @@ func TestMemoryBounded(t *testing.T) {
 	rep := a.Report(report.Meta{Source: report.Source{Kind: "redis"}, Complete: true})
 	if rep.Summary.Keys != int64(n) || len(rep.Groups) > DefaultMaxGroups+len(reg.Entries)+1 {
 		t.Errorf("report: %d keys, %d groups", rep.Summary.Keys, len(rep.Groups))
+	}
+	if other := a.groups[groupKey{kind: gOther}]; a.families != DefaultMaxGroups || other.keys != a.foldedCap {
+		t.Errorf("report: %d families kept, %d keys in %s, %d folded", a.families, other.keys, report.OtherGroup, a.foldedCap)
 	}
 	// Growth from the middle to the end stays small next to the first half.
 	if m1.HeapAlloc > 2*m0.HeapAlloc+8<<20 {

@@ -164,7 +164,7 @@ func (a *Aggregator) wantsFields(key string, cl *Class) bool {
 		fs = &a.tmplFields[cl.Entry.Index]
 	} else {
 		fs = a.famFields[cl.Family]
-		if fs == nil && (len(cl.Family) > maxGroupName || a.families >= a.opts.MaxGroups) {
+		if fs == nil && (len(cl.Family) > maxGroupName || a.families >= a.famCap()) {
 			return false
 		}
 		if fs == nil && !a.familyMayCensus(a.rankOf(cl.Family), cl.Family) ||

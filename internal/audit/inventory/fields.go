@@ -67,7 +67,7 @@ func (a *Aggregator) familySamplerLeft() bool {
 }
 
 // familyCensusClosed reports whether a family without a census gets none
-// now: the sampler's budget is spent, or the families reached MaxGroups.
+// now: the sampler's budget is spent, or the families reached famCap.
 // The hint closes on the same condition (publish); a family the hint
 // closed but this aggregator took would count the keys a walker read
 // before the close, as many as it ran ahead.
@@ -78,7 +78,7 @@ func (a *Aggregator) familyCensusClosed() bool {
 	if a.opts.FieldsEveryValue {
 		return false
 	}
-	return !a.familySamplerLeft() || a.families >= a.opts.MaxGroups
+	return !a.familySamplerLeft() || a.families >= a.famCap()
 }
 
 // familyMayCensus reports whether a family without a census, of this

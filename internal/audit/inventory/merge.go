@@ -48,8 +48,9 @@ func (a *Aggregator) Merge(b *Aggregator) {
 		default:
 			g = a.groups[k]
 			if g == nil {
-				if a.families >= a.opts.MaxGroups {
+				if a.families >= a.famCap() {
 					a.foldedCap += bg.keys
+					a.foldedLate += bg.keys
 					g = a.otherGroup(k.db)
 				} else {
 					g = a.newFamily(k.db, k.name)
@@ -64,6 +65,7 @@ func (a *Aggregator) Merge(b *Aggregator) {
 		}
 	}
 	a.foldedCap += b.foldedCap
+	a.foldedLate += b.foldedLate
 	a.foldedLong += b.foldedLong
 	a.famMisses += b.famMisses
 	keys, tops := b.top.list()

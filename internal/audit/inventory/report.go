@@ -39,6 +39,7 @@ func (a *Aggregator) Report(meta report.Meta) *report.Report {
 		}
 		slices.Sort(rep.Databases)
 	}
+	a.foldFamilies()
 	gi := a.reportGroups(rep, x, multi)
 	findings, count := a.reportFindings(multi, gi, rep.Groups)
 	rep.Findings = findings
@@ -454,8 +455,12 @@ func (a *Aggregator) notes(have []string, x func(int64) int64) []string {
 		notes = append(notes, "hot-key data unavailable: no access-frequency (LFU) counter came with the keys")
 	}
 	if a.foldedCap > 0 {
-		notes = append(notes, fmt.Sprintf("more than %d inferred families of unregistered keys: %s keys of the rest are counted in the group %s",
-			a.opts.MaxGroups, human.Count(x(a.foldedCap)), report.OtherGroup))
+		note := fmt.Sprintf("more than %s inferred families of unregistered keys: the %s with the most keys are listed, and %s keys of the others are counted in the group %s",
+			human.Count(int64(a.opts.MaxGroups)), human.Count(int64(a.opts.MaxGroups)), human.Count(x(a.foldedCap)), report.OtherGroup)
+		if a.foldedLate > 0 {
+			note += fmt.Sprintf("; past %s families the keys of new ones were counted there as they came: which families are listed may depend on the order the keys came in, and a listed family may miss keys counted there", human.Count(int64(a.famCap())))
+		}
+		notes = append(notes, note)
 	}
 	if a.foldedLong > 0 {
 		notes = append(notes, fmt.Sprintf("%s unregistered keys with inferred templates over %d bytes are counted in the group %s",

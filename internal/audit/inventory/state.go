@@ -22,7 +22,7 @@ func (a *Aggregator) state() *report.State {
 		Options: report.StateOptions{MaxFindings: o.MaxFindings, TopKeys: o.TopKeys, HotKeys: o.HotKeys, HotFreqFloor: o.HotFreqFloor,
 			MaxGroups: o.MaxGroups, Sampled: o.Sampled, SampleRatio: o.SampleRatio, SampleWeighted: o.Weighted},
 		Totals: report.StateTotals{Keys: a.t.keys, Bytes: a.t.bytes, BytesUnknown: a.t.bytesUnknown, NoTTL: a.t.noTTL,
-			Unregistered: a.t.unregistered, Severity: a.t.sev, FreqKnown: a.freqKnown, FoldedCap: a.foldedCap,
+			Unregistered: a.t.unregistered, Severity: a.t.sev, FreqKnown: a.freqKnown, FoldedCap: a.foldedCap, FoldedLate: a.foldedLate,
 			FoldedLong: a.foldedLong, FamilyMisses: a.famMisses},
 	}
 	for _, s := range a.ttlHist {
@@ -161,7 +161,7 @@ func FromReport(reg *registry.Registry, rep *report.Report) (*Aggregator, error)
 		MaxGroups: o.MaxGroups, Sampled: o.Sampled, SampleRatio: o.SampleRatio, Weighted: o.SampleWeighted})
 	t := st.Totals
 	a.t = totals{keys: t.Keys, records: t.Keys, bytes: t.Bytes, bytesUnknown: t.BytesUnknown, noTTL: t.NoTTL, unregistered: t.Unregistered, sev: t.Severity}
-	a.freqKnown, a.foldedCap, a.foldedLong, a.famMisses = t.FreqKnown, t.FoldedCap, t.FoldedLong, t.FamilyMisses
+	a.freqKnown, a.foldedCap, a.foldedLate, a.foldedLong, a.famMisses = t.FreqKnown, t.FoldedCap, t.FoldedLate, t.FoldedLong, t.FamilyMisses
 	for i, s := range st.TTLHistogram {
 		if i < len(a.ttlHist) {
 			a.ttlHist[i] = slot{s[0], s[1]}

@@ -57,6 +57,7 @@ type StateTotals struct {
 	Severity     [3]int64 `json:"severity"` // findings decided per key, by severity
 	FreqKnown    int64    `json:"freq_known"`
 	FoldedCap    int64    `json:"folded_cap"`
+	FoldedLate   int64    `json:"folded_late,omitempty"`
 	FoldedLong   int64    `json:"folded_long"`
 	FamilyMisses int64    `json:"family_misses"`
 }
