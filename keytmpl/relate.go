@@ -77,13 +77,19 @@ func search(a, b *dfa, sep byte, goal func(sa, sb int32) bool) (string, bool) {
 		by   byte
 	}
 	reps := make([]byte, 0, 16)
-	seenCls := map[[2]uint16]bool{}
+	// One representative byte per pair of classes, the first in
+	// witnessOrder; pairs are numbered a's class × b's count + b's class
+	// (a map of the pairs was most of a search's time).
+	var small [1024]bool
+	seenCls := small[:]
+	if n := a.ncls * b.ncls; n > len(small) {
+		seenCls = make([]bool, n)
+	}
 	for _, c := range witnessOrder {
 		if c == sep {
 			continue
 		}
-		k := [2]uint16{a.class[c], b.class[c]}
-		if !seenCls[k] {
+		if k := int(a.class[c])*b.ncls + int(b.class[c]); !seenCls[k] {
 			seenCls[k] = true
 			reps = append(reps, c)
 		}
@@ -138,6 +144,17 @@ func Relate(a, b *Template) Explanation {
 	onlyA, onlyB := -1, -1
 	var onlyAseg, onlyBseg string
 	for i := range a.segments {
+		// Two literal segments: equal or disjoint, without automata (the
+		// first segments of two templates mostly differ).
+		la, okA := a.segments[i].Literal()
+		lb, okB := b.segments[i].Literal()
+		if okA && okB {
+			if la != lb {
+				return Explanation{Relation: Disjoint}
+			}
+			both[i] = la
+			continue
+		}
 		sa, sb := a.segments[i].dfa, b.segments[i].dfa
 		w, ok := intersect(sa, sb, a.sep)
 		if !ok {
