@@ -386,25 +386,36 @@ func (j *jsonWriter) field(name string, v any) {
 	j.value(j.field1, v)
 }
 
-// jsonArray writes a field holding the elements of s, one at a time.
+// jsonArray writes a field holding the elements of s, each encoded by
+// encoding/json as elem2 would (the bytes of the array encoded whole),
+// side by side on the cores when there are many (the groups and prefixes
+// of a report of thousands of families).
 func jsonArray[T any](j *jsonWriter, name string, s []T) {
-	j.key(name)
-	if len(s) == 0 {
-		j.w.WriteString("[]")
-		return
-	}
-	j.w.WriteByte('[')
-	for i := range s {
-		if j.err != nil {
-			return
+	writeArray(j, name, s, reflectAdd[T](elemIndent(1)))
+}
+
+// elemIndent is the indentation of an array's elements depth fields
+// deep: a report's field is 1, a field of its state 2.
+func elemIndent(depth int) string { return strings.Repeat("  ", depth+1) }
+
+// reflectAdd returns a newAdd for writeElems that encodes an element with
+// encoding/json, indented as an element at indent.
+func reflectAdd[T any](indent string) func() func([]byte, *T) []byte {
+	return func() func([]byte, *T) []byte {
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetIndent(indent, "  ")
+		enc.SetEscapeHTML(false)
+		return func(b []byte, v *T) []byte {
+			buf.Reset()
+			if err := enc.Encode(v); err != nil {
+				// The report's own types: a value encoding/json refuses
+				// is a programming error.
+				panic(fmt.Sprintf("report: encode %T: %v", v, err))
+			}
+			return append(b, buf.Bytes()[:buf.Len()-1]...)
 		}
-		if i > 0 {
-			j.w.WriteByte(',')
-		}
-		j.w.WriteString("\n    ")
-		j.value(j.elem2, &s[i])
 	}
-	j.w.WriteString("\n  ]")
 }
 
 // findings writes the findings field with a findingEncoder: the bytes
@@ -450,9 +461,17 @@ func (j *jsonWriter) state(st *State) {
 	value("options", &st.Options)
 	value("totals", &st.Totals)
 	value("ttl_histogram", st.TTLHistogram)
-	value("groups", st.Groups)
+	// The groups and field states, one per family of a keyspace of
+	// thousands: element by element, as the whole array encoded.
+	if len(st.Groups) > 0 {
+		field("groups")
+		writeElems(j, 2, st.Groups, reflectAdd[StateGroup](elemIndent(2)))
+	} else {
+		value("groups", st.Groups)
+	}
 	if len(st.Fields) > 0 {
-		value("fields", st.Fields)
+		field("fields")
+		writeElems(j, 2, st.Fields, reflectAdd[StateFields](elemIndent(2)))
 	}
 	if len(st.Hot) > 0 {
 		field("hot")
@@ -499,13 +518,21 @@ func writeArray[T any](j *jsonWriter, name string, s []T, newAdd func() func([]b
 		j.w.WriteString("[]")
 		return
 	}
+	writeElems(j, 1, s, newAdd)
+}
+
+// writeElems writes the elements of s as the array's value of a field
+// depth fields deep (see writeArray): the brackets, and the elements on
+// lines of their own.
+func writeElems[T any](j *jsonWriter, depth int, s []T, newAdd func() func([]byte, *T) []byte) {
+	sep := "\n" + elemIndent(depth)
 	j.w.WriteByte('[')
 	encode := func(add func([]byte, *T) []byte, b []byte, from, to int) []byte {
 		for i := from; i < to; i++ {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = append(b, "\n    "...)
+			b = append(b, sep...)
 			b = add(b, &s[i])
 		}
 		return b
@@ -529,7 +556,7 @@ func writeArray[T any](j *jsonWriter, name string, s []T, newAdd func() func([]b
 			}
 		}
 	}
-	j.w.WriteString("\n  ]")
+	j.w.WriteString("\n" + elemIndent(depth-1) + "]")
 }
 
 // write writes b unless an earlier write failed.
