@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"strconv"
 	"strings"
 	"unsafe"
 
@@ -39,9 +40,11 @@ type Checker struct {
 }
 
 const (
-	maxInterned   = 4096 // inferred templates interned
-	maxCachedMsgs = 4096 // entries per message cache
-	maxCachedText = 256  // longer templates and segments are formatted every time
+	maxInterned = 4096 // inferred templates interned
+	// entries per message cache: as many as the families an audit keeps
+	// (an audit's Checker sees a family's keys over and over), ~3 MiB
+	maxCachedMsgs = 1 << 14
+	maxCachedText = 256 // longer templates and segments are formatted every time
 )
 
 // NewChecker returns a Checker for r.
@@ -397,12 +400,14 @@ func (c *Checker) hint(inferred string) string { return cachedMsg(&c.hints, infe
 
 func (c *Checker) domainMsg(first string) string { return cachedMsg(&c.domains, first, domainMsg) }
 
+// hintMsg and domainMsg are formatted for every family and first
+// segment of a keyspace: without fmt.
 func hintMsg(inferred string) string {
-	return fmt.Sprintf("declare it: - key: %q with type, ttl and owner", inferred)
+	return "declare it: - key: " + strconv.Quote(inferred) + " with type, ttl and owner"
 }
 
 func domainMsg(first string) string {
-	return fmt.Sprintf("first segment %s is not a declared domain", finding.Display(first))
+	return "first segment " + finding.Display(first) + " is not a declared domain"
 }
 
 // cachedMsg returns format(k), formatted once per k while *m has room.
@@ -412,8 +417,14 @@ func cachedMsg(m *map[string]string, k string, format func(string) string) strin
 	}
 	msg, ok := (*m)[k]
 	if !ok {
-		if *m == nil || len(*m) >= maxCachedMsgs {
+		switch {
+		case *m == nil:
 			*m = map[string]string{}
+		case len(*m) >= maxCachedMsgs:
+			// Emptied, not made anew: its table keeps its size, which a
+			// new map grew back to by rehashing, over and over in a
+			// keyspace of more families than the cache holds.
+			clear(*m)
 		}
 		msg = format(k)
 		(*m)[strings.Clone(k)] = msg // k may be part of a key: do not hold on to the key

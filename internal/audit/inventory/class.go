@@ -102,8 +102,11 @@ func (a *Aggregator) infer(key string) string {
 	}
 	s := string(inf.buf)
 	if len(s) <= maxGroupName {
-		if inf.interned == nil || len(inf.interned) >= maxInterned {
+		switch {
+		case inf.interned == nil:
 			inf.interned = map[string]string{}
+		case len(inf.interned) >= maxInterned:
+			clear(inf.interned) // its table keeps its size: no growing back by rehashing
 		}
 		inf.interned[s] = s
 	}
@@ -125,9 +128,10 @@ type valSpan struct {
 	slot   int
 }
 
-// maxInterned bounds the families infer keeps as strings: a keyspace has
-// few, and the keys of one then share its string.
-const maxInterned = 4096
+// maxInterned bounds the families infer keeps as strings: the keys of
+// one then share its string. Most keyspaces have a few; a messy one has
+// thousands, each met over and over: as many as an audit keeps (famCap).
+const maxInterned = 1 << 14
 
 // inferValue records a value InferValues handed over for inferred.key.
 func (a *Aggregator) inferValue(slot int, v string) {
