@@ -20,6 +20,10 @@
 #   10% zsets    rank:shop:<i>:sales          5-15 members (listpack)
 # About 167 bytes of RDB per key (167 MB for a million keys). MIX=audit
 # loads bench/auditgen's mix instead (the one bench/audit.sh uses).
+# MIX=families writes a legacy keyspace of many families: KEYS/40
+# families of 40 keys, <6 letters>:obj:<i> (a word no placeholder folds,
+# so that each is a family of its own), tiny strings, in random order.
+#   MIX=families bench/rdb-gen.sh /tmp/families.rdb 600000   # 15,000 families
 set -euo pipefail
 
 out=${1:-/tmp/keyguard-bench-1m.rdb}
@@ -104,7 +108,32 @@ BEGIN {
 }'
 }
 
-if [ "${MIX:-}" = audit ]; then
+gen_families() {
+LC_ALL=C awk -v n="$keys" '
+BEGIN {
+	srand(2)
+	fams = int(n / 40)
+	for (f = 0; f < fams; f++) {
+		do {
+			w = ""
+			for (j = 0; j < 6; j++) w = w substr("abcdefghijklmnopqrstuvwxyz", int(rand() * 26) + 1, 1)
+		} while (w in seen)
+		seen[w] = 1
+		name[f] = w
+	}
+	for (i = 0; i < n; i++) order[i] = i
+	for (i = n - 1; i > 0; i--) { j = int(rand() * (i + 1)); t = order[i]; order[i] = order[j]; order[j] = t }
+	for (i = 0; i < n; i++) {
+		x = order[i]
+		k = name[int(x / 40) % fams] ":obj:" (x % 40)
+		printf "*3\r\n$3\r\nSET\r\n$%d\r\n%s\r\n$2\r\nvv\r\n", length(k), k
+	}
+}'
+}
+
+if [ "${MIX:-}" = families ]; then
+	gen_families | redis-cli -p "$port" --pipe >/dev/null
+elif [ "${MIX:-}" = audit ]; then
 	(cd "$(dirname "$0")/.." && go run ./bench/auditgen -n "$keys") | redis-cli -p "$port" --pipe >/dev/null
 else
 	gen_awk | redis-cli -p "$port" --pipe >/dev/null

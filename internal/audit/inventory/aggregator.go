@@ -74,8 +74,7 @@ type Aggregator struct {
 	famSlots   *piiFamily
 	famCur     *piiForm
 	famGroup   string
-	famLast    [4]famHit // the groups family found lately (lastFamily)
-	famNext    int
+	famHits    []famHit // the groups family found lately, by the address of their names (famHitOf)
 	inferBuf   []byte
 	inferred   inferred // Classify's last inference (infer)
 	inferFn    func(slot int, v string)
@@ -371,8 +370,9 @@ func (a *Aggregator) family(db int, inferred, key string) *group {
 		a.foldedLong++
 		return a.otherGroup(db)
 	}
-	g := a.lastFamily(db, inferred)
-	if g == nil {
+	hit := a.famHitOf(inferred)
+	g := hit.g
+	if g == nil || hit.name != inferred || hit.db != db {
 		g = a.groups[groupKey{db: db, kind: gFamily, name: inferred}]
 		if g == nil {
 			if a.families >= a.famCap() {
@@ -382,8 +382,7 @@ func (a *Aggregator) family(db int, inferred, key string) *group {
 			}
 			g = a.newFamily(db, inferred)
 		}
-		a.famLast[a.famNext] = famHit{inferred, db, g}
-		a.famNext = (a.famNext + 1) % len(a.famLast)
+		*hit = famHit{inferred, db, g}
 	}
 	if len(key) <= maxKeepKey && utf8.ValidString(key) {
 		if h := keyHash(key); g.example == "" || h < g.exampleHash {
@@ -401,22 +400,28 @@ func (a *Aggregator) family(db int, inferred, key string) *group {
 // and the database: Classify interns the names, so the keys of one
 // family hand over one string, found again by its address, without
 // hashing it. The string is held here, so no other string has its
-// address meanwhile, and a group is never replaced.
+// address meanwhile, and a group is never replaced (but by a report's
+// foldFamilies, which empties the table).
 type famHit struct {
 	name string
 	db   int
 	g    *group
 }
 
-// lastFamily returns the group of a family found lately, or nil.
-func (a *Aggregator) lastFamily(db int, name string) *group {
-	for i := range a.famLast {
-		h := &a.famLast[i]
-		if h.g != nil && unsafe.StringData(h.name) == unsafe.StringData(name) && len(h.name) == len(name) && h.db == db {
-			return h.g
-		}
+// famSlots is the size of the table of famHits: a slot per family of
+// most keyspaces (a keyspace of thousands of families looked each key's
+// group up in the map, a miss in the processor's cache), 128 KiB.
+const famSlots = 1 << 15
+
+// famHitOf returns the slot of the family named name: its group, when
+// the slot's name and database are the key's (equal strings at one
+// address compare at once).
+func (a *Aggregator) famHitOf(name string) *famHit {
+	if a.famHits == nil {
+		a.famHits = make([]famHit, famSlots)
 	}
-	return nil
+	p := uintptr(unsafe.Pointer(unsafe.StringData(name)))
+	return &a.famHits[(p>>4^p>>16)&(famSlots-1)]
 }
 
 // famCap is how many families an aggregator keeps while it walks: twice
@@ -457,7 +462,7 @@ func (a *Aggregator) foldFamilies() {
 		}
 	}
 	a.families = a.opts.MaxGroups
-	a.famLast = [len(a.famLast)]famHit{}
+	clear(a.famHits)
 }
 
 func (a *Aggregator) newFamily(db int, name string) *group {
