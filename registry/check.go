@@ -27,25 +27,20 @@ type Checker struct {
 	// a legacy keyspace: the last key inferred (callers infer a key, then
 	// check it), inferred templates interned (a keyspace has few), and the
 	// messages that depend only on the inferred template or the first
-	// segment. The maps are bounded: they are emptied when full.
+	// segment. The maps are bounded: interning stops when full, message
+	// caches are emptied when full.
 	lastKey      []byte // a copy: the caller's buffer may be reused
 	lastInferred string
 	inferBuf     []byte
 	interned     map[string]string
 	hints        map[string]string // unregistered hint by inferred template
 	domains      map[string]string // domain message by first segment
-	// texts holds the messages of the inferred templates met lately, by
-	// the address of the template's string (an interned template is one
-	// string; the slot keeps it, so no other string has its address): a
-	// keyspace of thousands of families looked each key's messages up in
-	// the maps above, each a miss in the processor's cache.
-	texts    []familyTexts
-	envMsg   string // domain message of a key without the env prefix
-	deferPII bool   // DeferPII: CheckEntry leaves placeholder values' personal data to the caller
+	envMsg       string            // domain message of a key without the env prefix
+	deferPII     bool              // DeferPII: CheckEntry leaves placeholder values' personal data to the caller
 }
 
 const (
-	maxInterned = 1 << 14 // inferred templates interned
+	maxInterned = 4096 // inferred templates interned
 	// entries per message cache: as many as the families an audit keeps
 	// (an audit's Checker sees a family's keys over and over), ~3 MiB
 	maxCachedMsgs = 1 << 14
@@ -351,8 +346,7 @@ func (c *Checker) unregistered(key string, emit func(finding.Finding)) Result {
 	add := func(rule string, sev finding.Severity, msg, hint string) {
 		emit(finding.Finding{Rule: rule, Severity: sev, Key: key, Template: inferred, Message: msg, Hint: hint})
 	}
-	t := c.textsOf(inferred)
-	add(finding.Unregistered, finding.Error, "matches no template of the registry", t.hint)
+	add(finding.Unregistered, finding.Error, "matches no template of the registry", c.hint(inferred))
 	start := 0
 	if r.Env != "" {
 		if !strings.HasPrefix(key, r.Env+string(r.Separator)) {
@@ -366,17 +360,8 @@ func (c *Checker) unregistered(key string, emit func(finding.Finding)) Result {
 	}
 	first, _, _ := strings.Cut(key[start:], string(r.Separator))
 	first = domainOf(first)
-	if !t.firstSet || t.first != first {
-		// Most families have one first segment; one whose first segment
-		// varies (a placeholder) keeps the last one's.
-		_, declared := r.domainIdx[first]
-		t.first, t.firstSet, t.domain = strings.Clone(first), true, ""
-		if !declared {
-			t.domain = c.domainMsg(first)
-		}
-	}
-	if t.domain != "" && strings.IndexByte(key, r.Separator) >= 0 {
-		add(finding.Domain, finding.Warning, t.domain, "use a declared domain, or declare this one with its owner")
+	if _, ok := r.domainIdx[first]; !ok && strings.IndexByte(key, r.Separator) >= 0 {
+		add(finding.Domain, finding.Warning, c.domainMsg(first), "use a declared domain, or declare this one with its owner")
 	}
 	if c.deferPII {
 		c.rules.KeyExceptPII(key, start, add)
@@ -402,10 +387,7 @@ func (c *Checker) Infer(key string) string {
 		if c.interned == nil {
 			c.interned = map[string]string{}
 		}
-		if len(inferred) <= maxCachedText {
-			if len(c.interned) >= maxInterned {
-				clear(c.interned) // a new family stays one string, which the callers' caches find by address
-			}
+		if len(c.interned) < maxInterned && len(inferred) <= maxCachedText {
 			c.interned[inferred] = inferred
 		}
 	}
@@ -415,34 +397,6 @@ func (c *Checker) Infer(key string) string {
 }
 
 func (c *Checker) hint(inferred string) string { return cachedMsg(&c.hints, inferred, hintMsg) }
-
-// familyTexts are the messages of an inferred template's keys: its hint,
-// and the domain message of the first segment it last met ("" when the
-// segment is a declared domain).
-type familyTexts struct {
-	inferred, hint string
-	first, domain  string
-	firstSet       bool
-}
-
-// textSlots is the size of Checker.texts: a slot per family of most
-// keyspaces, 320 KiB.
-const textSlots = 1 << 15
-
-// textsOf returns the slot of inferred's messages, its hint set.
-func (c *Checker) textsOf(inferred string) *familyTexts {
-	if c.texts == nil {
-		c.texts = make([]familyTexts, textSlots)
-	}
-	p := uintptr(unsafe.Pointer(unsafe.StringData(inferred)))
-	t := &c.texts[(p>>4^p>>16)&(textSlots-1)]
-	if t.inferred != inferred || t.hint == "" {
-		// Equal strings at one address compare at once; a string at
-		// another address compares its bytes.
-		*t = familyTexts{inferred: inferred, hint: c.hint(inferred)}
-	}
-	return t
-}
 
 func (c *Checker) domainMsg(first string) string { return cachedMsg(&c.domains, first, domainMsg) }
 

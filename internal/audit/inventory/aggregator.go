@@ -74,7 +74,8 @@ type Aggregator struct {
 	famSlots   *piiFamily
 	famCur     *piiForm
 	famGroup   string
-	famHits    []famHit // the groups family found lately, by the address of their names (famHitOf)
+	famLast    [4]famHit // the groups family found lately (lastFamily)
+	famNext    int
 	inferBuf   []byte
 	inferred   inferred // Classify's last inference (infer)
 	inferFn    func(slot int, v string)
@@ -370,9 +371,8 @@ func (a *Aggregator) family(db int, inferred, key string) *group {
 		a.foldedLong++
 		return a.otherGroup(db)
 	}
-	hit := a.famHitOf(inferred)
-	g := hit.g
-	if g == nil || hit.name != inferred || hit.db != db {
+	g := a.lastFamily(db, inferred)
+	if g == nil {
 		g = a.groups[groupKey{db: db, kind: gFamily, name: inferred}]
 		if g == nil {
 			if a.families >= a.famCap() {
@@ -382,7 +382,8 @@ func (a *Aggregator) family(db int, inferred, key string) *group {
 			}
 			g = a.newFamily(db, inferred)
 		}
-		*hit = famHit{inferred, db, g}
+		a.famLast[a.famNext] = famHit{inferred, db, g}
+		a.famNext = (a.famNext + 1) % len(a.famLast)
 	}
 	if len(key) <= maxKeepKey && utf8.ValidString(key) {
 		if h := keyHash(key); g.example == "" || h < g.exampleHash {
@@ -400,28 +401,22 @@ func (a *Aggregator) family(db int, inferred, key string) *group {
 // and the database: Classify interns the names, so the keys of one
 // family hand over one string, found again by its address, without
 // hashing it. The string is held here, so no other string has its
-// address meanwhile, and a group is never replaced (but by a report's
-// foldFamilies, which empties the table).
+// address meanwhile, and a group is never replaced.
 type famHit struct {
 	name string
 	db   int
 	g    *group
 }
 
-// famSlots is the size of the table of famHits: a slot per family of
-// most keyspaces (a keyspace of thousands of families looked each key's
-// group up in the map, a miss in the processor's cache), 128 KiB.
-const famSlots = 1 << 15
-
-// famHitOf returns the slot of the family named name: its group, when
-// the slot's name and database are the key's (equal strings at one
-// address compare at once).
-func (a *Aggregator) famHitOf(name string) *famHit {
-	if a.famHits == nil {
-		a.famHits = make([]famHit, famSlots)
+// lastFamily returns the group of a family found lately, or nil.
+func (a *Aggregator) lastFamily(db int, name string) *group {
+	for i := range a.famLast {
+		h := &a.famLast[i]
+		if h.g != nil && unsafe.StringData(h.name) == unsafe.StringData(name) && len(h.name) == len(name) && h.db == db {
+			return h.g
+		}
 	}
-	p := uintptr(unsafe.Pointer(unsafe.StringData(name)))
-	return &a.famHits[(p>>4^p>>16)&(famSlots-1)]
+	return nil
 }
 
 // famCap is how many families an aggregator keeps while it walks: twice
@@ -462,7 +457,7 @@ func (a *Aggregator) foldFamilies() {
 		}
 	}
 	a.families = a.opts.MaxGroups
-	clear(a.famHits)
+	a.famLast = [len(a.famLast)]famHit{}
 }
 
 func (a *Aggregator) newFamily(db int, name string) *group {

@@ -167,11 +167,7 @@ func (a *Aggregator) wantsFields(key string, cl *Class) bool {
 		}
 		fs = &a.tmplFields[cl.Entry.Index]
 	} else {
-		if h := a.famHitOf(cl.Family); h.g != nil && h.name == cl.Family {
-			fs = h.g.fs // the family's, found without hashing its name
-		} else {
-			fs = a.famFields[cl.Family]
-		}
+		fs = a.famFields[cl.Family]
 		if fs == nil && (len(cl.Family) > maxGroupName || a.families >= a.famCap()) {
 			return false
 		}
