@@ -117,7 +117,13 @@ type group struct {
 	fs                        *fieldState // nil for "(other)"
 	binary                    bool        // the family's name is not UTF-8: name is escaped
 	family                    string      // families: the template as inferred
-	noTTLMsg                  string      // cached no-ttl message of a template
+	// firstPH: a family whose first segment holds a placeholder (shop3
+	// and shop4 give shop{n:int}); first is its keys' first segment when
+	// they all share it, firstVaries when they do not. A registry entry
+	// must start with a literal domain: the suggestion keeps first.
+	firstPH, firstVaries bool
+	first                string
+	noTTLMsg             string // cached no-ttl message of a template
 }
 
 // groupKey finds a group outside entries.
@@ -385,6 +391,10 @@ func (a *Aggregator) family(db int, inferred, key string) *group {
 		a.famLast[a.famNext] = famHit{inferred, db, g}
 		a.famNext = (a.famNext + 1) % len(a.famLast)
 	}
+	if g.firstPH && !g.firstVaries {
+		head, _, _ := strings.Cut(a.stripEnv(key), string(a.reg.Separator))
+		g.seeFirst(head)
+	}
 	if len(key) <= maxKeepKey && utf8.ValidString(key) {
 		if h := keyHash(key); g.example == "" || h < g.exampleHash {
 			// A key holding personal data is never the family's example:
@@ -469,6 +479,11 @@ func (a *Aggregator) newFamily(db int, name string) *group {
 		g.name = escapeInvalid(name)
 	}
 	g.domain = a.domainOf(name)
+	if g.domain == "" {
+		t := a.stripEnv(name)
+		i := headEnd(t, a.reg.Separator)
+		g.firstPH = i > 0 && strings.Contains(t[:i], "{")
+	}
 	if d, ok := a.reg.Domain(g.domain); ok {
 		g.owner = d.Owner
 	}
@@ -496,15 +511,49 @@ func (a *Aggregator) otherGroup(db int) *group {
 // prefix, or "" when that segment holds a placeholder or the key has no
 // separator.
 func (a *Aggregator) domainOf(tmpl string) string {
-	sep := string(a.reg.Separator)
-	if a.reg.Env != "" {
-		tmpl = strings.TrimPrefix(tmpl, a.reg.Env+sep)
-	}
-	first, _, ok := strings.Cut(tmpl, sep)
+	first, _, ok := strings.Cut(a.stripEnv(tmpl), string(a.reg.Separator))
 	if !ok || strings.ContainsAny(first, "{}") {
 		return ""
 	}
 	return first
+}
+
+// stripEnv is s without the registry's env prefix, if it has one.
+func (a *Aggregator) stripEnv(s string) string {
+	if a.reg.Env != "" {
+		return strings.TrimPrefix(s, a.reg.Env+string(a.reg.Separator))
+	}
+	return s
+}
+
+// headEnd is where the first segment of template t ends: the index of
+// the first separator outside a placeholder ({n:int} may hold one), or
+// -1.
+func headEnd(t string, sep byte) int {
+	in := false
+	for i := 0; i < len(t); i++ {
+		switch c := t[i]; {
+		case !in && (c == '{' || c == '}') && i+1 < len(t) && t[i+1] == c:
+			i++ // a literal brace
+		case c == '{':
+			in = true
+		case c == '}':
+			in = false
+		case c == sep && !in:
+			return i
+		}
+	}
+	return -1
+}
+
+// seeFirst records a first segment of the family's keys (firstPH).
+func (g *group) seeFirst(head string) {
+	switch {
+	case g.first == "":
+		g.first = strings.Clone(head)
+	case g.first != head:
+		g.firstVaries, g.first = true, ""
+	}
 }
 
 // eachGroup calls f with every group that counted a key, database 0's

@@ -121,6 +121,12 @@ func (a *Aggregator) mergeGroup(dst, src *group) {
 		dst.ttlHist[i].keys += s.keys
 		dst.ttlHist[i].bytes += s.bytes
 	}
+	if dst.firstPH {
+		dst.firstVaries = dst.firstVaries || src.firstVaries
+		if src.first != "" && !dst.firstVaries {
+			dst.seeFirst(src.first)
+		}
+	}
 	if src.example != "" && dst.kind == report.KindPrefix && dst.fs != nil && (dst.example == "" || src.exampleHash < dst.exampleHash) {
 		dst.example, dst.exampleHash = src.example, src.exampleHash
 	}

@@ -30,7 +30,8 @@ func (a *Aggregator) state() *report.State {
 	}
 	a.eachGroup(func(g *group) {
 		sg := report.StateGroup{Kind: g.kind, Name: report.Str(g.name), DB: g.db, Keys: g.keys, Bytes: g.bytes, NoTTL: g.noTTL,
-			Findings: g.findings, Types: g.types[:], TTL: g.ttl.state(), Example: report.Str(g.example)}
+			Findings: g.findings, Types: g.types[:], TTL: g.ttl.state(), Example: report.Str(g.example),
+			First: report.Str(g.first), FirstVaries: g.firstVaries}
 		if g.withTTL != g.ttl.n { // a weighted sample's
 			sg.WithTTL = g.withTTL
 		}
@@ -334,6 +335,9 @@ func (a *Aggregator) loadGroups(groups []report.StateGroup) error {
 		}
 		if sg.Example != "" {
 			g.example, g.exampleHash = string(sg.Example), keyHash(string(sg.Example))
+		}
+		if g.firstPH {
+			g.first, g.firstVaries = string(sg.First), sg.FirstVaries
 		}
 	}
 	return nil

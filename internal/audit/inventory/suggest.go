@@ -25,14 +25,23 @@ func (a *Aggregator) suggest(g *group, taken *[]*keytmpl.Template) string {
 	if g.binary {
 		return ""
 	}
-	sep := string(a.reg.Separator)
-	name := g.name
-	if a.reg.Env != "" {
-		name = strings.TrimPrefix(name, a.reg.Env+sep)
+	name := a.stripEnv(g.name)
+	var firstNote string
+	if g.firstPH && g.first != "" {
+		// Every key starts with one value where inference put a
+		// placeholder (shop3 of shop{n:int}): a registry's template starts
+		// with its literal domain.
+		if i := headEnd(name, a.reg.Separator); i > 0 {
+			lit := strings.NewReplacer("{", "{{", "}", "}}").Replace(g.first)
+			name, firstNote = lit+name[i:], fmt.Sprintf("every key starts with %q: the entry keeps it as its domain", g.first)
+		}
 	}
 	name, notes, ok := a.suggestable(name, g.example)
 	if !ok {
 		return ""
+	}
+	if firstNote != "" {
+		notes = append([]string{firstNote}, notes...)
 	}
 	t, err := keytmpl.Parse(a.full(name), a.reg.Separator)
 	if err != nil {

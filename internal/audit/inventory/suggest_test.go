@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/keyguard/keyguard/internal/audit/inventory"
+	"github.com/keyguard/keyguard/internal/audit/report"
 	"github.com/keyguard/keyguard/naming"
 	"github.com/keyguard/keyguard/registry"
 )
@@ -190,5 +191,71 @@ func TestFamiliesGeneralize(t *testing.T) {
 	}
 	if ov := r2.Overlaps(); len(ov) > 0 {
 		t.Errorf("the suggestions overlap: %+v\n%s", ov, all.String())
+	}
+}
+
+// A family whose keys all start with one value that inference turned
+// into a placeholder (shop3:order:N gives shop{n:int}:order:{id:int}) is
+// suggested with that value as its domain: a template starting with a
+// placeholder fails lint's domain rule, and keyguard init wrote such
+// entries. Keys of two such values (shop3, shop4) keep the placeholder.
+// The first segment survives two aggregators' merge and a report's
+// state (merge, resume).
+func TestSuggestedEntryKeepsConstantDomain(t *testing.T) {
+	reg, err := registry.Parse("r.yaml", []byte("version: 1\nkeys: []\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	entry := func(rep *report.Report, family string) string {
+		for _, g := range rep.Groups {
+			if g.Name == family {
+				return g.Suggested
+			}
+		}
+		t.Fatalf("no group %s in %v", family, rep.Groups)
+		return ""
+	}
+	one, two := inventory.New(reg, inventory.Options{}), inventory.New(reg, inventory.Options{})
+	for i := range 40 {
+		add([]*inventory.Aggregator{one, two}[i%2], rec(fmt.Sprintf("shop3:order:%d", i), typ("string"), ttl(-1)))
+		add([]*inventory.Aggregator{one, two}[i%2], rec(fmt.Sprintf("app%d:user:%d", 3+i%2, i), typ("string"), ttl(-1)))
+		add(one, rec(fmt.Sprintf("shop%d:cart:%d", 5+i/39, i), typ("string"), ttl(-1))) // shop6 once, at the end
+	}
+	one.Merge(two)
+	rep := one.Report(meta())
+	shop := entry(rep, "shop{n:int}:order:{id:int}")
+	if !strings.Contains(shop, `- key: "shop3:order:{id:int}"`) || !strings.Contains(shop, `every key starts with "shop3"`) {
+		t.Errorf("shop3's entry does not keep its domain:\n%s", shop)
+	}
+	for _, family := range []string{"app{n:int}:user:{id:int}", "shop{n:int}:cart:{id:int}"} {
+		if s := entry(rep, family); strings.Contains(s, "every key starts with") || !strings.Contains(s, `- key: "`+family+`"`) {
+			t.Errorf("%s: two first segments, entry narrowed:\n%s", family, s)
+		}
+	}
+	// Filled in, the shop3 entry lints clean and matches every key.
+	filled := strings.NewReplacer("owner: FILL-IN", "owner: shop-team", "FILL-IN: ", "").Replace(shop)
+	r2, err := registry.Parse("s.yaml", []byte("version: 1\ndomains: {shop3: {owner: shop-team}}\nkeys:\n"+filled))
+	if err != nil {
+		t.Fatalf("the entry does not load: %v\n%s", err, filled)
+	}
+	for _, f := range r2.Lint() {
+		if f.Rule == "domain" {
+			t.Errorf("lint: %+v", f)
+		}
+	}
+	if e := r2.Lookup("shop3:order:17"); e == nil {
+		t.Error("shop3:order:17 matches no entry")
+	}
+	// Through the report's state, as merge and --resume read it.
+	back, err := inventory.FromReport(reg, rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again := back.Report(meta())
+	if s := entry(again, "shop{n:int}:order:{id:int}"); s != shop {
+		t.Errorf("after the state: %s\nwant %s", s, shop)
+	}
+	if s := entry(again, "app{n:int}:user:{id:int}"); strings.Contains(s, "every key starts with") {
+		t.Errorf("after the state, app narrowed:\n%s", s)
 	}
 }

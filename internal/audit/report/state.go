@@ -75,6 +75,10 @@ type StateGroup struct {
 	TTL      StateTTL `json:"ttl"`
 	WithTTL  int64    `json:"with_ttl,omitempty"` // keys with a TTL, weighted (ttl's count without a weighted sample)
 	Example  Str      `json:"example,omitempty"`
+	// A family whose first segment holds a placeholder: the first
+	// segment all its keys share, or that they do not.
+	First       Str  `json:"first,omitempty"`
+	FirstVaries bool `json:"first_varies,omitempty"`
 
 	TTLHistogram [][3]int64 `json:"ttl_histogram,omitempty"` // [slot of the report's ttl_histogram, keys, bytes], the slots that hold keys
 }
