@@ -122,8 +122,10 @@ func (a *Aggregator) mergeGroup(dst, src *group) {
 		dst.ttlHist[i].bytes += s.bytes
 	}
 	if dst.firstPH {
-		dst.firstVaries = dst.firstVaries || src.firstVaries
-		if src.first != "" && !dst.firstVaries {
+		switch {
+		case src.firstVaries:
+			dst.firstVaries, dst.first = true, ""
+		case src.first != "" && !dst.firstVaries:
 			dst.seeFirst(src.first)
 		}
 	}

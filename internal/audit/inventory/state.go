@@ -336,8 +336,10 @@ func (a *Aggregator) loadGroups(groups []report.StateGroup) error {
 		if sg.Example != "" {
 			g.example, g.exampleHash = string(sg.Example), keyHash(string(sg.Example))
 		}
-		if g.firstPH {
-			g.first, g.firstVaries = string(sg.First), sg.FirstVaries
+		if g.firstPH && !sg.FirstVaries {
+			g.first = string(sg.First)
+		} else if g.firstPH {
+			g.firstVaries = true
 		}
 	}
 	return nil

@@ -27,7 +27,7 @@ func (a *Aggregator) suggest(g *group, taken *[]*keytmpl.Template) string {
 	}
 	name := a.stripEnv(g.name)
 	var firstNote string
-	if g.firstPH && g.first != "" {
+	if g.firstPH && !g.firstVaries && g.first != "" {
 		// Every key starts with one value where inference put a
 		// placeholder (shop3 of shop{n:int}): a registry's template starts
 		// with its literal domain.

@@ -220,6 +220,8 @@ func TestSuggestedEntryKeepsConstantDomain(t *testing.T) {
 		add([]*inventory.Aggregator{one, two}[i%2], rec(fmt.Sprintf("shop3:order:%d", i), typ("string"), ttl(-1)))
 		add([]*inventory.Aggregator{one, two}[i%2], rec(fmt.Sprintf("app%d:user:%d", 3+i%2, i), typ("string"), ttl(-1)))
 		add(one, rec(fmt.Sprintf("shop%d:cart:%d", 5+i/39, i), typ("string"), ttl(-1))) // shop6 once, at the end
+		add(one, rec(fmt.Sprintf("zone1:x:%d", i), typ("string"), ttl(-1)))             // one first segment here,
+		add(two, rec(fmt.Sprintf("zone%d:x:%d", 1+i%2, i), typ("string"), ttl(-1)))     // two in the aggregator merged in
 	}
 	one.Merge(two)
 	rep := one.Report(meta())
@@ -227,7 +229,7 @@ func TestSuggestedEntryKeepsConstantDomain(t *testing.T) {
 	if !strings.Contains(shop, `- key: "shop3:order:{id:int}"`) || !strings.Contains(shop, `every key starts with "shop3"`) {
 		t.Errorf("shop3's entry does not keep its domain:\n%s", shop)
 	}
-	for _, family := range []string{"app{n:int}:user:{id:int}", "shop{n:int}:cart:{id:int}"} {
+	for _, family := range []string{"app{n:int}:user:{id:int}", "shop{n:int}:cart:{id:int}", "zone{n:int}:x:{id:int}"} {
 		if s := entry(rep, family); strings.Contains(s, "every key starts with") || !strings.Contains(s, `- key: "`+family+`"`) {
 			t.Errorf("%s: two first segments, entry narrowed:\n%s", family, s)
 		}
@@ -255,7 +257,9 @@ func TestSuggestedEntryKeepsConstantDomain(t *testing.T) {
 	if s := entry(again, "shop{n:int}:order:{id:int}"); s != shop {
 		t.Errorf("after the state: %s\nwant %s", s, shop)
 	}
-	if s := entry(again, "app{n:int}:user:{id:int}"); strings.Contains(s, "every key starts with") {
-		t.Errorf("after the state, app narrowed:\n%s", s)
+	for _, family := range []string{"app{n:int}:user:{id:int}", "zone{n:int}:x:{id:int}"} {
+		if s := entry(again, family); strings.Contains(s, "every key starts with") {
+			t.Errorf("after the state, %s narrowed:\n%s", family, s)
+		}
 	}
 }
