@@ -62,3 +62,36 @@ func TestCheckerInferRemembers(t *testing.T) {
 		}
 	}
 }
+
+// NoRegistry leaves out the unregistered and domain findings, and only
+// them: the naming and personal-data findings of a key are those of a
+// Checker without it.
+func TestCheckerNoRegistry(t *testing.T) {
+	r, err := Parse("k.yaml", []byte("version: 1\nkeys: []\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := []string{"shop3:order:1", "Bad Key:x", "user:13812345678:profile", "nosep", "", "a::b", strings.Repeat("k", 300)}
+	for _, key := range keys {
+		var all, quiet []string
+		full, noreg := r.NewChecker(), r.NewChecker()
+		noreg.NoRegistry()
+		full.Check(key, func(f finding.Finding) {
+			if f.Rule != finding.Unregistered && f.Rule != finding.Domain {
+				all = append(all, fmt.Sprintf("%+v", f))
+			}
+		})
+		res := noreg.Check(key, func(f finding.Finding) {
+			if f.Rule == finding.Unregistered || f.Rule == finding.Domain {
+				t.Errorf("%q: NoRegistry emitted %s", key, f.Rule)
+			}
+			quiet = append(quiet, fmt.Sprintf("%+v", f))
+		})
+		if strings.Join(all, "\n") != strings.Join(quiet, "\n") {
+			t.Errorf("%q: findings\n%s\nwant\n%s", key, quiet, all)
+		}
+		if want := full.Infer(key); res.Inferred != want {
+			t.Errorf("%q: inferred %q, want %q", key, res.Inferred, want)
+		}
+	}
+}

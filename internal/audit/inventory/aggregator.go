@@ -200,6 +200,9 @@ func New(reg *registry.Registry, opts Options) *Aggregator {
 	a.top.unique, a.hot.unique = opts.UniqueKeys, opts.UniqueKeys
 	a.emitFn = a.emit
 	a.chk.DeferPII()
+	if opts.NoRegistry {
+		a.chk.NoRegistry()
+	}
 	a.pii, a.piiKeys = make([]*piiSlots, len(reg.Entries)), make([]int64, len(reg.Entries))
 	a.slotFn = func(slot int, name, v string) { a.seePII(a.slotOf, slot, name, v) }
 	a.famPII, a.piiForms = map[string]*piiFamily{}, map[string]*piiForm{}
