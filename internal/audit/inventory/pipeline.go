@@ -17,7 +17,8 @@ type Pipeline struct {
 	reg     *registry.Registry
 	aggs    []*Aggregator // the workers', then the helpers'
 	workers int
-	hints   []*FieldHint
+	hints   []*FieldHint // made by the first Classifier
+	hinted  sync.Once
 	work    chan pipeBatch
 	wg      sync.WaitGroup
 }
@@ -43,7 +44,6 @@ func NewHelpedPipeline(reg *registry.Registry, opts Options, workers, helpers in
 	for range workers + max(helpers, 0) {
 		a := New(reg, opts)
 		p.aggs = append(p.aggs, a)
-		p.hints = append(p.hints, a.FieldHint())
 	}
 	shareLists(p.aggs)
 	for w, a := range p.aggs[:workers] {
@@ -126,8 +126,19 @@ func (h *Helper) AddRead(recs []Record, prep func(agg, i int, r *Record), done f
 }
 
 // Classifier returns a Classifier for one walker goroutine, reading the
-// pool's field hints.
-func (p *Pipeline) Classifier() *Classifier { return NewClassifier(p.reg, p.hints...) }
+// pool's field hints. Call it before the walker adds a batch. The first
+// call makes the hints, which the aggregators then keep up to date: a
+// pipeline fed by AddRead alone, whose aggregators classify the keys
+// themselves, has none to keep (on a keyspace of thousands of families,
+// a store per family and per key that held no field names).
+func (p *Pipeline) Classifier() *Classifier {
+	p.hinted.Do(func() {
+		for _, a := range p.aggs {
+			p.hints = append(p.hints, a.FieldHint())
+		}
+	})
+	return NewClassifier(p.reg, p.hints...)
+}
 
 // Add sends a batch: recs[i] of class classes[i]. It blocks while the
 // pool is behind. done, when not nil, is called once the batch has been
