@@ -326,7 +326,7 @@ func (a *Aggregator) Add(r *Record, cl Class) {
 	}
 	clear(a.pending) // they hold r.Key: keep no reference to the walker's buffers
 	a.rec = nil
-	a.inferred.key, a.inferred.ok = "", false
+	a.inferred.key, a.inferred.ok, a.inferred.fam = "", false, famName{}
 }
 
 // FlushKeys writes the key rows still buffered (Options.Keys). Pipeline's
@@ -380,7 +380,14 @@ func (a *Aggregator) family(db int, inferred, key string) *group {
 		a.foldedLong++
 		return a.otherGroup(db)
 	}
-	g := a.lastFamily(db, inferred)
+	f := a.famOf(inferred)
+	var g *group
+	if f != nil && db == 0 {
+		g = f.g0
+	}
+	if g == nil {
+		g = a.lastFamily(db, inferred)
+	}
 	if g == nil {
 		g = a.groups[groupKey{db: db, kind: gFamily, name: inferred}]
 		if g == nil {
@@ -393,6 +400,10 @@ func (a *Aggregator) family(db int, inferred, key string) *group {
 		}
 		a.famLast[a.famNext] = famHit{inferred, db, g}
 		a.famNext = (a.famNext + 1) % len(a.famLast)
+	}
+	if f != nil && db == 0 && f.g0 != g {
+		f.g0, f.fs = g, g.fs
+		a.noteFam(f)
 	}
 	if g.firstPH && !g.firstVaries {
 		head, _, _ := strings.Cut(a.stripEnv(key), string(a.reg.Separator))
@@ -471,6 +482,8 @@ func (a *Aggregator) foldFamilies() {
 	}
 	a.families = a.opts.MaxGroups
 	a.famLast = [len(a.famLast)]famHit{}
+	clear(a.inferred.interned) // they name groups and field states folded away
+	a.inferred.fam = famName{}
 }
 
 func (a *Aggregator) newFamily(db int, name string) *group {

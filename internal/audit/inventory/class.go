@@ -97,20 +97,52 @@ func (a *Aggregator) infer(key string) string {
 	inf := &a.inferred
 	inf.key, inf.ok, inf.vals = key, len(key) <= math.MaxUint32, inf.vals[:0]
 	inf.buf = naming.InferValues(inf.buf[:0], key, a.reg.Separator, a.inferFn)
-	if s, ok := inf.interned[string(inf.buf)]; ok {
-		return s
+	if f, ok := inf.interned[string(inf.buf)]; ok {
+		inf.fam = f
+		return f.name
 	}
 	s := string(inf.buf)
+	inf.fam = famName{name: s}
 	if len(s) <= maxGroupName {
 		switch {
 		case inf.interned == nil:
-			inf.interned = map[string]string{}
+			inf.interned = map[string]famName{}
 		case len(inf.interned) >= maxInterned:
 			clear(inf.interned) // its table keeps its size: no growing back by rehashing
 		}
-		inf.interned[s] = s
+		inf.interned[s] = inf.fam
 	}
 	return s
+}
+
+// famName is an interned family name and what the aggregator found of it:
+// its field state and its group in database 0, once known. The lookup
+// that interns a key's family answers those too: a keyspace of thousands
+// of families looked each up in a map of its own, a miss in the
+// processor's cache each.
+type famName struct {
+	name string
+	fs   *fieldState
+	g0   *group
+}
+
+// famOf returns the interned record of family name when it is the one
+// infer found last (Classify, then Add, of the same key), or nil.
+func (a *Aggregator) famOf(name string) *famName {
+	f := &a.inferred.fam
+	if len(f.name) != len(name) || len(name) == 0 || unsafe.StringData(f.name) != unsafe.StringData(name) {
+		return nil
+	}
+	return f
+}
+
+// noteFam stores what the aggregator found of the last family inferred
+// (famOf's) in its interned record, for the family's next keys.
+func (a *Aggregator) noteFam(f *famName) {
+	inf := &a.inferred
+	if _, ok := inf.interned[f.name]; ok {
+		inf.interned[f.name] = *f
+	}
 }
 
 // inferred is what Aggregator.infer learned of the last key it inferred.
@@ -119,7 +151,8 @@ type inferred struct {
 	ok       bool   // vals are its values
 	vals     []valSpan
 	buf      []byte
-	interned map[string]string // families by name, each one string
+	interned map[string]famName // families by name, each one string
+	fam      famName            // the family of key, as interned
 }
 
 // valSpan is a value InferValues handed over: key[off:off+n], of slot.
@@ -167,7 +200,12 @@ func (a *Aggregator) wantsFields(key string, cl *Class) bool {
 		}
 		fs = &a.tmplFields[cl.Entry.Index]
 	} else {
-		fs = a.famFields[cl.Family]
+		if f := a.famOf(cl.Family); f != nil && f.fs != nil {
+			fs = f.fs
+		} else if fs = a.famFields[cl.Family]; fs != nil && f != nil {
+			f.fs = fs
+			a.noteFam(f)
+		}
 		if fs == nil && (len(cl.Family) > maxGroupName || a.families >= a.famCap()) {
 			return false
 		}
