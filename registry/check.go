@@ -38,6 +38,7 @@ type Checker struct {
 	envMsg       string            // domain message of a key without the env prefix
 	deferPII     bool              // DeferPII: CheckEntry leaves placeholder values' personal data to the caller
 	noRegistry   bool              // NoRegistry: no unregistered or domain findings
+	texts        *FamilyTexts      // the caller's texts of the family being checked (CheckInferredTexts), or nil
 }
 
 const (
@@ -358,7 +359,14 @@ func (c *Checker) unregistered(key string, emit func(finding.Finding)) Result {
 		c.keyRules(key, 0, add)
 		return Result{Inferred: inferred}
 	}
-	add(finding.Unregistered, finding.Error, "matches no template of the registry", c.hint(inferred))
+	t, keep := c.texts, c.texts != nil
+	if !keep {
+		t = &FamilyTexts{}
+	}
+	if t.hint == "" {
+		t.hint = c.hint(inferred)
+	}
+	add(finding.Unregistered, finding.Error, "matches no template of the registry", t.hint)
 	start := 0
 	if r.Env != "" {
 		if !strings.HasPrefix(key, r.Env+string(r.Separator)) {
@@ -370,10 +378,25 @@ func (c *Checker) unregistered(key string, emit func(finding.Finding)) Result {
 			start = len(r.Env) + 1
 		}
 	}
-	first, _, _ := strings.Cut(key[start:], string(r.Separator))
-	first = domainOf(first)
-	if _, ok := r.domainIdx[first]; !ok && strings.IndexByte(key, r.Separator) >= 0 {
-		add(finding.Domain, finding.Warning, c.domainMsg(first), "use a declared domain, or declare this one with its owner")
+	if strings.IndexByte(key, r.Separator) >= 0 {
+		first, _, _ := strings.Cut(key[start:], string(r.Separator))
+		first = domainOf(first)
+		msg := ""
+		if t.firstSet && t.first == first {
+			msg = t.domain
+		} else {
+			if _, declared := r.domainIdx[first]; !declared {
+				msg = c.domainMsg(first)
+			}
+			// Most families have one first segment: t keeps the first it
+			// met (of a placeholder's values, the others are looked up).
+			if keep && !t.firstSet {
+				t.first, t.firstSet, t.domain = strings.Clone(first), true, msg
+			}
+		}
+		if msg != "" {
+			add(finding.Domain, finding.Warning, msg, "use a declared domain, or declare this one with its owner")
+		}
 	}
 	c.keyRules(key, start, add)
 	return Result{Inferred: inferred}

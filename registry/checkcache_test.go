@@ -95,3 +95,40 @@ func TestCheckerNoRegistry(t *testing.T) {
 		}
 	}
 }
+
+// The texts a caller keeps per family (CheckInferredTexts) change nothing
+// the findings say: keys of families with one first segment, several
+// (a placeholder's values), declared and undeclared domains, with and
+// without the env prefix, checked with the family's texts carried from
+// key to key, give the findings of a fresh Checker per key.
+func TestCheckerFamilyTexts(t *testing.T) {
+	r, err := Parse("k.yaml", []byte("version: 1\nenv: prod\ndomains: {order: {owner: o}}\nkeys:\n  - {key: \"order:{id:int}\", ttl: 1m}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for i := range 30 {
+		keys = append(keys, fmt.Sprintf("prod:shop%d:item:%d", i%3, i), fmt.Sprintf("prod:order:x%d:y", i), fmt.Sprintf("shop%d:item:%d", i%2, i),
+			fmt.Sprintf("nosep%d", i), fmt.Sprintf("prod:legacy:%d", i))
+	}
+	collect := func(c *Checker, key string, texts *FamilyTexts) string {
+		var b strings.Builder
+		inferred := c.Infer(key)
+		res := c.CheckInferredTexts(key, inferred, texts, func(f finding.Finding) { fmt.Fprintf(&b, "%+v\n", f) })
+		fmt.Fprintf(&b, "inferred %q", res.Inferred)
+		return b.String()
+	}
+	kept := r.NewChecker()
+	texts := map[string]*FamilyTexts{}
+	for round := range 2 {
+		for _, k := range keys {
+			inferred := kept.Infer(k)
+			if texts[inferred] == nil {
+				texts[inferred] = &FamilyTexts{}
+			}
+			if got, want := collect(kept, k, texts[inferred]), collect(r.NewChecker(), k, nil); got != want {
+				t.Fatalf("round %d, key %q: with the family's texts\n%s\nwant\n%s", round, k, got, want)
+			}
+		}
+	}
+}

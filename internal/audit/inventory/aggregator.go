@@ -264,7 +264,15 @@ func (a *Aggregator) Add(r *Record, cl Class) {
 		}
 		g = a.template(e, r.DB)
 	} else {
-		a.chk.CheckInferred(r.Key, cl.Family, a.emitFn)
+		if f := a.famOf(cl.Family); f != nil {
+			had := f.texts.Set()
+			a.chk.CheckInferredTexts(r.Key, cl.Family, &f.texts, a.emitFn)
+			if !had {
+				a.noteFam(f)
+			}
+		} else {
+			a.chk.CheckInferred(r.Key, cl.Family, a.emitFn)
+		}
 		g = a.family(r.DB, cl.Family, r.Key)
 		a.seeFamilyPII(r, cl.Family, g)
 		a.t.unregistered++

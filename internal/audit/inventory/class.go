@@ -121,9 +121,10 @@ func (a *Aggregator) infer(key string) string {
 // of families looked each up in a map of its own, a miss in the
 // processor's cache each.
 type famName struct {
-	name string
-	fs   *fieldState
-	g0   *group
+	name  string
+	fs    *fieldState
+	g0    *group
+	texts registry.FamilyTexts // its findings' texts (CheckInferredTexts)
 }
 
 // famOf returns the interned record of family name when it is the one
