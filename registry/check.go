@@ -363,7 +363,11 @@ func (c *Checker) unregistered(key string, emit func(finding.Finding)) Result {
 	if !keep {
 		t = &FamilyTexts{}
 	}
-	if t.hint == "" {
+	switch {
+	case t.hint != "":
+	case keep:
+		t.hint = hintMsg(inferred) // the caller keeps it with the family: no cache of its own
+	default:
 		t.hint = c.hint(inferred)
 	}
 	add(finding.Unregistered, finding.Error, "matches no template of the registry", t.hint)
