@@ -40,6 +40,9 @@ func (a *Aggregator) suggest(g *group, taken *[]*keytmpl.Template) string {
 	if !ok {
 		return ""
 	}
+	if g.firstPH && g.firstVaries {
+		firstNote = "these keys start with more than one value where the template has a placeholder: lint asks for a literal domain first; write one entry per value, or move the keys under one domain (keyguard migrate)"
+	}
 	if firstNote != "" {
 		notes = append([]string{firstNote}, notes...)
 	}
