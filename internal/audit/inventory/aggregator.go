@@ -506,7 +506,7 @@ func (a *Aggregator) newFamily(db int, name string) *group {
 	if g.domain == "" {
 		t := a.stripEnv(name)
 		i := headEnd(t, a.reg.Separator)
-		g.firstPH = i > 0 && strings.Contains(t[:i], "{")
+		g.firstPH = i > 0 && strings.Contains(t[:i], "{") // a placeholder, not a family without a separator
 	}
 	if d, ok := a.reg.Domain(g.domain); ok {
 		g.owner = d.Owner
@@ -535,11 +535,12 @@ func (a *Aggregator) otherGroup(db int) *group {
 // prefix, or "" when that segment holds a placeholder or the key has no
 // separator.
 func (a *Aggregator) domainOf(tmpl string) string {
-	first, _, ok := strings.Cut(a.stripEnv(tmpl), string(a.reg.Separator))
-	if !ok || strings.ContainsAny(first, "{}") {
+	t := a.stripEnv(tmpl)
+	i := headEnd(t, a.reg.Separator)
+	if i < 0 || strings.ContainsAny(t[:i], "{}") {
 		return ""
 	}
-	return first
+	return t[:i]
 }
 
 // stripEnv is s without the registry's env prefix, if it has one.
