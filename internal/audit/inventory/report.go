@@ -306,20 +306,43 @@ func (a *Aggregator) reportFindings(multi bool, gi groupIndex, groups []report.G
 		return p.l == q.l && p.key == q.key && p.e.keyLen == q.e.keyLen && p.e.db == q.e.db
 	})
 	out := make([]report.Finding, len(refs))
-	for i, r := range refs {
-		l := lists[r.l]
-		e, d := r.e, &l.t.details[r.e.detail]
-		f := &out[i]
-		f.Finding = finding.Finding{Rule: l.rule, Severity: e.sev, Key: e.key, Template: d.template, Owner: d.owner, Message: d.message, Hint: d.hint}
-		f.KeyBase64, f.Bytes, f.Doc = report.KeyBase64(e.key), e.score, l.doc
-		if int(e.keyLen) > len(e.key) {
-			f.KeyLen = int(e.keyLen)
+	// Written on every core: the first write to each page of out is a
+	// page fault, which took most of this loop's time on one core.
+	inChunks(len(refs), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			r := &refs[i]
+			l := lists[r.l]
+			e, d := r.e, &l.t.details[r.e.detail]
+			f := &out[i]
+			f.Finding = finding.Finding{Rule: l.rule, Severity: e.sev, Key: e.key, Template: d.template, Owner: d.owner, Message: d.message, Hint: d.hint}
+			f.KeyBase64, f.Bytes, f.Doc = report.KeyBase64(e.key), e.score, l.doc
+			if int(e.keyLen) > len(e.key) {
+				f.KeyLen = int(e.keyLen)
+			}
+			if multi {
+				f.DB = intPtr(int(e.db))
+			}
 		}
-		if multi {
-			f.DB = intPtr(int(e.db))
-		}
-	}
+	})
 	return out, count
+}
+
+// inChunks calls f on consecutive ranges of 0..n, on as many goroutines
+// as there are cores (a range of at least 4,096), and returns when all
+// are done. f must only write what its range owns.
+func inChunks(n int, f func(lo, hi int)) {
+	const minChunk = 4096
+	parts := min(runtime.GOMAXPROCS(0), n/minChunk)
+	if parts < 2 {
+		f(0, n)
+		return
+	}
+	var wg sync.WaitGroup
+	for p := 1; p < parts; p++ {
+		wg.Go(func() { f(n*p/parts, n*(p+1)/parts) })
+	}
+	f(0, n/parts)
+	wg.Wait()
 }
 
 // commonPrefix is the length of the prefix a and b share.
@@ -521,36 +544,40 @@ func (a *Aggregator) reportTop(multi bool) []report.TopKey {
 		total += len(order[j].key)
 	}
 	names := make([]byte, total)
-	for i := range keys {
-		j := pos[i].j
-		k, v := &keys[i], &vals[i]
-		d := a.topDet.at(v.det)
-		// Written in place: a TopKey is 120 bytes, which a copy of a
-		// local moved again.
-		tk := &out[j]
-		if name := a.top.name(k); len(name) > 0 {
-			at := pos[i].w
-			copy(names[at:], name)
-			tk.Key = unsafe.String(&names[at], len(name))
-			tk.KeyBase64 = report.KeyBase64(tk.Key)
+	// On every core, as the findings (each entry, name and TTL is
+	// written to its own place).
+	inChunks(len(keys), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			j := pos[i].j
+			k, v := &keys[i], &vals[i]
+			d := a.topDet.at(v.det)
+			// Written in place: a TopKey is 120 bytes, which a copy of a
+			// local moved again.
+			tk := &out[j]
+			if name := a.top.name(k); len(name) > 0 {
+				at := pos[i].w
+				copy(names[at:], name)
+				tk.Key = unsafe.String(&names[at], len(name))
+				tk.KeyBase64 = report.KeyBase64(tk.Key)
+			}
+			tk.Type, tk.Bytes, tk.Elements, tk.Template, tk.Node = d.typ, k.score, v.elements, d.template, d.node
+			if multi {
+				dbs[j] = int(k.db)
+				tk.DB = &dbs[j]
+			}
+			if int(k.keyLen) > int(k.n) {
+				tk.KeyLen = int(k.keyLen)
+			}
+			switch {
+			case v.ttl == -1:
+				ttls[j] = -1
+				tk.TTLMS = &ttls[j]
+			case v.ttl > 0:
+				ttls[j] = v.ttl.Milliseconds()
+				tk.TTLMS = &ttls[j]
+			}
 		}
-		tk.Type, tk.Bytes, tk.Elements, tk.Template, tk.Node = d.typ, k.score, v.elements, d.template, d.node
-		if multi {
-			dbs[j] = int(k.db)
-			tk.DB = &dbs[j]
-		}
-		if int(k.keyLen) > int(k.n) {
-			tk.KeyLen = int(k.keyLen)
-		}
-		switch {
-		case v.ttl == -1:
-			ttls[j] = -1
-			tk.TTLMS = &ttls[j]
-		case v.ttl > 0:
-			ttls[j] = v.ttl.Milliseconds()
-			tk.TTLMS = &ttls[j]
-		}
-	}
+	})
 	return out
 }
 
