@@ -260,3 +260,30 @@ func TestLookupAllocs(t *testing.T) {
 		t.Errorf("Lookup allocates %v times per run, want 0", allocs)
 	}
 }
+
+// TestEscapeLiteral: a text with braces, escaped, is a template that
+// matches that text and nothing else.
+func TestEscapeLiteral(t *testing.T) {
+	for _, s := range []string{"", "plain:text", "a{b}c", "{", "}}", "{id:int}", "x{{y"} {
+		esc := EscapeLiteral(s)
+		if !strings.ContainsAny(s, "{}") && esc != s {
+			t.Errorf("EscapeLiteral(%q) = %q, want it unchanged", s, esc)
+		}
+		if s == "" {
+			continue
+		}
+		tmpl, err := Parse(esc, ':')
+		if err != nil {
+			t.Fatalf("Parse(EscapeLiteral(%q) = %q): %v", s, esc, err)
+		}
+		if len(tmpl.Placeholders()) != 0 {
+			t.Errorf("EscapeLiteral(%q) = %q has placeholders", s, esc)
+		}
+		if _, ok := tmpl.Match(s); !ok {
+			t.Errorf("%q does not match its own escape %q", s, esc)
+		}
+		if _, ok := tmpl.Match(s + "x"); ok {
+			t.Errorf("%q matches %q", esc, s+"x")
+		}
+	}
+}

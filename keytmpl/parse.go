@@ -218,11 +218,26 @@ func parse(src string, sep byte) (*Template, error) {
 	return t, nil
 }
 
+// EscapeLiteral is s as literal template text: its braces doubled.
+func EscapeLiteral(s string) string {
+	if !strings.ContainsAny(s, "{}") {
+		return s
+	}
+	b := make([]byte, 0, len(s)+4)
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c == '{' || c == '}' {
+			b = append(b, c)
+		}
+		b = append(b, s[i])
+	}
+	return string(b)
+}
+
 func canonical(parts []Part) string {
 	var b strings.Builder
 	for _, p := range parts {
 		if !p.IsPlaceholder() {
-			b.WriteString(strings.NewReplacer("{", "{{", "}", "}}").Replace(p.Lit))
+			b.WriteString(EscapeLiteral(p.Lit))
 			continue
 		}
 		b.WriteString("{")

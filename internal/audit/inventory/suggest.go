@@ -32,7 +32,7 @@ func (a *Aggregator) suggest(g *group, taken *[]*keytmpl.Template) string {
 		// placeholder (shop3 of shop{n:int}): a registry's template starts
 		// with its literal domain.
 		if i := headEnd(name, a.reg.Separator); i > 0 {
-			lit := strings.NewReplacer("{", "{{", "}", "}}").Replace(g.first)
+			lit := keytmpl.EscapeLiteral(g.first)
 			name, firstNote = lit+name[i:], fmt.Sprintf("every key starts with %q: the entry keeps it as its domain", g.first)
 		}
 	}
@@ -204,7 +204,7 @@ func (a *Aggregator) suggestable(name, example string) (string, []string, bool) 
 		if e == nil {
 			return name, notes, true
 		}
-		lit := strings.NewReplacer("{", "{{", "}", "}}").Replace(c.Value)
+		lit := keytmpl.EscapeLiteral(c.Value)
 		next, ok := replacePlaceholder(name, c.Name, lit)
 		if !ok {
 			break
