@@ -1,7 +1,6 @@
 package inventory
 
 import (
-	"math"
 	"slices"
 
 	"github.com/keyguard/keyguard/finding"
@@ -53,33 +52,82 @@ func findWorse(aScore int64, aHash uint64, aKey string, bScore int64, bHash uint
 // is written anywhere but in the buffer.
 type findTop struct {
 	n       int
-	h       []fentry              // the entries taken in since the last selection, up to room()
-	details []findDetail          // the texts of the entries, each once
-	index   map[findDetail]uint32 // details by content
-	last    int                   // the detail of the last entry taken in, or -1
-	thresh  fentry                // the n-th best at the last selection
-	cut     bool                  // thresh is set
+	h       []fentry     // the entries taken in since the last selection, up to room()
+	details []findDetail // the texts of the entries
+	// slots finds a detail by its texts: index+1 in details by a hash of
+	// the texts, 0 empty; one per slot, the last added. Two details of
+	// one slot (or the slot's detail overwritten) only make a text that
+	// is already in details be added again, which the next compaction
+	// drops once no entry uses it. A map of the details by content cost
+	// a keyspace of thousands of families (a hint and template each) a
+	// fifth of its run: hashing four strings per finding taken in, and
+	// growing, clearing and refilling its tables at every compaction.
+	slots  []uint32
+	last   int      // the detail of the last entry taken in, or -1
+	remap  []uint32 // compactDetails' scratch
+	thresh fentry   // the n-th best at the last selection
+	cut    bool     // thresh is set
 }
+
+// Detail slots: a table starts small and doubles while the details
+// outnumber its slots (a list of many families' texts), up to a limit.
+const (
+	minDetailSlots = 1 << 8
+	maxDetailSlots = 1 << 16
+)
 
 func newFindTop(n int) findTop { return findTop{n: n, last: -1} }
 
+// detailSlot is d's slot in a table of size slots (a power of two): the
+// template's bytes (the family or template, which most tell details
+// apart by) and the lengths of the others, so that equal texts have one
+// slot whether or not they are the same strings.
+func detailSlot(d *findDetail, size int) int {
+	h := keyHash(d.template) ^ uint64(len(d.owner))<<48 ^ uint64(len(d.message))<<24 ^ uint64(len(d.hint))
+	h *= 0x9e3779b97f4a7c15
+	return int(h>>32) & (size - 1)
+}
+
 // detailOf interns d: the findings taken in one after the other mostly
-// share their texts (same strings), so the last one answers first.
+// share their texts (same strings), so the last one answers first, then
+// its slot.
 func (h *findTop) detailOf(d findDetail) uint32 {
 	if h.last >= 0 && h.details[h.last] == d {
 		return uint32(h.last)
 	}
-	id, ok := h.index[d]
-	if !ok {
-		if h.index == nil {
-			h.index = map[findDetail]uint32{}
-		}
-		id = uint32(len(h.details))
-		h.details = append(h.details, d)
-		h.index[d] = id
+	if h.slots == nil {
+		h.slots = make([]uint32, minDetailSlots)
 	}
+	s := detailSlot(&d, len(h.slots))
+	if i := h.slots[s]; i != 0 && h.details[i-1] == d {
+		h.last = int(i - 1)
+		return i - 1
+	}
+	id := uint32(len(h.details))
+	if len(h.details) == cap(h.details) && cap(h.details) >= 1024 {
+		// Past 1,024 texts (a keyspace of many families), room at once:
+		// doubling copied the texts again at every step.
+		h.details = slices.Grow(h.details, max(h.room(), cap(h.details)+cap(h.details)/4)-len(h.details))
+	}
+	h.details = append(h.details, d)
+	h.slots[s] = id + 1
 	h.last = int(id)
+	if len(h.details) > len(h.slots) && len(h.slots) < maxDetailSlots {
+		h.slots = make([]uint32, 2*len(h.slots))
+		h.fillSlots()
+	}
 	return id
+}
+
+// fillSlots puts every detail in its slot (the later of two in one).
+func (h *findTop) fillSlots() {
+	if len(h.slots) == 0 {
+		return
+	}
+	clear(h.slots)
+	for i := range h.details {
+		h.slots[detailSlot(&h.details[i], len(h.slots))] = uint32(i) + 1
+	}
 }
 
 func fentryWorse(a, b *fentry) bool {
@@ -162,26 +210,38 @@ func (h *findTop) selectBest() {
 	}
 }
 
-// compactDetails keeps the details the entries use, renumbered.
+// compactDetails keeps the details the entries use, renumbered in their
+// order, in place: the list's details keep their room, which a list of a
+// keyspace of many families (a hint each) fills again and again.
 func (h *findTop) compactDetails() {
-	remap := make([]uint32, len(h.details))
-	for i := range remap {
-		remap[i] = math.MaxUint32
+	remap := h.remap[:0]
+	if cap(remap) < len(h.details) {
+		remap = make([]uint32, 0, cap(h.details))
 	}
-	var kept []findDetail
+	remap = remap[:len(h.details)]
+	clear(remap)
+	for i := range h.h {
+		remap[h.h[i].detail] = 1
+	}
+	// A kept detail moves to its rank among the kept, never later than
+	// where it is: the copy reads each detail before it is overwritten.
+	n := uint32(0)
+	for i, used := range remap {
+		if used == 0 {
+			continue
+		}
+		h.details[n] = h.details[i]
+		remap[i] = n
+		n++
+	}
+	clear(h.details[n:])
+	h.details = h.details[:n]
 	for i := range h.h {
 		e := &h.h[i]
-		if remap[e.detail] == math.MaxUint32 {
-			remap[e.detail] = uint32(len(kept))
-			kept = append(kept, h.details[e.detail])
-		}
 		e.detail = remap[e.detail]
 	}
-	h.details = kept
-	clear(h.index)
-	for i, d := range kept {
-		h.index[d] = uint32(i)
-	}
+	h.remap = remap[:0]
+	h.fillSlots()
 	h.last = -1
 }
 
