@@ -395,7 +395,16 @@ func (c *Checker) unregistered(key string, emit func(finding.Finding)) Result {
 			// Most families have one first segment: t keeps the first it
 			// met (of a placeholder's values, the others are looked up).
 			if keep && !t.firstSet {
-				t.first, t.firstSet, t.domain = strings.Clone(first), true, msg
+				// Kept as the family name's own first segment where it is
+				// one (most families): read with the name, where a copy of
+				// its own missed the cache for every key of a keyspace of
+				// thousands of families.
+				if len(inferred) > len(first) && inferred[len(first)] == r.Separator && inferred[:len(first)] == first {
+					t.first = inferred[:len(first)]
+				} else {
+					t.first = strings.Clone(first)
+				}
+				t.firstSet, t.domain = true, msg
 			}
 		}
 		if msg != "" {
