@@ -50,7 +50,8 @@ type Aggregator struct {
 	hot       topBuf[hotVal]
 	topIn     *listFeed[topVal] // while a pipeline's aggregators share the lists (shareLists): the way into them
 	hotIn     *listFeed[hotVal]
-	detMap    []uint32 // shareLists: by topDet's index, the shared details' index + 1
+	detMap    []uint32   // shareLists: by topDet's index, the shared details' index + 1
+	finds     *findShare // while a pipeline's aggregators share the findings lists (shareFindings)
 	freqKnown int64
 	rules     map[string]*ruleState
 	recent    [4]recentRule // the rule states last looked up

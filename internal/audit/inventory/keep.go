@@ -12,6 +12,7 @@ import (
 type ruleState struct {
 	count [3]int64 // by finding.Severity
 	kept  findTop
+	feed  *findFeed // while a pipeline's aggregators share the lists (shareFindings): the way into them
 }
 
 // keep counts a finding and keeps it when it ranks among the rule's top
@@ -26,6 +27,14 @@ func (a *Aggregator) keep(f *finding.Finding, r *Record, g *group) {
 		f.Template, f.Owner = g.name, g.owner // the family, not the (maybe long) inferred text
 	}
 	score, ck := r.Bytes, clip(r.Key, maxKeepKey)
+	if rs.feed != nil {
+		hash, ok := rs.feed.admits(score, ck)
+		if ok {
+			rs.feed.add(fentry{score: score, hash: hash, key: a.retainedKey(), keyLen: keyLen32(len(r.Key)), db: int32(r.DB), sev: sev},
+				findDetail{clip(f.Template, maxGroupName), f.Owner, clipText(f.Message), clipText(f.Hint)})
+		}
+		return
+	}
 	if rs.kept.cut && score < rs.kept.thresh.score {
 		return // the common case once the cap is reached: no hash needed
 	}
@@ -50,6 +59,9 @@ func (a *Aggregator) rule(id string) *ruleState {
 	rs := a.rules[id]
 	if rs == nil {
 		rs = &ruleState{kept: newFindTop(a.opts.MaxFindings)}
+		if a.finds != nil {
+			rs.feed = newFindFeed(a.finds.list(id))
+		}
 		a.rules[id] = rs
 	}
 	copy(a.recent[1:], a.recent[:])

@@ -46,6 +46,7 @@ func NewHelpedPipeline(reg *registry.Registry, opts Options, workers, helpers in
 		p.aggs = append(p.aggs, a)
 	}
 	shareLists(p.aggs)
+	shareFindings(p.aggs)
 	for w, a := range p.aggs[:workers] {
 		p.wg.Add(1)
 		go func() {
@@ -179,6 +180,7 @@ func (p *Pipeline) Close() *Aggregator {
 		a.FlushKeys()
 	}
 	takeLists(p.aggs)
+	takeFindings(p.aggs)
 	for _, a := range p.aggs[1:] {
 		p.aggs[0].Merge(a)
 	}
