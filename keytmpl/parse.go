@@ -153,17 +153,37 @@ func parse(src string, sep byte) (*Template, error) {
 	}
 	var (
 		parts []Part
-		lit   strings.Builder
-		names = map[string]bool{}
+		// The literal text being read: src[litFrom:] up to the next
+		// separator or placeholder, a substring of src; only a run that
+		// holds an escaped brace is written out, to lit.
+		litFrom = -1
+		litEsc  bool
+		lit     strings.Builder
 	)
-	flushLit := func() {
-		if lit.Len() > 0 {
-			parts = append(parts, Part{Lit: lit.String()})
+	flushLit := func(end int) {
+		if litFrom < 0 {
+			return
+		}
+		text := src[litFrom:end]
+		if litEsc {
+			text = lit.String()
 			lit.Reset()
 		}
+		parts = append(parts, Part{Lit: text})
+		litFrom, litEsc = -1, false
+	}
+	escape := func(i int, brace byte) {
+		if litFrom < 0 {
+			litFrom = i
+		}
+		if !litEsc {
+			lit.WriteString(src[litFrom:i])
+			litEsc = true
+		}
+		lit.WriteByte(brace)
 	}
 	endSegment := func(off int) error {
-		flushLit()
+		flushLit(off)
 		if len(parts) == 0 {
 			return errf(off, "empty segment: two separators in a row, or a separator at the start or end")
 		}
@@ -180,10 +200,10 @@ func parse(src string, sep byte) (*Template, error) {
 			}
 			i++
 		case c == '{' && i+1 < len(src) && src[i+1] == '{':
-			lit.WriteByte('{')
+			escape(i, '{')
 			i += 2
 		case c == '}' && i+1 < len(src) && src[i+1] == '}':
-			lit.WriteByte('}')
+			escape(i, '}')
 			i += 2
 		case c == '}':
 			return nil, errf(i, "unmatched '}': write '}}' for a literal brace")
@@ -196,11 +216,12 @@ func parse(src string, sep byte) (*Template, error) {
 			if err != nil {
 				return nil, errf(i+1, "%v", err)
 			}
-			if names[p.Name] {
-				return nil, errf(i+1, "placeholder {%s} appears twice: give each placeholder its own name", p.Name)
+			for _, q := range t.places {
+				if q.Name == p.Name {
+					return nil, errf(i+1, "placeholder {%s} appears twice: give each placeholder its own name", p.Name)
+				}
 			}
-			names[p.Name] = true
-			flushLit()
+			flushLit(i)
 			if n := len(parts); n > 0 && parts[n-1].IsPlaceholder() && !fixedLength(parts[n-1].Kind) {
 				return nil, errf(i, "placeholders {%s} and {%s} touch, and {%s} has no fixed length, so a key cannot tell where one ends: put literal text between them, or make the first a date, region, uuid or hash", parts[n-1].Name, p.Name, parts[n-1].Name)
 			}
@@ -208,7 +229,11 @@ func parse(src string, sep byte) (*Template, error) {
 			parts = append(parts, p)
 			i += end + 1
 		default:
-			lit.WriteByte(c)
+			if litFrom < 0 {
+				litFrom = i
+			} else if litEsc {
+				lit.WriteByte(c)
+			}
 			i++
 		}
 	}
