@@ -77,7 +77,13 @@ func newFeed[V any](s *sharedList[V], conv func(*V)) *listFeed[V] {
 // away before its name is hashed. Keys of the bar's score and hash are
 // let through: the list decides by their names.
 func (f *listFeed[V]) admits(score int64, ck string) (uint64, bool) {
-	b := f.s.bar.Load()
+	return f.s.bar.Load().admits(score, ck)
+}
+
+// admits reports whether a key named ck of this score may beat the bar
+// (nil: no bar yet), and its hash, which a key below the bar's score is
+// turned away without.
+func (b *listBar) admits(score int64, ck string) (uint64, bool) {
 	if b == nil {
 		return keyHash(ck), true
 	}

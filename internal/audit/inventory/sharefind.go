@@ -51,15 +51,7 @@ type findFeed struct {
 // bar's score is turned away before the name is hashed (as
 // listFeed.admits).
 func (f *findFeed) admits(score int64, ck string) (uint64, bool) {
-	b := f.s.bar.Load()
-	if b == nil {
-		return keyHash(ck), true
-	}
-	if score < b.score {
-		return 0, false
-	}
-	hash := keyHash(ck)
-	return hash, score > b.score || hash <= b.hash
+	return f.s.bar.Load().admits(score, ck)
 }
 
 // add takes e, with its texts d, in, and pushes the feed when it is full.

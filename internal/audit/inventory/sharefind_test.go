@@ -83,18 +83,7 @@ func TestPipelineFindingsDoNotDependOnTheAggregators(t *testing.T) {
 	}
 	for _, workers := range []int{1, 2, 4} {
 		for try := range 3 {
-			p := inventory.NewPipeline(reg, opts, workers)
-			cls := p.Classifier()
-			const size = 32
-			for _, b := range rng.Perm((len(recs) + size - 1) / size) {
-				batch := append([]inventory.Record(nil), recs[b*size:min(len(recs), (b+1)*size)]...)
-				classes := make([]inventory.Class, len(batch))
-				for i := range batch {
-					classes[i] = cls.Classify(batch[i].Key)
-				}
-				p.Add(batch, classes, nil)
-			}
-			agg := p.Close()
+			agg := shuffledPipeline(reg, opts, workers, recs, 32, rng)
 			if got := findings(agg); got != want {
 				t.Errorf("%d aggregators (try %d): the findings differ from one aggregator's: %s", workers, try, firstDiff(want, got))
 			}

@@ -10,6 +10,7 @@ import (
 	"github.com/keyguard/keyguard/finding"
 	"github.com/keyguard/keyguard/internal/audit/inventory"
 	"github.com/keyguard/keyguard/internal/audit/report"
+	"github.com/keyguard/keyguard/registry"
 )
 
 // TestPipelineListsDoNotDependOnTheAggregators sends one keyspace to a
@@ -83,19 +84,7 @@ func TestPipelineListsDoNotDependOnTheAggregators(t *testing.T) {
 	}
 	for _, workers := range []int{1, 2, 4} {
 		for try := range 3 {
-			p := inventory.NewPipeline(reg, opts, workers)
-			cls := p.Classifier()
-			const size = 40
-			order := rng.Perm((len(recs) + size - 1) / size)
-			for _, b := range order {
-				batch := append([]inventory.Record(nil), recs[b*size:min(len(recs), (b+1)*size)]...)
-				classes := make([]inventory.Class, len(batch))
-				for i := range batch {
-					classes[i] = cls.Classify(batch[i].Key)
-				}
-				p.Add(batch, classes, nil)
-			}
-			agg := p.Close()
+			agg := shuffledPipeline(reg, opts, workers, recs, 40, rng)
 			rep := agg.Report(meta())
 			if got := topAndHotLists(t, rep); got != want {
 				t.Errorf("%d aggregators (try %d): the lists differ from one aggregator's: %s", workers, try, firstDiff(want, got))
@@ -109,6 +98,23 @@ func TestPipelineListsDoNotDependOnTheAggregators(t *testing.T) {
 			}
 		}
 	}
+}
+
+// shuffledPipeline adds recs to a pipeline of workers aggregators in
+// batches of size records, the batches in a random order, and returns
+// the pipeline's merged aggregator.
+func shuffledPipeline(reg *registry.Registry, opts inventory.Options, workers int, recs []inventory.Record, size int, rng *rand.Rand) *inventory.Aggregator {
+	p := inventory.NewPipeline(reg, opts, workers)
+	cls := p.Classifier()
+	for _, b := range rng.Perm((len(recs) + size - 1) / size) {
+		batch := append([]inventory.Record(nil), recs[b*size:min(len(recs), (b+1)*size)]...)
+		classes := make([]inventory.Class, len(batch))
+		for i := range batch {
+			classes[i] = cls.Classify(batch[i].Key)
+		}
+		p.Add(batch, classes, nil)
+	}
+	return p.Close()
 }
 
 // topAndHotLists is what a report lists of its top and hot keys, as one
