@@ -582,6 +582,17 @@ func (g *group) seeFirst(head string) {
 	}
 }
 
+// groupCount is how many groups eachGroup calls f with.
+func (a *Aggregator) groupCount() int {
+	n := len(a.groups)
+	for i := range a.entries {
+		if a.entries[i].keys > 0 {
+			n++
+		}
+	}
+	return n
+}
+
 // eachGroup calls f with every group that counted a key, database 0's
 // templates first.
 func (a *Aggregator) eachGroup(f func(*group)) {

@@ -134,7 +134,7 @@ type groupRef struct {
 
 // reportGroups fills rep.Groups (by memory) and rep.UnusedTemplates.
 func (a *Aggregator) reportGroups(rep *report.Report, x func(int64) int64, multi bool) groupIndex {
-	var gs []*group
+	gs := make([]*group, 0, a.groupCount())
 	a.eachGroup(func(g *group) { gs = append(gs, g) })
 	for _, e := range a.reg.Entries {
 		if !a.used(e.Index) {

@@ -28,6 +28,7 @@ func (a *Aggregator) state() *report.State {
 	for _, s := range a.ttlHist {
 		st.TTLHistogram = append(st.TTLHistogram, [2]int64{s.keys, s.bytes})
 	}
+	st.Groups = make([]report.StateGroup, 0, a.groupCount())
 	a.eachGroup(func(g *group) {
 		sg := report.StateGroup{Kind: g.kind, Name: report.Str(g.name), DB: g.db, Keys: g.keys, Bytes: g.bytes, NoTTL: g.noTTL,
 			Findings: g.findings, Types: g.types[:], TTL: g.ttl.state(), Example: report.Str(g.example),
