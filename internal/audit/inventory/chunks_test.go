@@ -84,3 +84,28 @@ func TestReportSameOnEveryCore(t *testing.T) {
 		t.Error("top keys differ between 1 and 4 cores")
 	}
 }
+
+// TestGroupListsAtTheirSize: the report's and the state's group lists,
+// made at their size, are those of the groups; a report without keys
+// keeps the state's groups nil (null in its JSON, as the states saved
+// before read).
+func TestGroupListsAtTheirSize(t *testing.T) {
+	reg, err := registry.Load("testdata/keyguard.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	empty := New(reg, Options{}).Report(report.Meta{})
+	if empty.State.Groups != nil || len(empty.Groups) != 0 {
+		t.Errorf("no keys: state groups %#v, report groups %d", empty.State.Groups, len(empty.Groups))
+	}
+	a := New(reg, Options{})
+	r := &Record{Node: "n", Type: "string", Freq: -1, TTL: -1, Bytes: 10}
+	for i := range 50 {
+		r.Key, r.DB = "fam"+string(rune('a'+i%26))+":x:"+strconv.Itoa(i), i%2
+		a.Add(r, a.Classify(r.Key))
+	}
+	rep := a.Report(report.Meta{})
+	if n := a.groupCount(); len(rep.Groups) != n || len(rep.State.Groups) != n || cap(rep.State.Groups) != n {
+		t.Errorf("%d groups counted, report %d, state %d (room %d)", n, len(rep.Groups), len(rep.State.Groups), cap(rep.State.Groups))
+	}
+}

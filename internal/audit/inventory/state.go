@@ -28,7 +28,9 @@ func (a *Aggregator) state() *report.State {
 	for _, s := range a.ttlHist {
 		st.TTLHistogram = append(st.TTLHistogram, [2]int64{s.keys, s.bytes})
 	}
-	st.Groups = make([]report.StateGroup, 0, a.groupCount())
+	if n := a.groupCount(); n > 0 {
+		st.Groups = make([]report.StateGroup, 0, n) // none stays nil (null in the state, as before)
+	}
 	a.eachGroup(func(g *group) {
 		sg := report.StateGroup{Kind: g.kind, Name: report.Str(g.name), DB: g.db, Keys: g.keys, Bytes: g.bytes, NoTTL: g.noTTL,
 			Findings: g.findings, Types: g.types[:], TTL: g.ttl.state(), Example: report.Str(g.example),
