@@ -28,3 +28,11 @@ func AppendTopKeysJSON(ks []TopKey) []string {
 
 // AppendStateHotJSON is appendStateHot.
 var AppendStateHotJSON = appendStateHot
+
+// AppendGroupJSON, AppendPrefixJSON and AppendStateGroupJSON are the
+// report's own encoders of those elements.
+var (
+	AppendGroupJSON      = appendGroup
+	AppendPrefixJSON     = appendPrefix
+	AppendStateGroupJSON = appendStateGroup
+)

@@ -285,7 +285,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 		j.field("resumed_from", r.ResumedFrom)
 	}
 	j.field("summary", &r.Summary)
-	jsonArray(j, "groups", r.Groups)
+	writeArray(j, "groups", r.Groups, func() func([]byte, *Group) []byte { return appendGroup })
 	j.topKeys(r.TopKeys)
 	j.findings(r.Findings)
 	// The extensions, omitted when empty as their omitempty tags say.
@@ -314,7 +314,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 		j.field("databases", r.Databases)
 	}
 	if len(r.Prefixes) > 0 {
-		jsonArray(j, "prefixes", r.Prefixes)
+		writeArray(j, "prefixes", r.Prefixes, func() func([]byte, *Prefix) []byte { return appendPrefix })
 	}
 	if len(r.MergedFrom) > 0 {
 		j.field("merged_from", r.MergedFrom)
@@ -439,8 +439,9 @@ func (j *jsonWriter) topKeys(s []TopKey) {
 
 // state writes the value of the state field as encoding/json would,
 // field by field: its hot-key candidates (a report with --hot 100000
-// carries tens of thousands) appended directly, the rest, small, through
-// encoding/json. The fields and their omitempty tags are State's.
+// carries tens of thousands) and its groups (one per family) appended
+// directly, the rest through encoding/json. The fields and their
+// omitempty tags are State's.
 func (j *jsonWriter) state(st *State) {
 	n := 0
 	field := func(name string) {
@@ -465,7 +466,7 @@ func (j *jsonWriter) state(st *State) {
 	// thousands: element by element, as the whole array encoded.
 	if len(st.Groups) > 0 {
 		field("groups")
-		writeElems(j, 2, st.Groups, reflectAdd[StateGroup](elemIndent(2)))
+		writeElems(j, 2, st.Groups, func() func([]byte, *StateGroup) []byte { return appendStateGroup })
 	} else {
 		value("groups", st.Groups)
 	}
