@@ -79,7 +79,7 @@ internal/rediscmd < internal/rediscmd/internal/gencmd;
 internal/rediscmd/internal/gencmd < internal/rediscmd/internal/gen;
 internal/resp, internal/topology < bench/auditbare;
 internal/resp < bench/hotkeysbare, bench/probecost;
-NONE < bench/auditgen, bench/walkload;
+NONE < bench/auditgen, bench/walkload, bench/pagefault;
 analyzer < cmd/keylint;
 internal/audit/live, internal/audit/snapshot, internal/acl, internal/codegen, internal/dashboard,
   internal/hotkeys, internal/investigate, internal/migrate, internal/scancode, internal/sarif, internal/topology, internal/cli, internal/redisconn, internal/keycheck, internal/writers, internal/starter < cmd/keyguard;
