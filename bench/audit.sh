@@ -10,7 +10,7 @@
 #   N=100000 REPS=1 bench/audit.sh   # a quick run
 #   N=5000000 REPS=1 CLUSTER=0 bench/audit.sh
 #
-# Keys: bench/auditgen's mix (audit/testdata/keyguard.yaml templates: 30%
+# Keys: bench/auditgen's mix (internal/audit/live/testdata/keyguard.yaml templates: 30%
 # hashes, 10% guarded hashes, 25% JSON strings, 10% sessions, lists, sets,
 # sorted sets, streams, and 10% that break a rule), loaded with
 # redis-cli --pipe into throwaway servers on free loopback ports (for the
@@ -128,7 +128,7 @@ table() { # KIND PORTS...
 	echo "keys seen: (b) $(awk '{print $4}' "$work/b.out"), (c) $(awk -F'"keys": ' '/"summary"/{f=1} f&&/"keys"/{print $2; exit}' "$work/c.json" | tr -d ,)"
 }
 
-registry="$root/audit/testdata/keyguard.yaml"
+registry="$root/internal/audit/live/testdata/keyguard.yaml"
 
 # --- standalone -----------------------------------------------------------
 port=$(free_port)

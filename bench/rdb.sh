@@ -8,7 +8,7 @@
 #
 # The files are the audit benchmark's key mix (MIX=audit bench/rdb-gen.sh,
 # about 103 bytes of RDB per key) and the registry is the one bench/audit.sh
-# uses (audit/testdata/keyguard.yaml); they are written once to $DIR
+# uses (internal/audit/live/testdata/keyguard.yaml); they are written once to $DIR
 # (default /tmp/keyguard-bench-rdb) and reused. Every command runs under
 # /usr/bin/time -v (apt-get install time) after a cat that puts the file in
 # the page cache, REPEAT times (default 3); each run is one table row:
@@ -26,7 +26,7 @@ dir=${DIR:-/tmp/keyguard-bench-rdb}
 repeat=${REPEAT:-3}
 sizes=("$@")
 [ ${#sizes[@]} -gt 0 ] || sizes=(1000000)
-reg=audit/testdata/keyguard.yaml
+reg=internal/audit/live/testdata/keyguard.yaml
 
 [ -x /usr/bin/time ] || { echo "rdb.sh: /usr/bin/time not found (apt-get install time)" >&2; exit 2; }
 mkdir -p "$dir"

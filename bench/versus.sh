@@ -30,7 +30,7 @@
 # (wall time less its time on a CPU and waiting for one, from
 # /proc/PID/task/PID/schedstat): the time the walker kept it waiting, which
 # the machine's other load does not add to. Then, per binary, the minimum
-# and the median. The registry is audit/testdata/keyguard.yaml (the one
+# and the median. The registry is internal/audit/live/testdata/keyguard.yaml (the one
 # bench/audit.sh and bench/rdb.sh use).
 set -euo pipefail
 

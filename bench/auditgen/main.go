@@ -1,6 +1,6 @@
 // Command auditgen writes the key mix of bench/audit.sh as Redis protocol
 // for "redis-cli --pipe": hashes, strings, lists, sets, sorted sets and
-// streams following audit/testdata/keyguard.yaml, plus about 10% keys that
+// streams following internal/audit/live/testdata/keyguard.yaml, plus about 10% keys that
 // break its rules (unregistered, no TTL, foreign namespace).
 //
 //	go run ./bench/auditgen -n 1000000 > keys.resp
