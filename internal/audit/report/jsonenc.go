@@ -78,10 +78,6 @@ func appendJSONString(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
-// findingIndent starts a field of a finding: a finding is an element of
-// the findings array, two levels into the report.
-const findingIndent = ",\n      \""
-
 // appendFindingJSON appends f as encoding/json writes an element of the
 // report's findings array (its first line unindented, the closing brace
 // at four spaces).
@@ -160,11 +156,7 @@ func appendIntField(b []byte, name string, v int) []byte {
 }
 
 // appendField starts the next field of a finding (never the first).
-func appendField(b []byte, name string) []byte {
-	b = append(b, findingIndent...)
-	b = append(b, name...)
-	return append(b, '"', ':', ' ')
-}
+func appendField(b []byte, name string) []byte { return appendKey(b, fieldIndent1, name, false) }
 
 // plain8 reports whether s[i:i+8] are all printable ASCII other than '"'
 // and '\\': bytes appendJSONString copies as they are.
@@ -194,10 +186,6 @@ func (e *findingEncoder) appendTopKey(b []byte, k *TopKey) []byte {
 	}
 	return append(b, "\n    }"...)
 }
-
-// hotIndent starts a field of a state's hot-key candidate: an element
-// of state.hot, three levels into the report.
-const hotIndent = ",\n        \""
 
 // appendStr appends s as encoding/json writes a Str at depth levels of
 // indentation: Str's MarshalJSON writes it with json.Marshal (HTML
@@ -280,8 +268,4 @@ func appendStateHot(b []byte, h *StateHot) []byte {
 
 // appendHotField starts the next field of a hot-key candidate (never the
 // first).
-func appendHotField(b []byte, name string) []byte {
-	b = append(b, hotIndent...)
-	b = append(b, name...)
-	return append(b, '"', ':', ' ')
-}
+func appendHotField(b []byte, name string) []byte { return appendKey(b, fieldIndent2, name, false) }

@@ -13,8 +13,9 @@ import (
 // and the fuzz targets beside it), with WriteJSON's settings: two-space
 // indent, no HTML escaping but in Str.
 
-// Indentation of a field of an element of a report's array (groups,
-// prefixes) and of a field of an element of the state's arrays.
+// Indentation of a field of an element of a report's array (findings,
+// top keys, groups, prefixes) and of a field of an element of the
+// state's arrays (hot-key candidates, groups).
 const (
 	fieldIndent1 = "\n      "
 	fieldIndent2 = "\n        "
