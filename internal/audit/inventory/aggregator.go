@@ -265,12 +265,12 @@ func (a *Aggregator) Add(r *Record, cl Class) {
 		}
 		g = a.template(e, r.DB)
 	} else {
-		if f := a.famOf(cl.Family); f != nil {
-			had := f.texts.Set()
+		f := a.famOf(cl.Family)
+		if f == nil {
+			f = a.internFamily(cl.Family) // a walker classified the key
+		}
+		if f != nil {
 			a.chk.CheckInferredTexts(r.Key, cl.Family, &f.texts, a.emitFn)
-			if !had {
-				a.noteFam(f)
-			}
 		} else {
 			a.chk.CheckInferred(r.Key, cl.Family, a.emitFn)
 		}
@@ -335,7 +335,7 @@ func (a *Aggregator) Add(r *Record, cl Class) {
 	}
 	clear(a.pending) // they hold r.Key: keep no reference to the walker's buffers
 	a.rec = nil
-	a.inferred.key, a.inferred.ok, a.inferred.fam = "", false, famName{}
+	a.inferred.key, a.inferred.ok, a.inferred.fam = "", false, nil
 }
 
 // FlushKeys writes the key rows still buffered (Options.Keys). Pipeline's
@@ -412,7 +412,6 @@ func (a *Aggregator) family(db int, inferred, key string) *group {
 	}
 	if f != nil && db == 0 && f.g0 != g {
 		f.g0, f.fs = g, g.fs
-		a.noteFam(f)
 	}
 	if g.firstPH && !g.firstVaries {
 		head, _, _ := strings.Cut(a.stripEnv(key), string(a.reg.Separator))
@@ -492,7 +491,7 @@ func (a *Aggregator) foldFamilies() {
 	a.families = a.opts.MaxGroups
 	a.famLast = [len(a.famLast)]famHit{}
 	clear(a.inferred.interned) // they name groups and field states folded away
-	a.inferred.fam = famName{}
+	a.inferred.fam = nil
 }
 
 func (a *Aggregator) newFamily(db int, name string) *group {

@@ -97,29 +97,62 @@ func (a *Aggregator) infer(key string) string {
 	inf := &a.inferred
 	inf.key, inf.ok, inf.vals = key, len(key) <= math.MaxUint32, inf.vals[:0]
 	inf.buf = naming.InferValues(inf.buf[:0], key, a.reg.Separator, a.inferFn)
-	if f, ok := inf.interned[string(inf.buf)]; ok {
+	if f := inf.interned[string(inf.buf)]; f != nil {
 		inf.fam = f
 		return f.name
 	}
 	s := string(inf.buf)
-	inf.fam = famName{name: s}
-	if len(s) <= maxGroupName {
-		switch {
-		case inf.interned == nil:
-			inf.interned = map[string]famName{}
-		case len(inf.interned) >= maxInterned:
-			clear(inf.interned) // its table keeps its size: no growing back by rehashing
-		}
-		inf.interned[s] = inf.fam
+	if len(s) > maxGroupName {
+		inf.loose = famName{name: s}
+		inf.fam = &inf.loose
+		return s
 	}
+	inf.fam = inf.intern(s)
 	return s
+}
+
+// intern adds the record of family name, not interned yet.
+func (inf *inferred) intern(name string) *famName {
+	switch {
+	case inf.interned == nil:
+		inf.interned = map[string]*famName{}
+	case len(inf.interned) >= maxInterned:
+		clear(inf.interned) // its table keeps its size: no growing back by rehashing
+	}
+	if len(inf.slab) == 0 {
+		inf.slab = make([]famName, famSlab)
+	}
+	f := &inf.slab[0]
+	inf.slab = inf.slab[1:]
+	f.name = name
+	inf.interned[name] = f
+	return f
+}
+
+// internFamily makes the interned record of family name the one famOf
+// returns, for a key a walker classified (Add without Classify): the one
+// lookup by name then answers the family's group, field state and
+// findings' texts, each a lookup of its own before. nil for a name too
+// long to intern.
+func (a *Aggregator) internFamily(name string) *famName {
+	if len(name) == 0 || len(name) > maxGroupName {
+		return nil
+	}
+	inf := &a.inferred
+	f := inf.interned[name]
+	if f == nil {
+		f = inf.intern(name)
+	}
+	inf.fam = f
+	return f
 }
 
 // famName is an interned family name and what the aggregator found of it:
 // its field state and its group in database 0, once known. The lookup
 // that interns a key's family answers those too: a keyspace of thousands
 // of families looked each up in a map of its own, a miss in the
-// processor's cache each.
+// processor's cache each. The map holds pointers: records of 88 bytes as
+// its values made its table five times the size, copied at every growth.
 type famName struct {
 	name  string
 	fs    *fieldState
@@ -127,23 +160,22 @@ type famName struct {
 	texts registry.FamilyTexts // its findings' texts (CheckInferredTexts)
 }
 
+// famSlab is how many famName records infer allocates at once.
+const famSlab = 256
+
 // famOf returns the interned record of family name when it is the one
-// infer found last (Classify, then Add, of the same key), or nil.
+// infer found last (Classify, then Add, of the same key) or internFamily
+// made current, or nil. What the caller writes in it is the family's
+// from then on.
 func (a *Aggregator) famOf(name string) *famName {
-	f := &a.inferred.fam
-	if len(f.name) != len(name) || len(name) == 0 || unsafe.StringData(f.name) != unsafe.StringData(name) {
+	f := a.inferred.fam
+	if f == nil || len(f.name) != len(name) || len(name) == 0 {
 		return nil
 	}
-	return f
-}
-
-// noteFam stores what the aggregator found of the last family inferred
-// (famOf's) in its interned record, for the family's next keys.
-func (a *Aggregator) noteFam(f *famName) {
-	inf := &a.inferred
-	if _, ok := inf.interned[f.name]; ok {
-		inf.interned[f.name] = *f
+	if unsafe.StringData(f.name) != unsafe.StringData(name) && f.name != name {
+		return nil // internFamily's record holds the walker's first string of the name
 	}
+	return f
 }
 
 // inferred is what Aggregator.infer learned of the last key it inferred.
@@ -152,8 +184,10 @@ type inferred struct {
 	ok       bool   // vals are its values
 	vals     []valSpan
 	buf      []byte
-	interned map[string]famName // families by name, each one string
-	fam      famName            // the family of key, as interned
+	interned map[string]*famName // families by name, each one string
+	slab     []famName           // records not yet handed out
+	fam      *famName            // the family of key, as interned, or nil
+	loose    famName             // fam of a name too long to intern
 }
 
 // valSpan is a value InferValues handed over: key[off:off+n], of slot.
@@ -205,7 +239,6 @@ func (a *Aggregator) wantsFields(key string, cl *Class) bool {
 			fs = f.fs
 		} else if fs = a.famFields[cl.Family]; fs != nil && f != nil {
 			f.fs = fs
-			a.noteFam(f)
 		}
 		if fs == nil && (len(cl.Family) > maxGroupName || a.families >= a.famCap()) {
 			return false
