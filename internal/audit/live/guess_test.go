@@ -128,7 +128,7 @@ func TestGuessedFamilyTypes(t *testing.T) {
 // keys agree, none once other types reach one in guessOdds, and the other
 // type once the family turned to it.
 func TestFamilyGuess(t *testing.T) {
-	g := famTypes{}
+	g := &famTypes{}
 	for i := range guessTrust - 1 {
 		g.learn("f", "string")
 		if got := g.guess("f"); got != "" {
@@ -166,18 +166,67 @@ func TestFamilyGuess(t *testing.T) {
 	if got := g.guess("json"); got != "" {
 		t.Errorf("a family of a module type: guess %q", got)
 	}
-	if got := g.guess("other"); got != "" {
-		t.Errorf("an unseen family: guess %q", got)
-	}
-	// The map is bounded: a family past guessFamilies is never guessed.
-	b := famTypes{}
-	for i := range guessFamilies {
+	// The map is bounded: a family past maxFamilies has no guess of its
+	// own, only the prior's.
+	b := &famTypes{}
+	for i := range maxFamilies {
 		b.learn(fmt.Sprint("f", i), "set")
 	}
 	for range guessTrust {
-		b.learn("late", "set")
+		b.learn("late", "hash")
 	}
-	if got := b.guess("late"); got != "" || len(b) != guessFamilies {
-		t.Errorf("family past the bound: guess %q, %d families kept", got, len(b))
+	if got := b.guess("late"); got != "set" || len(b.by) != maxFamilies {
+		t.Errorf("family past the bound: guess %q, want the prior's set; %d families kept", got, len(b.by))
+	}
+}
+
+// Keys of families not known on their own (a legacy keyspace of
+// thousands of small families) are guessed by the prior, what such keys
+// showed, on the same terms: none before guessTrust keys agree, none once
+// other types reach one in guessOdds, and never for a family whose own
+// keys showed another type.
+func TestFamilyGuessPrior(t *testing.T) {
+	g := &famTypes{}
+	for i := range guessTrust - 1 {
+		g.learn(fmt.Sprint("s", i), "string")
+	}
+	if got := g.guess("new"); got != "" {
+		t.Fatalf("after %d keys of small families: guess %q", guessTrust-1, got)
+	}
+	g.learn("s-last", "string")
+	if got := g.guess("new"); got != "string" {
+		t.Fatalf("an unseen family after %d strings of small families: guess %q, want string", guessTrust, got)
+	}
+	if got := g.guess("s3"); got != "string" {
+		t.Errorf("a family of one string: guess %q, want string", got)
+	}
+	g.learn("h", "hash")
+	if got := g.guess("h"); got != "" {
+		t.Errorf("a family whose key was a hash: guess %q from the prior", got)
+	}
+	// Keys of other types among the small families: the prior stops at
+	// one in guessOdds.
+	n := 1 // "h"
+	for g.guess("new") == "string" {
+		g.learn(fmt.Sprint("h", n), "hash")
+		n++
+		if n > guessTrust {
+			t.Fatalf("prior still string after %d hashes", n)
+		}
+	}
+	if n*guessOdds < guessTrust {
+		t.Errorf("prior stopped after %d hashes among %d strings", n, guessTrust)
+	}
+	// A family known on its own keeps its own guess, and its later keys
+	// no longer count for the prior.
+	for range guessTrust {
+		g.learn("big", "zset")
+	}
+	before := g.prior
+	for range 10 * guessTrust {
+		g.learn("big", "zset")
+	}
+	if got := g.guess("big"); got != "zset" || g.prior != before {
+		t.Errorf("a family known on its own: guess %q, prior %+v then %+v", got, before, g.prior)
 	}
 }

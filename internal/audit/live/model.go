@@ -36,6 +36,47 @@ type memTrust struct {
 	skipped int   // keys modelled, for the verification turn
 }
 
+// Small families. A legacy keyspace of thousands of families of a few
+// dozen keys each never trusted the model family by family (trustAfter
+// keys agreeing): every key sent MEMORY USAGE. The prior is what the keys
+// of families not trusted on their own said of the model, taken
+// together: once priorTrust of them agreed on one offset, and none
+// disagreed, a family whose own checked keys agree with that offset (its
+// first key always sends MEMORY USAGE) is modelled on the prior's turn,
+// one key in verifyEvery still checked. One key that disagrees, in any
+// such family, stops the prior for all of them, as it stops a template's
+// trust: the keys modelled wrong before are those of one verification
+// interval, about verifyEvery of them, in the whole keyspace.
+const priorTrust = 256
+
+// prior is the model's trust over the keys of families not trusted on
+// their own.
+type prior struct {
+	delta   int64
+	agreed  int  // keys checked, all agreeing on delta
+	bad     bool // one disagreed
+	skipped int
+}
+
+// trusts reports whether a family whose own keys agreed on offset delta
+// may be modelled by the prior.
+func (p *prior) trusts(delta int64) bool {
+	return !p.bad && p.agreed >= priorTrust && delta == p.delta
+}
+
+// count counts a checked key of a family not trusted on its own.
+func (p *prior) count(delta int64) {
+	switch {
+	case p.bad:
+	case p.agreed == 0:
+		p.delta, p.agreed = delta, 1
+	case delta == p.delta:
+		p.agreed++
+	default:
+		p.bad = true
+	}
+}
+
 // tmpl is what the prober keeps of one template, or of one inferred
 // family: the model's trust, and the field names its values showed. The
 // keys of a template have the same names in the same order, and the keys
@@ -43,20 +84,22 @@ type memTrust struct {
 // name at its position without a map lookup.
 type tmpl struct {
 	mem   memTrust
+	prior *prior // families: the models' prior; nil for a template
 	names jsonkeys.Interner
 }
 
-// models is the prober's state by template, or by inferred family for
-// unregistered keys (up to guessFamilies of them).
+// models is the prober's state by template (a family's is in its
+// record, family.tm), and the prior over families.
 type models struct {
-	by  map[*registry.Entry]*tmpl
-	fam map[string]*tmpl
+	by    map[*registry.Entry]*tmpl
+	prior prior
 }
 
-// of is the state of a key's template or family, looked up once per key
-// (batch.tpl); nil for neither. A family gets one only when its first
-// probe reads the value (valued): the only keys the model is for.
-func (m *models) of(cl *inventory.Class, valued bool) *tmpl {
+// of is the state of a key's template, or of its family (fam, the
+// walker's record of it; nil: none), looked up once per key (batch.tpl);
+// nil for neither. A family gets one only when its first probe reads the
+// value (valued): the only keys the model is for.
+func (m *models) of(cl *inventory.Class, fam *family, valued bool) *tmpl {
 	if e := cl.Entry; e != nil {
 		t := m.by[e]
 		if t == nil {
@@ -68,21 +111,13 @@ func (m *models) of(cl *inventory.Class, valued bool) *tmpl {
 		}
 		return t
 	}
-	if cl.Family == "" {
+	if fam == nil {
 		return nil
 	}
-	t := m.fam[cl.Family]
-	if t == nil {
-		if !valued || len(m.fam) >= guessFamilies {
-			return nil
-		}
-		if m.fam == nil {
-			m.fam = map[string]*tmpl{}
-		}
-		t = &tmpl{}
-		m.fam[cl.Family] = t
+	if fam.tm == nil && valued {
+		fam.tm = &tmpl{prior: &m.prior}
 	}
-	return t
+	return fam.tm
 }
 
 // interner is where the names of a key of template t are interned.
@@ -101,8 +136,16 @@ func skipMemory(t *tmpl, readsValue bool) bool {
 		return false
 	}
 	m := &t.mem
-	if m.bad || m.checked < trustAfter {
+	if m.bad || m.checked == 0 {
 		return false
+	}
+	if m.checked < trustAfter {
+		p := t.prior
+		if p == nil || !p.trusts(m.delta) {
+			return false
+		}
+		p.skipped++
+		return p.skipped%verifyEvery != 0
 	}
 	m.skipped++
 	return m.skipped%m.interval() != 0
@@ -123,6 +166,9 @@ func check(t *tmpl, est, mem int64) {
 		return
 	}
 	m := &t.mem
+	if t.prior != nil && !m.bad && m.checked < trustAfter {
+		t.prior.count(mem - est) // a family not trusted on its own
+	}
 	switch {
 	case m.bad:
 	case m.checked == 0:

@@ -12,6 +12,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/keyguard/keyguard/internal/audit/inventory"
 	"github.com/keyguard/keyguard/internal/audit/report"
 	"github.com/keyguard/keyguard/internal/redistest"
 )
@@ -547,4 +548,104 @@ func TestMemTrustInterval(t *testing.T) {
 	if _, ok := modelBytes(tp, 100); ok {
 		t.Error("the model still gives bytes after a disagreement")
 	}
+}
+
+// letters names family i with letters alone (digits would be a
+// placeholder's value, folding the families into one).
+func letters(i int) string {
+	b := []byte("fam")
+	for ; ; i /= 26 {
+		b = append(b, byte('a'+i%26))
+		if i < 26 {
+			return string(b)
+		}
+	}
+}
+
+// A legacy keyspace of many small families (a dozen keys each, never
+// trustAfter of them): the model is trusted by the prior, over the keys of
+// all of them, so most keys send no MEMORY USAGE, and every group's bytes
+// are still what MEMORY USAGE says. A family of strings grown by APPEND
+// (its first key is always checked) is measured key by key, and stops
+// the prior for the families after it.
+func TestSmallFamiliesModelled(t *testing.T) {
+	fams, per := 1200, 12
+	if testing.Short() {
+		fams = 400
+	}
+	reg := testRegistry(t)
+	s := redistest.Start(t)
+	c := s.Client(t)
+	ctx := context.Background()
+	chk := reg.NewChecker()
+	fill := func(from, to int, appended bool) map[string]string {
+		fam := map[string]string{}
+		p := c.Pipeline()
+		for f := from; f < to; f++ {
+			for j := range per {
+				k := fmt.Sprintf("%s:obj:%d", letters(f), j)
+				fam[k] = chk.Infer(k)
+				switch {
+				case appended:
+					p.Set(ctx, k, "a", 0)
+					p.Append(ctx, k, strings.Repeat("p", 30+j)) // raw, with room to grow
+				case j%3 == 0:
+					p.Set(ctx, k, f*7919+j, 0) // an integer
+				case j%3 == 1:
+					p.Set(ctx, k, fmt.Sprintf("v-%d-%d", f, j), 0) // embedded
+				default:
+					p.Set(ctx, k, strings.Repeat("r", 45+(f+j)%200), 0) // raw
+				}
+			}
+		}
+		if _, err := p.Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+		return fam
+	}
+	audit := func(fam map[string]string) {
+		t.Helper()
+		truth := memoryByTemplate(t, c, fam)
+		if err := c.ConfigResetStat(ctx).Err(); err != nil {
+			t.Fatal(err)
+		}
+		res, err := Run(ctx, reg, standalone(s), Options{Count: 200, Inventory: inventory.Options{MaxGroups: 100000}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.Complete || res.Report.Summary.Keys != int64(len(fam)) {
+			t.Fatalf("complete %v keys %d, want %d", res.Complete, res.Report.Summary.Keys, len(fam))
+		}
+		seen := 0
+		for _, g := range res.Report.Groups {
+			want, ok := truth[g.Name]
+			if !ok {
+				t.Errorf("group %s: not a family of the data", g.Name)
+				continue
+			}
+			seen++
+			if off := math.Abs(float64(g.Bytes-want)) / float64(want); off > 0.01 {
+				t.Errorf("group %s: %d bytes, MEMORY USAGE says %d", g.Name, g.Bytes, want)
+			}
+		}
+		if seen != len(truth) {
+			t.Errorf("%d families reported, %d in the data", seen, len(truth))
+		}
+	}
+	fam := fill(0, fams, false)
+	audit(fam)
+	mem := commandCalls(t, c, "memory|usage")
+	t.Logf("MEMORY USAGE sent %d times for %d keys", mem, len(fam))
+	if mem*2 > int64(len(fam)) {
+		t.Errorf("MEMORY USAGE sent %d times for %d keys of %d families: the small families were not modelled", mem, len(fam), fams)
+	}
+	if mem < int64(fams) {
+		t.Errorf("MEMORY USAGE sent %d times: fewer than one per family (%d)", mem, fams)
+	}
+
+	// One family in ten of strings grown by APPEND.
+	for k, v := range fill(fams, fams+fams/10, true) {
+		fam[k] = v
+	}
+	audit(fam)
 }

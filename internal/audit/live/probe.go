@@ -21,8 +21,8 @@ type encodings struct {
 	// (the ACL user may run HRANDFIELD and GETRANGE); set once the
 	// permissions are known.
 	values bool
-	mod    models   // memory from the values read (model.go)
-	fam    famTypes // unregistered families' types (guess.go)
+	mod    models    // memory from the values read (model.go)
+	fam    *famTypes // unregistered families' types (guess.go)
 	// names shares the field names and JSON keys read: the same few
 	// dozen names on most keys of a template.
 	names jsonkeys.Interner
@@ -38,7 +38,7 @@ func newEncodings(samples int) encodings {
 		hashFields: resp.NewKeyCmd([]string{"HRANDFIELD"}, strconv.Itoa(fieldProbeCount)),
 		jsonHead:   resp.NewKeyCmd([]string{"GETRANGE"}, "0", strconv.Itoa(jsonPrefixBytes-1)),
 		hashPairs:  resp.NewKeyCmd([]string{"HRANDFIELD"}, strconv.Itoa(fieldProbeCount), "WITHVALUES"),
-		fam:        famTypes{},
+		fam:        &famTypes{},
 	}
 	for i, c := range countCmds {
 		e.count[i] = resp.NewKeyCmd([]string{c})
@@ -99,6 +99,7 @@ type batch struct {
 	recs    []inventory.Record
 	class   []inventory.Class // of each record, from its key
 	tpl     []*tmpl           // the prober's state of its template (models.of)
+	fam     []*family         // unregistered: the walker's record of its family (nil: none yet)
 	drop    []uint8           // why a record is skipped (dropNone: it is added)
 	guess   []string          // the template's type, whose count goes with the probes; "" unknown
 	ns      []bool            // HGET key __ns__ goes with the element count (a guarded hash)
@@ -647,7 +648,7 @@ func (w *walker) readGuessed(c *resp.Conn, b *batch, i int) error {
 		*d = max(*d, dropVanished) // collections are never empty: the key is gone
 	}
 	if b.class[i].Entry == nil && r.Type != "" && *d == dropNone {
-		w.enc.fam.learn(b.class[i].Family, g)
+		w.enc.fam.learnFor(b.fam[i], b.class[i].Family, g)
 	}
 	if w.enc.separateNS(g, b.ns[i]) {
 		if err := w.readNS(c, r, d); err != nil {
@@ -724,7 +725,7 @@ func (w *walker) readType(c *resp.Conn, b *batch, i int) error {
 		}
 		r.Type = typeName(rp.Str)
 		if b.class[i].Entry == nil {
-			w.enc.fam.learn(b.class[i].Family, r.Type)
+			w.enc.fam.learnFor(b.fam[i], b.class[i].Family, r.Type)
 		}
 	case '-':
 		b.stage[i] = stageDone
@@ -819,7 +820,7 @@ func (w *walker) readCounts(c *resp.Conn, b *batch) error {
 		case stageMismatch:
 			err = w.readMismatch(c, r, d)
 			if b.class[i].Entry == nil {
-				w.enc.fam.learn(b.class[i].Family, r.Type) // a wrong guess
+				w.enc.fam.learnFor(b.fam[i], b.class[i].Family, r.Type) // a wrong guess
 			}
 		case stageCount:
 			err = w.readCount(c, b, i)
@@ -1005,7 +1006,8 @@ func newBatch(free chan *batch) *batch {
 func (b *batch) reuse(free chan *batch) {
 	clear(b.recs) // drop the key strings
 	clear(b.tpl)
-	b.recs, b.class, b.tpl, b.drop, b.ns, b.stage, b.guess = b.recs[:0], b.class[:0], b.tpl[:0], b.drop[:0], b.ns[:0], b.stage[:0], b.guess[:0]
+	clear(b.fam)
+	b.recs, b.class, b.tpl, b.fam, b.drop, b.ns, b.stage, b.guess = b.recs[:0], b.class[:0], b.tpl[:0], b.fam[:0], b.drop[:0], b.ns[:0], b.stage[:0], b.guess[:0]
 	b.fld, b.fldRead, b.slot = b.fld[:0], b.fldRead[:0], b.slot[:0]
 	b.pend.reset()
 	b.pendNext, b.pendStr = 0, ""
@@ -1033,7 +1035,7 @@ func (b *batch) compact(w *walker) {
 			continue
 		}
 		if j < i {
-			b.recs[j], b.class[j], b.tpl[j], b.stage[j], b.fldRead[j] = b.recs[i], b.class[i], b.tpl[i], b.stage[i], b.fldRead[i]
+			b.recs[j], b.class[j], b.tpl[j], b.fam[j], b.stage[j], b.fldRead[j] = b.recs[i], b.class[i], b.tpl[i], b.fam[i], b.stage[i], b.fldRead[i]
 			b.slot[j] = b.slot[i]
 		}
 		b.drop[j] = dropNone
@@ -1046,7 +1048,8 @@ func (b *batch) compact(w *walker) {
 	}
 	clear(b.recs[j:])
 	clear(b.tpl[j:])
-	b.recs, b.class, b.tpl, b.drop, b.stage, b.ns = b.recs[:j], b.class[:j], b.tpl[:j], b.drop[:j], b.stage[:j], b.ns[:j]
+	clear(b.fam[j:])
+	b.recs, b.class, b.tpl, b.fam, b.drop, b.stage, b.ns = b.recs[:j], b.class[:j], b.tpl[:j], b.fam[:j], b.drop[:j], b.stage[:j], b.ns[:j]
 	b.fld, b.fldRead, b.slot = b.fld[:j], b.fldRead[:j], b.slot[:j]
 	b.guess, b.skip, b.est = b.guess[:0], b.skip[:0], b.est[:0]
 }

@@ -535,15 +535,21 @@ func served(me, master *topology.Node, chunk []int, p *nodePlan) (bad []int, los
 func (w *walker) addKey(b *batch, key string, slot int) {
 	cl := w.cls.Classify(key)
 	guess, ns := "", false
+	var fam *family
 	if e := cl.Entry; e != nil && countIndex(e.Type) >= 0 {
 		guess = e.Type
 		ns = w.canNS && cl.NS && e.Type == "hash"
 	} else if e == nil {
-		guess = w.enc.fam.guess(cl.Family)
+		fam = w.enc.fam.of(cl.Family)
+		guess = w.enc.fam.guessFor(fam)
+		if fam == nil && w.enc.readsValue(guess) {
+			fam = w.enc.fam.add(cl.Family) // for the model's state of its values
+		}
 	}
 	b.recs = append(b.recs, inventory.Record{Key: key, DB: w.plan.db, Node: w.addr, Bytes: -1, Elements: -1, Freq: -1})
 	b.class = append(b.class, cl)
-	b.tpl = append(b.tpl, w.enc.mod.of(&cl, w.enc.readsValue(guess)))
+	b.fam = append(b.fam, fam)
+	b.tpl = append(b.tpl, w.enc.mod.of(&cl, fam, w.enc.readsValue(guess)))
 	b.drop = append(b.drop, dropNone)
 	b.guess = append(b.guess, guess)
 	b.ns = append(b.ns, ns)
@@ -566,12 +572,13 @@ func (b *batch) dropSlots(bad []int) {
 		if isBad[b.slot[i]] {
 			continue
 		}
-		b.recs[j], b.class[j], b.tpl[j], b.drop[j], b.guess[j], b.ns[j] = b.recs[i], b.class[i], b.tpl[i], b.drop[i], b.guess[i], b.ns[i]
+		b.recs[j], b.class[j], b.tpl[j], b.fam[j], b.drop[j], b.guess[j], b.ns[j] = b.recs[i], b.class[i], b.tpl[i], b.fam[i], b.drop[i], b.guess[i], b.ns[i]
 		b.fld[j], b.fldRead[j], b.stage[j], b.slot[j] = b.fld[i], b.fldRead[i], b.stage[i], b.slot[i]
 		j++
 	}
 	clear(b.recs[j:])
 	clear(b.tpl[j:])
-	b.recs, b.class, b.tpl, b.drop, b.guess, b.ns = b.recs[:j], b.class[:j], b.tpl[:j], b.drop[:j], b.guess[:j], b.ns[:j]
+	clear(b.fam[j:])
+	b.recs, b.class, b.tpl, b.fam, b.drop, b.guess, b.ns = b.recs[:j], b.class[:j], b.tpl[:j], b.fam[:j], b.drop[:j], b.guess[:j], b.ns[:j]
 	b.fld, b.fldRead, b.stage, b.slot = b.fld[:j], b.fldRead[:j], b.stage[:j], b.slot[:j]
 }
