@@ -79,6 +79,7 @@ type Aggregator struct {
 	famNext    int
 	inferBuf   []byte
 	inferred   inferred // Classify's last inference (infer)
+	warmSink   int64    // what warm read, kept so that its loads are not dropped
 	inferFn    func(slot int, v string)
 
 	lastNode string            // retainedNode's copy

@@ -75,6 +75,9 @@ func (p *Pipeline) add(w int, a *Aggregator, b pipeBatch) {
 		}
 	} else {
 		for i := range b.recs {
+			if i%warmWindow == 0 {
+				a.warm(b.classes[i:min(i+warmWindow, len(b.classes))])
+			}
 			a.Add(&b.recs[i], b.classes[i])
 		}
 	}
