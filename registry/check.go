@@ -42,7 +42,7 @@ type Checker struct {
 }
 
 const (
-	maxInterned = 4096 // inferred templates interned
+	maxInterned = 1 << 14 // inferred templates interned: as many as the families an audit keeps
 	// entries per message cache: as many as the families an audit keeps
 	// (an audit's Checker sees a family's keys over and over), ~3 MiB
 	maxCachedMsgs = 1 << 14
