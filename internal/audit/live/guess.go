@@ -12,7 +12,7 @@ package live
 const (
 	guessTrust  = 32
 	guessOdds   = 8
-	maxFamilies = 1 << 15 // families remembered; others are guessed by the prior alone, never modelled
+	maxFamilies = 1 << 14 // families remembered (~160 bytes each, per node walked); others are guessed by the prior alone, never modelled
 )
 
 type famType struct {
