@@ -9,6 +9,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/keyguard/keyguard/internal/audit/inventory"
 	"github.com/keyguard/keyguard/internal/redistest"
 )
 
@@ -228,5 +229,76 @@ func TestFamilyGuessPrior(t *testing.T) {
 	}
 	if got := g.guess("big"); got != "zset" || g.prior != before {
 		t.Errorf("a family known on its own: guess %q, prior %+v then %+v", got, before, g.prior)
+	}
+}
+
+// Small families of several types (one in twenty of hashes, one key in
+// 50 of the others a list: other types under one in guessOdds of the
+// keys, as the prior wants them): the prior guesses string, the keys of the other
+// types are checked with TYPE and every count, and a family that showed
+// another type is not guessed again; every family's types and bytes are
+// what TYPE and MEMORY USAGE say.
+func TestSmallFamiliesOfSeveralTypes(t *testing.T) {
+	fams, per := 600, 8
+	if testing.Short() {
+		fams = 300
+	}
+	reg := testRegistry(t)
+	s := redistest.Start(t)
+	c := s.Client(t)
+	ctx := context.Background()
+	chk := reg.NewChecker()
+	p := c.Pipeline()
+	fam := map[string]string{}
+	for f := range fams {
+		for j := range per {
+			k := fmt.Sprintf("%s:item:%d", letters(f), j)
+			fam[k] = chk.Infer(k)
+			switch {
+			case f%20 == 3:
+				p.HSet(ctx, k, "a", j, "b", f)
+			case (f*per+j)%50 == 7:
+				p.RPush(ctx, k, "x", j)
+			default:
+				p.Set(ctx, k, fmt.Sprintf("v%d", f*per+j), 0)
+			}
+		}
+	}
+	if _, err := p.Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	types := map[string]map[string]int64{}
+	for k, f := range fam {
+		if types[f] == nil {
+			types[f] = map[string]int64{}
+		}
+		types[f][c.Type(ctx, k).Val()]++
+	}
+	bytes := memoryByTemplate(t, c, fam)
+	if err := c.ConfigResetStat(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(ctx, reg, standalone(s), Options{Count: 200, Inventory: inventory.Options{MaxGroups: 100000}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Complete || res.Report.Summary.Keys != int64(len(fam)) {
+		t.Fatalf("complete %v keys %d, want %d", res.Complete, res.Report.Summary.Keys, len(fam))
+	}
+	if typ := commandCalls(t, c, "type"); typ*2 > int64(len(fam)) {
+		t.Errorf("TYPE sent %d times for %d keys: the small families' type was not guessed", typ, len(fam))
+	}
+	for _, g := range res.Report.Groups {
+		want, ok := types[g.Name]
+		if !ok {
+			t.Errorf("group %s: not a family of the data", g.Name)
+			continue
+		}
+		if !equalMaps(g.Types, want) {
+			t.Errorf("group %s: types %v, TYPE says %v", g.Name, g.Types, want)
+		}
+		if off := math.Abs(float64(g.Bytes-bytes[g.Name])) / float64(bytes[g.Name]); off > 0.01 {
+			t.Errorf("group %s: %d bytes, MEMORY USAGE says %d", g.Name, g.Bytes, bytes[g.Name])
+		}
 	}
 }
