@@ -10,9 +10,12 @@ package live
 // (TYPE and every count), which costs more than TYPE: a family of mixed
 // types soon stops being guessed.
 const (
-	guessTrust  = 32
-	guessOdds   = 8
-	maxFamilies = 1 << 14 // families remembered (~160 bytes each, per node walked); others are guessed by the prior alone, never modelled
+	guessTrust = 32
+	guessOdds  = 8
+	// maxFamilies is how many families a walker remembers, ~160 bytes
+	// each (per node walked); the others are guessed by the prior alone
+	// and never modelled.
+	maxFamilies = 1 << 14
 )
 
 type famType struct {
