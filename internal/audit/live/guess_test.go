@@ -10,6 +10,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/keyguard/keyguard/internal/audit/inventory"
+	"github.com/keyguard/keyguard/internal/audit/report"
 	"github.com/keyguard/keyguard/internal/redistest"
 )
 
@@ -30,6 +31,64 @@ func commandCalls(t *testing.T, c *redis.Client, cmd string) int64 {
 	return 0
 }
 
+// familyTruth is what TYPE and MEMORY USAGE (SAMPLES 5) say of the keys
+// of fam (key → family), summed by family.
+func familyTruth(t *testing.T, c *redis.Client, fam map[string]string) (map[string]map[string]int64, map[string]int64) {
+	t.Helper()
+	ctx := context.Background()
+	types := map[string]map[string]int64{}
+	for k, f := range fam {
+		if types[f] == nil {
+			types[f] = map[string]int64{}
+		}
+		types[f][c.Type(ctx, k).Val()]++
+	}
+	return types, memoryByTemplate(t, c, fam)
+}
+
+// checkFamilies checks the report's groups against the families' truth:
+// every family reported and no other, its types those TYPE says (types
+// nil: not checked), its bytes within 1% of MEMORY USAGE.
+func checkFamilies(t *testing.T, rep *report.Report, types map[string]map[string]int64, bytes map[string]int64) {
+	t.Helper()
+	seen := 0
+	for _, g := range rep.Groups {
+		want, ok := bytes[g.Name]
+		if !ok {
+			t.Errorf("group %s: not a family of the data", g.Name)
+			continue
+		}
+		seen++
+		if types != nil && !equalMaps(g.Types, types[g.Name]) {
+			t.Errorf("group %s: types %v, TYPE says %v", g.Name, g.Types, types[g.Name])
+		}
+		if off := math.Abs(float64(g.Bytes-want)) / float64(want); off > 0.01 {
+			t.Errorf("group %s: %d bytes, MEMORY USAGE says %d", g.Name, g.Bytes, want)
+		}
+	}
+	if seen != len(bytes) {
+		t.Errorf("%d families reported, %d in the data", seen, len(bytes))
+	}
+}
+
+// auditFamilies audits s after a CONFIG RESETSTAT, in batches of 200 keys
+// and with room for every family, and checks that it saw the keys of fam.
+func auditFamilies(t *testing.T, s *redistest.Server, c *redis.Client, fam map[string]string) *report.Report {
+	t.Helper()
+	ctx := context.Background()
+	if err := c.ConfigResetStat(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(ctx, testRegistry(t), standalone(s), Options{Count: 200, Inventory: inventory.Options{MaxGroups: 100000}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Complete || res.Report.Summary.Keys != int64(len(fam)) {
+		t.Fatalf("complete %v keys %d, want %d", res.Complete, res.Report.Summary.Keys, len(fam))
+	}
+	return res.Report
+}
+
 // Unregistered families are probed with their type's first probe once
 // their keys agree on a type, and keys of another type among them (a few
 // hashes and lists in a family of strings, a string in a family of hashes)
@@ -45,7 +104,8 @@ func TestGuessedFamilyTypes(t *testing.T) {
 	c := s.Client(t)
 	ctx := context.Background()
 	p := c.Pipeline()
-	var keys []string
+	chk := reg.NewChecker()
+	fam := map[string]string{} // key → family
 	for i := range n {
 		k := fmt.Sprintf("blob_%d_data", i)
 		switch {
@@ -58,31 +118,19 @@ func TestGuessedFamilyTypes(t *testing.T) {
 		default:
 			p.Set(ctx, k, strings.Repeat("v", i%90), 0) // embedded or raw
 		}
-		keys = append(keys, k)
+		fam[k] = chk.Infer(k)
 		k = fmt.Sprintf("bag_%d_info", i)
 		if i%500 == 250 {
 			p.Set(ctx, k, "not a hash", 0)
 		} else {
 			p.HSet(ctx, k, "name", fmt.Sprint("n", i), "size", i%7, "note", strings.Repeat("z", i%40))
 		}
-		keys = append(keys, k)
+		fam[k] = chk.Infer(k)
 	}
 	if _, err := p.Exec(ctx); err != nil {
 		t.Fatal(err)
 	}
-	// What every key is, by family.
-	chk := reg.NewChecker()
-	types := map[string]map[string]int64{}
-	bytes := map[string]int64{}
-	for _, k := range keys {
-		f := chk.Infer(k)
-		typ := c.Type(ctx, k).Val()
-		if types[f] == nil {
-			types[f] = map[string]int64{}
-		}
-		types[f][typ]++
-		bytes[f] += c.MemoryUsage(ctx, k, 5).Val()
-	}
+	types, bytes := familyTruth(t, c, fam)
 	if len(types) != 2 {
 		t.Fatalf("families %v, want two", types)
 	}
@@ -95,34 +143,18 @@ func TestGuessedFamilyTypes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !res.Complete || res.Report.Summary.Keys != int64(len(keys)) {
-		t.Fatalf("complete %v keys %d, want %d", res.Complete, res.Report.Summary.Keys, len(keys))
+	if !res.Complete || res.Report.Summary.Keys != int64(len(fam)) {
+		t.Fatalf("complete %v keys %d, want %d", res.Complete, res.Report.Summary.Keys, len(fam))
 	}
 	// Guessed: far fewer TYPE calls than keys. Wrong guesses were made and
 	// checked: the full check sends XLEN, and no key is a stream.
-	if typ := commandCalls(t, c, "type"); typ*6 > int64(len(keys)) {
-		t.Errorf("TYPE sent %d times for %d keys: the families' types were not guessed", typ, len(keys))
+	if typ := commandCalls(t, c, "type"); typ*6 > int64(len(fam)) {
+		t.Errorf("TYPE sent %d times for %d keys: the families' types were not guessed", typ, len(fam))
 	}
 	if x := commandCalls(t, c, "xlen"); x == 0 {
 		t.Errorf("no key went through the full type check: the odd keys were not met while guessing")
 	}
-	for _, g := range res.Report.Groups {
-		want, ok := types[g.Name]
-		if !ok {
-			t.Errorf("group %s: not a family of the data", g.Name)
-			continue
-		}
-		if !equalMaps(g.Types, want) {
-			t.Errorf("group %s: types %v, TYPE says %v", g.Name, g.Types, want)
-		}
-		if off := math.Abs(float64(g.Bytes-bytes[g.Name])) / float64(bytes[g.Name]); off > 0.01 {
-			t.Errorf("group %s: %d bytes, MEMORY USAGE says %d", g.Name, g.Bytes, bytes[g.Name])
-		}
-		delete(types, g.Name)
-	}
-	if len(types) > 0 {
-		t.Errorf("families missing from the report: %v", types)
-	}
+	checkFamilies(t, res.Report, types, bytes)
 }
 
 // A family's guess follows what its keys showed: none before guessTrust
@@ -267,38 +299,10 @@ func TestSmallFamiliesOfSeveralTypes(t *testing.T) {
 	if _, err := p.Exec(ctx); err != nil {
 		t.Fatal(err)
 	}
-	types := map[string]map[string]int64{}
-	for k, f := range fam {
-		if types[f] == nil {
-			types[f] = map[string]int64{}
-		}
-		types[f][c.Type(ctx, k).Val()]++
-	}
-	bytes := memoryByTemplate(t, c, fam)
-	if err := c.ConfigResetStat(ctx).Err(); err != nil {
-		t.Fatal(err)
-	}
-	res, err := Run(ctx, reg, standalone(s), Options{Count: 200, Inventory: inventory.Options{MaxGroups: 100000}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !res.Complete || res.Report.Summary.Keys != int64(len(fam)) {
-		t.Fatalf("complete %v keys %d, want %d", res.Complete, res.Report.Summary.Keys, len(fam))
-	}
+	types, bytes := familyTruth(t, c, fam)
+	rep := auditFamilies(t, s, c, fam)
 	if typ := commandCalls(t, c, "type"); typ*2 > int64(len(fam)) {
 		t.Errorf("TYPE sent %d times for %d keys: the small families' type was not guessed", typ, len(fam))
 	}
-	for _, g := range res.Report.Groups {
-		want, ok := types[g.Name]
-		if !ok {
-			t.Errorf("group %s: not a family of the data", g.Name)
-			continue
-		}
-		if !equalMaps(g.Types, want) {
-			t.Errorf("group %s: types %v, TYPE says %v", g.Name, g.Types, want)
-		}
-		if off := math.Abs(float64(g.Bytes-bytes[g.Name])) / float64(bytes[g.Name]); off > 0.01 {
-			t.Errorf("group %s: %d bytes, MEMORY USAGE says %d", g.Name, g.Bytes, bytes[g.Name])
-		}
-	}
+	checkFamilies(t, rep, types, bytes)
 }
