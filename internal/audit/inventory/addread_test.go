@@ -146,3 +146,80 @@ func TestAddReadEqualsClassified(t *testing.T) {
 		}
 	}
 }
+
+// On a keyspace of thousands of families an aggregator that classifies
+// its own keys looks up a window of them ahead (preClassify); the report
+// and the state are the ones of classifying each key when it is added.
+// The families outnumber what an aggregator interns (so that its table is
+// cleared under a window's records) and what it keeps (so that some are
+// folded); their keys carry personal data (the inferred values), field
+// names, and are mixed with registered keys.
+func TestAddReadLookAheadEqualsClassified(t *testing.T) {
+	reg := loadReg(t)
+	families := 20_000
+	if testing.Short() {
+		families = 18_000
+	}
+	word := func(n int) string {
+		var b []byte
+		for {
+			b = append(b, byte('a'+n%26))
+			if n /= 26; n == 0 {
+				return string(b)
+			}
+		}
+	}
+	var keys []inventory.Record
+	for i := range 3 * families {
+		f := word(i * 7919 % families) // families in a scattered order, each met again later
+		r := rec(fmt.Sprintf("%s:user:%d", f, i), typ("hash"))
+		switch i % 5 {
+		case 1:
+			r = rec(fmt.Sprintf("%s:mail:u%d@example.com", f, i), typ("string"))
+		case 2:
+			r = rec(fmt.Sprintf("promo:order:%d:promo-info", i), typ("hash"))
+		case 3:
+			r = rec(fmt.Sprintf("%s:phone:1380013%04d", f, i%10000), typ("string"))
+		}
+		if r.Type == "hash" {
+			r.Fields = []string{"name", []string{"age", "city"}[i%2]}
+		}
+		keys = append(keys, *r)
+	}
+	opts := inventory.Options{FieldsEveryValue: true}
+	own := inventory.New(reg, opts)
+	for _, k := range keys {
+		r := k
+		cl := own.Classify(r.Key)
+		if r.Type == "hash" {
+			r.NSProbed = cl.NS // a guarded hash without __ns__
+		}
+		if !cl.Fields {
+			r.Fields = nil
+		}
+		own.Add(&r, cl)
+	}
+	want := own.Report(meta())
+	p := inventory.NewPipeline(reg, opts, 1)
+	for lo := 0; lo < len(keys); lo += 1000 {
+		batch := append([]inventory.Record(nil), keys[lo:min(lo+1000, len(keys))]...)
+		p.AddRead(batch, nil, nil)
+	}
+	merged := p.Close()
+	taken := inventory.PreTaken(p) // the pool's aggregators are done once Close returns
+	got := merged.Report(meta())
+	if w, g := visibleJSON(t, want), visibleJSON(t, got); string(w) != string(g) {
+		t.Errorf("the report differs: %s", firstDiff(string(w), string(g)))
+	}
+	if w, g := stateJSON(t, want), stateJSON(t, got); w != g {
+		t.Errorf("the state differs: %s", firstDiff(w, g))
+	}
+	if taken < int64(len(keys))/2 {
+		t.Errorf("%d of %d keys classified from a window looked up ahead: the test tests less than it says", taken, len(keys))
+	}
+	for _, s := range []string{"phone", "promo:order:{orderId:int}:promo-info"} {
+		if !strings.Contains(string(visibleJSON(t, want)), s) {
+			t.Errorf("no %q in the report: the test tests less than it says", s)
+		}
+	}
+}

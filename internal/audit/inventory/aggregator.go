@@ -81,6 +81,8 @@ type Aggregator struct {
 	inferred   inferred // Classify's last inference (infer)
 	warmSink   int64    // what warm read, kept so that its loads are not dropped
 	inferFn    func(slot int, v string)
+	pre        preClass // the keys of AddRead's batch looked up ahead (preClassify)
+	preFn      func(slot int, v string)
 
 	lastNode string            // retainedNode's copy
 	keys     *report.KeyBuffer // Options.Keys's buffer; nil without
@@ -210,6 +212,7 @@ func New(reg *registry.Registry, opts Options) *Aggregator {
 	a.famPII, a.piiForms = map[string]*piiFamily{}, map[string]*piiForm{}
 	a.famFn = a.seeFamilyValue
 	a.inferFn = a.inferValue
+	a.preFn = a.preValue
 
 	if opts.Keys != nil {
 		a.keys = opts.Keys.Buffer()
@@ -492,6 +495,7 @@ func (a *Aggregator) foldFamilies() {
 	a.families = a.opts.MaxGroups
 	a.famLast = [len(a.famLast)]famHit{}
 	clear(a.inferred.interned) // they name groups and field states folded away
+	a.inferred.gen++
 	a.inferred.fam = nil
 }
 

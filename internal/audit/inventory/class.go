@@ -80,7 +80,13 @@ func classOf(reg *registry.Registry, chk *registry.Checker, key string) Class {
 // aggregator alone, on its goroutine: the field-sample decision is exact.
 func (a *Aggregator) Classify(key string) Class {
 	var cl Class
-	if e := a.reg.Lookup(key); e != nil {
+	if pc := a.preTaken(key); pc != nil {
+		if pc.entry != nil {
+			cl = Class{Entry: pc.entry, NS: pc.entry.Guard}
+		} else {
+			cl = Class{Family: a.inferPre(key, pc)}
+		}
+	} else if e := a.reg.Lookup(key); e != nil {
 		cl = Class{Entry: e, NS: e.Guard}
 	} else {
 		cl = Class{Family: a.infer(key)}
@@ -97,6 +103,13 @@ func (a *Aggregator) infer(key string) string {
 	inf := &a.inferred
 	inf.key, inf.ok, inf.vals = key, len(key) <= math.MaxUint32, inf.vals[:0]
 	inf.buf = naming.InferValues(inf.buf[:0], key, a.reg.Separator, a.inferFn)
+	return a.internInferred()
+}
+
+// internInferred returns the family named inf.buf, interned, and makes
+// its record inf.fam.
+func (a *Aggregator) internInferred() string {
+	inf := &a.inferred
 	if f := inf.interned[string(inf.buf)]; f != nil {
 		inf.fam = f
 		return f.name
@@ -118,6 +131,7 @@ func (inf *inferred) intern(name string) *famName {
 		inf.interned = map[string]*famName{}
 	case len(inf.interned) >= maxInterned:
 		clear(inf.interned) // its table keeps its size: no growing back by rehashing
+		inf.gen++
 	}
 	if len(inf.slab) == 0 {
 		inf.slab = make([]famName, famSlab)
@@ -218,6 +232,7 @@ type inferred struct {
 	vals     []valSpan
 	buf      []byte
 	interned map[string]*famName // families by name, each one string
+	gen      uint64              // times interned was cleared (preClassify's records are of one)
 	slab     []famName           // records not yet handed out
 	fam      *famName            // the family of key, as interned, or nil
 	loose    famName             // fam of a name too long to intern

@@ -18,3 +18,13 @@ func ListsUnique(p *Pipeline) (top, hot bool) {
 func (p *Pipeline) AddRead(recs []Record, prep func(agg, i int, r *Record), done func()) {
 	p.work <- pipeBatch{recs, nil, prep, done}
 }
+
+// PreTaken is how many keys a pipeline's aggregators classified from what
+// preClassify looked up ahead.
+func PreTaken(p *Pipeline) int64 {
+	var n int64
+	for _, a := range p.aggs {
+		n += a.pre.taken
+	}
+	return n
+}

@@ -65,6 +65,9 @@ func (p *Pipeline) add(w int, a *Aggregator, b pipeBatch) {
 		// AddRead: classified here, by the aggregator that adds them,
 		// its field decision exact.
 		for i := range b.recs {
+			if i%preWindow == 0 {
+				a.preClassify(b.recs[i:min(i+preWindow, len(b.recs))])
+			}
 			r := &b.recs[i]
 			if b.prep != nil {
 				b.prep(w, i, r)
