@@ -435,9 +435,20 @@ func (c *Checker) Infer(key string) string {
 		return c.lastInferred
 	}
 	c.inferBuf = naming.AppendInfer(c.inferBuf[:0], key, c.reg.Separator)
-	inferred, ok := c.interned[string(c.inferBuf)]
+	inferred := c.InferName(c.inferBuf)
+	c.lastKey = append(c.lastKey[:0], key...)
+	c.lastInferred = inferred
+	return inferred
+}
+
+// InferName is Infer of a key whose family name was inferred already
+// (naming.AppendInfer of the key, with the registry's separator): the
+// name as one string for all keys of the family, while the checker has
+// room for it.
+func (c *Checker) InferName(name []byte) string {
+	inferred, ok := c.interned[string(name)]
 	if !ok {
-		inferred = string(c.inferBuf)
+		inferred = string(name)
 		if c.interned == nil {
 			c.interned = map[string]string{}
 		}
@@ -445,8 +456,6 @@ func (c *Checker) Infer(key string) string {
 			c.interned[inferred] = inferred
 		}
 	}
-	c.lastKey = append(c.lastKey[:0], key...)
-	c.lastInferred = inferred
 	return inferred
 }
 

@@ -37,6 +37,13 @@ type Classifier struct {
 	reg   *registry.Registry
 	chk   *registry.Checker
 	hints []*FieldHint
+	// The classes of the next keys Classify is given (Ahead): win[i] of
+	// winKeys[i] (compared by address), from winNext on.
+	winKeys []string
+	win     []Class
+	winNext int
+	names   []byte
+	ends    []int
 }
 
 // NewClassifier returns a Classifier for reg that asks hints (those of
@@ -48,7 +55,14 @@ func NewClassifier(reg *registry.Registry, hints ...*FieldHint) *Classifier {
 
 // Classify returns the class of key. The Class holds no reference to key.
 func (c *Classifier) Classify(key string) Class {
-	cl := classOf(c.reg, c.chk, key)
+	var cl Class
+	if n := c.winNext; n < len(c.winKeys) && len(c.winKeys[n]) == len(key) && unsafe.StringData(c.winKeys[n]) == unsafe.StringData(key) {
+		cl = c.win[n]
+		c.winNext++
+	} else {
+		c.winKeys = c.winKeys[:0]
+		cl = classOf(c.reg, c.chk, key)
+	}
 	if len(c.hints) == 0 {
 		cl.Fields = len(key) <= maxSampleKey && (cl.Entry == nil || fieldType(cl.Entry.Type))
 		return cl
@@ -60,6 +74,38 @@ func (c *Classifier) Classify(key string) Class {
 		}
 	}
 	return cl
+}
+
+// Ahead classifies keys, the next keys Classify is given in this order,
+// by their names (the registry's template or the inferred family): all
+// the families' names first, then their lookups, which then do not wait
+// on each other's misses of the processor's cache (a keyspace of
+// thousands of families). Classify takes the classes in order and makes
+// its field decisions then; a key that is not the next one of keys drops
+// them. Ahead returns the classes, which the caller may read (not keep).
+func (c *Classifier) Ahead(keys []string) []Class {
+	c.winKeys, c.win, c.winNext = append(c.winKeys[:0], keys...), c.win[:0], 0
+	c.names, c.ends = c.names[:0], c.ends[:0]
+	for _, k := range keys {
+		var cl Class
+		end := -1
+		if e := c.reg.Lookup(k); e != nil {
+			cl = Class{Entry: e, NS: e.Guard}
+		} else {
+			c.names = naming.AppendInfer(c.names, k, c.reg.Separator)
+			end = len(c.names)
+		}
+		c.win = append(c.win, cl)
+		c.ends = append(c.ends, end)
+	}
+	start := 0
+	for i, end := range c.ends {
+		if end >= 0 {
+			c.win[i].Family = c.chk.InferName(c.names[start:end])
+			start = end
+		}
+	}
+	return c.win
 }
 
 // Template returns the template or family of key, without the decisions

@@ -149,3 +149,53 @@ keys:
 		t.Errorf("%d keys of %d quiet: the test does not test both sides", quiet, checked)
 	}
 }
+
+// A Classifier given the next keys ahead (Ahead, in windows of any size)
+// classifies each as it would key by key: the same template or family
+// (the same string content), guard probe and field decision; a key that
+// is not the next one of the window (the caller dropped some) is
+// classified on its own and the window dropped.
+func TestClassifierAheadEqualsOneByOne(t *testing.T) {
+	for _, sep := range []string{":", "_", "|"} {
+		reg, err := registry.Parse("", fmt.Appendf(nil, "version: 1\nseparator: %q\nkeys:\n  - {key: \"reg%sx%s{id:int}\", type: hash, ttl: 1h, guard: true}\n", sep, sep, sep))
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys := classTestKeys(sep[0])
+		one := NewClassifier(reg)
+		var want []Class
+		for _, k := range keys {
+			want = append(want, one.Classify(k))
+		}
+		rng := rand.New(rand.NewPCG(3, 4))
+		ahead := NewClassifier(reg)
+		windowed := 0
+		for i := 0; i < len(keys); {
+			n := 1 + rng.IntN(40)
+			win := keys[i:min(i+n, len(keys))]
+			got := ahead.Ahead(win)
+			if len(got) != len(win) {
+				t.Fatalf("Ahead of %d keys gave %d classes", len(win), len(got))
+			}
+			skip := -1
+			if rng.IntN(4) == 0 {
+				skip = rng.IntN(len(win)) // the caller drops this key: the rest are classified one by one
+			}
+			for j, k := range win {
+				if j == skip {
+					continue
+				}
+				if ahead.winNext > 0 && skip < 0 {
+					windowed++
+				}
+				if g := ahead.Classify(k); g != want[i+j] {
+					t.Fatalf("sep %q, %q: ahead %+v, one by one %+v", sep, k, g, want[i+j])
+				}
+			}
+			i += len(win)
+		}
+		if windowed < len(keys)/2 {
+			t.Errorf("sep %q: %d of %d keys taken from a window: the test tests less than it says", sep, windowed, len(keys))
+		}
+	}
+}

@@ -27,6 +27,10 @@ type walker struct {
 
 	conn *resp.Conn            // the prober's
 	cls  *inventory.Classifier // the prober's: one lookup per key
+	// ahead holds the keys classAhead hands the classifier; aheadSink
+	// what it read of their families, kept so that its loads stay.
+	ahead     []string
+	aheadSink int
 
 	runID   string
 	version int

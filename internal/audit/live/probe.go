@@ -440,12 +440,50 @@ func (b *batch) classifyNext(w *walker) {
 	if j == 0 {
 		b.pendStr = string(l.buf) // one string for all, sliced per key
 	}
+	if j%classWindow == 0 {
+		b.classAhead(w, j)
+	}
 	start := 0
 	if j > 0 {
 		start = l.end[j-1]
 	}
 	w.addKey(b, b.pendStr[start:l.end[j]], l.slot[j])
 	b.pendNext++
+}
+
+// classWindow is how many listed keys the prober classifies ahead of
+// adding them (Classifier.Ahead).
+const classWindow = 32
+
+// classAhead classifies the keys listed from j on, a window of them, by
+// their names, and looks up the walker's records of their families: the
+// misses of the processor's cache of one key's lookups do not wait for
+// the last key's (a keyspace of thousands of families), and addKey then
+// finds them in the cache.
+func (b *batch) classAhead(w *walker, j int) {
+	l := &b.pend
+	keys := w.ahead[:0]
+	for k := j; k < min(j+classWindow, len(l.end)); k++ {
+		start := 0
+		if k > 0 {
+			start = l.end[k-1]
+		}
+		keys = append(keys, b.pendStr[start:l.end[k]])
+	}
+	w.ahead = keys
+	sink := 0
+	classes := w.cls.Ahead(keys)
+	for i := range classes {
+		if cl := &classes[i]; cl.Entry == nil {
+			if f := w.enc.fam.of(cl.Family); f != nil {
+				sink += f.agree
+				if f.tm != nil {
+					sink++
+				}
+			}
+		}
+	}
+	w.aheadSink += sink
 }
 
 // namesFrom returns the names appended to b.names from index from on, as
