@@ -298,12 +298,21 @@ const maxInterned = 1 << 14
 // inferValue records a value InferValues handed over for inferred.key.
 func (a *Aggregator) inferValue(slot int, v string) {
 	inf := &a.inferred
-	off := uintptr(unsafe.Pointer(unsafe.StringData(v))) - uintptr(unsafe.Pointer(unsafe.StringData(inf.key)))
-	if len(v) == 0 || len(v) > len(inf.key) || off > uintptr(len(inf.key)-len(v)) {
+	sp, ok := spanOf(inf.key, slot, v)
+	if !ok {
 		inf.ok = false // not a slice of the key: Add infers the key again
 		return
 	}
-	inf.vals = append(inf.vals, valSpan{off: uint32(off), n: uint32(len(v)), slot: slot})
+	inf.vals = append(inf.vals, sp)
+}
+
+// spanOf is value v of slot as a span of key, when v is a slice of key.
+func spanOf(key string, slot int, v string) (valSpan, bool) {
+	off := uintptr(unsafe.Pointer(unsafe.StringData(v))) - uintptr(unsafe.Pointer(unsafe.StringData(key)))
+	if len(v) == 0 || len(v) > len(key) || off > uintptr(len(key)-len(v)) {
+		return valSpan{}, false
+	}
+	return valSpan{off: uint32(off), n: uint32(len(v)), slot: slot}, true
 }
 
 // valuesOf returns the values infer recorded for key when it was the

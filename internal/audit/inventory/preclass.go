@@ -103,12 +103,12 @@ func (a *Aggregator) preClassify(recs []Record) {
 // inferValue does for inferred.key.
 func (a *Aggregator) preValue(slot int, v string) {
 	p := &a.pre
-	off := uintptr(unsafe.Pointer(unsafe.StringData(v))) - uintptr(unsafe.Pointer(unsafe.StringData(p.cur)))
-	if len(v) == 0 || len(v) > len(p.cur) || off > uintptr(len(p.cur)-len(v)) {
+	sp, ok := spanOf(p.cur, slot, v)
+	if !ok {
 		p.curOK = false
 		return
 	}
-	p.vals = append(p.vals, valSpan{off: uint32(off), n: uint32(len(v)), slot: slot})
+	p.vals = append(p.vals, sp)
 }
 
 // preTaken returns what preClassify found of key when key is the next key
