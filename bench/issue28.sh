@@ -16,7 +16,10 @@
 # copied to (`redis-cli --cluster import … --cluster-copy`). The peers are
 # the machine's redis-cli and sha256sum; the floors are bench/auditbare
 # (built here). MEMKEYS=0 leaves out `redis-cli --memkeys` (~30 s a run on
-# 1M keys), CLUSTER=0 the Cluster, HOT=0 the hot keys rows.
+# 1M keys), CLUSTER=0 the Cluster, HOT=0 the hot keys rows. BEFORE=PATH runs
+# an earlier keyguard build in the same turns too (rows rdb-before,
+# audit-before, audit-cluster-before, hotkeys-before) and adds a table of
+# KEYGUARD against it.
 #
 # Rows, all with the registry internal/audit/live/testdata/keyguard.yaml:
 #   rdb                  keyguard rdb FILE --format json --out /dev/null
@@ -45,6 +48,11 @@ for t in /usr/bin/time redis-server redis-cli sha256sum python3; do
 done
 [ -x "$kg" ] || { echo "issue28.sh: $kg is not an executable" >&2; exit 2; }
 kg=$(cd "$(dirname "$kg")" && pwd)/$(basename "$kg")
+before=${BEFORE:-}
+if [ -n "$before" ]; then
+	[ -x "$before" ] || { echo "issue28.sh: BEFORE=$before is not an executable" >&2; exit 2; }
+	before=$(cd "$(dirname "$before")" && pwd)/$(basename "$before")
+fi
 file=$(cd "$(dirname "$file")" && pwd)/$(basename "$file")
 
 work=$(mktemp -d)
@@ -54,7 +62,44 @@ cleanup() {
 	rm -rf "$work"
 }
 trap cleanup EXIT INT TERM
-freeport() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+# freeport prints a free loopback port; with "bus", one whose Cluster bus
+# port (port + 10000) is free too.
+freeport() {
+	python3 - "${1:-}" <<'PY'
+import socket, sys
+while True:
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    p = s.getsockname()[1]
+    if sys.argv[1] != "bus":
+        break
+    if p + 10000 < 65536:
+        b = socket.socket()
+        try:
+            b.bind(("127.0.0.1", p + 10000))
+            break
+        except OSError:
+            pass
+        finally:
+            b.close()
+    s.close()
+print(p)
+PY
+}
+# up PORT DIR waits for the server on PORT (started with its pid file and
+# log in DIR) to answer, loading done; it stops the run with the end of the
+# log if the server exits or has not answered in 10 minutes.
+up() {
+	for _ in $(seq 3000); do
+		[ "$(redis-cli -p "$1" ping 2>/dev/null)" = PONG ] && return 0
+		if [ -s "$2/pid" ] && ! kill -0 "$(cat "$2/pid")" 2>/dev/null; then
+			break
+		fi
+		sleep 0.2
+	done
+	echo "issue28.sh: the server on port $1 did not start: $(tail -3 "$2/log" 2>/dev/null)" >&2
+	exit 1
+}
 go build -o "$work/auditbare" "$root/bench/auditbare"
 
 # runs holds one line per run: row, wall ms, user s, system s, peak RSS
@@ -97,6 +142,7 @@ for _ in $(seq "$reps"); do
 	timed rdb "" "${kgrdb[@]}" "$file"
 	timed rdb-nofields "" "${kgrdb[@]}" --fields=false "$file"
 	timed rdb-top100000 "" "${kgrdb[@]}" --top 100000 "$file"
+	if [ -n "$before" ]; then timed rdb-before "" "$before" "${kgrdb[@]:1}" "$file"; fi
 	timed sha256sum "" sha256sum "$file"
 	if [ -n "$hdt" ]; then timed hdt3213 "" "$hdt" -c memory -o /dev/null "$file"; fi
 done
@@ -107,19 +153,25 @@ ports+=("$sp")
 mkdir "$work/s"
 cp "$file" "$work/s/dump.rdb"
 redis-server --port "$sp" --bind 127.0.0.1 --dir "$work/s" --dbfilename dump.rdb --save '' \
-	--appendonly no --daemonize yes --logfile "$work/s/log" >/dev/null
-until [ "$(redis-cli -p "$sp" ping 2>/dev/null)" = PONG ]; do sleep 0.2; done
+	--appendonly no --daemonize yes --logfile "$work/s/log" --pidfile "$work/s/pid" >/dev/null
+up "$sp" "$work/s"
 echo "# server :$sp, $(redis-cli -p "$sp" dbsize) keys"
 for _ in $(seq "$reps"); do
 	timed auditbare "$sp" "$work/auditbare" -addr "127.0.0.1:$sp"
 	timed auditbare-fields "$sp" "$work/auditbare" -fields -addr "127.0.0.1:$sp"
 	timed audit "$sp" "$kg" audit --redis "redis://127.0.0.1:$sp" --registry "$reg" --format json --fail-on never --out /dev/null
+	if [ -n "$before" ]; then
+		timed audit-before "$sp" "$before" audit --redis "redis://127.0.0.1:$sp" --registry "$reg" --format json --fail-on never --out /dev/null
+	fi
 	[ "${MEMKEYS:-1}" = 0 ] || timed memkeys "$sp" redis-cli -p "$sp" --memkeys
 done
 if [ "${HOT:-1}" != 0 ]; then
 	redis-cli -p "$sp" config set maxmemory-policy allkeys-lfu >/dev/null
 	for _ in $(seq "$reps"); do
 		timed hotkeys "$sp" "$kg" hotkeys --redis "redis://127.0.0.1:$sp" --registry "$reg" --sample 0 --rate 0 --format json --fail-on never --out /dev/null
+		if [ -n "$before" ]; then
+			timed hotkeys-before "$sp" "$before" hotkeys --redis "redis://127.0.0.1:$sp" --registry "$reg" --sample 0 --rate 0 --format json --fail-on never --out /dev/null
+		fi
 		timed redis-cli-hotkeys "$sp" redis-cli -p "$sp" --hotkeys
 	done
 	redis-cli -p "$sp" config set maxmemory-policy noeviction >/dev/null
@@ -129,24 +181,38 @@ fi
 if [ "${CLUSTER:-1}" != 0 ]; then
 	cps=()
 	for i in 1 2 3; do
-		p=$(freeport)
+		p=$(freeport bus)
 		ports+=("$p")
 		cps+=("$p")
 		mkdir "$work/c$i"
 		redis-server --port "$p" --bind 127.0.0.1 --dir "$work/c$i" --cluster-enabled yes --cluster-config-file nodes.conf \
-			--save '' --appendonly no --daemonize yes --logfile "$work/c$i/log" >/dev/null
+			--save '' --appendonly no --daemonize yes --logfile "$work/c$i/log" --pidfile "$work/c$i/pid" >/dev/null
 	done
-	for p in "${cps[@]}"; do until [ "$(redis-cli -p "$p" ping 2>/dev/null)" = PONG ]; do sleep 0.2; done; done
+	for i in 1 2 3; do up "${cps[i - 1]}" "$work/c$i"; done
 	redis-cli --cluster create "127.0.0.1:${cps[0]}" "127.0.0.1:${cps[1]}" "127.0.0.1:${cps[2]}" \
-		--cluster-replicas 0 --cluster-yes >"$work/create.log" 2>&1
-	until redis-cli -p "${cps[0]}" cluster info | grep -q 'cluster_state:ok'; do sleep 0.2; done
-	redis-cli --cluster import "127.0.0.1:${cps[0]}" --cluster-from "127.0.0.1:$sp" --cluster-copy >"$work/import.log" 2>&1
+		--cluster-replicas 0 --cluster-yes >"$work/create.log" 2>&1 ||
+		{ echo "issue28.sh: redis-cli --cluster create failed: $(tail -3 "$work/create.log")" >&2; exit 1; }
+	for i in $(seq 300); do
+		ok=0
+		for p in "${cps[@]}"; do
+			if redis-cli -p "$p" cluster info | grep -q 'cluster_state:ok'; then ok=$((ok + 1)); fi
+		done
+		[ "$ok" = 3 ] && break
+		[ "$i" -lt 300 ] || { echo "issue28.sh: the Cluster is not ok after 60 s" >&2; exit 1; }
+		sleep 0.2
+	done
+	redis-cli --cluster import "127.0.0.1:${cps[0]}" --cluster-from "127.0.0.1:$sp" --cluster-copy >"$work/import.log" 2>&1 ||
+		{ echo "issue28.sh: redis-cli --cluster import failed: $(tail -3 "$work/import.log")" >&2; exit 1; }
 	n=0
 	for p in "${cps[@]}"; do n=$((n + $(redis-cli -p "$p" dbsize))); done
 	echo "# cluster :${cps[*]}, $n keys"
+	[ "$n" = "$(redis-cli -p "$sp" dbsize)" ] || echo "# the Cluster holds $n keys, the server $(redis-cli -p "$sp" dbsize)" >&2
 	for _ in $(seq "$reps"); do
 		timed auditbare-cluster "${cps[*]}" "$work/auditbare" -cluster -addr "127.0.0.1:${cps[0]}"
 		timed audit-cluster "${cps[*]}" "$kg" audit --cluster --redis "redis://127.0.0.1:${cps[0]}" --registry "$reg" --format json --fail-on never --out /dev/null
+		if [ -n "$before" ]; then
+			timed audit-cluster-before "${cps[*]}" "$before" audit --cluster --redis "redis://127.0.0.1:${cps[0]}" --registry "$reg" --format json --fail-on never --out /dev/null
+		fi
 	done
 fi
 
@@ -179,8 +245,8 @@ ratio() {
 echo
 echo "| row | runs | wall ms median | CPU s median (user + sys) | peak RSS MiB | server CPU s median |"
 echo "|---|---:|---:|---:|---:|---:|"
-for row in rdb rdb-nofields rdb-top100000 sha256sum hdt3213 audit auditbare auditbare-fields memkeys \
-	audit-cluster auditbare-cluster hotkeys redis-cli-hotkeys; do
+for row in rdb rdb-before rdb-nofields rdb-top100000 sha256sum hdt3213 audit audit-before auditbare auditbare-fields memkeys \
+	audit-cluster audit-cluster-before auditbare-cluster hotkeys hotkeys-before redis-cli-hotkeys; do
 	n=$(awk -v r="$row" '$1 == r' "$runs" | wc -l)
 	[ "$n" -gt 0 ] || continue
 	printf '| %s | %d | %s | %.2f | %.1f | %s |\n' "$row" "$n" "$(med "$row" 2)" "$(med "$row" 7)" \
@@ -202,3 +268,16 @@ ratio "audit --cluster: wall / auditbare -cluster" "$(med audit-cluster 2)" "$(m
 ratio "audit --cluster: server CPU / auditbare's" "$(med audit-cluster 6)" "$(med auditbare-cluster 6)" "<= 1.0"
 ratio "audit --cluster: keyguard CPU / auditbare's" "$(med audit-cluster 7)" "$(med auditbare-cluster 7)" "<= 2.0"
 ratio "hotkeys: redis-cli --hotkeys wall / keyguard wall" "$(med redis-cli-hotkeys 2)" "$(med hotkeys 2)" ">= 4"
+if [ -n "$before" ]; then
+	echo
+	echo "| KEYGUARD against BEFORE ($before) | a | b | a / b | |"
+	echo "|---|---:|---:|---:|---|"
+	for r in rdb audit audit-cluster hotkeys; do
+		for c in 2 7; do
+			a=$(med "$r" "$c") b=$(med "$r-before" "$c")
+			[ -n "$a" ] && [ -n "$b" ] || continue
+			awk -v n="$r $([ "$c" = 2 ] && echo 'wall ms' || echo 'CPU s')" -v a="$a" -v b="$b" \
+				'BEGIN { printf "| %s | %s | %s | %.2f× | |\n", n, a, b, a / b }'
+		done
+	done
+fi
