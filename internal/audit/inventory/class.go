@@ -90,7 +90,7 @@ func (c *Classifier) Ahead(keys []string) []Class {
 		var cl Class
 		end := -1
 		if e := c.reg.Lookup(k); e != nil {
-			cl = Class{Entry: e, NS: e.Guard}
+			cl = entryClass(e)
 		} else {
 			c.names = naming.AppendInfer(c.names, k, c.reg.Separator)
 			end = len(c.names)
@@ -108,6 +108,10 @@ func (c *Classifier) Ahead(keys []string) []Class {
 	return c.win
 }
 
+// entryClass is the class of a key of template e: read the guard's field
+// when e is guarded.
+func entryClass(e *registry.Entry) Class { return Class{Entry: e, NS: e.Guard} }
+
 // Template returns the template or family of key, without the decisions
 // Classify makes for the probes: what a sampler stratifies keys by.
 func (c *Classifier) Template(key string) Class { return classOf(c.reg, c.chk, key) }
@@ -119,7 +123,7 @@ func classOf(reg *registry.Registry, chk *registry.Checker, key string) Class {
 	if e == nil {
 		return Class{Family: chk.Infer(key)}
 	}
-	return Class{Entry: e, NS: e.Guard}
+	return entryClass(e)
 }
 
 // Classify is Classifier.Classify for a caller that feeds this
@@ -128,12 +132,12 @@ func (a *Aggregator) Classify(key string) Class {
 	var cl Class
 	if pc := a.preTaken(key); pc != nil {
 		if pc.entry != nil {
-			cl = Class{Entry: pc.entry, NS: pc.entry.Guard}
+			cl = entryClass(pc.entry)
 		} else {
 			cl = Class{Family: a.inferPre(key, pc)}
 		}
 	} else if e := a.reg.Lookup(key); e != nil {
-		cl = Class{Entry: e, NS: e.Guard}
+		cl = entryClass(e)
 	} else {
 		cl = Class{Family: a.infer(key)}
 	}
@@ -202,19 +206,31 @@ func (a *Aggregator) warm(classes []Class) {
 	if len(inf.interned) < warmFamilies {
 		return // few families: they stay in the cache anyway
 	}
-	var sink int64
 	for i := range classes {
 		cl := &classes[i]
 		if cl.Entry != nil || len(cl.Family) > maxGroupName {
 			continue
 		}
-		if f := inf.interned[cl.Family]; f != nil && f.g0 != nil {
-			g := f.g0 // the lines of the group Add reads
-			sink += g.keys + g.ttlHist[ttlSlots/2].keys
-			if g.firstPH {
-				sink++
-			}
+		if f := inf.interned[cl.Family]; f != nil {
+			a.touchFamily(f)
 		}
+	}
+}
+
+// touchFamily reads the lines of family f's group and field state that
+// Classify and Add read, and keeps what it read (warmSink) so that the
+// loads are not dropped: warm and preClassify touch a window's families
+// in one loop, whose misses of the cache then overlap.
+func (a *Aggregator) touchFamily(f *famName) {
+	var sink int64
+	if g := f.g0; g != nil {
+		sink += g.keys + g.ttlHist[ttlSlots/2].keys + int64(g.exampleHash)
+		if g.firstPH {
+			sink++
+		}
+	}
+	if fs := f.fs; fs != nil && fs.census == nil {
+		sink += int64(fs.rank)
 	}
 	a.warmSink += sink
 }

@@ -80,23 +80,11 @@ func (a *Aggregator) preClassify(recs []Record) {
 		}
 	}
 	p.gen = inf.gen
-	var sink int64
 	for i := range p.keys {
-		f := p.keys[i].fam
-		if f == nil {
-			continue
-		}
-		if g := f.g0; g != nil { // the lines of the group Add reads
-			sink += g.keys + g.ttlHist[ttlSlots/2].keys + int64(g.exampleHash)
-			if g.firstPH {
-				sink++
-			}
-		}
-		if fs := f.fs; fs != nil && fs.census == nil {
-			sink += int64(fs.rank)
+		if f := p.keys[i].fam; f != nil {
+			a.touchFamily(f)
 		}
 	}
-	a.warmSink += sink
 }
 
 // preValue records a value InferValues handed over for preClass.cur, as
