@@ -13,6 +13,7 @@ import (
 
 	"github.com/keyguard/keyguard/finding"
 	"github.com/keyguard/keyguard/internal/audit/report"
+	"github.com/keyguard/keyguard/internal/hugepage"
 	"github.com/keyguard/keyguard/internal/human"
 
 	"github.com/keyguard/keyguard/keytmpl"
@@ -261,7 +262,7 @@ func (a *Aggregator) reportFindings(multi bool, gi groupIndex, groups []report.G
 	for b := 1; b < len(starts); b++ {
 		starts[b] += starts[b-1]
 	}
-	refs := make([]ref, starts[len(starts)-1])
+	refs := hugepage.MakeSlice[ref](starts[len(starts)-1])
 	at := slices.Clone(starts)
 	for li, l := range lists {
 		ents := l.t.kept()
@@ -272,6 +273,7 @@ func (a *Aggregator) reportFindings(multi bool, gi groupIndex, groups []report.G
 			at[b]++
 		}
 	}
+	hugepage.Filled(refs)
 	var runs [][]ref
 	for b := range len(starts) - 1 {
 		if starts[b+1]-starts[b] > 1 {
@@ -305,7 +307,8 @@ func (a *Aggregator) reportFindings(multi bool, gi groupIndex, groups []report.G
 	refs = slices.CompactFunc(refs, func(p, q ref) bool {
 		return p.l == q.l && p.key == q.key && p.e.keyLen == q.e.keyLen && p.e.db == q.e.db
 	})
-	out := make([]report.Finding, len(refs))
+	out := hugepage.MakeSlice[report.Finding](len(refs))
+	defer hugepage.Filled(out)
 	// Written on every core: the first write to each page of out is a
 	// page fault, which took most of this loop's time on one core.
 	inChunks(len(refs), func(lo, hi int) {
@@ -510,13 +513,15 @@ func (a *Aggregator) notes(have []string, x func(int64) int64) []string {
 func (a *Aggregator) reportTop(multi bool) []report.TopKey {
 	keys, vals := a.top.list()
 	// Sorted by reference: the keys and their names are scattered.
-	order := make([]topRef, len(keys))
+	order := hugepage.MakeSlice[topRef](len(keys))
 	for i := range keys {
 		k := &keys[i]
 		order[i] = topRef{bytes: k.score, key: a.top.name(k), db: k.db, i: int32(i), keyLen: k.keyLen}
 	}
+	hugepage.Filled(order)
 	sortTopRefs(order, a.top.lendWords(2*len(order)))
-	out := make([]report.TopKey, len(keys))
+	out := hugepage.MakeSlice[report.TopKey](len(keys))
+	defer hugepage.Filled(out)
 	// The entries' TTLs and databases point into one array each, not
 	// into an allocation per key.
 	ttls := make([]int64, len(keys))
@@ -543,7 +548,8 @@ func (a *Aggregator) reportTop(multi bool) []report.TopKey {
 		p.j, p.w = uint32(j), uint64(total)
 		total += len(order[j].key)
 	}
-	names := make([]byte, total)
+	names := hugepage.MakeSlice[byte](total)
+	defer hugepage.Filled(names)
 	// On every core, as the findings (each entry, name and TTL is
 	// written to its own place).
 	inChunks(len(keys), func(lo, hi int) {

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"unsafe"
+
+	"github.com/keyguard/keyguard/internal/hugepage"
 )
 
 // topBuf keeps the best n keys offered (the top and hot key lists), one
@@ -45,6 +47,9 @@ type topBuf[V any] struct {
 	// of their own (a name in a block is never written again).
 	names    []byte
 	namesLen int // bytes of names taken in since the last settle's copy, over all blocks
+	// namesAdvised is the block names is written to while it holds
+	// hugepage.MakeSlice's advice (see namesFilled).
+	namesAdvised []byte
 	// blocks are the blocks holding the names of keys and thresh (a
 	// listKey's blk); spare, blocks whose names were all copied away by a
 	// settle, which later names are written to: a new block cost a page
@@ -73,6 +78,9 @@ type topBuf[V any] struct {
 	// none was taken in since; repeats counts the offers it dropped.
 	checked bool
 	repeats int
+	// advised: keys and vals were made at room with the advice of
+	// hugepage.MakeSlice, taken back once they are full.
+	advised bool
 	dupes   int // offers a settle dropped as a better offer's repeat
 }
 
@@ -196,8 +204,17 @@ func (h *topBuf[V]) push(k listKey, name string, v V) bool {
 			next = h.room()
 		}
 		next = min(next, h.room())
-		h.keys = append(make([]listKey, 0, next), h.keys...)
-		h.vals = append(make([]V, 0, next), h.vals...)
+		if next == h.room() && !h.scanned {
+			// At room the buffers are written in full before the first
+			// settle: 2 MiB pages where the kernel gives them (see
+			// hugepage), taken back at that settle.
+			h.keys = append(hugepage.MakeSlice[listKey](next)[:0], h.keys...)
+			h.vals = append(hugepage.MakeSlice[V](next)[:0], h.vals...)
+			h.advised = true
+		} else {
+			h.keys = append(make([]listKey, 0, next), h.keys...)
+			h.vals = append(make([]V, 0, next), h.vals...)
+		}
 	}
 	k.blk, k.off, k.n = h.copyName(name, 0)
 	h.keys = append(h.keys, k)
@@ -213,14 +230,15 @@ func (h *topBuf[V]) copyName(s string, size int) (blk uint16, off uint32, n uint
 		return 0, 0, 0
 	}
 	if cap(h.names)-len(h.names) < len(s) {
-		// Blocks grow with the names taken in, up to 1 MiB each while
-		// there are fewer than 1,024 of them (a place holds 16 bits of
-		// block number and 32 of offset).
-		limit := 1 << 20
+		// Blocks grow with the names taken in, up to maxNameBlock each
+		// while there are fewer than 1,024 of them (a place holds 16 bits
+		// of block number and 32 of offset).
+		limit := maxNameBlock
 		if len(h.blocks) >= 1024 {
 			limit = 1 << 31
 		}
 		size = max(size, len(s), min(max(h.namesLen, 4<<10), limit))
+		h.namesFilled()
 		h.names = nil
 		for i := len(h.spare) - 1; i >= 0; i-- {
 			if b := h.spare[i]; cap(b) >= size {
@@ -230,7 +248,10 @@ func (h *topBuf[V]) copyName(s string, size int) (blk uint16, off uint32, n uint
 			}
 		}
 		if h.names == nil {
-			h.names = make([]byte, 0, size)
+			// Written from start to end as names are taken in: 2 MiB
+			// pages where the block holds some (see hugepage).
+			h.names = hugepage.MakeSlice[byte](size)[:0]
+			h.namesAdvised = h.names[:size]
 		}
 		h.blocks = append(h.blocks, h.names[:cap(h.names)])
 	}
@@ -238,6 +259,29 @@ func (h *topBuf[V]) copyName(s string, size int) (blk uint16, off uint32, n uint
 	at := len(h.names)
 	h.names = append(h.names, s...)
 	return uint16(len(h.blocks) - 1), uint32(at), uint16(len(s))
+}
+
+// maxNameBlock bounds a block of names (while there are fewer than 1,024
+// blocks): 4 MiB holds at least one whole aligned 2 MiB page, for
+// hugepage's advice.
+const maxNameBlock = 4 << 20
+
+// namesFilled takes back the advice on the block of names being written
+// (hugepage.Filled), when the block is left or the list is read.
+func (h *topBuf[V]) namesFilled() {
+	if h.namesAdvised != nil {
+		hugepage.Filled(h.namesAdvised)
+		h.namesAdvised = nil
+	}
+}
+
+// buffersFilled takes back the advice on keys and vals (see advised).
+func (h *topBuf[V]) buffersFilled() {
+	if h.advised {
+		hugepage.Filled(h.keys[:cap(h.keys)])
+		hugepage.Filled(h.vals[:cap(h.vals)])
+		h.advised = false
+	}
 }
 
 // idxMask32 holds a buffer index + 1 in the low bits of a slot, under a
@@ -264,6 +308,8 @@ func (h *topBuf[V]) list() ([]listKey, []V) {
 	}
 	h.settle()
 	h.checked = true
+	h.buffersFilled()
+	h.namesFilled()
 	return h.keys, h.vals
 }
 
@@ -285,14 +331,21 @@ func (h *topBuf[V]) settle() {
 		return
 	}
 	h.dirty = false
-	if cap(h.ranks) < len(h.keys) {
+	if len(h.keys) == cap(h.keys) {
+		h.buffersFilled()
+	}
+	fresh := cap(h.ranks) < len(h.keys)
+	if fresh {
 		// At its full size at once: grown by append, the copies on the way
 		// cost twice its size in fresh memory.
-		h.ranks = make([]rankRef, 0, max(len(h.keys), h.room()))
+		h.ranks = hugepage.MakeSlice[rankRef](max(len(h.keys), h.room()))[:0]
 	}
 	r := h.ranks[:len(h.keys)]
 	for i := range h.keys {
 		r[i] = rankRef{score: h.keys[i].score, hash: h.keys[i].hash, i: int32(i)}
+	}
+	if fresh {
+		hugepage.Filled(h.ranks[:cap(h.ranks)])
 	}
 	if cap(h.drop) < len(h.keys) {
 		h.drop = make([]bool, cap(h.keys))
@@ -355,12 +408,14 @@ func (h *topBuf[V]) packNames() {
 		return
 	}
 	old := h.blocks
+	h.namesFilled()
 	h.names, h.namesLen, h.blocks = nil, 0, nil
 	// Blocks of the size of what is kept and the names of the next keys
-	// in proportion, up to 1 MiB each: spare blocks of that size are
-	// written again (the old blocks only become spare once copied from,
-	// so a pack to one block the size of all always took fresh memory).
-	size := min(total+total*(h.room()-len(h.keys))/max(len(h.keys), 1), 1<<20)
+	// in proportion, up to maxNameBlock each: spare blocks of that size
+	// are written again (the old blocks only become spare once copied
+	// from, so a pack to one block the size of all always took fresh
+	// memory).
+	size := min(total+total*(h.room()-len(h.keys))/max(len(h.keys), 1), maxNameBlock)
 	// The names are read from the old blocks while the new are written:
 	// old holds them until the loop is done.
 	str := func(k *listKey) string {

@@ -1,0 +1,18 @@
+package hugepage
+
+import "syscall"
+
+// advise asks for 2 MiB pages over b (on), or takes that back (off:
+// MADV_NOHUGEPAGE, which in "madvise" mode is what unadvised memory
+// gets). An error (a kernel without transparent huge pages) leaves the
+// memory as it was: the advice is only ever a hint.
+func advise(b []byte, on bool) {
+	if len(b) == 0 {
+		return
+	}
+	advice := syscall.MADV_NOHUGEPAGE
+	if on {
+		advice = syscall.MADV_HUGEPAGE
+	}
+	_ = syscall.Madvise(b, advice)
+}

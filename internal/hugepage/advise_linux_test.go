@@ -1,0 +1,87 @@
+package hugepage
+
+import (
+	"bufio"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"unsafe"
+)
+
+// vmFlags returns the VmFlags of the mapping of /proc/self/smaps that
+// holds addr.
+func vmFlags(t *testing.T, addr uintptr) []string {
+	t.Helper()
+	f, err := os.Open("/proc/self/smaps")
+	if err != nil {
+		t.Skipf("no smaps: %v", err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	in := false
+	for sc.Scan() {
+		line := sc.Text()
+		if rng, _, ok := strings.Cut(line, " "); ok && strings.Contains(rng, "-") && !strings.HasSuffix(rng, ":") {
+			lo, hi, _ := strings.Cut(rng, "-")
+			a, err1 := strconv.ParseUint(lo, 16, 64)
+			b, err2 := strconv.ParseUint(hi, 16, 64)
+			in = err1 == nil && err2 == nil && uint64(addr) >= a && uint64(addr) < b
+			continue
+		}
+		if in && strings.HasPrefix(line, "VmFlags:") {
+			return strings.Fields(strings.TrimPrefix(line, "VmFlags:"))
+		}
+	}
+	t.Fatalf("no mapping of /proc/self/smaps holds %#x", addr)
+	return nil
+}
+
+func has(flags []string, f string) bool {
+	for _, x := range flags {
+		if x == f {
+			return true
+		}
+	}
+	return false
+}
+
+// The advice reaches the kernel (the mapping is marked for 2 MiB pages)
+// and is taken back by Filled; the memory around it is left alone.
+func TestAdviceMarksTheMapping(t *testing.T) {
+	probe := make([]byte, 4*size)
+	if in := interior(probe); syscall.Madvise(in, syscall.MADV_HUGEPAGE) != nil {
+		t.Skip("this kernel takes no huge page advice")
+	}
+	Filled(probe)
+	s := MakeSlice[uint64](3 * size / 8) // 6 MiB: at least two whole pages
+	in := interior(s)
+	if len(in) < size {
+		t.Fatalf("interior of 6 MiB: %d bytes", len(in))
+	}
+	at := uintptr(unsafe.Pointer(&in[0]))
+	if f := vmFlags(t, at); !has(f, "hg") {
+		t.Fatalf("after MakeSlice the mapping at %#x has VmFlags %v, want hg", at, f)
+	}
+	for i := range s {
+		s[i] = uint64(i)
+	}
+	Filled(s)
+	f := vmFlags(t, at)
+	if has(f, "hg") || !has(f, "nh") {
+		t.Fatalf("after Filled the mapping at %#x has VmFlags %v, want nh and no hg", at, f)
+	}
+	for i := range s {
+		if s[i] != uint64(i) {
+			t.Fatalf("s[%d] = %d after Filled", i, s[i])
+		}
+	}
+	// A slice without a whole page is not advised at all: nothing here
+	// is advised any more.
+	small := MakeSlice[byte](size / 2)
+	if f := vmFlags(t, uintptr(unsafe.Pointer(&small[0]))); has(f, "hg") {
+		t.Fatalf("a 1 MiB slice's mapping has VmFlags %v", f)
+	}
+	_ = s[0]
+}

@@ -1,0 +1,6 @@
+//go:build !linux
+
+package hugepage
+
+// advise does nothing where transparent huge pages are not Linux's.
+func advise(b []byte, on bool) {}
