@@ -3,6 +3,7 @@ package hugepage
 import (
 	"bufio"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -84,4 +85,33 @@ func TestAdviceMarksTheMapping(t *testing.T) {
 		t.Fatalf("a 1 MiB slice's mapping has VmFlags %v", f)
 	}
 	_ = s[0]
+}
+
+// A long-lived process (keyguard serve runs an audit every few minutes)
+// advises and takes back again and again: the kernel's mappings split
+// where the advice was, and must not keep splitting without bound.
+func TestRepeatedAdviceKeepsMappingsBounded(t *testing.T) {
+	maps := func() int {
+		b, err := os.ReadFile("/proc/self/maps")
+		if err != nil {
+			t.Skipf("no maps: %v", err)
+		}
+		return strings.Count(string(b), "\n")
+	}
+	before := maps()
+	most := before
+	for i := range 300 {
+		// Sizes that vary, so that the slices land at varying places.
+		s := MakeSlice[byte](4<<20 + (i%7)*(512<<10))
+		for j := 0; j < len(s); j += 4096 {
+			s[j] = byte(i)
+		}
+		Filled(s)
+		runtime.GC()
+		most = max(most, maps())
+	}
+	if most > before+64 {
+		t.Fatalf("mappings grew from %d to %d over 300 advised slices", before, most)
+	}
+	t.Logf("mappings: %d before, at most %d after", before, most)
 }
