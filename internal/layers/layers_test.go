@@ -21,7 +21,7 @@ const module = "github.com/keyguard/keyguard/"
 const rules = `
 # Kernels and vocabularies: small, pure, each beside its reference test.
 NONE < internal/swar, internal/glob, internal/keyslot, internal/monitor, internal/human, internal/atomicfile, internal/treemap, internal/pace, internal/progress, internal/jsonout,
-       internal/resp, keybuild, hotkey/topk, internal/rediscmd/internal/namehash;
+       internal/resp, keybuild, hotkey/topk, internal/rediscmd/internal/namehash, internal/hugepage;
 internal/swar < internal/jsonkeys;
 internal/rediscmd/internal/namehash < internal/rediscmd;
 internal/glob, internal/swar < keytmpl;
@@ -50,7 +50,7 @@ registry, internal/treemap, internal/topology, internal/jsonout < internal/audit
 internal/audit/report, internal/atomicfile, internal/human < internal/cli;
 # Connections to Redis and why one failed, for every command that talks to it.
 internal/cli, internal/topology < internal/redisconn;
-internal/audit/report < internal/audit/inventory;
+internal/audit/report, internal/hugepage < internal/audit/inventory;
 internal/jsonkeys < internal/rdb;
 internal/resp < internal/resp/redisopt;
 internal/audit/inventory, internal/resp, internal/jsonkeys, internal/pace, internal/progress, internal/cli, internal/redisconn, internal/rdb < internal/audit/live;
