@@ -39,6 +39,17 @@ func vmFlags(t *testing.T, addr uintptr) []string {
 	return nil
 }
 
+// takesAdvice skips the test where the kernel takes no huge page advice.
+func takesAdvice(t *testing.T) {
+	t.Helper()
+	probe := make([]byte, 2*size)
+	in := probe[(size-uintptr(unsafe.Pointer(&probe[0]))%size)%size:][:size]
+	if syscall.Madvise(in, syscall.MADV_HUGEPAGE) != nil {
+		t.Skip("this kernel takes no huge page advice")
+	}
+	_ = syscall.Madvise(in, syscall.MADV_NOHUGEPAGE)
+}
+
 func has(flags []string, f string) bool {
 	for _, x := range flags {
 		if x == f {
@@ -51,15 +62,11 @@ func has(flags []string, f string) bool {
 // The advice reaches the kernel (the mapping is marked for 2 MiB pages)
 // and is taken back by Filled; the memory around it is left alone.
 func TestAdviceMarksTheMapping(t *testing.T) {
-	probe := make([]byte, 4*size)
-	if in := interior(probe); syscall.Madvise(in, syscall.MADV_HUGEPAGE) != nil {
-		t.Skip("this kernel takes no huge page advice")
-	}
-	Filled(probe)
-	s := MakeSlice[uint64](3 * size / 8) // 6 MiB: at least two whole pages
-	in := interior(s)
+	takesAdvice(t)
+	s := MakeSlice[uint64](3 * size / 8) // 6 MiB: three whole pages
+	in := pages(s)
 	if len(in) < size {
-		t.Fatalf("interior of 6 MiB: %d bytes", len(in))
+		t.Fatalf("pages of 6 MiB: %d bytes", len(in))
 	}
 	at := uintptr(unsafe.Pointer(&in[0]))
 	if f := vmFlags(t, at); !has(f, "hg") {
@@ -114,4 +121,22 @@ func TestRepeatedAdviceKeepsMappingsBounded(t *testing.T) {
 		t.Fatalf("mappings grew from %d to %d over 300 advised slices", before, most)
 	}
 	t.Logf("mappings: %d before, at most %d after", before, most)
+}
+
+// MakeSlice advises from the 2 MiB boundary its slice starts just past
+// (a report's 120-byte entries), and Filled takes that back.
+func TestAlignedAdviceMarksItsFirstPage(t *testing.T) {
+	takesAdvice(t)
+	s := MakeSlice[[120]byte](3 * size / 120)
+	first := uintptr(unsafe.Pointer(&s[0])) &^ (size - 1)
+	if f := vmFlags(t, first); !has(f, "hg") {
+		t.Fatalf("after MakeSlice the mapping of its first page %#x has VmFlags %v, want hg", first, f)
+	}
+	for i := range s {
+		s[i][0] = 1
+	}
+	Filled(s)
+	if f := vmFlags(t, first); has(f, "hg") {
+		t.Fatalf("after Filled the mapping of its first page %#x has VmFlags %v", first, f)
+	}
 }

@@ -2,7 +2,6 @@ package inventory
 
 import (
 	"math/bits"
-	"reflect"
 	"slices"
 	"strings"
 	"unsafe"
@@ -106,25 +105,7 @@ type rankRef struct {
 }
 
 func newTopBuf[V any](n int) topBuf[V] {
-	return topBuf[V]{n: n, scanned: hasPointers(reflect.TypeFor[V]())}
-}
-
-// hasPointers reports whether a value of t holds a pointer the collector
-// reads.
-func hasPointers(t reflect.Type) bool {
-	switch t.Kind() {
-	case reflect.String, reflect.Pointer, reflect.Slice, reflect.Map, reflect.Chan, reflect.Func, reflect.Interface, reflect.UnsafePointer:
-		return true
-	case reflect.Array:
-		return t.Len() > 0 && hasPointers(t.Elem())
-	case reflect.Struct:
-		for i := range t.NumField() {
-			if hasPointers(t.Field(i).Type) {
-				return true
-			}
-		}
-	}
-	return false
+	return topBuf[V]{n: n, scanned: hugepage.HasPointers[V]()}
 }
 
 // full reports whether the list holds n keys: root is then the worst.
@@ -237,7 +218,9 @@ func (h *topBuf[V]) copyName(s string, size int) (blk uint16, off uint32, n uint
 		if len(h.blocks) >= 1024 {
 			limit = 1 << 31
 		}
-		size = max(size, len(s), min(max(h.namesLen, 4<<10), limit))
+		// A long list starts with a block the size of the names its
+		// buffer will hold (32 bytes a key), not 4 KiB doubled up to it.
+		size = max(size, len(s), min(max(h.namesLen, 4<<10, h.room()*32), limit))
 		h.namesFilled()
 		h.names = nil
 		for i := len(h.spare) - 1; i >= 0; i-- {
@@ -262,8 +245,7 @@ func (h *topBuf[V]) copyName(s string, size int) (blk uint16, off uint32, n uint
 }
 
 // maxNameBlock bounds a block of names (while there are fewer than 1,024
-// blocks): 4 MiB holds at least one whole aligned 2 MiB page, for
-// hugepage's advice.
+// blocks): 4 MiB, two whole 2 MiB pages for hugepage's advice.
 const maxNameBlock = 4 << 20
 
 // namesFilled takes back the advice on the block of names being written
