@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -50,15 +51,6 @@ func takesAdvice(t *testing.T) {
 	_ = syscall.Madvise(in, syscall.MADV_NOHUGEPAGE)
 }
 
-func has(flags []string, f string) bool {
-	for _, x := range flags {
-		if x == f {
-			return true
-		}
-	}
-	return false
-}
-
 // The advice reaches the kernel (the mapping is marked for 2 MiB pages)
 // and is taken back by Filled; the memory around it is left alone.
 func TestAdviceMarksTheMapping(t *testing.T) {
@@ -69,7 +61,7 @@ func TestAdviceMarksTheMapping(t *testing.T) {
 		t.Fatalf("pages of 6 MiB: %d bytes", len(in))
 	}
 	at := uintptr(unsafe.Pointer(&in[0]))
-	if f := vmFlags(t, at); !has(f, "hg") {
+	if f := vmFlags(t, at); !slices.Contains(f, "hg") {
 		t.Fatalf("after MakeSlice the mapping at %#x has VmFlags %v, want hg", at, f)
 	}
 	for i := range s {
@@ -77,7 +69,7 @@ func TestAdviceMarksTheMapping(t *testing.T) {
 	}
 	Filled(s)
 	f := vmFlags(t, at)
-	if has(f, "hg") || !has(f, "nh") {
+	if slices.Contains(f, "hg") || !slices.Contains(f, "nh") {
 		t.Fatalf("after Filled the mapping at %#x has VmFlags %v, want nh and no hg", at, f)
 	}
 	for i := range s {
@@ -88,7 +80,7 @@ func TestAdviceMarksTheMapping(t *testing.T) {
 	// A slice without a whole page is not advised at all: nothing here
 	// is advised any more.
 	small := MakeSlice[byte](size / 2)
-	if f := vmFlags(t, uintptr(unsafe.Pointer(&small[0]))); has(f, "hg") {
+	if f := vmFlags(t, uintptr(unsafe.Pointer(&small[0]))); slices.Contains(f, "hg") {
 		t.Fatalf("a 1 MiB slice's mapping has VmFlags %v", f)
 	}
 	_ = s[0]
@@ -129,14 +121,14 @@ func TestAlignedAdviceMarksItsFirstPage(t *testing.T) {
 	takesAdvice(t)
 	s := MakeSlice[[120]byte](3 * size / 120)
 	first := uintptr(unsafe.Pointer(&s[0])) &^ (size - 1)
-	if f := vmFlags(t, first); !has(f, "hg") {
+	if f := vmFlags(t, first); !slices.Contains(f, "hg") {
 		t.Fatalf("after MakeSlice the mapping of its first page %#x has VmFlags %v, want hg", first, f)
 	}
 	for i := range s {
 		s[i][0] = 1
 	}
 	Filled(s)
-	if f := vmFlags(t, first); has(f, "hg") {
+	if f := vmFlags(t, first); slices.Contains(f, "hg") {
 		t.Fatalf("after Filled the mapping of its first page %#x has VmFlags %v", first, f)
 	}
 }
