@@ -152,14 +152,7 @@ func TestRealFiles(t *testing.T) {
 	}
 	srv := redistest.Start(t)
 	c := srv.Client(t)
-	dbClients := map[int]*redis.Client{}
-	dbClient := func(db int) *redis.Client {
-		if dbClients[db] == nil {
-			dbClients[db] = redis.NewClient(&redis.Options{Addr: srv.Addr, DB: db})
-			t.Cleanup(func() { _ = dbClients[db].Close() })
-		}
-		return dbClients[db]
-	}
+	dbClient := dbClients(t, srv.Addr)
 	var loaded, refused, decodedRefused, errored int
 	memErr := map[string][]float64{}
 	type keyErr struct {
@@ -271,6 +264,20 @@ func memoryClose(enc string, est, server int64) bool {
 		return math.Abs(float64(est-server)) <= 0.05*float64(server)
 	}
 	return est == server
+}
+
+// dbClients returns a client of the server at addr for each database,
+// made at the first call for it and closed when the test ends.
+func dbClients(t *testing.T, addr string) func(db int) *redis.Client {
+	clients := map[int]*redis.Client{}
+	return func(db int) *redis.Client {
+		if clients[db] == nil {
+			c := redis.NewClient(&redis.Options{Addr: addr, DB: db})
+			clients[db] = c
+			t.Cleanup(func() { _ = c.Close() })
+		}
+		return clients[db]
+	}
 }
 
 // usageOfRebuilds is, for a skiplist whose estimate is not close to the

@@ -229,14 +229,7 @@ func compareWithServer(t *testing.T, srv *redistest.Server, data []byte, variant
 			t.Errorf("record %d (%q) differs without options:\n%+v\n%+v", i, r.Key, p, r)
 		}
 	}
-	dbs := map[int]*redis.Client{}
-	client := func(db int) *redis.Client {
-		if dbs[db] == nil {
-			dbs[db] = redis.NewClient(&redis.Options{Addr: srv.Addr, DB: db})
-			t.Cleanup(func() { _ = dbs[db].Close() })
-		}
-		return dbs[db]
-	}
+	client := dbClients(t, srv.Addr)
 	info, _ := client(0).Info(ctx, "server").Result()
 	if v, _ := meta.AuxValue("redis-ver"); !strings.Contains(info, "redis_version:"+v+"\r\n") || v == "" {
 		t.Errorf("aux redis-ver %q not in INFO server", v)

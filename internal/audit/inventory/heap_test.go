@@ -275,16 +275,22 @@ func FuzzTopBuf(f *testing.F) {
 			if b[0]%3 == 0 {
 				key += strings.Repeat("-", 300)
 			}
-			it := offer{score: int64(b[2]), key: key, keyLen: len(key), hash: keyHash(key), db: int(b[1] % 3), tag: len(offers)}
-			offers = append(offers, it)
-			pushOffer(&top, it)
-			it.tag = 0
-			if p, ok := best[offerID(&it)]; !ok || offerWorse(&p, &it) {
-				best[offerID(&it)] = it
-			}
+			offerTracked(&top, offer{score: int64(b[2]), key: key, keyLen: len(key), hash: keyHash(key), db: int(b[1] % 3)}, &offers, best)
 		}
 		checkTop(t, "top", n, listOffers(t, &top, offers), best, offerWorse)
 	})
+}
+
+// offerTracked offers it to top and records it: in offers, its tag its
+// index there, and in best when it is its identity's best offer so far.
+func offerTracked(top *topBuf[int], it offer, offers *[]offer, best map[itemID]offer) {
+	it.tag = len(*offers)
+	*offers = append(*offers, it)
+	pushOffer(top, it)
+	it.tag = 0
+	if p, ok := best[offerID(&it)]; !ok || offerWorse(&p, &it) {
+		best[offerID(&it)] = it
+	}
 }
 
 func checkTop[T any](t *testing.T, what string, n int, got []T, best map[itemID]T, worse func(a, b *T) bool) {

@@ -45,13 +45,7 @@ func TestTopBufLong(t *testing.T) {
 							k = rng.IntN(i + 1) // a key again, at another score
 						}
 						key := "order:" + strconv.Itoa(k)
-						it := offer{score: score(rng), key: key, keyLen: len(key), hash: keyHash(key), db: k % 2, tag: len(offers)}
-						offers = append(offers, it)
-						pushOffer(&top, it)
-						it.tag = 0
-						if p, ok := best[offerID(&it)]; !ok || offerWorse(&p, &it) {
-							best[offerID(&it)] = it
-						}
+						offerTracked(&top, offer{score: score(rng), key: key, keyLen: len(key), hash: keyHash(key), db: k % 2}, &offers, best)
 					}
 					checkTop(t, "top", n, listOffers(t, &top, offers), best, offerWorse)
 				})
