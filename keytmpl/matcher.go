@@ -470,6 +470,9 @@ func (m *Matcher) walk(t *target, key string, best *int32) {
 			m.matchTail(t, key, best)
 			return
 		}
+		if t.lens == 0 && t.pats == 0 {
+			return // no edge below t (an empty matcher's root): no segment to read
+		}
 		k, w, h := scan(key, m.sep, seedOf(t.child))
 		seg, rest, last := key[:k], "", k == len(key)
 		if !last {

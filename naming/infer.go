@@ -3,6 +3,7 @@ package naming
 import (
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Infer turns a concrete key into the template it probably came from:
@@ -43,10 +44,17 @@ func InferValues(dst []byte, key string, sep byte, fn func(slot int, value strin
 func appendInfer(dst []byte, key string, sep byte, used *names) []byte {
 	// Segments are split at the rune sep (a byte above 0x7f is its UTF-8
 	// encoding, two bytes) but joined with the byte sep, as Infer always did.
-	split := string(rune(sep))
+	var split string
+	if sep >= utf8.RuneSelf {
+		split = string(rune(sep))
+	}
 	for first := true; ; first = false {
 		seg, rest, more := key, "", false
-		if i := strings.Index(key, split); i >= 0 {
+		if split == "" {
+			if i := strings.IndexByte(key, sep); i >= 0 {
+				seg, rest, more = key[:i], key[i+1:], true
+			}
+		} else if i := strings.Index(key, split); i >= 0 {
 			seg, rest, more = key[:i], key[i+len(split):], true
 		}
 		if !first {
@@ -144,10 +152,53 @@ func (u *names) put(dst []byte, base int, suffix string) []byte {
 	return append(dst, suffix...)
 }
 
+// segBits classifies the bytes of a segment for inferSeg's shortcuts: a
+// digit, a byte other than a digit, and a byte ('@', '{', '}') that makes
+// Infer write something other than the byte itself.
+var segBits = func() (t [256]uint8) {
+	for c := range t {
+		t[c] = segOther
+	}
+	for c := '0'; c <= '9'; c++ {
+		t[c] = segDigit
+	}
+	t['@'] |= segSpecial
+	t['{'] |= segSpecial
+	t['}'] |= segSpecial
+	return t
+}()
+
+const (
+	segDigit = 1 << iota
+	segOther
+	segSpecial
+)
+
 func inferSeg(dst []byte, seg string, used *names) []byte {
 	if seg == "" {
 		return used.put(dst, nameEmpty, "}") // keeps the template parseable
 	}
+	var bits uint8
+	for i := 0; i < len(seg); i++ {
+		bits |= segBits[seg[i]]
+	}
+	switch {
+	case bits&(segDigit|segSpecial) == 0 && len(seg) != 36:
+		// A word: every placeholder but {empty} and {uuid} takes a digit,
+		// an e-mail an '@', and only braces are escaped.
+		return append(dst, seg...)
+	case bits == segDigit:
+		// A number: neither a UUID, hex, a dashed date, an e-mail nor a
+		// token (those take letters or punctuation).
+		return inferSegment(dst, seg, used)
+	}
+	return inferShaped(dst, seg, used)
+}
+
+// inferShaped is inferSeg of any segment but the empty one, without the
+// shortcuts: the shapes that make a whole segment one placeholder, an
+// e-mail address inside it, then its numbers.
+func inferShaped(dst []byte, seg string, used *names) []byte {
 	switch {
 	case len(seg) == 36 && strings.Count(seg, "-") == 4 && isHexDash(seg):
 		return used.put(dst, nameUUID, ":uuid}")
@@ -222,12 +273,19 @@ func inferSegment(dst []byte, seg string, used *names) []byte {
 			switch c {
 			case '{':
 				dst = append(dst, "{{"...)
+				i++
 			case '}':
 				dst = append(dst, "}}"...)
+				i++
 			default:
-				dst = append(dst, c)
+				// The bytes up to the next digit or brace, as they are.
+				j := i + 1
+				for j < len(seg) && segBits[seg[j]]&segDigit == 0 && seg[j] != '{' && seg[j] != '}' {
+					j++
+				}
+				dst = append(dst, seg[i:j]...)
+				i = j
 			}
-			i++
 			continue
 		}
 		j := i

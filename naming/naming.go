@@ -39,7 +39,10 @@ func (r Rules) KeyExceptPII(key string, start int, emit Emit) {
 		msg, hint := separatorText(r.Sep)
 		emit(finding.Separator, finding.Warning, msg, hint)
 	}
-	r.Text(key, emit)
+	mayText, mayTimestamp := textMayBreak(key)
+	if mayText {
+		r.Text(key, emit)
+	}
 	if start <= len(key) {
 		first, _, _ := strings.Cut(key[start:], string(r.Sep))
 		if LooksLikeID(first) {
@@ -48,12 +51,50 @@ func (r Rules) KeyExceptPII(key string, start int, emit Emit) {
 				"start with the owning domain, e.g. user:"+finding.Display(first)+":info")
 		}
 	}
+	if !mayTimestamp {
+		return
+	}
 	if ts, ok := FindTimestamp(key); ok {
 		emit(finding.Timestamp, finding.Warning,
 			fmt.Sprintf("time stamp %s in the key: a new key every period that is never reused", ts),
 			"keep time out of the name, or give every such key a TTL that ends its period")
 	}
 }
+
+// textMayBreak reads key once to say which of the byte-by-byte rules it
+// can break: text, when it has a byte outside a-z 0-9 : _ - . (case and
+// charset); timestamp, when it has a run of eight digits or more (every
+// stamp FindTimestamp finds). Most keys break neither.
+func textMayBreak(key string) (text, timestamp bool) {
+	var bits, run, longest uint
+	for i := 0; i < len(key); i++ {
+		b := uint(textBits[key[i]])
+		bits |= b
+		run = (run + 1) * (b & textDigit)
+		longest = max(longest, run)
+	}
+	return bits&textOther != 0, longest >= 8
+}
+
+// textBits classifies a key's bytes for textMayBreak: textDigit for a
+// digit, textOther for a byte outside a-z 0-9 : _ - . (which Text looks at).
+var textBits = func() (t [256]uint8) {
+	for c := range t {
+		switch {
+		case c >= '0' && c <= '9':
+			t[c] = textDigit
+		case c >= 'a' && c <= 'z', c == ':', c == '_', c == '-', c == '.':
+		default:
+			t[c] = textOther
+		}
+	}
+	return t
+}()
+
+const (
+	textDigit = 1 << iota
+	textOther
+)
 
 // Length reports a key over MaxKeyBytes.
 func (r Rules) Length(key string, emit Emit) {

@@ -559,23 +559,38 @@ func newPIIForm(family string) *piiForm {
 }
 
 // keyMayBePII reports whether a key can hold a value ValuePII judges:
-// an '@', a run of 11 or more digits, or 8 or more after a '+'.
+// an '@', a run of 11 or more digits, or 8 or more after a '+'. It reads
+// every byte without a branch on it: most keys have none, and digits and
+// letters alternate too irregularly for the processor to guess.
 func keyMayBePII(key string) bool {
-	run, plus := 0, false
+	var at, run, plus, longest, longestPlus uint
 	for i := 0; i < len(key); i++ {
-		switch c := key[i]; {
-		case c >= '0' && c <= '9':
-			if run++; run >= 11 || plus && run >= 8 {
-				return true
-			}
-		case c == '@':
-			return true
-		default:
-			run, plus = 0, c == '+'
-		}
+		b := uint(piiBits[key[i]])
+		d := b & piiDigit
+		run = (run + 1) * d
+		plus = b>>1&1 | plus&d // a '+', kept through the digits after it
+		at |= b & piiAt
+		longest = max(longest, run)
+		longestPlus = max(longestPlus, run*plus)
 	}
-	return false
+	return at != 0 || longest >= 11 || longestPlus >= 8
 }
+
+// piiBits classifies bytes for keyMayBePII.
+var piiBits = func() (t [256]uint8) {
+	for c := '0'; c <= '9'; c++ {
+		t[c] = piiDigit
+	}
+	t['+'] = piiPlus
+	t['@'] = piiAt
+	return t
+}()
+
+const (
+	piiDigit = 1 << iota
+	piiPlus
+	piiAt
+)
 
 // piiKindNames name the kinds in the state.
 var piiKindNames = [naming.NumPIIKinds]string{naming.Mobile: "mobile", naming.E164: "e164", naming.IDCard: "idcard", naming.Card: "card", naming.Email: "email"}
