@@ -252,6 +252,51 @@ type PIIMask uint8
 // Has reports whether k is in m.
 func (m PIIMask) Has(k PIIKind) bool { return m&(1<<k) != 0 }
 
+// MayHoldValuePII reports whether key can hold a value ValuePII judges
+// personal data: an '@', a run of 11 or more digits, or 8 or more after a
+// '+'. Most keys hold none, and an audit asks it of every key.
+func MayHoldValuePII(key string) bool {
+	if strings.IndexByte(key, '@') >= 0 {
+		return true
+	}
+	for off := 0; ; {
+		i, j, ok := digitRun(key[off:], 8)
+		if !ok {
+			return false
+		}
+		i, j = off+i, off+j
+		if j-i >= 11 || i > 0 && key[i-1] == '+' {
+			return true
+		}
+		off = j
+	}
+}
+
+// digitRun finds the first whole run of n or more digits in s (n >= 1),
+// s[i:j], looking at every n-th byte: a run that long holds one of them.
+// Where s is a part of a longer string, the run is whole when s starts
+// and ends at non-digits or at the string's ends.
+func digitRun(s string, n int) (i, j int, ok bool) {
+	for p := n - 1; p < len(s); {
+		if !isDigit(s[p]) {
+			p += n
+			continue
+		}
+		i, j = p, p+1
+		for i > 0 && isDigit(s[i-1]) {
+			i--
+		}
+		for j < len(s) && isDigit(s[j]) {
+			j++
+		}
+		if j-i >= n {
+			return i, j, true
+		}
+		p = j + n // a run after s[j], not a digit, that long holds s[j+n]
+	}
+	return 0, 0, false
+}
+
 // ValuePII judges a whole placeholder value: the kind of personal datum
 // it is (hit), and the kinds whose shape it has without being one (miss:
 // an 11-character value that is not a mobile number, 13 to 19 that fail

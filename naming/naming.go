@@ -61,40 +61,30 @@ func (r Rules) KeyExceptPII(key string, start int, emit Emit) {
 	}
 }
 
-// textMayBreak reads key once to say which of the byte-by-byte rules it
-// can break: text, when it has a byte outside a-z 0-9 : _ - . (case and
-// charset); timestamp, when it has a run of eight digits or more (every
-// stamp FindTimestamp finds). Most keys break neither.
+// textMayBreak says which of the byte-by-byte rules key can break: text,
+// when it has a byte outside a-z 0-9 : _ - . (case and charset);
+// timestamp, when it has a run of eight digits or more (every stamp
+// FindTimestamp finds). Most keys break neither.
 func textMayBreak(key string) (text, timestamp bool) {
-	var bits, run, longest uint
+	var bits uint8
 	for i := 0; i < len(key); i++ {
-		b := uint(textBits[key[i]])
-		bits |= b
-		run = (run + 1) * (b & textDigit)
-		longest = max(longest, run)
+		bits |= textBits[key[i]]
 	}
-	return bits&textOther != 0, longest >= 8
+	_, _, timestamp = digitRun(key, 8)
+	return bits != 0, timestamp
 }
 
-// textBits classifies a key's bytes for textMayBreak: textDigit for a
-// digit, textOther for a byte outside a-z 0-9 : _ - . (which Text looks at).
+// textBits marks the bytes outside a-z 0-9 : _ - ., which Text looks at.
 var textBits = func() (t [256]uint8) {
 	for c := range t {
 		switch {
-		case c >= '0' && c <= '9':
-			t[c] = textDigit
-		case c >= 'a' && c <= 'z', c == ':', c == '_', c == '-', c == '.':
+		case c >= 'a' && c <= 'z', c >= '0' && c <= '9', c == ':', c == '_', c == '-', c == '.':
 		default:
-			t[c] = textOther
+			t[c] = 1
 		}
 	}
 	return t
 }()
-
-const (
-	textDigit = 1 << iota
-	textOther
-)
 
 // Length reports a key over MaxKeyBytes.
 func (r Rules) Length(key string, emit Emit) {

@@ -99,3 +99,92 @@ func FuzzTextMayBreak(f *testing.F) {
 	}
 	f.Fuzz(checkTextShortcut)
 }
+
+// digitRunByRule is digitRun reading every byte.
+func digitRunByRule(s string, n int) (i, j int, ok bool) {
+	for i := 0; i < len(s); {
+		j := i
+		for j < len(s) && isDigit(s[j]) {
+			j++
+		}
+		if j-i >= n {
+			return i, j, true
+		}
+		i = max(j, i+1)
+	}
+	return 0, 0, false
+}
+
+// mayHoldValuePIIByRule is MayHoldValuePII as its comment states it.
+func mayHoldValuePIIByRule(key string) bool {
+	if strings.IndexByte(key, '@') >= 0 {
+		return true
+	}
+	for i := 0; i < len(key); {
+		j := i
+		for j < len(key) && isDigit(key[j]) {
+			j++
+		}
+		if j-i >= 11 || j-i >= 8 && i > 0 && key[i-1] == '+' {
+			return true
+		}
+		i = max(j, i+1)
+	}
+	return false
+}
+
+var digitRunKeys = []string{
+	"", "1", "12345678", "1234567", "a12345678", "1234567a1234567", "x:1234567:y:12345678", "1234567:1234567:123456789",
+	"tel:13812345678", "tel:1381234567", "tel:+12345678", "tel:+1234567", "+x12345678", "+1234567a8", "12345+678901234",
+	"++12345678", "+:12345678", "x+1234567:12345678", "a@b", "@", "0000000000000000000000000000000",
+}
+
+func checkDigitRun(t *testing.T, s string) {
+	t.Helper()
+	for n := 1; n <= 12; n++ {
+		i, j, ok := digitRun(s, n)
+		wi, wj, wok := digitRunByRule(s, n)
+		if i != wi || j != wj || ok != wok {
+			t.Fatalf("digitRun(%q, %d) = %d, %d, %v; want %d, %d, %v", s, n, i, j, ok, wi, wj, wok)
+		}
+	}
+	if got, want := MayHoldValuePII(s), mayHoldValuePIIByRule(s); got != want {
+		t.Fatalf("MayHoldValuePII(%q) = %v, want %v", s, got, want)
+	}
+}
+
+func TestDigitRun(t *testing.T) {
+	for _, s := range digitRunKeys {
+		checkDigitRun(t, s)
+	}
+	// Every string of up to 12 bytes of 'a', '1' and '+' (797,161).
+	b := make([]byte, 0, 12)
+	var all func()
+	all = func() {
+		checkDigitRun(t, string(b))
+		if len(b) == cap(b) {
+			return
+		}
+		for _, c := range []byte("a1+") {
+			b = append(b, c)
+			all()
+			b = b[:len(b)-1]
+		}
+	}
+	all()
+	for _, c := range []struct {
+		key  string
+		want bool
+	}{{"user:1:base", false}, {"tel:13812345678", true}, {"tel:1381234567", false}, {"tel:+12345678", true}, {"x+1234567:12345678", false}, {"a@b", true}} {
+		if got := MayHoldValuePII(c.key); got != c.want {
+			t.Errorf("MayHoldValuePII(%q) = %v, want %v", c.key, got, c.want)
+		}
+	}
+}
+
+func FuzzDigitRun(f *testing.F) {
+	for _, s := range digitRunKeys {
+		f.Add(s)
+	}
+	f.Fuzz(checkDigitRun)
+}

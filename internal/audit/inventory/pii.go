@@ -469,7 +469,7 @@ type piiForm struct {
 // seeFamilyPII judges the values of unregistered key r.Key, of inferred
 // family family, counted in group g.
 func (a *Aggregator) seeFamilyPII(r *Record, family string, g *group) {
-	if !keyMayBePII(r.Key) {
+	if !naming.MayHoldValuePII(r.Key) {
 		return
 	}
 	pf := a.piiFormOf(family)
@@ -557,40 +557,6 @@ func newPIIForm(family string) *piiForm {
 	pf.form = b.String()
 	return pf
 }
-
-// keyMayBePII reports whether a key can hold a value ValuePII judges:
-// an '@', a run of 11 or more digits, or 8 or more after a '+'. It reads
-// every byte without a branch on it: most keys have none, and digits and
-// letters alternate too irregularly for the processor to guess.
-func keyMayBePII(key string) bool {
-	var at, run, plus, longest, longestPlus uint
-	for i := 0; i < len(key); i++ {
-		b := uint(piiBits[key[i]])
-		d := b & piiDigit
-		run = (run + 1) * d
-		plus = b>>1&1 | plus&d // a '+', kept through the digits after it
-		at |= b & piiAt
-		longest = max(longest, run)
-		longestPlus = max(longestPlus, run*plus)
-	}
-	return at != 0 || longest >= 11 || longestPlus >= 8
-}
-
-// piiBits classifies bytes for keyMayBePII.
-var piiBits = func() (t [256]uint8) {
-	for c := '0'; c <= '9'; c++ {
-		t[c] = piiDigit
-	}
-	t['+'] = piiPlus
-	t['@'] = piiAt
-	return t
-}()
-
-const (
-	piiDigit = 1 << iota
-	piiPlus
-	piiAt
-)
 
 // piiKindNames name the kinds in the state.
 var piiKindNames = [naming.NumPIIKinds]string{naming.Mobile: "mobile", naming.E164: "e164", naming.IDCard: "idcard", naming.Card: "card", naming.Email: "email"}
