@@ -1,6 +1,7 @@
 package naming
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -187,4 +188,116 @@ func FuzzDigitRun(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(checkDigitRun)
+}
+
+// shapeKeys are keys around AppendInferShape's rules.
+var shapeKeys = []string{
+	"order:order:1234567:base", "order:order:12345:base", "order:order:1234:base", "order:order:12345678:base",
+	"cache:v12345:x", "cache:V1234567", "cache:xv12345", "u12345", "p1234567x", "12345", "a12345b", "2fa12345",
+	"12345-12345", "1234-12345-12", "2024-03-21", "x_12345_y", "a@b.cn:12345", "+1234567", "+12345678",
+	"deadbeef12345cafe12345", "123e4567-e89b-12d3-a456-426614174000", "abc12345xyz", "zadd12345", "md12345",
+	"{12345}", "x:{12345}:y", "\xff12345\xfe", "12345::67890", "sha12345", "k12345s",
+}
+
+// redraw replaces the digits AppendInferShape writes as zeros with
+// random ones.
+func redraw(r *rand.Rand, key string) string {
+	b := []byte(key)
+	for i := range b {
+		if shapeZeroed(key, i) {
+			b[i] = byte('0' + r.IntN(10))
+		}
+	}
+	return string(b)
+}
+
+// shapeZeroed reports whether key[i] is in a run AppendInferShape zeros,
+// by its rule written out.
+func shapeZeroed(key string, i int) bool {
+	if !isDigit(key[i]) {
+		return false
+	}
+	s, e := i, i
+	for s > 0 && isDigit(key[s-1]) {
+		s--
+	}
+	for e < len(key) && isDigit(key[e]) {
+		e++
+	}
+	return e-s >= 5 && e-s <= 7 && (s == 0 || key[s-1]|0x20 != 'v')
+}
+
+// checkShape: keys of one shape infer one template and hand over no
+// value; the shape is the key with exactly the runs its rule names zeroed.
+func checkShape(t *testing.T, r *rand.Rand, key string, sep byte) {
+	t.Helper()
+	shape, ok := AppendInferShape([]byte("x"), key, sep)
+	if !ok {
+		if string(shape) != "x" {
+			t.Fatalf("AppendInferShape(%q) not ok but appended %q", key, shape)
+		}
+		return
+	}
+	shape = shape[1:]
+	if len(shape) != len(key) {
+		t.Fatalf("shape %q of %q: another length", shape, key)
+	}
+	for i := range key {
+		want := key[i]
+		if shapeZeroed(key, i) {
+			want = '0'
+		}
+		if shape[i] != want {
+			t.Fatalf("shape %q of %q: byte %d is %q, want %q", shape, key, i, shape[i], want)
+		}
+	}
+	vals := 0
+	tmpl := string(InferValues(nil, key, sep, func(int, string) { vals++ }))
+	if vals > 0 {
+		t.Fatalf("key %q has a shape and %d values", key, vals)
+	}
+	for range 4 {
+		other := redraw(r, key)
+		if got := string(InferValues(nil, other, sep, func(int, string) { vals++ })); got != tmpl || vals > 0 {
+			t.Fatalf("keys %q and %q, one shape %q: templates %q and %q, %d values", key, other, shape, tmpl, got, vals)
+		}
+		if s2, _ := AppendInferShape(nil, other, sep); string(s2) != string(shape) {
+			t.Fatalf("keys %q and %q: shapes %q and %q", key, other, shape, s2)
+		}
+	}
+}
+
+func TestInferShape(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for _, k := range shapeKeys {
+		for _, sep := range []byte{':', '_', 0xb7} {
+			checkShape(t, r, k, sep)
+		}
+	}
+	for _, c := range []struct {
+		key, shape string
+		ok         bool
+	}{
+		{"order:order:1234567:base", "order:order:0000000:base", true},
+		{"order:order:1234:base", "order:order:1234:base", true},
+		{"cache:v12345:x", "cache:v12345:x", true},
+		{"order:order:12345678:base", "", false},
+		{"a@b:12345", "", false},
+	} {
+		if got, ok := AppendInferShape(nil, c.key, ':'); string(got) != c.shape || ok != c.ok {
+			t.Errorf("AppendInferShape(%q) = %q, %v; want %q, %v", c.key, got, ok, c.shape, c.ok)
+		}
+	}
+	if _, ok := AppendInferShape(nil, "a:12345", '1'); ok {
+		t.Error("a digit separator: a shape")
+	}
+}
+
+func FuzzInferShape(f *testing.F) {
+	for _, k := range shapeKeys {
+		f.Add(k, byte(':'), uint64(1))
+	}
+	f.Fuzz(func(t *testing.T, key string, sep byte, seed uint64) {
+		checkShape(t, rand.New(rand.NewPCG(seed, 1)), key, sep)
+	})
 }

@@ -152,8 +152,89 @@ func (a *Aggregator) Classify(key string) Class {
 func (a *Aggregator) infer(key string) string {
 	inf := &a.inferred
 	inf.key, inf.ok, inf.vals = key, len(key) <= math.MaxUint32, inf.vals[:0]
+	shaped := inf.shapes.look(key, a.reg.Separator)
+	if shaped {
+		if f := inf.shapes.hit(inf.gen); f != nil {
+			inf.fam = f
+			return f.name
+		}
+	}
 	inf.buf = naming.InferValues(inf.buf[:0], key, a.reg.Separator, a.inferFn)
-	return a.internInferred()
+	name := a.internInferred()
+	if shaped && inf.fam != &inf.loose && len(inf.vals) == 0 && inf.ok {
+		inf.shapes.learn(inf.fam, inf.gen)
+	}
+	return name
+}
+
+// shapes keeps the family records of the key shapes infer met
+// (naming.AppendInferShape): the keys of a family of numeric IDs share a
+// few shapes, and one lookup of the shape answers what inferring the key
+// and looking up its family did. A keyspace whose keys' shapes do not
+// repeat (UUIDs, hex) pays a shape and a miss per key: when fewer than
+// half the lookups of a round hit, shapes stay unused for a while.
+type shapes struct {
+	m     map[string]shapeRec
+	buf   []byte // the shape of the key look read
+	looks int    // lookups this round
+	hits  int
+	skip  int   // keys left to infer without a lookup
+	found int64 // keys answered by their shape (for the tests)
+}
+
+// shapeRec is a shape's family record, valid while the interned families
+// are of generation gen.
+type shapeRec struct {
+	fam *famName
+	gen uint64
+}
+
+const (
+	maxShapes   = 1 << 12 // shapes kept; past that the map is emptied
+	shapeRound  = 1 << 12 // lookups between two judgements of the hits
+	shapesAside = 1 << 16 // keys inferred without a lookup after a poor round
+)
+
+// look reads key's shape into s.buf, and reports whether it has one to
+// look up.
+func (s *shapes) look(key string, sep byte) bool {
+	if s.skip > 0 {
+		s.skip--
+		return false
+	}
+	var ok bool
+	s.buf, ok = naming.AppendInferShape(s.buf[:0], key, sep)
+	return ok
+}
+
+// hit returns the family record of the shape look read, or nil.
+func (s *shapes) hit(gen uint64) *famName {
+	s.looks++
+	r, ok := s.m[string(s.buf)]
+	if ok && r.gen == gen {
+		s.hits++
+		s.found++
+	} else {
+		r.fam = nil
+	}
+	if s.looks == shapeRound {
+		if s.hits < s.looks/2 {
+			s.skip = shapesAside
+		}
+		s.looks, s.hits = 0, 0
+	}
+	return r.fam
+}
+
+// learn keeps f as the family of the shape look read.
+func (s *shapes) learn(f *famName, gen uint64) {
+	switch {
+	case s.m == nil:
+		s.m = map[string]shapeRec{}
+	case len(s.m) >= maxShapes:
+		clear(s.m)
+	}
+	s.m[string(s.buf)] = shapeRec{f, gen}
 }
 
 // internInferred returns the family named inf.buf, interned, and makes
@@ -298,6 +379,7 @@ type inferred struct {
 	slab     []famName           // records not yet handed out
 	fam      *famName            // the family of key, as interned, or nil
 	loose    famName             // fam of a name too long to intern
+	shapes   shapes              // families by key shape
 }
 
 // valSpan is a value InferValues handed over: key[off:off+n], of slot.

@@ -199,3 +199,67 @@ func TestClassifierAheadEqualsOneByOne(t *testing.T) {
 		}
 	}
 }
+
+// A family answered by its key's shape is the one inferring the key
+// gives, and its record the one interned now: past a clearing of the
+// interned families (more than maxInterned, or groups folded away) a
+// shape's old record is not used.
+func TestInferByShape(t *testing.T) {
+	reg, err := registry.Parse("", []byte("version: 1\nkeys:\n  - {key: \"reg:x:{id:int}\", type: string, ttl: 1h}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	word := func(i int) string { // a family name of letters, one per i
+		b := []byte("w")
+		for ; i > 0; i /= 26 {
+			b = append(b, byte('a'+i%26))
+		}
+		return string(b)
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	a := New(reg, Options{MaxGroups: 5000})
+	n := 0
+	for round := range 2 {
+		for fam := range maxInterned + 3000 {
+			for k := range 4 {
+				id := 1000000 + rng.IntN(9000000) // seven digits: a shape
+				key := fmt.Sprintf("%s:obj:%d:v%d", word(fam), id, rng.IntN(2)*round)
+				switch {
+				case k == 3: // a few families met all along: their shapes outlive a clearing
+					key = fmt.Sprintf("hot:%s:%d", word(fam%4), id)
+				case rng.IntN(50) == 0:
+					key = fmt.Sprintf("%s:obj:%d", word(fam), 10000000+id) // eight: no shape
+				}
+				cl := a.Classify(key)
+				if want := naming.Infer(key, ':'); cl.Family != want {
+					t.Fatalf("round %d: %q: family %q, Infer %q", round, key, cl.Family, want)
+				}
+				if f := a.inferred.fam; f != a.inferred.interned[cl.Family] {
+					t.Fatalf("round %d: %q: a record not the interned one", round, key)
+				}
+				want := 0
+				naming.InferValues(nil, key, ':', func(int, string) { want++ })
+				if vals, ok := a.valuesOf(key); !ok || len(vals) != want {
+					t.Fatalf("%q: values %v, %v; InferValues hands over %d", key, vals, ok, want)
+				}
+				a.Add(&Record{Key: key, Type: "string", Bytes: 50, TTL: -1}, cl)
+				n++
+			}
+		}
+	}
+	if found := a.inferred.shapes.found; found < int64(n)/3 {
+		t.Errorf("%d of %d keys answered by their shape", found, n)
+	}
+	if a.inferred.gen < 2 {
+		t.Errorf("interned families cleared %d times: the test does not reach it", a.inferred.gen)
+	}
+
+	// Shapes that do not repeat (hex IDs): set aside after a round.
+	b := New(reg, Options{})
+	for range 2 * shapeRound {
+		b.Classify(fmt.Sprintf("img:%016x", rng.Uint64()))
+	}
+	if skip := b.inferred.shapes.skip; skip < shapesAside-shapeRound {
+		t.Errorf("after a round of %d misses: %d keys set aside", shapeRound, skip)
+	}
+}
