@@ -1,9 +1,11 @@
 package naming
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/keyguard/keyguard/finding"
 )
@@ -197,6 +199,8 @@ var shapeKeys = []string{
 	"12345-12345", "1234-12345-12", "2024-03-21", "x_12345_y", "a@b.cn:12345", "+1234567", "+12345678",
 	"deadbeef12345cafe12345", "123e4567-e89b-12d3-a456-426614174000", "abc12345xyz", "zadd12345", "md12345",
 	"{12345}", "x:{12345}:y", "\xff12345\xfe", "12345::67890", "sha12345", "k12345s",
+	"u:123456789", "u:1234567890", "u:123456789012", "u:1234567890123456", "u:1734567890123456789", "x123456789y",
+	"+123456789", "v1234567890", "a:1234567890:b:123456789012:c", "13812345678", "8613812345678", "110105194912310021",
 }
 
 // redraw replaces the digits AppendInferShape writes as zeros with
@@ -224,7 +228,9 @@ func shapeZeroed(key string, i int) bool {
 	for e < len(key) && isDigit(key[e]) {
 		e++
 	}
-	return e-s >= 5 && e-s <= 7 && (s == 0 || key[s-1]|0x20 != 'v')
+	n := e - s
+	return (n >= 5 && n <= 7 || n == 9 || n == 10 || n == 12 || n == 16 || n >= 19) &&
+		(s == 0 || key[s-1]|0x20 != 'v' && key[s-1] != '+')
 }
 
 // checkShape: keys of one shape infer one template and hand over no
@@ -251,15 +257,21 @@ func checkShape(t *testing.T, r *rand.Rand, key string, sep byte) {
 			t.Fatalf("shape %q of %q: byte %d is %q, want %q", shape, key, i, shape[i], want)
 		}
 	}
-	vals := 0
-	tmpl := string(InferValues(nil, key, sep, func(int, string) { vals++ }))
-	if vals > 0 {
-		t.Fatalf("key %q has a shape and %d values", key, vals)
+	// The values as slot, offset and length: the same for every key of
+	// the shape.
+	valsOf := func(key string) (string, string) {
+		var vals []string
+		tmpl := InferValues(nil, key, sep, func(slot int, v string) {
+			off := int(uintptr(unsafe.Pointer(unsafe.StringData(v))) - uintptr(unsafe.Pointer(unsafe.StringData(key))))
+			vals = append(vals, fmt.Sprintf("%d@%d+%d", slot, off, len(v)))
+		})
+		return string(tmpl), strings.Join(vals, " ")
 	}
+	tmpl, vals := valsOf(key)
 	for range 4 {
 		other := redraw(r, key)
-		if got := string(InferValues(nil, other, sep, func(int, string) { vals++ })); got != tmpl || vals > 0 {
-			t.Fatalf("keys %q and %q, one shape %q: templates %q and %q, %d values", key, other, shape, tmpl, got, vals)
+		if got, gotVals := valsOf(other); got != tmpl || gotVals != vals {
+			t.Fatalf("keys %q and %q, one shape %q: templates %q and %q, values %s and %s", key, other, shape, tmpl, got, vals, gotVals)
 		}
 		if s2, _ := AppendInferShape(nil, other, sep); string(s2) != string(shape) {
 			t.Fatalf("keys %q and %q: shapes %q and %q", key, other, shape, s2)
@@ -281,7 +293,9 @@ func TestInferShape(t *testing.T) {
 		{"order:order:1234567:base", "order:order:0000000:base", true},
 		{"order:order:1234:base", "order:order:1234:base", true},
 		{"cache:v12345:x", "cache:v12345:x", true},
-		{"order:order:12345678:base", "", false},
+		{"order:order:12345678:base", "order:order:12345678:base", true},
+		{"order:1734567890123456789:x", "order:0000000000000000000:x", true},
+		{"t:+1234567890", "t:+1234567890", true},
 		{"a@b:12345", "", false},
 	} {
 		if got, ok := AppendInferShape(nil, c.key, ':'); string(got) != c.shape || ok != c.ok {

@@ -2,6 +2,7 @@ package inventory
 
 import (
 	"math"
+	"slices"
 	"unsafe"
 
 	"github.com/keyguard/keyguard/naming"
@@ -153,16 +154,17 @@ func (a *Aggregator) infer(key string) string {
 	inf := &a.inferred
 	inf.key, inf.ok, inf.vals = key, len(key) <= math.MaxUint32, inf.vals[:0]
 	shaped := inf.shapes.look(key, a.reg.Separator)
-	if shaped {
-		if f := inf.shapes.hit(inf.gen); f != nil {
-			inf.fam = f
-			return f.name
+	if shaped && inf.ok {
+		if r := inf.shapes.hit(inf.gen); r != nil {
+			inf.fam = r.fam
+			inf.vals = append(inf.vals, r.vals...) // at the same offsets in every key of the shape
+			return r.fam.name
 		}
 	}
 	inf.buf = naming.InferValues(inf.buf[:0], key, a.reg.Separator, a.inferFn)
 	name := a.internInferred()
-	if shaped && inf.fam != &inf.loose && len(inf.vals) == 0 && inf.ok {
-		inf.shapes.learn(inf.fam, inf.gen)
+	if shaped && inf.fam != &inf.loose && inf.ok {
+		inf.shapes.learn(inf.fam, inf.gen, inf.vals)
 	}
 	return name
 }
@@ -174,7 +176,7 @@ func (a *Aggregator) infer(key string) string {
 // repeat (UUIDs, hex) pays a shape and a miss per key: when fewer than
 // half the lookups of a round hit, shapes stay unused for a while.
 type shapes struct {
-	m     map[string]shapeRec
+	m     map[string]*shapeRec
 	buf   []byte // the shape of the key look read
 	looks int    // lookups this round
 	hits  int
@@ -182,16 +184,17 @@ type shapes struct {
 	found int64 // keys answered by their shape (for the tests)
 }
 
-// shapeRec is a shape's family record, valid while the interned families
-// are of generation gen.
+// shapeRec is a shape's family record and values, valid while the
+// interned families are of generation gen.
 type shapeRec struct {
-	fam *famName
-	gen uint64
+	fam  *famName
+	gen  uint64
+	vals []valSpan
 }
 
 const (
 	maxShapes   = 1 << 12 // shapes kept; past that the map is emptied
-	shapeRound  = 1 << 12 // lookups between two judgements of the hits
+	shapeRound  = 1 << 10 // lookups between two judgements of the hits
 	shapesAside = 1 << 16 // keys inferred without a lookup after a poor round
 )
 
@@ -207,15 +210,15 @@ func (s *shapes) look(key string, sep byte) bool {
 	return ok
 }
 
-// hit returns the family record of the shape look read, or nil.
-func (s *shapes) hit(gen uint64) *famName {
+// hit returns what learn kept of the shape look read, or nil.
+func (s *shapes) hit(gen uint64) *shapeRec {
 	s.looks++
-	r, ok := s.m[string(s.buf)]
-	if ok && r.gen == gen {
+	r := s.m[string(s.buf)]
+	if r != nil && r.gen == gen {
 		s.hits++
 		s.found++
 	} else {
-		r.fam = nil
+		r = nil
 	}
 	if s.looks == shapeRound {
 		if s.hits < s.looks/2 {
@@ -223,18 +226,22 @@ func (s *shapes) hit(gen uint64) *famName {
 		}
 		s.looks, s.hits = 0, 0
 	}
-	return r.fam
+	return r
 }
 
-// learn keeps f as the family of the shape look read.
-func (s *shapes) learn(f *famName, gen uint64) {
+// learn keeps f and vals as the family and values of the shape look read.
+func (s *shapes) learn(f *famName, gen uint64, vals []valSpan) {
 	switch {
 	case s.m == nil:
-		s.m = map[string]shapeRec{}
+		s.m = map[string]*shapeRec{}
 	case len(s.m) >= maxShapes:
 		clear(s.m)
 	}
-	s.m[string(s.buf)] = shapeRec{f, gen}
+	r := &shapeRec{fam: f, gen: gen}
+	if len(vals) > 0 {
+		r.vals = slices.Clone(vals)
+	}
+	s.m[string(s.buf)] = r
 }
 
 // internInferred returns the family named inf.buf, interned, and makes

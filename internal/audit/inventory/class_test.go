@@ -221,14 +221,16 @@ func TestInferByShape(t *testing.T) {
 	n := 0
 	for round := range 2 {
 		for fam := range maxInterned + 3000 {
-			for k := range 4 {
+			for k := range 8 {
 				id := 1000000 + rng.IntN(9000000) // seven digits: a shape
 				key := fmt.Sprintf("%s:obj:%d:v%d", word(fam), id, rng.IntN(2)*round)
 				switch {
-				case k == 3: // a few families met all along: their shapes outlive a clearing
+				case k >= 6: // a few families met all along: their shapes outlive a clearing
 					key = fmt.Sprintf("hot:%s:%d", word(fam%4), id)
+				case k >= 4: // ten digits standing alone: a value handed over, at one offset in the shape
+					key = fmt.Sprintf("%s:acct:%d", word(fam), 1000000000+id)
 				case rng.IntN(50) == 0:
-					key = fmt.Sprintf("%s:obj:%d", word(fam), 10000000+id) // eight: no shape
+					key = fmt.Sprintf("%s:obj:%d", word(fam), 10000000+id) // eight: a date's length, kept
 				}
 				cl := a.Classify(key)
 				if want := naming.Infer(key, ':'); cl.Family != want {
@@ -237,10 +239,14 @@ func TestInferByShape(t *testing.T) {
 				if f := a.inferred.fam; f != a.inferred.interned[cl.Family] {
 					t.Fatalf("round %d: %q: a record not the interned one", round, key)
 				}
-				want := 0
-				naming.InferValues(nil, key, ':', func(int, string) { want++ })
-				if vals, ok := a.valuesOf(key); !ok || len(vals) != want {
-					t.Fatalf("%q: values %v, %v; InferValues hands over %d", key, vals, ok, want)
+				var want, got []string
+				naming.InferValues(nil, key, ':', func(slot int, v string) { want = append(want, fmt.Sprint(slot, v)) })
+				vals, ok := a.valuesOf(key)
+				for _, v := range vals {
+					got = append(got, fmt.Sprint(v.slot, key[v.off:v.off+v.n]))
+				}
+				if !ok || fmt.Sprint(got) != fmt.Sprint(want) {
+					t.Fatalf("%q: values %v, %v; InferValues hands over %v", key, got, ok, want)
 				}
 				a.Add(&Record{Key: key, Type: "string", Bytes: 50, TTL: -1}, cl)
 				n++
