@@ -47,3 +47,68 @@ func shapeless(n int) bool {
 	}
 	return true
 }
+
+// ShapeCache keeps one value per key shape (AppendInferShape), for a
+// caller that infers millions of keys of a few families: the keys of a
+// family of numeric IDs share a few shapes, and one lookup of the shape
+// answers what inferring the key did. A keyspace whose shapes do not
+// repeat (IDs in hex, UUIDs) pays a shape and a miss per key, so when
+// fewer than half the lookups of a round hit, Get stays out of the way
+// for a while. The zero value is ready; not safe for concurrent use.
+type ShapeCache[V any] struct {
+	m     map[string]V
+	buf   []byte // the shape of the key Get read
+	looks int    // lookups this round
+	hits  int
+	skip  int // keys left to go without a lookup
+	found int64
+}
+
+const (
+	maxShapes   = 1 << 12 // shapes kept; past that the map is emptied
+	shapeRound  = 1 << 10 // lookups between two judgements of the hits
+	shapesAside = 1 << 16 // keys that go without a lookup after a poor round
+)
+
+// Get reads key's shape (with separator sep) and returns the value kept
+// for it. shaped reports whether the key has a shape: Put then keeps a
+// value for it.
+func (c *ShapeCache[V]) Get(key string, sep byte) (v V, ok, shaped bool) {
+	if c.skip > 0 {
+		c.skip--
+		return v, false, false
+	}
+	if c.buf, shaped = AppendInferShape(c.buf[:0], key, sep); !shaped {
+		return v, false, false
+	}
+	c.looks++
+	if v, ok = c.m[string(c.buf)]; ok {
+		c.hits++
+		c.found++
+	}
+	if c.looks == shapeRound {
+		if c.hits < c.looks/2 {
+			c.skip = shapesAside
+		}
+		c.looks, c.hits = 0, 0
+	}
+	return v, ok, true
+}
+
+// Put keeps v for the shape of the key Get read last (when it had one).
+func (c *ShapeCache[V]) Put(v V) {
+	switch {
+	case c.m == nil:
+		c.m = map[string]V{}
+	case len(c.m) >= maxShapes:
+		clear(c.m)
+	}
+	c.m[string(c.buf)] = v
+}
+
+// Reset forgets every value kept, for a caller whose values are no
+// longer valid.
+func (c *ShapeCache[V]) Reset() { clear(c.m) }
+
+// Found is how many keys Get answered.
+func (c *ShapeCache[V]) Found() int64 { return c.found }

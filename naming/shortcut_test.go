@@ -315,3 +315,50 @@ func FuzzInferShape(f *testing.F) {
 		checkShape(t, rand.New(rand.NewPCG(seed, 1)), key, sep)
 	})
 }
+
+// TestShapeCache: keys of one shape get the value put for it; a round of
+// keys whose shapes do not repeat sets the cache aside (keys then go
+// without a lookup), and it comes back once they pass.
+func TestShapeCache(t *testing.T) {
+	var c ShapeCache[string]
+	for i := range 3000 {
+		key := fmt.Sprintf("order:%d:base", 1000000+i*7)
+		v, ok, shaped := c.Get(key, ':')
+		if !shaped {
+			t.Fatalf("%q: no shape", key)
+		}
+		if i > 0 && (!ok || v != "order:{id:int}:base") {
+			t.Fatalf("%q: %q, %v", key, v, ok)
+		}
+		if !ok {
+			c.Put(Infer(key, ':'))
+		}
+	}
+	if c.Found() != 2999 {
+		t.Errorf("found %d", c.Found())
+	}
+	if _, _, shaped := c.Get("a@b.cn:12345", ':'); shaped {
+		t.Error("an e-mail address: a shape")
+	}
+	c.Reset()
+	if _, ok, _ := c.Get("order:7654321:base", ':'); ok {
+		t.Error("a value after Reset")
+	}
+	r := rand.New(rand.NewPCG(1, 1))
+	for range 2 * shapeRound {
+		if _, ok, shaped := c.Get(fmt.Sprintf("img:%016x", r.Uint64()), ':'); shaped && !ok {
+			c.Put("img")
+		}
+	}
+	if c.skip < shapesAside-shapeRound {
+		t.Fatalf("after a round of misses: %d keys set aside", c.skip)
+	}
+	for range c.skip {
+		if _, ok, shaped := c.Get("order:1234567:base", ':'); ok || shaped {
+			t.Fatal("a lookup while set aside")
+		}
+	}
+	if _, _, shaped := c.Get("order:1234567:base", ':'); !shaped {
+		t.Error("still set aside")
+	}
+}

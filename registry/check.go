@@ -33,12 +33,13 @@ type Checker struct {
 	lastInferred string
 	inferBuf     []byte
 	interned     map[string]string
-	hints        map[string]string // unregistered hint by inferred template
-	domains      map[string]string // domain message by first segment
-	envMsg       string            // domain message of a key without the env prefix
-	deferPII     bool              // DeferPII: CheckEntry leaves placeholder values' personal data to the caller
-	noRegistry   bool              // NoRegistry: no unregistered or domain findings
-	texts        *FamilyTexts      // the caller's texts of the family being checked (CheckInferredTexts), or nil
+	shapes       naming.ShapeCache[string] // inferred templates by key shape
+	hints        map[string]string         // unregistered hint by inferred template
+	domains      map[string]string         // domain message by first segment
+	envMsg       string                    // domain message of a key without the env prefix
+	deferPII     bool                      // DeferPII: CheckEntry leaves placeholder values' personal data to the caller
+	noRegistry   bool                      // NoRegistry: no unregistered or domain findings
+	texts        *FamilyTexts              // the caller's texts of the family being checked (CheckInferredTexts), or nil
 }
 
 const (
@@ -434,8 +435,14 @@ func (c *Checker) Infer(key string) string {
 	if c.lastKey != nil && string(c.lastKey) == key {
 		return c.lastInferred
 	}
-	c.inferBuf = naming.AppendInfer(c.inferBuf[:0], key, c.reg.Separator)
-	inferred := c.InferName(c.inferBuf)
+	inferred, found, shaped := c.shapes.Get(key, c.reg.Separator)
+	if !found {
+		c.inferBuf = naming.AppendInfer(c.inferBuf[:0], key, c.reg.Separator)
+		inferred = c.InferName(c.inferBuf)
+		if shaped {
+			c.shapes.Put(inferred)
+		}
+	}
 	c.lastKey = append(c.lastKey[:0], key...)
 	c.lastInferred = inferred
 	return inferred

@@ -20,7 +20,8 @@ func TestCheckerCachesKeepFindings(t *testing.T) {
 	}
 	var keys []string
 	for i := range maxCachedMsgs + 100 {
-		keys = append(keys, fmt.Sprintf("prod:dom%d:item:%d", i, i), fmt.Sprintf("fam%d_%d", i%7, i))
+		keys = append(keys, fmt.Sprintf("prod:dom%d:item:%d", i, i), fmt.Sprintf("fam%d_%d", i%7, i),
+			fmt.Sprintf("prod:order:%d:x", 1000000+i*7), fmt.Sprintf("u_%d_tok", 1700000000+i)) // keys of a few shapes
 	}
 	keys = append(keys, "prod:"+strings.Repeat("x", 600)+":1", strings.Repeat("y", 600)+":1", "prod:order:1", "")
 	collect := func(c *Checker, key string) string {
@@ -34,6 +35,11 @@ func TestCheckerCachesKeepFindings(t *testing.T) {
 		want[i] = collect(r.NewChecker(), k)
 	}
 	reused := r.NewChecker()
+	defer func() {
+		if reused.shapes.Found() == 0 {
+			t.Error("no key inferred by its shape")
+		}
+	}()
 	for round := range 2 { // the second round hits the caches
 		for i, k := range keys {
 			if got := collect(reused, k); got != want[i] {

@@ -153,95 +153,33 @@ func (a *Aggregator) Classify(key string) Class {
 func (a *Aggregator) infer(key string) string {
 	inf := &a.inferred
 	inf.key, inf.ok, inf.vals = key, len(key) <= math.MaxUint32, inf.vals[:0]
-	shaped := inf.shapes.look(key, a.reg.Separator)
-	if shaped && inf.ok {
-		if r := inf.shapes.hit(inf.gen); r != nil {
-			inf.fam = r.fam
-			inf.vals = append(inf.vals, r.vals...) // at the same offsets in every key of the shape
-			return r.fam.name
-		}
+	if inf.shapesGen != inf.gen {
+		inf.shapes.Reset() // their records are of interned families cleared since
+		inf.shapesGen = inf.gen
+	}
+	r, found, shaped := inf.shapes.Get(key, a.reg.Separator)
+	if found && inf.ok {
+		inf.fam = r.fam
+		inf.vals = append(inf.vals, r.vals...) // at the same offsets in every key of the shape
+		return r.fam.name
 	}
 	inf.buf = naming.InferValues(inf.buf[:0], key, a.reg.Separator, a.inferFn)
 	name := a.internInferred()
 	if shaped && inf.fam != &inf.loose && inf.ok {
-		inf.shapes.learn(inf.fam, inf.gen, inf.vals)
+		r := &shapeRec{fam: inf.fam}
+		if len(inf.vals) > 0 {
+			r.vals = slices.Clone(inf.vals)
+		}
+		inf.shapes.Put(r)
 	}
 	return name
 }
 
-// shapes keeps the family records of the key shapes infer met
-// (naming.AppendInferShape): the keys of a family of numeric IDs share a
-// few shapes, and one lookup of the shape answers what inferring the key
-// and looking up its family did. A keyspace whose keys' shapes do not
-// repeat (UUIDs, hex) pays a shape and a miss per key: when fewer than
-// half the lookups of a round hit, shapes stay unused for a while.
-type shapes struct {
-	m     map[string]*shapeRec
-	buf   []byte // the shape of the key look read
-	looks int    // lookups this round
-	hits  int
-	skip  int   // keys left to infer without a lookup
-	found int64 // keys answered by their shape (for the tests)
-}
-
-// shapeRec is a shape's family record and values, valid while the
-// interned families are of generation gen.
+// shapeRec is what a key shape answers (inferred.shapes): the family's
+// interned record and the values, at one offset in every key of it.
 type shapeRec struct {
 	fam  *famName
-	gen  uint64
 	vals []valSpan
-}
-
-const (
-	maxShapes   = 1 << 12 // shapes kept; past that the map is emptied
-	shapeRound  = 1 << 10 // lookups between two judgements of the hits
-	shapesAside = 1 << 16 // keys inferred without a lookup after a poor round
-)
-
-// look reads key's shape into s.buf, and reports whether it has one to
-// look up.
-func (s *shapes) look(key string, sep byte) bool {
-	if s.skip > 0 {
-		s.skip--
-		return false
-	}
-	var ok bool
-	s.buf, ok = naming.AppendInferShape(s.buf[:0], key, sep)
-	return ok
-}
-
-// hit returns what learn kept of the shape look read, or nil.
-func (s *shapes) hit(gen uint64) *shapeRec {
-	s.looks++
-	r := s.m[string(s.buf)]
-	if r != nil && r.gen == gen {
-		s.hits++
-		s.found++
-	} else {
-		r = nil
-	}
-	if s.looks == shapeRound {
-		if s.hits < s.looks/2 {
-			s.skip = shapesAside
-		}
-		s.looks, s.hits = 0, 0
-	}
-	return r
-}
-
-// learn keeps f and vals as the family and values of the shape look read.
-func (s *shapes) learn(f *famName, gen uint64, vals []valSpan) {
-	switch {
-	case s.m == nil:
-		s.m = map[string]*shapeRec{}
-	case len(s.m) >= maxShapes:
-		clear(s.m)
-	}
-	r := &shapeRec{fam: f, gen: gen}
-	if len(vals) > 0 {
-		r.vals = slices.Clone(vals)
-	}
-	s.m[string(s.buf)] = r
 }
 
 // internInferred returns the family named inf.buf, interned, and makes
@@ -377,16 +315,17 @@ func (a *Aggregator) famOf(name string) *famName {
 
 // inferred is what Aggregator.infer learned of the last key it inferred.
 type inferred struct {
-	key      string // the key, as given (compared by address: the same string)
-	ok       bool   // vals are its values
-	vals     []valSpan
-	buf      []byte
-	interned map[string]*famName // families by name, each one string
-	gen      uint64              // times interned was cleared (preClassify's records are of one)
-	slab     []famName           // records not yet handed out
-	fam      *famName            // the family of key, as interned, or nil
-	loose    famName             // fam of a name too long to intern
-	shapes   shapes              // families by key shape
+	key       string // the key, as given (compared by address: the same string)
+	ok        bool   // vals are its values
+	vals      []valSpan
+	buf       []byte
+	interned  map[string]*famName          // families by name, each one string
+	gen       uint64                       // times interned was cleared (preClassify's records are of one)
+	slab      []famName                    // records not yet handed out
+	fam       *famName                     // the family of key, as interned, or nil
+	loose     famName                      // fam of a name too long to intern
+	shapes    naming.ShapeCache[*shapeRec] // families by key shape
+	shapesGen uint64                       // the gen of shapes' records
 }
 
 // valSpan is a value InferValues handed over: key[off:off+n], of slot.
