@@ -106,6 +106,19 @@ func (c *ShapeCache[V]) Put(v V) {
 	c.m[string(c.buf)] = v
 }
 
+// PutFor keeps v for key's shape, for a caller that did not Get key just
+// before (it inferred a window of keys at once). It keeps nothing while
+// the cache is set aside.
+func (c *ShapeCache[V]) PutFor(key string, sep byte, v V) {
+	if c.skip > 0 {
+		return
+	}
+	var shaped bool
+	if c.buf, shaped = AppendInferShape(c.buf[:0], key, sep); shaped {
+		c.Put(v)
+	}
+}
+
 // Reset forgets every value kept, for a caller whose values are no
 // longer valid.
 func (c *ShapeCache[V]) Reset() { clear(c.m) }

@@ -344,6 +344,10 @@ func TestShapeCache(t *testing.T) {
 	if _, ok, _ := c.Get("order:7654321:base", ':'); ok {
 		t.Error("a value after Reset")
 	}
+	c.PutFor("cart:1234567:items", ':', "cart:{id:int}:items") // a key not Get just before
+	if v, ok, _ := c.Get("cart:7654321:items", ':'); !ok || v != "cart:{id:int}:items" {
+		t.Errorf("after PutFor: %q, %v", v, ok)
+	}
 	r := rand.New(rand.NewPCG(1, 1))
 	for range 2 * shapeRound {
 		if _, ok, shaped := c.Get(fmt.Sprintf("img:%016x", r.Uint64()), ':'); shaped && !ok {
@@ -353,10 +357,14 @@ func TestShapeCache(t *testing.T) {
 	if c.skip < shapesAside-shapeRound {
 		t.Fatalf("after a round of misses: %d keys set aside", c.skip)
 	}
+	c.PutFor("aside:1234567", ':', "kept while aside")
 	for range c.skip {
-		if _, ok, shaped := c.Get("order:1234567:base", ':'); ok || shaped {
+		if _, ok, shaped := c.Get("aside:1234567", ':'); ok || shaped {
 			t.Fatal("a lookup while set aside")
 		}
+	}
+	if v, ok, _ := c.Get("aside:7654321", ':'); ok {
+		t.Errorf("PutFor kept %q while set aside", v)
 	}
 	if _, _, shaped := c.Get("order:1234567:base", ':'); !shaped {
 		t.Error("still set aside")

@@ -448,6 +448,19 @@ func (c *Checker) Infer(key string) string {
 	return inferred
 }
 
+// InferShaped returns Infer(key) when a key of key's shape was inferred
+// before (naming.ShapeCache), without inferring key; ok false otherwise.
+func (c *Checker) InferShaped(key string) (inferred string, ok bool) {
+	inferred, ok, _ = c.shapes.Get(key, c.reg.Separator)
+	return inferred, ok
+}
+
+// LearnShape records inferred, Infer(key) as the caller found it
+// (InferName), for the keys of key's shape.
+func (c *Checker) LearnShape(key, inferred string) {
+	c.shapes.PutFor(key, c.reg.Separator, inferred)
+}
+
 // InferName is Infer of a key whose family name was inferred already
 // (naming.AppendInfer of the key, with the registry's separator): the
 // name as one string for all keys of the family, while the checker has

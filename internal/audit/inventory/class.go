@@ -92,6 +92,8 @@ func (c *Classifier) Ahead(keys []string) []Class {
 		end := -1
 		if e := c.reg.Lookup(k); e != nil {
 			cl = entryClass(e)
+		} else if name, ok := c.chk.InferShaped(k); ok {
+			cl.Family = name
 		} else {
 			c.names = naming.AppendInfer(c.names, k, c.reg.Separator)
 			end = len(c.names)
@@ -103,6 +105,7 @@ func (c *Classifier) Ahead(keys []string) []Class {
 	for i, end := range c.ends {
 		if end >= 0 {
 			c.win[i].Family = c.chk.InferName(c.names[start:end])
+			c.chk.LearnShape(keys[i], c.win[i].Family)
 			start = end
 		}
 	}
