@@ -65,15 +65,19 @@ type ShapeCache[V any] struct {
 }
 
 const (
+	maxShapeKey = 256     // longer keys go without a lookup: the map holds at most 4,096 × 256 bytes
 	maxShapes   = 1 << 12 // shapes kept; past that the map is emptied
 	shapeRound  = 1 << 10 // lookups between two judgements of the hits
 	shapesAside = 1 << 16 // keys that go without a lookup after a poor round
 )
 
 // Get reads key's shape (with separator sep) and returns the value kept
-// for it. shaped reports whether the key has a shape: Put then keeps a
-// value for it.
+// for it. shaped reports whether the key has a shape the cache keeps (a
+// key of over 256 bytes has none): Put then keeps a value for it.
 func (c *ShapeCache[V]) Get(key string, sep byte) (v V, ok, shaped bool) {
+	if len(key) > maxShapeKey {
+		return v, false, false
+	}
 	if c.skip > 0 {
 		c.skip--
 		return v, false, false
@@ -110,7 +114,7 @@ func (c *ShapeCache[V]) Put(v V) {
 // before (it inferred a window of keys at once). It keeps nothing while
 // the cache is set aside.
 func (c *ShapeCache[V]) PutFor(key string, sep byte, v V) {
-	if c.skip > 0 {
+	if c.skip > 0 || len(key) > maxShapeKey {
 		return
 	}
 	var shaped bool

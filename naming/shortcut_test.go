@@ -340,6 +340,14 @@ func TestShapeCache(t *testing.T) {
 	if _, _, shaped := c.Get("a@b.cn:12345", ':'); shaped {
 		t.Error("an e-mail address: a shape")
 	}
+	long := "order:" + strings.Repeat("x", maxShapeKey) + ":1234567"
+	c.PutFor(long, ':', "long")
+	if _, ok, shaped := c.Get(long, ':'); ok || shaped {
+		t.Errorf("a key of %d bytes: kept %v, shaped %v", len(long), ok, shaped)
+	}
+	if len(c.m) > 1 {
+		t.Errorf("%d shapes kept", len(c.m))
+	}
 	c.Reset()
 	if _, ok, _ := c.Get("order:7654321:base", ':'); ok {
 		t.Error("a value after Reset")
