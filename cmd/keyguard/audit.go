@@ -2,8 +2,11 @@ package main
 
 import (
 	"context"
+	"time"
 
 	"github.com/keyguard/keyguard/internal/audit/live"
+	"github.com/keyguard/keyguard/internal/audit/replsync"
+	"github.com/keyguard/keyguard/internal/audit/snapshot"
 	"github.com/keyguard/keyguard/internal/cli"
 	"github.com/redis/go-redis/v9"
 )
@@ -17,6 +20,7 @@ func runAudit(ctx context.Context, e *env, args []string) error {
   keyguard audit --redis redis://127.0.0.1:6379 --resume a.json --format json --out rest.json
 
   keyguard audit --redis redis://127.0.0.1:6379 --keys keys.csv   # every key, one row each
+  keyguard audit --redis redis://admin:PASSWORD@127.0.0.1:6379 --snapshot   # from the server's snapshot, no command per key
 
 Without a registry (no --registry, no keyguard.yaml here) the audit groups
 keys by the families it infers from their names, and ends with the command
@@ -24,7 +28,12 @@ that writes a registry from its report (docs/audit.md).
 The audit only reads; docs/audit-acl.md has the ACL user it needs.
 Exit 2 (after writing the report) when the audit stopped early: a node
 lost, Ctrl-C or --timeout; the report then has complete: false and a
-cursor per node for --resume.`)
+cursor per node for --resume.
+With --snapshot the server (each master, or with --replicas a replica of
+each) sends the snapshot a new replica gets (SYNC): it forks once and no
+command runs per key; the report is the one 'keyguard rdb' makes of that
+snapshot. It needs an ACL user allowed REPLCONF and SYNC, and the
+server's fork (docs/audit.md).`)
 	fs.RegistryFlag(e.cli())
 	redisFlags(fs, e)
 	fs.OutputFlags(reportFormats...)
@@ -32,6 +41,7 @@ cursor per node for --resume.`)
 	walk := newWalkFlags(fs)
 	timeout := fs.Duration("timeout", 0, "stop after this `duration` and write a partial report (0 = none)")
 	resume := fs.String("resume", "", "continue from a partial JSON report `FILE` (its per-node cursors)")
+	snap := fs.Bool("snapshot", false, "audit the snapshot the server sends a new replica (SYNC): one fork per node, no command per key; needs +replconf +sync")
 	progressMode := fs.ProgressFlag()
 	view := newReportFlags(fs)
 	keys := newKeysFlags(fs)
@@ -67,12 +77,46 @@ cursor per node for --resume.`)
 	if err != nil {
 		return err
 	}
+	out := cli.ReportOutput{Format: fs.Opts.Format, Out: fs.Opts.Out, Keys: keys.path, KeysFormat: keys.format,
+		View: *view, TopSet: fs.IsSet("top"), Threshold: fs.Threshold()}
+	if *snap {
+		return auditSnapshot(ctx, e, fs, walk, target, *timeout, snapshot.AuditOptions{Registry: reg, NoRegistry: noReg,
+			Inventory: walk.aggregateFlags.options(), Progress: prog, ReportOutput: out})
+	}
 	return live.Audit(ctx, e.cli(), live.AuditOptions{Registry: reg, NoRegistry: noReg, Target: target, Walk: walk.options(),
-		Timeout: *timeout, Resume: *resume, Progress: prog, ReportOutput: cli.ReportOutput{Format: fs.Opts.Format, Out: fs.Opts.Out, Keys: keys.path, KeysFormat: keys.format,
-			View: *view, TopSet: fs.IsSet("top"), Threshold: fs.Threshold()}})
+		Timeout: *timeout, Resume: *resume, Progress: prog, ReportOutput: out})
 }
 
 // auditConn is the audit's connection settings from a parsed --redis URL.
 func auditConn(o *redis.Options) live.Conn {
 	return live.Conn{Addr: o.Addr, Username: o.Username, Password: o.Password, DB: o.DB, TLS: o.TLSConfig, DialTimeout: o.DialTimeout, Dialer: o.Dialer}
+}
+
+// auditSnapshot is audit --snapshot: the server's snapshot audited as a
+// file (replsync); the flags that only a walk takes are refused.
+func auditSnapshot(ctx context.Context, e *env, fs *cli.FlagSet, walk *walkFlags, target live.Target, timeout time.Duration, o snapshot.AuditOptions) error {
+	for _, f := range []string{"resume", "sample", "rate", "count", "memory-samples"} {
+		if fs.IsSet(f) {
+			return cli.Usagef("--%s walks the keys; --snapshot reads the server's snapshot instead: drop one of them", f)
+		}
+	}
+	if walk.replicas == "prefer" {
+		return cli.Usagef("--replicas=prefer: with --snapshot give --replicas (a replica of each master) or nothing (the masters)")
+	}
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	o.DB, o.Match = target.Conn.DB, walk.match
+	if o.DB == live.AllDBs {
+		o.DB = -1
+	}
+	f := replsync.New(replsync.Options{Target: target, Replicas: walk.replicas != ""})
+	o.Open, o.Finish = f.Open, f.Finish
+	o.Command = "audit --redis URL --snapshot"
+	if target.Cluster {
+		o.Command = "audit --redis URL --cluster --snapshot"
+	}
+	return snapshot.Audit(ctx, e.cli(), o)
 }

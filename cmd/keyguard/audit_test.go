@@ -211,3 +211,29 @@ func TestAuditHotFlag(t *testing.T) {
 		t.Errorf("--hot 0: exit %d %q", code, stderr)
 	}
 }
+
+// audit --snapshot: the report of the server's snapshot, named as the
+// live server; flags that only a walk takes are refused.
+func TestAuditSnapshot(t *testing.T) {
+	s := redistest.Start(t, "repl-diskless-sync-delay 0")
+	c := s.Client(t)
+	ctx := context.Background()
+	c.Set(ctx, "order:misc:1", "x", time.Hour) // unregistered
+	c.HSet(ctx, "order:order:1:base", "orderId", "1")
+	c.Expire(ctx, "order:order:1:base", time.Hour)
+	out := filepath.Join(t.TempDir(), "a.json")
+	code, stdout, stderr := runCLI(t, "", "audit", "--snapshot", "--registry", auditRegistry, "--redis", s.URL(), "--format", "json", "--out", out)
+	if code != exitFindings || stdout != "" {
+		t.Fatalf("exit %d, stdout %q, stderr %q; want 1 and the report in %s", code, stdout, stderr, out)
+	}
+	rep := loadAuditReport(t, out)
+	if rep.Summary.Keys != 2 || !rep.Complete || rep.Source.Kind != "redis" || rep.Source.Target != s.URL() || rep.Summary.Unregistered != 1 {
+		t.Errorf("report: keys %d complete %v source %+v unregistered %d", rep.Summary.Keys, rep.Complete, rep.Source, rep.Summary.Unregistered)
+	}
+	for _, flag := range [][]string{{"--sample", "10"}, {"--rate", "100"}, {"--resume", out}, {"--count", "10"}, {"--replicas=prefer"}} {
+		code, _, stderr := runCLI(t, "", append([]string{"audit", "--snapshot", "--registry", auditRegistry, "--redis", s.URL()}, flag...)...)
+		if code != exitError || !strings.Contains(stderr, flag[0][2:]) || !strings.Contains(stderr, "--snapshot") {
+			t.Errorf("%v: exit %d, stderr %q; want a usage error naming both", flag, code, stderr)
+		}
+	}
+}

@@ -55,6 +55,8 @@ internal/jsonkeys < internal/rdb;
 internal/resp < internal/resp/redisopt;
 internal/audit/inventory, internal/resp, internal/jsonkeys, internal/pace, internal/progress, internal/cli, internal/redisconn, internal/rdb < internal/audit/live;
 internal/audit/inventory, internal/rdb, internal/glob, internal/progress, internal/cli < internal/audit/snapshot;
+# A live server's snapshot, asked for over the replication link and audited as a file.
+internal/audit/live, internal/audit/snapshot, internal/audit/report, internal/resp, internal/topology, internal/keyslot < internal/audit/replsync;
 # The registries keyguard init writes (starter, from an audit report).
 internal/cli < internal/starter;
 
@@ -81,7 +83,7 @@ internal/resp, internal/topology < bench/auditbare;
 internal/resp < bench/hotkeysbare, bench/probecost;
 NONE < bench/auditgen, bench/walkload, bench/pagefault;
 analyzer < cmd/keylint;
-internal/audit/live, internal/audit/snapshot, internal/acl, internal/codegen, internal/dashboard,
+internal/audit/live, internal/audit/snapshot, internal/audit/replsync, internal/acl, internal/codegen, internal/dashboard,
   internal/hotkeys, internal/investigate, internal/migrate, internal/scancode, internal/sarif, internal/topology, internal/cli, internal/redisconn, internal/keycheck, internal/writers, internal/starter < cmd/keyguard;
 internal/audit/live, internal/demodata, internal/demodata/keys, internal/hotkeys, internal/migrate,
   dualwrite, guard, redishook < cmd/keyguard-demo;

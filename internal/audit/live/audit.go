@@ -63,14 +63,15 @@ type Conn struct {
 	Dialer func(ctx context.Context, network, addr string) (net.Conn, error)
 }
 
-func (c *Conn) config() resp.Config {
+// Config is the connection settings as the RESP client takes them.
+func (c *Conn) Config() resp.Config {
 	return resp.Config{Username: c.Username, Password: c.Password, Network: c.Network, TLS: c.TLS, DialTimeout: c.DialTimeout, Dialer: c.Dialer}
 }
 
 // dial opens one connection of the audit to addr.
 func (r *run) dial(ctx context.Context, addr string, s resp.Session) (*resp.Conn, error) {
 	s.Name = cmp.Or(r.name, "keyguard-audit")
-	return resp.Dial(ctx, r.t.Conn.config(), addr, s)
+	return resp.Dial(ctx, r.t.Conn.Config(), addr, s)
 }
 
 // nodeInfo runs INFO (the default sections: server, replication, memory,

@@ -83,6 +83,14 @@ func (in info) version() int {
 // lfu reports whether the eviction policy keeps LFU counters.
 func (in info) lfu() bool { return strings.Contains(in["maxmemory_policy"], "lfu") }
 
+// Replication reads the text of INFO (or INFO replication): the node's
+// role ("master" or "slave") and the address of its first online replica
+// ("" when it has none).
+func Replication(text string) (role, replica string) {
+	in := parseInfo(text)
+	return in["role"], in.replica()
+}
+
 // replica returns the address of the first online replica listed in the
 // replication section ("slave0:ip=10.0.0.2,port=6380,state=online,…").
 func (in info) replica() string {

@@ -3,6 +3,7 @@ package snapshot
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"strings"
 	"time"
 
@@ -23,6 +24,14 @@ type AuditOptions struct {
 	Inventory  inventory.Options
 	Progress   *cli.Progress // nil: none shown
 	cli.ReportOutput
+
+	// Open, when set, opens the inputs instead of Files: the snapshots of
+	// a live server (keyguard audit --snapshot). Finish then completes
+	// the result before it is written (its source, its coverage), and
+	// Command is the command line the next step's hint repeats.
+	Open    func(ctx context.Context) ([]*Input, error)
+	Finish  func(ctx context.Context, res *Result)
+	Command string
 }
 
 // Audit decodes the files into one report and writes it (a partial one,
@@ -39,9 +48,17 @@ func Audit(ctx context.Context, e *cli.Env, o AuditOptions) error {
 		out.Close(false)
 		return err
 	}
-	ins, err := Open(o.Files, e.Stdin)
+	var ins []*Input
+	if o.Open != nil {
+		// A diskless server waits repl-diskless-sync-delay before it forks.
+		o.Progress.Show("waiting for the server's snapshot", false)
+		ins, err = o.Open(ctx)
+	} else {
+		ins, err = Open(o.Files, e.Stdin)
+	}
 	defer Close(ins)
 	if err != nil {
+		o.Progress.Clear()
 		out.Close(false)
 		kout.Close(false)
 		return err
@@ -51,6 +68,10 @@ func Audit(ctx context.Context, e *cli.Env, o AuditOptions) error {
 		DB:        o.DB,
 		Match:     o.Match,
 		TuneGC:    e.Getenv("GOGC") == "",
+	}
+	if o.Open != nil {
+		// Every stream at once: no server's snapshot waits for a decoder.
+		opts.Procs = max(runtime.GOMAXPROCS(0), len(ins))
 	}
 	opts.Inventory.NoRegistry = noReg
 	opts.Inventory.Keys = kout.Export()
@@ -66,6 +87,9 @@ func Audit(ctx context.Context, e *cli.Env, o AuditOptions) error {
 		kout.Close(false)
 		return err
 	}
+	if o.Finish != nil {
+		o.Finish(ctx, res)
+	}
 	if err := kout.Close(true); err != nil {
 		out.Close(false)
 		return err
@@ -75,17 +99,26 @@ func Audit(ctx context.Context, e *cli.Env, o AuditOptions) error {
 	if o.TopSet {
 		view.Top = o.Inventory.TopKeys
 	}
+	command := o.Command
+	if command == "" {
+		command = "rdb " + quoteAll(o.Files)
+	}
 	if noReg {
-		view.Next = cli.InitNext(o.Format, o.Out, "rdb "+quoteAll(o.Files))
+		view.Next = cli.InitNext(o.Format, o.Out, command)
 	}
 	if err := cli.WriteReport(out, o.Format, rep, view); err != nil {
 		return err
 	}
 	if noReg && o.Format != "text" {
-		fmt.Fprintf(e.Stderr, "keyguard rdb: no registry (none given, no keyguard.yaml here): key families inferred from the names\nnext: %s\n", view.Next)
+		name, _, _ := strings.Cut(command, " ")
+		fmt.Fprintf(e.Stderr, "keyguard %s: no registry (none given, no keyguard.yaml here): key families inferred from the names\nnext: %s\n", name, view.Next)
 	}
 	if !res.Complete {
-		return &rdbIncompleteError{stops: res.Stopped, out: o.Out}
+		var gaps []report.Gap
+		if rep.Coverage != nil {
+			gaps = rep.Coverage.NotCovered
+		}
+		return &rdbIncompleteError{stops: res.Stopped, gaps: gaps, out: o.Out}
 	}
 	return cli.ReportVerdict(rep.Summary.BySeverity, o.Threshold)
 }
@@ -96,6 +129,7 @@ func Audit(ctx context.Context, e *cli.Env, o AuditOptions) error {
 // good copy of the file.
 type rdbIncompleteError struct {
 	stops    []report.NodeStop
+	gaps     []report.Gap // what else was not covered (a Cluster's slots that moved)
 	out      string
 	keysOnly bool // a key diff's export: there is no partial result
 }
@@ -105,13 +139,27 @@ func (e *rdbIncompleteError) Error() string {
 	for _, s := range e.stops {
 		parts = append(parts, fmt.Sprintf("%s stopped at byte %s after %s: %s", DisplayName(s.Node), s.Cursor, human.Plural(s.Keys, "key"), s.Reason))
 	}
+	if len(e.stops) == 0 {
+		for _, g := range e.gaps {
+			if g.Slots != "" {
+				parts = append(parts, "slots "+g.Slots+": "+g.Reason)
+			} else {
+				parts = append(parts, g.Reason)
+			}
+		}
+	}
 	msg := "incomplete: " + strings.Join(parts, "; ")
 	if e.keysOnly {
 		return msg + "; a key diff needs the whole file (the keys past that point would show as removed)"
 	}
-	if e.out != "" {
+	switch {
+	case len(e.stops) == 0 && e.out != "":
+		msg += "; report of the rest in " + e.out
+	case len(e.stops) == 0:
+		msg += "; the report covers the rest"
+	case e.out != "":
 		msg += "; report of the keys before that in " + e.out
-	} else {
+	default:
 		msg += "; the report covers the keys before that"
 	}
 	return msg

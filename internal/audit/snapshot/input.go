@@ -15,10 +15,11 @@ type Input struct {
 	Size int64  // 0 unknown (a pipe)
 	Mod  time.Time
 
-	r    io.Reader
-	file *os.File // nil for stdin
-	read atomic.Int64
-	done atomic.Bool
+	r      io.Reader
+	file   *os.File  // nil for stdin and streams
+	closer io.Closer // a stream's connection
+	read   atomic.Int64
+	done   atomic.Bool
 }
 
 // Read reads the file, counting the bytes for Progress.
@@ -31,11 +32,21 @@ func (in *Input) Read(p []byte) (int, error) {
 // Display is the name for messages: "stdin" for "-".
 func (in *Input) Display() string { return DisplayName(in.Name) }
 
-// Close closes every input opened from a file.
+// Stream is an input read from r, a snapshot arriving over the network
+// (a server's replication link), named name in reports; size 0 when
+// unknown. Close closes closer.
+func Stream(name string, r io.Reader, size int64, closer io.Closer) *Input {
+	return &Input{Name: name, Size: max(size, 0), Mod: time.Now(), r: r, closer: closer}
+}
+
+// Close closes every input opened from a file, and every stream.
 func Close(ins []*Input) {
 	for _, in := range ins {
 		if in.file != nil {
 			in.file.Close()
+		}
+		if in.closer != nil {
+			in.closer.Close()
 		}
 	}
 }

@@ -1,0 +1,420 @@
+// Package replsync audits a live server or Cluster from the snapshots its
+// nodes send over the replication link (keyguard audit --snapshot): each
+// node is asked for the RDB a new replica's first sync gets, forks once,
+// and its child writes the snapshot while the snapshot audit decodes it
+// as it arrives. No command runs per key, so the server's main thread
+// pays for a fork (and, diskless, for passing the bytes on), not for a
+// walk.
+//
+//	f := replsync.New(replsync.Options{Target: t})
+//	snapshot.Audit(ctx, e, snapshot.AuditOptions{Open: f.Open, Finish: f.Finish, …})
+//
+// A Cluster's masters (or a replica of each, with Replicas) are asked at
+// once. Their snapshots are taken at slightly different times, so the
+// slot map is read before and after: slots that moved, or were being
+// migrated, are reported as not covered (their keys may be missing or
+// counted twice).
+package replsync
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/keyguard/keyguard/internal/audit/live"
+	"github.com/keyguard/keyguard/internal/audit/report"
+	"github.com/keyguard/keyguard/internal/audit/snapshot"
+	"github.com/keyguard/keyguard/internal/keyslot"
+	"github.com/keyguard/keyguard/internal/resp"
+	"github.com/keyguard/keyguard/internal/topology"
+)
+
+// Options say which nodes to ask.
+type Options struct {
+	Target live.Target
+	// Replicas asks a replica of each master (of the server) instead: the
+	// fork then happens there.
+	Replicas bool
+	// Timeout bounds a silence of the server while it makes or sends a
+	// snapshot (it sends a newline a second while it makes one); 0 is
+	// resp.DefaultTimeout.
+	Timeout time.Duration
+}
+
+// Fetch is one run's snapshots: Open asks the nodes, Finish completes the
+// report once they are decoded.
+type Fetch struct {
+	opts  Options
+	nodes []node
+	// slots is the Cluster's slot map when the snapshots were asked for:
+	// the owner's ID of each slot ("" none).
+	slots    []string
+	moving   []int // slots being migrated or imported then
+	diskless []bool
+}
+
+// node is one node asked for its snapshot.
+type node struct {
+	addr  string
+	role  string // master or replica
+	of    string // a replica's master, for the notes
+	id    string // Cluster: the ID of the master whose slots it holds
+	owned []int  // Cluster: the slots of that master
+}
+
+// New returns the fetch of opts.Target.
+func New(opts Options) *Fetch { return &Fetch{opts: opts} }
+
+func (f *Fetch) session() resp.Session {
+	return resp.Session{Name: "keyguard-audit", Timeout: f.opts.Timeout}
+}
+
+func (f *Fetch) dial(ctx context.Context, addr string) (*resp.Conn, error) {
+	return resp.Dial(ctx, f.opts.Target.Conn.Config(), addr, f.session())
+}
+
+// Open finds the nodes, asks each for its snapshot and returns the
+// snapshots as inputs of the snapshot audit, each read as it arrives.
+// It returns once every node has started sending (a diskless server
+// first waits repl-diskless-sync-delay for more replicas).
+func (f *Fetch) Open(ctx context.Context) ([]*snapshot.Input, error) {
+	var err error
+	if f.opts.Target.Cluster {
+		err = f.planCluster(ctx)
+	} else {
+		err = f.planServer(ctx)
+	}
+	if err != nil {
+		return nil, err
+	}
+	ins := make([]*snapshot.Input, len(f.nodes))
+	f.diskless = make([]bool, len(f.nodes))
+	errs := make([]error, len(f.nodes))
+	var wg sync.WaitGroup
+	for i, n := range f.nodes {
+		wg.Go(func() {
+			c, err := f.dial(ctx, n.addr)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			p, err := c.Snapshot(ctx)
+			if err != nil {
+				c.Close()
+				errs[i] = syncError(n.addr, err)
+				return
+			}
+			f.diskless[i] = p.Diskless
+			ins[i] = snapshot.Stream(n.addr, p, p.Size, closer{c})
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		var opened []*snapshot.Input
+		for _, in := range ins {
+			if in != nil {
+				opened = append(opened, in)
+			}
+		}
+		snapshot.Close(opened)
+		return nil, err
+	}
+	return ins, nil
+}
+
+// closer closes a connection as an io.Closer.
+type closer struct{ c *resp.Conn }
+
+func (c closer) Close() error { c.c.Close(); return nil }
+
+// syncError says why a node sent no snapshot, and what to do.
+func syncError(addr string, err error) error {
+	var se resp.ServerError
+	if !errors.As(err, &se) {
+		return fmt.Errorf("%s: the snapshot did not start: %w", addr, err)
+	}
+	switch se.Code() {
+	case "NOPERM":
+		return fmt.Errorf("%s refused the snapshot (%s): --snapshot needs an ACL user allowed REPLCONF and SYNC (+replconf +sync, both @admin); without --snapshot the audit walks the keys with read commands only (docs/audit-acl.md)", addr, se)
+	case "ERR":
+		if strings.Contains(strings.ToLower(string(se)), "unknown command") {
+			return fmt.Errorf("%s does not offer SYNC (%s): managed services (ElastiCache, MemoryDB, Azure Cache) and renamed commands refuse it; audit without --snapshot", addr, se)
+		}
+	}
+	return fmt.Errorf("%s refused the snapshot: %s", addr, se)
+}
+
+// planServer asks the server, or with Replicas its first online replica.
+func (f *Fetch) planServer(ctx context.Context) error {
+	addr := f.opts.Target.Conn.Addr
+	c, err := f.dial(ctx, addr)
+	if err != nil {
+		return err
+	}
+	text, err := c.Simple(ctx, "INFO", "replication")
+	c.Close()
+	if err != nil {
+		return fmt.Errorf("%s: INFO replication: %w", addr, err)
+	}
+	role, replica := live.Replication(text)
+	n := node{addr: addr, role: "master"}
+	switch {
+	case role == "slave":
+		n.role = "replica"
+	case f.opts.Replicas && replica == "":
+		return fmt.Errorf("--replicas: %s has no online replica to take the snapshot from; drop --replicas to take it from the server itself", addr)
+	case f.opts.Replicas:
+		n = node{addr: replica, role: "replica", of: addr}
+	}
+	f.nodes = []node{n}
+	return nil
+}
+
+// planCluster reads the slot map from the first seed that answers and
+// asks every master that serves slots (or a replica of each).
+func (f *Fetch) planCluster(ctx context.Context) error {
+	t := f.opts.Target
+	var nodes []topology.Node
+	var errs []error
+	for _, seed := range append([]string{t.Conn.Addr}, t.Seeds...) {
+		ns, _, err := f.clusterNodes(ctx, seed)
+		if err == nil {
+			nodes = ns
+			break
+		}
+		errs = append(errs, err)
+	}
+	if nodes == nil {
+		return errors.Join(errs...)
+	}
+	f.slots = slotMap(nodes)
+	for _, m := range nodes {
+		if !m.IsMaster() || len(m.Owned) == 0 {
+			continue
+		}
+		if !m.Usable() {
+			return fmt.Errorf("master %s (slots %s) is failed or has no address: its snapshot cannot be taken; retry once the Cluster has failed over", m.Addr, m.SlotText())
+		}
+		n := node{addr: m.Addr, role: "master", id: m.ID, owned: m.Owned}
+		if f.opts.Replicas {
+			i := slices.IndexFunc(nodes, func(r topology.Node) bool { return r.Master == m.ID && r.Usable() && !r.Failed() })
+			if i < 0 {
+				return fmt.Errorf("--replicas: master %s (slots %s) has no online replica to take the snapshot from; drop --replicas to take it from the masters", m.Addr, m.SlotText())
+			}
+			n.addr, n.role, n.of = nodes[i].Addr, "replica", m.Addr
+		}
+		f.nodes = append(f.nodes, n)
+	}
+	if len(f.nodes) == 0 {
+		return fmt.Errorf("%s: CLUSTER NODES lists no master serving slots", t.Conn.Addr)
+	}
+	moving, err := f.movingSlots(ctx)
+	if err != nil {
+		return err
+	}
+	f.moving = moving
+	return nil
+}
+
+// clusterNodes reads CLUSTER NODES from addr; moving are the slots the
+// node is migrating or importing (only it lists them).
+func (f *Fetch) clusterNodes(ctx context.Context, addr string) (nodes []topology.Node, moving []int, err error) {
+	c, err := f.dial(ctx, addr)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer c.Close()
+	text, err := c.Simple(ctx, "CLUSTER", "NODES")
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: CLUSTER NODES: %w", addr, err)
+	}
+	host := addr
+	if i := strings.LastIndexByte(addr, ':'); i >= 0 {
+		host = strings.Trim(addr[:i], "[]")
+	}
+	nodes = topology.Parse(text, host)
+	for line := range strings.Lines(text) {
+		fields := strings.Fields(line)
+		if len(fields) < 8 || !slices.Contains(strings.Split(fields[2], ","), "myself") {
+			continue
+		}
+		for _, s := range fields[8:] {
+			if !strings.HasPrefix(s, "[") {
+				continue
+			}
+			slot, _, _ := strings.Cut(strings.TrimPrefix(s, "["), "-")
+			var x int
+			if _, err := fmt.Sscan(slot, &x); err == nil && x >= 0 && x < keyslot.Slots {
+				moving = append(moving, x)
+			}
+		}
+	}
+	return nodes, moving, nil
+}
+
+// movingSlots asks every master which slots it is migrating or importing.
+func (f *Fetch) movingSlots(ctx context.Context) ([]int, error) {
+	var moving []int
+	for _, n := range f.nodes {
+		addr := n.addr
+		if n.of != "" {
+			addr = n.of
+		}
+		_, m, err := f.clusterNodes(ctx, addr)
+		if err != nil {
+			return nil, err
+		}
+		moving = append(moving, m...)
+	}
+	slices.Sort(moving)
+	return slices.Compact(moving), nil
+}
+
+// slotMap is the owner's ID of every slot.
+func slotMap(nodes []topology.Node) []string {
+	owner := make([]string, keyslot.Slots)
+	for _, n := range nodes {
+		if n.IsMaster() {
+			for _, s := range n.Owned {
+				owner[s] = n.ID
+			}
+		}
+	}
+	return owner
+}
+
+// Finish names the source, the nodes and their roles in the report, and,
+// for a Cluster, compares the slot map after the snapshots with the one
+// before: slots that changed owner, lost one, or were being migrated
+// then or now are not covered, and the report is partial.
+func (f *Fetch) Finish(ctx context.Context, res *snapshot.Result) {
+	rep := res.Report
+	t := f.opts.Target
+	kind := "redis"
+	if t.Cluster {
+		kind = "cluster"
+	}
+	rep.Source = report.Source{Kind: kind, Target: t.Display, Nodes: len(f.nodes)}
+	var how []string
+	for i, n := range f.nodes {
+		w := n.addr
+		if n.of != "" {
+			w += " (replica of " + n.of + ")"
+		}
+		if f.diskless[i] {
+			w += " diskless"
+		} else {
+			w += " written to its disk first"
+		}
+		how = append(how, w)
+	}
+	notes := []string{"read from the snapshot each node sent over the replication link (SYNC, as a new replica's first sync): one fork per node and no command per key; memory is the snapshot's model of each key, not MEMORY USAGE; " + strings.Join(how, ", ")}
+	rep.Notes = append(notes, rep.Notes...)
+	cov := rep.Coverage
+	if cov == nil {
+		return
+	}
+	for i := range cov.Nodes {
+		for _, n := range f.nodes {
+			if n.addr == cov.Nodes[i].Addr {
+				cov.Nodes[i].Role = n.role
+				if t.Cluster {
+					cov.Nodes[i].Slots = topology.Ranges(n.owned)
+				}
+			}
+		}
+	}
+	if !t.Cluster {
+		return
+	}
+	cc := &report.ClusterCoverage{Masters: len(f.nodes), Walked: len(f.nodes)}
+	suspect := f.changedSlots(ctx)
+	counted := 0
+	var countedSlots []int
+	for s, id := range f.slots {
+		if id != "" && !slices.Contains(suspect.slots, s) {
+			counted++
+			countedSlots = append(countedSlots, s)
+		}
+	}
+	cc.Slots = counted
+	if counted != keyslot.Slots {
+		cc.Counted = topology.Ranges(countedSlots)
+	}
+	cov.Cluster = cc
+	if len(suspect.slots) == 0 && suspect.why == "" {
+		return
+	}
+	gap := report.Gap{Slots: topology.Ranges(suspect.slots), Reason: suspect.why}
+	cov.NotCovered = append(cov.NotCovered, gap)
+	cov.Share = min(cov.Share, float64(counted)/keyslot.Slots)
+	rep.Complete, res.Complete = false, false
+}
+
+// suspect is what a Cluster's slot map says of the snapshots' coverage.
+type suspect struct {
+	slots []int
+	why   string
+}
+
+// changedSlots reads the slot map again and returns the slots whose keys
+// the snapshots may have missed or counted twice.
+func (f *Fetch) changedSlots(ctx context.Context) suspect {
+	t := f.opts.Target
+	var after []topology.Node
+	var lastErr error
+	for _, seed := range append([]string{t.Conn.Addr}, t.Seeds...) {
+		ns, _, err := f.clusterNodes(ctx, seed)
+		if err == nil {
+			after = ns
+			break
+		}
+		lastErr = err
+	}
+	var all []int
+	for s, id := range f.slots {
+		if id != "" {
+			all = append(all, s)
+		}
+	}
+	if after == nil {
+		return suspect{slots: all, why: fmt.Sprintf("the slot map could not be read after the snapshots (%v): whether slots moved while they were taken is not known", lastErr)}
+	}
+	now := slotMap(after)
+	moved := slices.Clone(f.moving)
+	if m, err := f.movingSlots(ctx); err == nil {
+		moved = append(moved, m...)
+	} else {
+		return suspect{slots: all, why: fmt.Sprintf("the slot migrations could not be read after the snapshots (%v)", err)}
+	}
+	// An owner that is a promoted replica of the one before holds the
+	// same keys: only a slot that went to another shard moved.
+	shard := map[string]string{} // node ID → its master's ID (itself for a master)
+	for _, n := range after {
+		if n.Master != "" {
+			shard[n.ID] = n.Master
+		} else {
+			shard[n.ID] = n.ID
+		}
+	}
+	for s := range f.slots {
+		a, b := f.slots[s], now[s]
+		if a == b {
+			continue
+		}
+		if a != "" && b != "" && (shard[a] == b || shard[b] == a) {
+			continue
+		}
+		moved = append(moved, s)
+	}
+	slices.Sort(moved)
+	moved = slices.Compact(moved)
+	if len(moved) == 0 {
+		return suspect{}
+	}
+	return suspect{slots: moved, why: "slots moved, or were being migrated, while the snapshots were taken: their keys may be missing or counted twice; run the audit again once the Cluster is stable"}
+}

@@ -1,0 +1,351 @@
+package replsync
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/keyguard/keyguard/internal/audit/live"
+	"github.com/keyguard/keyguard/internal/audit/report"
+	"github.com/keyguard/keyguard/internal/audit/snapshot"
+	"github.com/keyguard/keyguard/internal/plant"
+	"github.com/keyguard/keyguard/internal/redistest"
+	"github.com/keyguard/keyguard/registry"
+)
+
+func testRegistry(t testing.TB) *registry.Registry {
+	t.Helper()
+	reg, err := registry.Load("../live/testdata/keyguard.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reg
+}
+
+func target(addr string, cluster bool, seeds ...string) live.Target {
+	return live.Target{Conn: live.Conn{Addr: addr, DB: live.AllDBs}, Cluster: cluster, Seeds: seeds, Display: "redis://" + addr}
+}
+
+// audit runs the snapshot audit of t as keyguard audit --snapshot does.
+func audit(t *testing.T, reg *registry.Registry, opts Options) (*snapshot.Result, error) {
+	t.Helper()
+	ctx := context.Background()
+	f := New(opts)
+	ins, err := f.Open(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer snapshot.Close(ins)
+	res, err := snapshot.Run(ctx, reg, ins, snapshot.Options{DB: -1, Procs: len(ins) + 1})
+	if err != nil {
+		return nil, err
+	}
+	f.Finish(ctx, res)
+	return res, nil
+}
+
+// visible is what a walk and a snapshot of the same keys agree on: the
+// counts, the groups with their types and findings, every finding with
+// its key and database. Bytes are compared apart (within 1%).
+func visible(r *report.Report) string {
+	var b strings.Builder
+	s := r.Summary
+	fmt.Fprintf(&b, "keys %d no_ttl %d unregistered %d findings %d %v %v\n", s.Keys, s.NoTTL, s.Unregistered, s.Findings, s.BySeverity, s.ByRuleSeverity)
+	var lines []string
+	for _, g := range r.Groups {
+		db := -1
+		if g.DB != nil {
+			db = *g.DB
+		}
+		lines = append(lines, fmt.Sprintf("db %d %s %s %s keys %d no_ttl %d with_ttl %d types %v findings %d", db, g.Kind, g.Name, g.Owner, g.Keys, g.NoTTL, g.WithTTL, g.Types, g.Findings))
+	}
+	for _, f := range r.Findings {
+		db := -1
+		if f.DB != nil {
+			db = *f.DB
+		}
+		lines = append(lines, fmt.Sprintf("finding db %d %s %s %q", db, f.Rule, f.Severity, f.Key))
+	}
+	slices.Sort(lines)
+	b.WriteString(strings.Join(lines, "\n"))
+	return b.String()
+}
+
+// sameBytes checks every group's memory within 1% of the walk's, but for
+// streams (event:order), which the snapshot sizes as a server holds them
+// once loaded: the server that wrote them keeps up to 4 KiB more per
+// stream, its last node preallocated, and the report says so.
+func sameBytes(t *testing.T, walk, snap *report.Report) {
+	t.Helper()
+	if !slices.ContainsFunc(snap.Notes, func(n string) bool {
+		return strings.Contains(n, "streams are sized as a server holds them once it has loaded the snapshot")
+	}) {
+		t.Errorf("no note on the streams' size: %q", snap.Notes)
+	}
+	type gk struct {
+		db         int
+		kind, name string
+	}
+	at := func(g report.Group) gk {
+		k := gk{-1, g.Kind, g.Name}
+		if g.DB != nil {
+			k.db = *g.DB
+		}
+		return k
+	}
+	byName := map[gk]int64{}
+	for _, g := range walk.Groups {
+		byName[at(g)] = g.Bytes
+	}
+	for _, g := range snap.Groups {
+		if g.Name == "event:order:{shard:int}" {
+			continue
+		}
+		w := byName[at(g)]
+		if d := g.Bytes - w; d*100 > w || -d*100 > w {
+			t.Errorf("group %s: %d bytes from the snapshot, %d from MEMORY USAGE: more than 1%% apart", g.Name, g.Bytes, w)
+		}
+	}
+}
+
+func firstDiff(a, b string) string {
+	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for i := range min(len(al), len(bl)) {
+		if al[i] != bl[i] {
+			return fmt.Sprintf("line %d:\n walk     %s\n snapshot %s", i+1, al[i], bl[i])
+		}
+	}
+	return fmt.Sprintf("lengths %d and %d", len(al), len(bl))
+}
+
+// A server with keys in three databases, anomalies among them: the audit
+// of the snapshot it sends equals the walk's (keys, groups, findings,
+// databases; memory within 1%), whether the server sends it diskless or
+// writes it to its disk first, and its coverage counts every key of
+// every database.
+func TestSnapshotEqualsWalk(t *testing.T) {
+	reg := testRegistry(t)
+	s := redistest.Start(t, "repl-diskless-sync-delay 0")
+	ctx := context.Background()
+	per := []int{1500, 400, 60}
+	if testing.Short() {
+		per = []int{600, 200, 30}
+	}
+	want := map[int]int64{}
+	var total int64
+	for db, n := range per {
+		opt, _ := redis.ParseURL(fmt.Sprintf("%s/%d", s.URL(), db))
+		c := redis.NewClient(opt)
+		k := plant.Clean(t, c, n)
+		if db == 1 {
+			k += len(plant.Anomalies(t, c, false)) + 10
+		}
+		c.Close()
+		want[db] = int64(k)
+		total += int64(k)
+	}
+	walk, err := live.Run(ctx, reg, target(s.Addr, false), live.Options{Seed: 1})
+	if err != nil || !walk.Complete || walk.Report.Summary.Keys != total {
+		t.Fatalf("walk: %v, %+v", err, walk)
+	}
+	for _, diskless := range []string{"yes", "no"} {
+		t.Run("diskless="+diskless, func(t *testing.T) {
+			if err := s.Client(t).ConfigSet(ctx, "repl-diskless-sync", diskless).Err(); err != nil {
+				t.Fatal(err)
+			}
+			res, err := audit(t, reg, Options{Target: target(s.Addr, false)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep := res.Report
+			if !res.Complete || !rep.Complete || rep.Summary.Keys != total {
+				t.Fatalf("complete %v keys %d; want %d (%+v)", res.Complete, rep.Summary.Keys, total, res.Stopped)
+			}
+			if got, want := visible(rep), visible(walk.Report); got != want {
+				t.Errorf("the snapshot's report differs from the walk's\n%s", firstDiff(want, got))
+			}
+			sameBytes(t, walk.Report, rep)
+			if !slices.Equal(rep.Databases, []int{0, 1, 2}) || rep.Source.Kind != "redis" || rep.Source.Target != "redis://"+s.Addr {
+				t.Errorf("databases %v source %+v", rep.Databases, rep.Source)
+			}
+			cov := rep.Coverage
+			if cov == nil || len(cov.Nodes) != 1 || cov.Share != 1 || cov.Nodes[0].Role != "master" || cov.Nodes[0].Addr != s.Addr {
+				t.Fatalf("coverage %+v", cov)
+			}
+			for _, d := range cov.Nodes[0].DBs {
+				if d.Counted != want[d.DB] || !d.Complete {
+					t.Errorf("db %d: %+v; want %d counted", d.DB, d, want[d.DB])
+				}
+			}
+			how := "written to its disk first"
+			if diskless == "yes" {
+				how = "diskless"
+			}
+			if len(rep.Notes) == 0 || !strings.Contains(rep.Notes[0], "no command per key") || !strings.Contains(rep.Notes[0], s.Addr+" "+how) {
+				t.Errorf("notes %q; want the first to say how the snapshot came (%s)", rep.Notes, how)
+			}
+		})
+	}
+}
+
+// The link to the server breaks while the snapshot arrives: the report
+// covers the keys before the break, says it is incomplete and where the
+// node stopped.
+func TestSnapshotLinkLost(t *testing.T) {
+	reg := testRegistry(t)
+	s := redistest.Start(t, "repl-diskless-sync-delay 0")
+	n := plant.Clean(t, s.Client(t), 3000)
+	var cut atomic.Int64
+	cut.Store(40 << 10) // bytes the proxy lets through, handshake included
+	tg := target(s.Addr, false)
+	tg.Conn.Dialer = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		var d net.Dialer
+		c, err := d.DialContext(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return &cutConn{Conn: c, left: &cut}, nil
+	}
+	res, err := audit(t, reg, Options{Target: tg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := res.Report
+	if res.Complete || rep.Complete || len(res.Stopped) != 1 || res.Stopped[0].Node != s.Addr {
+		t.Fatalf("complete %v stopped %+v; want the node stopped", res.Complete, res.Stopped)
+	}
+	if rep.Summary.Keys == 0 || rep.Summary.Keys >= int64(n) {
+		t.Errorf("%d keys of %d counted; want some, not all", rep.Summary.Keys, n)
+	}
+	if cov := rep.Coverage; len(cov.NotCovered) != 1 || cov.Share >= 1 {
+		t.Errorf("coverage %+v; want the node not covered", cov)
+	}
+}
+
+// cutConn is a connection whose reads fail once left bytes were read
+// (shared by every connection of a run: the snapshot's is the last).
+type cutConn struct {
+	net.Conn
+	left *atomic.Int64
+}
+
+func (c *cutConn) Read(p []byte) (int, error) {
+	l := c.left.Load()
+	if l <= 0 {
+		c.Conn.Close()
+		return 0, errors.New("link cut by the test")
+	}
+	n, err := c.Conn.Read(p[:min(int64(len(p)), l)])
+	c.left.Add(-int64(n))
+	return n, err
+}
+
+// A user without SYNC gets an error that names what to grant and the
+// audit that needs none of it.
+func TestSnapshotRefused(t *testing.T) {
+	reg := testRegistry(t)
+	s := redistest.Start(t)
+	ctx := context.Background()
+	if err := s.Client(t).Do(ctx, "ACL", "SETUSER", "reader", "on", ">pw", "~*", "+@read", "+info", "+replconf", "+client").Err(); err != nil {
+		t.Fatal(err)
+	}
+	tg := target(s.Addr, false)
+	tg.Conn.Username, tg.Conn.Password = "reader", "pw"
+	_, err := audit(t, reg, Options{Target: tg})
+	if err == nil || !strings.Contains(err.Error(), "+replconf +sync") || !strings.Contains(err.Error(), "without --snapshot") {
+		t.Fatalf("err %v; want what to grant", err)
+	}
+	_, err = audit(t, reg, Options{Target: target(s.Addr, false), Replicas: true})
+	if err == nil || !strings.Contains(err.Error(), "no online replica") {
+		t.Fatalf("--replicas without a replica: %v", err)
+	}
+}
+
+// A Cluster of three masters with a replica each: the snapshots of the
+// masters (and, with Replicas, of the replicas) count every key once and
+// all 16384 slots. A slot left migrating is not covered and the report
+// is partial.
+func TestSnapshotCluster(t *testing.T) {
+	reg := testRegistry(t)
+	c := redistest.StartClusterWithReplicas(t, 3, 1)
+	ctx := context.Background()
+	cc := c.Client(t)
+	n := plant.Clean(t, cc, 2000)
+	tg := target(c.Addrs[0], true, c.Addrs[1:]...)
+	tg.Conn.DB = 0
+	tg.Display = c.URL()
+	walk, err := live.Run(ctx, reg, tg, live.Options{Seed: 1})
+	if err != nil || !walk.Complete {
+		t.Fatalf("walk: %v %+v", err, walk)
+	}
+	for _, replicas := range []bool{false, true} {
+		res, err := audit(t, reg, Options{Target: tg, Replicas: replicas})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep := res.Report
+		if !res.Complete || rep.Summary.Keys != int64(n) || rep.Source.Kind != "cluster" {
+			t.Fatalf("replicas %v: complete %v, %d keys of %d, source %+v, %+v", replicas, res.Complete, rep.Summary.Keys, n, rep.Source, rep.Coverage)
+		}
+		if got, want := visible(rep), visible(walk.Report); got != want {
+			t.Errorf("replicas %v: the snapshots' report differs from the walk's\n%s", replicas, firstDiff(want, got))
+		}
+		cov := rep.Coverage
+		if cov.Cluster == nil || cov.Cluster.Slots != 16384 || cov.Cluster.Masters != 3 || len(cov.Nodes) != 3 || cov.Share != 1 {
+			t.Fatalf("coverage %+v %+v", cov, cov.Cluster)
+		}
+		role := map[bool]string{false: "master", true: "replica"}[replicas]
+		for _, nd := range cov.Nodes {
+			if nd.Role != role || nd.Slots == "" {
+				t.Errorf("node %+v; want a %s with its slots", nd, role)
+			}
+		}
+	}
+
+	// Slot 0 half moved: MIGRATING on its owner, IMPORTING on another.
+	slots, err := cc.ClusterSlots(ctx).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	owner := -1
+	for _, r := range slots {
+		if r.Start == 0 {
+			owner = slices.Index(c.Addrs, r.Nodes[0].Addr)
+		}
+	}
+	if owner < 0 {
+		t.Fatalf("no master of %v owns slot 0: %+v", c.Addrs, slots)
+	}
+	other := (owner + 1) % 3
+	ids := make([]string, 3)
+	for i, a := range c.Addrs {
+		cl := redis.NewClient(&redis.Options{Addr: a})
+		ids[i], _ = cl.Do(ctx, "CLUSTER", "MYID").Text()
+		cl.Close()
+	}
+	src := redis.NewClient(&redis.Options{Addr: c.Addrs[owner]})
+	defer src.Close()
+	dst := redis.NewClient(&redis.Options{Addr: c.Addrs[other]})
+	defer dst.Close()
+	if err := dst.Do(ctx, "CLUSTER", "SETSLOT", 0, "IMPORTING", ids[owner]).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := src.Do(ctx, "CLUSTER", "SETSLOT", 0, "MIGRATING", ids[other]).Err(); err != nil {
+		t.Fatal(err)
+	}
+	res, err := audit(t, reg, Options{Target: tg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cov := res.Report.Coverage
+	if res.Complete || res.Report.Complete || len(cov.NotCovered) != 1 || cov.NotCovered[0].Slots != "0" || cov.Cluster.Slots != 16383 || cov.Share >= 1 {
+		t.Fatalf("slot 0 migrating: complete %v, coverage %+v %+v; want slot 0 not covered", res.Complete, cov, cov.Cluster)
+	}
+}
