@@ -35,6 +35,16 @@
 #   auditbare -cluster
 #   hotkeys              keyguard hotkeys --sample 0 --rate 0 (allkeys-lfu)
 #   redis-cli --hotkeys
+#   audit --snapshot     keyguard audit --snapshot: the server's snapshot over
+#                        the replication link, on the server's default
+#                        configuration (diskless, repl-diskless-sync-delay 5)
+#   … -delay0            the same with repl-diskless-sync-delay 0
+#   … -disk              the same with repl-diskless-sync no (the server
+#                        writes its snapshot file first)
+#   audit --cluster --snapshot (-delay0)
+# Server CPU counts the server's children too (the snapshot's fork), read
+# once no child is left.
+# SNAPSHOT=0 leaves out the --snapshot rows.
 set -euo pipefail
 
 file=${1:?usage: issue28.sh FILE.rdb REPS KEYGUARD [HDT3213]}
@@ -109,7 +119,12 @@ runs=$work/runs
 srvcpu() {
 	local s=0 p
 	for p in "$@"; do
-		s=$(redis-cli -p "$p" info cpu | awk -F: -v s="$s" '/^used_cpu_(sys|user):/ { s += $2 } END { printf "%.3f", s }')
+		# A snapshot's child counts once the server has reaped it.
+		for _ in $(seq 100); do
+			redis-cli -p "$p" info persistence | grep -q '^rdb_bgsave_in_progress:0' && break
+			sleep 0.05
+		done
+		s=$(redis-cli -p "$p" info cpu | awk -F: -v s="$s" '/^used_cpu_(sys|user)(_children)?:/ { s += $2 } END { printf "%.3f", s }')
 	done
 	echo "$s"
 }
@@ -165,6 +180,18 @@ for _ in $(seq "$reps"); do
 	fi
 	[ "${MEMKEYS:-1}" = 0 ] || timed memkeys "$sp" redis-cli -p "$sp" --memkeys
 done
+if [ "${SNAPSHOT:-1}" != 0 ]; then
+	kgsnap=("$kg" audit --snapshot --redis "redis://127.0.0.1:$sp" --registry "$reg" --format json --fail-on never --out /dev/null)
+	for _ in $(seq "$reps"); do
+		timed audit-snapshot "$sp" "${kgsnap[@]}"
+		redis-cli -p "$sp" config set repl-diskless-sync-delay 0 >/dev/null
+		timed audit-snapshot-delay0 "$sp" "${kgsnap[@]}"
+		redis-cli -p "$sp" config set repl-diskless-sync no >/dev/null
+		timed audit-snapshot-disk "$sp" "${kgsnap[@]}"
+		redis-cli -p "$sp" config set repl-diskless-sync yes >/dev/null
+		redis-cli -p "$sp" config set repl-diskless-sync-delay 5 >/dev/null
+	done
+fi
 if [ "${HOT:-1}" != 0 ]; then
 	redis-cli -p "$sp" config set maxmemory-policy allkeys-lfu >/dev/null
 	for _ in $(seq "$reps"); do
@@ -214,6 +241,15 @@ if [ "${CLUSTER:-1}" != 0 ]; then
 			timed audit-cluster-before "${cps[*]}" "$before" audit --cluster --redis "redis://127.0.0.1:${cps[0]}" --registry "$reg" --format json --fail-on never --out /dev/null
 		fi
 	done
+	if [ "${SNAPSHOT:-1}" != 0 ]; then
+		kgcsnap=("$kg" audit --cluster --snapshot --redis "redis://127.0.0.1:${cps[0]}" --registry "$reg" --format json --fail-on never --out /dev/null)
+		for _ in $(seq "$reps"); do
+			timed audit-cluster-snapshot "${cps[*]}" "${kgcsnap[@]}"
+			for p in "${cps[@]}"; do redis-cli -p "$p" config set repl-diskless-sync-delay 0 >/dev/null; done
+			timed audit-cluster-snapshot-delay0 "${cps[*]}" "${kgcsnap[@]}"
+			for p in "${cps[@]}"; do redis-cli -p "$p" config set repl-diskless-sync-delay 5 >/dev/null; done
+		done
+	fi
 fi
 
 # --- the table ---------------------------------------------------------
@@ -246,7 +282,9 @@ echo
 echo "| row | runs | wall ms median | CPU s median (user + sys) | peak RSS MiB | server CPU s median |"
 echo "|---|---:|---:|---:|---:|---:|"
 for row in rdb rdb-before rdb-nofields rdb-top100000 sha256sum hdt3213 audit audit-before auditbare auditbare-fields memkeys \
-	audit-cluster audit-cluster-before auditbare-cluster hotkeys hotkeys-before redis-cli-hotkeys; do
+	audit-snapshot audit-snapshot-delay0 audit-snapshot-disk \
+	audit-cluster audit-cluster-before auditbare-cluster audit-cluster-snapshot audit-cluster-snapshot-delay0 \
+	hotkeys hotkeys-before redis-cli-hotkeys; do
 	n=$(awk -v r="$row" '$1 == r' "$runs" | wc -l)
 	[ "$n" -gt 0 ] || continue
 	printf '| %s | %d | %s | %.2f | %.1f | %s |\n' "$row" "$n" "$(med "$row" 2)" "$(med "$row" 7)" \
@@ -268,6 +306,21 @@ ratio "audit --cluster: wall / auditbare -cluster" "$(med audit-cluster 2)" "$(m
 ratio "audit --cluster: server CPU / auditbare's" "$(med audit-cluster 6)" "$(med auditbare-cluster 6)" "<= 1.0"
 ratio "audit --cluster: keyguard CPU / auditbare's" "$(med audit-cluster 7)" "$(med auditbare-cluster 7)" "<= 2.0"
 ratio "hotkeys: redis-cli --hotkeys wall / keyguard wall" "$(med redis-cli-hotkeys 2)" "$(med hotkeys 2)" ">= 4"
+if [ "${SNAPSHOT:-1}" != 0 ]; then
+	echo
+	echo "| audit --snapshot (one fork per node, no command per key) | a | b | a / b | target | |"
+	echo "|---|---:|---:|---:|---|---|"
+	for v in "" -delay0 -disk; do
+		ratio "audit --snapshot$v: wall / auditbare wall" "$(med "audit-snapshot$v" 2)" "$(med auditbare 2)" "<= 1.0"
+		ratio "audit --snapshot$v: server CPU (children too) / auditbare's" "$(med "audit-snapshot$v" 6)" "$(med auditbare 6)" "<= 1.0"
+		ratio "audit --snapshot$v: keyguard CPU / auditbare's" "$(med "audit-snapshot$v" 7)" "$(med auditbare 7)" "<= 2.0"
+		ratio "audit --snapshot$v: memkeys wall / keyguard wall" "$(med memkeys 2)" "$(med "audit-snapshot$v" 2)" ">= 8"
+	done
+	for v in "" -delay0; do
+		ratio "audit --cluster --snapshot$v: wall / auditbare -cluster" "$(med "audit-cluster-snapshot$v" 2)" "$(med auditbare-cluster 2)" "<= 1.0"
+		ratio "audit --cluster --snapshot$v: server CPU / auditbare's" "$(med "audit-cluster-snapshot$v" 6)" "$(med auditbare-cluster 6)" "<= 1.0"
+	done
+fi
 if [ -n "$before" ]; then
 	echo
 	echo "| KEYGUARD against BEFORE ($before) | a | b | a / b | |"
