@@ -138,3 +138,27 @@ func Anomalies(tb testing.TB, c redis.Cmdable, lfu bool) []Anomaly {
 	}
 	return ps
 }
+
+// Databases writes Clean(per[db]) keys into each database db of the
+// server at url (redis://host:port), and the anomalies (plus the ten
+// keys of a second writer) into database 1, and returns the keys written
+// per database and in all.
+func Databases(tb testing.TB, url string, per []int) (want map[int]int64, total int64) {
+	tb.Helper()
+	want = map[int]int64{}
+	for db, n := range per {
+		opt, err := redis.ParseURL(fmt.Sprintf("%s/%d", url, db))
+		if err != nil {
+			tb.Fatalf("plant: %v", err)
+		}
+		c := redis.NewClient(opt)
+		k := Clean(tb, c, n)
+		if db == 1 {
+			k += len(Anomalies(tb, c, false)) + 10
+		}
+		c.Close()
+		want[db] = int64(k)
+		total += int64(k)
+	}
+	return want, total
+}

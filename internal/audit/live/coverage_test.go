@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/keyguard/keyguard/internal/audit/report"
 	"github.com/keyguard/keyguard/internal/audit/snapshot"
 	"github.com/keyguard/keyguard/internal/plant"
@@ -59,19 +57,7 @@ func TestEveryDatabaseIsWalked(t *testing.T) {
 	if testing.Short() {
 		per = []int{300, 120, 20}
 	}
-	want := map[int]int64{}
-	var total int64
-	for db, n := range per {
-		opt, _ := redis.ParseURL(fmt.Sprintf("%s/%d", s.URL(), db))
-		c := redis.NewClient(opt)
-		k := plant.Clean(t, c, n)
-		if db == 1 {
-			k += len(plant.Anomalies(t, c, false)) + 10
-		}
-		c.Close()
-		want[db] = int64(k)
-		total += int64(k)
-	}
+	want, total := plant.Databases(t, s.URL(), per)
 	target := standalone(s)
 	target.Conn.DB = AllDBs
 	res, err := Run(ctx, reg, target, Options{Seed: 1})

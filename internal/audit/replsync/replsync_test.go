@@ -138,19 +138,7 @@ func TestSnapshotEqualsWalk(t *testing.T) {
 	if testing.Short() {
 		per = []int{600, 200, 30}
 	}
-	want := map[int]int64{}
-	var total int64
-	for db, n := range per {
-		opt, _ := redis.ParseURL(fmt.Sprintf("%s/%d", s.URL(), db))
-		c := redis.NewClient(opt)
-		k := plant.Clean(t, c, n)
-		if db == 1 {
-			k += len(plant.Anomalies(t, c, false)) + 10
-		}
-		c.Close()
-		want[db] = int64(k)
-		total += int64(k)
-	}
+	want, total := plant.Databases(t, s.URL(), per)
 	walk, err := live.Run(ctx, reg, target(s.Addr, false), live.Options{Seed: 1})
 	if err != nil || !walk.Complete || walk.Report.Summary.Keys != total {
 		t.Fatalf("walk: %v, %+v", err, walk)
