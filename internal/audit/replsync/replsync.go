@@ -17,6 +17,7 @@
 package replsync
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -53,7 +54,8 @@ type Fetch struct {
 	// slots is the Cluster's slot map when the snapshots were asked for:
 	// the owner's ID of each slot ("" none).
 	slots    []string
-	moving   []int // slots being migrated or imported then
+	shards   map[string]string // node ID → its master's ID then (itself for a master)
+	moving   []int             // slots being migrated or imported then
 	diskless []bool
 }
 
@@ -191,7 +193,7 @@ func (f *Fetch) planCluster(ctx context.Context) error {
 	if nodes == nil {
 		return errors.Join(errs...)
 	}
-	f.slots = slotMap(nodes)
+	f.slots, f.shards = slotMap(nodes), shardMap(nodes)
 	for _, m := range nodes {
 		if !m.IsMaster() || len(m.Owned) == 0 {
 			continue
@@ -272,6 +274,15 @@ func (f *Fetch) movingSlots(ctx context.Context) ([]int, error) {
 	}
 	slices.Sort(moving)
 	return slices.Compact(moving), nil
+}
+
+// shardMap maps every node's ID to its master's (a master's to itself).
+func shardMap(nodes []topology.Node) map[string]string {
+	shard := map[string]string{}
+	for _, n := range nodes {
+		shard[n.ID] = cmp.Or(n.Master, n.ID)
+	}
+	return shard
 }
 
 // slotMap is the owner's ID of every slot.
@@ -391,25 +402,18 @@ func (f *Fetch) changedSlots(ctx context.Context) suspect {
 	} else {
 		return suspect{slots: all, why: fmt.Sprintf("the slot migrations could not be read after the snapshots (%v)", err)}
 	}
-	// An owner that is a promoted replica of the one before holds the
-	// same keys: only a slot that went to another shard moved.
-	shard := map[string]string{} // node ID → its master's ID (itself for a master)
-	for _, n := range after {
-		if n.Master != "" {
-			shard[n.ID] = n.Master
-		} else {
-			shard[n.ID] = n.ID
-		}
+	// An owner that was a replica of the one before, or has it as its
+	// replica now (a failover, seen by either map while gossip catches
+	// up), holds the same keys: only a slot that went to another shard
+	// moved.
+	shards := shardMap(after)
+	sameShard := func(a, b string) bool {
+		return a != "" && b != "" && (f.shards[b] == a || f.shards[a] == b || shards[a] == b || shards[b] == a)
 	}
 	for s := range f.slots {
-		a, b := f.slots[s], now[s]
-		if a == b {
-			continue
+		if a, b := f.slots[s], now[s]; a != b && !sameShard(a, b) {
+			moved = append(moved, s)
 		}
-		if a != "" && b != "" && (shard[a] == b || shard[b] == a) {
-			continue
-		}
-		moved = append(moved, s)
 	}
 	slices.Sort(moved)
 	moved = slices.Compact(moved)

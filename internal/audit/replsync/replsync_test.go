@@ -337,3 +337,57 @@ func TestSnapshotCluster(t *testing.T) {
 		t.Fatalf("slot 0 migrating: complete %v, coverage %+v %+v; want slot 0 not covered", res.Complete, cov, cov.Cluster)
 	}
 }
+
+// A Cluster that changes while its snapshots arrive: a failover (the
+// promoted replica holds the same keys) leaves the report complete;
+// slots moved to another master are not covered, and the report is
+// partial.
+func TestSnapshotClusterChanges(t *testing.T) {
+	reg := testRegistry(t)
+	c := redistest.StartClusterWithReplicas(t, 3, 1)
+	ctx := context.Background()
+	n := plant.Clean(t, c.Client(t), 3000)
+	tg := target(c.Addrs[0], true, c.Addrs[1:]...)
+	tg.Conn.DB = 0
+	during := func(change func()) *snapshot.Result {
+		t.Helper()
+		f := New(Options{Target: tg})
+		ins, err := f.Open(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer snapshot.Close(ins)
+		change() // every node has started sending
+		res, err := snapshot.Run(ctx, reg, ins, snapshot.Options{DB: -1, Procs: len(ins) + 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Finish(ctx, res)
+		return res
+	}
+
+	res := during(func() { c.Failover(t, 1) })
+	if cov := res.Report.Coverage; !res.Complete || res.Report.Summary.Keys != int64(n) || cov.Cluster.Slots != 16384 || len(cov.NotCovered) != 0 {
+		t.Errorf("failover: complete %v, %d keys of %d, coverage %+v %+v; want all covered", res.Complete, res.Report.Summary.Keys, n, cov, cov.Cluster)
+	}
+
+	var moved []int
+	res = during(func() {
+		slots, err := c.Client(t).ClusterSlots(ctx).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		from := slices.Index(c.Addrs, slots[0].Nodes[0].Addr)
+		for s := slots[0].Start; s < slots[0].Start+20; s++ {
+			moved = append(moved, int(s))
+		}
+		c.MoveSlots(t, from, (from+1)%3, moved)
+	})
+	cov := res.Report.Coverage
+	if res.Complete || res.Report.Complete || len(cov.NotCovered) != 1 || cov.Cluster.Slots != 16384-len(moved) {
+		t.Fatalf("slots moved: complete %v, coverage %+v %+v; want %d slots not covered", res.Complete, cov, cov.Cluster, len(moved))
+	}
+	if got := cov.NotCovered[0]; got.Slots != fmt.Sprintf("%d-%d", moved[0], moved[len(moved)-1]) || !strings.Contains(got.Reason, "counted twice") {
+		t.Errorf("not covered %+v; want slots %d-%d", got, moved[0], moved[len(moved)-1])
+	}
+}
