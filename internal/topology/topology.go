@@ -30,6 +30,9 @@ type Node struct {
 	// Migrating are the slots this node is moving away ([slot->-id]), as
 	// only the node itself lists them (on its "myself" line).
 	Migrating []int
+	// Importing are the slots this node is taking in ([slot-<-id]), on
+	// its "myself" line too.
+	Importing []int
 	Linked    bool // the link to the node is connected
 }
 
@@ -152,6 +155,10 @@ func parseLine(f []string, seedHost string) Node {
 			if slot, _, ok := strings.Cut(s[1:], "->-"); ok {
 				if x, err := strconv.Atoi(slot); err == nil {
 					n.Migrating = append(n.Migrating, x)
+				}
+			} else if slot, _, ok := strings.Cut(s[1:], "-<-"); ok {
+				if x, err := strconv.Atoi(slot); err == nil {
+					n.Importing = append(n.Importing, x)
 				}
 			}
 			continue

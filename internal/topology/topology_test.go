@@ -32,8 +32,8 @@ func TestParse(t *testing.T) {
 	if !rep5.Usable() || !rep5.Failed() {
 		t.Errorf("fail? (suspected only): usable for a walk, failed for diagnosis; got usable %v failed %v", rep5.Usable(), rep5.Failed())
 	}
-	if me.Addr != "10.0.0.9:30001" || !me.Has("myself") || me.Failed() || !slices.Equal(me.Migrating, []int{5460}) || me.SlotText() != "0-5460" {
-		t.Errorf("myself: addr %q migrating %v slots %s", me.Addr, me.Migrating, me.SlotText())
+	if me.Addr != "10.0.0.9:30001" || !me.Has("myself") || me.Failed() || !slices.Equal(me.Migrating, []int{5460}) || !slices.Equal(me.Importing, []int{77}) || me.SlotText() != "0-5460" {
+		t.Errorf("myself: addr %q migrating %v importing %v slots %s", me.Addr, me.Migrating, me.Importing, me.SlotText())
 	}
 	if (&Node{}).SlotText() != "none" || Ranges([]int{7, 1, 2, 3, 3}) != "1-3,7" || Ranges(nil) != "" {
 		t.Errorf("ranges: %q %q", Ranges([]int{7, 1, 2, 3, 3}), Ranges(nil))

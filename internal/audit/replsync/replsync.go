@@ -64,8 +64,7 @@ type node struct {
 	addr  string
 	role  string // master or replica
 	of    string // a replica's master, for the notes
-	id    string // Cluster: the ID of the master whose slots it holds
-	owned []int  // Cluster: the slots of that master
+	owned []int  // Cluster: the slots of its master
 }
 
 // New returns the fetch of opts.Target.
@@ -201,7 +200,7 @@ func (f *Fetch) planCluster(ctx context.Context) error {
 		if !m.Usable() {
 			return fmt.Errorf("master %s (slots %s) is failed or has no address: its snapshot cannot be taken; retry once the Cluster has failed over", m.Addr, m.SlotText())
 		}
-		n := node{addr: m.Addr, role: "master", id: m.ID, owned: m.Owned}
+		n := node{addr: m.Addr, role: "master", owned: m.Owned}
 		if f.opts.Replicas {
 			i := slices.IndexFunc(nodes, func(r topology.Node) bool { return r.Master == m.ID && r.Usable() && !r.Failed() })
 			if i < 0 {
@@ -239,21 +238,8 @@ func (f *Fetch) clusterNodes(ctx context.Context, addr string) (nodes []topology
 		host = strings.Trim(addr[:i], "[]")
 	}
 	nodes = topology.Parse(text, host)
-	for line := range strings.Lines(text) {
-		fields := strings.Fields(line)
-		if len(fields) < 8 || !slices.Contains(strings.Split(fields[2], ","), "myself") {
-			continue
-		}
-		for _, s := range fields[8:] {
-			if !strings.HasPrefix(s, "[") {
-				continue
-			}
-			slot, _, _ := strings.Cut(strings.TrimPrefix(s, "["), "-")
-			var x int
-			if _, err := fmt.Sscan(slot, &x); err == nil && x >= 0 && x < keyslot.Slots {
-				moving = append(moving, x)
-			}
-		}
+	if me, _ := topology.Mine(text); me != nil {
+		moving = append(slices.Clone(me.Migrating), me.Importing...)
 	}
 	return nodes, moving, nil
 }
