@@ -57,6 +57,7 @@ type Fetch struct {
 	shards   map[string]string // node ID → its master's ID then (itself for a master)
 	moving   []int             // slots being migrated or imported then
 	diskless []bool
+	started  time.Time // when Open began: the run includes the wait for the snapshots
 }
 
 // node is one node asked for its snapshot.
@@ -83,6 +84,7 @@ func (f *Fetch) dial(ctx context.Context, addr string) (*resp.Conn, error) {
 // It returns once every node has started sending (a diskless server
 // first waits repl-diskless-sync-delay for more replicas).
 func (f *Fetch) Open(ctx context.Context) ([]*snapshot.Input, error) {
+	f.started = time.Now()
 	var err error
 	if f.opts.Target.Cluster {
 		err = f.planCluster(ctx)
@@ -106,6 +108,9 @@ func (f *Fetch) Open(ctx context.Context) ([]*snapshot.Input, error) {
 			p, err := c.Snapshot(ctx)
 			if err != nil {
 				c.Close()
+				if ctx.Err() != nil {
+					err = fmt.Errorf("%s: stopped (%w) before the snapshot started; a diskless server first waits repl-diskless-sync-delay (5 s by default), then makes the snapshot", n.addr, context.Cause(ctx))
+				}
 				errs[i] = syncError(n.addr, err)
 				return
 			}
@@ -135,6 +140,9 @@ func (c closer) Close() error { c.c.Close(); return nil }
 // syncError says why a node sent no snapshot, and what to do.
 func syncError(addr string, err error) error {
 	var se resp.ServerError
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		return err
+	}
 	if !errors.As(err, &se) {
 		return fmt.Errorf("%s: the snapshot did not start: %w", addr, err)
 	}
@@ -284,7 +292,7 @@ func slotMap(nodes []topology.Node) []string {
 	return owner
 }
 
-// Finish names the source, the nodes and their roles in the report, and,
+// Finish names the source and how each node sent its snapshot, and,
 // for a Cluster, compares the slot map after the snapshots with the one
 // before: slots that changed owner, lost one, or were being migrated
 // then or now are not covered, and the report is partial.
@@ -296,12 +304,16 @@ func (f *Fetch) Finish(ctx context.Context, res *snapshot.Result) {
 		kind = "cluster"
 	}
 	rep.Source = report.Source{Kind: kind, Target: t.Display, Nodes: len(f.nodes)}
+	if !f.started.IsZero() {
+		rep.StartedAt, rep.DurationMS = f.started, time.Since(f.started).Milliseconds()
+	}
 	var how []string
 	for i, n := range f.nodes {
-		w := n.addr
+		w := n.addr + " (" + n.role
 		if n.of != "" {
-			w += " (replica of " + n.of + ")"
+			w += " of " + n.of
 		}
+		w += ")"
 		if f.diskless[i] {
 			w += " diskless"
 		} else {
@@ -315,13 +327,13 @@ func (f *Fetch) Finish(ctx context.Context, res *snapshot.Result) {
 	if cov == nil {
 		return
 	}
+	// Each node's role stays "snapshot" (what was counted is its
+	// snapshot; the note says whether a master or a replica sent it);
+	// a Cluster's nodes get the slots they hold.
 	for i := range cov.Nodes {
 		for _, n := range f.nodes {
-			if n.addr == cov.Nodes[i].Addr {
-				cov.Nodes[i].Role = n.role
-				if t.Cluster {
-					cov.Nodes[i].Slots = topology.Ranges(n.owned)
-				}
+			if n.addr == cov.Nodes[i].Addr && t.Cluster {
+				cov.Nodes[i].Slots = topology.Ranges(n.owned)
 			}
 		}
 	}

@@ -164,7 +164,7 @@ func TestSnapshotEqualsWalk(t *testing.T) {
 				t.Errorf("databases %v source %+v", rep.Databases, rep.Source)
 			}
 			cov := rep.Coverage
-			if cov == nil || len(cov.Nodes) != 1 || cov.Share != 1 || cov.Nodes[0].Role != "master" || cov.Nodes[0].Addr != s.Addr {
+			if cov == nil || len(cov.Nodes) != 1 || cov.Share != 1 || cov.Nodes[0].Role != "snapshot" || cov.Nodes[0].Addr != s.Addr {
 				t.Fatalf("coverage %+v", cov)
 			}
 			for _, d := range cov.Nodes[0].DBs {
@@ -176,7 +176,7 @@ func TestSnapshotEqualsWalk(t *testing.T) {
 			if diskless == "yes" {
 				how = "diskless"
 			}
-			if len(rep.Notes) == 0 || !strings.Contains(rep.Notes[0], "no command per key") || !strings.Contains(rep.Notes[0], s.Addr+" "+how) {
+			if len(rep.Notes) == 0 || !strings.Contains(rep.Notes[0], "no command per key") || !strings.Contains(rep.Notes[0], s.Addr+" (master) "+how) {
 				t.Errorf("notes %q; want the first to say how the snapshot came (%s)", rep.Notes, how)
 			}
 		})
@@ -289,11 +289,13 @@ func TestSnapshotCluster(t *testing.T) {
 		if cov.Cluster == nil || cov.Cluster.Slots != 16384 || cov.Cluster.Masters != 3 || len(cov.Nodes) != 3 || cov.Share != 1 {
 			t.Fatalf("coverage %+v %+v", cov, cov.Cluster)
 		}
-		role := map[bool]string{false: "master", true: "replica"}[replicas]
 		for _, nd := range cov.Nodes {
-			if nd.Role != role || nd.Slots == "" {
-				t.Errorf("node %+v; want a %s with its slots", nd, role)
+			if nd.Role != "snapshot" || nd.Slots == "" {
+				t.Errorf("node %+v; want a snapshot with its slots", nd)
 			}
+		}
+		if replicas != strings.Contains(rep.Notes[0], "(replica of ") {
+			t.Errorf("replicas %v: note %q", replicas, rep.Notes[0])
 		}
 	}
 

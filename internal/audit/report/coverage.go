@@ -26,7 +26,7 @@ type Coverage struct {
 // CoverageNode is one node walked.
 type CoverageNode struct {
 	Addr  string       `json:"addr"`
-	Role  string       `json:"role"`             // master or replica; snapshot for an RDB file
+	Role  string       `json:"role"`             // master or replica; snapshot for an RDB file or a server's snapshot (audit --snapshot)
 	RunID string       `json:"run_id,omitempty"` // when its walk began
 	Slots string       `json:"slots,omitempty"`  // Cluster: the slot ranges counted on this node
 	DBs   []CoverageDB `json:"dbs"`
@@ -113,10 +113,10 @@ func (c *Coverage) Lines() (nodes, gaps []string) {
 			if !d.Complete {
 				st = ", stopped"
 			}
-			if n.Role == "snapshot" { // an RDB file: the keys it declares (RESIZEDB)
-				decl := "the file declares no count"
+			if n.Role == "snapshot" { // an RDB file or a server's snapshot: the keys it declares (RESIZEDB)
+				decl := "the snapshot declares no count"
 				if d.KeysStart >= 0 {
-					decl = "the file declares " + fmtCount(d.KeysStart) + ", expired and empty keys included"
+					decl = "the snapshot declares " + fmtCount(d.KeysStart) + ", expired and empty keys included"
 				}
 				dbs = append(dbs, fmt.Sprintf("db %d %s counted (%s%s)", d.DB, fmtCount(d.Counted), decl, st))
 				continue

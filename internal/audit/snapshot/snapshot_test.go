@@ -252,7 +252,7 @@ func TestSnapshotCoverage(t *testing.T) {
 		t.Errorf("databases missing from the coverage: %v", want)
 	}
 	nodes, _ := cov.Lines()
-	if len(nodes) != 1 || !strings.Contains(nodes[0], "db 0 700 counted (the file declares 700") {
+	if len(nodes) != 1 || !strings.Contains(nodes[0], "db 0 700 counted (the snapshot declares 700") {
 		t.Errorf("coverage lines: %q", nodes)
 	}
 	// A copy cut in the middle: not complete, and the gap names the file.
