@@ -41,7 +41,6 @@ server's fork (docs/audit.md).`)
 	walk := newWalkFlags(fs)
 	timeout := fs.Duration("timeout", 0, "stop after this `duration` and write a partial report (0 = none)")
 	resume := fs.String("resume", "", "continue from a partial JSON report `FILE` (its per-node cursors)")
-	snap := fs.Bool("snapshot", false, "audit the snapshot the server sends a new replica (SYNC): one fork per node, no command per key; needs +replconf +sync")
 	progressMode := fs.ProgressFlag()
 	view := newReportFlags(fs)
 	keys := newKeysFlags(fs)
@@ -79,9 +78,8 @@ server's fork (docs/audit.md).`)
 	}
 	out := cli.ReportOutput{Format: fs.Opts.Format, Out: fs.Opts.Out, Keys: keys.path, KeysFormat: keys.format,
 		View: *view, TopSet: fs.IsSet("top"), Threshold: fs.Threshold()}
-	if *snap {
-		return auditSnapshot(ctx, e, fs, walk, target, *timeout, snapshot.AuditOptions{Registry: reg, NoRegistry: noReg,
-			Inventory: walk.aggregateFlags.options(), Progress: prog, ReportOutput: out})
+	if walk.snapshot {
+		return auditSnapshot(ctx, e, fs, walk, target, *timeout, snapshot.AuditOptions{Registry: reg, NoRegistry: noReg, Progress: prog, ReportOutput: out})
 	}
 	return live.Audit(ctx, e.cli(), live.AuditOptions{Registry: reg, NoRegistry: noReg, Target: target, Walk: walk.options(),
 		Timeout: *timeout, Resume: *resume, Progress: prog, ReportOutput: out})
@@ -93,26 +91,19 @@ func auditConn(o *redis.Options) live.Conn {
 }
 
 // auditSnapshot is audit --snapshot: the server's snapshot audited as a
-// file (replsync); the flags that only a walk takes are refused.
+// file (replsync). The walk's flags were refused by walk.check.
 func auditSnapshot(ctx context.Context, e *env, fs *cli.FlagSet, walk *walkFlags, target live.Target, timeout time.Duration, o snapshot.AuditOptions) error {
-	for _, f := range []string{"resume", "sample", "rate", "count", "memory-samples"} {
-		if fs.IsSet(f) {
-			return cli.Usagef("--%s walks the keys; --snapshot reads the server's snapshot instead: drop one of them", f)
-		}
-	}
-	if walk.replicas == "prefer" {
-		return cli.Usagef("--replicas=prefer: with --snapshot give --replicas (a replica of each master) or nothing (the masters)")
+	if fs.IsSet("resume") {
+		return cli.Usagef("--resume walks the keys; --snapshot reads the server's snapshot instead: drop one of them")
 	}
 	if timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, timeout)
 		defer cancel()
 	}
-	o.DB, o.Match = target.Conn.DB, walk.match
-	if o.DB == live.AllDBs {
-		o.DB = -1
-	}
-	f := replsync.New(replsync.Options{Target: target, Replicas: walk.replicas != ""})
+	ro, so := walk.snapshotOptions(target)
+	o.DB, o.Match, o.Inventory = so.DB, so.Match, so.Inventory
+	f := replsync.New(ro)
 	o.Open, o.Finish = f.Open, f.Finish
 	o.Command = "audit --redis URL --snapshot"
 	if target.Cluster {

@@ -236,4 +236,8 @@ func TestAuditSnapshot(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q; want a usage error naming both", flag, code, stderr)
 		}
 	}
+	// serve's scheduled audits take --snapshot with the same checks.
+	if code, _, stderr := runCLI(t, "", "serve", "--snapshot", "--rate", "100", "--registry", auditRegistry, "--redis", s.URL()); code != exitError || !strings.Contains(stderr, "--snapshot") {
+		t.Errorf("serve --snapshot --rate: exit %d, stderr %q", code, stderr)
+	}
 }

@@ -84,7 +84,12 @@ never on a scrape. docs/serve.md has the metrics and alert rules.`)
 	if err != nil {
 		return err
 	}
-	return dashboard.Serve(ctx, e.cli(), dashboard.ServeOptions{Conn: tgt, Target: target, Walk: walk.options(), Listen: *listen,
+	var snap *dashboard.SnapshotOptions
+	if walk.snapshot {
+		nodes, read := walk.snapshotOptions(target)
+		snap = &dashboard.SnapshotOptions{Nodes: nodes, Read: read}
+	}
+	return dashboard.Serve(ctx, e.cli(), dashboard.ServeOptions{Conn: tgt, Target: target, Walk: walk.options(), Snapshot: snap, Listen: *listen,
 		WritersWindow: *writersWin, HotKeysWindow: *hotWin, Config: dashboard.Config{Registry: reg, Interval: *interval, Timeout: *timeout,
 			History: *history, HistoryDir: *historyDir, Access: access, DocsBase: docsURL}})
 }

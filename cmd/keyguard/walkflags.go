@@ -5,6 +5,8 @@ import (
 
 	"github.com/keyguard/keyguard/internal/audit/inventory"
 	"github.com/keyguard/keyguard/internal/audit/live"
+	"github.com/keyguard/keyguard/internal/audit/replsync"
+	"github.com/keyguard/keyguard/internal/audit/snapshot"
 	"github.com/keyguard/keyguard/internal/cli"
 	"github.com/keyguard/keyguard/internal/redisconn"
 )
@@ -48,6 +50,8 @@ type walkFlags struct {
 	sample                int64
 	rate                  float64
 	replicas              replicasFlag
+	snapshot              bool
+	fs                    *cli.FlagSet // which flags were given
 }
 
 // replicasFlag is --replicas: a boolean flag that also takes "prefer"
@@ -73,7 +77,7 @@ func (f *replicasFlag) Set(v string) error {
 func (f *replicasFlag) IsBoolFlag() bool { return true }
 
 func newWalkFlags(fs *cli.FlagSet) *walkFlags {
-	w := &walkFlags{}
+	w := &walkFlags{fs: fs}
 	addAggregateFlags(fs, &w.aggregateFlags)
 	fs.IntVar(&w.count, "count", live.DefaultCount, "SCAN COUNT: keys asked for per batch")
 	fs.StringVar(&w.match, "match", "", "audit only keys matching this SCAN `pattern` (glob)")
@@ -82,6 +86,7 @@ func newWalkFlags(fs *cli.FlagSet) *walkFlags {
 	fs.Float64Var(&w.rate, "rate", 0, "at most `OPS` commands per second, all nodes together; 0 = no limit")
 	fs.IntVar(&w.db, "db", -1, "walk database `N` only (default: the URL's, else every database that holds keys)")
 	fs.Var(&w.replicas, "replicas", "walk a replica of each master instead of the master (an error where there is none); --replicas=prefer walks the master there")
+	fs.BoolVar(&w.snapshot, "snapshot", false, "audit the snapshot each node sends a new replica (SYNC) instead of walking: one fork per node, no command per key; needs +replconf +sync (docs/audit.md)")
 	return w
 }
 
@@ -95,7 +100,27 @@ func (w *walkFlags) check() error {
 	case w.sample < 0, w.rate < 0:
 		return cli.Usagef("--sample and --rate cannot be negative")
 	}
+	if w.snapshot {
+		for _, f := range []string{"sample", "rate", "count", "memory-samples"} {
+			if w.fs.IsSet(f) {
+				return cli.Usagef("--%s walks the keys; --snapshot reads the server's snapshot instead: drop one of them", f)
+			}
+		}
+		if w.replicas == "prefer" {
+			return cli.Usagef("--replicas=prefer: with --snapshot give --replicas (a replica of each master) or nothing (the masters)")
+		}
+	}
 	return w.aggregateFlags.check()
+}
+
+// snapshotOptions are --snapshot's: which nodes send their snapshot, and
+// what of it the audit reads.
+func (w *walkFlags) snapshotOptions(target live.Target) (replsync.Options, snapshot.Options) {
+	so := snapshot.Options{DB: target.Conn.DB, Match: w.match, Inventory: w.aggregateFlags.options()}
+	if so.DB == live.AllDBs {
+		so.DB = -1
+	}
+	return replsync.Options{Target: target, Replicas: w.replicas != ""}, so
 }
 
 // target is the audit's target: the --redis URL with --db applied.

@@ -18,6 +18,8 @@ import (
 
 	"github.com/keyguard/keyguard/hotkey"
 	"github.com/keyguard/keyguard/internal/audit/live"
+	"github.com/keyguard/keyguard/internal/audit/replsync"
+	"github.com/keyguard/keyguard/internal/audit/snapshot"
 	"github.com/keyguard/keyguard/internal/redistest"
 )
 
@@ -72,6 +74,42 @@ func TestLiveAudit(t *testing.T) {
 		if strings.Contains(body, secretValue) {
 			t.Errorf("%s shows a value", p)
 		}
+	}
+}
+
+// TestSnapshotAudit: serve --snapshot's audits read the server's
+// snapshot; the dashboard counts the same keys as the walk's, and a
+// server that refuses SYNC leaves no report but an error that says so.
+func TestSnapshotAudit(t *testing.T) {
+	srv := redistest.Start(t, "repl-diskless-sync-delay 0")
+	rdb := srv.Client(t)
+	reg := testRegistry(t)
+	ds := writeDataset(t, rdb, 2)
+	walk := NewAuditor(reg, liveTarget(t, srv.URL()), live.Options{})
+	snapper := NewSnapshotAuditor(reg, SnapshotOptions{Nodes: replsync.Options{Target: liveTarget(t, srv.URL())}, Read: snapshot.Options{DB: -1}})
+	for name, a := range map[string]Auditor{"walk": walk, "snapshot": snapper} {
+		s, _ := newTestServer(t, Config{Registry: reg, Auditor: a})
+		if err := s.AuditNow(context.Background()); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		snap, st := s.Latest()
+		if st.LastResult != resultComplete || !snap.Complete || snap.Totals.Keys != int64(ds.total) || snap.Unregistered != int64(ds.unregistered) {
+			t.Fatalf("%s: status %+v, keys %d unregistered %d; want %d and %d", name, st, snap.Totals.Keys, snap.Unregistered, ds.total, ds.unregistered)
+		}
+		for tpl, n := range ds.keys {
+			if row, ok := snap.Template(tpl); !ok || row.Keys != int64(n) || row.NoTTL != int64(ds.noTTL[tpl]) {
+				t.Errorf("%s: %s: %+v, want %d keys, %d without TTL", name, tpl, row, n, ds.noTTL[tpl])
+			}
+		}
+	}
+	if err := rdb.Do(context.Background(), "ACL", "SETUSER", "reader", "on", ">pw", "~*", "+@read", "+info", "+client").Err(); err != nil {
+		t.Fatal(err)
+	}
+	tg := liveTarget(t, srv.URL())
+	tg.Conn.Username, tg.Conn.Password = "reader", "pw"
+	_, err := NewSnapshotAuditor(reg, SnapshotOptions{Nodes: replsync.Options{Target: tg}, Read: snapshot.Options{DB: -1}}).Audit(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "+replconf +sync") {
+		t.Errorf("a user without SYNC: %v", err)
 	}
 }
 

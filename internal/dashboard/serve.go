@@ -17,10 +17,13 @@ import (
 
 // ServeOptions are what keyguard serve runs with.
 type ServeOptions struct {
-	Config        Config            // Auditor, Writers, HotKeys, metrics and Logger are filled in by Serve
-	Conn          *redisconn.Target // for the SDK's records
-	Target        live.Target       // what each audit walks
-	Walk          live.Options
+	Config Config            // Auditor, Writers, HotKeys, metrics and Logger are filled in by Serve
+	Conn   *redisconn.Target // for the SDK's records
+	Target live.Target       // what each audit walks
+	Walk   live.Options
+	// Snapshot, when set, makes each audit read the nodes' snapshots
+	// instead of walking Target (Walk is then unused).
+	Snapshot      *SnapshotOptions
 	Listen        string // host:port
 	WritersWindow time.Duration
 	HotKeysWindow time.Duration
@@ -36,6 +39,9 @@ func Serve(ctx context.Context, e *cli.Env, o ServeOptions) error {
 	pr.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	c, reg := o.Config, o.Config.Registry
 	c.Auditor = NewAuditor(reg, o.Target, o.Walk)
+	if o.Snapshot != nil {
+		c.Auditor = NewSnapshotAuditor(reg, *o.Snapshot)
+	}
 	c.Writers = NewWriterSource(client, reg, o.WritersWindow)
 	c.HotKeys = NewHotKeySource(client, reg, o.HotKeysWindow, 100)
 	c.Registerer, c.Gatherer = pr, pr

@@ -19,7 +19,9 @@ import (
 
 	"github.com/keyguard/keyguard/hotkey"
 	"github.com/keyguard/keyguard/internal/audit/live"
+	"github.com/keyguard/keyguard/internal/audit/replsync"
 	"github.com/keyguard/keyguard/internal/audit/report"
+	"github.com/keyguard/keyguard/internal/audit/snapshot"
 	"github.com/keyguard/keyguard/redishook"
 	"github.com/keyguard/keyguard/registry"
 )
@@ -80,6 +82,33 @@ func (a *liveAuditor) Audit(ctx context.Context) (*Report, error) {
 	a.cur.Store(&Progress{})
 	defer a.cur.Store(nil)
 	res, err := live.Run(ctx, a.reg, a.target, opts)
+	if err != nil {
+		return nil, err
+	}
+	return res.Report, nil
+}
+
+// SnapshotOptions are the audits of the nodes' snapshots (keyguard serve
+// --snapshot): which nodes send one, and what the audit reads of them.
+type SnapshotOptions struct {
+	Nodes replsync.Options
+	Read  snapshot.Options
+}
+
+// NewSnapshotAuditor audits the snapshot each node sends a new replica
+// (SYNC), as keyguard audit --snapshot does: one fork per node, no
+// command per key.
+func NewSnapshotAuditor(reg *registry.Registry, o SnapshotOptions) Auditor {
+	return &snapshotAuditor{reg: reg, opts: o}
+}
+
+type snapshotAuditor struct {
+	reg  *registry.Registry
+	opts SnapshotOptions
+}
+
+func (a *snapshotAuditor) Audit(ctx context.Context) (*Report, error) {
+	res, err := replsync.Run(ctx, a.reg, a.opts.Nodes, a.opts.Read)
 	if err != nil {
 		return nil, err
 	}

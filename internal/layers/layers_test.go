@@ -56,7 +56,7 @@ internal/resp < internal/resp/redisopt;
 internal/audit/inventory, internal/resp, internal/jsonkeys, internal/pace, internal/progress, internal/cli, internal/redisconn, internal/rdb < internal/audit/live;
 internal/audit/inventory, internal/rdb, internal/glob, internal/progress, internal/cli < internal/audit/snapshot;
 # A live server's snapshot, asked for over the replication link and audited as a file.
-internal/audit/live, internal/audit/snapshot, internal/audit/report, internal/resp, internal/topology, internal/keyslot < internal/audit/replsync;
+internal/audit/live, internal/audit/snapshot, internal/audit/report, internal/resp, internal/topology, internal/keyslot, registry < internal/audit/replsync;
 # The registries keyguard init writes (starter, from an audit report).
 internal/cli < internal/starter;
 
@@ -68,7 +68,7 @@ registry, internal/cli, internal/sarif < internal/keycheck;
 redishook, internal/redisconn, internal/jsonout < internal/writers;
 internal/audit/live, registry, internal/glob, internal/jsonkeys, internal/monitor, internal/resp/redisopt, internal/rediscmd, internal/pace, internal/jsonout, internal/redisconn < internal/investigate;
 analyzer, internal/keyshape, internal/rediscmd, internal/sarif, internal/cli < internal/scancode;
-internal/audit/live, internal/audit/report, hotkey, redishook, internal/atomicfile, internal/jsonout, internal/redisconn < internal/dashboard;
+internal/audit/live, internal/audit/replsync, internal/audit/snapshot, internal/audit/report, hotkey, redishook, internal/atomicfile, internal/jsonout, internal/redisconn < internal/dashboard;
 
 # Test and demo support, benchmarks, commands.
 NONE < internal/layers, internal/demodata, clients;

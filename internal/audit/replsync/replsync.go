@@ -21,6 +21,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -32,6 +33,7 @@ import (
 	"github.com/keyguard/keyguard/internal/keyslot"
 	"github.com/keyguard/keyguard/internal/resp"
 	"github.com/keyguard/keyguard/internal/topology"
+	"github.com/keyguard/keyguard/registry"
 )
 
 // Options say which nodes to ask.
@@ -419,4 +421,24 @@ func (f *Fetch) changedSlots(ctx context.Context) suspect {
 		return suspect{}
 	}
 	return suspect{slots: moved, why: "slots moved, or were being migrated, while the snapshots were taken: their keys may be missing or counted twice; run the audit again once the Cluster is stable"}
+}
+
+// Run audits opts.Target's snapshots into one report: Open, the snapshot
+// audit of the streams (every stream at once), Finish. A run that stopped
+// early (a link lost, ctx ended) returns its partial result; an error
+// means no snapshot could be had.
+func Run(ctx context.Context, reg *registry.Registry, opts Options, so snapshot.Options) (*snapshot.Result, error) {
+	f := New(opts)
+	ins, err := f.Open(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer snapshot.Close(ins)
+	so.Procs = max(so.Procs, runtime.GOMAXPROCS(0), len(ins))
+	res, err := snapshot.Run(ctx, reg, ins, so)
+	if err != nil {
+		return nil, err
+	}
+	f.Finish(ctx, res)
+	return res, nil
 }

@@ -33,22 +33,11 @@ func target(addr string, cluster bool, seeds ...string) live.Target {
 	return live.Target{Conn: live.Conn{Addr: addr, DB: live.AllDBs}, Cluster: cluster, Seeds: seeds, Display: "redis://" + addr}
 }
 
-// audit runs the snapshot audit of t as keyguard audit --snapshot does.
+// audit runs the snapshot audit of opts.Target as keyguard audit
+// --snapshot does.
 func audit(t *testing.T, reg *registry.Registry, opts Options) (*snapshot.Result, error) {
 	t.Helper()
-	ctx := context.Background()
-	f := New(opts)
-	ins, err := f.Open(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer snapshot.Close(ins)
-	res, err := snapshot.Run(ctx, reg, ins, snapshot.Options{DB: -1, Procs: len(ins) + 1})
-	if err != nil {
-		return nil, err
-	}
-	f.Finish(ctx, res)
-	return res, nil
+	return Run(context.Background(), reg, opts, snapshot.Options{DB: -1})
 }
 
 // visible is what a walk and a snapshot of the same keys agree on: the
