@@ -77,7 +77,7 @@ func Audit(ctx context.Context, e *cli.Env, o AuditOptions) error {
 	opts.Inventory.Keys = kout.Export()
 	if prog := o.Progress; prog != nil {
 		opts.Progress = func(p Progress) {
-			prog.Show(rdbProgressLine(p.Read, p.Total, p.Elapsed, p.FilesDone, p.Files), p.Final)
+			prog.Show(rdbProgressLine(p.Read, p.Total, p.Elapsed, p.FilesDone, p.Files, o.Open != nil), p.Final)
 		}
 	}
 	res, err := Run(ctx, reg, ins, opts)
@@ -167,12 +167,17 @@ func (e *rdbIncompleteError) Error() string {
 
 // rdbProgressLine is "rdb [####....]  42% 70/167 MB  350 MB/s  ETA 1s
 // files 1/3";
-// without a total (a pipe) just what was read and the rate.
-func rdbProgressLine(read, total int64, elapsed time.Duration, filesDone, files int) string {
+// without a total (a pipe) just what was read and the rate. Of a live
+// server's snapshots (nodes) it says "snapshot" and "nodes".
+func rdbProgressLine(read, total int64, elapsed time.Duration, filesDone, files int, nodes bool) string {
 	const mb = 1 << 20
-	line := fmt.Sprintf("rdb: %.0f MB", float64(read)/mb)
+	what, parts := "rdb", "files"
+	if nodes {
+		what, parts = "snapshot", "nodes"
+	}
+	line := fmt.Sprintf("%s: %.0f MB", what, float64(read)/mb)
 	if total > 0 {
-		line = fmt.Sprintf("rdb %s %.0f/%.0f MB", cli.Meter(float64(read)/float64(total)), float64(read)/mb, float64(total)/mb)
+		line = fmt.Sprintf("%s %s %.0f/%.0f MB", what, cli.Meter(float64(read)/float64(total)), float64(read)/mb, float64(total)/mb)
 	}
 	if elapsed > 0 {
 		rate := float64(read) / elapsed.Seconds()
@@ -182,7 +187,7 @@ func rdbProgressLine(read, total int64, elapsed time.Duration, filesDone, files 
 		}
 	}
 	if files > 1 {
-		line += fmt.Sprintf("  files %d/%d", filesDone, files)
+		line += fmt.Sprintf("  %s %d/%d", parts, filesDone, files)
 	}
 	return line
 }

@@ -18,8 +18,11 @@ func TestRDBProgressLine(t *testing.T) {
 		{30 * mb, 0, 3 * time.Second, 0, 1, "rdb: 30 MB  10 MB/s"},
 		{0, 100 * mb, 0, 0, 1, "rdb [........................]   0% 0/100 MB"},
 	} {
-		if got := rdbProgressLine(tc.read, tc.total, tc.elapsed, tc.done, tc.files); got != tc.want {
+		if got := rdbProgressLine(tc.read, tc.total, tc.elapsed, tc.done, tc.files, false); got != tc.want {
 			t.Errorf("got  %q\nwant %q", got, tc.want)
 		}
+	}
+	if got, want := rdbProgressLine(30*mb, 0, 3*time.Second, 1, 3, true), "snapshot: 30 MB  10 MB/s  nodes 1/3"; got != want {
+		t.Errorf("a server's snapshots: got %q, want %q", got, want)
 	}
 }
