@@ -12,6 +12,7 @@ import (
 
 	"github.com/keyguard/keyguard/internal/audit/report"
 	"github.com/keyguard/keyguard/internal/redistest"
+	"github.com/redis/go-redis/v9"
 )
 
 const auditRegistry = "../../internal/audit/live/testdata/keyguard.yaml"
@@ -239,5 +240,28 @@ func TestAuditSnapshot(t *testing.T) {
 	// serve's scheduled audits take --snapshot with the same checks.
 	if code, _, stderr := runCLI(t, "", "serve", "--snapshot", "--rate", "100", "--registry", auditRegistry, "--redis", s.URL()); code != exitError || !strings.Contains(stderr, "--snapshot") {
 		t.Errorf("serve --snapshot --rate: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// audit --snapshot over TLS (rediss://): the snapshot arrives through the
+// server's TLS connection (diskless, through its pipe) whole.
+func TestAuditSnapshotTLS(t *testing.T) {
+	plain, tlsAddr := tlsRedis(t)
+	ctx := context.Background()
+	c := redis.NewClient(&redis.Options{Addr: plain})
+	defer c.Close()
+	if err := c.ConfigSet(ctx, "repl-diskless-sync-delay", "0").Err(); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 300 {
+		c.HSet(ctx, "order:order:"+strconv.Itoa(i)+":base", "orderId", strconv.Itoa(i), "note", strings.Repeat("x", 400))
+	}
+	out := filepath.Join(t.TempDir(), "a.json")
+	code, _, stderr := runCLI(t, "", "audit", "--snapshot", "--registry", auditRegistry, "--redis", "rediss://"+tlsAddr+"?skip_verify=true", "--format", "json", "--out", out, "--fail-on", "never")
+	if code != exitClean {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if rep := loadAuditReport(t, out); rep.Summary.Keys != 300 || !rep.Complete {
+		t.Errorf("keys %d complete %v; want 300 and complete", rep.Summary.Keys, rep.Complete)
 	}
 }
