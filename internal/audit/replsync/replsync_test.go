@@ -225,7 +225,7 @@ func (c *cutConn) Read(p []byte) (int, error) {
 }
 
 // A user without SYNC gets an error that names what to grant and the
-// audit that needs none of it.
+// audit that needs none of it; the user docs/audit-acl.md gives works.
 func TestSnapshotRefused(t *testing.T) {
 	reg := testRegistry(t)
 	s := redistest.Start(t)
@@ -238,6 +238,15 @@ func TestSnapshotRefused(t *testing.T) {
 	_, err := audit(t, reg, Options{Target: tg})
 	if err == nil || !strings.Contains(err.Error(), "+replconf +sync") || !strings.Contains(err.Error(), "without --snapshot") {
 		t.Fatalf("err %v; want what to grant", err)
+	}
+	// What docs/audit-acl.md grants a snapshot user is enough, no key
+	// pattern needed.
+	if err := s.Client(t).Do(ctx, "ACL", "SETUSER", "keyguard-snapshot", "on", ">pw", "+info", "+replconf", "+sync", "+cluster|nodes").Err(); err != nil {
+		t.Fatal(err)
+	}
+	tg.Conn.Username = "keyguard-snapshot"
+	if res, err := audit(t, reg, Options{Target: tg}); err != nil || !res.Complete {
+		t.Errorf("the documented snapshot user: %v %+v", err, res)
 	}
 	_, err = audit(t, reg, Options{Target: target(s.Addr, false), Replicas: true})
 	if err == nil || !strings.Contains(err.Error(), "no online replica") {
