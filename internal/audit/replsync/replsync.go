@@ -344,10 +344,14 @@ func (f *Fetch) Finish(ctx context.Context, res *snapshot.Result) {
 	}
 	cc := &report.ClusterCoverage{Masters: len(f.nodes), Walked: len(f.nodes)}
 	suspect := f.changedSlots(ctx)
+	var out [keyslot.Slots]bool
+	for _, s := range suspect.slots {
+		out[s] = true
+	}
 	counted := 0
 	var countedSlots []int
 	for s, id := range f.slots {
-		if id != "" && !slices.Contains(suspect.slots, s) {
+		if id != "" && !out[s] {
 			counted++
 			countedSlots = append(countedSlots, s)
 		}
