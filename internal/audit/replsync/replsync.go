@@ -60,6 +60,9 @@ type Fetch struct {
 	moving   []int             // slots being migrated or imported then
 	diskless []bool
 	started  time.Time // when Open began: the run includes the wait for the snapshots
+	// alone is the Cluster a node audited without Cluster belongs to:
+	// its masters, and the slots the node's snapshot holds.
+	alone *report.ClusterCoverage
 }
 
 // node is one node asked for its snapshot.
@@ -166,10 +169,10 @@ func (f *Fetch) planServer(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	text, err := c.Simple(ctx, "INFO", "replication")
+	text, err := c.Simple(ctx, "INFO")
 	c.Close()
 	if err != nil {
-		return fmt.Errorf("%s: INFO replication: %w", addr, err)
+		return fmt.Errorf("%s: INFO: %w", addr, err)
 	}
 	role, replica := live.Replication(text)
 	n := node{addr: addr, role: "master"}
@@ -182,7 +185,44 @@ func (f *Fetch) planServer(ctx context.Context) error {
 		n = node{addr: replica, role: "replica", of: addr}
 	}
 	f.nodes = []node{n}
+	if strings.Contains(text, "\ncluster_enabled:1") {
+		f.shard(ctx, &f.nodes[0])
+	}
 	return nil
+}
+
+// shard reads the Cluster a node audited alone belongs to, for the
+// report to say how much of it the snapshot covers ("1 of 3 masters,
+// slots 0-5460; add --cluster for all"). Without CLUSTER NODES the
+// report says nothing of the Cluster.
+func (f *Fetch) shard(ctx context.Context, n *node) {
+	nodes, _, err := f.clusterNodes(ctx, n.addr)
+	if err != nil {
+		return
+	}
+	var me *topology.Node
+	masters := 0
+	for i, m := range nodes {
+		if m.Has("myself") {
+			me = &nodes[i]
+		}
+		if m.IsMaster() && len(m.Owned) > 0 {
+			masters++
+		}
+	}
+	if me == nil {
+		return
+	}
+	master := me
+	if me.Master != "" {
+		i := slices.IndexFunc(nodes, func(m topology.Node) bool { return m.ID == me.Master })
+		if i < 0 {
+			return
+		}
+		master = &nodes[i]
+	}
+	n.owned = master.Owned
+	f.alone = &report.ClusterCoverage{Masters: masters, Walked: 1, Slots: len(master.Owned), Counted: topology.Ranges(master.Owned)}
 }
 
 // planCluster reads the slot map from the first seed that answers and
@@ -334,10 +374,14 @@ func (f *Fetch) Finish(ctx context.Context, res *snapshot.Result) {
 	// a Cluster's nodes get the slots they hold.
 	for i := range cov.Nodes {
 		for _, n := range f.nodes {
-			if n.addr == cov.Nodes[i].Addr && t.Cluster {
+			if n.addr == cov.Nodes[i].Addr && (t.Cluster || f.alone != nil) {
 				cov.Nodes[i].Slots = topology.Ranges(n.owned)
 			}
 		}
+	}
+	if f.alone != nil {
+		cov.Cluster = f.alone
+		rep.Notes = append(rep.Notes, fmt.Sprintf("%s is 1 of %d masters of a Redis Cluster and its snapshot was audited alone: slots %s; add --cluster for all", f.nodes[0].addr, f.alone.Masters, cmp.Or(f.alone.Counted, "none")))
 	}
 	if !t.Cluster {
 		return

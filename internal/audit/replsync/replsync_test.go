@@ -297,6 +297,25 @@ func TestSnapshotCluster(t *testing.T) {
 		}
 	}
 
+	// One master audited without --cluster: its snapshot, and the report
+	// says it is 1 of 3 masters, as the walk's does.
+	one := target(c.Addrs[0], false)
+	alone, err := audit(t, reg, Options{Target: one})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := redis.NewClient(&redis.Options{Addr: c.Addrs[0]})
+	defer first.Close()
+	keys, err := first.DBSize(ctx).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	acov := alone.Report.Coverage
+	if !alone.Complete || alone.Report.Summary.Keys != keys || acov.Cluster == nil || acov.Cluster.Masters != 3 || acov.Cluster.Walked != 1 ||
+		acov.Cluster.Slots < 5000 || acov.Nodes[0].Slots == "" || !strings.Contains(acov.Summary(), "add --cluster for all") {
+		t.Errorf("one master alone: complete %v, %d keys of its %d, coverage %+v %+v (%s)", alone.Complete, alone.Report.Summary.Keys, keys, acov, acov.Cluster, acov.Summary())
+	}
+
 	// Slot 0 half moved: MIGRATING on its owner, IMPORTING on another.
 	slots, err := cc.ClusterSlots(ctx).Result()
 	if err != nil {
