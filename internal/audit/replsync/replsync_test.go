@@ -5,7 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -409,4 +412,63 @@ func TestSnapshotClusterChanges(t *testing.T) {
 	if got := cov.NotCovered[0]; got.Slots != fmt.Sprintf("%d-%d", moved[0], moved[len(moved)-1]) || !strings.Contains(got.Reason, "counted twice") {
 		t.Errorf("not covered %+v; want slots %d-%d", got, moved[0], moved[len(moved)-1])
 	}
+}
+
+// Real RDB files of other projects' test suites, each loaded into a real
+// redis-server (those it loads): the audit of the snapshot the server
+// then sends counts exactly the keys the server holds, complete. (The
+// file's own audit may count a few more: keys that had not expired when
+// the file was written, which the server dropped on load.)
+func TestSnapshotOfRealFiles(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join(redistest.RDBFixtures(t), "*.rdb"))
+	if len(files) == 0 {
+		t.Skip("no RDB fixtures")
+	}
+	reg := testRegistry(t)
+	s := redistest.Start(t, "repl-diskless-sync-delay 0")
+	ctx := context.Background()
+	loaded := 0
+	for i, f := range files {
+		if testing.Short() && i%3 != 0 {
+			continue
+		}
+		s.Stop()
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(s.Dir, "dump.rdb"), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if s.TryRestart() != nil {
+			continue // a version, module or damage this redis-server refuses
+		}
+		loaded++
+		c := redis.NewClient(&redis.Options{Addr: s.Addr})
+		info, err := c.Info(ctx, "keyspace").Result()
+		c.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want int64
+		for line := range strings.Lines(info) {
+			if _, rest, ok := strings.Cut(line, "keys="); ok {
+				n, _, _ := strings.Cut(rest, ",")
+				k, _ := strconv.ParseInt(n, 10, 64)
+				want += k
+			}
+		}
+		res, err := audit(t, reg, Options{Target: target(s.Addr, false)})
+		if err != nil {
+			t.Errorf("%s: %v", filepath.Base(f), err)
+			continue
+		}
+		if !res.Complete || res.Report.Summary.Keys != want {
+			t.Errorf("%s: complete %v, %d keys; the server holds %d (%+v)", filepath.Base(f), res.Complete, res.Report.Summary.Keys, want, res.Stopped)
+		}
+	}
+	if loaded < len(files)/6 {
+		t.Errorf("only %d of %d files loaded: is the server too old?", loaded, len(files))
+	}
+	t.Logf("%d files loaded and audited from the server's snapshot", loaded)
 }
