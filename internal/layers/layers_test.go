@@ -54,7 +54,7 @@ internal/audit/report, internal/hugepage < internal/audit/inventory;
 internal/jsonkeys < internal/rdb;
 internal/resp < internal/resp/redisopt;
 internal/audit/inventory, internal/resp, internal/jsonkeys, internal/pace, internal/progress, internal/cli, internal/redisconn, internal/rdb < internal/audit/live;
-internal/audit/inventory, internal/rdb, internal/glob, internal/progress, internal/cli < internal/audit/snapshot;
+internal/audit/inventory, internal/rdb, internal/glob, internal/keyslot, internal/progress, internal/cli < internal/audit/snapshot;
 # A live server's snapshot, asked for over the replication link and audited as a file.
 internal/audit/live, internal/audit/snapshot, internal/audit/report, internal/resp, internal/topology, internal/keyslot, registry < internal/audit/replsync;
 # The registries keyguard init writes (starter, from an audit report).

@@ -121,6 +121,9 @@ func (f *Fetch) Open(ctx context.Context) ([]*snapshot.Input, error) {
 			}
 			f.diskless[i] = p.Diskless
 			ins[i] = snapshot.Stream(n.addr, p, p.Size, closer{c})
+			if n.owned != nil {
+				ins[i].OwnSlots(n.owned)
+			}
 		})
 	}
 	wg.Wait()

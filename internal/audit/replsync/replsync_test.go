@@ -319,6 +319,53 @@ func TestSnapshotCluster(t *testing.T) {
 		t.Errorf("one master alone: complete %v, %d keys of its %d, coverage %+v %+v (%s)", alone.Complete, alone.Report.Summary.Keys, keys, acov, acov.Cluster, acov.Summary())
 	}
 
+	// A key left on a master that does not serve its slot (written while
+	// the slot was being imported, the import then called off): counted,
+	// and named in a note.
+	orphan := "orphan:1"
+	oslot, err := cc.ClusterKeySlot(ctx, orphan).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ranges, err := cc.ClusterSlots(ctx).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	oowner := -1
+	for _, r := range ranges {
+		if int64(r.Start) <= oslot && oslot <= int64(r.End) {
+			oowner = slices.Index(c.Addrs, r.Nodes[0].Addr)
+		}
+	}
+	holder := redis.NewClient(&redis.Options{Addr: c.Addrs[(oowner+1)%3], PoolSize: 1})
+	defer holder.Close()
+	ownerc := redis.NewClient(&redis.Options{Addr: c.Addrs[oowner]})
+	defer ownerc.Close()
+	ownerID, err := ownerc.Do(ctx, "CLUSTER", "MYID").Text()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := holder.Do(ctx, "CLUSTER", "SETSLOT", oslot, "IMPORTING", ownerID).Err(); err != nil {
+		t.Fatal(err)
+	}
+	pipe := holder.Pipeline()
+	pipe.Do(ctx, "ASKING")
+	pipe.Set(ctx, orphan, "x", 0)
+	if _, err := pipe.Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := holder.Do(ctx, "CLUSTER", "SETSLOT", oslot, "STABLE").Err(); err != nil {
+		t.Fatal(err)
+	}
+	withOrphan, err := audit(t, reg, Options{Target: tg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantNote := "1 key on " + c.Addrs[(oowner+1)%3] + " is in slots the node does not serve"
+	if !withOrphan.Complete || withOrphan.Report.Summary.Keys != int64(n)+1 || !slices.ContainsFunc(withOrphan.Report.Notes, func(s string) bool { return strings.Contains(s, wantNote) }) {
+		t.Errorf("an orphan key: complete %v, %d keys (want %d), notes %q; want %q", withOrphan.Complete, withOrphan.Report.Summary.Keys, n+1, withOrphan.Report.Notes, wantNote)
+	}
+
 	// Slot 0 half moved: MIGRATING on its owner, IMPORTING on another.
 	slots, err := cc.ClusterSlots(ctx).Result()
 	if err != nil {

@@ -7,6 +7,8 @@ import (
 	"os"
 	"sync/atomic"
 	"time"
+
+	"github.com/keyguard/keyguard/internal/keyslot"
 )
 
 // Input is one RDB file of a run, checked and open.
@@ -18,8 +20,11 @@ type Input struct {
 	r      io.Reader
 	file   *os.File  // nil for stdin and streams
 	closer io.Closer // a stream's connection
-	read   atomic.Int64
-	done   atomic.Bool
+	// owned are the Cluster slots the node that sent a stream serves
+	// (OwnSlots); nil: not checked.
+	owned []bool
+	read  atomic.Int64
+	done  atomic.Bool
 }
 
 // Read reads the file, counting the bytes for Progress.
@@ -37,6 +42,19 @@ func (in *Input) Display() string { return DisplayName(in.Name) }
 // unknown. Close closes closer.
 func Stream(name string, r io.Reader, size int64, closer io.Closer) *Input {
 	return &Input{Name: name, Size: max(size, 0), Mod: time.Now(), r: r, closer: closer}
+}
+
+// OwnSlots says which Cluster slots the node whose snapshot in is
+// serves: keys of other slots are counted as usual (the node holds them
+// and their memory) and named in a note, since clients are sent
+// elsewhere for them.
+func (in *Input) OwnSlots(slots []int) {
+	in.owned = make([]bool, keyslot.Slots)
+	for _, s := range slots {
+		if s >= 0 && s < keyslot.Slots {
+			in.owned[s] = true
+		}
+	}
 }
 
 // Close closes every input opened from a file, and every stream.

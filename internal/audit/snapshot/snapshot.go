@@ -21,6 +21,7 @@ import (
 	"github.com/keyguard/keyguard/internal/glob"
 	"github.com/keyguard/keyguard/internal/human"
 	"github.com/keyguard/keyguard/internal/jsonkeys"
+	"github.com/keyguard/keyguard/internal/keyslot"
 	"github.com/keyguard/keyguard/internal/progress"
 	"github.com/keyguard/keyguard/internal/rdb"
 	"github.com/keyguard/keyguard/registry"
@@ -391,6 +392,7 @@ type fileResult struct {
 	streams   bool   // some record is a stream
 	freqs     bool   // some record carried an LFU counter
 	noCreated bool   // no ctime aux field: TTLs counted from the file's mtime
+	orphans   int64  // keys of slots the node does not serve (Input.OwnSlots)
 	stop      *report.NodeStop
 	dbKeys    map[int]int64    // records counted per database
 	resize    []rdb.ResizeHint // the file's own key counts per database
@@ -616,6 +618,9 @@ func (s *scan) file(ctx context.Context, h *inventory.Helper, in *Input, p *part
 			ttl = time.Duration(left) * time.Millisecond
 		}
 		b.add(r, ttl, in.Name, &sets)
+		if in.owned != nil && int64(len(r.Key)) == r.KeyLen && !in.owned[keyslot.Slot(unsafe.String(unsafe.SliceData(r.Key), len(r.Key)))] {
+			res.orphans++
+		}
 		if r.Freq >= 0 {
 			res.freqs = true
 		}
@@ -797,6 +802,13 @@ func notes(opts Options, ins []*Input, res []fileResult) []string {
 		freqs = freqs || r.freqs
 		if r.sizing != "" {
 			notes = append(notes, r.sizing)
+		}
+		if r.orphans > 0 {
+			verb := "are"
+			if r.orphans == 1 {
+				verb = "is"
+			}
+			notes = append(notes, fmt.Sprintf("%s on %s %s in slots the node does not serve (left by a slot migration, or written to the node directly): it holds them and their memory, counted here, but clients are sent to another node for them and never read them", human.Plural(r.orphans, "key"), ins[i].Display(), verb))
 		}
 		if r.noCreated {
 			notes = append(notes, fmt.Sprintf("%s does not say when it was written (no ctime aux field: Redis < 4.0): remaining TTLs are counted from its modification time", ins[i].Display()))
