@@ -132,6 +132,34 @@ func Mine(text string) (me, master *Node) {
 	return me, nil
 }
 
+// Alone is what one node, audited without the rest of its Cluster,
+// covers of it: the masters that serve slots, and the slots of the
+// node's shard (its own, or its master's for a replica; none when that
+// master is not listed). ok is false when no line is marked myself.
+func Alone(nodes []Node) (masters int, owned []int, ok bool) {
+	var me *Node
+	for i := range nodes {
+		if nodes[i].Has("myself") {
+			me = &nodes[i]
+		}
+		if nodes[i].IsMaster() && len(nodes[i].Owned) > 0 {
+			masters++
+		}
+	}
+	if me == nil {
+		return masters, nil, false
+	}
+	if me.Master == "" {
+		return masters, me.Owned, true
+	}
+	for _, n := range nodes {
+		if n.ID == me.Master {
+			return masters, n.Owned, true
+		}
+	}
+	return masters, nil, true
+}
+
 // parseLine reads the fields of one line of CLUSTER NODES.
 func parseLine(f []string, seedHost string) Node {
 	n := Node{ID: f[0], Flags: strings.Split(f[2], ","), Linked: f[7] == "connected"}

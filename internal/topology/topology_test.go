@@ -78,3 +78,23 @@ func TestMine(t *testing.T) {
 		t.Fatal("no myself line: a node")
 	}
 }
+
+func TestAlone(t *testing.T) {
+	ns := Parse(reply, "10.0.0.9")
+	if masters, owned, ok := Alone(ns); !ok || masters != 3 || Ranges(owned) != "0-5460" {
+		t.Errorf("a master: %d masters, slots %s, ok %v", masters, Ranges(owned), ok)
+	}
+	// The same Cluster seen from the replica of 127.0.0.1:30001.
+	asReplica := strings.Replace(strings.Replace(reply, "slave e7d1", "myself,slave e7d1", 1), "myself,master", "master", 1)
+	if masters, owned, ok := Alone(Parse(asReplica, "")); !ok || masters != 3 || Ranges(owned) != "0-5460" {
+		t.Errorf("a replica: %d masters, slots %s, ok %v; want its master's", masters, Ranges(owned), ok)
+	}
+	// Its master not listed: it serves nothing.
+	orphan := strings.Replace(asReplica, "e7d1eecce10fd6bb5eb35b9f99a514335d9ba9ca :30001", "0000000000000000000000000000000000000000 :30001", 1)
+	if _, owned, ok := Alone(Parse(orphan, "")); !ok || owned != nil {
+		t.Errorf("a replica of an unlisted master: slots %v ok %v", owned, ok)
+	}
+	if _, _, ok := Alone(Parse(strings.Replace(reply, "myself,", "", 1), "")); ok {
+		t.Error("no line marked myself: ok")
+	}
+}

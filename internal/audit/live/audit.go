@@ -18,6 +18,7 @@ import (
 	"github.com/keyguard/keyguard/internal/audit/report"
 	"github.com/keyguard/keyguard/internal/progress"
 	"github.com/keyguard/keyguard/internal/resp"
+	"github.com/keyguard/keyguard/internal/topology"
 	"github.com/keyguard/keyguard/registry"
 )
 
@@ -639,26 +640,10 @@ func (r *run) shard(ctx context.Context, addr string, plans []nodePlan) {
 		return
 	}
 	host, _, _ := net.SplitHostPort(addr)
-	nodes := parseClusterNodes(text, host)
-	var me *clusterNode
-	for i := range nodes {
-		if nodes[i].Has("myself") {
-			me = &nodes[i]
-		}
-		if nodes[i].Has("master") && len(nodes[i].Owned) > 0 {
-			r.masters++
-		}
-	}
-	if me == nil {
+	masters, owned, ok := topology.Alone(parseClusterNodes(text, host))
+	r.masters += masters
+	if !ok {
 		return
-	}
-	owned := me.Owned
-	if me.Master != "" {
-		for _, n := range nodes {
-			if n.ID == me.Master {
-				owned = n.Owned
-			}
-		}
 	}
 	slots := report.SlotRanges(owned)
 	for i := range plans {

@@ -21,6 +21,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"runtime"
 	"slices"
 	"strings"
@@ -203,47 +204,21 @@ func (f *Fetch) shard(ctx context.Context, n *node) {
 	if err != nil {
 		return
 	}
-	var me *topology.Node
-	masters := 0
-	for i, m := range nodes {
-		if m.Has("myself") {
-			me = &nodes[i]
-		}
-		if m.IsMaster() && len(m.Owned) > 0 {
-			masters++
-		}
-	}
-	if me == nil {
+	masters, owned, ok := topology.Alone(nodes)
+	if !ok {
 		return
 	}
-	master := me
-	if me.Master != "" {
-		i := slices.IndexFunc(nodes, func(m topology.Node) bool { return m.ID == me.Master })
-		if i < 0 {
-			return
-		}
-		master = &nodes[i]
-	}
-	n.owned = master.Owned
-	f.alone = &report.ClusterCoverage{Masters: masters, Walked: 1, Slots: len(master.Owned), Counted: topology.Ranges(master.Owned)}
+	n.owned = owned
+	f.alone = &report.ClusterCoverage{Masters: masters, Walked: 1, Slots: len(owned), Counted: topology.Ranges(owned)}
 }
 
 // planCluster reads the slot map from the first seed that answers and
 // asks every master that serves slots (or a replica of each).
 func (f *Fetch) planCluster(ctx context.Context) error {
 	t := f.opts.Target
-	var nodes []topology.Node
-	var errs []error
-	for _, seed := range append([]string{t.Conn.Addr}, t.Seeds...) {
-		ns, _, err := f.clusterNodes(ctx, seed)
-		if err == nil {
-			nodes = ns
-			break
-		}
-		errs = append(errs, err)
-	}
-	if nodes == nil {
-		return errors.Join(errs...)
+	nodes, err := f.fromSeeds(ctx)
+	if err != nil {
+		return err
 	}
 	f.slots, f.shards = slotMap(nodes), shardMap(nodes)
 	for _, m := range nodes {
@@ -274,6 +249,20 @@ func (f *Fetch) planCluster(ctx context.Context) error {
 	return nil
 }
 
+// fromSeeds reads CLUSTER NODES from the first seed that answers.
+func (f *Fetch) fromSeeds(ctx context.Context) ([]topology.Node, error) {
+	t := f.opts.Target
+	var errs []error
+	for _, seed := range append([]string{t.Conn.Addr}, t.Seeds...) {
+		nodes, _, err := f.clusterNodes(ctx, seed)
+		if err == nil {
+			return nodes, nil
+		}
+		errs = append(errs, err)
+	}
+	return nil, errors.Join(errs...)
+}
+
 // clusterNodes reads CLUSTER NODES from addr; moving are the slots the
 // node is migrating or importing (only it lists them).
 func (f *Fetch) clusterNodes(ctx context.Context, addr string) (nodes []topology.Node, moving []int, err error) {
@@ -286,10 +275,7 @@ func (f *Fetch) clusterNodes(ctx context.Context, addr string) (nodes []topology
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: CLUSTER NODES: %w", addr, err)
 	}
-	host := addr
-	if i := strings.LastIndexByte(addr, ':'); i >= 0 {
-		host = strings.Trim(addr[:i], "[]")
-	}
+	host, _, _ := net.SplitHostPort(addr)
 	nodes = topology.Parse(text, host)
 	if me, _ := topology.Mine(text); me != nil {
 		moving = append(slices.Clone(me.Migrating), me.Importing...)
@@ -426,24 +412,14 @@ type suspect struct {
 // changedSlots reads the slot map again and returns the slots whose keys
 // the snapshots may have missed or counted twice.
 func (f *Fetch) changedSlots(ctx context.Context) suspect {
-	t := f.opts.Target
-	var after []topology.Node
-	var lastErr error
-	for _, seed := range append([]string{t.Conn.Addr}, t.Seeds...) {
-		ns, _, err := f.clusterNodes(ctx, seed)
-		if err == nil {
-			after = ns
-			break
-		}
-		lastErr = err
-	}
+	after, lastErr := f.fromSeeds(ctx)
 	var all []int
 	for s, id := range f.slots {
 		if id != "" {
 			all = append(all, s)
 		}
 	}
-	if after == nil {
+	if lastErr != nil {
 		return suspect{slots: all, why: fmt.Sprintf("the slot map could not be read after the snapshots (%v): whether slots moved while they were taken is not known", lastErr)}
 	}
 	now := slotMap(after)
