@@ -103,6 +103,7 @@ func auditSnapshot(ctx context.Context, e *env, fs *cli.FlagSet, walk *walkFlags
 	}
 	ro, so := walk.snapshotOptions(target)
 	o.DB, o.Match, o.Inventory = so.DB, so.Match, so.Inventory
+	ro.Waiting = func(why string) { o.Progress.Show(why, false) }
 	f := replsync.New(ro)
 	o.Open, o.Finish = f.Open, f.Finish
 	o.Command = "audit --redis URL --snapshot"

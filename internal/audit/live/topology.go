@@ -5,7 +5,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
+	"github.com/keyguard/keyguard/internal/human"
 	"github.com/keyguard/keyguard/internal/keyslot"
 	"github.com/keyguard/keyguard/internal/topology"
 )
@@ -89,6 +91,36 @@ func (in info) lfu() bool { return strings.Contains(in["maxmemory_policy"], "lfu
 func Replication(text string) (role, replica string) {
 	in := parseInfo(text)
 	return in["role"], in.replica()
+}
+
+// ChildAtWork reads the text of INFO (or INFO persistence): what the
+// server's child process is doing, for people ("a save or a
+// replica's sync"), and since when ("begun 12s ago, the last
+// took 1m37s"); "" when it has none. A server forks one child at a time:
+// a replica's sync (or keyguard audit --snapshot) asked for meanwhile
+// waits for it to end.
+func ChildAtWork(text string) (kind, since string) {
+	in := parseInfo(text)
+	times := func(now, last string) string {
+		var s []string
+		if n, err := strconv.Atoi(in[now]); err == nil && n >= 0 {
+			s = append(s, "begun "+human.Duration(time.Duration(n)*time.Second)+" ago")
+		}
+		if n, err := strconv.Atoi(in[last]); err == nil && n >= 0 {
+			s = append(s, "the last took "+human.Duration(time.Duration(n)*time.Second))
+		}
+		return strings.Join(s, ", ")
+	}
+	switch {
+	case in["rdb_bgsave_in_progress"] == "1":
+		// A BGSAVE, or the snapshot of a replica's sync.
+		return "a save or a replica's sync", times("rdb_current_bgsave_time_sec", "rdb_last_bgsave_time_sec")
+	case in["aof_rewrite_in_progress"] == "1":
+		return "an append-only file rewrite", times("aof_current_rewrite_time_sec", "aof_last_rewrite_time_sec")
+	case in["module_fork_in_progress"] == "1":
+		return "a module's child process", ""
+	}
+	return "", ""
 }
 
 // replica returns the address of the first online replica listed in the

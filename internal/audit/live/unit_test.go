@@ -167,3 +167,18 @@ func TestListingDrop(t *testing.T) {
 		t.Fatalf("after dropping all: %d keys, %d bytes", len(l.end), len(l.buf))
 	}
 }
+
+// ChildAtWork names the child a server runs, from INFO persistence.
+func TestChildAtWork(t *testing.T) {
+	for _, tc := range []struct{ info, kind, since string }{
+		{"# Persistence\r\nrdb_bgsave_in_progress:0\r\naof_rewrite_in_progress:0\r\nmodule_fork_in_progress:0\r\n", "", ""},
+		{"rdb_bgsave_in_progress:1\r\nrdb_current_bgsave_time_sec:12\r\nrdb_last_bgsave_time_sec:97\r\n", "a save or a replica's sync", "begun 12s ago, the last took 1m37s"},
+		{"rdb_bgsave_in_progress:1\r\nrdb_current_bgsave_time_sec:0\r\nrdb_last_bgsave_time_sec:-1\r\n", "a save or a replica's sync", "begun 0s ago"},
+		{"rdb_bgsave_in_progress:0\r\naof_rewrite_in_progress:1\r\naof_current_rewrite_time_sec:3\r\naof_last_rewrite_time_sec:-1\r\n", "an append-only file rewrite", "begun 3s ago"},
+		{"module_fork_in_progress:1\r\n", "a module's child process", ""},
+	} {
+		if kind, since := ChildAtWork(tc.info); kind != tc.kind || since != tc.since {
+			t.Errorf("ChildAtWork(%q) = %q, %q; want %q, %q", tc.info, kind, since, tc.kind, tc.since)
+		}
+	}
+}

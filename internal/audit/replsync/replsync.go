@@ -31,6 +31,7 @@ import (
 	"github.com/keyguard/keyguard/internal/audit/live"
 	"github.com/keyguard/keyguard/internal/audit/report"
 	"github.com/keyguard/keyguard/internal/audit/snapshot"
+	"github.com/keyguard/keyguard/internal/human"
 	"github.com/keyguard/keyguard/internal/keyslot"
 	"github.com/keyguard/keyguard/internal/resp"
 	"github.com/keyguard/keyguard/internal/topology"
@@ -47,6 +48,10 @@ type Options struct {
 	// snapshot (it sends a newline a second while it makes one); 0 is
 	// resp.DefaultTimeout.
 	Timeout time.Duration
+	// Waiting, when set, is told when a node's snapshot must wait for
+	// the child process the server already runs (a save, another
+	// replica's sync, an AOF rewrite): it forks one at a time.
+	Waiting func(why string)
 }
 
 // Fetch is one run's snapshots: Open asks the nodes, Finish completes the
@@ -60,6 +65,7 @@ type Fetch struct {
 	shards   map[string]string // node ID → its master's ID then (itself for a master)
 	moving   []int             // slots being migrated or imported then
 	diskless []bool
+	waits    []wait
 	started  time.Time // when Open began: the run includes the wait for the snapshots
 	// alone is the Cluster a node audited without Cluster belongs to:
 	// its masters, and the slots the node's snapshot holds.
@@ -72,6 +78,13 @@ type node struct {
 	role  string // master or replica
 	of    string // a replica's master, for the notes
 	owned []int  // Cluster: the slots of its master
+}
+
+// wait is how long a node took to start sending its snapshot, and what
+// its server's child was doing when it was asked ("" nothing).
+type wait struct {
+	took  time.Duration
+	child string
 }
 
 // New returns the fetch of opts.Target.
@@ -102,6 +115,7 @@ func (f *Fetch) Open(ctx context.Context) ([]*snapshot.Input, error) {
 	}
 	ins := make([]*snapshot.Input, len(f.nodes))
 	f.diskless = make([]bool, len(f.nodes))
+	f.waits = make([]wait, len(f.nodes))
 	errs := make([]error, len(f.nodes))
 	var wg sync.WaitGroup
 	for i, n := range f.nodes {
@@ -111,15 +125,19 @@ func (f *Fetch) Open(ctx context.Context) ([]*snapshot.Input, error) {
 				errs[i] = err
 				return
 			}
+			w := &f.waits[i]
+			w.child = f.childAtWork(ctx, c, n.addr)
+			asked := time.Now()
 			p, err := c.Snapshot(ctx)
 			if err != nil {
 				c.Close()
 				if ctx.Err() != nil {
-					err = fmt.Errorf("%s: stopped (%w) before the snapshot started; a diskless server first waits repl-diskless-sync-delay (5 s by default), then makes the snapshot", n.addr, context.Cause(ctx))
+					err = fmt.Errorf("%s: stopped (%w) before the snapshot started; %s", n.addr, context.Cause(ctx), waitsFor(w.child))
 				}
 				errs[i] = syncError(n.addr, err)
 				return
 			}
+			w.took = time.Since(asked)
 			f.diskless[i] = p.Diskless
 			ins[i] = snapshot.Stream(n.addr, p, p.Size, closer{c})
 			if n.owned != nil {
@@ -139,6 +157,32 @@ func (f *Fetch) Open(ctx context.Context) ([]*snapshot.Input, error) {
 		return nil, err
 	}
 	return ins, nil
+}
+
+// childAtWork reads what the node's child process is doing (INFO
+// persistence), and tells Waiting when its snapshot must wait for it. An
+// INFO that fails says nothing: the snapshot is asked for all the same.
+func (f *Fetch) childAtWork(ctx context.Context, c *resp.Conn, addr string) string {
+	text, err := c.Simple(ctx, "INFO", "persistence")
+	if err != nil {
+		return ""
+	}
+	kind, since := live.ChildAtWork(text)
+	if kind != "" && f.opts.Waiting != nil {
+		if since != "" {
+			since = " (" + since + ")"
+		}
+		f.opts.Waiting(fmt.Sprintf("waiting for the server's snapshot: %s is busy with %s%s; the audit's starts when it ends", addr, kind, since))
+	}
+	return kind
+}
+
+// waitsFor says what a snapshot that has not started waits for.
+func waitsFor(child string) string {
+	if child != "" {
+		return "the server was busy with " + child + ", and makes the snapshot only once it ends"
+	}
+	return "a diskless server first waits repl-diskless-sync-delay (5 s by default), then makes the snapshot"
 }
 
 // closer closes a connection as an io.Closer.
@@ -349,6 +393,15 @@ func (f *Fetch) Finish(ctx context.Context, res *snapshot.Result) {
 			w += " diskless"
 		} else {
 			w += " written to its disk first"
+		}
+		// A wait is named when it is a share of the run worth knowing.
+		switch wt := f.waits[i]; {
+		case wt.child != "" && wt.took >= time.Second:
+			w += ", after " + human.Duration(wt.took) + " waiting for " + wt.child + " to end"
+		case wt.took >= time.Second && f.diskless[i]:
+			w += ", after " + human.Duration(wt.took) + " (repl-diskless-sync-delay, or another child process of the server)"
+		case wt.took >= time.Second:
+			w += ", after " + human.Duration(wt.took)
 		}
 		how = append(how, w)
 	}

@@ -10,8 +10,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -458,6 +460,146 @@ func TestSnapshotClusterChanges(t *testing.T) {
 	}
 	if got := cov.NotCovered[0]; got.Slots != fmt.Sprintf("%d-%d", moved[0], moved[len(moved)-1]) || !strings.Contains(got.Reason, "counted twice") {
 		t.Errorf("not covered %+v; want slots %d-%d", got, moved[0], moved[len(moved)-1])
+	}
+}
+
+// A server that is already running a child (a save, an AOF rewrite)
+// makes the audit's snapshot once it ends: Waiting says so while the
+// audit waits, the snapshot is whole, and the report's first note says
+// how long it waited and for what. (rdb-key-save-delay makes the child
+// slow: a pause per key, Redis's own test setting.)
+func TestSnapshotWaitsForChild(t *testing.T) {
+	reg := testRegistry(t)
+	s := redistest.Start(t, "repl-diskless-sync-delay 0")
+	ctx := context.Background()
+	rdb := s.Client(t)
+	n := plant.Clean(t, rdb, 2000)
+	for _, tc := range []struct{ start, child string }{
+		{"BGSAVE", "a save or a replica's sync"},
+		{"BGREWRITEAOF", "an append-only file rewrite"},
+	} {
+		t.Run(tc.start, func(t *testing.T) {
+			noChild(t, rdb)
+			// 1 ms a key: the child runs ~2 s.
+			if err := rdb.ConfigSet(ctx, "rdb-key-save-delay", "1000").Err(); err != nil {
+				t.Fatal(err)
+			}
+			if err := rdb.Do(ctx, tc.start).Err(); err != nil {
+				t.Fatal(err)
+			}
+			var told []string
+			opts := Options{Target: target(s.Addr, false), Waiting: func(why string) {
+				told = append(told, why)
+				// The child at work keeps its pause; the audit's own,
+				// forked after it, runs at full speed.
+				if err := rdb.ConfigSet(ctx, "rdb-key-save-delay", "0").Err(); err != nil {
+					t.Error(err)
+				}
+			}}
+			res, err := audit(t, reg, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res.Complete || res.Report.Summary.Keys != int64(n) {
+				t.Fatalf("complete %v, %d keys of %d", res.Complete, res.Report.Summary.Keys, n)
+			}
+			if len(told) != 1 || !strings.Contains(told[0], s.Addr+" is busy with "+tc.child+" (begun ") {
+				t.Errorf("waiting told %q; want the child at work named", told)
+			}
+			if note := res.Report.Notes[0]; !strings.Contains(note, s.Addr+" (master) diskless, after ") || !strings.Contains(note, "waiting for "+tc.child+" to end") {
+				t.Errorf("first note %q; want the wait named", note)
+			}
+		})
+	}
+	// An audit whose time ends while it waits says for what.
+	noChild(t, rdb)
+	if err := rdb.ConfigSet(ctx, "rdb-key-save-delay", "1000").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := rdb.BgSave(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	_, err := Run(short, reg, Options{Target: target(s.Addr, false)}, snapshot.Options{DB: -1})
+	cancel()
+	if err == nil || !strings.Contains(err.Error(), "before the snapshot started; the server was busy with a save or a replica's sync") {
+		t.Errorf("timed out while waiting: %v; want what it waited for", err)
+	}
+	if err := rdb.ConfigSet(ctx, "rdb-key-save-delay", "0").Err(); err != nil {
+		t.Fatal(err)
+	}
+	// No child at work: nothing to tell, and the snapshot starts at once
+	// (repl-diskless-sync-delay 0), so the note names no wait.
+	noChild(t, rdb)
+	var told []string
+	res, err := audit(t, reg, Options{Target: target(s.Addr, false), Waiting: func(why string) { told = append(told, why) }})
+	if err != nil || !res.Complete || len(told) != 0 || strings.Contains(res.Report.Notes[0], ", after ") {
+		t.Errorf("an idle server: %v, told %q, note %q", err, told, res.Report.Notes[0])
+	}
+}
+
+// noChild waits until the server runs no child process: the one of an
+// audit's snapshot may outlive the transfer by a moment, and a rewrite
+// asked for meanwhile is scheduled to start after it.
+func noChild(t *testing.T, rdb *redis.Client) {
+	t.Helper()
+	for try := 0; ; try++ {
+		info, err := rdb.Info(context.Background(), "persistence").Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(info, "_in_progress:1") && !strings.Contains(info, "aof_rewrite_scheduled:1") {
+			return
+		}
+		if try == 400 {
+			t.Fatalf("the server's child did not end: %s", info)
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+}
+
+// Snapshots asked for at once, by two audits and a real replica's first
+// sync, all arrive whole: the server makes one after the other (delay 0)
+// or one for all who asked within repl-diskless-sync-delay (1 s).
+func TestSnapshotsAtOnce(t *testing.T) {
+	reg := testRegistry(t)
+	ctx := context.Background()
+	for _, delay := range []string{"0", "1"} {
+		t.Run("delay="+delay, func(t *testing.T) {
+			s := redistest.Start(t, "repl-diskless-sync-delay "+delay)
+			n := plant.Clean(t, s.Client(t), 3000)
+			replica := redistest.Start(t)
+			host, port, _ := net.SplitHostPort(s.Addr)
+			results := make([]*snapshot.Result, 2)
+			errs := make([]error, 2)
+			var wg sync.WaitGroup
+			for i := range results {
+				wg.Go(func() {
+					results[i], errs[i] = Run(ctx, reg, Options{Target: target(s.Addr, false)}, snapshot.Options{DB: -1})
+				})
+			}
+			if err := replica.Client(t).ReplicaOf(ctx, host, port).Err(); err != nil {
+				t.Fatal(err)
+			}
+			wg.Wait()
+			for i, res := range results {
+				if errs[i] != nil || !res.Complete || res.Report.Summary.Keys != int64(n) {
+					t.Fatalf("audit %d: %v, %+v", i, errs[i], res)
+				}
+			}
+			// The replica's sync came through too.
+			for try := 0; ; try++ {
+				info, err := replica.Client(t).Info(ctx, "replication").Result()
+				keys, _ := replica.Client(t).DBSize(ctx).Result()
+				if err == nil && strings.Contains(info, "master_link_status:up") && keys == int64(n) {
+					break
+				}
+				if try == 200 {
+					t.Fatalf("the replica did not sync: %q, %d keys", info, keys)
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+		})
 	}
 }
 
