@@ -21,11 +21,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"runtime"
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/keyguard/keyguard/internal/audit/live"
@@ -197,7 +199,14 @@ func syncError(addr string, err error) error {
 		return err
 	}
 	if !errors.As(err, &se) {
+		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) {
+			// What a server does when its snapshot's child fails.
+			return fmt.Errorf("%s closed the link before its snapshot started (%w): a server does that when it cannot make the snapshot, and %s", addr, err, saveHint)
+		}
 		return fmt.Errorf("%s: the snapshot did not start: %w", addr, err)
+	}
+	if strings.Contains(string(se), "BGSAVE failed") {
+		return fmt.Errorf("%s could not make the snapshot (%s): %s", addr, se, saveHint)
 	}
 	switch se.Code() {
 	case "NOPERM":
@@ -209,6 +218,9 @@ func syncError(addr string, err error) error {
 	}
 	return fmt.Errorf("%s refused the snapshot: %s", addr, se)
 }
+
+// saveHint is what to do when a server could not make a snapshot.
+const saveHint = "its log says why (a fork refused for want of memory, see vm.overcommit_memory; with repl-diskless-sync no, a snapshot file it could not write in its dir); fix that and try again, or audit without --snapshot"
 
 // planServer asks the server, or with Replicas its first online replica.
 func (f *Fetch) planServer(ctx context.Context) error {

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -22,6 +23,7 @@ import (
 	"github.com/keyguard/keyguard/internal/audit/snapshot"
 	"github.com/keyguard/keyguard/internal/plant"
 	"github.com/keyguard/keyguard/internal/redistest"
+	"github.com/keyguard/keyguard/internal/resp"
 	"github.com/keyguard/keyguard/registry"
 )
 
@@ -256,6 +258,43 @@ func TestSnapshotRefused(t *testing.T) {
 	_, err = audit(t, reg, Options{Target: target(s.Addr, false), Replicas: true})
 	if err == nil || !strings.Contains(err.Error(), "no online replica") {
 		t.Fatalf("--replicas without a replica: %v", err)
+	}
+}
+
+// A server that cannot make the snapshot (here: its dir is gone, and it
+// writes the snapshot file first) closes the link: the error says where
+// to look and what else to run.
+func TestSnapshotServerCannotSave(t *testing.T) {
+	reg := testRegistry(t)
+	s := redistest.Start(t, "repl-diskless-sync no", "enable-protected-configs yes")
+	ctx := context.Background()
+	plant.Clean(t, s.Client(t), 100)
+	gone := filepath.Join(t.TempDir(), "gone")
+	if err := os.Mkdir(gone, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Client(t).ConfigSet(ctx, "dir", gone).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(gone); err != nil {
+		t.Fatal(err)
+	}
+	_, err := audit(t, reg, Options{Target: target(s.Addr, false)})
+	if err == nil || !strings.Contains(err.Error(), s.Addr+" closed the link before its snapshot started") || !strings.Contains(err.Error(), "its log says why") || !strings.Contains(err.Error(), "without --snapshot") {
+		t.Fatalf("err %v; want where to look and what else to run", err)
+	}
+}
+
+// The reply of a server whose fork failed (Redis's own words) gets the
+// same advice; a link cut that is not an end of file keeps its cause.
+func TestSyncErrorCannotSave(t *testing.T) {
+	err := syncError("10.0.0.1:6379", resp.ServerError("ERR BGSAVE failed, replication can't continue"))
+	if !strings.Contains(err.Error(), "10.0.0.1:6379 could not make the snapshot (ERR BGSAVE failed") || !strings.Contains(err.Error(), "vm.overcommit_memory") {
+		t.Errorf("fork failed: %v", err)
+	}
+	err = syncError("10.0.0.1:6379", fmt.Errorf("read: %w", syscall.ECONNRESET))
+	if !strings.Contains(err.Error(), "closed the link before its snapshot started") || !errors.Is(err, syscall.ECONNRESET) {
+		t.Errorf("reset: %v", err)
 	}
 }
 
