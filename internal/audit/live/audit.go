@@ -614,6 +614,9 @@ func (r *run) serverPlan(ctx context.Context) ([]nodePlan, error) {
 	if in["role"] == "slave" {
 		role = "replica"
 	}
+	if why := in.stale(addr); why != "" {
+		r.note("%s", why)
+	}
 	var plans []nodePlan
 	for _, db := range r.dbsOf(in) {
 		plans = append(plans, nodePlan{addr: addr, db: db, role: role})

@@ -436,6 +436,46 @@ func TestReplicaIsWalked(t *testing.T) {
 	}
 }
 
+// A replica whose master is gone still answers reads with what it held:
+// the audit of it says so, while the audit of a replica in sync says
+// nothing of the kind.
+func TestStaleReplicaNamed(t *testing.T) {
+	reg := testRegistry(t)
+	m := redistest.Start(t, "repl-diskless-sync-delay 0")
+	r := redistest.Start(t, "replicaof 127.0.0.1 "+strings.TrimPrefix(m.Addr, "127.0.0.1:"))
+	ctx := context.Background()
+	n := plant.Clean(t, m.Client(t), 200)
+	rc := r.Client(t)
+	link := func(status string) {
+		t.Helper()
+		for try := 0; ; try++ {
+			in, err := rc.Info(ctx, "replication").Result()
+			k, _ := rc.DBSize(ctx).Result()
+			if err == nil && strings.Contains(in, "master_link_status:"+status) && k == int64(n) {
+				return
+			}
+			if try == 400 {
+				t.Fatalf("the replica's link is not %s: %q, %d keys", status, in, k)
+			}
+			time.Sleep(25 * time.Millisecond)
+		}
+	}
+	link("up")
+	res, err := Run(ctx, reg, standalone(r), Options{})
+	if err != nil || res.Report.Summary.Keys != int64(n) || hasNote(res.Report, "older than the master's") {
+		t.Fatalf("a replica in sync: %v, keys %d, notes %q", err, res.Report.Summary.Keys, res.Report.Notes)
+	}
+	m.Stop()
+	link("down")
+	res, err = Run(ctx, reg, standalone(r), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Report.Summary.Keys != int64(n) || !hasNote(res.Report, r.Addr+" is a replica whose link to its master "+m.Addr+" was down") {
+		t.Errorf("a replica of a master gone: keys %d, notes %q", res.Report.Summary.Keys, res.Report.Notes)
+	}
+}
+
 // A Cluster with a replica per master: --replicas walks the replicas
 // (SCAN runs there and not on the masters), counts every key once, and
 // finds what a masters-only audit finds.

@@ -1,6 +1,7 @@
 package live
 
 import (
+	"fmt"
 	"net"
 	"slices"
 	"strconv"
@@ -121,6 +122,28 @@ func ChildAtWork(text string) (kind, since string) {
 		return "a module's child process", ""
 	}
 	return "", ""
+}
+
+// stale says why what a replica answers may be older than its master's
+// keys (its link to the master is down, or it is loading a full sync), or
+// "" for a master or a replica in sync. Such a replica still answers
+// reads (replica-serve-stale-data, the default) with what it held.
+func (in info) stale(addr string) string {
+	if in["role"] != "slave" {
+		return ""
+	}
+	master := net.JoinHostPort(in["master_host"], in["master_port"])
+	switch {
+	case in["master_sync_in_progress"] == "1":
+		return fmt.Sprintf("%s is a replica in the middle of a full sync from its master %s: it answered with the keys it held before, which may be older than the master's", addr, master)
+	case in["master_link_status"] == "down":
+		since := ""
+		if n, err := strconv.Atoi(in["master_link_down_since_seconds"]); err == nil && n >= 0 {
+			since = " for " + human.Duration(time.Duration(n)*time.Second)
+		}
+		return fmt.Sprintf("%s is a replica whose link to its master %s was down%s: it answered with the keys it held then, which may be older than the master's", addr, master, since)
+	}
+	return ""
 }
 
 // replica returns the address of the first online replica listed in the

@@ -182,3 +182,19 @@ func TestChildAtWork(t *testing.T) {
 		}
 	}
 }
+
+// stale names a replica whose keys may be older than its master's.
+func TestStaleInfo(t *testing.T) {
+	for _, tc := range []struct{ info, want string }{
+		{"role:master\r\n", ""},
+		{"role:slave\r\nmaster_host:10.0.0.1\r\nmaster_port:6379\r\nmaster_link_status:up\r\nmaster_sync_in_progress:0\r\n", ""},
+		{"role:slave\r\nmaster_host:10.0.0.1\r\nmaster_port:6379\r\nmaster_link_status:down\r\nmaster_sync_in_progress:0\r\nmaster_link_down_since_seconds:75\r\n", "r:6380 is a replica whose link to its master 10.0.0.1:6379 was down for 1m15s: it answered"},
+		{"role:slave\r\nmaster_host:::1\r\nmaster_port:6379\r\nmaster_link_status:down\r\nmaster_link_down_since_seconds:-1\r\n", "r:6380 is a replica whose link to its master [::1]:6379 was down: it answered"},
+		{"role:slave\r\nmaster_host:10.0.0.1\r\nmaster_port:6379\r\nmaster_link_status:down\r\nmaster_sync_in_progress:1\r\n", "r:6380 is a replica in the middle of a full sync from its master 10.0.0.1:6379"},
+	} {
+		got := parseInfo(tc.info).stale("r:6380")
+		if tc.want == "" && got != "" || !strings.HasPrefix(got, tc.want) {
+			t.Errorf("stale(%q) = %q; want %q…", tc.info, got, tc.want)
+		}
+	}
+}

@@ -209,6 +209,8 @@ func syncError(addr string, err error) error {
 		return fmt.Errorf("%s could not make the snapshot (%s): %s", addr, se, saveHint)
 	}
 	switch se.Code() {
+	case "NOMASTERLINK":
+		return fmt.Errorf("%s is a replica out of sync with its master (%s): it makes no snapshot until it is back in sync; audit its master, or wait", addr, se)
 	case "NOPERM":
 		return fmt.Errorf("%s refused the snapshot (%s): --snapshot needs an ACL user allowed REPLCONF and SYNC (+replconf +sync, both @admin); without --snapshot the audit walks the keys with read commands only (docs/audit-acl.md)", addr, se)
 	case "ERR":

@@ -285,6 +285,30 @@ func TestSnapshotServerCannotSave(t *testing.T) {
 	}
 }
 
+// A replica that lost its master makes no snapshot: the error says
+// what to audit instead.
+func TestSnapshotStaleReplica(t *testing.T) {
+	reg := testRegistry(t)
+	m := redistest.Start(t, "repl-diskless-sync-delay 0")
+	r := redistest.Start(t, "replicaof 127.0.0.1 "+strings.TrimPrefix(m.Addr, "127.0.0.1:"))
+	ctx := context.Background()
+	m.Stop()
+	for try := 0; ; try++ {
+		in, err := r.Client(t).Info(ctx, "replication").Result()
+		if err == nil && strings.Contains(in, "master_link_status:down") {
+			break
+		}
+		if try == 400 {
+			t.Fatalf("the replica's link is not down: %q", in)
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+	_, err := audit(t, reg, Options{Target: target(r.Addr, false)})
+	if err == nil || !strings.Contains(err.Error(), r.Addr+" is a replica out of sync with its master (NOMASTERLINK") || !strings.Contains(err.Error(), "audit its master") {
+		t.Fatalf("err %v; want the replica out of sync named", err)
+	}
+}
+
 // The reply of a server whose fork failed (Redis's own words) gets the
 // same advice; a link cut that is not an end of file keeps its cause.
 func TestSyncErrorCannotSave(t *testing.T) {
