@@ -16,7 +16,7 @@ const maxMonitor = 10 * time.Minute
 // policy and, when
 // asked with --monitor, a bounded MONITOR sample whose cost is measured.
 func runHotkeys(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "hotkeys", "hotkeys --redis URL [--cluster] [--db N] [--registry FILE] [--window 10m] [--min-rate N] [--sample N] [--rate N] [--monitor DURATION] [--format text|json] [--out FILE] [--fail-on SEVERITY]",
+	fs := newFlags(e, "hotkeys", "hotkeys --redis URL [--cluster] [--db N] [--registry FILE] [--window 10m] [--min-rate N] [--sample N] [--rate N] [--snapshot] [--monitor DURATION] [--format text|json] [--out FILE] [--fail-on SEVERITY]",
 		"  keyguard hotkeys --redis redis://127.0.0.1:6379\n"+
 			"  keyguard hotkeys --redis redis://10.0.0.1:7000,10.0.0.2:7000 --cluster --format json\n"+
 			"  # no SDK reports and no LFU policy: listen 10 s with MONITOR (it slows the server; the cost is printed)\n"+
@@ -36,6 +36,7 @@ func runHotkeys(ctx context.Context, e *env, args []string) error {
 		sample   = fs.Int("sample", 0, "OBJECT FREQ: read at most `N` keys per master; 0 = every key")
 		rate     = fs.Int("rate", 0, "OBJECT FREQ: at most `N` keys a second per master; 0 = no limit")
 		match    = fs.String("match", "", "OBJECT FREQ: only keys matching this SCAN `pattern`")
+		snap     = fs.Bool("snapshot", false, "read every key's LFU counter from the server's snapshot (SYNC, as a new replica: one fork per master, no command per key; needs +replconf +sync) instead of OBJECT FREQ")
 		db       = fs.Int("db", -1, "database `N` only (default: the URL's, else every database that holds keys)")
 		monitor  = fs.Duration("monitor", 0, "also listen with MONITOR for this `duration` on every master (at most 10m); never without this flag")
 		monLines = fs.Int64("monitor-lines", hotkeys.DefaultMonitorLines, "stop MONITOR after `N` lines, all masters together")
@@ -57,6 +58,10 @@ func runHotkeys(ctx context.Context, e *env, args []string) error {
 		return cli.Usagef("--db %d: give a database number (0, 1, …)", *db)
 	case *sample < 0 || *rate < 0:
 		return cli.Usagef("--sample and --rate must be 0 (no limit) or positive")
+	case *snap && *noLFU:
+		return cli.Usagef("--snapshot reads the LFU counters; --no-lfu skips them: drop one of them")
+	case *snap && (fs.IsSet("sample") || fs.IsSet("rate")):
+		return cli.Usagef("--sample and --rate pace the OBJECT FREQ walk; --snapshot reads every key's counter at once: drop them, or --snapshot")
 	case *monLines <= 0 || *monBytes <= 0 || *monLine <= 0:
 		return cli.Usagef("--monitor-lines, --monitor-bytes and --monitor-line-bytes must be positive")
 	}
@@ -75,7 +80,7 @@ func runHotkeys(ctx context.Context, e *env, args []string) error {
 		target.Opts.DB, target.DBSet = *db, true
 	}
 	return hotkeys.Run(ctx, e.cli(), hotkeys.RunOptions{Registry: reg, Target: target, Report: hotkeys.ReportOptions{Target: target.Display,
-		Window: *window, MinRate: *minRate, MinFreq: *minFreq, Top: *top}, NoLFU: *noLFU, LFU: hotkeys.LFUOptions{Sample: *sample, Rate: *rate, Match: *match},
+		Window: *window, MinRate: *minRate, MinFreq: *minFreq, Top: *top}, NoLFU: *noLFU, LFU: hotkeys.LFUOptions{Sample: *sample, Rate: *rate, Match: *match}, Snapshot: *snap,
 		Monitor: hotkeys.MonitorOptions{Duration: *monitor, MaxLines: *monLines, MaxBytes: *monBytes, MaxLineBytes: *monLine},
 		Format:  fs.Opts.Format, Out: fs.Opts.Out, Threshold: fs.Threshold()})
 }

@@ -181,6 +181,37 @@ func TestHotkeysLFUAndMonitor(t *testing.T) {
 	}
 }
 
+// TestHotkeysSnapshot: --snapshot reads the counters from the server's
+// snapshot and says so; the flags that pace or skip the OBJECT FREQ walk
+// are refused beside it.
+func TestHotkeysSnapshot(t *testing.T) {
+	ctx := context.Background()
+	srv := redistest.Start(t, "maxmemory-policy allkeys-lfu", "repl-diskless-sync-delay 0")
+	c := srv.Client(t)
+	c.Set(ctx, "config:global:banner", "x", 0)
+	c.Set(ctx, "config:global:cold", "x", 0)
+	for range 3000 {
+		c.Get(ctx, "config:global:banner")
+	}
+	base := []string{"hotkeys", "--registry", hotRegistry, "--redis", srv.URL(), "--min-freq", "20", "--snapshot"}
+	code, out, errOut := runCLI(t, "", base...)
+	if code != 0 || !strings.Contains(out, "LFU counters from the snapshot of "+srv.Addr+" (allkeys-lfu): 2 keys read (every key)") || !strings.Contains(out, "warning hot-key config:global:banner: hot key: LFU counter") {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	code, out, errOut = runCLI(t, "", append(base, "--format", "json")...)
+	var rep struct {
+		LFU struct{ From string } `json:"lfu"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); code != 0 || err != nil || rep.LFU.From != "snapshot" {
+		t.Fatalf("json: exit %d, %v, from %q\n%s", code, err, rep.LFU.From, errOut)
+	}
+	for _, extra := range [][]string{{"--no-lfu"}, {"--sample", "10"}, {"--rate", "100"}} {
+		if code, _, errOut := runCLI(t, "", append(base, extra...)...); code != 2 || !strings.Contains(errOut, "--snapshot") {
+			t.Errorf("--snapshot %v: exit %d %s", extra, code, errOut)
+		}
+	}
+}
+
 // TestAuditAndHotkeysAgreeUnderLFU: on a server under allkeys-lfu with
 // the default lfu-log-factor, one key read 30,000 times among 20,000 is
 // a hot-key finding of the audit and the first key of hotkeys with its

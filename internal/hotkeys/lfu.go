@@ -93,7 +93,13 @@ type LFUResult struct {
 	// Coverage is the walk's coverage block, as in an audit report: the
 	// nodes and slots walked, and what was not covered and why.
 	Coverage *report.Coverage `json:"coverage,omitempty"`
+	// From is LFUFromSnapshot when the counters were read from the
+	// masters' snapshots (SnapshotLFU), "" for OBJECT FREQ.
+	From string `json:"from,omitempty"`
 }
+
+// LFUFromSnapshot is LFUResult.From of counters read from snapshots.
+const LFUFromSnapshot = "snapshot"
 
 // WalkLFU reads the LFU counter of every key rdb reaches (a server's
 // database, every database that holds keys with AllDBs, or every master

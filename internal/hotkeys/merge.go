@@ -459,9 +459,13 @@ func (r *Report) writeSources(ew *errWriter) {
 		ew.printf("  SDK reports: %s of %s in the last %s\n", plural(r.SDK.Instances, "instance"), strings.Join(r.SDK.Services, ", "), r.Window)
 	}
 	if r.LFU != nil {
+		source, covered := "OBJECT FREQ on ", "walked"
+		if r.LFU.From == LFUFromSnapshot {
+			source, covered = "LFU counters from the snapshot of ", "read"
+		}
 		for _, n := range r.LFU.Nodes {
 			if n.Skipped != "" {
-				ew.printf("  OBJECT FREQ on %s: skipped, %s\n", n.Addr, n.Skipped)
+				ew.printf("  %s%s: skipped, %s\n", source, n.Addr, n.Skipped)
 			} else {
 				scope := "every key"
 				switch {
@@ -470,11 +474,11 @@ func (r *Report) writeSources(ew *errWriter) {
 				case !n.Whole:
 					scope = "not every key: stopped by --sample"
 				}
-				ew.printf("  OBJECT FREQ on %s (%s): %s read (%s); counters from %d listed\n", n.Addr, n.Policy, plural(n.Sampled, "key"), scope, r.LFU.Floor)
+				ew.printf("  %s%s (%s): %s read (%s); counters from %d listed\n", source, n.Addr, n.Policy, plural(n.Sampled, "key"), scope, r.LFU.Floor)
 			}
 		}
 		if c := r.LFU.Coverage; c != nil {
-			ew.printf("  walked: %s\n", c.Summary())
+			ew.printf("  %s: %s\n", covered, c.Summary())
 			_, gaps := c.Lines()
 			for _, g := range gaps {
 				ew.printf("    not covered: %s\n", g)

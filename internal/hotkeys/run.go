@@ -17,11 +17,14 @@ import (
 
 // RunOptions are what keyguard hotkeys runs with.
 type RunOptions struct {
-	Registry  *registry.Registry
-	Target    *redisconn.Target
-	Report    ReportOptions // Window is also how far back the SDK reports are read
-	NoLFU     bool          // skip the OBJECT FREQ walk
-	LFU       LFUOptions
+	Registry *registry.Registry
+	Target   *redisconn.Target
+	Report   ReportOptions // Window is also how far back the SDK reports are read
+	NoLFU    bool          // skip the OBJECT FREQ walk
+	LFU      LFUOptions
+	// Snapshot reads the LFU counters from the masters' snapshots
+	// (SnapshotLFU) instead of OBJECT FREQ key by key.
+	Snapshot  bool
 	Monitor   MonitorOptions // Duration 0: no MONITOR sample
 	Format    string         // text or json
 	Out       string
@@ -50,7 +53,15 @@ func Run(ctx context.Context, e *cli.Env, o RunOptions) error {
 		lo := o.LFU
 		// As the audit: every database that holds keys unless the URL names one.
 		lo.AllDBs = lo.AllDBs || !target.DBSet && !target.Cluster
-		lfu, err = WalkLFU(ctx, rdb, lo)
+		if o.Snapshot {
+			waiting := func(why string) { fmt.Fprintf(e.Stderr, "keyguard hotkeys: %s\n", why) }
+			lfu, err = SnapshotLFU(ctx, rdb, o.Registry, lo, waiting)
+			if err != nil && lfu == nil {
+				return err // replsync's errors say what to grant, or to go without --snapshot
+			}
+		} else {
+			lfu, err = WalkLFU(ctx, rdb, lo)
+		}
 		switch {
 		case err != nil && ctx.Err() != nil && lfu != nil:
 			// Interrupted: the report lists what was read, each node saying where it stopped.
@@ -58,7 +69,11 @@ func Run(ctx context.Context, e *cli.Env, o RunOptions) error {
 			ctx = context.WithoutCancel(ctx)
 		case err != nil && lfu != nil:
 			// A part not covered (a node lost): the report lists what was read and says what was not.
-			interrupted = fmt.Errorf("OBJECT FREQ walk incomplete: the report covers the keys read so far: %w", err)
+			what := "OBJECT FREQ walk"
+			if o.Snapshot {
+				what = "snapshot"
+			}
+			interrupted = fmt.Errorf("%s incomplete: the report covers the keys read so far: %w", what, err)
 		case err != nil && strings.Contains(err.Error(), "NOPERM"):
 			return fmt.Errorf("%w\n\tTry: give the user the permissions of keyguard-hotkeys in docs/audit-acl.md (+select walks the databases other than 0; --db N walks one), or --no-lfu to skip OBJECT FREQ", err)
 		case err != nil:

@@ -63,7 +63,7 @@ internal/cli < internal/starter;
 # The other tools.
 registry < internal/acl;
 internal/audit/live, internal/audit/report, migration, internal/keyslot, internal/atomicfile, internal/pace, internal/progress, internal/jsonout, internal/resp, internal/resp/redisopt, internal/redisconn < internal/migrate;
-internal/audit/live, registry, hotkey, internal/monitor, internal/resp/redisopt, internal/rediscmd, internal/pace, internal/jsonout, internal/redisconn < internal/hotkeys;
+internal/audit/live, internal/audit/replsync, internal/audit/snapshot, internal/audit/inventory, internal/audit/report, registry, hotkey, internal/monitor, internal/resp/redisopt, internal/rediscmd, internal/pace, internal/jsonout, internal/redisconn < internal/hotkeys;
 registry, internal/cli, internal/sarif < internal/keycheck;
 redishook, internal/redisconn, internal/jsonout < internal/writers;
 internal/audit/live, registry, internal/glob, internal/jsonkeys, internal/monitor, internal/resp/redisopt, internal/rediscmd, internal/pace, internal/jsonout, internal/redisconn < internal/investigate;

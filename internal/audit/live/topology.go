@@ -94,6 +94,10 @@ func Replication(text string) (role, replica string) {
 	return in["role"], in.replica()
 }
 
+// InfoField reads one field of the text of INFO ("" when absent):
+// InfoField(text, "maxmemory_policy").
+func InfoField(text, name string) string { return parseInfo(text)[name] }
+
 // ChildAtWork reads the text of INFO (or INFO persistence): what the
 // server's child process is doing, for people ("a save or a
 // replica's sync"), and since when ("begun 12s ago, the last

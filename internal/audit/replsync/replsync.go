@@ -210,19 +210,19 @@ func syncError(addr string, err error) error {
 	}
 	switch se.Code() {
 	case "NOMASTERLINK":
-		return fmt.Errorf("%s is a replica out of sync with its master (%s): it makes no snapshot until it is back in sync; audit its master, or wait", addr, se)
+		return fmt.Errorf("%s is a replica out of sync with its master (%s): it makes no snapshot until it is back in sync; ask its master, or wait", addr, se)
 	case "NOPERM":
-		return fmt.Errorf("%s refused the snapshot (%s): --snapshot needs an ACL user allowed REPLCONF and SYNC (+replconf +sync, both @admin); without --snapshot the audit walks the keys with read commands only (docs/audit-acl.md)", addr, se)
+		return fmt.Errorf("%s refused the snapshot (%s): --snapshot needs an ACL user allowed REPLCONF and SYNC (+replconf +sync, both @admin); without --snapshot keyguard reads the keys with read commands only (docs/audit-acl.md)", addr, se)
 	case "ERR":
 		if strings.Contains(strings.ToLower(string(se)), "unknown command") {
-			return fmt.Errorf("%s does not offer SYNC (%s): managed services (ElastiCache, MemoryDB, Azure Cache) and renamed commands refuse it; audit without --snapshot", addr, se)
+			return fmt.Errorf("%s does not offer SYNC (%s): managed services (ElastiCache, MemoryDB, Azure Cache) and renamed commands refuse it; run without --snapshot", addr, se)
 		}
 	}
 	return fmt.Errorf("%s refused the snapshot: %s", addr, se)
 }
 
 // saveHint is what to do when a server could not make a snapshot.
-const saveHint = "its log says why (a fork refused for want of memory, see vm.overcommit_memory; with repl-diskless-sync no, a snapshot file it could not write in its dir); fix that and try again, or audit without --snapshot"
+const saveHint = "its log says why (a fork refused for want of memory, see vm.overcommit_memory; with repl-diskless-sync no, a snapshot file it could not write in its dir); fix that and try again, or run without --snapshot"
 
 // planServer asks the server, or with Replicas its first online replica.
 func (f *Fetch) planServer(ctx context.Context) error {

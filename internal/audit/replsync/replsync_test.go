@@ -304,7 +304,7 @@ func TestSnapshotStaleReplica(t *testing.T) {
 		time.Sleep(25 * time.Millisecond)
 	}
 	_, err := audit(t, reg, Options{Target: target(r.Addr, false)})
-	if err == nil || !strings.Contains(err.Error(), r.Addr+" is a replica out of sync with its master (NOMASTERLINK") || !strings.Contains(err.Error(), "audit its master") {
+	if err == nil || !strings.Contains(err.Error(), r.Addr+" is a replica out of sync with its master (NOMASTERLINK") || !strings.Contains(err.Error(), "ask its master") {
 		t.Fatalf("err %v; want the replica out of sync named", err)
 	}
 }
