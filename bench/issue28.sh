@@ -42,6 +42,8 @@
 #   … -disk              the same with repl-diskless-sync no (the server
 #                        writes its snapshot file first)
 #   audit --cluster --snapshot (-delay0)
+#   hotkeys --snapshot -delay0  keyguard hotkeys --snapshot (LFU counters from
+#                        the snapshot), repl-diskless-sync-delay 0
 # Server CPU counts the server's children too (the snapshot's fork), read
 # once no child is left.
 # SNAPSHOT=0 leaves out the --snapshot rows.
@@ -200,6 +202,11 @@ if [ "${HOT:-1}" != 0 ]; then
 			timed hotkeys-before "$sp" "$before" hotkeys --redis "redis://127.0.0.1:$sp" --registry "$reg" --sample 0 --rate 0 --format json --fail-on never --out /dev/null
 		fi
 		timed redis-cli-hotkeys "$sp" redis-cli -p "$sp" --hotkeys
+		if [ "${SNAPSHOT:-1}" != 0 ]; then
+			redis-cli -p "$sp" config set repl-diskless-sync-delay 0 >/dev/null
+			timed hotkeys-snapshot-delay0 "$sp" "$kg" hotkeys --snapshot --redis "redis://127.0.0.1:$sp" --registry "$reg" --format json --fail-on never --out /dev/null
+			redis-cli -p "$sp" config set repl-diskless-sync-delay 5 >/dev/null
+		fi
 	done
 	redis-cli -p "$sp" config set maxmemory-policy noeviction >/dev/null
 fi
@@ -275,6 +282,7 @@ ratio() {
 	awk -v n="$name" -v a="$a" -v b="$b" -v t="$target" 'BEGIN {
 		r = a / b; split(t, p, " ")
 		met = (p[1] == ">=" ? r >= p[2] : r <= p[2]) ? "met" : "not met"
+		if (t == "") met = "–"
 		printf "| %s | %s | %s | %.2f× | %s | %s |\n", n, a, b, r, t, met
 	}'
 }
@@ -284,7 +292,7 @@ echo "|---|---:|---:|---:|---:|---:|"
 for row in rdb rdb-before rdb-nofields rdb-top100000 sha256sum hdt3213 audit audit-before auditbare auditbare-fields memkeys \
 	audit-snapshot audit-snapshot-delay0 audit-snapshot-disk \
 	audit-cluster audit-cluster-before auditbare-cluster audit-cluster-snapshot audit-cluster-snapshot-delay0 \
-	hotkeys hotkeys-before redis-cli-hotkeys; do
+	hotkeys hotkeys-before redis-cli-hotkeys hotkeys-snapshot-delay0; do
 	n=$(awk -v r="$row" '$1 == r' "$runs" | wc -l)
 	[ "$n" -gt 0 ] || continue
 	printf '| %s | %d | %s | %.2f | %.1f | %s |\n' "$row" "$n" "$(med "$row" 2)" "$(med "$row" 7)" \
@@ -316,6 +324,10 @@ if [ "${SNAPSHOT:-1}" != 0 ]; then
 		ratio "audit --snapshot$v: keyguard CPU / auditbare's" "$(med "audit-snapshot$v" 7)" "$(med auditbare 7)" "<= 2.0"
 		ratio "audit --snapshot$v: memkeys wall / keyguard wall" "$(med memkeys 2)" "$(med "audit-snapshot$v" 2)" ">= 8"
 	done
+	if [ "${HOT:-1}" != 0 ]; then
+		ratio "hotkeys --snapshot -delay0: redis-cli --hotkeys wall / keyguard wall" "$(med redis-cli-hotkeys 2)" "$(med hotkeys-snapshot-delay0 2)" ">= 4"
+		ratio "hotkeys --snapshot -delay0: server CPU (children too) / the OBJECT FREQ walk's" "$(med hotkeys-snapshot-delay0 6)" "$(med hotkeys 6)" ""
+	fi
 	for v in "" -delay0; do
 		ratio "audit --cluster --snapshot$v: wall / auditbare -cluster" "$(med "audit-cluster-snapshot$v" 2)" "$(med auditbare-cluster 2)" "<= 1.0"
 		ratio "audit --cluster --snapshot$v: server CPU / auditbare's" "$(med "audit-cluster-snapshot$v" 6)" "$(med auditbare-cluster 6)" "<= 1.0"

@@ -30,6 +30,8 @@ import (
 // skipped, and none is asked for a snapshot when no node has them.
 // opts.Sample and opts.Rate do not apply (a snapshot holds every key);
 // Match and AllDBs do. reg names the keys' templates, as for the audit.
+// A name over 1,024 bytes is listed cut to its first 1,024, as the
+// audit's lists keep it.
 // A snapshot that stopped early (a link lost, ctx ended) returns what was
 // read with an error, as WalkLFU does.
 func SnapshotLFU(ctx context.Context, rdb redis.UniversalClient, reg *registry.Registry, opts LFUOptions, waiting func(string)) (*LFUResult, error) {
@@ -140,19 +142,20 @@ func SnapshotLFU(ctx context.Context, rdb redis.UniversalClient, reg *registry.R
 			}
 		}
 		if len(errs) == 0 {
-			errs = append(errs, cmpErr(ctx, "the snapshot stopped before its end"))
+			errs = append(errs, stopErr(ctx))
 		}
 		return res, errors.Join(errs...)
 	}
 	return res, nil
 }
 
-// cmpErr is ctx's error, or an error saying what.
-func cmpErr(ctx context.Context, what string) error {
+// stopErr is why a snapshot stopped early without a gap in its coverage:
+// ctx ended, or its link did.
+func stopErr(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return errors.New(what)
+	return errors.New("the snapshot stopped before its end")
 }
 
 // infoPolicy reads a node's maxmemory-policy from INFO memory: the

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/keyguard/keyguard/internal/audit/live"
 	"github.com/keyguard/keyguard/internal/redistest"
@@ -116,4 +117,32 @@ func TestSnapshotLFUNoCounters(t *testing.T) {
 	if f := forks(t, []*redistest.Server{srv}) - f0; f != 0 {
 		t.Errorf("%d forks; want none", f)
 	}
+}
+
+// A server lost while its snapshot arrives: the counters read so far are
+// returned with an error, the node not whole and saying why.
+func TestSnapshotLFUServerLost(t *testing.T) {
+	ctx := context.Background()
+	srv := redistest.Start(t, snapshotLFU...)
+	plantHot(t, srv.Client(t), 3000)
+	// 1 ms a key: the snapshot takes ~3 s to arrive.
+	if err := srv.Client(t).ConfigSet(ctx, "rdb-key-save-delay", "1000").Err(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		time.Sleep(time.Second)
+		srv.Kill()
+	}()
+	res, err := SnapshotLFU(ctx, srv.Client(t), testRegistry(t), LFUOptions{}, nil)
+	if err == nil || res == nil || !strings.Contains(err.Error(), "the snapshot ended early: the server stopped or the connection was lost") {
+		t.Fatalf("res %+v, err %v; want what was read and an error that names the lost link", res, err)
+	}
+	n := res.Nodes[0]
+	if n.Whole || n.Stopped == "" || n.Sampled == 0 || n.Sampled >= 3040 {
+		t.Errorf("node %+v; want some keys read, not whole, the stop named", n)
+	}
+	if c := res.Coverage; c == nil || c.Share >= 1 || len(c.NotCovered) == 0 {
+		t.Errorf("coverage %+v; want the node not covered", c)
+	}
+	t.Logf("%d keys read; %v", n.Sampled, err)
 }

@@ -20,6 +20,7 @@ type Input struct {
 	r      io.Reader
 	file   *os.File  // nil for stdin and streams
 	closer io.Closer // a stream's connection
+	stream bool      // a snapshot arriving from a server (Stream), not a file
 	// owned are the Cluster slots the node that sent a stream serves
 	// (OwnSlots); nil: not checked.
 	owned []bool
@@ -41,7 +42,7 @@ func (in *Input) Display() string { return DisplayName(in.Name) }
 // (a server's replication link), named name in reports; size 0 when
 // unknown. Close closes closer.
 func Stream(name string, r io.Reader, size int64, closer io.Closer) *Input {
-	return &Input{Name: name, Size: max(size, 0), Mod: time.Now(), r: r, closer: closer}
+	return &Input{Name: name, Size: max(size, 0), Mod: time.Now(), r: r, closer: closer, stream: true}
 }
 
 // OwnSlots says which Cluster slots the node whose snapshot in is

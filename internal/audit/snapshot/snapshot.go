@@ -589,6 +589,10 @@ func (s *scan) file(ctx context.Context, h *inventory.Helper, in *Input, p *part
 					off = fe.Offset
 					reason = strings.TrimPrefix(reason, fmt.Sprintf("rdb: offset %d: ", off)) // the stop says where
 				}
+				if in.stream && errors.Is(err, io.ErrUnexpectedEOF) {
+					// Not a truncated file: a link that ended.
+					reason = "the snapshot ended early: the server stopped or the connection was lost (unexpected EOF); the keys before this byte were counted: run again"
+				}
 				stop(off, human.OneLine(reason))
 			}
 			return res
