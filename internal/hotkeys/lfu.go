@@ -114,24 +114,10 @@ const LFUFromSnapshot = "snapshot"
 // touch the key) while the walk lists the next batch. On a part not
 // covered or a cancelled ctx, what was read is returned with an error.
 func WalkLFU(ctx context.Context, rdb redis.UniversalClient, opts LFUOptions) (*LFUResult, error) {
-	if opts.Count <= 0 {
-		opts.Count = DefaultLFUCount
-	}
-	if opts.TopK <= 0 {
-		opts.TopK = hotkey.DefaultTopK
-	}
-	if opts.Floor <= 0 {
-		opts.Floor = LFUEvidence
-	}
-	cfg, addrs, db, cluster, err := redisopt.Reach(ctx, rdb)
+	opts = opts.withDefaults()
+	cfg, addrs, nodes, db, cluster, err := reachMasters(ctx, rdb)
 	if err != nil {
 		return nil, err
-	}
-	nodes := addrs[:1]
-	if cluster {
-		if nodes, err = MasterAddrs(ctx, rdb); err != nil {
-			return nil, err
-		}
 	}
 	w := &lfuWalk{opts: opts, masters: len(nodes), nodes: map[string]*lfuNode{}}
 	lfu, err := w.checkPolicies(ctx, cfg, nodes)
@@ -161,6 +147,35 @@ func WalkLFU(ctx context.Context, rdb redis.UniversalClient, opts LFUOptions) (*
 		return nil, err
 	}
 	return w.result(ctx, wr)
+}
+
+// withDefaults fills the zero fields of o.
+func (o LFUOptions) withDefaults() LFUOptions {
+	if o.Count <= 0 {
+		o.Count = DefaultLFUCount
+	}
+	if o.TopK <= 0 {
+		o.TopK = hotkey.DefaultTopK
+	}
+	if o.Floor <= 0 {
+		o.Floor = LFUEvidence
+	}
+	return o
+}
+
+// reachMasters is what rdb reaches: its connection settings, the
+// addresses it was given, its masters (the server itself, or every master
+// of a Cluster), its database, and whether it is a Cluster.
+func reachMasters(ctx context.Context, rdb redis.UniversalClient) (cfg resp.Config, addrs, masters []string, db int, cluster bool, err error) {
+	cfg, addrs, db, cluster, err = redisopt.Reach(ctx, rdb)
+	if err != nil {
+		return
+	}
+	masters = addrs[:1]
+	if cluster {
+		masters, err = MasterAddrs(ctx, rdb)
+	}
+	return
 }
 
 var objectFreq = resp.NewKeyCmd([]string{"OBJECT", "FREQ"})

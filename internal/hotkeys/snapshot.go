@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/keyguard/keyguard/hotkey"
 	"github.com/keyguard/keyguard/internal/audit/inventory"
 	"github.com/keyguard/keyguard/internal/audit/live"
 	"github.com/keyguard/keyguard/internal/audit/replsync"
@@ -15,7 +14,6 @@ import (
 	"github.com/keyguard/keyguard/internal/audit/snapshot"
 	"github.com/keyguard/keyguard/internal/human"
 	"github.com/keyguard/keyguard/internal/resp"
-	"github.com/keyguard/keyguard/internal/resp/redisopt"
 	"github.com/keyguard/keyguard/registry"
 	"github.com/redis/go-redis/v9"
 )
@@ -35,21 +33,10 @@ import (
 // A snapshot that stopped early (a link lost, ctx ended) returns what was
 // read with an error, as WalkLFU does.
 func SnapshotLFU(ctx context.Context, rdb redis.UniversalClient, reg *registry.Registry, opts LFUOptions, waiting func(string)) (*LFUResult, error) {
-	if opts.TopK <= 0 {
-		opts.TopK = hotkey.DefaultTopK
-	}
-	if opts.Floor <= 0 {
-		opts.Floor = LFUEvidence
-	}
-	cfg, addrs, db, cluster, err := redisopt.Reach(ctx, rdb)
+	opts = opts.withDefaults()
+	cfg, addrs, masters, db, cluster, err := reachMasters(ctx, rdb)
 	if err != nil {
 		return nil, err
-	}
-	masters := addrs[:1]
-	if cluster {
-		if masters, err = MasterAddrs(ctx, rdb); err != nil {
-			return nil, err
-		}
 	}
 	nodes := map[string]*LFUNode{}
 	lfu := 0
