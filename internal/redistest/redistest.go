@@ -102,6 +102,33 @@ func (s *Server) Kill() {
 	s.halt(syscall.SIGKILL, 0)
 }
 
+// Freeze stops the server's process (SIGSTOP), as a host that hangs: it
+// keeps its connections and answers nothing until Thaw, or the test's
+// end.
+func (s *Server) Freeze(tb testing.TB) {
+	tb.Helper()
+	s.signal(tb, syscall.SIGSTOP)
+	tb.Cleanup(func() { s.Thaw(tb) })
+}
+
+// Thaw lets a frozen server run again (SIGCONT).
+func (s *Server) Thaw(tb testing.TB) {
+	tb.Helper()
+	s.signal(tb, syscall.SIGCONT)
+}
+
+func (s *Server) signal(tb testing.TB, sig syscall.Signal) {
+	tb.Helper()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.proc == nil {
+		return
+	}
+	if err := s.proc.cmd.Process.Signal(sig); err != nil && !errors.Is(err, os.ErrProcessDone) {
+		tb.Fatalf("redistest: signal %v to %s: %v", sig, s.Addr, err)
+	}
+}
+
 // Stop sends SIGTERM and waits for a clean shutdown (SIGKILL after 10 s).
 // It is a no-op when the server is not running.
 func (s *Server) Stop() {

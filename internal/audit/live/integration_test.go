@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -473,6 +474,51 @@ func TestStaleReplicaNamed(t *testing.T) {
 	}
 	if res.Report.Summary.Keys != int64(n) || !hasNote(res.Report, r.Addr+" is a replica whose link to its master "+m.Addr+" was down") {
 		t.Errorf("a replica of a master gone: keys %d, notes %q", res.Report.Summary.Keys, res.Report.Notes)
+	}
+}
+
+// A Cluster master that hangs for less than the Cluster's node timeout
+// (so that it is not yet marked failed) but longer than its replica's
+// repl-timeout: the walk with --replicas reads that replica, and the
+// report says its keys may be older than the master's.
+func TestStaleClusterReplicaNamed(t *testing.T) {
+	reg := testRegistry(t)
+	c := redistest.StartClusterWithReplicas(t, 3, 1, "cluster-node-timeout 60000", "cluster-replica-no-failover yes")
+	ctx := context.Background()
+	n := plant.Clean(t, c.Client(t), 600)
+	m, r := c.Nodes[0], c.Replicas[0]
+	if err := r.Client(t).ConfigSet(ctx, "repl-timeout", "1").Err(); err != nil {
+		t.Fatal(err)
+	}
+	m.Freeze(t)
+	for try := 0; ; try++ {
+		in, err := r.Client(t).Info(ctx, "replication").Result()
+		if err == nil && strings.Contains(in, "master_link_status:down") {
+			break
+		}
+		if try == 400 {
+			t.Fatalf("the replica's link is not down: %q", in)
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+	tg := Target{Conn: Conn{Addr: c.Addrs[1]}, Cluster: true, Seeds: c.Addrs[2:], Display: "redis://" + c.Addrs[1]}
+	res, err := Run(ctx, reg, tg, Options{Replicas: true, RetryFor: 2 * time.Second, IOTimeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stale := r.Addr + " is a replica whose link to its master " + m.Addr + " was down"
+	if res.Report.Summary.Keys != int64(n) || !hasNote(res.Report, stale) {
+		t.Errorf("keys %d of %d, complete %v, notes %q", res.Report.Summary.Keys, n, res.Complete, res.Report.Notes)
+	}
+	// The walk of the other tools says it too.
+	var listed atomic.Int64
+	wr, err := Walk(ctx, tg, WalkOptions{Replicas: true, RetryFor: 2 * time.Second, IOTimeout: time.Second,
+		Visit: func(_ context.Context, b *Batch) error { listed.Add(int64(len(b.Keys))); return nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if listed.Load() != int64(n) || !slices.ContainsFunc(wr.Notes, func(s string) bool { return strings.Contains(s, stale) }) {
+		t.Errorf("walk: %d keys of %d, complete %v, coverage %+v, notes %q", listed.Load(), n, wr.Complete, wr.Coverage, wr.Notes)
 	}
 }
 

@@ -116,6 +116,13 @@ func (r *run) newWalker(ctx context.Context, p nodePlan) (*walker, error) {
 		return nil, fmt.Errorf("%s: INFO: %w", p.addr, err)
 	}
 	w.runID = in["run_id"]
+	if p.readonly {
+		// A Cluster replica walked for its master (a server's own is
+		// named by serverPlan).
+		if why := in.stale(p.addr); why != "" {
+			w.notes = append(w.notes, why)
+		}
+	}
 	w.version = in.version()
 	w.policy = in["maxmemory_policy"]
 	w.lfu = in.lfu()

@@ -325,6 +325,11 @@ func (k *keyWalk) newNode(ctx context.Context, p nodePlan) (*nodeWalk, error) {
 		return nil, fmt.Errorf("%s: INFO: %w", p.addr, err)
 	}
 	n.runID, n.keysStart = in["run_id"], in.keys(p.db)
+	if p.readonly {
+		if why := in.stale(p.addr); why != "" {
+			n.notes = append(n.notes, why)
+		}
+	}
 	return n, nil
 }
 
