@@ -174,7 +174,7 @@ func (f *Fetch) childAtWork(ctx context.Context, c *resp.Conn, addr string) stri
 		if since != "" {
 			since = " (" + since + ")"
 		}
-		f.opts.Waiting(fmt.Sprintf("waiting for the server's snapshot: %s is busy with %s%s; the audit's starts when it ends", addr, kind, since))
+		f.opts.Waiting(fmt.Sprintf("waiting for the server's snapshot: %s is busy with %s%s; keyguard's starts when it ends", addr, kind, since))
 	}
 	return kind
 }
@@ -409,7 +409,11 @@ func (f *Fetch) Finish(ctx context.Context, res *snapshot.Result) {
 			w += " written to its disk first"
 		}
 		// A wait is named when it is a share of the run worth knowing.
-		switch wt := f.waits[i]; {
+		var wt wait
+		if i < len(f.waits) {
+			wt = f.waits[i]
+		}
+		switch {
 		case wt.child != "" && wt.took >= time.Second:
 			w += ", after " + human.Duration(wt.took) + " waiting for " + wt.child + " to end"
 		case wt.took >= time.Second && f.diskless[i]:
