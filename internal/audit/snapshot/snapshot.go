@@ -145,8 +145,8 @@ func Run(ctx context.Context, reg *registry.Registry, ins []*Input, opts Options
 			// A long list's report (100,000 top keys: ~20 MB of entries,
 			// order and names) is written to fresh pages, dear here,
 			// unless the decoding's garbage is collected first and its
-			// memory taken again: −12 to −21 ms of ~130 on the 1M file
-			// (bench/RESULTS.md); with 50 top keys, +3 ms.
+			// memory taken again: −12 to −39 ms in paired runs on the 1M
+			// file (bench/RESULTS.md); with 50 top keys it would cost +3.
 			runtime.GC()
 		}
 		debug.SetGCPercent(-1)
