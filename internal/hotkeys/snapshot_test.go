@@ -129,8 +129,17 @@ func TestSnapshotLFUServerLost(t *testing.T) {
 	if err := srv.Client(t).ConfigSet(ctx, "rdb-key-save-delay", "1000").Err(); err != nil {
 		t.Fatal(err)
 	}
+	rdb := srv.Client(t)
 	go func() {
-		time.Sleep(time.Second)
+		// Once the snapshot's child runs, and has sent part of it (it
+		// writes 16 KiB at a time: ~800 of these keys, 0.8 s).
+		for try := 0; try < 400; try++ {
+			if in, err := rdb.Info(ctx, "persistence").Result(); err == nil && strings.Contains(in, "rdb_bgsave_in_progress:1") {
+				break
+			}
+			time.Sleep(25 * time.Millisecond)
+		}
+		time.Sleep(1500 * time.Millisecond)
 		srv.Kill()
 	}()
 	res, err := SnapshotLFU(ctx, srv.Client(t), testRegistry(t), LFUOptions{}, nil)

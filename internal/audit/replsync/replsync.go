@@ -200,8 +200,9 @@ func syncError(addr string, err error) error {
 	}
 	if !errors.As(err, &se) {
 		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) {
-			// What a server does when its snapshot's child fails.
-			return fmt.Errorf("%s closed the link before its snapshot started (%w): a server does that when it cannot make the snapshot, and %s", addr, err, saveHint)
+			// What a server does when its snapshot's child fails (or
+			// when it stops).
+			return fmt.Errorf("%s closed the link before its snapshot started (%w): the server stopped, or could not make the snapshot: %s", addr, err, saveHint)
 		}
 		return fmt.Errorf("%s: the snapshot did not start: %w", addr, err)
 	}
