@@ -348,6 +348,9 @@ func coverage(ins []*Input, res []fileResult, onlyDB int) *report.Coverage {
 		if r.stop != nil {
 			c.NotCovered = append(c.NotCovered, report.Gap{Node: DisplayName(in.Name), Reason: "stopped at byte " + r.stop.Cursor + ": " + r.stop.Reason})
 			done = min(max(r.covered, 0), whole)
+			if in.Size <= 0 {
+				whole, done = unsized(n.DBs, done)
+			}
 		}
 		read, size = read+done, size+whole
 	}
@@ -358,6 +361,27 @@ func coverage(ins []*Input, res []fileResult, onlyDB int) *report.Coverage {
 		c.Share = min(float64(read)/float64(size), 0.999) // the part of the files decoded
 	}
 	return c
+}
+
+// unsized is the share of an input of unknown length (a server's
+// diskless snapshot, a pipe) that stopped after covered bytes, as bytes
+// done of bytes whole: the bytes read say nothing of the bytes to come,
+// so the share is the keys counted of those its databases declared
+// (RESIZEDB), the whole scaled from the bytes read; an input that
+// declared none claims nothing. (A database the input never reached
+// declared nothing yet: the share leaves its keys out.)
+func unsized(dbs []report.CoverageDB, covered int64) (whole, done int64) {
+	var counted, declared int64
+	for _, d := range dbs {
+		if d.KeysStart > 0 {
+			counted, declared = counted+d.Counted, declared+d.KeysStart
+		}
+	}
+	if declared == 0 || counted == 0 || covered == 0 {
+		return max(covered, 1), 0
+	}
+	f := min(float64(counted)/float64(declared), 1)
+	return max(int64(float64(covered)/f), covered), covered
 }
 
 // scan is what the decoders of one run share.

@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"bytes"
 	"context"
 	"math/rand/v2"
 	"os"
@@ -273,6 +274,21 @@ func TestSnapshotCoverage(t *testing.T) {
 		if d.Complete {
 			t.Errorf("db %d of a cut file is complete", d.DB)
 		}
+	}
+	// The same bytes from a pipe or a server's diskless snapshot, whose
+	// length is not known: the share is the keys counted of those the
+	// snapshot declared, not the bytes read of the bytes read.
+	res, err = Run(ctx, reg, []*Input{Stream("cut", bytes.NewReader(b[:len(b)/2]), 0, nil)}, Options{DB: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cov = res.Report.Coverage
+	var counted, declared int64
+	for _, d := range cov.Nodes[0].DBs {
+		counted, declared = counted+d.Counted, declared+d.KeysStart
+	}
+	if keys := float64(counted) / float64(declared); res.Complete || len(cov.NotCovered) != 1 || cov.Share > keys+0.01 || cov.Share < keys-0.01 {
+		t.Fatalf("coverage of a cut stream: share %.3f, %d of %d keys counted: %+v", cov.Share, counted, declared, cov)
 	}
 }
 
