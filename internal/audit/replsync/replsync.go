@@ -52,7 +52,9 @@ type Options struct {
 	Timeout time.Duration
 	// Waiting, when set, is told when a node's snapshot must wait for
 	// the child process the server already runs (a save, another
-	// replica's sync, an AOF rewrite): it forks one at a time.
+	// replica's sync, an AOF rewrite: it forks one at a time), or has not
+	// begun after a while without one (repl-diskless-sync-delay). It may
+	// be called from several goroutines at once.
 	Waiting func(why string)
 }
 
@@ -130,7 +132,21 @@ func (f *Fetch) Open(ctx context.Context) ([]*snapshot.Input, error) {
 			w := &f.waits[i]
 			w.child = f.childAtWork(ctx, c, n.addr)
 			asked := time.Now()
+			begun := make(chan struct{})
+			var told sync.WaitGroup
+			if w.child == "" && f.opts.Waiting != nil {
+				// No child to wait for, yet no snapshot: the diskless delay.
+				told.Go(func() {
+					select {
+					case <-time.After(slowStart):
+						f.opts.Waiting(fmt.Sprintf("waiting for the server's snapshot: %s has not begun it after %s (%s)", n.addr, slowStart, waitsFor("")))
+					case <-begun:
+					}
+				})
+			}
 			p, err := c.Snapshot(ctx)
+			close(begun)
+			told.Wait() // Waiting is not called once Open has returned
 			if err != nil {
 				c.Close()
 				if ctx.Err() != nil {
@@ -178,6 +194,10 @@ func (f *Fetch) childAtWork(ctx context.Context, c *resp.Conn, addr string) stri
 	}
 	return kind
 }
+
+// slowStart is how long a snapshot may take to begin, with no child of
+// the server to wait for, before Waiting is told why.
+const slowStart = 2 * time.Second
 
 // waitsFor says what a snapshot that has not started waits for.
 func waitsFor(child string) string {

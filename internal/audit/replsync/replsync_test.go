@@ -624,6 +624,31 @@ func noChild(t *testing.T, rdb *redis.Client) {
 	}
 }
 
+// A diskless server that waits repl-diskless-sync-delay before it
+// forks, with no child at work: Waiting is told why once the snapshot is
+// slow to begin, and the report's note says how long it waited.
+func TestSnapshotTellsDisklessDelay(t *testing.T) {
+	reg := testRegistry(t)
+	s := redistest.Start(t, "repl-diskless-sync-delay 3")
+	plant.Clean(t, s.Client(t), 200)
+	var mu sync.Mutex
+	var told []string
+	res, err := audit(t, reg, Options{Target: target(s.Addr, false), Waiting: func(why string) {
+		mu.Lock()
+		defer mu.Unlock()
+		told = append(told, why)
+	}})
+	if err != nil || !res.Complete {
+		t.Fatalf("%v %+v", err, res)
+	}
+	if len(told) != 1 || !strings.Contains(told[0], s.Addr+" has not begun it after 2s (a diskless server first waits repl-diskless-sync-delay") {
+		t.Errorf("told %q; want the delay named", told)
+	}
+	if note := res.Report.Notes[0]; !strings.Contains(note, s.Addr+" (master) diskless, after 3s (repl-diskless-sync-delay") {
+		t.Errorf("first note %q; want the wait", note)
+	}
+}
+
 // Snapshots asked for at once, by two audits and a real replica's first
 // sync, all arrive whole: the server makes one after the other (delay 0)
 // or one for all who asked within repl-diskless-sync-delay (1 s).

@@ -50,8 +50,8 @@ func Audit(ctx context.Context, e *cli.Env, o AuditOptions) error {
 	}
 	var ins []*Input
 	if o.Open != nil {
-		// A diskless server waits repl-diskless-sync-delay before it forks.
-		o.Progress.Show("waiting for the server's snapshot (a diskless server first waits repl-diskless-sync-delay, 5 s by default, for other replicas to share it)", false)
+		// Open's Waiting says why, when the server is slow to begin.
+		o.Progress.Show("waiting for the server's snapshot", false)
 		ins, err = o.Open(ctx)
 	} else {
 		ins, err = Open(o.Files, e.Stdin)
