@@ -3,6 +3,7 @@ package redistest
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -100,6 +101,29 @@ func (s *Server) Kill() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.halt(syscall.SIGKILL, 0)
+}
+
+// WaitInfo waits until the server's INFO section ("" for the default
+// sections) satisfies ok, for up to 10 s, and returns it; the test fails
+// when it never does.
+func (s *Server) WaitInfo(tb testing.TB, section string, ok func(info string) bool) string {
+	tb.Helper()
+	c := s.Client(tb)
+	var info string
+	for try := 0; try < 400; try++ {
+		args := []string{}
+		if section != "" {
+			args = append(args, section)
+		}
+		in, err := c.Info(context.Background(), args...).Result()
+		if err == nil && ok(in) {
+			return in
+		}
+		info = in
+		time.Sleep(25 * time.Millisecond)
+	}
+	tb.Fatalf("redistest: INFO %s of %s never reached the state the test waits for:\n%s", section, s.Addr, info)
+	return ""
 }
 
 // Freeze stops the server's process (SIGSTOP), as a host that hangs: it

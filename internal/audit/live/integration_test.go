@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"sort"
 	"strconv"
@@ -417,17 +418,8 @@ func TestReplicaIsWalked(t *testing.T) {
 	r := redistest.Start(t, "replicaof 127.0.0.1 "+strings.TrimPrefix(m.Addr, "127.0.0.1:"))
 	ctx := context.Background()
 	n := plant.Clean(t, m.Client(t), 200)
-	rc := r.Client(t)
-	for {
-		k, err := rc.DBSize(ctx).Result()
-		if err == nil && k == int64(n) {
-			in, _ := m.Client(t).Info(ctx, "replication").Result()
-			if strings.Contains(in, "state=online") {
-				break
-			}
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	r.WaitInfo(t, "keyspace", func(in string) bool { return strings.Contains(in, fmt.Sprintf("db0:keys=%d,", n)) })
+	m.WaitInfo(t, "replication", func(in string) bool { return strings.Contains(in, "state=online") })
 	res, err := Run(ctx, reg, standalone(m), Options{Replicas: true})
 	if err != nil {
 		t.Fatal(err)
@@ -446,20 +438,11 @@ func TestStaleReplicaNamed(t *testing.T) {
 	r := redistest.Start(t, "replicaof 127.0.0.1 "+strings.TrimPrefix(m.Addr, "127.0.0.1:"))
 	ctx := context.Background()
 	n := plant.Clean(t, m.Client(t), 200)
-	rc := r.Client(t)
 	link := func(status string) {
 		t.Helper()
-		for try := 0; ; try++ {
-			in, err := rc.Info(ctx, "replication").Result()
-			k, _ := rc.DBSize(ctx).Result()
-			if err == nil && strings.Contains(in, "master_link_status:"+status) && k == int64(n) {
-				return
-			}
-			if try == 400 {
-				t.Fatalf("the replica's link is not %s: %q, %d keys", status, in, k)
-			}
-			time.Sleep(25 * time.Millisecond)
-		}
+		r.WaitInfo(t, "", func(in string) bool {
+			return strings.Contains(in, "master_link_status:"+status) && strings.Contains(in, fmt.Sprintf("db0:keys=%d,", n))
+		})
 	}
 	link("up")
 	res, err := Run(ctx, reg, standalone(r), Options{})
@@ -491,16 +474,7 @@ func TestStaleClusterReplicaNamed(t *testing.T) {
 		t.Fatal(err)
 	}
 	m.Freeze(t)
-	for try := 0; ; try++ {
-		in, err := r.Client(t).Info(ctx, "replication").Result()
-		if err == nil && strings.Contains(in, "master_link_status:down") {
-			break
-		}
-		if try == 400 {
-			t.Fatalf("the replica's link is not down: %q", in)
-		}
-		time.Sleep(25 * time.Millisecond)
-	}
+	r.WaitInfo(t, "replication", func(in string) bool { return strings.Contains(in, "master_link_status:down") })
 	tg := Target{Conn: Conn{Addr: c.Addrs[1]}, Cluster: true, Seeds: c.Addrs[2:], Display: "redis://" + c.Addrs[1]}
 	res, err := Run(ctx, reg, tg, Options{Replicas: true, RetryFor: 2 * time.Second, IOTimeout: time.Second})
 	if err != nil {

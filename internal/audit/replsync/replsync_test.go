@@ -293,18 +293,8 @@ func TestSnapshotStaleReplica(t *testing.T) {
 	reg := testRegistry(t)
 	m := redistest.Start(t, "repl-diskless-sync-delay 0")
 	r := redistest.Start(t, "replicaof 127.0.0.1 "+strings.TrimPrefix(m.Addr, "127.0.0.1:"))
-	ctx := context.Background()
 	m.Stop()
-	for try := 0; ; try++ {
-		in, err := r.Client(t).Info(ctx, "replication").Result()
-		if err == nil && strings.Contains(in, "master_link_status:down") {
-			break
-		}
-		if try == 400 {
-			t.Fatalf("the replica's link is not down: %q", in)
-		}
-		time.Sleep(25 * time.Millisecond)
-	}
+	r.WaitInfo(t, "replication", func(in string) bool { return strings.Contains(in, "master_link_status:down") })
 	_, err := audit(t, reg, Options{Target: target(r.Addr, false)})
 	if err == nil || !strings.Contains(err.Error(), r.Addr+" is a replica out of sync with its master (NOMASTERLINK") || !strings.Contains(err.Error(), "ask its master") {
 		t.Fatalf("err %v; want the replica out of sync named", err)
@@ -544,7 +534,7 @@ func TestSnapshotWaitsForChild(t *testing.T) {
 		{"BGREWRITEAOF", "an append-only file rewrite"},
 	} {
 		t.Run(tc.start, func(t *testing.T) {
-			noChild(t, rdb)
+			noChild(t, s)
 			// 1 ms a key: the child runs ~2 s.
 			if err := rdb.ConfigSet(ctx, "rdb-key-save-delay", "1000").Err(); err != nil {
 				t.Fatal(err)
@@ -577,7 +567,7 @@ func TestSnapshotWaitsForChild(t *testing.T) {
 		})
 	}
 	// An audit whose time ends while it waits says for what.
-	noChild(t, rdb)
+	noChild(t, s)
 	if err := rdb.ConfigSet(ctx, "rdb-key-save-delay", "1000").Err(); err != nil {
 		t.Fatal(err)
 	}
@@ -596,7 +586,7 @@ func TestSnapshotWaitsForChild(t *testing.T) {
 	}
 	// No child at work: nothing to tell, and the snapshot starts at once
 	// (repl-diskless-sync-delay 0), so the note names no wait.
-	noChild(t, rdb)
+	noChild(t, s)
 	var told []string
 	res, err := audit(t, reg, Options{Target: target(s.Addr, false), Waiting: func(why string) { told = append(told, why) }})
 	if err != nil || !res.Complete || len(told) != 0 || strings.Contains(res.Report.Notes[0], ", after ") {
@@ -607,21 +597,11 @@ func TestSnapshotWaitsForChild(t *testing.T) {
 // noChild waits until the server runs no child process: the one of an
 // audit's snapshot may outlive the transfer by a moment, and a rewrite
 // asked for meanwhile is scheduled to start after it.
-func noChild(t *testing.T, rdb *redis.Client) {
+func noChild(t *testing.T, s *redistest.Server) {
 	t.Helper()
-	for try := 0; ; try++ {
-		info, err := rdb.Info(context.Background(), "persistence").Result()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !strings.Contains(info, "_in_progress:1") && !strings.Contains(info, "aof_rewrite_scheduled:1") {
-			return
-		}
-		if try == 400 {
-			t.Fatalf("the server's child did not end: %s", info)
-		}
-		time.Sleep(25 * time.Millisecond)
-	}
+	s.WaitInfo(t, "persistence", func(in string) bool {
+		return !strings.Contains(in, "_in_progress:1") && !strings.Contains(in, "aof_rewrite_scheduled:1")
+	})
 }
 
 // A diskless server that waits repl-diskless-sync-delay before it
@@ -679,17 +659,9 @@ func TestSnapshotsAtOnce(t *testing.T) {
 				}
 			}
 			// The replica's sync came through too.
-			for try := 0; ; try++ {
-				info, err := replica.Client(t).Info(ctx, "replication").Result()
-				keys, _ := replica.Client(t).DBSize(ctx).Result()
-				if err == nil && strings.Contains(info, "master_link_status:up") && keys == int64(n) {
-					break
-				}
-				if try == 200 {
-					t.Fatalf("the replica did not sync: %q, %d keys", info, keys)
-				}
-				time.Sleep(50 * time.Millisecond)
-			}
+			replica.WaitInfo(t, "", func(in string) bool {
+				return strings.Contains(in, "master_link_status:up") && strings.Contains(in, fmt.Sprintf("db0:keys=%d,", n))
+			})
 		})
 	}
 }
