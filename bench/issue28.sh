@@ -42,8 +42,9 @@
 #   … -disk              the same with repl-diskless-sync no (the server
 #                        writes its snapshot file first)
 #   audit --cluster --snapshot (-delay0)
-#   hotkeys --snapshot -delay0  keyguard hotkeys --snapshot (LFU counters from
-#                        the snapshot), repl-diskless-sync-delay 0
+#   hotkeys --snapshot   keyguard hotkeys --snapshot (LFU counters from the
+#                        snapshot), server defaults; -delay0 with
+#                        repl-diskless-sync-delay 0
 # Server CPU counts the server's children too (the snapshot's fork), read
 # once no child is left.
 # SNAPSHOT=0 leaves out the --snapshot rows.
@@ -206,6 +207,7 @@ if [ "${HOT:-1}" != 0 ]; then
 		fi
 		timed redis-cli-hotkeys "$sp" redis-cli -p "$sp" --hotkeys
 		if [ "${SNAPSHOT:-1}" != 0 ]; then
+			timed hotkeys-snapshot "$sp" "$kg" hotkeys --snapshot --redis "redis://127.0.0.1:$sp" --registry "$reg" --format json --fail-on never --out /dev/null
 			redis-cli -p "$sp" config set repl-diskless-sync-delay 0 >/dev/null
 			timed hotkeys-snapshot-delay0 "$sp" "$kg" hotkeys --snapshot --redis "redis://127.0.0.1:$sp" --registry "$reg" --format json --fail-on never --out /dev/null
 			redis-cli -p "$sp" config set repl-diskless-sync-delay 5 >/dev/null
@@ -296,7 +298,7 @@ echo "|---|---:|---:|---:|---:|---:|---:|"
 for row in rdb rdb-before rdb-nofields rdb-top100000 sha256sum hdt3213 audit audit-before auditbare auditbare-fields memkeys \
 	audit-snapshot audit-snapshot-delay0 audit-snapshot-disk \
 	audit-cluster audit-cluster-before auditbare-cluster audit-cluster-snapshot audit-cluster-snapshot-delay0 \
-	hotkeys hotkeys-before redis-cli-hotkeys hotkeys-snapshot-delay0; do
+	hotkeys hotkeys-before redis-cli-hotkeys hotkeys-snapshot hotkeys-snapshot-delay0; do
 	n=$(awk -v r="$row" '$1 == r' "$runs" | wc -l)
 	[ "$n" -gt 0 ] || continue
 	printf '| %s | %d | %s | %.2f | %.1f | %s | %s |\n' "$row" "$n" "$(med "$row" 2)" "$(med "$row" 7)" \
@@ -330,6 +332,7 @@ if [ "${SNAPSHOT:-1}" != 0 ]; then
 		ratio "audit --snapshot$v: memkeys wall / keyguard wall" "$(med memkeys 2)" "$(med "audit-snapshot$v" 2)" ">= 8"
 	done
 	if [ "${HOT:-1}" != 0 ]; then
+		ratio "hotkeys --snapshot (server defaults): redis-cli --hotkeys wall / keyguard wall" "$(med redis-cli-hotkeys 2)" "$(med hotkeys-snapshot 2)" ">= 4"
 		ratio "hotkeys --snapshot -delay0: redis-cli --hotkeys wall / keyguard wall" "$(med redis-cli-hotkeys 2)" "$(med hotkeys-snapshot-delay0 2)" ">= 4"
 		ratio "hotkeys --snapshot -delay0: server CPU (children too) / the OBJECT FREQ walk's" "$(med hotkeys-snapshot-delay0 6)" "$(med hotkeys 6)" ""
 		ratio "hotkeys --snapshot -delay0: server main process CPU / the OBJECT FREQ walk's" "$(med hotkeys-snapshot-delay0 8)" "$(med hotkeys 8)" ""
