@@ -6,6 +6,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"unsafe"
+
+	"golang.org/x/sys/cpu"
 )
 
 // sharedList is one top or hot list for all the aggregators of a
@@ -19,11 +21,19 @@ import (
 // the list under its lock when full, so the list takes in what one
 // aggregator's list would, and the lock is taken once per few hundred
 // keys taken in, not per key.
+//
+// bar is read for every key offered, by every aggregator, while the one
+// holding mu writes the list: it has a cache line of its own (padded
+// from the list and from what was allocated next to it), which the
+// writes to the list do not take from the other cores.
 type sharedList[V any] struct {
+	_    cpu.CacheLinePad
+	bar  atomic.Pointer[listBar]
+	_    cpu.CacheLinePad
 	mu   sync.Mutex
 	list topBuf[V]   // under mu
 	det  *topDetails // under mu: the details of a top list's keys
-	bar  atomic.Pointer[listBar]
+	_    cpu.CacheLinePad
 }
 
 // listBar is the threshold of a shared list at its last settle, as much
@@ -51,7 +61,12 @@ func (s *sharedList[V]) publish() {
 
 // listFeed is one aggregator's way into a shared list: the keys it took
 // in since its last flush, their names in its own buffer.
+//
+// Each aggregator writes its feed for every key it takes in; the feeds
+// of a pipeline are made one after the other, so the padding keeps each
+// on cache lines of its own.
 type listFeed[V any] struct {
+	_     cpu.CacheLinePad
 	s     *sharedList[V]
 	keys  []listKey // a name is at off in names
 	vals  []V
@@ -62,6 +77,7 @@ type listFeed[V any] struct {
 	// at is how many keys the feed holds before it pushes them when the
 	// list is free; at 16 times as many it waits for the list.
 	at int
+	_  cpu.CacheLinePad
 }
 
 // feedAt is a feed's at: the lock is taken once per 256 keys taken in,

@@ -3,6 +3,8 @@ package inventory
 import (
 	"sync"
 	"sync/atomic"
+
+	"golang.org/x/sys/cpu"
 )
 
 // findShare is the findings lists of a Pipeline's aggregators, one per
@@ -19,11 +21,15 @@ type findShare struct {
 	lists map[string]*sharedFinds // by rule ID, made by the first aggregator that needs one
 }
 
-// sharedFinds is one rule's shared list.
+// sharedFinds is one rule's shared list. As in sharedList, bar (read
+// for every finding offered) has a cache line of its own.
 type sharedFinds struct {
+	_    cpu.CacheLinePad
+	bar  atomic.Pointer[listBar]
+	_    cpu.CacheLinePad
 	mu   sync.Mutex
 	list findTop // under mu
-	bar  atomic.Pointer[listBar]
+	_    cpu.CacheLinePad
 }
 
 // list returns rule id's shared list, made if needed.
