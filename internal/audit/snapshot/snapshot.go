@@ -389,7 +389,7 @@ func unsized(dbs []report.CoverageDB, covered int64) (whole, done int64) {
 // scan is what the decoders of one run share. Its fields are read for
 // every record, by every decoder and aggregator; the padding keeps them
 // off the cache lines of whatever is allocated next to it, which another
-// core may write (the run's channels and feeds are of its size class).
+// core may write (the aggregators' list feeds are of its size class).
 // With it and the batches padded a run took 5–6% less CPU on 1M and 5M
 // keys (bench/RESULTS.md): a line another core writes is fetched again
 // by each reader after each write.
