@@ -41,6 +41,9 @@
 #   … -delay0            the same with repl-diskless-sync-delay 0
 #   … -disk              the same with repl-diskless-sync no (the server
 #                        writes its snapshot file first)
+#   … -saves             server defaults with Redis's default save rules:
+#                        keyguard asks for the snapshot written to disk
+#                        first (no repl-diskless-sync-delay wait)
 #   audit --cluster --snapshot (-delay0)
 #   hotkeys --snapshot   keyguard hotkeys --snapshot (LFU counters from the
 #                        snapshot), server defaults; -delay0 with
@@ -196,6 +199,9 @@ if [ "${SNAPSHOT:-1}" != 0 ]; then
 		timed audit-snapshot-disk "$sp" "${kgsnap[@]}"
 		redis-cli -p "$sp" config set repl-diskless-sync yes >/dev/null
 		redis-cli -p "$sp" config set repl-diskless-sync-delay 5 >/dev/null
+		redis-cli -p "$sp" config set save "3600 1 300 100 60 10000" >/dev/null
+		timed audit-snapshot-saves "$sp" "${kgsnap[@]}"
+		redis-cli -p "$sp" config set save "" >/dev/null
 	done
 fi
 if [ "${HOT:-1}" != 0 ]; then
@@ -296,7 +302,7 @@ echo
 echo "| row | runs | wall ms median | CPU s median (user + sys) | peak RSS MiB | server CPU s median | server main process CPU s median |"
 echo "|---|---:|---:|---:|---:|---:|---:|"
 for row in rdb rdb-before rdb-nofields rdb-top100000 sha256sum hdt3213 audit audit-before auditbare auditbare-fields memkeys \
-	audit-snapshot audit-snapshot-delay0 audit-snapshot-disk \
+	audit-snapshot audit-snapshot-delay0 audit-snapshot-disk audit-snapshot-saves \
 	audit-cluster audit-cluster-before auditbare-cluster audit-cluster-snapshot audit-cluster-snapshot-delay0 \
 	hotkeys hotkeys-before redis-cli-hotkeys hotkeys-snapshot hotkeys-snapshot-delay0; do
 	n=$(awk -v r="$row" '$1 == r' "$runs" | wc -l)
@@ -324,7 +330,7 @@ if [ "${SNAPSHOT:-1}" != 0 ]; then
 	echo
 	echo "| audit --snapshot (one fork per node, no command per key) | a | b | a / b | target | |"
 	echo "|---|---:|---:|---:|---|---|"
-	for v in "" -delay0 -disk; do
+	for v in "" -delay0 -disk -saves; do
 		ratio "audit --snapshot$v: wall / auditbare wall" "$(med "audit-snapshot$v" 2)" "$(med auditbare 2)" "<= 1.0"
 		ratio "audit --snapshot$v: server CPU (children too) / auditbare's" "$(med "audit-snapshot$v" 6)" "$(med auditbare 6)" "<= 1.0"
 		ratio "audit --snapshot$v: keyguard CPU / auditbare's" "$(med "audit-snapshot$v" 7)" "$(med auditbare 7)" "<= 2.0"

@@ -347,7 +347,7 @@ func (n *lfuNode) checkPolicy(ctx context.Context, c *resp.Conn) error {
 	if n.checked {
 		return nil
 	}
-	policy, err := configGet(ctx, c, "maxmemory-policy")
+	policy, err := c.ConfigGet(ctx, "maxmemory-policy")
 	var se resp.ServerError
 	switch {
 	case errors.As(err, &se):
@@ -400,35 +400,6 @@ func readFreqs(ctx context.Context, b *live.Batch, keys []string, floor int) ([]
 		}
 	}
 	return kept, nil
-}
-
-// configGet reads one CONFIG GET parameter.
-func configGet(ctx context.Context, c *resp.Conn, name string) (string, error) {
-	if err := c.Begin(ctx); err != nil {
-		return "", err
-	}
-	c.Cmd("CONFIG", "GET", name)
-	c.Take()
-	if err := c.Flush(); err != nil {
-		return "", err
-	}
-	rp, err := c.Read()
-	switch {
-	case err != nil:
-		return "", err
-	case rp.Kind == '-':
-		return "", resp.ServerError(rp.Str)
-	case rp.Kind != '*' || rp.N != 2:
-		if err := c.Skip(rp); err != nil {
-			return "", err
-		}
-		return "", fmt.Errorf("no %s", name)
-	}
-	if _, err := c.Read(); err != nil {
-		return "", err
-	}
-	v, err := c.Read()
-	return string(v.Str), err
 }
 
 // topLFU keeps the k highest counters, highest first.

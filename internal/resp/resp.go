@@ -373,6 +373,36 @@ func (c *Conn) Simple(ctx context.Context, args ...string) (string, error) {
 	return "", fmt.Errorf("%w: unexpected reply to %s", ErrProtocol, args[0])
 }
 
+// ConfigGet reads one CONFIG GET parameter; a parameter the server does
+// not have is an error that names it, a refusal a ServerError.
+func (c *Conn) ConfigGet(ctx context.Context, name string) (string, error) {
+	if err := c.Begin(ctx); err != nil {
+		return "", err
+	}
+	c.Cmd("CONFIG", "GET", name)
+	c.Take()
+	if err := c.Flush(); err != nil {
+		return "", err
+	}
+	rp, err := c.Read()
+	switch {
+	case err != nil:
+		return "", err
+	case rp.Kind == '-':
+		return "", ServerError(rp.Str)
+	case rp.Kind != '*' || rp.N != 2:
+		if err := c.Skip(rp); err != nil {
+			return "", err
+		}
+		return "", fmt.Errorf("no %s", name)
+	}
+	if _, err := c.Read(); err != nil {
+		return "", err
+	}
+	v, err := c.Read()
+	return string(v.Str), err
+}
+
 // Reply is one RESP2 reply. For '*' N is the number of elements, read
 // next with Read; Str is valid until the next Read.
 type Reply struct {

@@ -37,26 +37,37 @@ type Payload struct {
 // each one resets the connection's timeout, so a long wait is not a
 // timeout but a silent server is. ctx bounds the whole transfer.
 //
+// With onDisk, capa eof is not sent: like a replica that cannot take a
+// diskless transfer, the snapshot is then written to the server's disk
+// (its dbfilename, as BGSAVE writes it) at once, without
+// repl-diskless-sync-delay, and sent as a file once written.
+//
 // The ACL user needs REPLCONF and SYNC (@admin); an error reply is a
 // ServerError.
-func (c *Conn) Snapshot(ctx context.Context) (*Payload, error) {
+func (c *Conn) Snapshot(ctx context.Context, onDisk bool) (*Payload, error) {
 	if err := c.Begin(ctx); err != nil {
 		return nil, err
 	}
-	c.Cmd("REPLCONF", "capa", "eof")
+	if !onDisk {
+		c.Cmd("REPLCONF", "capa", "eof")
+	}
 	c.Cmd("REPLCONF", "rdb-only", "1")
 	c.Take()
 	if err := c.Flush(); err != nil {
 		return nil, err
 	}
-	for i := range 2 {
+	replies := 2
+	if onDisk {
+		replies = 1
+	}
+	for i := range replies {
 		rp, err := c.Read()
 		if err != nil {
 			return nil, err
 		}
 		// rdb-only is Redis 7's; an older server refuses it and then
 		// streams its writes after the snapshot, which is not read.
-		if rp.Kind == '-' && i == 0 {
+		if rp.Kind == '-' && i == 0 && !onDisk {
 			return nil, ServerError(rp.Str)
 		}
 	}

@@ -130,7 +130,7 @@ func TestSnapshotPayload(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := replicaLink(t, tc.payload, tc.chunk, tc.diskless, []byte(tc.tail))
-			p, err := c.Snapshot(context.Background())
+			p, err := c.Snapshot(context.Background(), false)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -175,7 +175,7 @@ func TestSnapshotPayloadCut(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, err := c.Snapshot(context.Background())
+		p, err := c.Snapshot(context.Background(), false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -204,7 +204,7 @@ func FuzzSnapshotPayload(f *testing.F) {
 			t.Skip("the mark inside the payload ends it: a server draws a random mark")
 		}
 		c := replicaLink(t, payload, int(chunk), diskless, tail)
-		p, err := c.Snapshot(context.Background())
+		p, err := c.Snapshot(context.Background(), false)
 		if err != nil {
 			t.Fatal(err)
 		}

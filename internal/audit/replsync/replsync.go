@@ -25,6 +25,7 @@ import (
 	"net"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -69,6 +70,7 @@ type Fetch struct {
 	shards   map[string]string // node ID → its master's ID then (itself for a master)
 	moving   []int             // slots being migrated or imported then
 	diskless []bool
+	onDisk   []string // why a node was asked for its snapshot written to its disk first ("" it was not)
 	waits    []wait
 	started  time.Time // when Open began: the run includes the wait for the snapshots
 	// alone is the Cluster a node audited without Cluster belongs to:
@@ -119,6 +121,7 @@ func (f *Fetch) Open(ctx context.Context) ([]*snapshot.Input, error) {
 	}
 	ins := make([]*snapshot.Input, len(f.nodes))
 	f.diskless = make([]bool, len(f.nodes))
+	f.onDisk = make([]string, len(f.nodes))
 	f.waits = make([]wait, len(f.nodes))
 	errs := make([]error, len(f.nodes))
 	var wg sync.WaitGroup
@@ -130,27 +133,35 @@ func (f *Fetch) Open(ctx context.Context) ([]*snapshot.Input, error) {
 				return
 			}
 			w := &f.waits[i]
-			w.child = f.childAtWork(ctx, c, n.addr)
+			var persistence string
+			w.child, persistence = f.childAtWork(ctx, c, n.addr)
+			onDisk := f.diskFirst(ctx, c, persistence)
+			f.onDisk[i] = onDisk
 			asked := time.Now()
 			begun := make(chan struct{})
 			var told sync.WaitGroup
 			if w.child == "" && f.opts.Waiting != nil {
-				// No child to wait for, yet no snapshot: the diskless delay.
+				// No child to wait for, yet no snapshot: the diskless
+				// delay, or the save to disk.
 				told.Go(func() {
 					select {
 					case <-time.After(slowStart):
-						f.opts.Waiting(fmt.Sprintf("waiting for the server's snapshot: %s has not begun it after %s (%s)", n.addr, slowStart, waitsFor("")))
+						verb := "begun"
+						if onDisk != "" {
+							verb = "sent"
+						}
+						f.opts.Waiting(fmt.Sprintf("waiting for the server's snapshot: %s has not %s it after %s (%s)", n.addr, verb, slowStart, waitsFor("", onDisk != "")))
 					case <-begun:
 					}
 				})
 			}
-			p, err := c.Snapshot(ctx)
+			p, err := c.Snapshot(ctx, onDisk != "")
 			close(begun)
 			told.Wait() // Waiting is not called once Open has returned
 			if err != nil {
 				c.Close()
 				if ctx.Err() != nil {
-					err = fmt.Errorf("%s: stopped (%w) before the snapshot started; %s", n.addr, context.Cause(ctx), waitsFor(w.child))
+					err = fmt.Errorf("%s: stopped (%w) before the snapshot started; %s", n.addr, context.Cause(ctx), waitsFor(w.child, onDisk != ""))
 				}
 				errs[i] = syncError(n.addr, err)
 				return
@@ -178,12 +189,13 @@ func (f *Fetch) Open(ctx context.Context) ([]*snapshot.Input, error) {
 }
 
 // childAtWork reads what the node's child process is doing (INFO
-// persistence), and tells Waiting when its snapshot must wait for it. An
-// INFO that fails says nothing: the snapshot is asked for all the same.
-func (f *Fetch) childAtWork(ctx context.Context, c *resp.Conn, addr string) string {
+// persistence, returned too), and tells Waiting when its snapshot must
+// wait for it. An INFO that fails says nothing: the snapshot is asked for
+// all the same.
+func (f *Fetch) childAtWork(ctx context.Context, c *resp.Conn, addr string) (child, persistence string) {
 	text, err := c.Simple(ctx, "INFO", "persistence")
 	if err != nil {
-		return ""
+		return "", ""
 	}
 	kind, since := live.ChildAtWork(text)
 	if kind != "" && f.opts.Waiting != nil {
@@ -192,17 +204,89 @@ func (f *Fetch) childAtWork(ctx context.Context, c *resp.Conn, addr string) stri
 		}
 		f.opts.Waiting(fmt.Sprintf("waiting for the server's snapshot: %s is busy with %s%s; keyguard's starts when it ends", addr, kind, since))
 	}
-	return kind
+	return kind, text
 }
+
+// diskFirst decides how to ask a node for its snapshot, and returns why
+// it asks for it written to the server's disk first (resp.Conn.Snapshot's
+// onDisk), or "" to let the server choose (diskless where
+// repl-diskless-sync is on, the default). It reads the node's
+// configuration (CONFIG GET: a user without +config|get gets the
+// server's choice) and memory (INFO memory).
+func (f *Fetch) diskFirst(ctx context.Context, c *resp.Conn, persistence string) string {
+	var sc syncConfig
+	for _, p := range []struct {
+		name string
+		set  func(string)
+	}{
+		{"repl-diskless-sync", func(v string) { sc.diskless = v == "yes" }},
+		{"repl-diskless-sync-delay", func(v string) { sc.delay, _ = strconv.Atoi(v) }},
+		{"save", func(v string) { sc.saves = strings.TrimSpace(v) != "" }},
+	} {
+		v, err := c.ConfigGet(ctx, p.name)
+		if err != nil {
+			return ""
+		}
+		p.set(v)
+	}
+	if v, err := c.ConfigGet(ctx, "repl-diskless-sync-max-replicas"); err == nil {
+		sc.maxReplicas, _ = strconv.Atoi(v) // Redis 7+; none before
+	}
+	sc.saveOK = live.InfoField(persistence, "rdb_last_bgsave_status") == "ok"
+	mem, err := c.Simple(ctx, "INFO", "memory")
+	if err != nil {
+		return ""
+	}
+	sc.usedMemory, _ = strconv.ParseInt(live.InfoField(mem, "used_memory"), 10, 64)
+	if !sc.diskFirst() {
+		return ""
+	}
+	return fmt.Sprintf("it saves snapshots to its disk anyway (save rules), where a diskless one waits repl-diskless-sync-delay (%d s) first", sc.delay)
+}
+
+// syncConfig is what decides how to ask a node for its snapshot.
+type syncConfig struct {
+	diskless    bool  // repl-diskless-sync yes: the server's own choice is a diskless transfer
+	delay       int   // repl-diskless-sync-delay: seconds it waits for more replicas before it forks
+	maxReplicas int   // repl-diskless-sync-max-replicas (Redis 7+): at 1 it forks for the first one at once
+	saves       bool  // save rules are set: the server writes snapshots to its disk on its own
+	saveOK      bool  // its last BGSAVE succeeded (INFO persistence rdb_last_bgsave_status)
+	usedMemory  int64 // INFO memory used_memory
+}
+
+// diskFirst reports whether a snapshot written to the server's disk
+// first comes sooner than the server's diskless one, and leaves the
+// server as its own configuration would. Diskless, the server first
+// waits delay seconds, then its child's snapshot is decoded as it is
+// written; written to disk first, it starts at once but is decoded only
+// once written, so it is sooner while decoding the whole takes less than
+// the delay: up to diskFirstRate bytes of used memory per second of delay
+// (a snapshot is smaller than the memory it holds). A server without save
+// rules is never asked: the file it would write is one it never writes,
+// and loads on its next start; nor one whose last save failed.
+func (sc syncConfig) diskFirst() bool {
+	return sc.diskless && sc.delay >= 1 && sc.maxReplicas != 1 && sc.saves && sc.saveOK &&
+		sc.usedMemory > 0 && sc.usedMemory <= int64(sc.delay)*diskFirstRate
+}
+
+// diskFirstRate is how many bytes of a server's used memory a second of
+// repl-diskless-sync-delay is worth: keyguard decodes a snapshot at ~300
+// MB/s on 2 cores (bench/RESULTS.md), and a snapshot is smaller than
+// the memory it holds (99 MB for 147 MiB in the audit benchmark's mix).
+const diskFirstRate = 256 << 20
 
 // slowStart is how long a snapshot may take to begin, with no child of
 // the server to wait for, before Waiting is told why.
 const slowStart = 2 * time.Second
 
-// waitsFor says what a snapshot that has not started waits for.
-func waitsFor(child string) string {
-	if child != "" {
+// waitsFor says what a snapshot that has not started waits for; onDisk:
+// it was asked for written to the server's disk first.
+func waitsFor(child string, onDisk bool) string {
+	switch {
+	case child != "":
 		return "the server was busy with " + child + ", and makes the snapshot only once it ends"
+	case onDisk:
+		return "the server writes the snapshot to its disk first, as BGSAVE does, and sends it once written"
 	}
 	return "a diskless server first waits repl-diskless-sync-delay (5 s by default), then makes the snapshot"
 }
@@ -424,9 +508,12 @@ func (f *Fetch) Finish(ctx context.Context, res *snapshot.Result) {
 			w += " of " + n.of
 		}
 		w += ")"
-		if f.diskless[i] {
+		switch {
+		case f.diskless[i]:
 			w += " diskless"
-		} else {
+		case i < len(f.onDisk) && f.onDisk[i] != "":
+			w += " written to its disk first at keyguard's request (" + f.onDisk[i] + ")"
+		default:
 			w += " written to its disk first"
 		}
 		// A wait is named when it is a share of the run worth knowing.

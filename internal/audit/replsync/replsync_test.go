@@ -724,3 +724,103 @@ func TestSnapshotOfRealFiles(t *testing.T) {
 	}
 	t.Logf("%d files loaded and audited from the server's snapshot", loaded)
 }
+
+// A server that saves snapshots to its disk on its own (save rules), on
+// Redis's defaults otherwise (diskless, repl-diskless-sync-delay 5), is
+// asked for its snapshot written to disk first: it forks at once instead
+// of waiting 5 s for more replicas, and the report says so. Without
+// save rules, or for a user who may not read the configuration, the
+// server's own choice stands (diskless, after the delay: 1 s here).
+func TestSnapshotDiskFirst(t *testing.T) {
+	reg := testRegistry(t)
+	ctx := context.Background()
+	s := redistest.Start(t, "save 3600 1", "repl-diskless-sync yes", "repl-diskless-sync-delay 5")
+	n := plant.Clean(t, s.Client(t), 2000)
+	saves := func() int64 {
+		v, _ := strconv.ParseInt(live.InfoField(s.Client(t).Info(ctx, "persistence").Val(), "rdb_saves"), 10, 64)
+		return v
+	}
+	before := saves()
+	var told []string
+	var mu sync.Mutex
+	res, err := audit(t, reg, Options{Target: target(s.Addr, false), Waiting: func(why string) {
+		mu.Lock()
+		defer mu.Unlock()
+		told = append(told, why)
+	}})
+	if err != nil || !res.Complete || res.Report.Summary.Keys != int64(n) {
+		t.Fatalf("%v %+v", err, res)
+	}
+	note := res.Report.Notes[0]
+	if !strings.Contains(note, s.Addr+" (master) written to its disk first at keyguard's request (it saves snapshots to its disk anyway (save rules), where a diskless one waits repl-diskless-sync-delay (5 s) first)") {
+		t.Errorf("first note %q; want the disk-first sync named", note)
+	}
+	if strings.Contains(note, "after 5s") || strings.Contains(note, "after 6s") || len(told) > 0 {
+		t.Errorf("the snapshot waited for the diskless delay: note %q, told %q", note, told)
+	}
+	if got := saves(); got != before+1 {
+		t.Errorf("rdb_saves %d → %d: want the one save to disk", before, got)
+	}
+
+	// No save rules: the file would be one the server never writes, and
+	// loads on its next start.
+	if err := s.Client(t).ConfigSet(ctx, "save", "").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Client(t).ConfigSet(ctx, "repl-diskless-sync-delay", "1").Err(); err != nil {
+		t.Fatal(err)
+	}
+	res, err = audit(t, reg, Options{Target: target(s.Addr, false)})
+	if err != nil || !res.Complete || res.Report.Summary.Keys != int64(n) {
+		t.Fatalf("without save rules: %v %+v", err, res)
+	}
+	if note := res.Report.Notes[0]; !strings.Contains(note, s.Addr+" (master) diskless") {
+		t.Errorf("without save rules, first note %q; want diskless", note)
+	}
+
+	// The documented snapshot user may not read the configuration.
+	if err := s.Client(t).ConfigSet(ctx, "save", "3600 1").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Client(t).Do(ctx, "ACL", "SETUSER", "keyguard-snapshot", "on", ">pw", "+info", "+replconf", "+sync", "+cluster|nodes").Err(); err != nil {
+		t.Fatal(err)
+	}
+	tg := target(s.Addr, false)
+	tg.Conn.Username, tg.Conn.Password = "keyguard-snapshot", "pw"
+	res, err = audit(t, reg, Options{Target: tg})
+	if err != nil || !res.Complete || res.Report.Summary.Keys != int64(n) {
+		t.Fatalf("a user without +config|get: %v %+v", err, res)
+	}
+	if note := res.Report.Notes[0]; !strings.Contains(note, s.Addr+" (master) diskless") {
+		t.Errorf("a user without +config|get, first note %q; want the server's choice, diskless", note)
+	}
+}
+
+// When a snapshot written to disk first comes sooner than the server's
+// diskless one, and leaves the server as its own configuration would.
+func TestDiskFirstRule(t *testing.T) {
+	defaults := syncConfig{diskless: true, delay: 5, saves: true, saveOK: true, usedMemory: 100 << 20}
+	for _, c := range []struct {
+		name string
+		edit func(*syncConfig)
+		want bool
+	}{
+		{"Redis's defaults", func(*syncConfig) {}, true},
+		{"repl-diskless-sync no: on disk anyway", func(s *syncConfig) { s.diskless = false }, false},
+		{"no delay: diskless starts at once and is decoded as written", func(s *syncConfig) { s.delay = 0 }, false},
+		{"forks for the first replica at once", func(s *syncConfig) { s.maxReplicas = 1 }, false},
+		{"waits for two replicas", func(s *syncConfig) { s.maxReplicas = 2 }, true},
+		{"no save rules: a file it never writes", func(s *syncConfig) { s.saves = false }, false},
+		{"its last save failed", func(s *syncConfig) { s.saveOK = false }, false},
+		{"memory unknown", func(s *syncConfig) { s.usedMemory = 0 }, false},
+		{"at the bound", func(s *syncConfig) { s.usedMemory = 5 * diskFirstRate }, true},
+		{"past it: decoding all after the save takes longer than the delay", func(s *syncConfig) { s.usedMemory = 5*diskFirstRate + 1 }, false},
+		{"a longer delay moves the bound", func(s *syncConfig) { s.delay, s.usedMemory = 20, 10*diskFirstRate }, true},
+	} {
+		sc := defaults
+		c.edit(&sc)
+		if got := sc.diskFirst(); got != c.want {
+			t.Errorf("%s: diskFirst %v, want %v", c.name, got, c.want)
+		}
+	}
+}
