@@ -87,6 +87,7 @@ never on a scrape. docs/serve.md has the metrics and alert rules.`)
 	var snap *dashboard.SnapshotOptions
 	if walk.snapshot {
 		nodes, read := walk.snapshotOptions(target)
+		nodes.Scheduled = true
 		snap = &dashboard.SnapshotOptions{Nodes: nodes, Read: read}
 	}
 	return dashboard.Serve(ctx, e.cli(), dashboard.ServeOptions{Conn: tgt, Target: target, Walk: walk.options(), Snapshot: snap, Listen: *listen,

@@ -51,6 +51,11 @@ type Options struct {
 	// snapshot (it sends a newline a second while it makes one); 0 is
 	// resp.DefaultTimeout.
 	Timeout time.Duration
+	// Scheduled: the audits run on a schedule (keyguard serve), where
+	// repl-diskless-sync-delay costs nothing and a save to disk at each
+	// one would: a node is never asked for its snapshot written to disk
+	// first (diskFirst), the server sends what its configuration chooses.
+	Scheduled bool
 	// Waiting, when set, is told when a node's snapshot must wait for
 	// the child process the server already runs (a save, another
 	// replica's sync, an AOF rewrite: it forks one at a time), or has not
@@ -214,6 +219,9 @@ func (f *Fetch) childAtWork(ctx context.Context, c *resp.Conn, addr string) (chi
 // configuration (CONFIG GET: a user without +config|get gets the
 // server's choice) and memory (INFO memory).
 func (f *Fetch) diskFirst(ctx context.Context, c *resp.Conn, persistence string) string {
+	if f.opts.Scheduled {
+		return ""
+	}
 	var sc syncConfig
 	for _, p := range []struct {
 		name string

@@ -730,7 +730,8 @@ func TestSnapshotOfRealFiles(t *testing.T) {
 // asked for its snapshot written to disk first: it forks at once instead
 // of waiting 5 s for more replicas, and the report says so. Without
 // save rules, or for a user who may not read the configuration, the
-// server's own choice stands (diskless, after the delay: 1 s here).
+// server's own choice stands (diskless, after the delay: 1 s here), as
+// it does for audits on a schedule.
 func TestSnapshotDiskFirst(t *testing.T) {
 	reg := testRegistry(t)
 	ctx := context.Background()
@@ -762,12 +763,22 @@ func TestSnapshotDiskFirst(t *testing.T) {
 		t.Errorf("rdb_saves %d → %d: want the one save to disk", before, got)
 	}
 
+	// Audits on a schedule (keyguard serve) leave the server its choice:
+	// the delay costs them nothing, a save to disk each time would.
+	if err := s.Client(t).ConfigSet(ctx, "repl-diskless-sync-delay", "1").Err(); err != nil {
+		t.Fatal(err)
+	}
+	res, err = audit(t, reg, Options{Target: target(s.Addr, false), Scheduled: true})
+	if err != nil || !res.Complete || res.Report.Summary.Keys != int64(n) {
+		t.Fatalf("scheduled: %v %+v", err, res)
+	}
+	if note := res.Report.Notes[0]; !strings.Contains(note, s.Addr+" (master) diskless") {
+		t.Errorf("scheduled, first note %q; want the server's choice, diskless", note)
+	}
+
 	// No save rules: the file would be one the server never writes, and
 	// loads on its next start.
 	if err := s.Client(t).ConfigSet(ctx, "save", "").Err(); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Client(t).ConfigSet(ctx, "repl-diskless-sync-delay", "1").Err(); err != nil {
 		t.Fatal(err)
 	}
 	res, err = audit(t, reg, Options{Target: target(s.Addr, false)})
