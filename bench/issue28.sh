@@ -41,9 +41,10 @@
 #   … -delay0            the same with repl-diskless-sync-delay 0
 #   … -disk              the same with repl-diskless-sync no (the server
 #                        writes its snapshot file first)
-#   … -saves             server defaults with Redis's default save rules:
-#                        keyguard asks for the snapshot written to disk
-#                        first (no repl-diskless-sync-delay wait)
+#   … -saves             server defaults with Redis's default save rules
+#                        (and a save to disk done): keyguard asks for the
+#                        snapshot written to disk first (no
+#                        repl-diskless-sync-delay wait)
 #   audit --cluster --snapshot (-delay0)
 #   hotkeys --snapshot   keyguard hotkeys --snapshot (LFU counters from the
 #                        snapshot), server defaults; -delay0 with
@@ -199,6 +200,8 @@ if [ "${SNAPSHOT:-1}" != 0 ]; then
 		timed audit-snapshot-disk "$sp" "${kgsnap[@]}"
 		redis-cli -p "$sp" config set repl-diskless-sync yes >/dev/null
 		redis-cli -p "$sp" config set repl-diskless-sync-delay 5 >/dev/null
+		# Redis's default save rules; the -disk row's save showed that its
+		# saves to disk work, which keyguard asks before it asks for one
 		redis-cli -p "$sp" config set save "3600 1 300 100 60 10000" >/dev/null
 		timed audit-snapshot-saves "$sp" "${kgsnap[@]}"
 		redis-cli -p "$sp" config set save "" >/dev/null

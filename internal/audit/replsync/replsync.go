@@ -240,7 +240,8 @@ func (f *Fetch) diskFirst(ctx context.Context, c *resp.Conn, persistence string)
 	if v, err := c.ConfigGet(ctx, "repl-diskless-sync-max-replicas"); err == nil {
 		sc.maxReplicas, _ = strconv.Atoi(v) // Redis 7+; none before
 	}
-	sc.saveOK = live.InfoField(persistence, "rdb_last_bgsave_status") == "ok"
+	last, err := strconv.Atoi(live.InfoField(persistence, "rdb_last_bgsave_time_sec"))
+	sc.savesWork = err == nil && last >= 0 && live.InfoField(persistence, "rdb_last_bgsave_status") == "ok"
 	mem, err := c.Simple(ctx, "INFO", "memory")
 	if err != nil {
 		return ""
@@ -258,7 +259,7 @@ type syncConfig struct {
 	delay       int   // repl-diskless-sync-delay: seconds it waits for more replicas before it forks
 	maxReplicas int   // repl-diskless-sync-max-replicas (Redis 7+): at 1 it forks for the first one at once
 	saves       bool  // save rules are set: the server writes snapshots to its disk on its own
-	saveOK      bool  // its last BGSAVE succeeded (INFO persistence rdb_last_bgsave_status)
+	savesWork   bool  // a save to disk finished since it started, and the last one succeeded (INFO persistence)
 	usedMemory  int64 // INFO memory used_memory
 }
 
@@ -271,9 +272,13 @@ type syncConfig struct {
 // the delay: up to diskFirstRate bytes of used memory per second of delay
 // (a snapshot is smaller than the memory it holds). A server without save
 // rules is never asked: the file it would write is one it never writes,
-// and loads on its next start; nor one whose last save failed.
+// and loads on its next start. Nor is one whose saves to disk are not
+// known to work: a save that fails (its fork refused, its disk full)
+// makes a server with save rules and stop-writes-on-bgsave-error (the
+// default) refuse writes until one succeeds, which a diskless snapshot
+// that fails does not.
 func (sc syncConfig) diskFirst() bool {
-	return sc.diskless && sc.delay >= 1 && sc.maxReplicas != 1 && sc.saves && sc.saveOK &&
+	return sc.diskless && sc.delay >= 1 && sc.maxReplicas != 1 && sc.saves && sc.savesWork &&
 		sc.usedMemory > 0 && sc.usedMemory <= int64(sc.delay)*diskFirstRate
 }
 
