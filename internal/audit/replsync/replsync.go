@@ -250,7 +250,7 @@ func (f *Fetch) diskFirst(ctx context.Context, c *resp.Conn, persistence string)
 	if !sc.diskFirst() {
 		return ""
 	}
-	return fmt.Sprintf("it saves snapshots to its disk anyway (save rules), where a diskless one waits repl-diskless-sync-delay (%d s) first", sc.delay)
+	return fmt.Sprintf("its save rules write that file anyway, and a diskless one waits repl-diskless-sync-delay (%d s) first", sc.delay)
 }
 
 // syncConfig is what decides how to ask a node for its snapshot.
@@ -525,7 +525,7 @@ func (f *Fetch) Finish(ctx context.Context, res *snapshot.Result) {
 		case f.diskless[i]:
 			w += " diskless"
 		case i < len(f.onDisk) && f.onDisk[i] != "":
-			w += " written to its disk first at keyguard's request (" + f.onDisk[i] + ")"
+			w += " written to its disk first, as keyguard asked: " + f.onDisk[i]
 		default:
 			w += " written to its disk first"
 		}
@@ -544,7 +544,7 @@ func (f *Fetch) Finish(ctx context.Context, res *snapshot.Result) {
 		}
 		how = append(how, w)
 	}
-	notes := []string{"read from the snapshot each node sent over the replication link (SYNC, as a new replica's first sync): one fork per node and no command per key; memory is the snapshot's model of each key, not MEMORY USAGE; " + strings.Join(how, ", ")}
+	notes := []string{"read from the snapshot each node sent over the replication link (SYNC, as a new replica's first sync): one fork per node and no command per key; memory is the snapshot's model of each key, not MEMORY USAGE; " + strings.Join(how, "; ")}
 	rep.Notes = append(notes, rep.Notes...)
 	cov := rep.Coverage
 	if cov == nil {

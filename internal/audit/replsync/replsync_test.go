@@ -775,7 +775,7 @@ func TestSnapshotDiskFirst(t *testing.T) {
 		t.Fatalf("%v %+v", err, res)
 	}
 	note := res.Report.Notes[0]
-	if !strings.Contains(note, s.Addr+" (master) written to its disk first at keyguard's request (it saves snapshots to its disk anyway (save rules), where a diskless one waits repl-diskless-sync-delay (5 s) first)") {
+	if !strings.Contains(note, s.Addr+" (master) written to its disk first, as keyguard asked: its save rules write that file anyway, and a diskless one waits repl-diskless-sync-delay (5 s) first") {
 		t.Errorf("first note %q; want the disk-first sync named", note)
 	}
 	if strings.Contains(note, "after 5s") || strings.Contains(note, "after 6s") || len(told) > 0 {
