@@ -151,3 +151,41 @@ func tlsServer(t *testing.T) ([]byte, string) {
 	})
 	return certPEM, "127.0.0.1:" + strconv.Itoa(ports[0])
 }
+
+// ConfigGets reads several parameters in one round trip on a real
+// server: one it does not have is left out, a user not allowed CONFIG GET
+// gets the refusal, and the connection is in step after either.
+func TestConfigGets(t *testing.T) {
+	srv := redistest.Start(t, "repl-diskless-sync-delay 3", `save "3600 1"`)
+	ctx := context.Background()
+	c, err := Dial(ctx, Config{}, srv.Addr, Session{Name: "resp-test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	v, err := c.ConfigGets(ctx, "repl-diskless-sync-delay", "no-such-parameter", "save")
+	if err != nil || len(v) != 2 || v["repl-diskless-sync-delay"] != "3" || v["save"] != "3600 1" {
+		t.Fatalf("ConfigGets: %q %v", v, err)
+	}
+	if _, err := c.ConfigGet(ctx, "no-such-parameter"); err == nil || !strings.Contains(err.Error(), "no-such-parameter") {
+		t.Errorf("ConfigGet of a parameter the server does not have: %v", err)
+	}
+	if got, err := c.Simple(ctx, "PING"); err != nil || got != "PONG" {
+		t.Fatalf("after: %q %v", got, err)
+	}
+	if err := srv.Client(t).Do(ctx, "ACL", "SETUSER", "snap", "on", ">pw", "+ping").Err(); err != nil {
+		t.Fatal(err)
+	}
+	u, err := Dial(ctx, Config{Username: "snap", Password: "pw"}, srv.Addr, Session{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer u.Close()
+	var se ServerError
+	if _, err := u.ConfigGets(ctx, "save", "repl-diskless-sync"); !errors.As(err, &se) || se.Code() != "NOPERM" {
+		t.Errorf("a user without +config|get: %v", err)
+	}
+	if got, err := u.Simple(ctx, "PING"); err != nil || got != "PONG" {
+		t.Fatalf("after the refusal: %q %v", got, err)
+	}
+}

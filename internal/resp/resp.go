@@ -376,31 +376,63 @@ func (c *Conn) Simple(ctx context.Context, args ...string) (string, error) {
 // ConfigGet reads one CONFIG GET parameter; a parameter the server does
 // not have is an error that names it, a refusal a ServerError.
 func (c *Conn) ConfigGet(ctx context.Context, name string) (string, error) {
-	if err := c.Begin(ctx); err != nil {
+	v, err := c.ConfigGets(ctx, name)
+	if err != nil {
 		return "", err
 	}
-	c.Cmd("CONFIG", "GET", name)
-	c.Take()
-	if err := c.Flush(); err != nil {
-		return "", err
-	}
-	rp, err := c.Read()
-	switch {
-	case err != nil:
-		return "", err
-	case rp.Kind == '-':
-		return "", ServerError(rp.Str)
-	case rp.Kind != '*' || rp.N != 2:
-		if err := c.Skip(rp); err != nil {
-			return "", err
-		}
+	got, ok := v[name]
+	if !ok {
 		return "", fmt.Errorf("no %s", name)
 	}
-	if _, err := c.Read(); err != nil {
-		return "", err
+	return got, nil
+}
+
+// ConfigGets reads CONFIG GET parameters in one round trip: the values of
+// those the server has (one it does not have is left out, as an older
+// server leaves out a newer parameter). A refusal of any is a
+// ServerError, returned once every reply is read.
+func (c *Conn) ConfigGets(ctx context.Context, names ...string) (map[string]string, error) {
+	if err := c.Begin(ctx); err != nil {
+		return nil, err
 	}
-	v, err := c.Read()
-	return string(v.Str), err
+	for _, n := range names {
+		c.Cmd("CONFIG", "GET", n)
+	}
+	c.Take()
+	if err := c.Flush(); err != nil {
+		return nil, err
+	}
+	vals := map[string]string{}
+	var refused error
+	for _, n := range names {
+		rp, err := c.Read()
+		switch {
+		case err != nil:
+			return nil, err
+		case rp.Kind == '-':
+			if refused == nil {
+				refused = ServerError(rp.Str)
+			}
+			continue
+		case rp.Kind != '*' || rp.N != 2:
+			if err := c.Skip(rp); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if _, err := c.Read(); err != nil {
+			return nil, err
+		}
+		v, err := c.Read()
+		if err != nil {
+			return nil, err
+		}
+		vals[n] = string(v.Str)
+	}
+	if refused != nil {
+		return nil, refused
+	}
+	return vals, nil
 }
 
 // Reply is one RESP2 reply. For '*' N is the number of elements, read

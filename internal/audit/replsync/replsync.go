@@ -216,29 +216,24 @@ func (f *Fetch) childAtWork(ctx context.Context, c *resp.Conn, addr string) (chi
 // it asks for it written to the server's disk first (resp.Conn.Snapshot's
 // onDisk), or "" to let the server choose (diskless where
 // repl-diskless-sync is on, the default). It reads the node's
-// configuration (CONFIG GET: a user without +config|get gets the
-// server's choice) and memory (INFO memory).
+// configuration (CONFIG GET, one round trip: a user without +config|get
+// gets the server's choice) and, when that leaves the answer open, its
+// memory (INFO memory).
 func (f *Fetch) diskFirst(ctx context.Context, c *resp.Conn, persistence string) string {
 	if f.opts.Scheduled {
 		return ""
 	}
-	var sc syncConfig
-	for _, p := range []struct {
-		name string
-		set  func(string)
-	}{
-		{"repl-diskless-sync", func(v string) { sc.diskless = v == "yes" }},
-		{"repl-diskless-sync-delay", func(v string) { sc.delay, _ = strconv.Atoi(v) }},
-		{"save", func(v string) { sc.saves = strings.TrimSpace(v) != "" }},
-	} {
-		v, err := c.ConfigGet(ctx, p.name)
-		if err != nil {
-			return ""
-		}
-		p.set(v)
+	cfg, err := c.ConfigGets(ctx, "repl-diskless-sync", "repl-diskless-sync-delay", "save", "repl-diskless-sync-max-replicas")
+	if err != nil {
+		return ""
 	}
-	if v, err := c.ConfigGet(ctx, "repl-diskless-sync-max-replicas"); err == nil {
-		sc.maxReplicas, _ = strconv.Atoi(v) // Redis 7+; none before
+	var sc syncConfig
+	sc.diskless = cfg["repl-diskless-sync"] == "yes"
+	sc.delay, _ = strconv.Atoi(cfg["repl-diskless-sync-delay"])
+	sc.saves = strings.TrimSpace(cfg["save"]) != ""
+	sc.maxReplicas, _ = strconv.Atoi(cfg["repl-diskless-sync-max-replicas"]) // Redis 7+; 0 before
+	if !sc.diskless || sc.delay < 1 || !sc.saves {
+		return "" // the rest cannot change the answer
 	}
 	last, err := strconv.Atoi(live.InfoField(persistence, "rdb_last_bgsave_time_sec"))
 	sc.savesWork = err == nil && last >= 0 && live.InfoField(persistence, "rdb_last_bgsave_status") == "ok"
