@@ -55,10 +55,7 @@ func SnapshotLFU(ctx context.Context, rdb redis.UniversalClient, reg *registry.R
 	res := &LFUResult{Floor: opts.Floor, From: LFUFromSnapshot}
 	if lfu == 0 {
 		// No counters anywhere: no fork for nothing.
-		for _, n := range nodes {
-			res.Nodes = append(res.Nodes, *n)
-		}
-		slices.SortFunc(res.Nodes, func(a, b LFUNode) int { return strings.Compare(a.Addr, b.Addr) })
+		res.Nodes = byAddr(nodes)
 		return res, nil
 	}
 	if reg == nil {
@@ -105,9 +102,8 @@ func SnapshotLFU(ctx context.Context, rdb redis.UniversalClient, reg *registry.R
 		if n.Skipped != "" {
 			n.Whole, n.Sampled = false, 0
 		}
-		res.Nodes = append(res.Nodes, *n)
 	}
-	slices.SortFunc(res.Nodes, func(a, b LFUNode) int { return strings.Compare(a.Addr, b.Addr) })
+	res.Nodes = byAddr(nodes)
 	if rep.State != nil {
 		for _, h := range rep.State.Hot {
 			if n := nodes[h.Node]; n != nil && n.Skipped != "" {
@@ -158,4 +154,14 @@ func infoPolicy(ctx context.Context, cfg resp.Config, addr string) (string, erro
 		return "", fmt.Errorf("%s: INFO memory: %w", addr, err)
 	}
 	return live.InfoField(text, "maxmemory_policy"), nil
+}
+
+// byAddr lists nodes in the order of their addresses.
+func byAddr(nodes map[string]*LFUNode) []LFUNode {
+	list := make([]LFUNode, 0, len(nodes))
+	for _, n := range nodes {
+		list = append(list, *n)
+	}
+	slices.SortFunc(list, func(a, b LFUNode) int { return strings.Compare(a.Addr, b.Addr) })
+	return list
 }

@@ -138,9 +138,9 @@ func (f *Fetch) Open(ctx context.Context) ([]*snapshot.Input, error) {
 				return
 			}
 			w := &f.waits[i]
-			var persistence string
-			w.child, persistence = f.childAtWork(ctx, c, n.addr)
-			onDisk := f.diskFirst(ctx, c, persistence)
+			var info string
+			w.child, info = f.childAtWork(ctx, c, n.addr)
+			onDisk := f.diskFirst(ctx, c, info)
 			f.onDisk[i] = onDisk
 			asked := time.Now()
 			begun := make(chan struct{})
@@ -193,12 +193,12 @@ func (f *Fetch) Open(ctx context.Context) ([]*snapshot.Input, error) {
 	return ins, nil
 }
 
-// childAtWork reads what the node's child process is doing (INFO
-// persistence, returned too), and tells Waiting when its snapshot must
-// wait for it. An INFO that fails says nothing: the snapshot is asked for
-// all the same.
-func (f *Fetch) childAtWork(ctx context.Context, c *resp.Conn, addr string) (child, persistence string) {
-	text, err := c.Simple(ctx, "INFO", "persistence")
+// childAtWork reads what the node's child process is doing (INFO, its
+// default sections, returned too: diskFirst reads them), and tells
+// Waiting when its snapshot must wait for it. An INFO that fails says
+// nothing: the snapshot is asked for all the same.
+func (f *Fetch) childAtWork(ctx context.Context, c *resp.Conn, addr string) (child, info string) {
+	text, err := c.Simple(ctx, "INFO")
 	if err != nil {
 		return "", ""
 	}
@@ -217,9 +217,9 @@ func (f *Fetch) childAtWork(ctx context.Context, c *resp.Conn, addr string) (chi
 // onDisk), or "" to let the server choose (diskless where
 // repl-diskless-sync is on, the default). It reads the node's
 // configuration (CONFIG GET, one round trip: a user without +config|get
-// gets the server's choice) and, when that leaves the answer open, its
-// memory (INFO memory).
-func (f *Fetch) diskFirst(ctx context.Context, c *resp.Conn, persistence string) string {
+// gets the server's choice); info is the node's INFO, for its saves and
+// memory.
+func (f *Fetch) diskFirst(ctx context.Context, c *resp.Conn, info string) string {
 	if f.opts.Scheduled {
 		return ""
 	}
@@ -232,16 +232,9 @@ func (f *Fetch) diskFirst(ctx context.Context, c *resp.Conn, persistence string)
 	sc.delay, _ = strconv.Atoi(cfg["repl-diskless-sync-delay"])
 	sc.saves = strings.TrimSpace(cfg["save"]) != ""
 	sc.maxReplicas, _ = strconv.Atoi(cfg["repl-diskless-sync-max-replicas"]) // Redis 7+; 0 before
-	if !sc.diskless || sc.delay < 1 || !sc.saves {
-		return "" // the rest cannot change the answer
-	}
-	last, err := strconv.Atoi(live.InfoField(persistence, "rdb_last_bgsave_time_sec"))
-	sc.savesWork = err == nil && last >= 0 && live.InfoField(persistence, "rdb_last_bgsave_status") == "ok"
-	mem, err := c.Simple(ctx, "INFO", "memory")
-	if err != nil {
-		return ""
-	}
-	sc.usedMemory, _ = strconv.ParseInt(live.InfoField(mem, "used_memory"), 10, 64)
+	last, err := strconv.Atoi(live.InfoField(info, "rdb_last_bgsave_time_sec"))
+	sc.savesWork = err == nil && last >= 0 && live.InfoField(info, "rdb_last_bgsave_status") == "ok"
+	sc.usedMemory, _ = strconv.ParseInt(live.InfoField(info, "used_memory"), 10, 64)
 	if !sc.diskFirst() {
 		return ""
 	}
