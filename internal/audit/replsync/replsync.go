@@ -328,7 +328,7 @@ func syncError(addr string, err error) error {
 }
 
 // saveHint is what to do when a server could not make a snapshot.
-const saveHint = "its log says why (a fork refused for want of memory, see vm.overcommit_memory; with repl-diskless-sync no, a snapshot file it could not write in its dir); fix that and try again, or run without --snapshot"
+const saveHint = "its log says why (a fork refused for want of memory, see vm.overcommit_memory; a snapshot file it could not write in its dir, where it writes one first); fix that and try again, or run without --snapshot"
 
 // planServer asks the server, or with Replicas its first online replica.
 func (f *Fetch) planServer(ctx context.Context) error {
