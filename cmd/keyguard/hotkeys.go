@@ -65,7 +65,9 @@ func runHotkeys(ctx context.Context, e *env, args []string) error {
 	case *monLines <= 0 || *monBytes <= 0 || *monLine <= 0:
 		return cli.Usagef("--monitor-lines, --monitor-bytes and --monitor-line-bytes must be positive")
 	}
-	reg, err := fs.LoadRegistry()
+	// As the audit: without a registry, the keys are grouped by the
+	// families inferred from their names.
+	reg, noReg, err := fs.LoadRegistryOrNone(e.cli())
 	if err != nil {
 		return err
 	}
@@ -80,7 +82,7 @@ func runHotkeys(ctx context.Context, e *env, args []string) error {
 		target.Opts.DB, target.DBSet = *db, true
 	}
 	return hotkeys.Run(ctx, e.cli(), hotkeys.RunOptions{Registry: reg, Target: target, Report: hotkeys.ReportOptions{Target: target.Display,
-		Window: *window, MinRate: *minRate, MinFreq: *minFreq, Top: *top}, NoLFU: *noLFU, LFU: hotkeys.LFUOptions{Sample: *sample, Rate: *rate, Match: *match}, Snapshot: *snap,
+		Window: *window, MinRate: *minRate, MinFreq: *minFreq, Top: *top, NoRegistry: noReg}, NoLFU: *noLFU, LFU: hotkeys.LFUOptions{Sample: *sample, Rate: *rate, Match: *match}, Snapshot: *snap,
 		Monitor: hotkeys.MonitorOptions{Duration: *monitor, MaxLines: *monLines, MaxBytes: *monBytes, MaxLineBytes: *monLine},
 		Format:  fs.Opts.Format, Out: fs.Opts.Out, Threshold: fs.Threshold()})
 }

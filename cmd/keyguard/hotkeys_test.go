@@ -376,3 +376,46 @@ func TestHotkeysEveryDatabase(t *testing.T) {
 		}
 	}
 }
+
+// TestHotkeysWithoutRegistry: as the audit, hotkeys runs without a
+// registry (none given, no keyguard.yaml here): the hot key is listed
+// under its inferred family, and the report says there is no registry.
+// A --registry that does not exist is still an error.
+func TestHotkeysWithoutRegistry(t *testing.T) {
+	ctx := context.Background()
+	srv := redistest.Start(t, "maxmemory-policy allkeys-lfu")
+	c := srv.Client(t)
+	for i := range 200 {
+		c.Set(ctx, fmt.Sprintf("legacy:cart:%d", 1000+i), "x", 0)
+	}
+	for range 3000 {
+		c.Get(ctx, "legacy:cart:1042")
+	}
+	t.Chdir(t.TempDir())
+	code, out, errOut := runCLI(t, "", "hotkeys", "--redis", srv.URL(), "--min-freq", "20")
+	if code != 0 {
+		t.Fatalf("hotkeys without a registry: exit %d\n%s%s", code, out, errOut)
+	}
+	for _, want := range []string{"registry: none", "200 keys read (every key)", "legacy:cart:1042  (family legacy:cart:{id:int})",
+		"warning hot-key legacy:cart:1042: hot key: LFU counter", `- key: "legacy:cart:{id:int}" with hot:`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("text lacks %q:\n%s", want, out)
+		}
+	}
+	code, out, errOut = runCLI(t, "", "hotkeys", "--redis", srv.URL(), "--min-freq", "20", "--format", "json", "--fail-on", "never")
+	var rep struct {
+		NoRegistry bool `json:"no_registry"`
+		Keys       []struct {
+			Key, Template, Family string
+		} `json:"keys"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); code != 0 || err != nil {
+		t.Fatalf("json: exit %d, %v\n%s%s", code, err, out, errOut)
+	}
+	if !rep.NoRegistry || len(rep.Keys) == 0 || rep.Keys[0].Key != "legacy:cart:1042" || rep.Keys[0].Family != "legacy:cart:{id:int}" {
+		t.Errorf("json: %+v", rep)
+	}
+	if code, _, errOut := runCLI(t, "", "hotkeys", "--redis", srv.URL(), "--registry", "missing.yaml"); code != 2 || !strings.Contains(errOut, "missing.yaml") {
+		t.Errorf("a missing --registry: exit %d %s", code, errOut)
+	}
+}

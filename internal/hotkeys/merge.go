@@ -14,6 +14,7 @@ import (
 	"github.com/keyguard/keyguard/internal/jsonout"
 
 	"github.com/keyguard/keyguard/finding"
+	"github.com/keyguard/keyguard/naming"
 	"github.com/keyguard/keyguard/registry"
 )
 
@@ -41,6 +42,10 @@ type ReportOptions struct {
 	// DB is the database the SDK reports were read from: the services
 	// write them beside their keys, so their keys are counted there.
 	DB int
+	// NoRegistry: the run was given no registry (none found): every key
+	// is of an inferred family, which the report does not call
+	// unregistered.
+	NoRegistry bool
 }
 
 // Report is the hot keys of a server merged from every source: the SDK
@@ -57,6 +62,9 @@ type Report struct {
 	Keys        []KeyHeat         `json:"keys"`
 	Templates   []TemplateHeat    `json:"templates"`
 	Findings    []finding.Finding `json:"findings"`
+	// NoRegistry: no registry was given or found, so every key is of the
+	// family inferred from its name (as the audit groups such keys).
+	NoRegistry bool `json:"no_registry,omitempty"`
 }
 
 // SDKSource summarises the SDK reports read.
@@ -73,8 +81,12 @@ type KeyHeat struct {
 	// one other than 0), as in an audit report; nil otherwise.
 	DB       *int   `json:"db,omitempty"`
 	Template string `json:"template"`
-	Owner    string `json:"owner,omitempty"`
-	Region   string `json:"region,omitempty"`
+	// Family is, for a key matching no template, the family inferred
+	// from its name: the name the audit groups such keys by and
+	// keyguard init --from-audit declares them as.
+	Family string `json:"family,omitempty"`
+	Owner  string `json:"owner,omitempty"`
+	Region string `json:"region,omitempty"`
 	// Hot is the template's hot: protection, nil when it declares none.
 	Hot *HotPolicy `json:"hot,omitempty"`
 	// Rate is operations per second summed over the SDK reports, seen by
@@ -97,9 +109,11 @@ type HotPolicy struct {
 }
 
 // TemplateHeat is the heat of one template, and of its regions when the
-// template has a {name:region} placeholder.
+// template has a {name:region} placeholder. The keys matching no template
+// are one TemplateHeat per inferred family (Template "unregistered").
 type TemplateHeat struct {
 	Template    string       `json:"template"`
+	Family      string       `json:"family,omitempty"`
 	Owner       string       `json:"owner,omitempty"`
 	Hot         *HotPolicy   `json:"hot,omitempty"`
 	Keys        int          `json:"keys"`
@@ -135,7 +149,8 @@ func BuildReport(reg *registry.Registry, reps []hotkey.InstanceReport, lfu *LFUR
 	}
 	r := &Report{Target: opts.Target, GeneratedAt: time.Now().UTC(), Window: registry.FormatTTL(opts.Window),
 		MinRate: opts.MinRate, MinFreq: opts.MinFreq, LFU: lfu, Monitor: mon,
-		SDK: SDKSource{Instances: len(reps), Services: []string{}}, Keys: []KeyHeat{}, Templates: []TemplateHeat{}, Findings: []finding.Finding{}}
+		SDK: SDKSource{Instances: len(reps), Services: []string{}}, Keys: []KeyHeat{}, Templates: []TemplateHeat{}, Findings: []finding.Finding{},
+		NoRegistry: opts.NoRegistry}
 	keys, services := mergeEvidence(reg, reps, lfu, mon, opts.DB)
 	r.SDK.Services = append(r.SDK.Services, services...)
 	multi := lfu.multiDB()
@@ -206,7 +221,9 @@ func mergeEvidence(reg *registry.Registry, reps []hotkey.InstanceReport, lfu *LF
 			return k
 		}
 		k := &KeyHeat{Key: key, Template: hotkey.TemplateUnregistered, Region: region, Freq: -1}
-		if e != nil {
+		if e == nil {
+			k.Family = naming.Infer(key, reg.Separator)
+		} else {
 			k.Template, k.Owner = e.Template.String(), e.Owner
 			if e.Hot != nil {
 				k.Hot = &HotPolicy{Replicas: e.Hot.Replicas}
@@ -280,10 +297,17 @@ func hotFinding(k *KeyHeat, opts ReportOptions) finding.Finding {
 	}
 	f := finding.Finding{Rule: finding.HotKey, Key: k.Key, Owner: k.Owner, Message: "hot key" + dbText(k.DB) + ": " + strings.Join(ev, "; ")}
 	switch {
+	case k.Template == hotkey.TemplateUnregistered && opts.NoRegistry:
+		// As the audit without a registry: the family, not "unregistered".
+		f.Template = k.Family
+		f.Severity = finding.Warning
+		f.Message += "; no registry, so no hot: protection is declared"
+		f.Hint = fmt.Sprintf("declare its family in a registry (keyguard init writes one): - key: %q with hot: {replicas: N, local_ttl: 5s} (docs/hotkeys.md)", k.Family)
 	case k.Template == hotkey.TemplateUnregistered:
+		f.Template = k.Family
 		f.Severity = finding.Warning
 		f.Message += "; the key matches no template"
-		f.Hint = "register its template with hot: {replicas: N, local_ttl: 5s} (docs/hotkeys.md)"
+		f.Hint = fmt.Sprintf("declare it: - key: %q with hot: {replicas: N, local_ttl: 5s} (docs/hotkeys.md)", k.Family)
 	case k.Hot == nil:
 		f.Template = k.Template
 		f.Severity = finding.Warning
@@ -314,15 +338,17 @@ func (h *HotPolicy) String() string {
 // templateHeat groups keys per template (hottest template first) and per
 // region.
 func templateHeat(keys []*KeyHeat) []TemplateHeat {
-	at := map[string]int{}
+	type group struct{ template, family string }
+	at := map[group]int{}
 	var ts []TemplateHeat
-	regions := map[string]map[string]*RegionHeat{}
+	regions := map[int]map[string]*RegionHeat{}
 	for _, k := range keys {
-		i, ok := at[k.Template]
+		g := group{k.Template, k.Family}
+		i, ok := at[g]
 		if !ok {
 			i = len(ts)
-			at[k.Template] = i
-			ts = append(ts, TemplateHeat{Template: k.Template, Owner: k.Owner, Hot: k.Hot})
+			at[g] = i
+			ts = append(ts, TemplateHeat{Template: k.Template, Family: k.Family, Owner: k.Owner, Hot: k.Hot})
 		}
 		t := &ts[i]
 		t.Keys++
@@ -335,13 +361,13 @@ func templateHeat(keys []*KeyHeat) []TemplateHeat {
 		if k.Region == "" {
 			continue
 		}
-		if regions[k.Template] == nil {
-			regions[k.Template] = map[string]*RegionHeat{}
+		if regions[i] == nil {
+			regions[i] = map[string]*RegionHeat{}
 		}
-		rh := regions[k.Template][k.Region]
+		rh := regions[i][k.Region]
 		if rh == nil {
 			rh = &RegionHeat{Region: k.Region}
-			regions[k.Template][k.Region] = rh
+			regions[i][k.Region] = rh
 		}
 		rh.Keys++
 		rh.Rate += k.Rate
@@ -351,7 +377,7 @@ func templateHeat(keys []*KeyHeat) []TemplateHeat {
 		}
 	}
 	for i := range ts {
-		for _, rh := range regions[ts[i].Template] {
+		for _, rh := range regions[i] {
 			ts[i].Regions = append(ts[i].Regions, *rh)
 		}
 		slices.SortFunc(ts[i].Regions, func(a, b RegionHeat) int {
@@ -389,7 +415,11 @@ func (r *Report) WriteText(w io.Writer) error {
 	if len(r.Keys) == 0 {
 		ew.printf("\nNo key was reported or sampled.\n")
 	} else {
-		ew.printf("\n  %10s %10s %5s  %s\n", "sdk ops/s", "monitor/s", "lfu", "key  (template, owner)")
+		head := "key  (template, owner)"
+		if r.NoRegistry {
+			head = "key  (family)"
+		}
+		ew.printf("\n  %10s %10s %5s  %s\n", "sdk ops/s", "monitor/s", "lfu", head)
 		for _, k := range r.Keys {
 			mark := " "
 			if k.IsHot {
@@ -403,7 +433,7 @@ func (r *Report) WriteText(w io.Writer) error {
 			if r.Monitor != nil {
 				mon = fmtRate(k.MonitorRate)
 			}
-			ew.printf("%s %10s %10s %5s  %s%s  (%s", mark, fmtRate(k.Rate), mon, freq, displayKey(k.Key), dbText(k.DB), k.Template)
+			ew.printf("%s %10s %10s %5s  %s%s  (%s", mark, fmtRate(k.Rate), mon, freq, displayKey(k.Key), dbText(k.DB), r.groupName(k.Template, k.Family))
 			if k.Owner != "" {
 				ew.printf(", %s", k.Owner)
 			}
@@ -415,13 +445,17 @@ func (r *Report) WriteText(w io.Writer) error {
 		ew.printf("  * hot: at or above %s ops/s or LFU counter %d\n", fmtRate(r.MinRate), r.MinFreq)
 	}
 	if len(r.Templates) > 0 {
-		ew.printf("\nPer template:\n")
+		per := "template"
+		if r.NoRegistry {
+			per = "family"
+		}
+		ew.printf("\nPer %s:\n", per)
 		for _, t := range r.Templates {
 			prot := "no hot: protection"
 			if t.Hot != nil {
 				prot = "hot: " + t.Hot.String()
 			}
-			ew.printf("  %s  %s, %s, %s ops/s", t.Template, plural(t.Keys, "key"), plural(t.HotKeys, "hot key"), fmtRate(t.Rate))
+			ew.printf("  %s  %s, %s, %s ops/s", r.groupName(t.Template, t.Family), plural(t.Keys, "key"), plural(t.HotKeys, "hot key"), fmtRate(t.Rate))
 			if r.Monitor != nil {
 				ew.printf(" (MONITOR %s/s)", fmtRate(t.MonitorRate))
 			}
@@ -452,7 +486,23 @@ func (r *Report) WriteText(w io.Writer) error {
 	return ew.err
 }
 
+// groupName names a key's template, or the family of a key matching
+// none: "unregistered, family F", or "family F" in a report without a
+// registry (where no key is registered, as the audit words it).
+func (r *Report) groupName(template, family string) string {
+	switch {
+	case family == "":
+		return template
+	case r.NoRegistry:
+		return "family " + family
+	}
+	return template + ", family " + family
+}
+
 func (r *Report) writeSources(ew *errWriter) {
+	if r.NoRegistry {
+		ew.printf("  registry: none (keys grouped by the families inferred from their names; keyguard init writes a starter keyguard.yaml)\n")
+	}
 	if r.SDK.Instances == 0 {
 		ew.printf("  SDK reports: none in the last %s (services report with hotkey.Detector; docs/hotkeys.md)\n", r.Window)
 	} else {

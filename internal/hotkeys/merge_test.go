@@ -12,6 +12,7 @@ import (
 	"github.com/keyguard/keyguard/finding"
 	"github.com/keyguard/keyguard/hotkey"
 	"github.com/keyguard/keyguard/internal/redistest"
+	"github.com/keyguard/keyguard/registry"
 )
 
 // TestWalkLFU: under an LFU policy the walk reads every key's counter
@@ -216,5 +217,72 @@ func TestBuildReport(t *testing.T) {
 		if _, ok := back[k]; !ok {
 			t.Errorf("JSON lacks %q", k)
 		}
+	}
+}
+
+// TestBuildReportFamilies: keys matching no template are grouped by the
+// family inferred from their names, as the audit groups them; each
+// finding names its family and the entry to declare. Without a
+// registry the report says so and never calls a key unregistered.
+func TestBuildReportFamilies(t *testing.T) {
+	lfu := &LFUResult{Keys: []LFUKey{
+		{Key: "tmp_data_20240321_17", Freq: 200, Node: "n1"},
+		{Key: "tmp_data_20240321_18", Freq: 150, Node: "n1"},
+		{Key: "legacy:cart:1001", Freq: 120, Node: "n1"},
+		{Key: "config:global:banner", Freq: 110, Node: "n1"},
+	}}
+	empty, err := registry.Parse("", []byte("version: 1\nkeys: []\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name     string
+		reg      *registry.Registry
+		noReg    bool
+		families int
+	}{
+		{"registry", testRegistry(t), false, 2}, // config:global:banner is registered
+		{"none", empty, true, 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := BuildReport(tc.reg, nil, lfu, nil, ReportOptions{Target: "redis://x", NoRegistry: tc.noReg})
+			fams := map[string]TemplateHeat{}
+			for _, th := range r.Templates {
+				if th.Family != "" {
+					if th.Template != hotkey.TemplateUnregistered {
+						t.Errorf("family %q under template %q", th.Family, th.Template)
+					}
+					fams[th.Family] = th
+				}
+			}
+			if len(fams) != tc.families {
+				t.Errorf("families %v, want %d", fams, tc.families)
+			}
+			if th := fams["tmp_data_{date:date}_{id:int}"]; th.Keys != 2 || th.HotKeys != 2 || th.MaxFreq != 200 {
+				t.Errorf("tmp_data family: %+v (families %v)", th, fams)
+			}
+			for _, f := range r.Findings {
+				if f.Key == "legacy:cart:1001" && (f.Template != "legacy:cart:{id:int}" || !strings.Contains(f.Hint, `- key: "legacy:cart:{id:int}" with hot:`)) {
+					t.Errorf("finding of an unregistered key: %+v", f)
+				}
+			}
+			var text bytes.Buffer
+			if err := r.WriteText(&text); err != nil {
+				t.Fatal(err)
+			}
+			out := text.String()
+			if tc.noReg {
+				for _, want := range []string{"registry: none", "Per family:", "family legacy:cart:{id:int}  1 key", "no registry, so no hot: protection is declared"} {
+					if !strings.Contains(out, want) {
+						t.Errorf("text lacks %q:\n%s", want, out)
+					}
+				}
+				if strings.Contains(out, "unregistered") || strings.Contains(out, "matches no template") || !r.NoRegistry {
+					t.Errorf("a report without a registry calls keys unregistered:\n%s", out)
+				}
+			} else if !strings.Contains(out, "unregistered, family legacy:cart:{id:int}") || !strings.Contains(out, "Per template:") {
+				t.Errorf("text:\n%s", out)
+			}
+		})
 	}
 }
