@@ -265,3 +265,52 @@ func TestAuditSnapshotTLS(t *testing.T) {
 		t.Errorf("keys %d complete %v; want 300 and complete", rep.Summary.Keys, rep.Complete)
 	}
 }
+
+// TestResumeAndMergeWithoutRegistry: the reports of audits run without a
+// registry resume and merge without one (no keyguard.yaml anywhere), and
+// the merged report still says what went unchecked. A registry named for
+// such reports, or reports made with and without one together, are
+// refused: their groups are of different kinds.
+func TestResumeAndMergeWithoutRegistry(t *testing.T) {
+	reg, err := filepath.Abs(auditRegistry)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	s, s2 := redistest.Start(t), redistest.Start(t)
+	c, c2 := s.Client(t), s2.Client(t)
+	for i := range 600 {
+		c.Set(ctx, "legacy:cart:"+strconv.Itoa(i), "{}", time.Hour)
+	}
+	for i := range 100 {
+		c2.Set(ctx, "report:daily:"+strconv.Itoa(i), "x", 0)
+	}
+	t.Chdir(t.TempDir())
+	code, _, stderr := runCLI(t, "", "audit", "--redis", s.URL(), "--count", "5", "--rate", "400", "--timeout", "300ms", "--format", "json", "--out", "part.json")
+	if code != exitError || !strings.Contains(stderr, "--resume part.json") {
+		t.Fatalf("partial run without a registry: exit %d %q", code, stderr)
+	}
+	if code, _, stderr := runCLI(t, "", "audit", "--registry", reg, "--redis", s.URL(), "--resume", "part.json"); code != exitError || !strings.Contains(stderr, "that audit ran without a registry") {
+		t.Errorf("resumed with a registry: exit %d %q", code, stderr)
+	}
+	code, _, stderr = runCLI(t, "", "audit", "--redis", s.URL(), "--resume", "part.json", "--format", "json", "--out", "a.json", "--fail-on", "never")
+	if a := loadAuditReport(t, "a.json"); code != exitClean || !a.Complete || a.Summary.Keys != 600 || !a.WithoutRegistry() {
+		t.Fatalf("resumed without a registry: exit %d %q; complete %v, %d keys, not checked %v", code, stderr, a.Complete, a.Summary.Keys, a.NotChecked)
+	}
+	if code, _, stderr := runCLI(t, "", "audit", "--redis", s2.URL(), "--format", "json", "--out", "b.json", "--fail-on", "never"); code != exitClean {
+		t.Fatalf("second audit: exit %d %q", code, stderr)
+	}
+	code, _, stderr = runCLI(t, "", "merge", "a.json", "b.json", "--format", "json", "--out", "m.json", "--fail-on", "never")
+	if m := loadAuditReport(t, "m.json"); code != exitClean || m.Summary.Keys != 700 || !m.WithoutRegistry() || len(m.Groups) < 2 {
+		t.Fatalf("merge without a registry: exit %d %q; %d keys, not checked %v, %d groups", code, stderr, m.Summary.Keys, m.NotChecked, len(m.Groups))
+	}
+	if code, _, stderr := runCLI(t, "", "merge", "--registry", reg, "a.json", "b.json"); code != exitError || !strings.Contains(stderr, "made without a registry") {
+		t.Errorf("merge with a registry named: exit %d %q", code, stderr)
+	}
+	if code, _, stderr := runCLI(t, "", "audit", "--registry", reg, "--redis", s2.URL(), "--format", "json", "--out", "c.json", "--fail-on", "never"); code != exitClean {
+		t.Fatalf("audit with a registry: exit %d %q", code, stderr)
+	}
+	if code, _, stderr := runCLI(t, "", "merge", "--registry", reg, "a.json", "c.json"); code != exitError || !strings.Contains(stderr, "a.json was made without a registry and c.json with") {
+		t.Errorf("merge of reports made with and without a registry: exit %d %q", code, stderr)
+	}
+}

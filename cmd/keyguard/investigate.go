@@ -43,7 +43,9 @@ func runInvestigate(ctx context.Context, e *env, args []string) error {
 	if err := investigateUsage(fs, &o, pos, *maxBytes); err != nil {
 		return err
 	}
-	reg, err := fs.LoadRegistry()
+	// As the audit: without a registry, the keys are of the families
+	// inferred from their names.
+	reg, noReg, err := fs.LoadRegistryOrNone(e.cli())
 	if err != nil {
 		return err
 	}
@@ -51,7 +53,10 @@ func runInvestigate(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	o.Registry = fs.Opts.Registry
+	o.Registry, o.NoRegistry = fs.Opts.Registry, noReg
+	if noReg {
+		o.Registry = ""
+	}
 	return investigate.Investigate(ctx, e.cli(), investigate.CommandOptions{Options: o, Registry: reg, Target: target,
 		Format: fs.Opts.Format, Out: fs.Opts.Out, Threshold: fs.Threshold()})
 }

@@ -129,4 +129,16 @@ func TestInvestigateCommand(t *testing.T) {
 	if code != 0 {
 		t.Errorf("--fail-on never: exit %d\n%s%s", code, out, errOut)
 	}
+
+	// As the audit, without a registry (none given, no keyguard.yaml
+	// here): the second writer is found all the same, the key is of its
+	// inferred family, and nothing is called unregistered.
+	t.Chdir(t.TempDir())
+	code, out, errOut = runCLI(t, "", "investigate", "--redis", srv.URL(), "--key", "promo:sku:1001", "--watch", "300ms", "--monitor", "1500ms")
+	if code != 1 || !strings.Contains(out, "no registry (keys of the families inferred from their names") ||
+		!strings.Contains(out, "second-writer") || !strings.Contains(out, "is of the family `promo:sku:{id:int}` (no registry)") ||
+		!strings.Contains(out, "with its team as owner in a registry (keyguard init writes one)") ||
+		strings.Contains(out, "unregistered") || strings.Contains(out, "not in the registry") {
+		t.Errorf("without a registry: exit %d\n%s%s", code, out, errOut)
+	}
 }

@@ -16,7 +16,7 @@ One report from the JSON reports (keyguard audit or rdb --format json) of
 different shards, hosts or databases, as if they had been audited
 together: counts add up, capped lists keep the best of all, TTL quantiles
 and mixed-schema come from the pooled sketches and samples. Give the
-registry the reports were made with.`)
+registry the reports were made with (none for reports made without one).`)
 	fs.RegistryFlag(e.cli())
 	fs.OutputFlags(reportFormats...)
 	fs.FailOnFlag()
@@ -28,9 +28,5 @@ registry the reports were made with.`)
 	if len(files) == 0 {
 		return cli.Usagef("name the JSON reports to merge (keyguard audit --format json --out FILE writes one)")
 	}
-	reg, err := fs.LoadRegistry()
-	if err != nil {
-		return err
-	}
-	return snapshot.Merge(e.cli(), snapshot.MergeOptions{Registry: reg, Files: files, Format: fs.Opts.Format, Out: fs.Opts.Out, Threshold: fs.Threshold(), View: *view})
+	return snapshot.Merge(e.cli(), snapshot.MergeOptions{LoadRegistry: fs.LoadRegistry, RegistryGiven: fs.RegistryGiven(e.cli()), Files: files, Format: fs.Opts.Format, Out: fs.Opts.Out, Threshold: fs.Threshold(), View: *view})
 }

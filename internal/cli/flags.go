@@ -328,15 +328,26 @@ func (fs *FlagSet) Threshold() finding.Severity {
 // an empty one and none = true. The audit then groups keys by the
 // families it infers from their names alone.
 func (fs *FlagSet) LoadRegistryOrNone(e *Env) (reg *registry.Registry, none bool, err error) {
-	given := fs.IsSet("registry") || e.Getenv("KEYGUARD_REGISTRY") != ""
-	if !given {
+	if !fs.RegistryGiven(e) {
 		if _, err := os.Stat(fs.Opts.Registry); errors.Is(err, os.ErrNotExist) {
-			reg, err := registry.Parse("", []byte("version: 1\nkeys: []\n"))
+			reg, err := EmptyRegistry()
 			return reg, true, err
 		}
 	}
 	reg, err = fs.LoadRegistry()
 	return reg, false, err
+}
+
+// RegistryGiven reports whether a registry was named: --registry, or
+// KEYGUARD_REGISTRY.
+func (fs *FlagSet) RegistryGiven(e *Env) bool {
+	return fs.IsSet("registry") || e.Getenv("KEYGUARD_REGISTRY") != ""
+}
+
+// EmptyRegistry is the stand-in registry of a run without one: no
+// templates, the default separator and policy.
+func EmptyRegistry() (*registry.Registry, error) {
+	return registry.Parse("", []byte("version: 1\nkeys: []\n"))
 }
 
 // LoadRegistry loads --registry within --max-registry-bytes.

@@ -12,6 +12,7 @@ import (
 	"github.com/keyguard/keyguard/internal/audit/replsync"
 	"github.com/keyguard/keyguard/internal/audit/report"
 	"github.com/keyguard/keyguard/internal/audit/snapshot"
+	"github.com/keyguard/keyguard/internal/cli"
 	"github.com/keyguard/keyguard/internal/human"
 	"github.com/keyguard/keyguard/internal/resp"
 	"github.com/keyguard/keyguard/registry"
@@ -59,7 +60,7 @@ func SnapshotLFU(ctx context.Context, rdb redis.UniversalClient, reg *registry.R
 		return res, nil
 	}
 	if reg == nil {
-		if reg, err = registry.Parse("", []byte("version: 1\nkeys: []\n")); err != nil {
+		if reg, err = cli.EmptyRegistry(); err != nil {
 			return nil, err
 		}
 	}

@@ -119,3 +119,41 @@ func TestConcludeTemplateStyles(t *testing.T) {
 		}
 	}
 }
+
+// TestConcludeWithoutRegistry: without a registry no key is reported
+// unregistered, and the conclusion names each key's inferred family
+// instead; given a registry (even one without these keys), it is.
+func TestConcludeWithoutRegistry(t *testing.T) {
+	reg := testReg(t, "version: 1\nkeys: []\n")
+	for _, noReg := range []bool{true, false} {
+		nc := captured(t, map[string]string{"10.0.0.7:1": "order-service", "10.0.0.8:1": "promo-service"},
+			`1.1 [0 10.0.0.7:1] "hset" "promo:sku:5" "couponAmount" "1"`,
+			`1.2 [0 10.0.0.8:1] "hset" "promo:sku:5" "discount" "2"`, // a second writer
+			`1.3 [0 10.0.0.8:1] "hset" "legacy:cart:9" "sku" "2"`,    // one writer
+		)
+		keys := []*KeyInfo{{Key: "legacy:cart:9", Type: "hash", TTLms: -1, Inferred: "legacy:cart:{id:int}"}}
+		r := &Report{Capture: &CaptureResult{}}
+		conclude(r, parts{reg: reg, noReg: noReg, keys: keys, caps: []*NodeCapture{nc}, self: DefaultSelf, interval: time.Second})
+		rules := map[string]finding.Finding{}
+		for _, f := range r.Findings {
+			rules[f.Rule+" "+f.Key] = f
+		}
+		said := strings.Join(r.Conclusion, "\n")
+		_, unreg := rules[finding.Unregistered+" legacy:cart:9"]
+		second, ok := rules[finding.SecondWriter+" promo:sku:5"]
+		if !ok {
+			t.Fatalf("noReg %v: no second-writer finding: %v", noReg, rules)
+		}
+		if noReg {
+			if unreg || strings.Contains(said, "not in the registry") || strings.Contains(second.Message, "not in the registry") {
+				t.Errorf("without a registry a key is called unregistered: %v\n%s", rules, said)
+			}
+			if !strings.Contains(said, "`legacy:cart:9` is of the family `legacy:cart:{id:int}` (no registry); only promo-service") ||
+				!strings.Contains(second.Message, "the key is of the family `promo:sku:{id:int}` (no registry)") {
+				t.Errorf("families not named:\n%s\n%s", said, second.Message)
+			}
+		} else if !unreg || !strings.Contains(said, "`legacy:cart:9` is not in the registry (it looks like `legacy:cart:{id:int}`)") {
+			t.Errorf("with a registry: %v\n%s", rules, said)
+		}
+	}
+}

@@ -59,7 +59,11 @@ type Options struct {
 	// values the way declared fields do.
 	Styles []DeclaredStyle
 
-	ShowValues bool   // put cut values in the report; off by default (values may hold personal data)
+	ShowValues bool // put cut values in the report; off by default (values may hold personal data)
+	// NoRegistry: no registry was given or found (the registry passed to
+	// Run is empty): the keys are of their inferred families, and none is
+	// reported unregistered.
+	NoRegistry bool
 	Self       string // the client name of the caller's and keyguard's own connections, left out of the evidence; default DefaultSelf
 	Logger     *slog.Logger
 }
@@ -108,7 +112,7 @@ func Run(ctx context.Context, reg *registry.Registry, c redis.UniversalClient, o
 	if err != nil {
 		return nil, err
 	}
-	r := &Report{Target: opts.Display, Registry: opts.Registry, StartedAt: start.UTC(), Nodes: len(nodes), ShowValues: opts.ShowValues,
+	r := &Report{Target: opts.Display, Registry: opts.Registry, NoRegistry: opts.NoRegistry, StartedAt: start.UTC(), Nodes: len(nodes), ShowValues: opts.ShowValues,
 		Query: Query{ID: opts.ID, Key: opts.Key, Match: opts.Match}, Styles: []Style{}, SlowLog: []SlowEntry{}, Findings: nil}
 	keys, err := r.findAndLook(ctx, reg, c, nodes, &opts)
 	if err != nil {
@@ -125,7 +129,7 @@ func Run(ctx context.Context, reg *registry.Registry, c redis.UniversalClient, o
 	if err != nil {
 		return nil, err
 	}
-	p.reg, p.keys, p.self = reg, keys, opts.Self
+	p.reg, p.noReg, p.keys, p.self = reg, opts.NoRegistry, keys, opts.Self
 	p.styles = append(DeclaredStyles(reg), opts.Styles...)
 	conclude(r, p)
 	for _, k := range keys {

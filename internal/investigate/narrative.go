@@ -32,8 +32,7 @@ func (c *conclusion) writers() {
 			c.secondWriter(a, e)
 		case len(a.Writers) == 1 && e == nil:
 			w := &a.Writers[0]
-			c.say("%s is not in the registry (it looks like %s); only %s wrote it during the capture",
-				code(a.Key), code(c.templateOf(a.Key)), c.writerText(w))
+			c.say("%s %s; only %s wrote it during the capture", code(a.Key), c.unregistered(a.Key), c.writerText(w))
 			c.fix(w, a.Key)
 		case len(a.Writers) == 1 && a.Writers[0].Allowed == "no":
 			w := &a.Writers[0]
@@ -65,7 +64,7 @@ func (c *conclusion) secondWriter(a *KeyActivity, e *registry.Entry) {
 	msg := fmt.Sprintf("%s is written by %d clients: %s", code(a.Key), len(a.Writers), joinAnd(parts))
 	switch {
 	case e == nil:
-		msg += fmt.Sprintf("; the key is not in the registry (it looks like %s)", code(c.templateOf(a.Key)))
+		msg += "; the key " + c.unregistered(a.Key)
 	default:
 		msg += fmt.Sprintf("; the registry gives %s to %s", code(e.Key), e.Owner)
 		if len(e.Writers) > 0 {
@@ -135,6 +134,9 @@ func (c *conclusion) fix(w *Writer, key string) string {
 	case w.Move.Owner != "":
 		s = fmt.Sprintf("no template of %s fits what %s writes to %s: register one such as %s (owner %s) and move %s to it",
 			w.Move.Owner, w.Service, code(key), code(w.Move.Template), w.Move.Owner, w.Service)
+	case c.p.noReg:
+		s = fmt.Sprintf("declare a template of %s's own such as %s with its team as owner in a registry (keyguard init writes one), and move %s to it",
+			w.Service, code(w.Move.Template), w.Service)
 	default:
 		s = fmt.Sprintf("the registry names no team for %s: register its own template such as %s with its team as owner, and move it there",
 			w.Service, code(w.Move.Template))
@@ -225,6 +227,17 @@ func (c *conclusion) templateStyles(perKey map[string][]int) {
 		}
 		c.add(f)
 	}
+}
+
+// unregistered says that a key matching no template is not registered,
+// and what it looks like: "is not in the registry (it looks like T)", or
+// without a registry, where no key is, "is of the family T (no
+// registry)".
+func (c *conclusion) unregistered(key string) string {
+	if c.p.noReg {
+		return fmt.Sprintf("is of the family %s (no registry)", code(c.templateOf(key)))
+	}
+	return fmt.Sprintf("is not in the registry (it looks like %s)", code(c.templateOf(key)))
 }
 
 // templateOf is the key's template, or the one it was inferred to follow.

@@ -15,8 +15,11 @@ import (
 // walked: keys, their values' styles, the slow log, the TTL watch, the
 // capture of writers, then the conclusion and the findings.
 type Report struct {
-	Target     string    `json:"target"` // the server, as a URL without password
-	Registry   string    `json:"registry"`
+	Target   string `json:"target"` // the server, as a URL without password
+	Registry string `json:"registry"`
+	// NoRegistry: no registry was given or found; the keys are of the
+	// families inferred from their names, and none is called unregistered.
+	NoRegistry bool      `json:"no_registry,omitempty"`
 	Query      Query     `json:"query"`
 	StartedAt  time.Time `json:"started_at"`
 	Duration   Millis    `json:"duration_ms"`

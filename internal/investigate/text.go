@@ -22,8 +22,11 @@ func (r *Report) WriteText(w io.Writer) error {
 		fmt.Fprintf(bw, " on %s", r.Target)
 	}
 	fmt.Fprintf(bw, " (%s)", plural(r.Nodes, "node"))
-	if r.Registry != "" {
+	switch {
+	case r.Registry != "":
 		fmt.Fprintf(bw, ", registry %s", r.Registry)
+	case r.NoRegistry:
+		fmt.Fprintf(bw, ", no registry (keys of the families inferred from their names; keyguard init writes one)")
 	}
 	fmt.Fprintln(bw)
 	r.textKeys(bw)
@@ -89,6 +92,9 @@ func (r *Report) textKeys(w io.Writer) {
 			continue
 		}
 		owner := "unregistered, looks like " + k.Inferred
+		if r.NoRegistry {
+			owner = "family " + k.Inferred
+		}
 		if k.Registered {
 			owner = k.Template + " (" + k.Owner + ")"
 		}
@@ -209,6 +215,9 @@ func (r *Report) textCapture(w io.Writer) {
 	}
 	for _, a := range r.Capture.Keys {
 		owner := "unregistered"
+		if r.NoRegistry {
+			owner = "no registry"
+		}
 		if a.Template != "" {
 			owner = a.Template + " (" + a.Owner + ")"
 		}

@@ -162,7 +162,8 @@ func FromReport(reg *registry.Registry, rep *report.Report) (*Aggregator, error)
 	}
 	o := st.Options
 	a := New(reg, Options{MaxFindings: o.MaxFindings, TopKeys: o.TopKeys, HotKeys: o.HotKeys, HotFreqFloor: o.HotFreqFloor,
-		MaxGroups: o.MaxGroups, Sampled: o.Sampled, SampleRatio: o.SampleRatio, Weighted: o.SampleWeighted})
+		MaxGroups: o.MaxGroups, Sampled: o.Sampled, SampleRatio: o.SampleRatio, Weighted: o.SampleWeighted,
+		NoRegistry: rep.WithoutRegistry()})
 	t := st.Totals
 	a.t = totals{keys: t.Keys, records: t.Keys, bytes: t.Bytes, bytesUnknown: t.BytesUnknown, noTTL: t.NoTTL, unregistered: t.Unregistered, sev: t.Severity}
 	a.freqKnown, a.foldedCap, a.foldedLate, a.foldedLong, a.famMisses = t.FreqKnown, t.FoldedCap, t.FoldedLate, t.FoldedLong, t.FamilyMisses

@@ -2,6 +2,7 @@ package live
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -40,6 +41,15 @@ func Audit(ctx context.Context, e *cli.Env, o AuditOptions) error {
 		prev, err := readResume(o.Resume, target.Display)
 		if err != nil {
 			return err
+		}
+		// The partial report's groups are of the registry it was made
+		// with: a run without one carries families, a run with one
+		// templates, and neither reads the other's.
+		switch {
+		case prev.WithoutRegistry() && !o.NoRegistry:
+			return cli.Usagef("--resume %s: that audit ran without a registry; resume it without one (no --registry, no KEYGUARD_REGISTRY, no keyguard.yaml here)", o.Resume)
+		case !prev.WithoutRegistry() && o.NoRegistry:
+			return cli.Usagef("--resume %s: that audit ran with the registry %s; resume it with the same --registry", o.Resume, cmp.Or(prev.Registry, "it was given"))
 		}
 		opts.Resume = prev
 	}

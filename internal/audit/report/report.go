@@ -217,6 +217,10 @@ func (r *Report) docURL(rule string) string {
 	return finding.HelpURI(r.DocsBase, rule)
 }
 
+// WithoutRegistry reports whether the report was made without a
+// registry: it then lists what went unchecked (NoRegistryChecks).
+func (r *Report) WithoutRegistry() bool { return len(r.NotChecked) > 0 }
+
 // NoRegistryChecks are what an audit without a registry does not check:
 // everything that compares keys with declared templates and owners.
 var NoRegistryChecks = []string{

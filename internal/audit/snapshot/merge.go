@@ -1,6 +1,9 @@
 package snapshot
 
 import (
+	"cmp"
+	"fmt"
+
 	"github.com/keyguard/keyguard/finding"
 	"github.com/keyguard/keyguard/internal/audit/inventory"
 	"github.com/keyguard/keyguard/internal/audit/report"
@@ -10,12 +13,17 @@ import (
 
 // MergeOptions are what keyguard merge runs with.
 type MergeOptions struct {
-	Registry  *registry.Registry // the registry the reports were made with
-	Files     []string           // JSON reports; "-" is stdin (once)
-	Format    string             // text, json, csv or html
-	Out       string
-	Threshold finding.Severity
-	View      cli.ReportView
+	// LoadRegistry loads the registry the reports were made with; it is
+	// not called when every report was made without one.
+	LoadRegistry func() (*registry.Registry, error)
+	// RegistryGiven: a registry was named (--registry, KEYGUARD_REGISTRY),
+	// which reports made without one refuse.
+	RegistryGiven bool
+	Files         []string // JSON reports; "-" is stdin (once)
+	Format        string   // text, json, csv or html
+	Out           string
+	Threshold     finding.Severity
+	View          cli.ReportView
 }
 
 // Merge writes one report from the JSON reports of different shards,
@@ -37,11 +45,15 @@ func Merge(e *cli.Env, o MergeOptions) error {
 		}
 		reps = append(reps, rep)
 	}
+	reg, err := mergeRegistry(o, reps)
+	if err != nil {
+		return err
+	}
 	out, err := cli.OpenOutput(e, "--out", o.Out)
 	if err != nil {
 		return err
 	}
-	rep, err := inventory.MergeReports(o.Registry, reps, o.Files)
+	rep, err := inventory.MergeReports(reg, reps, o.Files)
 	if err != nil {
 		out.Close(false)
 		return err
@@ -52,9 +64,36 @@ func Merge(e *cli.Env, o MergeOptions) error {
 	}
 	rep.Coverage = report.JoinCoverage(covs...)
 	view := o.View
-	view.Sep = o.Registry.Separator
+	view.Sep = reg.Separator
 	if err := cli.WriteReport(out, o.Format, rep, view); err != nil {
 		return err
 	}
 	return cli.ReportVerdict(rep.Summary.BySeverity, o.Threshold)
+}
+
+// mergeRegistry is the registry the reports were made with: the one
+// LoadRegistry loads, or, when every report was made without a registry
+// (as keyguard audit and rdb run where none is found), none, which a
+// registry named on the command line contradicts. Reports made with and
+// without one do not merge: their groups are of different kinds.
+func mergeRegistry(o MergeOptions, reps []*report.Report) (*registry.Registry, error) {
+	without := -1 // a report made without a registry
+	with := -1    // and one made with one
+	for i, r := range reps {
+		if r.WithoutRegistry() {
+			without = i
+		} else {
+			with = i
+		}
+	}
+	switch {
+	case without >= 0 && with >= 0:
+		return nil, fmt.Errorf("%s was made without a registry and %s with %s: merge reports made alike (audit both with the registry, or both without)",
+			o.Files[without], o.Files[with], cmp.Or(reps[with].Registry, "one"))
+	case without >= 0 && o.RegistryGiven:
+		return nil, cli.Usagef("the reports were made without a registry: merge them without --registry (and without KEYGUARD_REGISTRY)")
+	case without >= 0:
+		return cli.EmptyRegistry()
+	}
+	return o.LoadRegistry()
 }
