@@ -34,7 +34,9 @@ func runScanCode(ctx context.Context, e *env, args []string) error {
 	if len(pos) == 0 {
 		pos = []string{"."}
 	}
-	reg, err := fs.LoadRegistry()
+	// Without a registry (none given or found), the report lists the key
+	// templates found in code, and --suggest writes a registry of them.
+	reg, noReg, err := fs.LoadRegistryOrNone(e.cli())
 	if err != nil {
 		return err
 	}
@@ -42,6 +44,6 @@ func runScanCode(ctx context.Context, e *env, args []string) error {
 		return cli.Usagef("--max-file-bytes: want a positive number of bytes, got %d", *maxBytes)
 	}
 	return scancode.Command(ctx, e.cli(), scancode.CommandOptions{Paths: pos, Options: scancode.Options{Registry: reg, Langs: only, Tests: *tests,
-		MaxFileBytes: *maxBytes}, Baseline: *baseline, Suggest: *suggest, AllowPartial: *partial, Format: fs.Opts.Format, Out: fs.Opts.Out,
+		MaxFileBytes: *maxBytes}, Baseline: *baseline, Suggest: *suggest, NoRegistry: noReg, AllowPartial: *partial, Format: fs.Opts.Format, Out: fs.Opts.Out,
 		Threshold: fs.Threshold(), Version: moduleVersion()})
 }

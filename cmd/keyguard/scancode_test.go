@@ -128,3 +128,57 @@ func TestScanCodeNotAnalysed(t *testing.T) {
 		t.Fatalf("--max-file-bytes: exit %d\nstdout: %s", code, stdout)
 	}
 }
+
+// TestScanCodeWithoutRegistry: with no registry given or found, scan-code
+// lists the key templates found in code (no findings: each would say a
+// key is not in the registry) and exits 0; --suggest writes a registry
+// of them that keyguard lint reads (and fails on what a person must
+// decide); --baseline has nothing to accept.
+func TestScanCodeWithoutRegistry(t *testing.T) {
+	src, err := filepath.Abs("../../internal/scancode/testdata/src/python")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(t.TempDir())
+	code, out, errOut := runCLI(t, "", "scan-code", src)
+	if code != 0 || !strings.Contains(out, "No registry (none given, no keyguard.yaml here)") ||
+		!strings.Contains(out, `"user:{user_id:int}:info"  hash  `+filepath.Join(src, "cart.py")+":17:35") ||
+		!strings.Contains(out, "next: keyguard scan-code --suggest --out keyguard.yaml") || strings.Contains(out, "unregistered-code") {
+		t.Fatalf("scan-code without a registry: exit %d\n%s%s", code, out, errOut)
+	}
+	code, out, errOut = runCLI(t, "", "scan-code", "--format", "json", src)
+	var rep struct {
+		NoRegistry bool `json:"no_registry"`
+		Keys       []struct {
+			Key    string
+			Types  []string
+			Places []string
+		}
+		Findings []json.RawMessage
+	}
+	if err := json.Unmarshal([]byte(out), &rep); code != 0 || err != nil || !rep.NoRegistry || len(rep.Findings) != 0 || len(rep.Keys) < 5 {
+		t.Fatalf("json: exit %d %v %+v\n%s", code, err, rep, errOut)
+	}
+	if code, _, errOut := runCLI(t, "", "scan-code", "--suggest", "--out", "keyguard.yaml", src); code != 0 {
+		t.Fatalf("--suggest: exit %d %s", code, errOut)
+	}
+	b, err := os.ReadFile("keyguard.yaml")
+	if err != nil || !strings.HasPrefix(string(b), "# keyguard.yaml: the key templates scan-code found") || !strings.Contains(string(b), "\nversion: 1\n") ||
+		!strings.Contains(string(b), `  - key: "user:{user_id:int}:info"`) {
+		t.Fatalf("--suggest without a registry: %v\n%s", err, b)
+	}
+	// The file is a registry: lint reads it and names the decisions left.
+	if code, out, errOut := runCLI(t, "", "lint"); code != 1 || !strings.Contains(out+errOut, "nobody owns this key") {
+		t.Errorf("lint of the suggested registry: exit %d\n%s%s", code, out, errOut)
+	}
+	// Found now, keyguard.yaml is the registry of the next scan: its keys
+	// are registered (built by hand: warnings).
+	if code, out, _ := runCLI(t, "", "scan-code", src); code != 0 || strings.Contains(out, "No registry") || strings.Contains(out, "unregistered-code") ||
+		!strings.Contains(out, "keyguard.yaml: 1 file (python 1), 0 errors") {
+		t.Errorf("scan-code with the suggested registry: exit %d\n%s", code, out)
+	}
+	os.Remove("keyguard.yaml")
+	if code, _, errOut := runCLI(t, "", "scan-code", "--baseline", "b.json", src); code != 2 || !strings.Contains(errOut, "without one there are none") {
+		t.Errorf("--baseline without a registry: exit %d %s", code, errOut)
+	}
+}

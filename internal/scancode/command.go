@@ -15,6 +15,7 @@ type CommandOptions struct {
 	Options      Options
 	Baseline     string // a JSON report whose findings are accepted
 	Suggest      bool   // write registry entries instead of the report
+	NoRegistry   bool   // none given or found (Options.Registry is empty): the report lists the keys found, Suggest writes a registry of them
 	AllowPartial bool   // files not analysed are a warning, not exit 2
 	Format       string // text, json or sarif
 	Out          string
@@ -27,11 +28,19 @@ type CommandOptions struct {
 // threshold, or an error when files could not be analysed.
 func Command(ctx context.Context, e *cli.Env, o CommandOptions) error {
 	reg := o.Options.Registry
+	if o.NoRegistry && o.Baseline != "" {
+		return cli.Usagef("--baseline accepts the findings of a scan against a registry; without one there are none: drop --baseline, or give the registry")
+	}
 	res, err := Scan(ctx, o.Paths, o.Options)
 	if err != nil {
 		return err
 	}
 	rep := NewReport(reg.File, res)
+	var suggestions []Suggestion // of a scan without a registry, before its findings go
+	if o.NoRegistry {
+		suggestions = Suggest(reg, rep.Findings)
+		rep.WithoutRegistry(reg)
+	}
 	if o.Baseline != "" {
 		b, err := ReadBaselineFile(o.Baseline)
 		if err != nil {
@@ -44,6 +53,8 @@ func Command(ctx context.Context, e *cli.Env, o CommandOptions) error {
 		return err
 	}
 	switch {
+	case o.Suggest && o.NoRegistry:
+		err = WriteRegistry(out, reg.Separator, suggestions)
 	case o.Suggest:
 		err = WriteSuggestions(out, Suggest(reg, rep.Findings))
 	case o.Format == "json":

@@ -11,6 +11,7 @@ import (
 	"github.com/keyguard/keyguard/internal/human"
 	"github.com/keyguard/keyguard/internal/jsonout"
 	"github.com/keyguard/keyguard/internal/keyshape"
+	"github.com/keyguard/keyguard/registry"
 )
 
 // Report is a scan's result as scan-code writes it.
@@ -27,6 +28,20 @@ type Report struct {
 	// TooLarge those left out for their size. Both always listed.
 	NotAnalysed []FileIssue `json:"not_analysed"`
 	TooLarge    []FileIssue `json:"too_large"`
+	// NoRegistry: no registry was given or found. Every finding would be
+	// about a registry, so there are none: Keys lists the key templates
+	// found in code, Unfollowed counts the keys built where the scan
+	// cannot follow them.
+	NoRegistry bool      `json:"no_registry,omitempty"`
+	Keys       []CodeKey `json:"keys,omitempty"`
+	Unfollowed int       `json:"unfollowed,omitempty"`
+}
+
+// CodeKey is a key template found in code, in a scan without a registry.
+type CodeKey struct {
+	Key    string   `json:"key"`             // the template, every placeholder named
+	Types  []string `json:"types,omitempty"` // the Redis types its calls imply
+	Places []string `json:"places"`          // file:line:column of each use
 }
 
 // Summary counts findings by severity.
@@ -85,8 +100,29 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	return jsonout.Write(w, r)
 }
 
+// WithoutRegistry turns the report of a scan against empty, the stand-in
+// registry of a run without one, into the list of the key templates
+// found in code: the findings, which all say a key is not in the
+// registry or not built by its builder, become Keys and Unfollowed.
+func (r *Report) WithoutRegistry(empty *registry.Registry) {
+	r.NoRegistry, r.Registry = true, ""
+	for _, s := range Suggest(empty, r.Findings) {
+		r.Keys = append(r.Keys, CodeKey{Key: s.Key, Types: s.Types, Places: s.Places})
+	}
+	for _, f := range r.Findings {
+		if f.Rule != finding.UnregisteredCode {
+			r.Unfollowed++
+		}
+	}
+	r.Findings = []Finding{}
+	r.count()
+}
+
 // WriteText writes one line per finding, with its hint, and a summary.
 func (r *Report) WriteText(w io.Writer) error {
+	if r.NoRegistry {
+		r.writeKeys(w)
+	}
 	for _, f := range r.Findings {
 		fmt.Fprintf(w, "%s: %s %s: %s\n", f.Where(), f.Severity, f.Rule, f.Message)
 		if f.Hint != "" {
@@ -105,11 +141,14 @@ func (r *Report) WriteText(w io.Writer) error {
 		langs = append(langs, fmt.Sprintf("%s %d", l, r.Files[l]))
 		total += r.Files[l]
 	}
-	files := fmt.Sprintf("%d files", total)
+	files := plural(total, "file")
 	if len(langs) > 0 {
 		files += " (" + strings.Join(langs, ", ") + ")"
 	}
 	line := fmt.Sprintf("%s: %s, %s", r.Registry, files, r.Summary)
+	if r.NoRegistry {
+		line = fmt.Sprintf("no registry: %s, %s in code", files, plural(len(r.Keys), "key template"))
+	}
 	if r.Baselined > 0 {
 		line += fmt.Sprintf("; %d accepted by the baseline", r.Baselined)
 	}
@@ -131,3 +170,26 @@ func (s Summary) String() string {
 }
 
 func plural(n int, word string) string { return human.Plural(n, word) }
+
+// writeKeys lists the key templates of a scan without a registry, and
+// what to run next.
+func (r *Report) writeKeys(w io.Writer) {
+	fmt.Fprintf(w, "No registry (none given, no keyguard.yaml here): the key templates found in code, checked against nothing.\n")
+	for _, k := range r.Keys {
+		places := k.Places
+		more := ""
+		if len(places) > 3 {
+			more = fmt.Sprintf(" and %d more", len(places)-3)
+			places = places[:3]
+		}
+		typ := strings.Join(k.Types, "|")
+		if typ == "" {
+			typ = "?"
+		}
+		fmt.Fprintf(w, "  %s  %s  %s%s\n", finding.Display(k.Key), typ, strings.Join(places, ", "), more)
+	}
+	if r.Unfollowed > 0 {
+		fmt.Fprintf(w, "  and %s built where the scan cannot follow them (a parameter, a field): with a registry, each is a finding at its place\n", plural(r.Unfollowed, "key"))
+	}
+	fmt.Fprintf(w, "next: keyguard scan-code --suggest --out keyguard.yaml writes a registry of these templates to review (docs/scan-code.md)\n")
+}

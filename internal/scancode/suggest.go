@@ -156,6 +156,31 @@ func WriteSuggestions(w io.Writer, ss []Suggestion) error {
 	rw.Comment(0, "Key templates scan-code found in code that match no entry of the registry.\n"+
 		"Review each: name the placeholders, set the TTL (or persistent: true) and the\n"+
 		"owner, then paste the entries under keys: and run keyguard lint.")
+	writeEntries(rw, ss)
+	return rw.Err()
+}
+
+// WriteRegistry writes a whole registry of the entries, for a scan
+// without one: the file keyguard lint reads once a person has filled in
+// what the scan could not know.
+func WriteRegistry(w io.Writer, sep byte, ss []Suggestion) error {
+	rw := registry.NewWriter(w)
+	rw.Comment(0, "keyguard.yaml: the key templates scan-code found in code (keyguard scan-code --suggest).\n"+
+		"Review each: name the placeholders, set the type, the TTL (or persistent: true)\n"+
+		"and the owner (a domain's owner under domains:), then run keyguard lint.\n"+
+		"docs/registry.md explains every field.")
+	rw.Header(1, sep, "")
+	rw.Section("keys")
+	if len(ss) == 0 {
+		rw.Comment(2, "scan-code found no key template in code.")
+	}
+	writeEntries(rw, ss)
+	return rw.Err()
+}
+
+// writeEntries writes the entries, each with what the scan could not
+// know left for a person.
+func writeEntries(rw *registry.Writer, ss []Suggestion) {
 	for _, s := range ss {
 		if s.Problem != "" {
 			rw.Comment(2, fmt.Sprintf("%q is not a valid template (%s): write it by hand", s.Key, s.Problem))
@@ -188,5 +213,4 @@ func WriteSuggestions(w io.Writer, ss []Suggestion) error {
 		d.Desc = strings.ToValidUTF8("found in code: "+strings.Join(places, ", ")+more, "\uFFFD")
 		rw.Entry(d)
 	}
-	return rw.Err()
 }
