@@ -26,10 +26,12 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	if len(keys) == 0 {
 		return cli.Usagef("give keys as arguments, or - to read one per line from stdin")
 	}
-	reg, err := fs.LoadRegistry()
+	// Without a registry (none given or found), the rules of names alone:
+	// each key is of the family its name infers.
+	reg, noReg, err := fs.LoadRegistryOrNone(e.cli())
 	if err != nil {
 		return err
 	}
 	return keycheck.Check(ctx, e.cli(), keycheck.CheckOptions{Registry: reg, Keys: keys, NUL: *nul, MaxLine: int64(fs.Opts.MaxLineBytes),
-		Format: fs.Opts.Format, Out: fs.Opts.Out, OnlyFindings: *onlyFindings, Threshold: fs.Threshold(), Docs: docs})
+		Format: fs.Opts.Format, Out: fs.Opts.Out, OnlyFindings: *onlyFindings, Threshold: fs.Threshold(), Docs: docs, NoRegistry: noReg})
 }

@@ -268,3 +268,22 @@ func TestTLSMismatch(t *testing.T) {
 		t.Errorf("writers on the TLS port: exit %d: %s", code, errOut)
 	}
 }
+
+// TestCheckWithoutRegistry: with no registry given or found, check
+// applies the rules of names alone (naming, personal data) and names each
+// key's inferred family; nothing is unregistered or of an undeclared
+// domain.
+func TestCheckWithoutRegistry(t *testing.T) {
+	t.Chdir(t.TempDir())
+	code, out, errOut := runCLI(t, "user:1:profile\nUser_42_Token\nuser:13800138000:phone\n", "check", "-")
+	if code != exitFindings || !strings.Contains(out, "user:1:profile  family user:{id:int}:profile\n") ||
+		!strings.Contains(out, "warning naming/case") || !strings.Contains(out, "error pii: mobile number") ||
+		!strings.Contains(out, "3 keys, no registry (none given, no keyguard.yaml here): the rules of names alone; 1 error, 2 warnings") ||
+		strings.Contains(out, "unregistered") || strings.Contains(out, "domain:") {
+		t.Errorf("check without a registry: exit %d\n%s%s", code, out, errOut)
+	}
+	code, out, _ = runCLI(t, "", "check", "--format", "json", "user:1:profile")
+	if code != exitClean || strings.TrimSpace(out) != `{"key":"user:1:profile","inferred":"user:{id:int}:profile","findings":[]}` {
+		t.Errorf("json: exit %d %s", code, out)
+	}
+}

@@ -26,6 +26,10 @@ type CheckOptions struct {
 	OnlyFindings bool
 	Threshold    finding.Severity
 	Docs         string // --docs-url
+	// NoRegistry: none was given or found (Registry is an empty
+	// stand-in): each key is of its inferred family, and only the rules
+	// of names (naming, personal data) apply.
+	NoRegistry bool
 }
 
 // Check classifies concrete keys against the registry and prints one line
@@ -38,7 +42,10 @@ func Check(ctx context.Context, e *cli.Env, o CheckOptions) error {
 	}
 	reg := o.Registry
 	w := bufio.NewWriterSize(out, 64<<10)
-	c := &checkRun{reg: reg, chk: reg.NewChecker(), w: w, json: o.Format == "json", onlyFindings: o.OnlyFindings, threshold: o.Threshold, docs: o.Docs}
+	c := &checkRun{reg: reg, chk: reg.NewChecker(), w: w, json: o.Format == "json", onlyFindings: o.OnlyFindings, threshold: o.Threshold, docs: o.Docs, noReg: o.NoRegistry}
+	if o.NoRegistry {
+		c.chk.NoRegistry()
+	}
 	for _, k := range o.Keys {
 		if k != "-" {
 			c.key(k)
@@ -76,6 +83,7 @@ type checkRun struct {
 	threshold    finding.Severity
 	failed       bool
 	docs         string // --docs-url
+	noReg        bool   // CheckOptions.NoRegistry
 
 	keys, registered int
 	counts           finding.Counts
@@ -122,6 +130,8 @@ func (c *checkRun) writeText(k string, res registry.Result) {
 		for _, cp := range res.Captures {
 			fmt.Fprintf(w, " %s=%s", cp.Name, printable(cp.Value))
 		}
+	} else if c.noReg {
+		fmt.Fprintf(w, "  family %s", printable(res.Inferred))
 	} else {
 		fmt.Fprintf(w, "  unregistered (looks like %s)", printable(res.Inferred))
 	}
@@ -171,5 +181,9 @@ func (c *checkRun) writeJSON(k string, res registry.Result) {
 }
 
 func (c *checkRun) summary() {
+	if c.noReg {
+		fmt.Fprintf(c.w, "%s, no registry (none given, no keyguard.yaml here): the rules of names alone; %s\n", human.Plural(int64(c.keys), "key"), c.counts)
+		return
+	}
 	fmt.Fprintf(c.w, "%s: %d registered, %d unregistered; %s\n", human.Plural(int64(c.keys), "key"), c.registered, c.keys-c.registered, c.counts)
 }
