@@ -114,6 +114,10 @@ func TestAuditTimeoutThenResume(t *testing.T) {
 		t.Fatalf("partial report: complete %v stopped %+v", first.Complete, first.Stopped)
 	}
 	rest := filepath.Join(dir, "rest.json")
+	// Its groups are the registry's templates: a run without it is refused.
+	if code, _, stderr := runCLI(t, "", "audit", "--redis", s.URL(), "--resume", part); code != exitError || !strings.Contains(stderr, "that audit ran with a registry ("+auditRegistry+")") {
+		t.Errorf("resumed without its registry: exit %d %q", code, stderr)
+	}
 	code, _, stderr = runCLI(t, "", "audit", "--registry", auditRegistry, "--redis", s.URL(), "--resume", part, "--format", "json", "--out", rest, "--fail-on", "never")
 	if code != exitClean {
 		t.Fatalf("resume: exit %d %s", code, stderr)

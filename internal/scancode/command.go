@@ -36,10 +36,10 @@ func Command(ctx context.Context, e *cli.Env, o CommandOptions) error {
 		return err
 	}
 	rep := NewReport(reg.File, res)
-	var suggestions []Suggestion // of a scan without a registry, before its findings go
+	var suggestions []Suggestion // of a scan without a registry: its keys
 	if o.NoRegistry {
 		suggestions = Suggest(reg, rep.Findings)
-		rep.WithoutRegistry(reg)
+		rep.WithoutRegistry(suggestions)
 	}
 	if o.Baseline != "" {
 		b, err := ReadBaselineFile(o.Baseline)

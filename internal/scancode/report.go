@@ -11,7 +11,6 @@ import (
 	"github.com/keyguard/keyguard/internal/human"
 	"github.com/keyguard/keyguard/internal/jsonout"
 	"github.com/keyguard/keyguard/internal/keyshape"
-	"github.com/keyguard/keyguard/registry"
 )
 
 // Report is a scan's result as scan-code writes it.
@@ -100,13 +99,14 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	return jsonout.Write(w, r)
 }
 
-// WithoutRegistry turns the report of a scan against empty, the stand-in
-// registry of a run without one, into the list of the key templates
-// found in code: the findings, which all say a key is not in the
-// registry or not built by its builder, become Keys and Unfollowed.
-func (r *Report) WithoutRegistry(empty *registry.Registry) {
+// WithoutRegistry turns the report of a scan against the empty stand-in
+// registry of a run without one into the list of the key templates found
+// in code (ss, Suggest of its findings): the findings, which all say a
+// key is not in the registry or not built by its builder, become Keys
+// and Unfollowed.
+func (r *Report) WithoutRegistry(ss []Suggestion) {
 	r.NoRegistry, r.Registry = true, ""
-	for _, s := range Suggest(empty, r.Findings) {
+	for _, s := range ss {
 		r.Keys = append(r.Keys, CodeKey{Key: s.Key, Types: s.Types, Places: s.Places})
 	}
 	for _, f := range r.Findings {

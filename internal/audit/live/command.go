@@ -49,7 +49,7 @@ func Audit(ctx context.Context, e *cli.Env, o AuditOptions) error {
 		case prev.WithoutRegistry() && !o.NoRegistry:
 			return cli.Usagef("--resume %s: that audit ran without a registry; resume it without one (no --registry, no KEYGUARD_REGISTRY, no keyguard.yaml here)", o.Resume)
 		case !prev.WithoutRegistry() && o.NoRegistry:
-			return cli.Usagef("--resume %s: that audit ran with the registry %s; resume it with the same --registry", o.Resume, cmp.Or(prev.Registry, "it was given"))
+			return cli.Usagef("--resume %s: that audit ran with a registry (%s); resume it with the same --registry", o.Resume, cmp.Or(prev.Registry, "its file not named"))
 		}
 		opts.Resume = prev
 	}
