@@ -72,7 +72,9 @@ never on a scrape. docs/serve.md has the metrics and alert rules.`)
 	if err := dashboard.CheckListen(*listen, access, *insecure); err != nil {
 		return cli.Usagef("%v", err)
 	}
-	reg, err := fs.LoadRegistry()
+	// As the audit: without a registry (none given or found), the keys
+	// are grouped by the families inferred from their names.
+	reg, noReg, err := fs.LoadRegistryOrNone(e.cli())
 	if err != nil {
 		return err
 	}
@@ -84,13 +86,16 @@ never on a scrape. docs/serve.md has the metrics and alert rules.`)
 	if err != nil {
 		return err
 	}
+	opts := walk.options()
+	opts.Inventory.NoRegistry = noReg
 	var snap *dashboard.SnapshotOptions
 	if walk.snapshot {
 		nodes, read := walk.snapshotOptions(target)
+		read.Inventory.NoRegistry = noReg
 		nodes.Scheduled = true
 		snap = &dashboard.SnapshotOptions{Nodes: nodes, Read: read}
 	}
-	return dashboard.Serve(ctx, e.cli(), dashboard.ServeOptions{Conn: tgt, Target: target, Walk: walk.options(), Snapshot: snap, Listen: *listen,
+	return dashboard.Serve(ctx, e.cli(), dashboard.ServeOptions{Conn: tgt, Target: target, Walk: opts, Snapshot: snap, Listen: *listen,
 		WritersWindow: *writersWin, HotKeysWindow: *hotWin, Config: dashboard.Config{Registry: reg, Interval: *interval, Timeout: *timeout,
 			History: *history, HistoryDir: *historyDir, Access: access, DocsBase: docsURL}})
 }

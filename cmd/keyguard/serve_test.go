@@ -67,66 +67,7 @@ func TestServe(t *testing.T) {
 	}
 	rdb.Set(ctx, "legacy_token_1", "v", time.Hour)
 
-	var stdout, stderr syncBuffer
-	e := &env{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr, getenv: func(k string) string {
-		if k == "KEYGUARD_SERVE_TOKEN" {
-			return "tok-1"
-		}
-		return ""
-	}}
-	rctx, cancel := context.WithCancel(ctx)
-	done := make(chan int, 1)
-	go func() {
-		done <- run(rctx, []string{"serve", "--redis", srv.URL(), "--registry", "testdata/demo.yaml", "--listen", "127.0.0.1:0", "--interval", "1h", "--docs-url", "https://docs.example.com/kg"}, e)
-	}()
-	defer func() {
-		cancel()
-		select {
-		case code := <-done:
-			if code != exitClean {
-				t.Errorf("exit %d after interrupt\n%s", code, stderr.String())
-			}
-		case <-time.After(20 * time.Second):
-			t.Error("serve did not stop")
-		}
-	}()
-
-	addr := regexp.MustCompile(`http://(127\.0\.0\.1:\d+)/`)
-	var base string
-	deadline := time.Now().Add(20 * time.Second)
-	for base == "" {
-		if m := addr.FindStringSubmatch(stderr.String()); m != nil {
-			base = "http://" + m[1]
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("serve said no address:\n%s", stderr.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	fetch := func(path, token string) (int, string) {
-		req, _ := http.NewRequest("GET", base+path, nil)
-		if token != "" {
-			req.Header.Set("Authorization", "Bearer "+token)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(b)
-	}
-	for {
-		_, health := fetch("/healthz", "")
-		if strings.HasPrefix(health, "ok") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no audit: %s\n%s", health, stderr.String())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	fetch := startServe(t, "--redis", srv.URL(), "--registry", "testdata/demo.yaml", "--docs-url", "https://docs.example.com/kg")
 	if code, _ := fetch("/api/report.json", ""); code != http.StatusUnauthorized {
 		t.Errorf("report without the token: %d", code)
 	}
@@ -154,5 +95,105 @@ func TestServe(t *testing.T) {
 	}
 	if !strings.Contains(body, `"`+doc) {
 		t.Errorf("report: no rule link under %s", doc)
+	}
+}
+
+// startServe runs keyguard serve with args on a free loopback port, the
+// token tok-1 and an hourly interval, waits for its first audit, and
+// returns a fetch of its pages; serve is stopped (and must exit 0) when
+// the test ends.
+func startServe(t *testing.T, args ...string) (fetch func(path, token string) (int, string)) {
+	t.Helper()
+	var stdout, stderr syncBuffer
+	e := &env{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr, getenv: func(k string) string {
+		if k == "KEYGUARD_SERVE_TOKEN" {
+			return "tok-1"
+		}
+		return ""
+	}}
+	rctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int, 1)
+	go func() {
+		done <- run(rctx, append([]string{"serve", "--listen", "127.0.0.1:0", "--interval", "1h"}, args...), e)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case code := <-done:
+			if code != exitClean {
+				t.Errorf("exit %d after interrupt\n%s", code, stderr.String())
+			}
+		case <-time.After(20 * time.Second):
+			t.Error("serve did not stop")
+		}
+	})
+
+	addr := regexp.MustCompile(`http://(127\.0\.0\.1:\d+)/`)
+	var base string
+	deadline := time.Now().Add(20 * time.Second)
+	for base == "" {
+		if m := addr.FindStringSubmatch(stderr.String()); m != nil {
+			base = "http://" + m[1]
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("serve said no address:\n%s", stderr.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	fetch = func(path, token string) (int, string) {
+		req, _ := http.NewRequest("GET", base+path, nil)
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	for {
+		_, health := fetch("/healthz", "")
+		if strings.HasPrefix(health, "ok") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no audit: %s\n%s", health, stderr.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return fetch
+}
+
+// TestServeWithoutRegistry: as the audit, serve runs without a registry
+// (none given, no keyguard.yaml where it runs): its audits group keys by
+// inferred family, report what they did not check, and the pages say so.
+func TestServeWithoutRegistry(t *testing.T) {
+	srv := redistest.Start(t)
+	rdb := srv.Client(t)
+	for _, k := range []string{"legacy:cart:1", "legacy:cart:2", "report:daily:3"} {
+		if err := rdb.Set(context.Background(), k, "v", 0).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Chdir(t.TempDir())
+	fetch := startServe(t, "--redis", srv.URL())
+	code, body := fetch("/api/report.json", "tok-1")
+	var rep struct {
+		Summary struct {
+			Keys int64
+		}
+		Groups []struct {
+			Name string
+		}
+		NotChecked []string `json:"not_checked"`
+	}
+	if err := json.Unmarshal([]byte(body), &rep); err != nil || code != 200 || rep.Summary.Keys != 3 || len(rep.Groups) != 2 || len(rep.NotChecked) == 0 {
+		t.Fatalf("report: %d %v %+v", code, err, rep)
+	}
+	if code, page := fetch("/", "tok-1"); code != 200 || !strings.Contains(page, "No registry.") || !strings.Contains(page, "legacy:cart:{id:int}") {
+		t.Errorf("overview without a registry: %d\n%s", code, page)
 	}
 }

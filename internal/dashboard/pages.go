@@ -219,6 +219,11 @@ func banners(snap *Snapshot, st Status, now time.Time) ([]banner, int) {
 	if snap != nil && snap.Estimate {
 		bs = append(bs, banner{"info", "Estimates.", "The audit probed a random sample of keys: counts marked ~ are extrapolated."})
 	}
+	if snap != nil && snap.Report != nil && snap.Report.WithoutRegistry() {
+		bs = append(bs, banner{"info", "No registry.", "keyguard serve was given none and found no keyguard.yaml where it runs: every key is of the family " +
+			"inferred from its name (listed under Unregistered), and " + strings.Join(snap.Report.NotChecked, ", ") + " are not checked. " +
+			"keyguard init --from-audit on the report JSON below writes a registry to start from."})
+	}
 	return bs, refresh
 }
 

@@ -166,6 +166,25 @@ func TestPartialBanner(t *testing.T) {
 	}
 }
 
+// TestNoRegistryBanner: the audit of a serve without a registry is shown
+// with a banner that says so and what it did not check; with one, none.
+func TestNoRegistryBanner(t *testing.T) {
+	rep := smallReport(t0)
+	rep.NotChecked = []string{"unregistered keys", "owners"}
+	s, hs := newTestServer(t, Config{Auditor: &fixedAuditor{reps: []*Report{rep}}})
+	s.AuditNow(context.Background())
+	for _, p := range []string{"/", "/unregistered", "/findings"} {
+		if _, body := get(t, hs, p); !strings.Contains(body, "<strong>No registry.</strong>") || !strings.Contains(body, "unregistered keys, owners are not checked") {
+			t.Errorf("%s: no banner:\n%s", p, body)
+		}
+	}
+	s, hs = newTestServer(t, Config{Auditor: &fixedAuditor{reps: []*Report{smallReport(t0)}}})
+	s.AuditNow(context.Background())
+	if _, body := get(t, hs, "/"); strings.Contains(body, "No registry.") {
+		t.Errorf("a banner with a registry:\n%s", body)
+	}
+}
+
 // TestHeaders: pages forbid inline and foreign scripts, styles and frames.
 func TestHeaders(t *testing.T) {
 	_, hs := newTestServer(t, Config{Auditor: &fixedAuditor{reps: []*Report{smallReport(t0)}}})
