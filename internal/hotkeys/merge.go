@@ -414,6 +414,11 @@ func (r *Report) WriteText(w io.Writer) error {
 	r.writeSources(ew)
 	if len(r.Keys) == 0 {
 		ew.printf("\nNo key was reported or sampled.\n")
+		if r.blind() {
+			ew.printf("Nothing here could see heat: no SDK reports, no LFU counters, no MONITOR sample.\n" +
+				"  Try: --monitor 10s --min-rate 100 (MONITOR slows the server while it listens; the cost is printed), " +
+				"an LFU maxmemory-policy (allkeys-lfu keeps a counter per key), or the services reporting with hotkey.Detector (docs/hotkeys.md)\n")
+		}
 	} else {
 		head := "key  (template, owner)"
 		if r.NoRegistry {
@@ -497,6 +502,22 @@ func (r *Report) groupName(template, family string) string {
 		return "family " + family
 	}
 	return template + ", family " + family
+}
+
+// blind reports whether no source could observe heat: no SDK report, no
+// MONITOR sample, and no node whose LFU counters were read.
+func (r *Report) blind() bool {
+	if r.SDK.Instances > 0 || r.Monitor != nil {
+		return false
+	}
+	if r.LFU != nil {
+		for _, n := range r.LFU.Nodes {
+			if n.Skipped == "" {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 func (r *Report) writeSources(ew *errWriter) {

@@ -286,3 +286,26 @@ func TestBuildReportFamilies(t *testing.T) {
 		})
 	}
 }
+
+// TestBuildReportBlind: with no source able to see heat (no SDK report,
+// every node's LFU counters skipped, no MONITOR sample) the text says so
+// and what to try; a node whose counters were read, cold as it is, is a
+// source.
+func TestBuildReportBlind(t *testing.T) {
+	for _, tc := range []struct {
+		lfu   *LFUResult
+		blind bool
+	}{
+		{&LFUResult{Nodes: []LFUNode{{Addr: "n1", Skipped: "maxmemory-policy is noeviction"}}}, true},
+		{nil, true}, // --no-lfu
+		{&LFUResult{Nodes: []LFUNode{{Addr: "n1", Policy: "allkeys-lfu", Sampled: 10, Whole: true}}}, false},
+	} {
+		var text bytes.Buffer
+		if err := BuildReport(testRegistry(t), nil, tc.lfu, nil, ReportOptions{Target: "redis://x"}).WriteText(&text); err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(text.String(), "Nothing here could see heat") && strings.Contains(text.String(), "Try: --monitor 10s"); got != tc.blind {
+			t.Errorf("lfu %+v: blind %v, want %v:\n%s", tc.lfu, got, tc.blind, text.String())
+		}
+	}
+}
