@@ -141,7 +141,11 @@ func (s *Server) newPage(title, active string) *page {
 		{Href: "/findings", Label: "Findings"}, {Href: "/hot-keys", Label: "Hot keys"}, {Href: "/writers", Label: "Writers"}, {Href: "/history", Label: "History"}}
 	if snap != nil {
 		nav[1].Badge = fmtCount(int64(len(snap.Templates)))
-		if len(snap.Families) > 0 {
+		switch {
+		case snap.NoRegistry:
+			// Every key is of a family: nothing to alert on.
+			nav[2].Label, nav[2].Badge = "Families", fmtCount(int64(len(snap.Families)))
+		case len(snap.Families) > 0:
 			nav[2].Badge, nav[2].Alert = fmtCount(snap.Unregistered), true
 		}
 		if snap.FindingCount > 0 {
@@ -161,7 +165,8 @@ func (s *Server) newPage(title, active string) *page {
 		}
 	}
 	for i := range nav {
-		nav[i].Active = nav[i].Label == active
+		// The unregistered page keeps its entry when it reads "Families".
+		nav[i].Active = nav[i].Label == active || nav[i].Href == "/unregistered" && active == "Unregistered"
 	}
 	p.Nav = nav
 	p.Banners, p.Refresh = banners(snap, st, p.Now)
@@ -406,6 +411,9 @@ func (s *Server) trends(snap *Snapshot, colors map[string]string) ([]trend, temp
 		line("Unregistered keys", "#8f8f8f", func(p Point) int64 { return p.Unreg }, fmtShort),
 		line("Findings", "#f28e2b", func(p Point) int64 { return p.Findings }, fmtShort),
 	}
+	if snap.NoRegistry {
+		ts = slices.Delete(ts, 3, 4) // every key: the line of Keys again
+	}
 	switch {
 	case noMem:
 		return slices.Delete(ts, 1, 2), "", nil
@@ -613,6 +621,9 @@ func (s *Server) unregisteredPage(w http.ResponseWriter, r *http.Request) {
 	p := s.newPage("Unregistered keys", "Unregistered")
 	if !s.withSnapshot(w, p) {
 		return
+	}
+	if p.Snap.NoRegistry {
+		p.Title = "Families"
 	}
 	fams := p.Snap.Families
 	p.Body = &unregisteredBody{Families: fams[:min(len(fams), maxFamilies)], More: max(len(fams)-maxFamilies, 0)}

@@ -178,6 +178,13 @@ func TestNoRegistryBanner(t *testing.T) {
 			t.Errorf("%s: no banner:\n%s", p, body)
 		}
 	}
+	// Every key is of a family: no page counts them as unregistered.
+	if _, body := get(t, hs, "/"); !strings.Contains(body, `<div class="label">Families</div>`) || strings.Contains(body, "Unregistered keys") {
+		t.Errorf("overview without a registry:\n%s", body)
+	}
+	if _, body := get(t, hs, "/unregistered"); !strings.Contains(body, "No registry: the ") || strings.Contains(body, "match no template") {
+		t.Errorf("families page without a registry:\n%s", body)
+	}
 	s, hs = newTestServer(t, Config{Auditor: &fixedAuditor{reps: []*Report{smallReport(t0)}}})
 	s.AuditNow(context.Background())
 	if _, body := get(t, hs, "/"); strings.Contains(body, "No registry.") {

@@ -38,6 +38,9 @@ type Snapshot struct {
 	Duration  time.Duration
 	Complete  bool
 	Estimate  bool // counts are extrapolated from a sample
+	// NoRegistry: the audit ran without a registry: every key is of an
+	// inferred family, which the pages do not call unregistered.
+	NoRegistry bool
 	Stopped   []Stop
 	Notes     []string
 	Covered   float64  // the part of the keyspace covered (coverage share; 1 for a complete report without coverage)
@@ -203,7 +206,7 @@ func snapshotOf(rep *Report, reg *registry.Registry) *Snapshot {
 		ID: auditID(rep.StartedAt), Report: rep,
 		Target: rep.Source.Target, Kind: rep.Source.Kind, Nodes: rep.Source.Nodes,
 		StartedAt: rep.StartedAt, Duration: time.Duration(rep.DurationMS) * time.Millisecond,
-		Complete: rep.Complete, Estimate: rep.Estimate, Notes: rep.Notes, Unused: rep.UnusedTemplates,
+		Complete: rep.Complete, Estimate: rep.Estimate, NoRegistry: rep.WithoutRegistry(), Notes: rep.Notes, Unused: rep.UnusedTemplates,
 		Totals:       Totals{Keys: rep.Summary.Keys, Bytes: rep.Summary.Bytes, NoTTL: rep.Summary.NoTTL},
 		Unregistered: rep.Summary.Unregistered, BytesUnknown: rep.Summary.BytesUnknown,
 		FindingCount: rep.Summary.Findings,
