@@ -41,11 +41,11 @@ type Snapshot struct {
 	// NoRegistry: the audit ran without a registry: every key is of an
 	// inferred family, which the pages do not call unregistered.
 	NoRegistry bool
-	Stopped   []Stop
-	Notes     []string
-	Covered   float64  // the part of the keyspace covered (coverage share; 1 for a complete report without coverage)
-	Coverage  string   // the coverage in one line; "" when the report has none
-	Uncovered []string // the parts not covered, and why
+	Stopped    []Stop
+	Notes      []string
+	Covered    float64  // the part of the keyspace covered (coverage share; 1 for a complete report without coverage)
+	Coverage   string   // the coverage in one line; "" when the report has none
+	Uncovered  []string // the parts not covered, and why
 
 	Totals            Totals // the whole keyspace
 	Unregistered      int64
