@@ -46,7 +46,8 @@ func run(ctx context.Context, w io.Writer) error {
 			return err
 		}
 	}
-	fmt.Fprintln(d.w, "\nNext: write your own keyguard.yaml, run 'keyguard lint' in CI, and 'keyguard check' on 'redis-cli --scan' output.")
+	fmt.Fprintln(d.w, "\nNext, on your own Redis (no registry needed to start): keyguard audit --redis redis://HOST:6379 --format json --out audit.json,\n"+
+		"then keyguard init --from-audit audit.json writes a keyguard.yaml of its key families to review; run 'keyguard lint' and 'keyguard scan-code' in CI.")
 	return nil
 }
 
