@@ -48,6 +48,9 @@ type DriftSide struct {
 	// Memory is the figure the report's bytes are: "MEMORY USAGE" of a
 	// live audit, "RDB estimate" of a snapshot's.
 	Memory string `json:"memory"`
+	// NoRegistry: the report was made without a registry (its groups
+	// are inferred families, every key unregistered).
+	NoRegistry bool `json:"no_registry,omitempty"`
 }
 
 // DriftSummary compares the totals.
@@ -156,6 +159,13 @@ func Diff(old, new *Report) *DriftReport {
 		d.Notes = append(d.Notes, fmt.Sprintf("memory is not compared: the old report's is %s, the new one's %s (they differ by allocator overhead); groups changed by their keys and keys without TTL only",
 			d.Old.Memory, d.New.Memory))
 	}
+	if d.Old.NoRegistry != d.New.NoRegistry {
+		which := "the old report was made without a registry and the new one with one"
+		if d.New.NoRegistry {
+			which = "the old report was made with a registry and the new one without"
+		}
+		d.Notes = append(d.Notes, which+": templates and inferred families are different groups, so groups look new or gone by that alone; compare reports made alike")
+	}
 	if old.Source.Target != new.Source.Target || old.Source.Kind != new.Source.Kind {
 		d.Notes = append(d.Notes, fmt.Sprintf("the reports come from different sources (%s %s, %s %s)", old.Source.Kind, show(old.Source.Target), new.Source.Kind, show(new.Source.Target)))
 	}
@@ -185,7 +195,8 @@ func abs(n int64) int64 {
 }
 
 func side(r *Report) DriftSide {
-	return DriftSide{Source: r.Source, StartedAt: r.StartedAt, Complete: r.Complete, Estimate: r.Estimate, Memory: MemoryFigure(r.Source.Kind)}
+	return DriftSide{Source: r.Source, StartedAt: r.StartedAt, Complete: r.Complete, Estimate: r.Estimate, Memory: MemoryFigure(r.Source.Kind),
+		NoRegistry: r.WithoutRegistry()}
 }
 
 // MemoryFigure is what the bytes of a report of source kind measure.
@@ -240,8 +251,12 @@ func (d *DriftReport) WriteText(w io.Writer) error {
 	}
 	fmt.Fprintf(bw, "keyguard diff: %s → %s\n\n", at(d.Old), at(d.New))
 	s := d.Summary
-	fmt.Fprintf(bw, "keys %s, memory %s, without TTL %s, unregistered %s, findings %s\n",
-		countDelta(s.Keys), bytesDelta(s.Bytes), countDelta(s.NoTTL), countDelta(s.Unregistered), countDelta(s.Findings))
+	unreg := ", unregistered " + countDelta(s.Unregistered)
+	if d.Old.NoRegistry && d.New.NoRegistry {
+		unreg = "" // every key, in both: no registry to be missing from
+	}
+	fmt.Fprintf(bw, "keys %s, memory %s, without TTL %s%s, findings %s\n",
+		countDelta(s.Keys), bytesDelta(s.Bytes), countDelta(s.NoTTL), unreg, countDelta(s.Findings))
 	list := func(title string, gs []GroupDrift, desc func(GroupDrift) string) {
 		if len(gs) == 0 {
 			return

@@ -336,6 +336,36 @@ func TestDiffLiveAgainstRDB(t *testing.T) {
 	}
 }
 
+// TestDiffWithoutRegistry: two reports made without a registry compare
+// without an "unregistered" count (every key is, in both); a report made
+// with one against one made without gets a note that their groups differ
+// by kind.
+func TestDiffWithoutRegistry(t *testing.T) {
+	fam := &Report{Source: Source{Kind: "rdb", Target: "a.rdb"}, Complete: true, Summary: Summary{Keys: 10, Unregistered: 10},
+		Groups: []Group{{Name: "cart:{id:int}", Kind: KindPrefix, Keys: 10}}, NotChecked: NoRegistryChecks}
+	fam2 := *fam
+	fam2.Summary.Keys, fam2.Summary.Unregistered = 12, 12
+	var buf bytes.Buffer
+	d := Diff(fam, &fam2)
+	if err := d.WriteText(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if !d.Old.NoRegistry || !d.New.NoRegistry || strings.Contains(buf.String(), "unregistered") || !strings.Contains(buf.String(), "keys 10 → 12") {
+		t.Errorf("two reports without a registry:\n%s", buf.String())
+	}
+	reg := &Report{Source: fam.Source, Complete: true, Summary: Summary{Keys: 10}, Groups: []Group{{Name: "cart:{cartId:int}", Kind: KindTemplate, Keys: 10}}}
+	for _, d := range []*DriftReport{Diff(reg, fam), Diff(fam, reg)} {
+		if !slices.ContainsFunc(d.Notes, func(n string) bool {
+			return strings.Contains(n, "templates and inferred families are different groups")
+		}) {
+			t.Errorf("with against without a registry: notes %q", d.Notes)
+		}
+	}
+	if d := Diff(reg, reg); len(d.Notes) != 0 {
+		t.Errorf("notes of a report against itself: %q", d.Notes)
+	}
+}
+
 // TestKeyDiffStops: a diff asked to stop (an interrupt) ends with that
 // error, in memory and while splitting into buckets, and leaves no
 // temporary files.
