@@ -53,9 +53,9 @@ func runInvestigate(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	o.Registry, o.NoRegistry = fs.Opts.Registry, noReg
-	if noReg {
-		o.Registry = ""
+	o.NoRegistry = noReg
+	if !noReg {
+		o.Registry = fs.Opts.Registry // the report names the file
 	}
 	return investigate.Investigate(ctx, e.cli(), investigate.CommandOptions{Options: o, Registry: reg, Target: target,
 		Format: fs.Opts.Format, Out: fs.Opts.Out, Threshold: fs.Threshold()})

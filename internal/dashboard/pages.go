@@ -142,7 +142,7 @@ func (s *Server) newPage(title, active string) *page {
 	if snap != nil {
 		nav[1].Badge = fmtCount(int64(len(snap.Templates)))
 		switch {
-		case snap.NoRegistry:
+		case snap.NoRegistry():
 			// Every key is of a family: nothing to alert on.
 			nav[2].Label, nav[2].Badge = "Families", fmtCount(int64(len(snap.Families)))
 		case len(snap.Families) > 0:
@@ -224,7 +224,7 @@ func banners(snap *Snapshot, st Status, now time.Time) ([]banner, int) {
 	if snap != nil && snap.Estimate {
 		bs = append(bs, banner{"info", "Estimates.", "The audit probed a random sample of keys: counts marked ~ are extrapolated."})
 	}
-	if snap != nil && snap.Report != nil && snap.Report.WithoutRegistry() {
+	if snap != nil && snap.NoRegistry() {
 		bs = append(bs, banner{"info", "No registry.", "keyguard serve was given none and found no keyguard.yaml where it runs: every key is of the family " +
 			"inferred from its name (listed under Unregistered), and " + strings.Join(snap.Report.NotChecked, ", ") + " are not checked. " +
 			"keyguard init --from-audit on the report JSON below writes a registry to start from."})
@@ -411,7 +411,7 @@ func (s *Server) trends(snap *Snapshot, colors map[string]string) ([]trend, temp
 		line("Unregistered keys", "#8f8f8f", func(p Point) int64 { return p.Unreg }, fmtShort),
 		line("Findings", "#f28e2b", func(p Point) int64 { return p.Findings }, fmtShort),
 	}
-	if snap.NoRegistry {
+	if snap.NoRegistry() {
 		ts = slices.Delete(ts, 3, 4) // every key: the line of Keys again
 	}
 	switch {
@@ -622,7 +622,7 @@ func (s *Server) unregisteredPage(w http.ResponseWriter, r *http.Request) {
 	if !s.withSnapshot(w, p) {
 		return
 	}
-	if p.Snap.NoRegistry {
+	if p.Snap.NoRegistry() {
 		p.Title = "Families"
 	}
 	fams := p.Snap.Families

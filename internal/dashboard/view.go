@@ -38,14 +38,11 @@ type Snapshot struct {
 	Duration  time.Duration
 	Complete  bool
 	Estimate  bool // counts are extrapolated from a sample
-	// NoRegistry: the audit ran without a registry: every key is of an
-	// inferred family, which the pages do not call unregistered.
-	NoRegistry bool
-	Stopped    []Stop
-	Notes      []string
-	Covered    float64  // the part of the keyspace covered (coverage share; 1 for a complete report without coverage)
-	Coverage   string   // the coverage in one line; "" when the report has none
-	Uncovered  []string // the parts not covered, and why
+	Stopped   []Stop
+	Notes     []string
+	Covered   float64  // the part of the keyspace covered (coverage share; 1 for a complete report without coverage)
+	Coverage  string   // the coverage in one line; "" when the report has none
+	Uncovered []string // the parts not covered, and why
 
 	Totals            Totals // the whole keyspace
 	Unregistered      int64
@@ -196,6 +193,11 @@ type Point struct {
 	Templates map[string]Totals
 }
 
+// NoRegistry reports whether the audit ran without a registry: every key
+// is then of an inferred family, which the pages do not call
+// unregistered.
+func (s *Snapshot) NoRegistry() bool { return s.Report != nil && s.Report.WithoutRegistry() }
+
 // auditID names an audit by its start time, as its history file does.
 func auditID(t time.Time) string { return t.UTC().Format(historyLayout) }
 
@@ -206,7 +208,7 @@ func snapshotOf(rep *Report, reg *registry.Registry) *Snapshot {
 		ID: auditID(rep.StartedAt), Report: rep,
 		Target: rep.Source.Target, Kind: rep.Source.Kind, Nodes: rep.Source.Nodes,
 		StartedAt: rep.StartedAt, Duration: time.Duration(rep.DurationMS) * time.Millisecond,
-		Complete: rep.Complete, Estimate: rep.Estimate, NoRegistry: rep.WithoutRegistry(), Notes: rep.Notes, Unused: rep.UnusedTemplates,
+		Complete: rep.Complete, Estimate: rep.Estimate, Notes: rep.Notes, Unused: rep.UnusedTemplates,
 		Totals:       Totals{Keys: rep.Summary.Keys, Bytes: rep.Summary.Bytes, NoTTL: rep.Summary.NoTTL},
 		Unregistered: rep.Summary.Unregistered, BytesUnknown: rep.Summary.BytesUnknown,
 		FindingCount: rep.Summary.Findings,

@@ -14,7 +14,6 @@ import (
 	"github.com/keyguard/keyguard/internal/jsonout"
 
 	"github.com/keyguard/keyguard/finding"
-	"github.com/keyguard/keyguard/naming"
 	"github.com/keyguard/keyguard/registry"
 )
 
@@ -215,6 +214,7 @@ func (r *LFUResult) multiDB() bool {
 // counted in database sdkDB.
 func mergeEvidence(reg *registry.Registry, reps []hotkey.InstanceReport, lfu *LFUResult, mon *MonitorResult, sdkDB int) (map[dbKey]*KeyHeat, []string) {
 	keys := map[dbKey]*KeyHeat{}
+	chk := reg.NewChecker() // infers the families of unregistered keys, as the audit's does
 	get := func(db int, name string) *KeyHeat {
 		key, e, region := hotkey.Classify(reg, name)
 		if k, ok := keys[dbKey{db, key}]; ok {
@@ -222,7 +222,7 @@ func mergeEvidence(reg *registry.Registry, reps []hotkey.InstanceReport, lfu *LF
 		}
 		k := &KeyHeat{Key: key, Template: hotkey.TemplateUnregistered, Region: region, Freq: -1}
 		if e == nil {
-			k.Family = naming.Infer(key, reg.Separator)
+			k.Family = chk.Infer(key)
 		} else {
 			k.Template, k.Owner = e.Template.String(), e.Owner
 			if e.Hot != nil {

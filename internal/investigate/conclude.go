@@ -14,7 +14,6 @@ import (
 // parts is what the steps gathered, for the conclusion.
 type parts struct {
 	reg      *registry.Registry
-	noReg    bool // no registry was given or found: reg is empty
 	keys     []*KeyInfo
 	watched  []*watched
 	interval time.Duration

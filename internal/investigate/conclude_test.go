@@ -132,8 +132,8 @@ func TestConcludeWithoutRegistry(t *testing.T) {
 			`1.3 [0 10.0.0.8:1] "hset" "legacy:cart:9" "sku" "2"`,    // one writer
 		)
 		keys := []*KeyInfo{{Key: "legacy:cart:9", Type: "hash", TTLms: -1, Inferred: "legacy:cart:{id:int}"}}
-		r := &Report{Capture: &CaptureResult{}}
-		conclude(r, parts{reg: reg, noReg: noReg, keys: keys, caps: []*NodeCapture{nc}, self: DefaultSelf, interval: time.Second})
+		r := &Report{Capture: &CaptureResult{}, NoRegistry: noReg}
+		conclude(r, parts{reg: reg, keys: keys, caps: []*NodeCapture{nc}, self: DefaultSelf, interval: time.Second})
 		rules := map[string]finding.Finding{}
 		for _, f := range r.Findings {
 			rules[f.Rule+" "+f.Key] = f

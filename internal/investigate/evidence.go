@@ -95,7 +95,7 @@ func (c *conclusion) keyFindings() {
 		}
 		e := c.p.reg.Lookup(k.Key)
 		if e == nil {
-			if !c.p.noReg { // without a registry no key is registered: nothing to report
+			if !c.r.NoRegistry { // without a registry no key is registered: nothing to report
 				c.add(finding.Finding{Rule: finding.Unregistered, Severity: finding.Error, Key: k.Key,
 					Message: fmt.Sprintf("not in the registry; it looks like %s", k.Inferred),
 					Hint:    "register it for the team that owns it (the writers above), or delete it"})

@@ -129,7 +129,7 @@ func Run(ctx context.Context, reg *registry.Registry, c redis.UniversalClient, o
 	if err != nil {
 		return nil, err
 	}
-	p.reg, p.noReg, p.keys, p.self = reg, opts.NoRegistry, keys, opts.Self
+	p.reg, p.keys, p.self = reg, keys, opts.Self
 	p.styles = append(DeclaredStyles(reg), opts.Styles...)
 	conclude(r, p)
 	for _, k := range keys {

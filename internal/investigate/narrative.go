@@ -134,7 +134,7 @@ func (c *conclusion) fix(w *Writer, key string) string {
 	case w.Move.Owner != "":
 		s = fmt.Sprintf("no template of %s fits what %s writes to %s: register one such as %s (owner %s) and move %s to it",
 			w.Move.Owner, w.Service, code(key), code(w.Move.Template), w.Move.Owner, w.Service)
-	case c.p.noReg:
+	case c.r.NoRegistry:
 		s = fmt.Sprintf("declare a template of %s's own such as %s with its team as owner in a registry (keyguard init writes one), and move %s to it",
 			w.Service, code(w.Move.Template), w.Service)
 	default:
@@ -234,7 +234,7 @@ func (c *conclusion) templateStyles(perKey map[string][]int) {
 // without a registry, where no key is, "is of the family T (no
 // registry)".
 func (c *conclusion) unregistered(key string) string {
-	if c.p.noReg {
+	if c.r.NoRegistry {
 		return fmt.Sprintf("is of the family %s (no registry)", code(c.templateOf(key)))
 	}
 	return fmt.Sprintf("is not in the registry (it looks like %s)", code(c.templateOf(key)))

@@ -176,17 +176,11 @@ func plural(n int, word string) string { return human.Plural(n, word) }
 func (r *Report) writeKeys(w io.Writer) {
 	fmt.Fprintf(w, "No registry (none given, no keyguard.yaml here): the key templates found in code, checked against nothing.\n")
 	for _, k := range r.Keys {
-		places := k.Places
-		more := ""
-		if len(places) > 3 {
-			more = fmt.Sprintf(" and %d more", len(places)-3)
-			places = places[:3]
-		}
 		typ := strings.Join(k.Types, "|")
 		if typ == "" {
 			typ = "?"
 		}
-		fmt.Fprintf(w, "  %s  %s  %s%s\n", finding.Display(k.Key), typ, strings.Join(places, ", "), more)
+		fmt.Fprintf(w, "  %s  %s  %s\n", finding.Display(k.Key), typ, firstPlaces(k.Places))
 	}
 	if r.Unfollowed > 0 {
 		fmt.Fprintf(w, "  and %s built where the scan cannot follow them (a parameter, a field): with a registry, each is a finding at its place\n", plural(r.Unfollowed, "key"))

@@ -204,13 +204,16 @@ func writeEntries(rw *registry.Writer, ss []Suggestion) {
 		if s.Domain != "" {
 			d.Notes["owner"] = fmt.Sprintf("%q is not a declared domain; declare it or name the owner here", s.Domain)
 		}
-		places := s.Places
-		more := ""
-		if len(places) > 3 {
-			more = fmt.Sprintf(" and %d more", len(places)-3)
-			places = places[:3]
-		}
-		d.Desc = strings.ToValidUTF8("found in code: "+strings.Join(places, ", ")+more, "\uFFFD")
+		d.Desc = strings.ToValidUTF8("found in code: "+firstPlaces(s.Places), "\uFFFD")
 		rw.Entry(d)
 	}
+}
+
+// firstPlaces lists the first three places of a template's uses, then
+// how many more there are.
+func firstPlaces(places []string) string {
+	if len(places) > 3 {
+		return strings.Join(places[:3], ", ") + fmt.Sprintf(" and %d more", len(places)-3)
+	}
+	return strings.Join(places, ", ")
 }
