@@ -96,6 +96,10 @@ type LFUResult struct {
 	// From is LFUFromSnapshot when the counters were read from the
 	// masters' snapshots (SnapshotLFU), "" for OBJECT FREQ.
 	From string `json:"from,omitempty"`
+	// Notes say what happened during the walk, as an audit report's do:
+	// a server that restarted and was walked again, slots walked again
+	// on their new owner.
+	Notes []string `json:"notes,omitempty"`
 }
 
 // LFUFromSnapshot is LFUResult.From of counters read from snapshots.
@@ -271,7 +275,10 @@ func (w *lfuWalk) restarted(addr string, db int) {
 // result joins the nodes' counters and the walk's coverage; every part
 // not covered is an error.
 func (w *lfuWalk) result(ctx context.Context, wr *live.WalkResult) (*LFUResult, error) {
-	res := &LFUResult{Floor: w.opts.Floor, Coverage: wr.Coverage}
+	res := &LFUResult{Floor: w.opts.Floor, Coverage: wr.Coverage, Notes: wr.Notes}
+	if slices.ContainsFunc(wr.Notes, func(n string) bool { return strings.Contains(n, "restarted during the walk") }) {
+		res.Notes = append(res.Notes, "a server that restarts starts its LFU counters again from what it loaded: a key hot before the restart may read cold until it is read again")
+	}
 	stopped := map[string][]string{}
 	var errs []error
 	cov := wr.Coverage

@@ -555,6 +555,9 @@ func (r *Report) writeSources(ew *errWriter) {
 				ew.printf("    not covered: %s\n", g)
 			}
 		}
+		for _, n := range r.LFU.Notes {
+			ew.printf("    note: %s\n", n)
+		}
 	}
 	if m := r.Monitor; m != nil {
 		ew.printf("  MONITOR for %s: %s lines, %s", m.Duration.Round(time.Millisecond), fmtRate(float64(m.Lines)), fmtBytes(m.Bytes))

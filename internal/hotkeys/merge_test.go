@@ -309,3 +309,54 @@ func TestBuildReportBlind(t *testing.T) {
 		}
 	}
 }
+
+// TestWalkLFURestart: a server restarted during the OBJECT FREQ walk is
+// walked again from its first key (every key read once, complete), and
+// the result and the text report say so, and that its counters started
+// again: before, the report said only "every key, 100% covered".
+func TestWalkLFURestart(t *testing.T) {
+	ctx := context.Background()
+	srv := redistest.Start(t, "maxmemory-policy allkeys-lfu")
+	rdb := srv.Client(t)
+	const n = 20_000
+	p := rdb.Pipeline()
+	for i := range n {
+		p.Set(ctx, fmt.Sprintf("legacy:cart:%d", i), "x", 0)
+	}
+	if _, err := p.Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := rdb.Save(ctx).Err(); err != nil { // the restart loads them again
+		t.Fatal(err)
+	}
+	type outcome struct {
+		res *LFUResult
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		// About 4 s a walk: the restart lands in it.
+		res, err := WalkLFU(ctx, rdb, LFUOptions{Rate: n / 4, Count: 50})
+		done <- outcome{res, err}
+	}()
+	time.Sleep(time.Second)
+	srv.Restart(t)
+	o := <-done
+	if o.err != nil {
+		t.Fatal(o.err)
+	}
+	if nd := o.res.Nodes[0]; nd.Sampled != n || !nd.Whole || o.res.Coverage.Share != 1 || len(o.res.Coverage.NotCovered) != 0 {
+		t.Fatalf("after a restart: node %+v, coverage %+v", nd, o.res.Coverage)
+	}
+	notes := strings.Join(o.res.Notes, "\n")
+	if !strings.Contains(notes, "restarted during the walk") || !strings.Contains(notes, "starts its LFU counters again") {
+		t.Errorf("no note of the restart: %q", o.res.Notes)
+	}
+	var text bytes.Buffer
+	if err := BuildReport(testRegistry(t), nil, o.res, nil, ReportOptions{Target: srv.URL()}).WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text.String(), "    note: "+srv.Addr+" restarted during the walk") {
+		t.Errorf("text:\n%s", text.String())
+	}
+}
