@@ -73,6 +73,23 @@ func TestReportText(t *testing.T) {
 	}
 }
 
+// TestSuggestOneEntryPerShape: templates that differ only in their
+// placeholders' names (the code names the value in one place, not in
+// another) are one entry, named where the code names most; two would
+// declare the same keys twice (lint: overlap).
+func TestSuggestOneEntryPerShape(t *testing.T) {
+	f := func(tmpl, file string) Finding {
+		return Finding{Finding: finding.Finding{Rule: finding.UnregisteredCode, Template: tmpl, File: file, Line: 1, Column: 1}, Command: "get"}
+	}
+	ss := Suggest(testRegistry(t), []Finding{
+		f("arq:job:{}", "a.py"), f("arq:job:{job_id}", "b.py"), f("arq:job:{}", "c.py"),
+		f("arq:job:{n:int}", "d.py"), // another kind: other keys
+	})
+	if len(ss) != 2 || ss[0].Key != "arq:job:{job_id}" || len(ss[0].Places) != 3 || ss[1].Key != "arq:job:{n:int}" {
+		t.Fatalf("suggestions %+v", ss)
+	}
+}
+
 func TestSuggest(t *testing.T) {
 	reg := testRegistry(t)
 	fs := []Finding{

@@ -26,17 +26,27 @@ type Suggestion struct {
 }
 
 // Suggest collects the unregistered-code findings into one entry per
-// template, most used first.
+// template, most used first. Templates that differ only in the names of
+// their placeholders ("arq:job:{job_id}" where the code names the value,
+// "arq:job:{}" where it cannot) are one entry, named where the code names
+// most: two entries would declare the same keys twice.
 func Suggest(reg *registry.Registry, fs []Finding) []Suggestion {
 	by := map[string]*Suggestion{}
+	anon := map[string]int{} // by shape: the unnamed placeholders of the template its entry took its names from
 	for _, f := range fs {
 		if f.Rule != finding.UnregisteredCode {
 			continue
 		}
-		key := nameHoles(f.Template)
-		s := by[key]
-		if s == nil {
-			s = &Suggestion{Key: key}
+		shape, unnamed := holeShape(f.Template)
+		s := by[shape]
+		if s == nil || unnamed < anon[shape] {
+			key := nameHoles(f.Template)
+			if s == nil {
+				s = &Suggestion{}
+				by[shape] = s
+			}
+			anon[shape] = unnamed
+			s.Key, s.Problem, s.Domain = key, "", ""
 			if _, err := keytmpl.Parse(key, reg.Separator); err != nil {
 				s.Problem = err.Error()
 			}
@@ -44,7 +54,6 @@ func Suggest(reg *registry.Registry, fs []Finding) []Suggestion {
 			if _, ok := reg.Domain(first); !ok && !strings.Contains(first, "{") {
 				s.Domain = first
 			}
-			by[key] = s
 		}
 		s.Places = append(s.Places, f.Where())
 		if t := typeOfCommand(f.Command); t != "" && !slices.Contains(s.Types, t) {
@@ -63,6 +72,32 @@ func Suggest(reg *registry.Registry, fs []Finding) []Suggestion {
 		return strings.Compare(a.Key, b.Key)
 	})
 	return out
+}
+
+// holeShape is a shape's text with the names of its placeholders left
+// out (kinds kept: {id:int} is {:int}), and how many of them have no name.
+func holeShape(t string) (shape string, unnamed int) {
+	var b strings.Builder
+	for i := 0; i < len(t); i++ {
+		c := t[i]
+		if (c == '{' || c == '}') && i+1 < len(t) && t[i+1] == c {
+			b.WriteString(t[i : i+2])
+			i++
+			continue
+		}
+		j := strings.IndexByte(t[i:], '}')
+		if c != '{' || j < 0 {
+			b.WriteByte(c)
+			continue
+		}
+		name, kind, hasKind := strings.Cut(t[i+1:i+j], ":")
+		if name == "" || name == "v" && hasKind {
+			unnamed++ // as nameHoles names them
+		}
+		b.WriteString("{:" + kind + "}")
+		i += j
+	}
+	return b.String(), unnamed
 }
 
 // nameHoles gives every placeholder of a shape's text a name keytmpl
