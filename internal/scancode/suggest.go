@@ -77,35 +77,41 @@ func Suggest(reg *registry.Registry, fs []Finding) []Suggestion {
 // holeShape is a shape's text with the names of its placeholders left
 // out (kinds kept: {id:int} is {:int}), and how many of them have no name.
 func holeShape(t string) (shape string, unnamed int) {
-	var b strings.Builder
-	for i := 0; i < len(t); i++ {
-		c := t[i]
-		if (c == '{' || c == '}') && i+1 < len(t) && t[i+1] == c {
-			b.WriteString(t[i : i+2])
-			i++
-			continue
-		}
-		j := strings.IndexByte(t[i:], '}')
-		if c != '{' || j < 0 {
-			b.WriteByte(c)
-			continue
-		}
-		name, kind, hasKind := strings.Cut(t[i+1:i+j], ":")
+	shape = mapHoles(t, func(name, kind string, hasKind bool) string {
 		if name == "" || name == "v" && hasKind {
 			unnamed++ // as nameHoles names them
 		}
-		b.WriteString("{:" + kind + "}")
-		i += j
-	}
-	return b.String(), unnamed
+		return "{:" + kind + "}"
+	})
+	return shape, unnamed
 }
 
 // nameHoles gives every placeholder of a shape's text a name keytmpl
 // accepts, unique in the template: {} becomes {p1}, a second {id} {id2}.
 func nameHoles(t string) string {
-	var b strings.Builder
 	used := map[string]int{}
 	n := 0
+	return mapHoles(t, func(name, kind string, hasKind bool) string {
+		n++
+		if name == "" || name == "v" && hasKind {
+			name = "p" + strconv.Itoa(n)
+		}
+		used[name]++
+		if used[name] > 1 {
+			name += strconv.Itoa(used[name])
+		}
+		if hasKind {
+			return "{" + name + ":" + kind + "}"
+		}
+		return "{" + name + "}"
+	})
+}
+
+// mapHoles returns a shape's text with each placeholder {name[:kind]}
+// replaced by what hole returns for it, in order; the text around them,
+// doubled braces and a brace left open are kept as they are.
+func mapHoles(t string, hole func(name, kind string, hasKind bool) string) string {
+	var b strings.Builder
 	for i := 0; i < len(t); i++ {
 		c := t[i]
 		if (c == '{' || c == '}') && i+1 < len(t) && t[i+1] == c {
@@ -122,20 +128,7 @@ func nameHoles(t string) string {
 			b.WriteString(t[i:])
 			break
 		}
-		name, kind, hasKind := strings.Cut(t[i+1:i+j], ":")
-		n++
-		if name == "" || name == "v" && hasKind {
-			name = "p" + strconv.Itoa(n)
-		}
-		used[name]++
-		if used[name] > 1 {
-			name += strconv.Itoa(used[name])
-		}
-		b.WriteString("{" + name)
-		if hasKind {
-			b.WriteString(":" + kind)
-		}
-		b.WriteString("}")
+		b.WriteString(hole(strings.Cut(t[i+1:i+j], ":")))
 		i += j
 	}
 	return b.String()
