@@ -533,6 +533,7 @@ func (d *decoder) build(raw *rawRegistry) *Registry {
 		}
 	}
 	r.matcher = keytmpl.Compile(ts)
+	r.Digest = digest(r)
 	return r
 }
 

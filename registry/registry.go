@@ -41,6 +41,10 @@ type Registry struct {
 	Domains   []Domain
 	Entries   []*Entry
 	BareList  bool // loaded from the seed 000 bare-list form
+	// Digest names what the registry declares (see digest): equal for
+	// two files that differ only in comments, descriptions or layout.
+	// "" for a registry not loaded from YAML.
+	Digest string
 
 	domainIdx map[string]*Domain
 	matcher   *keytmpl.Matcher

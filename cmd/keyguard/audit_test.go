@@ -318,3 +318,71 @@ func TestResumeAndMergeWithoutRegistry(t *testing.T) {
 		t.Errorf("merge of reports made with and without a registry: exit %d %q", code, stderr)
 	}
 }
+
+// TestResumeAndMergeUnderChangedRegistry: a partial audit is not resumed,
+// nor reports merged, under a registry that declares otherwise than the
+// one their keys were grouped by (a template added since would have put
+// the keys walked before in a family and those after in the template);
+// an edit of comments alone is no change. diff says when its reports'
+// registries differ.
+func TestResumeAndMergeUnderChangedRegistry(t *testing.T) {
+	ctx := context.Background()
+	s, s2 := redistest.Start(t), redistest.Start(t)
+	c, c2 := s.Client(t), s2.Client(t)
+	for i := range 600 {
+		c.Set(ctx, "legacy:cart:"+strconv.Itoa(i), "{}", time.Hour)
+	}
+	for i := range 100 {
+		c2.Set(ctx, "legacy:cart:"+strconv.Itoa(1000+i), "{}", time.Hour)
+	}
+	t.Chdir(t.TempDir())
+	const before = "version: 1\ndomains:\n  order: {owner: order-team}\nkeys:\n  - key: \"order:order:{id:int}:base\"\n    type: hash\n    ttl: 1h\n"
+	const added = before + "  - key: \"legacy:cart:{id:int}\"\n    ttl: 1h\n    owner: cart-team\n"
+	write := func(yaml string) {
+		t.Helper()
+		if err := os.WriteFile("keyguard.yaml", []byte(yaml), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(before)
+	code, _, stderr := runCLI(t, "", "audit", "--redis", s.URL(), "--count", "5", "--rate", "400", "--timeout", "300ms", "--format", "json", "--out", "part.json")
+	if code != exitError || !strings.Contains(stderr, "--resume part.json") {
+		t.Fatalf("partial run: exit %d %q", code, stderr)
+	}
+	part := loadAuditReport(t, "part.json")
+	if part.RegistryDigest == "" || part.Complete {
+		t.Fatalf("partial report: digest %q, complete %v", part.RegistryDigest, part.Complete)
+	}
+	write(added)
+	code, _, stderr = runCLI(t, "", "audit", "--redis", s.URL(), "--resume", "part.json", "--format", "json", "--out", "mixed.json", "--fail-on", "never")
+	if code != exitError || !strings.Contains(stderr, "--resume part.json: that audit was made with a registry that declared otherwise") || !strings.Contains(stderr, part.RegistryDigest) {
+		t.Fatalf("resumed under a registry with a template added: exit %d %q", code, stderr)
+	}
+	if _, err := os.Stat("mixed.json"); err == nil {
+		t.Error("a refused resume wrote a report")
+	}
+	write("# the shop's keys, reviewed\n" + strings.Replace(before, "ttl: 1h\n", "ttl: 1h # an hour\n", 1))
+	code, _, stderr = runCLI(t, "", "audit", "--redis", s.URL(), "--resume", "part.json", "--format", "json", "--out", "a.json", "--fail-on", "never")
+	a := loadAuditReport(t, "a.json")
+	if code != exitClean || !a.Complete || a.Summary.Keys != 600 || a.RegistryDigest != part.RegistryDigest {
+		t.Fatalf("resumed under the registry with a comment added: exit %d %q; complete %v, %d keys, digest %q", code, stderr, a.Complete, a.Summary.Keys, a.RegistryDigest)
+	}
+	write(added)
+	if code, _, stderr := runCLI(t, "", "audit", "--redis", s2.URL(), "--format", "json", "--out", "b.json", "--fail-on", "never"); code != exitClean {
+		t.Fatalf("second audit: exit %d %q", code, stderr)
+	}
+	b := loadAuditReport(t, "b.json")
+	if b.RegistryDigest == "" || b.RegistryDigest == a.RegistryDigest {
+		t.Fatalf("digests: %q and %q", a.RegistryDigest, b.RegistryDigest)
+	}
+	if code, _, stderr := runCLI(t, "", "merge", "a.json", "b.json"); code != exitError || !strings.Contains(stderr, "a.json and b.json were made with registries that declared otherwise") {
+		t.Errorf("merge of reports of two registries: exit %d %q", code, stderr)
+	}
+	if code, _, stderr := runCLI(t, "", "merge", "a.json", "a.json"); code != exitError || !strings.Contains(stderr, "a.json was made with a registry that declared otherwise than keyguard.yaml does now") {
+		t.Errorf("merge under a registry that changed: exit %d %q", code, stderr)
+	}
+	code, stdout, stderr := runCLI(t, "", "diff", "a.json", "b.json")
+	if code == exitError || !strings.Contains(stdout, "the registry declared otherwise when the new report was made") {
+		t.Errorf("diff of reports of two registries: exit %d %q %q", code, stdout, stderr)
+	}
+}

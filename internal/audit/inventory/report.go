@@ -24,13 +24,16 @@ import (
 // aggregator counts: a walker may report, add more and report again.
 func (a *Aggregator) Report(meta report.Meta) *report.Report {
 	rep := &report.Report{
-		Source:     meta.Source,
-		Registry:   meta.Registry,
-		StartedAt:  meta.StartedAt.UTC(),
-		DurationMS: meta.Duration.Milliseconds(),
-		Complete:   meta.Complete && len(meta.Stopped) == 0,
-		Stopped:    slices.Clone(meta.Stopped),
-		Notes:      slices.Clone(meta.Notes),
+		Source:   meta.Source,
+		Registry: meta.Registry,
+		// The registry the keys were grouped by: a resume or merge
+		// refuses a report of another (none without a registry).
+		RegistryDigest: a.registryDigest(),
+		StartedAt:      meta.StartedAt.UTC(),
+		DurationMS:     meta.Duration.Milliseconds(),
+		Complete:       meta.Complete && len(meta.Stopped) == 0,
+		Stopped:        slices.Clone(meta.Stopped),
+		Notes:          slices.Clone(meta.Notes),
 	}
 	x := a.scale(rep)
 	multi := a.multiDB()
@@ -617,4 +620,13 @@ func (a *Aggregator) censusNotes() []string {
 		notes = append(notes, fmt.Sprintf("more than %s keys with rare field sets: mixed-schema and schema count them all but list only the first", human.Count(maxCensusKeys)))
 	}
 	return notes
+}
+
+// registryDigest is the digest of the registry the aggregator groups
+// keys by, "" when it runs without one.
+func (a *Aggregator) registryDigest() string {
+	if a.opts.NoRegistry {
+		return ""
+	}
+	return a.reg.Digest
 }

@@ -147,11 +147,26 @@ func decidedLate(rule string) bool {
 	return rule == finding.HotKey || rule == finding.MixedSchema || rule == finding.Schema || rule == finding.PII
 }
 
+// SameRegistry returns an error when rep was made with a registry that
+// declared otherwise than reg (their digests differ): its keys were
+// grouped and checked by that one, and counted on under reg they would
+// be two registries' groups in one report. A report without a digest
+// (made without a registry, or by a keyguard before digests) passes.
+func SameRegistry(reg *registry.Registry, rep *report.Report) error {
+	d := rep.RegistryDigest
+	if d == "" || reg.Digest == "" || d == reg.Digest || rep.WithoutRegistry() {
+		return nil
+	}
+	return fmt.Errorf("made with a registry that declared otherwise than %s does now (digest %s then, %s now: a template, type, TTL, owner or field set changed): "+
+		"its keys were grouped and checked by that one; use the registry it was made with (from version control), or audit again with this one",
+		cmp.Or(reg.File, "the registry"), d, reg.Digest)
+}
+
 // FromReport returns an Aggregator holding the aggregates of rep (a JSON
 // report of keyguard audit or rdb, read back), so that a resumed audit
 // or a merge carries them on: reporting it again gives rep's numbers.
 // reg must be the registry rep was made with (templates are matched by
-// their text).
+// their text; SameRegistry is checked).
 func FromReport(reg *registry.Registry, rep *report.Report) (*Aggregator, error) {
 	st := rep.State
 	switch {
@@ -159,6 +174,9 @@ func FromReport(reg *registry.Registry, rep *report.Report) (*Aggregator, error)
 		return nil, ErrNoState
 	case st.Version != report.StateVersion:
 		return nil, fmt.Errorf("the report's state has version %d; this keyguard reads version %d: make the report again with this version", st.Version, report.StateVersion)
+	}
+	if err := SameRegistry(reg, rep); err != nil {
+		return nil, err
 	}
 	o := st.Options
 	a := New(reg, Options{MaxFindings: o.MaxFindings, TopKeys: o.TopKeys, HotKeys: o.HotKeys, HotFreqFloor: o.HotFreqFloor,

@@ -51,6 +51,9 @@ func Audit(ctx context.Context, e *cli.Env, o AuditOptions) error {
 		case !prev.WithoutRegistry() && o.NoRegistry:
 			return cli.Usagef("--resume %s: that audit ran with a registry (%s); resume it with the same --registry", o.Resume, cmp.Or(prev.Registry, "its file not named"))
 		}
+		if err := inventory.SameRegistry(reg, prev); err != nil {
+			return cli.Usagef("--resume %s: that audit was %v", o.Resume, err)
+		}
 		opts.Resume = prev
 	}
 	out, err := cli.OpenOutput(e, "--out", o.Out)

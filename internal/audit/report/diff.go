@@ -51,6 +51,8 @@ type DriftSide struct {
 	// NoRegistry: the report was made without a registry (its groups
 	// are inferred families, every key unregistered).
 	NoRegistry bool `json:"no_registry,omitempty"`
+	// RegistryDigest names what the report's registry declared.
+	RegistryDigest string `json:"registry_digest,omitempty"`
 }
 
 // DriftSummary compares the totals.
@@ -166,6 +168,9 @@ func Diff(old, new *Report) *DriftReport {
 		}
 		d.Notes = append(d.Notes, which+": templates and inferred families are different groups, so groups look new or gone by that alone; compare reports made alike")
 	}
+	if o, n := d.Old.RegistryDigest, d.New.RegistryDigest; o != "" && n != "" && o != n {
+		d.Notes = append(d.Notes, fmt.Sprintf("the registry declared otherwise when the new report was made (digest %s, then %s): a group or finding may be new or gone by the registry's change alone (a template added, a TTL changed), not the keys'", o, n))
+	}
 	if old.Source.Target != new.Source.Target || old.Source.Kind != new.Source.Kind {
 		d.Notes = append(d.Notes, fmt.Sprintf("the reports come from different sources (%s %s, %s %s)", old.Source.Kind, show(old.Source.Target), new.Source.Kind, show(new.Source.Target)))
 	}
@@ -196,7 +201,7 @@ func abs(n int64) int64 {
 
 func side(r *Report) DriftSide {
 	return DriftSide{Source: r.Source, StartedAt: r.StartedAt, Complete: r.Complete, Estimate: r.Estimate, Memory: MemoryFigure(r.Source.Kind),
-		NoRegistry: r.WithoutRegistry()}
+		NoRegistry: r.WithoutRegistry(), RegistryDigest: r.RegistryDigest}
 }
 
 // MemoryFigure is what the bytes of a report of source kind measure.

@@ -21,13 +21,16 @@ import (
 
 // Meta is what the walker knows about the run.
 type Meta struct {
-	Source    Source
-	Registry  string // registry file
-	StartedAt time.Time
-	Duration  time.Duration
-	Complete  bool       // the whole keyspace was walked
-	Stopped   []NodeStop // where nodes stopped early
-	Notes     []string   // e.g. why hot-key data is unavailable
+	Source   Source
+	Registry string // registry file
+	// RegistryDigest names what the registry declared (registry.Digest);
+	// "" without one.
+	RegistryDigest string
+	StartedAt      time.Time
+	Duration       time.Duration
+	Complete       bool       // the whole keyspace was walked
+	Stopped        []NodeStop // where nodes stopped early
+	Notes          []string   // e.g. why hot-key data is unavailable
 }
 
 // Source is what was audited.
@@ -52,11 +55,17 @@ type NodeStop struct {
 // extensions. Its JSON is the --format json output and what ReadReport
 // and Diff read back.
 type Report struct {
-	Source     Source    `json:"source"`
-	Registry   string    `json:"registry"`
-	StartedAt  time.Time `json:"started_at"`
-	DurationMS int64     `json:"duration_ms"`
-	Complete   bool      `json:"complete"`
+	Source   Source `json:"source"`
+	Registry string `json:"registry"`
+	// RegistryDigest names what the registry declared when the report
+	// was made (16 hex digits; registry.Registry.Digest): a resume or
+	// merge under a registry that declares otherwise is refused, and a
+	// diff says when its two reports differ in it. Absent without a
+	// registry, and in reports of keyguard versions before it.
+	RegistryDigest string    `json:"registry_digest,omitempty"`
+	StartedAt      time.Time `json:"started_at"`
+	DurationMS     int64     `json:"duration_ms"`
+	Complete       bool      `json:"complete"`
 	// ResumedFrom names the partial report a resumed audit carried over
 	// (its keys are in this report), or the reports merged into this one.
 	ResumedFrom string    `json:"resumed_from,omitempty"`
@@ -282,6 +291,9 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	j := newJSONWriter(w)
 	j.field("source", &r.Source)
 	j.field("registry", r.Registry)
+	if r.RegistryDigest != "" {
+		j.field("registry_digest", r.RegistryDigest)
+	}
 	j.field("started_at", r.StartedAt)
 	j.field("duration_ms", r.DurationMS)
 	j.field("complete", r.Complete)

@@ -75,7 +75,9 @@ func Merge(e *cli.Env, o MergeOptions) error {
 // LoadRegistry loads, or, when every report was made without a registry
 // (as keyguard audit and rdb run where none is found), none, which a
 // registry named on the command line contradicts. Reports made with and
-// without one do not merge: their groups are of different kinds.
+// without one do not merge: their groups are of different kinds; nor do
+// reports made with registries that declared otherwise, nor under such a
+// registry (their digests).
 func mergeRegistry(o MergeOptions, reps []*report.Report) (*registry.Registry, error) {
 	without := -1 // a report made without a registry
 	with := -1    // and one made with one
@@ -95,5 +97,25 @@ func mergeRegistry(o MergeOptions, reps []*report.Report) (*registry.Registry, e
 	case without >= 0:
 		return cli.EmptyRegistry()
 	}
-	return o.LoadRegistry()
+	first := -1 // the first report that names its registry's digest
+	for i, r := range reps {
+		switch {
+		case r.RegistryDigest == "":
+		case first < 0:
+			first = i
+		case r.RegistryDigest != reps[first].RegistryDigest:
+			return nil, fmt.Errorf("%s and %s were made with registries that declared otherwise (digest %s and %s): their keys were grouped and checked by different templates; merge reports made with one registry (audit again with it)",
+				o.Files[first], o.Files[i], reps[first].RegistryDigest, r.RegistryDigest)
+		}
+	}
+	reg, err := o.LoadRegistry()
+	if err != nil {
+		return nil, err
+	}
+	if first >= 0 {
+		if err := inventory.SameRegistry(reg, reps[first]); err != nil {
+			return nil, fmt.Errorf("%s was %w", o.Files[first], err)
+		}
+	}
+	return reg, nil
 }
