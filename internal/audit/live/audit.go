@@ -85,6 +85,29 @@ func nodeInfo(ctx context.Context, c *resp.Conn) (info, error) {
 	return parseInfo(s), nil
 }
 
+// loadedInfo returns in, INFO of the server on c, or, while that server
+// is loading its dataset (just started, or a replica in a full sync: INFO
+// keyspace then counts the keys loaded so far, and the walk's commands
+// answer LOADING), INFO again once it has loaded, asking up to wait.
+func loadedInfo(ctx context.Context, c *resp.Conn, in info, wait time.Duration) (info, error) {
+	deadline := time.Now().Add(wait)
+	backoff := 20 * time.Millisecond
+	for in["loading"] == "1" {
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("still loading its dataset after %v: audit it once it has loaded", wait)
+		}
+		if err := sleepCtx(ctx, backoff); err != nil {
+			return nil, err
+		}
+		backoff = min(2*backoff, time.Second)
+		var err error
+		if in, err = nodeInfo(ctx, c); err != nil {
+			return nil, err
+		}
+	}
+	return in, nil
+}
+
 // Target is what to audit.
 type Target struct {
 	Conn Conn

@@ -115,6 +115,10 @@ func (r *run) newWalker(ctx context.Context, p nodePlan) (*walker, error) {
 		}
 		return nil, fmt.Errorf("%s: INFO: %w", p.addr, err)
 	}
+	if in, err = loadedInfo(ctx, c, in, r.opts.RetryFor); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("%s: %w", p.addr, err)
+	}
 	w.runID = in["run_id"]
 	if p.readonly {
 		// A Cluster replica walked for its master (a server's own is

@@ -324,6 +324,9 @@ func (k *keyWalk) newNode(ctx context.Context, p nodePlan) (*nodeWalk, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: INFO: %w", p.addr, err)
 	}
+	if in, err = loadedInfo(ctx, c, in, k.r.opts.RetryFor); err != nil {
+		return nil, fmt.Errorf("%s: %w", p.addr, err)
+	}
 	n.runID, n.keysStart = in["run_id"], in.keys(p.db)
 	if p.readonly {
 		if why := in.stale(p.addr); why != "" {
@@ -425,6 +428,7 @@ func (n *nodeWalk) walkServer(ctx context.Context) {
 			}
 			n.runID, n.listed, n.moved, n.shrunk, n.keysEnd = re.now, 0, 0, false, -1
 			n.plan.cursor = "0"
+			n.keysStart = -1 // unknown, unless read below
 			if k, err := n.keysNow(ctx); err == nil {
 				n.keysStart = k
 			}
@@ -445,18 +449,35 @@ func (n *nodeWalk) walkServer(ctx context.Context) {
 }
 
 // keysNow reads the database's key count.
+//
+// A server that is loading its dataset (just restarted, or a replica in a
+// full sync) counts in INFO keyspace the keys loaded so far: keysNow waits
+// until it has loaded them, as the walk's own commands do (n.retry, up to
+// Options.RetryFor).
 func (n *nodeWalk) keysNow(ctx context.Context) (int64, error) {
-	c, err := n.k.r.dial(ctx, n.plan.addr, n.sess)
-	if err != nil {
-		return 0, err
-	}
-	defer c.Close()
-	in, err := nodeInfo(ctx, c)
-	if err != nil {
-		return 0, err
-	}
-	return in.keys(n.plan.db), nil
+	var c *resp.Conn
+	defer func() {
+		if c != nil {
+			c.Close()
+		}
+	}()
+	var keys int64
+	err := n.retry(ctx, &c, func(c *resp.Conn) error {
+		in, err := nodeInfo(ctx, c)
+		if err != nil {
+			return err
+		}
+		if in["loading"] == "1" {
+			return errLoading
+		}
+		keys = in.keys(n.plan.db)
+		return nil
+	})
+	return keys, err
 }
+
+// errLoading is a server still loading its dataset: retried.
+var errLoading = errors.New("LOADING: the server is loading its dataset")
 
 // end checks, after a server's database was walked, that it is still the
 // life the walk began in, and reads its key count.

@@ -182,8 +182,12 @@ func TestWalkServerEveryDatabase(t *testing.T) {
 // middle of the walk: the walk starts again from its first key, the
 // caller is told to drop what it kept, and every key is handed over once
 // in the new life. With no restarts allowed the database is not covered.
+// The server loads its keys slowly (key-load-delay, answering clients
+// between them): the walk meets it
+// LOADING, and the key count it reports for the new life is the one the
+// server holds once loaded, not the count of the keys loaded so far.
 func TestWalkServerRestartedMidWalk(t *testing.T) {
-	s := redistest.Start(t)
+	s := redistest.Start(t, "key-load-delay 200", "loading-process-events-interval-bytes 1024")
 	ctx := context.Background()
 	c := s.Client(t)
 	n := 20_000
@@ -245,6 +249,9 @@ func TestWalkServerRestartedMidWalk(t *testing.T) {
 			}
 			if rid := res.Coverage.Nodes[0].RunID; rid == "" {
 				t.Error("no run_id in the coverage")
+			}
+			if d := res.Coverage.Nodes[0].DBs[0]; d.KeysStart != int64(n) || d.KeysEnd != int64(n) || d.Counted != int64(n) {
+				t.Errorf("coverage of the new life %+v: want %d keys at its start, at its end and counted", d, n)
 			}
 		})
 	}

@@ -121,11 +121,14 @@ func (c *Coverage) Lines() (nodes, gaps []string) {
 				dbs = append(dbs, fmt.Sprintf("db %d %s counted (%s%s)", d.DB, fmtCount(d.Counted), decl, st))
 				continue
 			}
-			end := "?"
+			start, end := "?", "?"
+			if d.KeysStart >= 0 {
+				start = fmtCount(d.KeysStart)
+			}
 			if d.KeysEnd >= 0 {
 				end = fmtCount(d.KeysEnd)
 			}
-			dbs = append(dbs, fmt.Sprintf("db %d %s counted (INFO keyspace: %s at the start, %s at the end%s)", d.DB, fmtCount(d.Counted), fmtCount(d.KeysStart), end, st))
+			dbs = append(dbs, fmt.Sprintf("db %d %s counted (INFO keyspace: %s at the start, %s at the end%s)", d.DB, fmtCount(d.Counted), start, end, st))
 		}
 		line := n.Addr + " " + n.Role
 		if n.RunID != "" {
@@ -299,11 +302,14 @@ func (c *Coverage) share() float64 {
 		for _, d := range n.DBs {
 			dbs++
 			all += max(d.KeysStart, d.Counted)
-			if d.Complete {
+			switch {
+			case d.Complete:
 				got += max(d.KeysStart, d.Counted)
-			} else {
+			case d.KeysStart >= 0:
 				got += min(d.Counted, d.KeysStart)
 			}
+			// A stopped database of an unknown size (its count was not
+			// read, or the snapshot declared none) adds nothing covered.
 		}
 	}
 	switch {
