@@ -85,3 +85,20 @@ func TestJoinCoverage(t *testing.T) {
 		t.Errorf("resumed: %+v gaps %+v share %v", d, j.NotCovered, j.Share)
 	}
 }
+
+// A stopped database whose size was never read (-1: the server never
+// finished loading) adds nothing covered; it took one key off before.
+func TestShareStoppedUnknownSize(t *testing.T) {
+	c := &Coverage{Nodes: []CoverageNode{{Addr: "s:1", DBs: []CoverageDB{
+		{DB: 0, KeysStart: 100, Counted: 100, KeysEnd: 100, Complete: true},
+		{DB: 1, KeysStart: -1, Counted: 100, KeysEnd: -1},
+	}}}}
+	c.Finish()
+	if c.Share != 0.5 {
+		t.Errorf("share %v, want 0.5: the stopped database of unknown size is not known covered", c.Share)
+	}
+	nodes, _ := c.Lines()
+	if want := "db 1 100 counted (INFO keyspace: ? at the start, ? at the end, stopped)"; !strings.Contains(strings.Join(nodes, "\n"), want) {
+		t.Errorf("lines %q: want %q", nodes, want)
+	}
+}
