@@ -33,6 +33,9 @@ type project struct {
 	// prefixes are the Spring cache key prefixes configured in code, by
 	// cache name, "" for every cache (computed).
 	prefixes map[string]prefixFunc
+	// conf is the Spring configuration's properties (Java), for the
+	// fields annotated @Value and the cache key prefix.
+	conf *springConfig
 }
 
 // funcDef is one function, method or named lambda of the project.

@@ -233,6 +233,10 @@ func javaBind(f *srcFile, n *sitter.Node) {
 	switch typeOf(n) {
 	case "local_variable_declaration", "field_declaration":
 		typ := f.text(n.ChildByFieldName("type"))
+		inject := ""
+		if typeOf(n) == "field_declaration" {
+			inject = f.springValue(n)
+		}
 		for i := 0; i < int(n.NamedChildCount()); i++ {
 			d := n.NamedChild(i)
 			if typeOf(d) != "variable_declarator" {
@@ -242,6 +246,10 @@ func javaBind(f *srcFile, n *sitter.Node) {
 			f.declare(name, n, d.ChildByFieldName("value"), typ, false)
 			if typeOf(n) == "field_declaration" {
 				f.declare("this."+name, n, d.ChildByFieldName("value"), typ, false)
+				if inject != "" {
+					f.inject(name, inject)
+					f.inject("this."+name, inject)
+				}
 			}
 		}
 	case "formal_parameter", "spread_parameter":

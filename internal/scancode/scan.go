@@ -120,7 +120,11 @@ func Scan(ctx context.Context, paths []string, opt Options) (*Result, error) {
 		}
 		res.Files[keyshape.Go] = n
 	}
-	if err := scanSources(ctx, w.files, opt.Workers, c, emit, issue); err != nil {
+	var conf *springConfig
+	if len(w.files[keyshape.Java]) > 0 {
+		conf = loadSpringConfig(w.springConf, opt.MaxFileBytes)
+	}
+	if err := scanSources(ctx, w.files, opt.Workers, c, conf, emit, issue); err != nil {
 		return nil, err
 	}
 	for l, fs := range w.files {
@@ -149,7 +153,7 @@ func Scan(ctx context.Context, paths []string, opt Options) (*Result, error) {
 // scanSources parses the tree-sitter languages' files on a pool, indexes
 // each language family's files as one project (a wrapper, a helper or a
 // constant in one file serves the others), then checks every file.
-func scanSources(ctx context.Context, files map[keyshape.Lang][]string, workers int, c *keyshape.Classifier, emit func([]Finding), issue func(FileIssue)) error {
+func scanSources(ctx context.Context, files map[keyshape.Lang][]string, workers int, c *keyshape.Classifier, conf *springConfig, emit func([]Finding), issue func(FileIssue)) error {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
@@ -196,6 +200,9 @@ func scanSources(ctx context.Context, files map[keyshape.Lang][]string, workers 
 			return err
 		}
 		p := newProject()
+		if l == keyshape.Java {
+			p.conf = conf
+		}
 		for _, f := range parsed {
 			if f != nil {
 				p.add(f)
@@ -317,6 +324,9 @@ type walker struct {
 	skipped  int
 	tooLarge []FileIssue
 	unread   []FileIssue // files and directories the walk could not read
+	// springConf are the Spring configuration files (application.yml…)
+	// beside the Java sources, tests' own left out.
+	springConf []string
 }
 
 func (w *walker) wanted(l keyshape.Lang) bool {
@@ -370,6 +380,12 @@ func (w *walker) add(root string) error {
 				rel = ""
 			}
 			sets[rel] = set
+			return nil
+		}
+		if springConfigFile(d.Name()) {
+			if w.wanted(keyshape.Java) && d.Type().IsRegular() && !parent.Ignored(rel, false) && (w.opt.Tests || !strings.Contains("/"+rel, "/src/test/")) {
+				w.springConf = append(w.springConf, path)
+			}
 			return nil
 		}
 		l, ok := langOf(path)

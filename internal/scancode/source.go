@@ -92,6 +92,9 @@ type binding struct {
 	typ   string       // the declared type, "" when none
 	param bool
 	iter  *sitter.Node // for a loop variable, what it iterates over
+	// inject is the text of a Java field's @Value("${…}"): the value
+	// Spring gives it from the configuration's properties.
+	inject string
 }
 
 type span struct{ start, end uint32 }
@@ -337,6 +340,11 @@ func (f *srcFile) evalName(name string, at *sitter.Node, depth int) (keyshape.Sh
 		if i := slices.Index(f.cur.params, name); i >= 0 {
 			h := f.hole(at, typ)
 			return keyshape.Param(i, h.Parts[0].Kind, h.Parts[0].Name), false
+		}
+	}
+	if len(bs) == 1 && bs[0].inject != "" && f.proj != nil {
+		if text, ok := f.proj.conf.of(f.path).value(bs[0].inject, 0); ok {
+			return keyshape.Lit(text), false
 		}
 	}
 	if v != nil {

@@ -187,7 +187,9 @@ type prefixFunc func(name keyshape.Shape) keyshape.Shape
 
 // cachePrefix is the prefix of the keys of a cache: the one the project's
 // code configures for that cache (withCacheConfiguration("name", cfg)),
-// else the one it configures for every cache, else Spring's name::.
+// else the one it configures for every cache, else, where the code
+// configures none, the one of the configuration files, else Spring's
+// name::.
 func (f *srcFile) cachePrefix(name keyshape.Shape) keyshape.Shape {
 	if f.proj != nil {
 		ps := f.proj.cachePrefixes()
@@ -196,6 +198,11 @@ func (f *srcFile) cachePrefix(name keyshape.Shape) keyshape.Shape {
 		}
 		if ps[""] != nil {
 			return ps[""](name)
+		}
+		// Code that configures no prefix leaves Spring Boot's, from the
+		// configuration files of the file's module.
+		if pf := f.proj.conf.of(f.path).cachePrefix(); len(ps) == 0 && pf != nil {
+			return pf(name)
 		}
 	}
 	return keyshape.Concat(name, keyshape.Lit("::"))
@@ -387,4 +394,36 @@ func (f *srcFile) evalWith(n *sitter.Node, param string, arg keyshape.Shape) key
 	s, _ := f.eval(n, 0)
 	f.cur = saved
 	return s
+}
+
+// springValue is the text of a field's @Value("…") annotation when it
+// names a property ("${redis.key.admin}", with a default or around
+// literal text), "" otherwise.
+func (f *srcFile) springValue(field *sitter.Node) string {
+	mods := javaModifiers(field)
+	if mods == nil {
+		return ""
+	}
+	for _, a := range f.annotations(mods) {
+		if name := f.text(a.ChildByFieldName("name")); name != "Value" && !strings.HasSuffix(name, ".Value") {
+			continue
+		}
+		v := f.annotationValue(a, "value")
+		if v == nil || typeOf(v) != "string_literal" {
+			return ""
+		}
+		s, _ := f.stringShape(v, false, false, 0)
+		if text, ok := s.Literal(); ok && strings.Contains(text, "${") {
+			return text
+		}
+	}
+	return ""
+}
+
+// inject marks the last binding of name as a field whose value Spring
+// injects from the configuration (text is its @Value's).
+func (f *srcFile) inject(name, text string) {
+	if bs := f.binds[name]; len(bs) > 0 {
+		bs[len(bs)-1].inject = text
+	}
 }
