@@ -348,7 +348,14 @@ func (f *srcFile) evalName(name string, at *sitter.Node, depth int) (keyshape.Sh
 		}
 	}
 	if v != nil {
-		return f.eval(v, depth+1)
+		s, b := f.eval(v, depth+1)
+		if len(s.Parts) == 1 && s.Parts[0].Hole && s.Parts[0].Name == "" && s.Parts[0].Param == 0 {
+			// A value the scan cannot know, such as a call's result, is
+			// named after the variable that holds it.
+			s.Parts = []keyshape.Part{s.Parts[0]}
+			s.Parts[0].Name = strings.TrimPrefix(strings.TrimPrefix(name, "this."), "self.")
+		}
+		return s, b
 	}
 	if !found && f.proj != nil {
 		if g, val, ok := f.lang.constant(f, at); ok {

@@ -49,6 +49,12 @@ public class AdminCache {
         return redis.opsForValue().get("u:" + unset + ":" + id); // want unregistered-code u:{unset}:{id:int}
     }
 
+    // A call's result, held by a variable: the placeholder is named after it.
+    public Long orderNo() {
+        String date = new SimpleDateFormat("yyyyMMdd").format(new Date());
+        return redis.opsForValue().increment(orderKey + date); // want unregistered-code oms:order{date}
+    }
+
     public String bySpel(long id) {
         return redis.opsForValue().get("m:" + spel + ":" + id); // want unregistered-code m:{spel}:{id:int}
     }
