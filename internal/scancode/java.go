@@ -30,6 +30,7 @@ func javaLanguage() *language {
 		decl:       javaDecl,
 		callees:    javaCallees,
 		constant:   javaConstant,
+		elements:   func(f *srcFile, n *sitter.Node) []*sitter.Node { return f.javaElements(n, 0) },
 		clientType: func(t string) bool { return javaTypeClient(t) != javaNone },
 		isClient:   func(f *srcFile, n *sitter.Node, _ int) bool { return f.javaReceiver(n) != javaNone },
 	}).compile()
@@ -443,7 +444,8 @@ func (f *srcFile) javaKeys(n, obj *sitter.Node) ([]*sitter.Node, string) {
 }
 
 // javaElements are the elements of List.of(…), Arrays.asList(…), a set or
-// an array initializer, directly or through a variable; nil otherwise.
+// an array initializer, or the one element a stream maps to, directly or
+// through a variable; nil otherwise.
 func (f *srcFile) javaElements(n *sitter.Node, depth int) []*sitter.Node {
 	if depth > 8 {
 		return nil
@@ -453,6 +455,9 @@ func (f *srcFile) javaElements(n *sitter.Node, depth int) []*sitter.Node {
 		m := f.text(n.ChildByFieldName("name"))
 		if set("of", "asList", "singletonList", "singleton", "copyOf")[m] {
 			return args(n.ChildByFieldName("arguments"))
+		}
+		if el := f.streamElement(n); el != nil {
+			return []*sitter.Node{el}
 		}
 	case "array_creation_expression":
 		if v := n.ChildByFieldName("value"); v != nil {
@@ -622,4 +627,38 @@ func (f *srcFile) join(sep *sitter.Node, els []*sitter.Node, depth int) keyshape
 		parts = append(parts, s)
 	}
 	return keyshape.Concat(parts...)
+}
+
+// streamElement is the element of a list a stream collects:
+// ids.stream().map(id -> PREFIX + id).collect(Collectors.toList()) (or
+// toSet(), .toList(), .toArray(…), through filter, distinct, sorted…) is
+// a list of PREFIX + id, whose lambda's expression is returned; nil for
+// any other call, a map by a method reference or a block, or a stream
+// joined into one string.
+func (f *srcFile) streamElement(n *sitter.Node) *sitter.Node {
+	switch f.text(n.ChildByFieldName("name")) {
+	case "collect":
+		as := args(n.ChildByFieldName("arguments"))
+		if len(as) != 1 || typeOf(as[0]) != "method_invocation" || !set("toList", "toSet", "toUnmodifiableList", "toUnmodifiableSet", "toCollection")[f.text(as[0].ChildByFieldName("name"))] {
+			return nil
+		}
+	case "toList", "toArray":
+	default:
+		return nil
+	}
+	for o := n.ChildByFieldName("object"); o != nil && typeOf(o) == "method_invocation"; o = o.ChildByFieldName("object") {
+		switch f.text(o.ChildByFieldName("name")) {
+		case "filter", "distinct", "sorted", "peek", "limit", "skip", "parallel", "sequential", "unordered":
+			continue
+		case "map":
+			as := args(o.ChildByFieldName("arguments"))
+			if len(as) == 1 && typeOf(as[0]) == "lambda_expression" {
+				if b := as[0].ChildByFieldName("body"); b != nil && typeOf(b) != "block" {
+					return b
+				}
+			}
+		}
+		return nil
+	}
+	return nil
 }

@@ -62,7 +62,7 @@ func TestReportText(t *testing.T) {
 	for _, want := range []string{
 		"testdata/src/java/OrderService.java:32:48: warning raw-key: key \"order:order:{orderId:int}:base\" is built by hand",
 		"\tTry: build it with the generated builder: Keys.orderOrderBase(orderId).key()\n",
-		"keyguard.yaml: 31 files (java 15, python 7, ts 9), 49 errors, 25 warnings, 0 info\n",
+		"keyguard.yaml: 33 files (java 17, python 7, ts 9), 54 errors, 26 warnings, 0 info\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("text report lacks %q:\n%s", want, out)
@@ -74,18 +74,20 @@ func TestReportText(t *testing.T) {
 }
 
 // TestSuggestOneEntryPerShape: templates that differ only in their
-// placeholders' names (the code names the value in one place, not in
-// another) are one entry, named where the code names most; two would
-// declare the same keys twice (lint: overlap).
+// placeholders' names or kinds (the code names the value in one place,
+// not in another; one call shows an integer, another a value of any
+// type) are one entry, named where the code names most, of the kind every
+// place agrees on; two would declare the same keys twice (lint: overlap).
 func TestSuggestOneEntryPerShape(t *testing.T) {
 	f := func(tmpl, file string) Finding {
 		return Finding{Finding: finding.Finding{Rule: finding.UnregisteredCode, Template: tmpl, File: file, Line: 1, Column: 1}, Command: "get"}
 	}
 	ss := Suggest(testRegistry(t), []Finding{
 		f("arq:job:{}", "a.py"), f("arq:job:{job_id}", "b.py"), f("arq:job:{}", "c.py"),
-		f("arq:job:{n:int}", "d.py"), // another kind: other keys
+		f("arq:job:{n:int}", "d.py"),
+		f("arq:run:{n:int}", "e.py"), f("arq:run:{id:int}", "f.py"),
 	})
-	if len(ss) != 2 || ss[0].Key != "arq:job:{job_id}" || len(ss[0].Places) != 3 || ss[1].Key != "arq:job:{n:int}" {
+	if len(ss) != 2 || ss[0].Key != "arq:job:{job_id}" || len(ss[0].Places) != 4 || ss[1].Key != "arq:run:{n:int}" || len(ss[1].Places) != 2 {
 		t.Fatalf("suggestions %+v", ss)
 	}
 }

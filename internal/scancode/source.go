@@ -54,6 +54,11 @@ type language struct {
 	// constant follows a name the file does not bind (an imported
 	// constant, Class.NAME) into the project's other files.
 	constant func(f *srcFile, n *sitter.Node) (*srcFile, *sitter.Node, bool)
+	// elements are the elements of a list expression the source shows
+	// (List.of(…), a stream mapped to keys), for a list handed to a
+	// wrapper's list of keys; nil when not known (and for languages
+	// without).
+	elements func(f *srcFile, n *sitter.Node) []*sitter.Node
 	// clientType reports a declared type that is a Redis client; isClient
 	// an expression whose value is one.
 	clientType func(typ string) bool
@@ -266,11 +271,19 @@ func (f *srcFile) scan() {
 			continue
 		}
 		for _, k := range f.proj.sinkArgs(f, n) {
-			s, builder := f.eval(k.arg, 0)
-			if i, _ := f.paramOf(k.arg); builder || fn != nil && i >= 0 {
-				continue
+			args := []*sitter.Node{k.arg}
+			if f.lang.elements != nil {
+				if els := f.lang.elements(f, k.arg); els != nil {
+					args = els // a list of keys: each of them
+				}
 			}
-			f.report(k.arg, s, k.command, k.via)
+			for _, a := range args {
+				s, builder := f.eval(a, 0)
+				if i, _ := f.paramOf(a); builder || fn != nil && i >= 0 {
+					continue
+				}
+				f.report(a, s, k.command, k.via)
+			}
 		}
 	}
 	f.cur = nil

@@ -32,12 +32,14 @@ type Suggestion struct {
 // most: two entries would declare the same keys twice.
 func Suggest(reg *registry.Registry, fs []Finding) []Suggestion {
 	by := map[string]*Suggestion{}
-	anon := map[string]int{} // by shape: the unnamed placeholders of the template its entry took its names from
+	anon := map[string]int{}        // by shape: the unnamed placeholders of the template its entry took its names from
+	kinds := map[string][]string{} // by shape: each placeholder's kind over every place (kindOf)
 	for _, f := range fs {
 		if f.Rule != finding.UnregisteredCode {
 			continue
 		}
 		shape, unnamed := holeShape(f.Template)
+		kinds[shape] = mergeKinds(kinds[shape], holeKinds(f.Template))
 		s := by[shape]
 		if s == nil || unnamed < anon[shape] {
 			key := nameHoles(f.Template)
@@ -61,8 +63,9 @@ func Suggest(reg *registry.Registry, fs []Finding) []Suggestion {
 		}
 	}
 	out := make([]Suggestion, 0, len(by))
-	for _, s := range by {
+	for shape, s := range by {
 		slices.Sort(s.Types)
+		s.Key = withKinds(s.Key, kinds[shape])
 		out = append(out, *s)
 	}
 	slices.SortFunc(out, func(a, b Suggestion) int {
@@ -74,16 +77,62 @@ func Suggest(reg *registry.Registry, fs []Finding) []Suggestion {
 	return out
 }
 
-// holeShape is a shape's text with the names of its placeholders left
-// out (kinds kept: {id:int} is {:int}), and how many of them have no name.
+// holeShape is a shape's text with its placeholders' names and kinds left
+// out ({id:int} and {uid} are {}), and how many of them have no name: a
+// value one place knows to be an integer and another does not is one
+// placeholder (mergeKinds).
 func holeShape(t string) (shape string, unnamed int) {
 	shape = mapHoles(t, func(name, kind string, hasKind bool) string {
 		if name == "" || name == "v" && hasKind {
 			unnamed++ // as nameHoles names them
 		}
-		return "{:" + kind + "}"
+		return "{}"
 	})
 	return shape, unnamed
+}
+
+// holeKinds are the kinds of a shape's placeholders, in order ("" for
+// none).
+func holeKinds(t string) []string {
+	var out []string
+	mapHoles(t, func(_, kind string, _ bool) string {
+		out = append(out, kind)
+		return ""
+	})
+	return out
+}
+
+// mergeKinds merges the kinds one placeholder has at two places: the
+// kind both give, else none. The entry must hold the keys of every place:
+// {id:int} from one call and {id} from another, whose value may be any
+// text, is {id}, not two entries that lint flags as overlapping.
+func mergeKinds(a, b []string) []string {
+	if a == nil {
+		return b
+	}
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			a[i] = ""
+		}
+	}
+	return a
+}
+
+// withKinds gives the placeholders of a template the kinds given, in
+// order.
+func withKinds(t string, kinds []string) string {
+	i := 0
+	return mapHoles(t, func(name, _ string, _ bool) string {
+		k := ""
+		if i < len(kinds) {
+			k = kinds[i]
+		}
+		i++
+		if k == "" {
+			return "{" + name + "}"
+		}
+		return "{" + name + ":" + k + "}"
+	})
 }
 
 // nameHoles gives every placeholder of a shape's text a name keytmpl
