@@ -582,6 +582,9 @@ func pythonEval(f *srcFile, n *sitter.Node, depth int) (keyshape.Shape, bool, bo
 						s, b := ms[0].f.evalIn(nil, ms[0].value, depth+1)
 						return s, b, true
 					}
+					if s, ok := f.propertyShape(c.name, f.text(n.ChildByFieldName("attribute"))); ok {
+						return s, false, true // @property def key(self): return f'rq:job:{self.id}'
+					}
 				}
 			}
 			s, b := f.evalName(name, n, depth)
@@ -701,4 +704,23 @@ func atoi(s string) (int, bool) {
 		n = n*10 + int(s[i]-'0')
 	}
 	return n, true
+}
+
+// propertyShape is the key a property getter of class cls (or of a class
+// it is related to) named attr returns, when every such getter returns
+// one shape: self.key where the class says @property def key(self).
+func (f *srcFile) propertyShape(cls, attr string) (keyshape.Shape, bool) {
+	var got keyshape.Shape
+	found := false
+	for _, d := range f.proj.methods(cls, attr) {
+		if !d.getter {
+			continue
+		}
+		s, ok := f.proj.retOf(d)
+		if !ok || s.HasParam() || found && s.String() != got.String() {
+			return keyshape.Shape{}, false
+		}
+		got, found = s, true
+	}
+	return got, found
 }
