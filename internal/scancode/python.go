@@ -211,6 +211,7 @@ func (f *srcFile) pythonClassOf(obj *sitter.Node, depth int) string {
 // attribute assigned once in the project.
 func pythonConstant(f *srcFile, n *sitter.Node) (*srcFile, *sitter.Node, bool) {
 	cls, name := "", ""
+	dynamic := false // self.X or cls.X: the instance may be of a subclass that sets X again
 	switch typeOf(n) {
 	case "identifier":
 		name = f.text(n)
@@ -221,6 +222,7 @@ func pythonConstant(f *srcFile, n *sitter.Node) (*srcFile, *sitter.Node, bool) {
 		case typeOf(obj) == "identifier" && f.text(obj) == "self" || typeOf(obj) == "identifier" && f.text(obj) == "cls":
 			if c := f.classAt(n); c != nil {
 				cls = c.name
+				dynamic = true
 			}
 		case typeOf(obj) == "identifier" && f.proj.isClass(f.text(obj)):
 			cls = f.text(obj)
@@ -231,8 +233,15 @@ func pythonConstant(f *srcFile, n *sitter.Node) (*srcFile, *sitter.Node, bool) {
 	default:
 		return nil, nil, false
 	}
-	var hit *srcFile
-	var val *sitter.Node
+	// A class attribute is the class's own, else a base's (all the bases
+	// that set it must agree), and, for self.X, any a subclass sets
+	// instead: BaseRegistry's key_template is not the key of a
+	// StartedJobRegistry that sets its own.
+	type found struct {
+		g *srcFile
+		v *sitter.Node
+	}
+	var own, base, sub []found
 	for _, g := range f.proj.files {
 		for _, b := range g.binds[name] {
 			if b.param || b.value == nil {
@@ -244,18 +253,30 @@ func pythonConstant(f *srcFile, n *sitter.Node) (*srcFile, *sitter.Node, bool) {
 					owner = c
 				}
 			}
-			ok := b.scope.start == 0 && b.scope.end == uint32(len(g.src)) && cls == "" // module level
-			if owner != nil && cls != "" && (owner.name == cls || f.proj.extends(cls, func(s string) bool { return s == owner.name })) {
-				ok = true
+			is := func(s string) bool { return owner != nil && s == owner.name }
+			switch {
+			case b.scope.start == 0 && b.scope.end == uint32(len(g.src)) && cls == "": // module level
+				own = append(own, found{g, b.value})
+			case owner == nil || cls == "":
+			case owner.name == cls:
+				own = append(own, found{g, b.value})
+			case f.proj.extends(cls, is):
+				base = append(base, found{g, b.value})
+			case dynamic && f.proj.extends(owner.name, func(s string) bool { return s == cls }):
+				sub = append(sub, found{g, b.value})
 			}
-			if !ok {
-				continue
-			}
-			if hit != nil && g.text(b.value) != hit.text(val) {
-				return nil, nil, false // several values
-			}
-			hit, val = g, b.value
 		}
+	}
+	if len(own) == 0 {
+		own = base
+	}
+	var hit *srcFile
+	var val *sitter.Node
+	for _, x := range append(own, sub...) {
+		if hit != nil && x.g.text(x.v) != hit.text(val) {
+			return nil, nil, false // several values
+		}
+		hit, val = x.g, x.v
 	}
 	return hit, val, hit != nil
 }
@@ -633,9 +654,11 @@ func (f *srcFile) pythonCall(n *sitter.Node, depth int) (keyshape.Shape, bool) {
 	}
 	obj := fn.ChildByFieldName("object")
 	switch {
-	case name == "format" && typeOf(obj) == "string":
-		fs, _ := f.eval(obj, depth+1)
-		if lit, ok := fs.Literal(); ok {
+	case name == "format" && (typeOf(obj) == "string" || typeOf(obj) == "identifier" || typeOf(obj) == "attribute"):
+		// "…".format(…), or of a name that holds one literal text:
+		// self.key_template.format(job_id) with key_template = 'rq:x:{0}'.
+		fs, b := f.eval(obj, depth+1)
+		if lit, ok := fs.Literal(); ok && !b {
 			if s, ok := keyshape.Brace(lit, func(fd keyshape.Field) keyshape.Shape {
 				a := kw[fd.Name]
 				if i, ok := atoi(fd.Name); ok && i < len(as) {

@@ -1,0 +1,43 @@
+from redis import Redis
+
+
+class BaseRegistry:
+    """A key template per class, set again by each subclass (as rq's
+    registries): in the base, self.key_template may be any of them."""
+
+    key_template = 'fx:registry:{0}'
+
+    def __init__(self, name, connection: Redis):
+        self.connection = connection
+        self.key = self.key_template.format(name)
+
+    def count(self):
+        return self.connection.zcard(self.key)  # want raw-key {key}
+
+
+class StartedRegistry(BaseRegistry):
+    key_template = 'fx:wip:{0}'
+
+
+class FailedRegistry(BaseRegistry):
+    key_template = 'fx:failed:{0}'
+
+
+class ExecutionRegistry:
+    """A template of its own class, formatted with .format()."""
+
+    key_template = 'fx:executions:{0}'
+
+    def __init__(self, job_id, connection: Redis):
+        self.connection = connection
+        self.key = self.key_template.format(job_id)
+
+    def cleanup(self, score):
+        self.connection.zremrangebyscore(self.key, 0, score)  # want unregistered-code fx:executions:{job_id}
+
+
+class Named(ExecutionRegistry):
+    """Inherited and not set again: the base's."""
+
+    def size(self, job_id):
+        return self.connection.zcard(self.key_template.format(job_id))  # want unregistered-code fx:executions:{job_id}
