@@ -555,6 +555,11 @@ func (f *srcFile) javaCall(n *sitter.Node, depth int) (keyshape.Shape, bool) {
 	if s, ok := f.projectCall(n, depth); ok {
 		return s, false
 	}
+	if len(as) == 0 && obj != nil && f.proj != nil {
+		if s, ok := f.configGetter(obj, name, depth); ok {
+			return s, false
+		}
+	}
 	return f.hole(n, ""), false
 }
 

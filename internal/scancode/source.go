@@ -402,6 +402,10 @@ func (f *srcFile) hole(n *sitter.Node, typ string) keyshape.Shape {
 		if last := n.NamedChild(int(n.NamedChildCount()) - 1); last != nil && n.NamedChildCount() > 0 {
 			name = f.text(last)
 		}
+	case "method_invocation": // a getter's result is named after it: claims.getSubject() is {subject}
+		if m := f.text(n.ChildByFieldName("name")); len(m) > 3 && strings.HasPrefix(m, "get") && m[3] >= 'A' && m[3] <= 'Z' {
+			name = strings.ToLower(m[3:4]) + m[4:]
+		}
 	}
 	expr := f.text(n)
 	if len(expr) > 80 || strings.ContainsAny(expr, "\n") {

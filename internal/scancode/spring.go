@@ -396,11 +396,64 @@ func (f *srcFile) evalWith(n *sitter.Node, param string, arg keyshape.Shape) key
 	return s
 }
 
-// springValue is the text of a field's @Value("…") annotation when it
-// names a property ("${redis.key.admin}", with a default or around
-// literal text), "" otherwise.
+// springValue is the property a field holds: the text of its @Value("…")
+// annotation when it names one ("${redis.key.admin}", with a default or
+// around literal text), or, in a class annotated
+// @ConfigurationProperties(prefix = "jwt"), ${jwt.fieldName} for a field
+// that is not static; "" otherwise.
 func (f *srcFile) springValue(field *sitter.Node) string {
 	mods := javaModifiers(field)
+	if mods == nil || !strings.Contains(f.text(mods), "static") {
+		if prefix, ok := f.configPrefix(field); ok {
+			name := ""
+			for i := 0; i < int(field.NamedChildCount()); i++ {
+				if d := field.NamedChild(i); typeOf(d) == "variable_declarator" && name == "" {
+					name = f.text(d.ChildByFieldName("name"))
+				}
+			}
+			if v := f.valueAnnotation(mods); v != "" {
+				return v
+			}
+			if name != "" {
+				return "${" + prefix + "." + name + "}"
+			}
+		}
+	}
+	return f.valueAnnotation(mods)
+}
+
+// configPrefix is the prefix of the @ConfigurationProperties class a
+// field is declared in.
+func (f *srcFile) configPrefix(field *sitter.Node) (string, bool) {
+	body := field.Parent()
+	if body == nil || typeOf(body) != "class_body" || body.Parent() == nil {
+		return "", false
+	}
+	cm := javaModifiers(body.Parent())
+	if cm == nil {
+		return "", false
+	}
+	for _, a := range f.annotations(cm) {
+		if name := f.text(a.ChildByFieldName("name")); name != "ConfigurationProperties" && !strings.HasSuffix(name, ".ConfigurationProperties") {
+			continue
+		}
+		v := f.annotationValue(a, "prefix")
+		if v == nil {
+			v = f.annotationValue(a, "value")
+		}
+		if v == nil || typeOf(v) != "string_literal" {
+			return "", false
+		}
+		s, _ := f.stringShape(v, false, false, 0)
+		if text, ok := s.Literal(); ok && text != "" {
+			return text, true
+		}
+	}
+	return "", false
+}
+
+// valueAnnotation is the text of an @Value("${…}") among mods.
+func (f *srcFile) valueAnnotation(mods *sitter.Node) string {
 	if mods == nil {
 		return ""
 	}
@@ -426,4 +479,40 @@ func (f *srcFile) inject(name, text string) {
 	if bs := f.binds[name]; len(bs) > 0 {
 		bs[len(bs)-1].inject = text
 	}
+}
+
+// configGetter is the property a getter of a @ConfigurationProperties
+// class gives (properties.getOnlineKey(), the getter Lombok's @Data
+// writes, which the source does not show): the shape its field holds;
+// false when obj is no such class or the class has no such field.
+func (f *srcFile) configGetter(obj *sitter.Node, method string, depth int) (keyshape.Shape, bool) {
+	field := ""
+	switch {
+	case strings.HasPrefix(method, "get") && len(method) > 3:
+		field = method[3:]
+	case strings.HasPrefix(method, "is") && len(method) > 2:
+		field = method[2:]
+	default:
+		return keyshape.Shape{}, false
+	}
+	field = strings.ToLower(field[:1]) + field[1:]
+	cls := f.javaClassOf(obj)
+	if cls == "" {
+		return keyshape.Shape{}, false
+	}
+	for _, c := range f.proj.classes[cls] {
+		body := c.node.ChildByFieldName("body")
+		if body == nil {
+			continue
+		}
+		if bs := c.f.lookup("this."+field, body); len(bs) == 1 && bs[0].inject != "" {
+			s, _ := c.f.evalName("this."+field, body, depth+1)
+			if len(s.Parts) == 1 && s.Parts[0].Hole && s.Parts[0].Name == "" {
+				s.Parts = []keyshape.Part{s.Parts[0]}
+				s.Parts[0].Name = field // not configured: named after the field
+			}
+			return s, true
+		}
+	}
+	return keyshape.Shape{}, false
 }

@@ -28,6 +28,9 @@ type springProps struct {
 	// token such as @project.version@ is not YAML): any key may be set
 	// there, so no value is known and the fields keep their placeholders.
 	unread bool
+	// relaxed is vals by relaxedKey, made at the first lookup that
+	// needs it.
+	relaxed map[string][]string
 }
 
 // springConfig is a project's Spring configuration, by module: a
@@ -307,7 +310,7 @@ func (p *springProps) resolve(text string, depth int, budget *int) (string, bool
 			key, def, hasDef = inner[:j], inner[j+1:], true
 		}
 		var v string
-		switch vs := p.vals[key]; {
+		switch vs := p.lookup(key); {
 		case len(vs) == 1:
 			v = vs[0]
 		case len(vs) == 0 && hasDef:
@@ -374,4 +377,38 @@ func (p *springProps) cachePrefix() prefixFunc {
 	return func(name keyshape.Shape) keyshape.Shape {
 		return keyshape.Concat(keyshape.Lit(prefix), name, keyshape.Lit("::"))
 	}
+}
+
+// lookup is the values of a key, written as the configuration writes it
+// or, where none is, in Spring's relaxed form: jwt.onlineKey,
+// jwt.online-key and jwt.online_key are one property.
+func (p *springProps) lookup(key string) []string {
+	if vs, ok := p.vals[key]; ok {
+		return vs
+	}
+	if p.relaxed == nil {
+		p.relaxed = map[string][]string{}
+		for k, vs := range p.vals {
+			c := relaxedKey(k)
+			for _, v := range vs {
+				if !slices.Contains(p.relaxed[c], v) {
+					p.relaxed[c] = append(p.relaxed[c], v)
+				}
+			}
+		}
+	}
+	return p.relaxed[relaxedKey(key)]
+}
+
+// relaxedKey is a property's name in lower case without - and _.
+func relaxedKey(k string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == '-' || r == '_':
+			return -1
+		case r >= 'A' && r <= 'Z':
+			return r + 'a' - 'A'
+		}
+		return r
+	}, k)
 }

@@ -32,7 +32,7 @@ type Suggestion struct {
 // most: two entries would declare the same keys twice.
 func Suggest(reg *registry.Registry, fs []Finding) []Suggestion {
 	by := map[string]*Suggestion{}
-	anon := map[string]int{}        // by shape: the unnamed placeholders of the template its entry took its names from
+	anon := map[string]int{}       // by shape: the unnamed placeholders of the template its entry took its names from
 	kinds := map[string][]string{} // by shape: each placeholder's kind over every place (kindOf)
 	for _, f := range fs {
 		if f.Rule != finding.UnregisteredCode {
