@@ -280,15 +280,7 @@ func TestResumeAndMergeWithoutRegistry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx := context.Background()
-	s, s2 := redistest.Start(t), redistest.Start(t)
-	c, c2 := s.Client(t), s2.Client(t)
-	for i := range 600 {
-		c.Set(ctx, "legacy:cart:"+strconv.Itoa(i), "{}", time.Hour)
-	}
-	for i := range 100 {
-		c2.Set(ctx, "report:daily:"+strconv.Itoa(i), "x", 0)
-	}
+	s, s2 := twoServers(t, func(i int) string { return "report:daily:" + strconv.Itoa(i) }, 0)
 	t.Chdir(t.TempDir())
 	code, _, stderr := runCLI(t, "", "audit", "--redis", s.URL(), "--count", "5", "--rate", "400", "--timeout", "300ms", "--format", "json", "--out", "part.json")
 	if code != exitError || !strings.Contains(stderr, "--resume part.json") {
@@ -326,15 +318,7 @@ func TestResumeAndMergeWithoutRegistry(t *testing.T) {
 // an edit of comments alone is no change. diff says when its reports'
 // registries differ.
 func TestResumeAndMergeUnderChangedRegistry(t *testing.T) {
-	ctx := context.Background()
-	s, s2 := redistest.Start(t), redistest.Start(t)
-	c, c2 := s.Client(t), s2.Client(t)
-	for i := range 600 {
-		c.Set(ctx, "legacy:cart:"+strconv.Itoa(i), "{}", time.Hour)
-	}
-	for i := range 100 {
-		c2.Set(ctx, "legacy:cart:"+strconv.Itoa(1000+i), "{}", time.Hour)
-	}
+	s, s2 := twoServers(t, func(i int) string { return "legacy:cart:" + strconv.Itoa(1000+i) }, time.Hour)
 	t.Chdir(t.TempDir())
 	const before = "version: 1\ndomains:\n  order: {owner: order-team}\nkeys:\n  - key: \"order:order:{id:int}:base\"\n    type: hash\n    ttl: 1h\n"
 	const added = before + "  - key: \"legacy:cart:{id:int}\"\n    ttl: 1h\n    owner: cart-team\n"
@@ -385,4 +369,21 @@ func TestResumeAndMergeUnderChangedRegistry(t *testing.T) {
 	if code == exitError || !strings.Contains(stdout, "the registry declared otherwise when the new report was made") {
 		t.Errorf("diff of reports of two registries: exit %d %q %q", code, stdout, stderr)
 	}
+}
+
+// twoServers starts two servers for the resume and merge tests: 600 keys
+// legacy:cart:N with a TTL of an hour on the first, 100 keys second(i)
+// with ttl (0: none) on the second.
+func twoServers(t *testing.T, second func(i int) string, ttl time.Duration) (*redistest.Server, *redistest.Server) {
+	t.Helper()
+	ctx := context.Background()
+	s, s2 := redistest.Start(t), redistest.Start(t)
+	c, c2 := s.Client(t), s2.Client(t)
+	for i := range 600 {
+		c.Set(ctx, "legacy:cart:"+strconv.Itoa(i), "{}", time.Hour)
+	}
+	for i := range 100 {
+		c2.Set(ctx, second(i), "{}", ttl)
+	}
+	return s, s2
 }
