@@ -234,10 +234,6 @@ func javaBind(f *srcFile, n *sitter.Node) {
 	switch typeOf(n) {
 	case "local_variable_declaration", "field_declaration":
 		typ := f.text(n.ChildByFieldName("type"))
-		inject := ""
-		if typeOf(n) == "field_declaration" {
-			inject = f.springValue(n)
-		}
 		for i := 0; i < int(n.NamedChildCount()); i++ {
 			d := n.NamedChild(i)
 			if typeOf(d) != "variable_declarator" {
@@ -247,7 +243,7 @@ func javaBind(f *srcFile, n *sitter.Node) {
 			f.declare(name, n, d.ChildByFieldName("value"), typ, false)
 			if typeOf(n) == "field_declaration" {
 				f.declare("this."+name, n, d.ChildByFieldName("value"), typ, false)
-				if inject != "" {
+				if inject := f.springValue(n, name); inject != "" {
 					f.inject(name, inject)
 					f.inject("this."+name, inject)
 				}

@@ -396,30 +396,23 @@ func (f *srcFile) evalWith(n *sitter.Node, param string, arg keyshape.Shape) key
 	return s
 }
 
-// springValue is the property a field holds: the text of its @Value("…")
-// annotation when it names one ("${redis.key.admin}", with a default or
-// around literal text), or, in a class annotated
-// @ConfigurationProperties(prefix = "jwt"), ${jwt.fieldName} for a field
-// that is not static; "" otherwise.
-func (f *srcFile) springValue(field *sitter.Node) string {
+// springValue is the property a field named name holds: the text of its
+// @Value("…") annotation when it names one ("${redis.key.admin}", with a
+// default or around literal text), or, in a class annotated
+// @ConfigurationProperties(prefix = "jwt"), ${jwt.name} for a field that
+// is not static; "" otherwise.
+func (f *srcFile) springValue(field *sitter.Node, name string) string {
 	mods := javaModifiers(field)
-	if mods == nil || !strings.Contains(f.text(mods), "static") {
-		if prefix, ok := f.configPrefix(field); ok {
-			name := ""
-			for i := 0; i < int(field.NamedChildCount()); i++ {
-				if d := field.NamedChild(i); typeOf(d) == "variable_declarator" && name == "" {
-					name = f.text(d.ChildByFieldName("name"))
-				}
-			}
-			if v := f.valueAnnotation(mods); v != "" {
-				return v
-			}
-			if name != "" {
-				return "${" + prefix + "." + name + "}"
-			}
-		}
+	if v := f.valueAnnotation(mods); v != "" {
+		return v
 	}
-	return f.valueAnnotation(mods)
+	if mods != nil && strings.Contains(f.text(mods), "static") || name == "" {
+		return ""
+	}
+	if prefix, ok := f.configPrefix(field); ok {
+		return "${" + prefix + "." + name + "}"
+	}
+	return ""
 }
 
 // configPrefix is the prefix of the @ConfigurationProperties class a

@@ -116,7 +116,8 @@ func springConfigFile(base string) bool {
 	return false
 }
 
-// add reads one configuration file; its error says where it is broken.
+// add reads one configuration file; an error makes its properties
+// unknown (see unread).
 func (p *springProps) add(path string, data []byte) error {
 	if filepath.Ext(path) == ".properties" {
 		p.addProperties(data)

@@ -21,16 +21,13 @@ import (
 
 // Meta is what the walker knows about the run.
 type Meta struct {
-	Source   Source
-	Registry string // registry file
-	// RegistryDigest names what the registry declared (registry.Digest);
-	// "" without one.
-	RegistryDigest string
-	StartedAt      time.Time
-	Duration       time.Duration
-	Complete       bool       // the whole keyspace was walked
-	Stopped        []NodeStop // where nodes stopped early
-	Notes          []string   // e.g. why hot-key data is unavailable
+	Source    Source
+	Registry  string // registry file
+	StartedAt time.Time
+	Duration  time.Duration
+	Complete  bool       // the whole keyspace was walked
+	Stopped   []NodeStop // where nodes stopped early
+	Notes     []string   // e.g. why hot-key data is unavailable
 }
 
 // Source is what was audited.

@@ -7,8 +7,7 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 @Data
 @ConfigurationProperties(prefix = "jwt")
 public class SecurityProperties {
-    private String header;
-    private String onlineKey;
+    private String header, onlineKey;
     private String codeKey;
     private String unsetKey;
 
