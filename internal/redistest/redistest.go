@@ -194,6 +194,51 @@ func (s *Server) TryRestart() error {
 	}
 }
 
+// SlowLoading is the config of a server that loads its dataset slowly
+// (key-load-delay µs a key) and answers clients while it loads, for
+// RestartWhileLoading.
+func SlowLoading(delayMicros int) []string {
+	return []string{"key-load-delay " + strconv.Itoa(delayMicros), "loading-process-events-interval-bytes 1024"}
+}
+
+// RestartWhileLoading restarts the server (as Restart, its data saved
+// first) and returns once the new process answers while it still loads
+// its dataset, with a channel that is closed when it has loaded. The
+// server must load slowly and answer meanwhile: start it with
+// SlowLoading's config and enough keys.
+func (s *Server) RestartWhileLoading(tb testing.TB) <-chan struct{} {
+	tb.Helper()
+	loaded := make(chan struct{})
+	var rerr error
+	go func() {
+		defer close(loaded)
+		rerr = s.TryRestart() // returns once the server answers PING: loaded
+	}()
+	ctx := context.Background()
+	deadline := time.Now().Add(readyTimeout)
+	for {
+		// The old process answers loading:0 until it stops.
+		c := redis.NewClient(&redis.Options{Addr: s.Addr, MaxRetries: -1, DialTimeout: 200 * time.Millisecond})
+		info, err := c.Info(ctx, "persistence").Result()
+		c.Close()
+		if err == nil && strings.Contains(info, "\r\nloading:1\r\n") {
+			return loaded
+		}
+		select {
+		case <-loaded:
+			if rerr != nil {
+				tb.Fatal(rerr)
+			}
+			tb.Fatal("redistest: the server loaded its dataset before it was seen loading: give it more keys or a longer key-load-delay")
+		default:
+		}
+		if time.Now().After(deadline) {
+			tb.Fatalf("redistest: %s never answered while loading (last: %q, %v)", s.Addr, info, err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 // Log returns the server log (all runs, including Restart), followed by
 // anything redis-server wrote to stderr before its log file was open.
 func (s *Server) Log() string {

@@ -13,7 +13,6 @@ import (
 	"github.com/keyguard/keyguard/internal/audit/snapshot"
 	"github.com/keyguard/keyguard/internal/plant"
 	"github.com/keyguard/keyguard/internal/redistest"
-	"github.com/redis/go-redis/v9"
 )
 
 // dbVisible is visible plus the database of every group and finding:
@@ -229,38 +228,14 @@ func TestRestartBetweenRunAndResume(t *testing.T) {
 // --sample work from, is the dataset's, not the keys loaded so far.
 func TestAuditStartsWhileLoading(t *testing.T) {
 	reg := testRegistry(t)
-	s := redistest.Start(t, "key-load-delay 300", "loading-process-events-interval-bytes 1024")
+	s := redistest.Start(t, redistest.SlowLoading(300)...)
 	ctx := context.Background()
 	c := s.Client(t)
 	n := plant.Clean(t, c, 4000)
 	if err := c.Save(ctx).Err(); err != nil {
 		t.Fatal(err)
 	}
-	restarted := make(chan struct{})
-	go func() {
-		defer close(restarted)
-		s.Restart(t)
-	}()
-	// Wait for the new server to answer while it loads (the old one
-	// answers loading:0 until it stops).
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		probe := redis.NewClient(&redis.Options{Addr: s.Addr, MaxRetries: -1, DialTimeout: 200 * time.Millisecond})
-		info, err := probe.Info(ctx, "persistence").Result()
-		probe.Close()
-		if err == nil && strings.Contains(info, "loading:1") {
-			break
-		}
-		select {
-		case <-restarted:
-			t.Fatal("the server loaded its keys before the test saw it loading")
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the server did not answer while loading: %q %v", info, err)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	loaded := s.RestartWhileLoading(t)
 	for _, sample := range []int64{0, 400} {
 		res, err := Run(ctx, reg, standalone(s), Options{Sample: sample})
 		if err != nil {
@@ -274,5 +249,5 @@ func TestAuditStartsWhileLoading(t *testing.T) {
 			t.Errorf("%d keys audited, want %d", res.Report.Summary.Keys, n)
 		}
 	}
-	<-restarted
+	<-loaded
 }

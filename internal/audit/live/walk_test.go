@@ -187,7 +187,7 @@ func TestWalkServerEveryDatabase(t *testing.T) {
 // LOADING, and the key count it reports for the new life is the one the
 // server holds once loaded, not the count of the keys loaded so far.
 func TestWalkServerRestartedMidWalk(t *testing.T) {
-	s := redistest.Start(t, "key-load-delay 200", "loading-process-events-interval-bytes 1024")
+	s := redistest.Start(t, redistest.SlowLoading(200)...)
 	ctx := context.Background()
 	c := s.Client(t)
 	n := 20_000

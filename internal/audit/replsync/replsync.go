@@ -137,6 +137,11 @@ func (f *Fetch) Open(ctx context.Context) ([]*snapshot.Input, error) {
 				errs[i] = err
 				return
 			}
+			if err := f.loaded(ctx, c, n.addr); err != nil {
+				c.Close()
+				errs[i] = err
+				return
+			}
 			w := &f.waits[i]
 			var info string
 			w.child, info = f.childAtWork(ctx, c, n.addr)
@@ -191,6 +196,49 @@ func (f *Fetch) Open(ctx context.Context) ([]*snapshot.Input, error) {
 		return nil, err
 	}
 	return ins, nil
+}
+
+// loadWait bounds how long a node that is loading its dataset is waited
+// for before its snapshot is asked.
+const loadWait = 2 * time.Minute
+
+// loaded waits while the node loads its dataset (just started, or a
+// replica in a full sync: it refuses SYNC with LOADING), up to loadWait,
+// telling Waiting once how far it is. An INFO that fails says nothing:
+// the snapshot is asked for all the same.
+func (f *Fetch) loaded(ctx context.Context, c *resp.Conn, addr string) error {
+	deadline := time.Now().Add(loadWait)
+	backoff := 20 * time.Millisecond
+	told := false
+	for {
+		text, err := c.Simple(ctx, "INFO", "persistence")
+		if err != nil {
+			return nil
+		}
+		loading, perc := false, ""
+		for _, line := range strings.Split(text, "\r\n") {
+			if line == "loading:1" {
+				loading = true
+			} else if v, ok := strings.CutPrefix(line, "loading_loaded_perc:"); ok {
+				perc = v
+			}
+		}
+		switch {
+		case !loading:
+			return nil
+		case time.Now().After(deadline):
+			return fmt.Errorf("%s is still loading its dataset after %v (%s%% loaded): audit it once it has loaded", addr, loadWait, perc)
+		case !told && f.opts.Waiting != nil:
+			told = true
+			f.opts.Waiting(fmt.Sprintf("waiting for the server's snapshot: %s is loading its dataset (%s%% loaded); keyguard's starts when it has", addr, perc))
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%s: stopped (%w) while it loaded its dataset, before the snapshot started", addr, context.Cause(ctx))
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff, time.Second)
+	}
 }
 
 // childAtWork reads what the node's child process is doing (INFO, its
@@ -315,6 +363,8 @@ func syncError(addr string, err error) error {
 		return fmt.Errorf("%s could not make the snapshot (%s): %s", addr, se, saveHint)
 	}
 	switch se.Code() {
+	case "LOADING":
+		return fmt.Errorf("%s is loading its dataset (%s): audit it once it has loaded", addr, se)
 	case "NOMASTERLINK":
 		return fmt.Errorf("%s is a replica out of sync with its master (%s): it makes no snapshot until it is back in sync; ask its master, or wait", addr, se)
 	case "NOPERM":

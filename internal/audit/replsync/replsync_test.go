@@ -607,6 +607,32 @@ func noChild(t *testing.T, s *redistest.Server) {
 // A diskless server that waits repl-diskless-sync-delay before it
 // forks, with no child at work: Waiting is told why once the snapshot is
 // slow to begin, and the report's note says how long it waited.
+// A server still loading its dataset (just restarted) refuses SYNC with
+// LOADING: the snapshot waits for it to load, says so, and holds every key.
+func TestSnapshotWaitsForLoading(t *testing.T) {
+	reg := testRegistry(t)
+	s := redistest.Start(t, append(redistest.SlowLoading(300), "repl-diskless-sync-delay 0")...)
+	ctx := context.Background()
+	rdb := s.Client(t)
+	n := plant.Clean(t, rdb, 4000)
+	if err := rdb.Save(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	loaded := s.RestartWhileLoading(t)
+	var told []string
+	res, err := audit(t, reg, Options{Target: target(s.Addr, false), Waiting: func(why string) { told = append(told, why) }})
+	<-loaded
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Complete || res.Report.Summary.Keys != int64(n) {
+		t.Errorf("complete %v, %d keys of %d", res.Complete, res.Report.Summary.Keys, n)
+	}
+	if len(told) == 0 || !strings.Contains(told[0], s.Addr+" is loading its dataset (") {
+		t.Errorf("waiting told %q; want the loading named", told)
+	}
+}
+
 func TestSnapshotTellsDisklessDelay(t *testing.T) {
 	reg := testRegistry(t)
 	s := redistest.Start(t, "repl-diskless-sync-delay 3")
