@@ -212,14 +212,34 @@ func Connect(ctx context.Context, t *Target) (redis.UniversalClient, error) {
 	if read <= 0 {
 		read = 3 * time.Second
 	}
-	pctx, cancel := context.WithTimeout(ctx, dial+read)
-	defer cancel()
-	if err := c.Ping(pctx).Err(); err != nil {
-		c.Close()
-		return nil, t.ConnError(err)
+	// A server still loading its dataset (just started, a replica in a
+	// full sync) answers LOADING: it is waited for, as the walks wait.
+	deadline := time.Now().Add(loadingWait)
+	backoff := 20 * time.Millisecond
+	for {
+		pctx, cancel := context.WithTimeout(ctx, dial+read)
+		err := c.Ping(pctx).Err()
+		cancel()
+		if err == nil {
+			return c, nil
+		}
+		if !strings.HasPrefix(err.Error(), "LOADING") || time.Now().After(deadline) {
+			c.Close()
+			return nil, t.ConnError(err)
+		}
+		select {
+		case <-ctx.Done():
+			c.Close()
+			return nil, t.ConnError(err)
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff, time.Second)
 	}
-	return c, nil
 }
+
+// loadingWait bounds how long Connect waits for a server that is loading
+// its dataset.
+const loadingWait = 10 * time.Second
 
 // ConnError is Error for a failure on the target's first host.
 func (t *Target) ConnError(err error) error {
@@ -247,6 +267,8 @@ func Error(addr string, useTLS bool, err error, flag string) error {
 		return fmt.Errorf("%s requires a password: put it in %s (redis://user:password@host:port)", addr, flag)
 	case errors.Is(err, os.ErrDeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
 		return fmt.Errorf("cannot connect to %s: no answer in time (%s): check the host, port and firewall", addr, human.OneLine(msg))
+	case strings.HasPrefix(msg, "LOADING"):
+		return fmt.Errorf("%s is loading its dataset (%s): run again once it has loaded", addr, human.OneLine(msg))
 	case strings.Contains(msg, "tls:"), strings.Contains(msg, "x509:"), strings.Contains(msg, "TLS handshake"):
 		return fmt.Errorf("TLS with %s failed (%s): check rediss:// and the server certificate", addr, human.OneLine(msg))
 	}

@@ -2,6 +2,7 @@ package redisconn
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -155,4 +156,36 @@ func mustParse(t *testing.T, raw string) *Target {
 		t.Fatal(err)
 	}
 	return tgt
+}
+
+// A server still loading its dataset answers LOADING to PING: Connect
+// waits for it to load (hotkeys, preheat, writers, investigate and
+// migrate, which connect so, stopped at once with "cannot connect").
+func TestConnectWaitsForLoading(t *testing.T) {
+	s := redistest.Start(t, redistest.SlowLoading(300)...)
+	ctx := context.Background()
+	rdb := s.Client(t)
+	p := rdb.Pipeline()
+	for i := range 4000 {
+		p.Set(ctx, fmt.Sprintf("k:%d", i), i, 0)
+	}
+	if _, err := p.Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := rdb.Save(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	loaded := s.RestartWhileLoading(t)
+	c, err := Connect(ctx, mustParse(t, s.URL()))
+	<-loaded
+	if err != nil {
+		t.Fatalf("connect while loading: %v", err)
+	}
+	defer c.Close()
+	if n, err := c.DBSize(ctx).Result(); err != nil || n != 4000 {
+		t.Errorf("DBSIZE %d %v, want 4000 once loaded", n, err)
+	}
+	if err := Error(s.Addr, false, errors.New("LOADING Redis is loading the dataset in memory"), "--redis"); !strings.Contains(err.Error(), s.Addr+" is loading its dataset") || strings.Contains(err.Error(), "cannot connect") {
+		t.Errorf("a loading server's error: %v", err)
+	}
 }
