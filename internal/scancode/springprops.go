@@ -145,11 +145,26 @@ func (p *springProps) addYAML(data []byte) error {
 		if err != nil {
 			return err
 		}
-		p.flatten("", doc)
+		budget := maxFileProps
+		if !p.flatten("", doc, &budget) {
+			return errTooManyProps
+		}
 	}
 }
 
-func (p *springProps) flatten(prefix string, v any) {
+// maxFileProps bounds the properties one YAML file flattens to: aliases
+// of aliases (&a [*b, *b…]) share their values in the decoded document
+// but repeat them here, exponentially (a file of seven lines made 4.8
+// million).
+const maxFileProps = 100_000
+
+var errTooManyProps = errors.New("more properties than a configuration holds (aliases of aliases?)")
+
+// flatten adds v's scalars under dotted keys; false when budget ran out.
+func (p *springProps) flatten(prefix string, v any, budget *int) bool {
+	if *budget--; *budget < 0 {
+		return false
+	}
 	join := func(k string) string {
 		if prefix == "" {
 			return k
@@ -159,15 +174,21 @@ func (p *springProps) flatten(prefix string, v any) {
 	switch v := v.(type) {
 	case map[string]any:
 		for k, x := range v {
-			p.flatten(join(k), x)
+			if !p.flatten(join(k), x, budget) {
+				return false
+			}
 		}
 	case map[any]any:
 		for k, x := range v {
-			p.flatten(join(fmt.Sprint(k)), x)
+			if !p.flatten(join(fmt.Sprint(k)), x, budget) {
+				return false
+			}
 		}
 	case []any:
 		for i, x := range v {
-			p.flatten(prefix+"["+strconv.Itoa(i)+"]", x)
+			if !p.flatten(prefix+"["+strconv.Itoa(i)+"]", x, budget) {
+				return false
+			}
 		}
 	case nil:
 		if prefix != "" {
@@ -180,6 +201,7 @@ func (p *springProps) flatten(prefix string, v any) {
 	default:
 		p.set(prefix, fmt.Sprint(v))
 	}
+	return true
 }
 
 // addProperties reads a .properties file: key=value, key: value or

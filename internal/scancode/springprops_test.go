@@ -47,6 +47,12 @@ func TestSpringProps(t *testing.T) {
 	if got, ok := q.value("${app.name}", 0); ok {
 		t.Errorf("with a file not read, value = %q: want unknown (the file may set it)", got)
 	}
+	// Aliases of aliases: seven lines that flatten to 4.8 million
+	// properties are a file not read.
+	bomb := write("application-bomb.yml", "a: &a [l, l, l, l, l, l, l, l, l]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]\ne: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d]\nf: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e]\ng: &g [*f, *f, *f, *f, *f, *f, *f, *f, *f]\n")
+	if b := loadSpringConfig([]string{yml, bomb}, 1<<20).all; !b.unread || len(b.vals) > 2*maxFileProps {
+		t.Errorf("aliases of aliases: unread %v, %d properties", b.unread, len(b.vals))
+	}
 	if got, ok := loadSpringConfig([]string{yml}, 10).all.value("${app.name}", 0); ok {
 		t.Errorf("a file over the size limit was read: %q", got)
 	}
