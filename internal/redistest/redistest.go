@@ -201,11 +201,11 @@ func SlowLoading(delayMicros int) []string {
 	return []string{"key-load-delay " + strconv.Itoa(delayMicros), "loading-process-events-interval-bytes 1024"}
 }
 
-// RestartWhileLoading restarts the server (as Restart, its data saved
-// first) and returns once the new process answers while it still loads
-// its dataset, with a channel that is closed when it has loaded. The
-// server must load slowly and answer meanwhile: start it with
-// SlowLoading's config and enough keys.
+// RestartWhileLoading restarts the server (as Restart: it loads what was
+// saved in its directory, so SAVE first) and returns once the new process
+// answers while it still loads, with a channel that is closed when it has
+// loaded. The server must load slowly and answer meanwhile: start it with
+// SlowLoading's config and a few thousand keys.
 func (s *Server) RestartWhileLoading(tb testing.TB) <-chan struct{} {
 	tb.Helper()
 	loaded := make(chan struct{})

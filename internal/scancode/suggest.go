@@ -33,7 +33,7 @@ type Suggestion struct {
 func Suggest(reg *registry.Registry, fs []Finding) []Suggestion {
 	by := map[string]*Suggestion{}
 	anon := map[string]int{}       // by shape: the unnamed placeholders of the template its entry took its names from
-	kinds := map[string][]string{} // by shape: each placeholder's kind over every place (kindOf)
+	kinds := map[string][]string{} // by shape: each placeholder's kind over every place (mergeKinds)
 	for _, f := range fs {
 		if f.Rule != finding.UnregisteredCode {
 			continue
