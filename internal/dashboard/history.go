@@ -236,6 +236,7 @@ func readPointFile(path string) (Point, error) {
 func readPoint(r io.Reader) (Point, error) {
 	var part struct {
 		Source     reportSource  `json:"source"`
+		Registry   string        `json:"registry_digest"`
 		StartedAt  time.Time     `json:"started_at"`
 		DurationMS int64         `json:"duration_ms"`
 		Complete   bool          `json:"complete"`
@@ -250,5 +251,5 @@ func readPoint(r io.Reader) (Point, error) {
 		return Point{}, errors.New("read audit report: no source.kind: not a keyguard audit report")
 	}
 	return pointOf(&Report{Source: part.Source, StartedAt: part.StartedAt, DurationMS: part.DurationMS, Complete: part.Complete,
-		Summary: part.Summary, Groups: part.Groups, Estimate: part.Estimate}), nil
+		Summary: part.Summary, Groups: part.Groups, Estimate: part.Estimate, RegistryDigest: part.Registry}), nil
 }

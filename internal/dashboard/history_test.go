@@ -183,3 +183,32 @@ func TestHistoryName(t *testing.T) {
 		}
 	}
 }
+
+// TestHistoryRegistryChanged: the history marks an audit made with a
+// registry that declared otherwise than the one before (its groups and
+// findings may change by that alone), kept across a restart; the history
+// JSON names each audit's registry.
+func TestHistoryRegistryChanged(t *testing.T) {
+	dir := t.TempDir()
+	withDigest := func(at time.Time, d string) *Report {
+		r := smallReport(at)
+		r.RegistryDigest = d
+		return r
+	}
+	s1, _ := newTestServer(t, Config{Auditor: &fixedAuditor{reps: []*Report{
+		withDigest(t0, "aaaaaaaaaaaaaaaa"), withDigest(t0.Add(time.Minute), "aaaaaaaaaaaaaaaa"),
+		withDigest(t0.Add(2*time.Minute), "bbbbbbbbbbbbbbbb")}}, HistoryDir: dir})
+	for range 3 {
+		s1.AuditNow(context.Background())
+	}
+	s2, hs := newTestServer(t, Config{Auditor: &fixedAuditor{reps: []*Report{withDigest(t0.Add(3*time.Minute), "bbbbbbbbbbbbbbbb")}}, HistoryDir: dir})
+	s2.AuditNow(context.Background())
+	_, body := get(t, hs, "/history")
+	if n := strings.Count(body, ">registry changed</span>"); n != 1 {
+		t.Errorf("%d audits marked, want the third alone:\n%s", n, body)
+	}
+	_, js := get(t, hs, "/api/history.json")
+	if strings.Count(js, `"registry_digest": "aaaaaaaaaaaaaaaa"`) != 2 || strings.Count(js, `"registry_digest": "bbbbbbbbbbbbbbbb"`) != 2 {
+		t.Errorf("history JSON:\n%s", js)
+	}
+}

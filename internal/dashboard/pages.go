@@ -705,6 +705,9 @@ func (s *Server) writersPage(w http.ResponseWriter, r *http.Request) {
 type historyLine struct {
 	Point
 	Saved bool
+	// RegistryChanged: the registry declared otherwise than at the audit
+	// before (both reports name theirs).
+	RegistryChanged bool
 }
 
 func (s *Server) historyPage(w http.ResponseWriter, r *http.Request) {
@@ -712,7 +715,8 @@ func (s *Server) historyPage(w http.ResponseWriter, r *http.Request) {
 	pts := s.history.Points()
 	lines := make([]historyLine, len(pts))
 	for i, pt := range pts {
-		lines[len(pts)-1-i] = historyLine{pt, s.history.Saved(pt.ID)}
+		changed := i > 0 && pt.Registry != "" && pts[i-1].Registry != "" && pt.Registry != pts[i-1].Registry
+		lines[len(pts)-1-i] = historyLine{pt, s.history.Saved(pt.ID), changed}
 	}
 	p.Body = lines
 	s.render(w, "history", p, http.StatusOK)
@@ -773,12 +777,14 @@ func (s *Server) historyJSON(w http.ResponseWriter, r *http.Request) {
 		Findings     int64             `json:"findings"`
 		Domains      map[string]totals `json:"domains"`
 		Report       string            `json:"report,omitempty"` // URL of the saved report
+		// RegistryDigest names what the audit's registry declared.
+		RegistryDigest string `json:"registry_digest,omitempty"`
 	}
 	out := []audit{}
 	for _, p := range s.history.Points() {
 		a := audit{ID: p.ID, StartedAt: p.At.UTC(), DurationMS: p.Duration.Milliseconds(), Complete: p.Complete, Estimate: p.Estimate,
 			Keys: p.Totals.Keys, Bytes: p.Totals.Bytes, NoTTL: p.Totals.NoTTL, Unregistered: p.Unreg, Findings: p.Findings,
-			Domains: map[string]totals{}}
+			Domains: map[string]totals{}, RegistryDigest: p.Registry}
 		for d, t := range p.Domains {
 			a.Domains[d] = totals{t.Keys, t.Bytes, t.NoTTL}
 		}

@@ -191,6 +191,10 @@ type Point struct {
 	Findings  int64
 	Domains   map[string]Totals
 	Templates map[string]Totals
+	// Registry names what the audit's registry declared (its report's
+	// registry_digest): the history says where it changed, since groups
+	// and findings then change by the registry alone.
+	Registry string
 }
 
 // NoRegistry reports whether the audit ran without a registry: every key
@@ -561,7 +565,7 @@ func pointOf(rep *Report) Point {
 		Complete: rep.Complete, Estimate: rep.Estimate,
 		Totals: Totals{Keys: rep.Summary.Keys, Bytes: rep.Summary.Bytes, NoTTL: rep.Summary.NoTTL},
 		Unreg:  rep.Summary.Unregistered, Findings: rep.Summary.Findings,
-		Domains: map[string]Totals{}, Templates: map[string]Totals{}}
+		Domains: map[string]Totals{}, Templates: map[string]Totals{}, Registry: rep.RegistryDigest}
 	for i := range rep.Groups {
 		g := &rep.Groups[i]
 		dom := g.Domain
