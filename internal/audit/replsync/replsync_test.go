@@ -604,9 +604,6 @@ func noChild(t *testing.T, s *redistest.Server) {
 	})
 }
 
-// A diskless server that waits repl-diskless-sync-delay before it
-// forks, with no child at work: Waiting is told why once the snapshot is
-// slow to begin, and the report's note says how long it waited.
 // A server still loading its dataset (just restarted) refuses SYNC with
 // LOADING: the snapshot waits for it to load, says so, and holds every key.
 func TestSnapshotWaitsForLoading(t *testing.T) {
@@ -633,6 +630,9 @@ func TestSnapshotWaitsForLoading(t *testing.T) {
 	}
 }
 
+// A diskless server that waits repl-diskless-sync-delay before it
+// forks, with no child at work: Waiting is told why once the snapshot is
+// slow to begin, and the report's note says how long it waited.
 func TestSnapshotTellsDisklessDelay(t *testing.T) {
 	reg := testRegistry(t)
 	s := redistest.Start(t, "repl-diskless-sync-delay 3")
