@@ -225,8 +225,8 @@ func (p *project) cachePrefixes() map[string]prefixFunc {
 		f.cur = nil // evaluated as constants, not as a function's parameters
 		for _, n := range f.calls {
 			pf := f.prefixConfig(n)
-			if pf == nil {
-				continue
+			if pf == nil || conditional(n) {
+				continue // a prefix set only sometimes is not the keys' prefix
 			}
 			names := f.configuredCaches(n)
 			if names == nil {
@@ -239,6 +239,27 @@ func (p *project) cachePrefixes() map[string]prefixFunc {
 		f.cur = saved
 	}
 	return p.prefixes
+}
+
+// conditional reports whether a call runs only sometimes in its method:
+// in a branch of an if, a ternary or a switch, a loop's body or a catch
+// (yudao's cache configuration calls disableKeyPrefix() only when
+// use-key-prefix is false, which it is not by default).
+func conditional(n *sitter.Node) bool {
+	for c, up := n, n.Parent(); up != nil; c, up = up, up.Parent() {
+		switch typeOf(up) {
+		case "if_statement", "ternary_expression":
+			if cond := up.ChildByFieldName("condition"); cond == nil || !spanOf(cond).holds(spanOf(c)) {
+				return true
+			}
+		case "switch_block_statement_group", "switch_rule", "catch_clause", "while_statement", "do_statement",
+			"for_statement", "enhanced_for_statement":
+			return true
+		case "method_declaration", "constructor_declaration", "class_body":
+			return false
+		}
+	}
+	return false
 }
 
 // configuredCaches are the caches a configuration call is given to:
