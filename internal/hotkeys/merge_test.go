@@ -13,6 +13,7 @@ import (
 	"github.com/keyguard/keyguard/hotkey"
 	"github.com/keyguard/keyguard/internal/redistest"
 	"github.com/keyguard/keyguard/registry"
+	"github.com/redis/go-redis/v9"
 )
 
 // TestWalkLFU: under an LFU policy the walk reads every key's counter
@@ -22,18 +23,9 @@ import (
 // is walked.
 func TestWalkLFU(t *testing.T) {
 	ctx := context.Background()
-	srv := redistest.Start(t, "maxmemory-policy allkeys-lfu")
-	rdb := srv.Client(t)
 	const n = 50_000
+	_, rdb := lfuServer(t, n, func(i int) string { return fmt.Sprintf("config:global:k%d", i) }, time.Hour)
 	p := rdb.Pipeline()
-	for i := range n {
-		p.Set(ctx, fmt.Sprintf("config:global:k%d", i), "x", time.Hour)
-		if p.Len() == 5000 {
-			if _, err := p.Exec(ctx); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
 	// The hot key is read 20,000 times; 50 keys are read twice (counter 6 or 7).
 	for range 20 {
 		for range 1000 {
@@ -316,16 +308,8 @@ func TestBuildReportBlind(t *testing.T) {
 // again: before, the report said only "every key, 100% covered".
 func TestWalkLFURestart(t *testing.T) {
 	ctx := context.Background()
-	srv := redistest.Start(t, "maxmemory-policy allkeys-lfu")
-	rdb := srv.Client(t)
 	const n = 20_000
-	p := rdb.Pipeline()
-	for i := range n {
-		p.Set(ctx, fmt.Sprintf("legacy:cart:%d", i), "x", 0)
-	}
-	if _, err := p.Exec(ctx); err != nil {
-		t.Fatal(err)
-	}
+	srv, rdb := lfuServer(t, n, func(i int) string { return fmt.Sprintf("legacy:cart:%d", i) }, 0)
 	if err := rdb.Save(ctx).Err(); err != nil { // the restart loads them again
 		t.Fatal(err)
 	}
@@ -359,4 +343,23 @@ func TestWalkLFURestart(t *testing.T) {
 	if !strings.Contains(text.String(), "    note: "+srv.Addr+" restarted during the walk") {
 		t.Errorf("text:\n%s", text.String())
 	}
+}
+
+// lfuServer starts a server under allkeys-lfu holding n string keys
+// name(i), each with ttl (0: none).
+func lfuServer(t *testing.T, n int, name func(i int) string, ttl time.Duration) (*redistest.Server, *redis.Client) {
+	t.Helper()
+	ctx := context.Background()
+	srv := redistest.Start(t, "maxmemory-policy allkeys-lfu")
+	rdb := srv.Client(t)
+	p := rdb.Pipeline()
+	for i := range n {
+		p.Set(ctx, name(i), "x", ttl)
+		if p.Len() == 5000 || i == n-1 {
+			if _, err := p.Exec(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return srv, rdb
 }
