@@ -88,13 +88,18 @@ func nodeInfo(ctx context.Context, c *resp.Conn) (info, error) {
 // loadedInfo returns in, INFO of the server on c, or, while that server
 // is loading its dataset (just started, or a replica in a full sync: INFO
 // keyspace then counts the keys loaded so far, and the walk's commands
-// answer LOADING), INFO again once it has loaded, asking up to wait.
-func loadedInfo(ctx context.Context, c *resp.Conn, in info, wait time.Duration) (info, error) {
+// answer LOADING), INFO again once it has loaded, asking up to wait. tell,
+// when set, is told once how far the load is (percent).
+func loadedInfo(ctx context.Context, c *resp.Conn, in info, wait time.Duration, tell func(perc string)) (info, error) {
 	deadline := time.Now().Add(wait)
 	backoff := 20 * time.Millisecond
-	for in["loading"] == "1" {
+	for told := false; in["loading"] == "1"; {
 		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("still loading its dataset after %v: audit it once it has loaded", wait)
+			return nil, fmt.Errorf("still loading its dataset after %v (%s%% loaded): audit it once it has loaded", wait, in["loading_loaded_perc"])
+		}
+		if tell != nil && !told {
+			told = true
+			tell(in["loading_loaded_perc"])
 		}
 		if err := sleepCtx(ctx, backoff); err != nil {
 			return nil, err
@@ -106,6 +111,18 @@ func loadedInfo(ctx context.Context, c *resp.Conn, in info, wait time.Duration) 
 		}
 	}
 	return in, nil
+}
+
+// WaitLoaded waits while the server on c loads its dataset, as
+// loadedInfo, for a caller that has not read its INFO. An INFO that fails
+// says nothing: the caller's next command will.
+func WaitLoaded(ctx context.Context, c *resp.Conn, wait time.Duration, tell func(perc string)) error {
+	in, err := nodeInfo(ctx, c)
+	if err != nil {
+		return nil
+	}
+	_, err = loadedInfo(ctx, c, in, wait, tell)
+	return err
 }
 
 // Target is what to audit.

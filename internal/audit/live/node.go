@@ -115,7 +115,7 @@ func (r *run) newWalker(ctx context.Context, p nodePlan) (*walker, error) {
 		}
 		return nil, fmt.Errorf("%s: INFO: %w", p.addr, err)
 	}
-	if in, err = loadedInfo(ctx, c, in, r.opts.RetryFor); err != nil {
+	if in, err = loadedInfo(ctx, c, in, r.opts.RetryFor, nil); err != nil {
 		c.Close()
 		return nil, fmt.Errorf("%s: %w", p.addr, err)
 	}

@@ -324,7 +324,7 @@ func (k *keyWalk) newNode(ctx context.Context, p nodePlan) (*nodeWalk, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: INFO: %w", p.addr, err)
 	}
-	if in, err = loadedInfo(ctx, c, in, k.r.opts.RetryFor); err != nil {
+	if in, err = loadedInfo(ctx, c, in, k.r.opts.RetryFor, nil); err != nil {
 		return nil, fmt.Errorf("%s: %w", p.addr, err)
 	}
 	n.runID, n.keysStart = in["run_id"], in.keys(p.db)

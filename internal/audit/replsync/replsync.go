@@ -204,41 +204,20 @@ const loadWait = 2 * time.Minute
 
 // loaded waits while the node loads its dataset (just started, or a
 // replica in a full sync: it refuses SYNC with LOADING), up to loadWait,
-// telling Waiting once how far it is. An INFO that fails says nothing:
-// the snapshot is asked for all the same.
+// telling Waiting once how far it is.
 func (f *Fetch) loaded(ctx context.Context, c *resp.Conn, addr string) error {
-	deadline := time.Now().Add(loadWait)
-	backoff := 20 * time.Millisecond
-	told := false
-	for {
-		text, err := c.Simple(ctx, "INFO", "persistence")
-		if err != nil {
-			return nil
-		}
-		loading, perc := false, ""
-		for _, line := range strings.Split(text, "\r\n") {
-			if line == "loading:1" {
-				loading = true
-			} else if v, ok := strings.CutPrefix(line, "loading_loaded_perc:"); ok {
-				perc = v
-			}
-		}
-		switch {
-		case !loading:
-			return nil
-		case time.Now().After(deadline):
-			return fmt.Errorf("%s is still loading its dataset after %v (%s%% loaded): audit it once it has loaded", addr, loadWait, perc)
-		case !told && f.opts.Waiting != nil:
-			told = true
+	err := live.WaitLoaded(ctx, c, loadWait, func(perc string) {
+		if f.opts.Waiting != nil {
 			f.opts.Waiting(fmt.Sprintf("waiting for the server's snapshot: %s is loading its dataset (%s%% loaded); keyguard's starts when it has", addr, perc))
 		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("%s: stopped (%w) while it loaded its dataset, before the snapshot started", addr, context.Cause(ctx))
-		case <-time.After(backoff):
-		}
-		backoff = min(2*backoff, time.Second)
+	})
+	switch {
+	case err == nil:
+		return nil
+	case ctx.Err() != nil:
+		return fmt.Errorf("%s: stopped (%w) while it loaded its dataset, before the snapshot started", addr, context.Cause(ctx))
 	}
+	return fmt.Errorf("%s is %w", addr, err)
 }
 
 // childAtWork reads what the node's child process is doing (INFO, its
