@@ -361,14 +361,10 @@ func (f *srcFile) evalName(name string, at *sitter.Node, depth int) (keyshape.Sh
 		}
 	}
 	if v != nil {
+		// A value the scan cannot know, such as a call's result, is
+		// named after the variable that holds it.
 		s, b := f.eval(v, depth+1)
-		if len(s.Parts) == 1 && s.Parts[0].Hole && s.Parts[0].Name == "" && s.Parts[0].Param == 0 {
-			// A value the scan cannot know, such as a call's result, is
-			// named after the variable that holds it.
-			s.Parts = []keyshape.Part{s.Parts[0]}
-			s.Parts[0].Name = strings.TrimPrefix(strings.TrimPrefix(name, "this."), "self.")
-		}
-		return s, b
+		return nameHole(s, strings.TrimPrefix(strings.TrimPrefix(name, "this."), "self.")), b
 	}
 	if !found && f.proj != nil {
 		if g, val, ok := f.lang.constant(f, at); ok {
@@ -376,6 +372,17 @@ func (f *srcFile) evalName(name string, at *sitter.Node, depth int) (keyshape.Sh
 		}
 	}
 	return f.hole(at, typ), false
+}
+
+// nameHole names s after name when s is one unnamed hole (not a
+// parameter's), and returns s as it is otherwise.
+func nameHole(s keyshape.Shape, name string) keyshape.Shape {
+	if len(s.Parts) != 1 || !s.Parts[0].Hole || s.Parts[0].Name != "" || s.Parts[0].Param != 0 {
+		return s
+	}
+	p := s.Parts[0]
+	p.Name = name
+	return keyshape.Shape{Parts: []keyshape.Part{p}}
 }
 
 // evalIn evaluates n in this file as part of function fn's summary (nil:

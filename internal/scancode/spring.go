@@ -521,11 +521,7 @@ func (f *srcFile) configGetter(obj *sitter.Node, method string, depth int) (keys
 		}
 		if bs := c.f.lookup("this."+field, body); len(bs) == 1 && bs[0].inject != "" {
 			s, _ := c.f.evalName("this."+field, body, depth+1)
-			if len(s.Parts) == 1 && s.Parts[0].Hole && s.Parts[0].Name == "" {
-				s.Parts = []keyshape.Part{s.Parts[0]}
-				s.Parts[0].Name = field // not configured: named after the field
-			}
-			return s, true
+			return nameHole(s, field), true // not configured: named after the field
 		}
 	}
 	return keyshape.Shape{}, false
