@@ -35,6 +35,7 @@ const (
 	GuardForeign     = "guard/foreign-owner"
 	MixedSchema      = "mixed-schema"
 	Schema           = "schema"
+	ValueFormat      = "value-format"
 	UnregisteredCode = "unregistered-code"
 	RawKey           = "raw-key"
 	// Evidence only keyguard investigate gathers.

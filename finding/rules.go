@@ -13,7 +13,7 @@ func Rules() []string {
 		Overlap, Domain, NoTTL,
 		Case, Charset, Length, Separator, LeadingID, Timestamp,
 		PII, Unregistered, TypeMismatch, TTLMismatch, BigKey, HotKey,
-		GuardOwnerless, GuardForeign, MixedSchema, Schema,
+		GuardOwnerless, GuardForeign, MixedSchema, Schema, ValueFormat,
 		UnregisteredCode, RawKey,
 		SecondWriter, ForeignWriter, TTLFluctuation,
 		TTLPolicy, KeyModel, Owner, FillIn, Load,
@@ -62,6 +62,8 @@ func Summary(rule string) string {
 		return "A value that mixes two writers' field sets"
 	case Schema:
 		return "A value with fields its template does not declare"
+	case ValueFormat:
+		return "A string value that is not the JSON object its template declares fields of"
 	case UnregisteredCode:
 		return "Code uses a key that matches no template"
 	case RawKey:

@@ -387,3 +387,52 @@ func twoServers(t *testing.T, second func(i int) string, ttl time.Duration) (*re
 	}
 	return s, s2
 }
+
+// TestValueFormatThroughResumeAndMerge: strings of another format than
+// their template's JSON objects, found before an audit stopped, are in
+// its resumed report; found on two shards, in their merged report.
+func TestValueFormatThroughResumeAndMerge(t *testing.T) {
+	ctx := context.Background()
+	s, s2 := redistest.Start(t), redistest.Start(t)
+	fill := func(c *redis.Client, from, n int) int {
+		foreign := 0
+		for i := from; i < from+n; i++ {
+			v := `{"id":` + strconv.Itoa(i) + `,"name":"p"}`
+			if i%10 == 3 {
+				v, foreign = "legacy-"+strconv.Itoa(i), foreign+1
+			}
+			c.Set(ctx, "cache:product:"+strconv.Itoa(i), v, time.Hour)
+		}
+		return foreign
+	}
+	want1, want2 := fill(s.Client(t), 0, 600), fill(s2.Client(t), 1000, 100)
+	t.Chdir(t.TempDir())
+	reg := "version: 1\ndomains:\n  cache: {owner: cache-team}\nkeys:\n  - {key: \"cache:product:{id:int}\", type: string, ttl: 1h, fields: [id, name]}\n"
+	if err := os.WriteFile("keyguard.yaml", []byte(reg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runCLI(t, "", "audit", "--redis", s.URL(), "--count", "5", "--rate", "400", "--timeout", "300ms", "--format", "json", "--out", "part.json")
+	part := loadAuditReport(t, "part.json")
+	if code != exitError || part.Complete || part.Summary.ByRule["value-format"] == 0 {
+		t.Fatalf("partial run: exit %d %q, complete %v, %d value-format findings", code, stderr, part.Complete, part.Summary.ByRule["value-format"])
+	}
+	code, _, stderr = runCLI(t, "", "audit", "--redis", s.URL(), "--resume", "part.json", "--format", "json", "--out", "a.json", "--fail-on", "never")
+	a := loadAuditReport(t, "a.json")
+	if code != exitClean || !a.Complete || a.Summary.ByRule["value-format"] != int64(want1) {
+		t.Fatalf("resumed: exit %d %q, complete %v, %d value-format findings, want %d", code, stderr, a.Complete, a.Summary.ByRule["value-format"], want1)
+	}
+	if code, _, stderr := runCLI(t, "", "audit", "--redis", s2.URL(), "--format", "json", "--out", "b.json", "--fail-on", "never"); code != exitClean {
+		t.Fatalf("second audit: exit %d %q", code, stderr)
+	}
+	code, _, stderr = runCLI(t, "", "merge", "a.json", "b.json", "--format", "json", "--out", "m.json", "--fail-on", "never")
+	m := loadAuditReport(t, "m.json")
+	listed := 0
+	for _, f := range m.Findings {
+		if f.Rule == "value-format" {
+			listed++
+		}
+	}
+	if code != exitClean || m.Summary.ByRule["value-format"] != int64(want1+want2) || listed != want1+want2 {
+		t.Errorf("merged: exit %d %q, %d value-format findings (%d listed), want %d", code, stderr, m.Summary.ByRule["value-format"], listed, want1+want2)
+	}
+}

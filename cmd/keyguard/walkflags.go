@@ -22,7 +22,7 @@ func addAggregateFlags(fs *cli.FlagSet, a *aggregateFlags) {
 	fs.IntVar(&a.maxFindings, "max-findings", inventory.DefaultMaxFindings, "findings listed per rule; the report counts the rest")
 	fs.IntVar(&a.top, "top", inventory.DefaultTopKeys, "largest keys listed")
 	fs.IntVar(&a.hot, "hot", inventory.DefaultHotKeys, "hot-key findings: at most the `N` keys with the highest LFU counters (when the server keeps them)")
-	fs.BoolVar(&a.fields, "fields", true, "read the field names of every hash and JSON value (the schema and mixed-schema rules); --fields=false skips them: faster, those rules unchecked")
+	fs.BoolVar(&a.fields, "fields", true, "read the field names of every hash and JSON value (the schema, mixed-schema and value-format rules); --fields=false skips them: faster, those rules unchecked")
 }
 
 // options are the aggregation's options.

@@ -21,7 +21,7 @@ const module = "github.com/keyguard/keyguard/"
 const rules = `
 # Kernels and vocabularies: small, pure, each beside its reference test.
 NONE < internal/swar, internal/glob, internal/keyslot, internal/monitor, internal/human, internal/atomicfile, internal/treemap, internal/pace, internal/progress, internal/jsonout,
-       internal/resp, keybuild, hotkey/topk, internal/rediscmd/internal/namehash, internal/hugepage;
+       internal/resp, keybuild, hotkey/topk, internal/rediscmd/internal/namehash, internal/hugepage, internal/valueform;
 internal/swar < internal/jsonkeys;
 internal/rediscmd/internal/namehash < internal/rediscmd;
 internal/glob, internal/swar < keytmpl;
@@ -50,10 +50,10 @@ registry, internal/treemap, internal/topology, internal/jsonout < internal/audit
 internal/audit/report, internal/atomicfile, internal/human < internal/cli;
 # Connections to Redis and why one failed, for every command that talks to it.
 internal/cli, internal/topology < internal/redisconn;
-internal/audit/report, internal/hugepage < internal/audit/inventory;
-internal/jsonkeys < internal/rdb;
+internal/audit/report, internal/hugepage, internal/valueform < internal/audit/inventory;
+internal/jsonkeys, internal/valueform < internal/rdb;
 internal/resp < internal/resp/redisopt;
-internal/audit/inventory, internal/resp, internal/jsonkeys, internal/pace, internal/progress, internal/cli, internal/redisconn, internal/rdb < internal/audit/live;
+internal/audit/inventory, internal/resp, internal/jsonkeys, internal/valueform, internal/pace, internal/progress, internal/cli, internal/redisconn, internal/rdb < internal/audit/live;
 internal/audit/inventory, internal/rdb, internal/glob, internal/keyslot, internal/progress, internal/cli < internal/audit/snapshot;
 # A live server's snapshot, asked for over the replication link and audited as a file.
 internal/audit/live, internal/audit/snapshot, internal/audit/report, internal/resp, internal/topology, internal/keyslot, registry < internal/audit/replsync;
@@ -102,7 +102,7 @@ var (
 	pure = []string{"keytmpl", "registry", "naming", "finding", "keybuild", "migration",
 		"internal/audit/inventory", "internal/audit/report", "internal/audit/snapshot", "internal/rdb", "internal/cli", "internal/starter",
 		"internal/codegen", "internal/acl", "internal/keyshape", "internal/jsonkeys", "internal/glob",
-		"internal/monitor", "internal/swar", "internal/keyslot"}
+		"internal/monitor", "internal/swar", "internal/keyslot", "internal/valueform"}
 )
 
 // allowed parses rules into each package's set of allowed module imports.

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/keyguard/keyguard/internal/jsonkeys"
+	"github.com/keyguard/keyguard/internal/valueform"
 )
 
 // RDB opcodes (src/rdb.h).
@@ -549,7 +550,7 @@ func (d *Decoder) resetRecord() {
 	if len(r.JSONKeys) > 0 {
 		r.JSONKeys = r.JSONKeys[:0]
 	}
-	r.JSON = nil
+	r.JSON, r.Form = nil, valueform.Unknown
 	if r.Value != nil {
 		r.Value = nil
 	}

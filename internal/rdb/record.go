@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strconv"
 	"time"
+
+	"github.com/keyguard/keyguard/internal/valueform"
 )
 
 // Type is a key's data type as TYPE reports it ("module" for module
@@ -100,6 +102,9 @@ type Record struct {
 	// JSONKeys would hold (jsonkeys.Object), valid until the
 	// next call of Next; nil otherwise.
 	JSON []byte
+	// Form is what a string value holds (valueform.Of of its head), when
+	// Options.JSONKeys looked at it; Unknown otherwise.
+	Form valueform.Form
 	// Value is the decoded value when Options.ValueLimit allows it.
 	Value *Value
 }

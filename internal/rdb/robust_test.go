@@ -316,7 +316,7 @@ func TestLook(t *testing.T) {
 				if len(want.Fields)+len(want.JSONKeys) > 0 {
 					dropped[LookNames]++
 				}
-				want.Fields, want.MoreFields, want.JSONKeys = nil, false, nil
+				want.Fields, want.MoreFields, want.JSONKeys, want.Form = nil, false, nil, 0
 			}
 			if way&LookWatched == 0 {
 				if len(want.Watched) > 0 {

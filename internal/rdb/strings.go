@@ -2,6 +2,7 @@ package rdb
 
 import (
 	"github.com/keyguard/keyguard/internal/jsonkeys"
+	"github.com/keyguard/keyguard/internal/valueform"
 )
 
 func (d *Decoder) readString() error {
@@ -42,6 +43,7 @@ func (d *Decoder) readString() error {
 			} else {
 				rec.JSONKeys = jsonkeys.Top(rec.JSONKeys, body, d.jsonKeys, &d.names)
 			}
+			rec.Form = valueform.Of(body)
 		}
 		if collect {
 			if complete && d.budget(len(body)) {
@@ -54,6 +56,9 @@ func (d *Decoder) readString() error {
 		if err := d.skipBody(h); err != nil {
 			return err
 		}
+	}
+	if isInt && d.jsonKeys > 0 {
+		rec.Form = valueform.Number
 	}
 	switch {
 	case isInt:

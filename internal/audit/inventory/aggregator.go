@@ -153,6 +153,15 @@ type fieldState struct {
 	name, owner  string // families: the group name and owner their findings carry
 	family       string // families: the inferred template, the map's key
 	rank         uint64 // families: keyHash(family), which orders them for a census
+	// formChecked: a template that declares its fields and may hold
+	// strings, whose strings must be JSON objects (checkForm). Its values
+	// are read however few of them hold names, and however varied their
+	// field sets: each one is checked.
+	formChecked bool
+	// The forms of the strings read: JSON objects, values of other forms
+	// (valueform.Form.Foreign), and which of those (a bit per Form).
+	objects, foreign int64
+	forms            uint32
 }
 
 const (
@@ -219,6 +228,7 @@ func New(reg *registry.Registry, opts Options) *Aggregator {
 	}
 	a.slotLit = make([]int, len(reg.Entries))
 	for i, e := range reg.Entries {
+		a.tmplFields[i].formChecked = len(e.Fields) > 0 && (e.Type == "string" || e.Type == "")
 		a.entries[i] = a.templateGroup(e, 0)
 		segs := e.Template.Segments()
 		a.slotLit[i] = len(segs) - 1
@@ -242,7 +252,7 @@ func (a *Aggregator) emit(f finding.Finding) { a.pending = append(a.pending, f) 
 // barren reports whether the values of a template or family mostly hold
 // no field names.
 func (fs *fieldState) barren() bool {
-	return fs.misses >= fieldMissLimit && fs.misses > 4*fs.hits
+	return !fs.formChecked && fs.misses >= fieldMissLimit && fs.misses > 4*fs.hits
 }
 
 // fieldType is a type whose values have field names: hashes, and strings
@@ -315,6 +325,9 @@ func (a *Aggregator) Add(r *Record, cl Class) {
 		g.withTTL += wt
 	}
 	a.check(r, e, g)
+	if e != nil && r.Form.Foreign() && g.fs.formChecked && cl.Fields && !a.opts.SkipFields {
+		a.checkForm(r, e, g)
+	}
 	if a.opts.NoRegistry {
 		a.pending = slices.DeleteFunc(a.pending, needsRegistry)
 	}

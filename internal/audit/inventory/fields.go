@@ -1,5 +1,7 @@
 package inventory
 
+import "github.com/keyguard/keyguard/internal/valueform"
+
 // offerFields offers the field names of r to the sample of g's template
 // or family, and counts whether a key its class asked for had any.
 func (a *Aggregator) offerFields(r *Record, g *group, asked bool) {
@@ -16,6 +18,13 @@ func (a *Aggregator) offerFields(r *Record, g *group, asked bool) {
 	// far ahead the walkers ran.
 	if !a.asks(fs) || (g.entry == nil && fs.census == nil && !a.familyMayCensus(fs.rank, fs.family)) {
 		return
+	}
+	switch f := r.Form; {
+	case f == valueform.Object:
+		fs.objects++
+	case f.Foreign():
+		fs.foreign++
+		fs.forms |= 1 << f
 	}
 	if len(r.Fields) == 0 && r.Set == nil {
 		if asked {
@@ -161,7 +170,8 @@ func rankLess(r1 uint64, f1 string, r2 uint64, f2 string) bool {
 // for their field names: not once they mostly held none (barren, unless
 // Options.FieldsEveryValue), nor once their field sets proved too varied
 // to tell styles (overflow: for good, whatever comes after, so no order
-// of the keys undoes it).
+// of the keys undoes it). A template whose strings' format is checked is
+// read to the end.
 func (a *Aggregator) asks(fs *fieldState) bool {
-	return (a.opts.FieldsEveryValue || !fs.barren()) && (fs.census == nil || !fs.census.overflow)
+	return fs.formChecked || (a.opts.FieldsEveryValue || !fs.barren()) && (fs.census == nil || !fs.census.overflow)
 }

@@ -138,6 +138,7 @@ func (a *Aggregator) mergeGroup(dst, src *group) {
 // template, else a family's, which needs one of the family censuses).
 func (a *Aggregator) mergeFields(dst, src *fieldState, template bool) {
 	dst.misses += src.misses
+	dst.objects, dst.foreign, dst.forms = dst.objects+src.objects, dst.foreign+src.foreign, dst.forms|src.forms
 	if src.census == nil {
 		dst.hits += src.hits
 		return

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/keyguard/keyguard/internal/audit/report"
+	"github.com/keyguard/keyguard/internal/valueform"
 )
 
 // Record is one key as a walker saw it. Unknown numbers are -1 (TTL: 0),
@@ -31,6 +32,11 @@ type Record struct {
 	// normalized by the walker (FieldSets), so that a set's names cross
 	// to the aggregator once. Give Set or Fields, not both.
 	Set *FieldSet
+	// Form is what a string value whose head the walker read holds (a
+	// JSON object, a number, text…); Unknown when it was not read. A
+	// template that declares fields holds JSON objects: a value of
+	// another form is a value-format finding.
+	Form valueform.Form
 	// Weight is how many keys of the keyspace this record stands for in
 	// a weighted sample (Options.Weighted): the inverse of the
 	// probability it was probed with. 0 counts as 1.

@@ -15,6 +15,7 @@ import (
 	"github.com/keyguard/keyguard/internal/audit/report"
 	"github.com/keyguard/keyguard/internal/hugepage"
 	"github.com/keyguard/keyguard/internal/human"
+	"github.com/keyguard/keyguard/internal/valueform"
 
 	"github.com/keyguard/keyguard/keytmpl"
 )
@@ -506,6 +507,7 @@ func (a *Aggregator) notes(have []string, x func(int64) int64) []string {
 		notes = append(notes, "value formats were not read, on request: the schema and mixed-schema rules were not checked")
 	}
 	notes = append(notes, a.censusNotes()...)
+	notes = append(notes, a.formNotes()...)
 	if a.t.bytesUnknown > 0 {
 		notes = append(notes, fmt.Sprintf("memory of %s keys unknown: not included in bytes", human.Count(x(a.t.bytesUnknown))))
 	}
@@ -620,6 +622,55 @@ func (a *Aggregator) censusNotes() []string {
 		notes = append(notes, fmt.Sprintf("more than %s keys with rare field sets: mixed-schema and schema count them all but list only the first", human.Count(maxCensusKeys)))
 	}
 	return notes
+}
+
+// formNotes name the templates and families whose strings come in two
+// formats: JSON objects and others (text, numbers, serialized objects),
+// most of the others first. A template that declares its fields is not
+// among them: each such string of it is a value-format finding.
+func (a *Aggregator) formNotes() []string {
+	type mixed struct {
+		name string
+		fs   *fieldState
+	}
+	var all []mixed
+	for i, e := range a.reg.Entries {
+		if fs := &a.tmplFields[i]; !fs.formChecked && fs.objects > 0 && fs.foreign > 0 {
+			all = append(all, mixed{e.Key, fs})
+		}
+	}
+	for _, fs := range a.famFields {
+		if fs.objects > 0 && fs.foreign > 0 {
+			all = append(all, mixed{fs.name, fs})
+		}
+	}
+	if len(all) == 0 {
+		return nil
+	}
+	slices.SortFunc(all, func(p, q mixed) int {
+		return cmp.Or(cmp.Compare(q.fs.foreign, p.fs.foreign), strings.Compare(p.name, q.name))
+	})
+	var list []string
+	for _, m := range all[:min(len(all), 5)] {
+		list = append(list, fmt.Sprintf("%s (%s JSON objects, %s: %s)", m.name, human.Count(m.fs.objects), human.Plural(m.fs.foreign, "other string"), formList(m.fs.forms)))
+	}
+	more := ""
+	if len(all) > 5 {
+		more = fmt.Sprintf(" and %d more", len(all)-5)
+	}
+	return []string{fmt.Sprintf("strings of two formats in one template or family, two writers' perhaps: %s%s; declare fields: on the template and the audit reports each string that is not a JSON object (value-format)",
+		strings.Join(list, ", "), more)}
+}
+
+// formList names the forms of a fieldState's forms bits: "a number, text".
+func formList(bits uint32) string {
+	var names []string
+	for f := range valueform.Form(32) {
+		if bits&(1<<f) != 0 {
+			names = append(names, f.String())
+		}
+	}
+	return strings.Join(names, ", ")
 }
 
 // registryDigest is the digest of the registry the aggregator groups

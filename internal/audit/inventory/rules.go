@@ -87,6 +87,21 @@ func (a *Aggregator) check(r *Record, e *registry.Entry, g *group) {
 	}
 }
 
+// checkForm reports a string value of another form than the JSON object
+// its template declares fields of (a number, text, Java serialization…):
+// another writer stores its own format in the key, and readers that
+// parse the object fail on it (the Go SDK's hook refuses such a write).
+func (a *Aggregator) checkForm(r *Record, e *registry.Entry, g *group) {
+	form := r.Form.String()
+	a.add(finding.ValueFormat, finding.Error, g.name, g.owner,
+		a.message(finding.ValueFormat, form, strings.Join(e.Fields, ", "), foreignFormMsg),
+		"find the writer (keyguard investigate --key KEY) and give it its own key; if the template's values are not JSON objects, remove fields: from it")
+}
+
+func foreignFormMsg(form, fields string) string {
+	return fmt.Sprintf("holds %s, not the JSON object the template declares (fields %s): another writer stores its own format in this key", form, fields)
+}
+
 func (a *Aggregator) add(rule string, sev finding.Severity, tmpl, owner, msg, hint string) {
 	a.pending = append(a.pending, finding.Finding{Rule: rule, Severity: sev, Key: a.rec.Key, Template: tmpl, Owner: owner, Message: msg, Hint: hint})
 }

@@ -61,7 +61,8 @@ func (a *Aggregator) state() *report.State {
 			// the order; nothing reads them (no family is given up).
 			return
 		}
-		sf := report.StateFields{Kind: kind, Name: report.Str(name), Hits: fs.hits, Misses: fs.misses}
+		sf := report.StateFields{Kind: kind, Name: report.Str(name), Hits: fs.hits, Misses: fs.misses,
+			Objects: fs.objects, Foreign: fs.foreign, Forms: fs.forms}
 		if c := fs.census; c != nil {
 			sf.Census, sf.Overflow, sf.Values = true, c.overflow, c.keys
 			for _, s := range c.sets() {
@@ -381,6 +382,7 @@ func (a *Aggregator) loadFields(fields []report.StateFields) error {
 			continue // a family of no group: it had fallen into "(other)"
 		}
 		fs.hits, fs.misses = sf.Hits, sf.Misses
+		fs.objects, fs.foreign, fs.forms = sf.Objects, sf.Foreign, sf.Forms
 		if sf.Census {
 			if sf.Kind != report.KindTemplate {
 				a.famCensus, a.famMax = append(a.famCensus, fs), -1

@@ -99,6 +99,10 @@ func (a *Aggregator) suggest(g *group, taken *[]*keytmpl.Template) string {
 		}
 		if len(d.Fields) > 0 {
 			d.Notes["fields"] = fmt.Sprintf("the fields its %d values hold (rare ones left out)", c.keys)
+			if fs := g.fs; fs.foreign > 0 {
+				d.Notes["fields"] += fmt.Sprintf("; %s (%s): the audit reports each once this is declared (value-format)",
+					human.Plural(fs.foreign, "other string"), formList(fs.forms))
+			}
 			if ids {
 				d.FieldsExtra, d.Notes["fields_extra"] = true, "besides them, fields named by IDs"
 			}

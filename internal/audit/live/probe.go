@@ -9,6 +9,7 @@ import (
 	"github.com/keyguard/keyguard/internal/audit/inventory"
 	"github.com/keyguard/keyguard/internal/jsonkeys"
 	"github.com/keyguard/keyguard/internal/resp"
+	"github.com/keyguard/keyguard/internal/valueform"
 )
 
 // encodings are the per-key commands of a walk, encoded once.
@@ -644,7 +645,7 @@ func (w *walker) readFreq(c *resp.Conn, r *inventory.Record, d *uint8) error {
 // check.
 func (w *walker) readGuessed(c *resp.Conn, b *batch, i int) error {
 	r, d, g := &b.recs[i], &b.drop[i], b.guess[i]
-	r.NS, r.HasNS, r.NSProbed, r.Fields = "", false, false, nil
+	r.NS, r.HasNS, r.NSProbed, r.Fields, r.Form = "", false, false, nil, valueform.Unknown
 	b.fldRead[i] = false
 	b.est[i] = -1
 	rp, err := c.Read()
@@ -666,6 +667,7 @@ func (w *walker) readGuessed(c *resp.Conn, b *batch, i int) error {
 			from := len(b.names)
 			b.names = jsonkeys.Top(b.names, rp.Str, maxJSONKeys, w.enc.interner(b.tpl[i]))
 			r.Fields, b.fldRead[i] = b.namesFrom(from), true
+			r.Form = valueform.Of(rp.Str)
 		}
 		if rp.N >= jsonPrefixBytes {
 			r.Elements, b.stage[i] = -1, stageCount // longer: STRLEN
@@ -1168,6 +1170,7 @@ func (w *walker) readFields(c *resp.Conn, b *batch, i int) error {
 		from := len(b.names)
 		b.names = jsonkeys.Top(b.names, rp.Str, maxJSONKeys, w.enc.interner(b.tpl[i]))
 		r.Fields = b.namesFrom(from)
+		r.Form = valueform.Of(rp.Str)
 	case 0:
 	case '-':
 		return w.keyError(rp, &b.drop[i]) // WRONGTYPE: another type now; nothing read
@@ -1177,6 +1180,9 @@ func (w *walker) readFields(c *resp.Conn, b *batch, i int) error {
 	b.fldRead[i] = r.Type == "hash" || r.Type == "string"
 	if !b.fldRead[i] {
 		r.Fields = nil
+	}
+	if r.Type != "string" {
+		r.Form = valueform.Unknown
 	}
 	return nil
 }

@@ -101,6 +101,12 @@ type StateFields struct {
 	Overflow bool       `json:"overflow,omitempty"` // too many field sets to keep
 	Values   int64      `json:"values,omitempty"`   // values counted
 	Sets     []StateSet `json:"sets,omitempty"`
+	// The forms of the strings read: JSON objects, strings of other
+	// forms, and which (bit n: the string form n, as the audit numbers
+	// them: number 4, text 8…).
+	Objects int64  `json:"objects,omitempty"`
+	Foreign int64  `json:"foreign,omitempty"`
+	Forms   uint32 `json:"forms,omitempty"`
 }
 
 // StateSet is one field set of a census: its normalized names, how many

@@ -743,7 +743,7 @@ func (b *batch) add(r *rdb.Record, ttl time.Duration, node string, sets *nameSet
 	rec := &b.recs[n]
 	rec.Key, rec.DB, rec.Node, rec.Type, rec.Encoding = b.key(r.Key), r.DB, node, string(r.Type), r.Encoding
 	rec.Bytes, rec.Elements, rec.TTL, rec.Freq = r.MemoryEstimate, r.Elements, ttl, r.Freq
-	rec.NS, rec.HasNS, rec.NSProbed, rec.Fields, rec.Set, rec.Weight = "", false, false, nil, nil, 0
+	rec.NS, rec.HasNS, rec.NSProbed, rec.Fields, rec.Set, rec.Weight, rec.Form = "", false, false, nil, nil, 0, r.Form
 	if r.Type == rdb.TypeModule && r.Module != "" {
 		rec.Type = r.Module // what TYPE answers for a module value
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/keyguard/keyguard/internal/audit/inventory"
 	"github.com/keyguard/keyguard/internal/rdb"
 	"github.com/keyguard/keyguard/internal/redistest"
+	"github.com/keyguard/keyguard/internal/valueform"
 	"github.com/keyguard/keyguard/registry"
 )
 
@@ -303,7 +304,7 @@ func TestBatchAddWritesEveryField(t *testing.T) {
 	for i := range rt.NumField() {
 		names = append(names, rt.Field(i).Name)
 	}
-	want := "Key DB Node Type Encoding Bytes Elements TTL Freq NS HasNS NSProbed Fields Set Weight"
+	want := "Key DB Node Type Encoding Bytes Elements TTL Freq NS HasNS NSProbed Fields Set Form Weight"
 	if got := strings.Join(names, " "); got != want {
 		t.Fatalf("inventory.Record has the fields %s; batch.add writes %s: write the new ones there, then update this list", got, want)
 	}
@@ -311,7 +312,7 @@ func TestBatchAddWritesEveryField(t *testing.T) {
 	var b batch
 	var sets nameSets
 	full := inventory.Record{Key: "old", DB: 3, Node: "n", Type: "hash", Encoding: "e", Bytes: 9, Elements: 9, TTL: 9, Freq: 9,
-		NS: "x", HasNS: true, NSProbed: true, Fields: []string{"a"}, Set: sets.Of([]string{"a"}), Weight: 5}
+		NS: "x", HasNS: true, NSProbed: true, Fields: []string{"a"}, Set: sets.Of([]string{"a"}), Form: valueform.Text, Weight: 5}
 	b.recs = append(b.recs, full)
 	b.reset()
 	b.add(&rdb.Record{Key: []byte("k"), Type: rdb.TypeList, Freq: -1}, -1, "f.rdb", &sets)
