@@ -14,7 +14,8 @@ import "unicode/utf8"
 // value was not read.
 type Form uint8
 
-// The forms Of tells apart.
+// The forms Of tells apart. Reports' state keeps sets of them by number
+// (bit n: Form n): a new form goes at the end.
 const (
 	Unknown Form = iota
 	Object       // a JSON object, '{' first (also what a head too short to tell starts like)
