@@ -3,14 +3,13 @@ package live
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/keyguard/keyguard/internal/audit/inventory"
 	"github.com/keyguard/keyguard/internal/audit/report"
-	"github.com/keyguard/keyguard/internal/audit/snapshot"
 	"github.com/keyguard/keyguard/internal/plant"
 	"github.com/keyguard/keyguard/internal/redistest"
 )
@@ -85,19 +84,7 @@ func TestEveryDatabaseIsWalked(t *testing.T) {
 	}
 
 	// The RDB audit of the same data.
-	if err := s.Client(t).Save(ctx).Err(); err != nil {
-		t.Fatal(err)
-	}
-	ins, err := snapshot.Open([]string{filepath.Join(s.Dir, "dump.rdb")}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer snapshot.Close(ins)
-	snap, err := snapshot.Run(ctx, reg, ins, snapshot.Options{DB: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got, want := dbVisible(t, rep), dbVisible(t, snap.Report); got != want {
+	if got, want := dbVisible(t, rep), dbVisible(t, dumpReport(t, s, reg, inventory.Options{})); got != want {
 		t.Errorf("the live report differs from the RDB report of its dump\n%s", firstDifference(want, got))
 	}
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
@@ -16,9 +17,12 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/keyguard/keyguard/internal/audit/inventory"
 	"github.com/keyguard/keyguard/internal/audit/report"
+	"github.com/keyguard/keyguard/internal/audit/snapshot"
 	"github.com/keyguard/keyguard/internal/plant"
 	"github.com/keyguard/keyguard/internal/redistest"
+	"github.com/keyguard/keyguard/registry"
 )
 
 // lfuConfig makes OBJECT FREQ count every access (factor 0), so that 100
@@ -33,6 +37,31 @@ func standalone(s *redistest.Server) Target {
 func clusterTarget(c *redistest.Cluster) Target {
 	opt, _ := redis.ParseURL("redis://" + c.Addrs[0])
 	return Target{Conn: connFrom(opt), Cluster: true, Seeds: c.Addrs[1:], Display: c.URL()}
+}
+
+// dumpReport saves s's data set and audits its dump.rdb, every database,
+// as keyguard rdb does: the report the live audit is held to.
+func dumpReport(t *testing.T, s *redistest.Server, reg *registry.Registry, inv inventory.Options) *report.Report {
+	t.Helper()
+	if err := s.Client(t).Save(context.Background()).Err(); err != nil {
+		t.Fatal(err)
+	}
+	return rdbReport(t, filepath.Join(s.Dir, "dump.rdb"), reg, inv)
+}
+
+// rdbReport audits the RDB file path, every database.
+func rdbReport(t *testing.T, path string, reg *registry.Registry, inv inventory.Options) *report.Report {
+	t.Helper()
+	ins, err := snapshot.Open([]string{path}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer snapshot.Close(ins)
+	res, err := snapshot.Run(context.Background(), reg, ins, snapshot.Options{DB: -1, Inventory: inv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Report
 }
 
 // found returns the report's findings as "rule key" lines, sorted.

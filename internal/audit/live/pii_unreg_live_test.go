@@ -4,14 +4,13 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/keyguard/keyguard/finding"
+	"github.com/keyguard/keyguard/internal/audit/inventory"
 	"github.com/keyguard/keyguard/internal/audit/report"
-	"github.com/keyguard/keyguard/internal/audit/snapshot"
 	"github.com/keyguard/keyguard/internal/redistest"
 	"github.com/keyguard/keyguard/registry"
 )
@@ -85,18 +84,7 @@ keys:
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Save(ctx).Err(); err != nil {
-		t.Fatal(err)
-	}
-	ins, err := snapshot.Open([]string{filepath.Join(s.Dir, "dump.rdb")}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	snap, err := snapshot.Run(ctx, reg, ins, snapshot.Options{DB: -1})
-	snapshot.Close(ins)
-	if err != nil {
-		t.Fatal(err)
-	}
+	snap := dumpReport(t, s, reg, inventory.Options{})
 	// The rule of one key alone flags decoys here: the data set tests
 	// the evidence.
 	chk := reg.NewChecker()
@@ -111,7 +99,7 @@ keys:
 	if flagged != 2 {
 		t.Fatalf("check flags %d of 2 counted-up order numbers", flagged)
 	}
-	for name, rep := range map[string]*report.Report{"live": live.Report, "rdb": snap.Report} {
+	for name, rep := range map[string]*report.Report{"live": live.Report, "rdb": snap} {
 		var missed, extra []string
 		got := map[string]bool{}
 		for _, f := range rep.Findings {

@@ -13,7 +13,6 @@ import (
 
 	"github.com/keyguard/keyguard/internal/audit/inventory"
 	"github.com/keyguard/keyguard/internal/audit/report"
-	"github.com/keyguard/keyguard/internal/audit/snapshot"
 	"github.com/keyguard/keyguard/internal/redistest"
 	"github.com/keyguard/keyguard/registry"
 )
@@ -132,19 +131,7 @@ func TestValueStylesAcrossOwners(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := s.Client(t).Save(context.Background()).Err(); err != nil {
-				t.Fatal(err)
-			}
-			ins, err := snapshot.Open([]string{filepath.Join(s.Dir, "dump.rdb")}, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			snap, err := snapshot.Run(context.Background(), reg, ins, snapshot.Options{DB: -1})
-			snapshot.Close(ins)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for name, rep := range map[string]*report.Report{"live": live.Report, "rdb": snap.Report} {
+			for name, rep := range map[string]*report.Report{"live": live.Report, "rdb": dumpReport(t, s, reg, inventory.Options{})} {
 				got := schemaFound(rep, "mixed-schema")
 				if !mapsEqual(got, want) {
 					t.Errorf("%s: mixed-schema %d keys, want %d:\n got %v\nwant %v", name, len(got), len(want), sample(got), sample(want))
@@ -202,16 +189,7 @@ func skipFields(t *testing.T, s *redistest.Server, reg *registry.Registry, dump 
 	if n := probes() - before; n != 2 {
 		t.Errorf("SkipFields: %d HRANDFIELD and GETRANGE calls reached the server, want the 2 of the permission check", n)
 	}
-	ins, err := snapshot.Open([]string{dump}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	snap, err := snapshot.Run(ctx, reg, ins, snapshot.Options{DB: -1, Inventory: inv})
-	snapshot.Close(ins)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for name, rep := range map[string]*report.Report{"live": live.Report, "rdb": snap.Report} {
+	for name, rep := range map[string]*report.Report{"live": live.Report, "rdb": rdbReport(t, dump, reg, inv)} {
 		if n := rep.Summary.ByRule["mixed-schema"] + rep.Summary.ByRule["schema"]; n != 0 || !slices.ContainsFunc(rep.Notes, func(n string) bool {
 			return strings.Contains(n, "value formats were not read")
 		}) {
