@@ -44,8 +44,8 @@ var (
 	descKeys             = prometheus.NewDesc(MetricKeys, "Keys in the last audit.", nil, nil)
 	descBytes            = prometheus.NewDesc(MetricBytes, "Memory of every key in the last audit.", nil, nil)
 	descNoTTL            = prometheus.NewDesc(MetricNoTTL, "Keys without a TTL in the last audit.", nil, nil)
-	descUnregKeys        = prometheus.NewDesc(MetricUnregisteredKeys, "Keys matching no registry template in the last audit.", nil, nil)
-	descUnregBytes       = prometheus.NewDesc(MetricUnregisteredBytes, "Memory of the keys matching no template in the last audit.", nil, nil)
+	descUnregKeys        = prometheus.NewDesc(MetricUnregisteredKeys, "Keys matching no registry template in the last audit (not exported without a registry).", nil, nil)
+	descUnregBytes       = prometheus.NewDesc(MetricUnregisteredBytes, "Memory of the keys matching no template in the last audit (not exported without a registry).", nil, nil)
 	descFindings         = prometheus.NewDesc(MetricFindings, "Findings of the last audit per rule and severity (severity=unlisted: over the report's per-rule list cap).", []string{"rule", "severity"}, nil)
 	descDuration         = prometheus.NewDesc(MetricAuditDuration, "How long the last audit took.", nil, nil)
 	descSuccess          = prometheus.NewDesc(MetricAuditSuccess, "1 when the last audit ran and walked the whole keyspace, else 0 (failed to run, or stopped early).", nil, nil)
@@ -142,8 +142,10 @@ func snapshotMetrics(s *Snapshot) []prometheus.Metric {
 	gauge(descKeys, float64(s.Totals.Keys))
 	gauge(descBytes, float64(s.Totals.Bytes))
 	gauge(descNoTTL, float64(s.Totals.NoTTL))
-	gauge(descUnregKeys, float64(s.Unregistered))
-	gauge(descUnregBytes, float64(s.UnregisteredBytes))
+	if !s.NoRegistry() { // without one, every key would be "unregistered": no figure rather than a false alarm
+		gauge(descUnregKeys, float64(s.Unregistered))
+		gauge(descUnregBytes, float64(s.UnregisteredBytes))
+	}
 	gauge(descDuration, s.Duration.Seconds())
 	gauge(descComplete, b2f(s.Complete), s.Target, s.Kind)
 	gauge(descCovered, s.Covered, s.Target, s.Kind)

@@ -75,10 +75,10 @@ keyguard_keyspace_no_ttl_keys 14
 # TYPE keyguard_template_writers gauge
 keyguard_template_writers{allowed="false",owner="promo-team",template="promo:sku:{skuId:int}"} 1
 keyguard_template_writers{allowed="true",owner="promo-team",template="promo:sku:{skuId:int}"} 1
-# HELP keyguard_unregistered_bytes Memory of the keys matching no template in the last audit.
+# HELP keyguard_unregistered_bytes Memory of the keys matching no template in the last audit (not exported without a registry).
 # TYPE keyguard_unregistered_bytes gauge
 keyguard_unregistered_bytes 4000
-# HELP keyguard_unregistered_keys Keys matching no registry template in the last audit.
+# HELP keyguard_unregistered_keys Keys matching no registry template in the last audit (not exported without a registry).
 # TYPE keyguard_unregistered_keys gauge
 keyguard_unregistered_keys 12
 # HELP keyguard_writer_records_failed 1 when the SDK writer records could not be read at the last audit.

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 var t0 = time.Date(2026, 1, 29, 12, 0, 0, 0, time.UTC)
@@ -167,11 +169,13 @@ func TestPartialBanner(t *testing.T) {
 }
 
 // TestNoRegistryBanner: the audit of a serve without a registry is shown
-// with a banner that says so and what it did not check; with one, none.
+// with a banner that says so and what it did not check, and counts no
+// key as unregistered, in its pages and metrics; with one, no banner.
 func TestNoRegistryBanner(t *testing.T) {
 	rep := smallReport(t0)
 	rep.NotChecked = []string{"unregistered keys", "owners"}
-	s, hs := newTestServer(t, Config{Auditor: &fixedAuditor{reps: []*Report{rep}}})
+	pr := prometheus.NewRegistry()
+	s, hs := newTestServer(t, Config{Auditor: &fixedAuditor{reps: []*Report{rep}}, Registerer: pr, Gatherer: pr})
 	s.AuditNow(context.Background())
 	for _, p := range []string{"/", "/unregistered", "/findings"} {
 		if _, body := get(t, hs, p); !strings.Contains(body, "<strong>No registry.</strong>") || !strings.Contains(body, "unregistered keys, owners are not checked") {
@@ -185,10 +189,18 @@ func TestNoRegistryBanner(t *testing.T) {
 	if _, body := get(t, hs, "/unregistered"); !strings.Contains(body, "No registry: the ") || strings.Contains(body, "match no template") {
 		t.Errorf("families page without a registry:\n%s", body)
 	}
-	s, hs = newTestServer(t, Config{Auditor: &fixedAuditor{reps: []*Report{smallReport(t0)}}})
+	// Nor does /metrics: an alert on unregistered keys would fire on all.
+	if _, body := get(t, hs, "/metrics"); strings.Contains(body, "keyguard_unregistered_keys ") || !strings.Contains(body, "keyguard_keyspace_keys ") {
+		t.Errorf("metrics without a registry:\n%s", body)
+	}
+	pr = prometheus.NewRegistry()
+	s, hs = newTestServer(t, Config{Auditor: &fixedAuditor{reps: []*Report{smallReport(t0)}}, Registerer: pr, Gatherer: pr})
 	s.AuditNow(context.Background())
 	if _, body := get(t, hs, "/"); strings.Contains(body, "No registry.") {
 		t.Errorf("a banner with a registry:\n%s", body)
+	}
+	if _, body := get(t, hs, "/metrics"); !strings.Contains(body, "keyguard_unregistered_keys ") {
+		t.Errorf("no unregistered keys in the metrics with a registry:\n%s", body)
 	}
 }
 

@@ -178,8 +178,8 @@ func (v *htmlView) treemap(groups []Group) {
 					g := d.items[k]
 					name = g.Name
 					it.Tip = fmt.Sprintf("%s (%s, owner %s): %s, %s", show(g.Name), g.Kind, human.OrDash(g.Owner), human.Plural(g.Keys, "key"), v.R.bytesOrDash(g.Bytes))
-					if g.Kind == KindPrefix {
-						it.Class = "u"
+					if g.Kind == KindPrefix && !v.R.WithoutRegistry() {
+						it.Class = "u" // unregistered: there is a registry to miss
 					}
 				} else {
 					name = fmt.Sprintf("%d smaller groups", d.restN)
@@ -268,13 +268,13 @@ pre{background:#f6f6f6;padding:8px;overflow:auto}
 <div class="cards">
 <div class="card">keys<b>{{.Est}}{{count .R.Summary.Keys}}</b></div>
 <div class="card">memory<b>{{if .R.MemoryUnmeasured}}not measured{{else}}{{.Est}}{{bytes .R.Summary.Bytes}}{{end}}</b></div>
-<div class="card">unregistered<b>{{.Est}}{{count .R.Summary.Unregistered}}</b></div>
+{{if .R.WithoutRegistry}}<div class="card">registry<b>none</b>families inferred from the names</div>{{else}}<div class="card">unregistered<b>{{.Est}}{{count .R.Summary.Unregistered}}</b></div>{{end}}
 <div class="card">without TTL<b>{{.Est}}{{count .R.Summary.NoTTL}}</b></div>
 <div class="card">findings<b>{{count .R.Summary.Findings}}</b>{{plural .R.Summary.BySeverity.Error "error"}} · {{plural .R.Summary.BySeverity.Warning "warning"}}</div>
 </div>
 {{if .Domains}}
 <h2>Memory by domain and template</h2>
-<p class="meta">Area is {{.TreemapBy}}. Dashed red outlines are unregistered families. Hover for figures.</p>
+<p class="meta">Area is {{.TreemapBy}}. {{if .R.WithoutRegistry}}Families are inferred from the key names (no registry).{{else}}Dashed red outlines are unregistered families.{{end}} Hover for figures.</p>
 <svg width="{{f1 .W}}" height="{{f1 .H}}" viewBox="0 0 {{f1 .W}} {{f1 .H}}" role="img" aria-label="memory treemap">
 {{range .Domains}}<g><rect class="d" x="{{f1 .X}}" y="{{f1 .Y}}" width="{{f1 .W}}" height="{{f1 .H}}"><title>{{.Tip}}</title></rect>{{if .Label}}<text x="{{f1 .X}}" y="{{f1 .Y}}" dx="4" dy="12" font-weight="600">{{.Label}}</text>{{end}}
 {{range .Items}}<rect class="{{.Class}}" x="{{f1 .X}}" y="{{f1 .Y}}" width="{{f1 .W}}" height="{{f1 .H}}" fill="{{.Fill}}"><title>{{.Tip}}</title></rect>{{if .Label}}<text x="{{f1 .X}}" y="{{f1 .Y}}" dx="3" dy="12">{{.Label}}</text>{{end}}

@@ -390,3 +390,28 @@ func TestKeyDiffStops(t *testing.T) {
 		}
 	}
 }
+
+// TestHTMLWithoutRegistry: the HTML report of an audit without a registry
+// counts no key as unregistered and draws no family as one; with a
+// registry it does.
+func TestHTMLWithoutRegistry(t *testing.T) {
+	fam := &Report{Source: Source{Kind: "rdb", Target: "a.rdb"}, Complete: true, Summary: Summary{Keys: 10, Bytes: 1000, Unregistered: 10},
+		Groups: []Group{{Name: "cart:{id:int}", Kind: KindPrefix, Domain: "cart", Keys: 10, Bytes: 1000}}, NotChecked: NoRegistryChecks}
+	var buf bytes.Buffer
+	if err := fam.WriteHTML(&buf); err != nil {
+		t.Fatal(err)
+	}
+	page := buf.String()
+	if strings.Contains(page, "unregistered<b>") || strings.Contains(page, `class="u"`) || !strings.Contains(page, "registry<b>none</b>") {
+		t.Errorf("HTML without a registry:\n%s", page)
+	}
+	reg := *fam
+	reg.NotChecked = nil
+	buf.Reset()
+	if err := reg.WriteHTML(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if page := buf.String(); !strings.Contains(page, "unregistered<b>10</b>") || !strings.Contains(page, `class="u"`) {
+		t.Errorf("HTML with a registry:\n%s", page)
+	}
+}
