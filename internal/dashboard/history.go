@@ -243,6 +243,7 @@ func readPoint(r io.Reader) (Point, error) {
 		Summary    reportSummary `json:"summary"`
 		Groups     []reportGroup `json:"groups"`
 		Estimate   bool          `json:"estimate"`
+		NotChecked []string      `json:"not_checked"`
 	}
 	if err := json.NewDecoder(r).Decode(&part); err != nil {
 		return Point{}, fmt.Errorf("read audit report: %w", err)
@@ -251,5 +252,5 @@ func readPoint(r io.Reader) (Point, error) {
 		return Point{}, errors.New("read audit report: no source.kind: not a keyguard audit report")
 	}
 	return pointOf(&Report{Source: part.Source, StartedAt: part.StartedAt, DurationMS: part.DurationMS, Complete: part.Complete,
-		Summary: part.Summary, Groups: part.Groups, Estimate: part.Estimate, RegistryDigest: part.Registry}), nil
+		Summary: part.Summary, Groups: part.Groups, Estimate: part.Estimate, RegistryDigest: part.Registry, NotChecked: part.NotChecked}), nil
 }

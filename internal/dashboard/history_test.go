@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/keyguard/keyguard/internal/audit/report"
 )
 
 func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
@@ -185,9 +187,11 @@ func TestHistoryName(t *testing.T) {
 }
 
 // TestHistoryRegistryChanged: the history marks an audit made with a
-// registry that declared otherwise than the one before (its groups and
-// findings may change by that alone), kept across a restart; the history
-// JSON names each audit's registry.
+// registry that declared otherwise than the one before, or the first made
+// with one after audits without (its groups and findings may change by
+// that alone), kept across a restart; it counts no key of an audit
+// without a registry as unregistered; the history JSON names each
+// audit's registry.
 func TestHistoryRegistryChanged(t *testing.T) {
 	dir := t.TempDir()
 	withDigest := func(at time.Time, d string) *Report {
@@ -195,20 +199,25 @@ func TestHistoryRegistryChanged(t *testing.T) {
 		r.RegistryDigest = d
 		return r
 	}
-	s1, _ := newTestServer(t, Config{Auditor: &fixedAuditor{reps: []*Report{
+	none := smallReport(t0.Add(-time.Minute)) // before keyguard.yaml was written
+	none.NotChecked = report.NoRegistryChecks
+	s1, _ := newTestServer(t, Config{Auditor: &fixedAuditor{reps: []*Report{none,
 		withDigest(t0, "aaaaaaaaaaaaaaaa"), withDigest(t0.Add(time.Minute), "aaaaaaaaaaaaaaaa"),
 		withDigest(t0.Add(2*time.Minute), "bbbbbbbbbbbbbbbb")}}, HistoryDir: dir})
-	for range 3 {
+	for range 4 {
 		s1.AuditNow(context.Background())
 	}
 	s2, hs := newTestServer(t, Config{Auditor: &fixedAuditor{reps: []*Report{withDigest(t0.Add(3*time.Minute), "bbbbbbbbbbbbbbbb")}}, HistoryDir: dir})
 	s2.AuditNow(context.Background())
 	_, body := get(t, hs, "/history")
-	if n := strings.Count(body, ">registry changed</span>"); n != 1 {
-		t.Errorf("%d audits marked, want the third alone:\n%s", n, body)
+	if n := strings.Count(body, ">registry changed</span>"); n != 2 {
+		t.Errorf("%d audits marked, want the first with a registry and the one whose registry changed:\n%s", n, body)
+	}
+	if n := strings.Count(body, `title="no registry: every key is of an inferred family">–</span>`); n != 1 {
+		t.Errorf("%d audits without an unregistered count, want the one without a registry:\n%s", n, body)
 	}
 	_, js := get(t, hs, "/api/history.json")
-	if strings.Count(js, `"registry_digest": "aaaaaaaaaaaaaaaa"`) != 2 || strings.Count(js, `"registry_digest": "bbbbbbbbbbbbbbbb"`) != 2 {
+	if strings.Count(js, `"registry_digest": "aaaaaaaaaaaaaaaa"`) != 2 || strings.Count(js, `"registry_digest": "bbbbbbbbbbbbbbbb"`) != 2 || strings.Count(js, `"no_registry": true`) != 1 {
 		t.Errorf("history JSON:\n%s", js)
 	}
 }

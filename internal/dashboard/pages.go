@@ -706,7 +706,8 @@ type historyLine struct {
 	Point
 	Saved bool
 	// RegistryChanged: the registry declared otherwise than at the audit
-	// before (both reports name theirs).
+	// before, or one of the two ran without a registry (both reports say
+	// which).
 	RegistryChanged bool
 }
 
@@ -715,7 +716,11 @@ func (s *Server) historyPage(w http.ResponseWriter, r *http.Request) {
 	pts := s.history.Points()
 	lines := make([]historyLine, len(pts))
 	for i, pt := range pts {
-		changed := i > 0 && pt.Registry != "" && pts[i-1].Registry != "" && pt.Registry != pts[i-1].Registry
+		now, before := pt.registryID(), ""
+		if i > 0 {
+			before = pts[i-1].registryID()
+		}
+		changed := now != "" && before != "" && now != before
 		lines[len(pts)-1-i] = historyLine{pt, s.history.Saved(pt.ID), changed}
 	}
 	p.Body = lines
@@ -779,12 +784,15 @@ func (s *Server) historyJSON(w http.ResponseWriter, r *http.Request) {
 		Report       string            `json:"report,omitempty"` // URL of the saved report
 		// RegistryDigest names what the audit's registry declared.
 		RegistryDigest string `json:"registry_digest,omitempty"`
+		// NoRegistry: made without a registry (Unregistered is then
+		// every key).
+		NoRegistry bool `json:"no_registry,omitempty"`
 	}
 	out := []audit{}
 	for _, p := range s.history.Points() {
 		a := audit{ID: p.ID, StartedAt: p.At.UTC(), DurationMS: p.Duration.Milliseconds(), Complete: p.Complete, Estimate: p.Estimate,
 			Keys: p.Totals.Keys, Bytes: p.Totals.Bytes, NoTTL: p.Totals.NoTTL, Unregistered: p.Unreg, Findings: p.Findings,
-			Domains: map[string]totals{}, RegistryDigest: p.Registry}
+			Domains: map[string]totals{}, RegistryDigest: p.Registry, NoRegistry: p.NoRegistry}
 		for d, t := range p.Domains {
 			a.Domains[d] = totals{t.Keys, t.Bytes, t.NoTTL}
 		}

@@ -195,6 +195,18 @@ type Point struct {
 	// registry_digest): the history says where it changed, since groups
 	// and findings then change by the registry alone.
 	Registry string
+	// NoRegistry: the audit ran without a registry (every key was of an
+	// inferred family; Unreg counts them all and means nothing).
+	NoRegistry bool
+}
+
+// registryID names the registry of the audit at p for the history's
+// "registry changed": "" when unknown (a report older than digests).
+func (p Point) registryID() string {
+	if p.NoRegistry {
+		return "none"
+	}
+	return p.Registry
 }
 
 // NoRegistry reports whether the audit ran without a registry: every key
@@ -565,7 +577,7 @@ func pointOf(rep *Report) Point {
 		Complete: rep.Complete, Estimate: rep.Estimate,
 		Totals: Totals{Keys: rep.Summary.Keys, Bytes: rep.Summary.Bytes, NoTTL: rep.Summary.NoTTL},
 		Unreg:  rep.Summary.Unregistered, Findings: rep.Summary.Findings,
-		Domains: map[string]Totals{}, Templates: map[string]Totals{}, Registry: rep.RegistryDigest}
+		Domains: map[string]Totals{}, Templates: map[string]Totals{}, Registry: rep.RegistryDigest, NoRegistry: rep.WithoutRegistry()}
 	for i := range rep.Groups {
 		g := &rep.Groups[i]
 		dom := g.Domain
