@@ -34,10 +34,12 @@ type conclusion struct {
 	set   *StyleSet
 	ttls  []TTLWatch
 	types map[string][]string // key → types seen during the watch
+	// formSaid: keys whose value-format the narrative told already.
+	formSaid map[string]bool
 }
 
 func conclude(r *Report, p parts) {
-	c := &conclusion{r: r, p: p, seen: map[string]bool{}, info: map[string]*KeyInfo{}, types: map[string][]string{}}
+	c := &conclusion{r: r, p: p, seen: map[string]bool{}, info: map[string]*KeyInfo{}, types: map[string][]string{}, formSaid: map[string]bool{}}
 	for _, k := range p.keys {
 		c.info[k.Key] = k
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/keyguard/keyguard/finding"
+	"github.com/keyguard/keyguard/internal/valueform"
 )
 
 // Bounds of one look at a value: the bytes of a string read for its JSON
@@ -145,7 +146,11 @@ func readShape(typ string, length int64, pr probe, show bool) (Shape, string) {
 	case *redis.StringCmd: // GETRANGE
 		v := b.Val()
 		kind, fields := stringShape([]byte(v))
-		return newShape(typ, kind, fields, len(fields)), preview(show, v, length)
+		sh := newShape(typ, kind, fields, len(fields))
+		if typ == "string" {
+			sh.Form = valueform.Of([]byte(v))
+		}
+		return sh, preview(show, v, length)
 	case *redis.StringSliceCmd:
 		v := b.Val()
 		if typ == "list" {

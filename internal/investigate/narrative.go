@@ -168,6 +168,7 @@ func (c *conclusion) valueFindings() {
 		for _, s := range o.Styles {
 			perKey[o.Key] = appendOnceInt(perKey[o.Key], s)
 		}
+		c.valueFormat(o.Key, o.Shape)
 		if len(o.Extra) > 0 && !mixed[o.Key] {
 			e := c.p.reg.Lookup(o.Key)
 			c.add(finding.Finding{Rule: finding.Schema, Severity: finding.Warning, Key: o.Key,
@@ -190,6 +191,26 @@ func (c *conclusion) valueFindings() {
 		}
 	}
 	c.templateStyles(perKey)
+}
+
+// valueFormat reports a string value that is not the JSON object its
+// template declares the fields of, as the audits do (value-format).
+func (c *conclusion) valueFormat(key string, sh Shape) {
+	if sh.Type != "string" || !sh.Form.Foreign() {
+		return
+	}
+	e := c.p.reg.Lookup(key)
+	if e == nil || len(e.Fields) == 0 || e.Type != "string" && e.Type != "" {
+		return
+	}
+	msg := fmt.Sprintf("the value of %s is %s, not the JSON object %s declares (fields %s)", code(key), sh.Form, code(e.Key), strings.Join(e.Fields, ", "))
+	if c.formSaid[key] {
+		return // the look and the watch's samples saw it again
+	}
+	c.formSaid[key] = true
+	c.say("%s", msg)
+	c.add(finding.Finding{Rule: finding.ValueFormat, Severity: finding.Error, Key: key, Template: e.Key, Owner: e.Owner, Message: msg,
+		Hint: "another writer stores its own format in this key: --monitor names it; " + investigateHint})
 }
 
 // templateStyles reports templates (or inferred families) whose keys hold

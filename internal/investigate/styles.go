@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/keyguard/keyguard/internal/valueform"
 	"github.com/keyguard/keyguard/naming"
 	"github.com/keyguard/keyguard/registry"
 )
@@ -20,6 +21,9 @@ type Shape struct {
 	// (a map keyed by user, SKU…): no style.
 	Open  bool `json:"open,omitempty"`
 	Count int  `json:"count,omitempty"` // fields in an open value
+	// Form is a string value's format as the audits judge it (a JSON
+	// object, text, a number…), for value-format; Unknown for the rest.
+	Form valueform.Form `json:"-"`
 }
 
 // newShape builds a Shape from field names as read, dropping the guard's

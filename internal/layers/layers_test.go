@@ -66,7 +66,7 @@ internal/audit/live, internal/audit/report, migration, internal/keyslot, interna
 internal/audit/live, internal/audit/replsync, internal/audit/snapshot, internal/audit/inventory, internal/audit/report, registry, hotkey, internal/monitor, internal/resp/redisopt, internal/rediscmd, internal/pace, internal/jsonout, internal/redisconn < internal/hotkeys;
 registry, internal/cli, internal/sarif < internal/keycheck;
 redishook, internal/redisconn, internal/jsonout < internal/writers;
-internal/audit/live, registry, internal/glob, internal/jsonkeys, internal/monitor, internal/resp/redisopt, internal/rediscmd, internal/pace, internal/jsonout, internal/redisconn < internal/investigate;
+internal/audit/live, registry, internal/glob, internal/jsonkeys, internal/valueform, internal/monitor, internal/resp/redisopt, internal/rediscmd, internal/pace, internal/jsonout, internal/redisconn < internal/investigate;
 analyzer, internal/keyshape, internal/rediscmd, internal/sarif, internal/cli < internal/scancode;
 internal/audit/live, internal/audit/replsync, internal/audit/snapshot, internal/audit/report, hotkey, redishook, internal/atomicfile, internal/jsonout, internal/redisconn < internal/dashboard;
 
