@@ -216,6 +216,10 @@ func TestHistoryRegistryChanged(t *testing.T) {
 	if n := strings.Count(body, `title="no registry: every key is of an inferred family">–</span>`); n != 1 {
 		t.Errorf("%d audits without an unregistered count, want the one without a registry:\n%s", n, body)
 	}
+	// Its trend of unregistered keys leaves that audit out.
+	if _, body := get(t, hs, "/"); !strings.Contains(body, `aria-label="Keys" data-points="5"`) || !strings.Contains(body, `aria-label="Unregistered keys" data-points="4"`) {
+		t.Errorf("trends: the unregistered keys of the audit without a registry drawn:\n%s", body)
+	}
 	_, js := get(t, hs, "/api/history.json")
 	if strings.Count(js, `"registry_digest": "aaaaaaaaaaaaaaaa"`) != 2 || strings.Count(js, `"registry_digest": "bbbbbbbbbbbbbbbb"`) != 2 || strings.Count(js, `"no_registry": true`) != 1 {
 		t.Errorf("history JSON:\n%s", js)

@@ -382,6 +382,15 @@ func (s *Server) trendPoints() []Point {
 	return pts
 }
 
+// trendOf is one small line chart of the history.
+func trendOf(title, color string, times []time.Time, vals []float64, f func(float64) string) trend {
+	last := ""
+	if len(vals) > 0 {
+		last = f(vals[len(vals)-1])
+	}
+	return trend{Title: title, Last: last, Chart: lineChart(title, times, []series{{Name: title, Color: color, Vals: vals}}, 300, 120, f)}
+}
+
 // trends draws the history: the totals, and memory per domain.
 func (s *Server) trends(snap *Snapshot, colors map[string]string) ([]trend, template.HTML, []domainLine) {
 	pts := s.trendPoints()
@@ -394,11 +403,19 @@ func (s *Server) trends(snap *Snapshot, colors map[string]string) ([]trend, temp
 		for i, p := range pts {
 			vals[i] = float64(v(p))
 		}
-		last := ""
-		if len(vals) > 0 {
-			last = f(vals[len(vals)-1])
+		return trendOf(title, color, times, vals, f)
+	}
+	// Audits made without a registry have no unregistered count (every
+	// key would be one): the line leaves them out.
+	unregistered := func() trend {
+		var at []time.Time
+		var vals []float64
+		for _, p := range pts {
+			if !p.NoRegistry {
+				at, vals = append(at, p.At), append(vals, float64(p.Unreg))
+			}
 		}
-		return trend{Title: title, Last: last, Chart: lineChart(title, times, []series{{Name: title, Color: color, Vals: vals}}, 300, 120, f)}
+		return trendOf("Unregistered keys", "#8f8f8f", at, vals, fmtShort)
 	}
 	bytesF := func(v float64) string { return fmtBytes(int64(v)) }
 	// Memory no audit measured (a server without MEMORY USAGE) is no
@@ -408,7 +425,7 @@ func (s *Server) trends(snap *Snapshot, colors map[string]string) ([]trend, temp
 		line("Keys", "#4e79a7", func(p Point) int64 { return p.Totals.Keys }, fmtShort),
 		line("Memory", "#59a14f", func(p Point) int64 { return p.Totals.Bytes }, bytesF),
 		line("Keys without TTL", "#e15759", func(p Point) int64 { return p.Totals.NoTTL }, fmtShort),
-		line("Unregistered keys", "#8f8f8f", func(p Point) int64 { return p.Unreg }, fmtShort),
+		unregistered(),
 		line("Findings", "#f28e2b", func(p Point) int64 { return p.Findings }, fmtShort),
 	}
 	if snap.NoRegistry() {
