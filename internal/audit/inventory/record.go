@@ -61,9 +61,9 @@ type Options struct {
 	HotFreqFloor int // LFU counter a top-set key needs to be a hot-key finding; default 32 (a few thousand recent hits)
 	MaxGroups    int // inferred families of unregistered keys before folding into "(other)"; default 10000
 
-	// SkipFields: read no value's field names (no census: the schema
-	// and mixed-schema rules are not checked, suggestions list no
-	// fields). The walkers then skip the field reads, which are most of
+	// SkipFields: read no value's field names (no census: the schema,
+	// mixed-schema and value-format rules are not checked, suggestions
+	// list no fields). The walkers then skip the field reads, which are most of
 	// what checking value formats costs.
 	SkipFields bool
 

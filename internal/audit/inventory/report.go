@@ -504,7 +504,7 @@ func (a *Aggregator) notes(have []string, x func(int64) int64) []string {
 		notes = append(notes, what+" more than once in the file (Redis writes each key once per database and refuses to load a file that repeats one: the file may be damaged): the lists name each once, at its largest record, and may be shorter than asked; the groups count every record")
 	}
 	if a.opts.SkipFields {
-		notes = append(notes, "value formats were not read, on request: the schema and mixed-schema rules were not checked")
+		notes = append(notes, "value formats were not read, on request: the schema, mixed-schema and value-format rules were not checked")
 	}
 	notes = append(notes, a.censusNotes()...)
 	notes = append(notes, a.formNotes()...)

@@ -211,7 +211,7 @@ func (w *walker) permissions(ctx context.Context) error {
 		if why == "" || !denied(why) && !unknownCommand(why) {
 			why = gr
 		}
-		w.notes = append(w.notes, fmt.Sprintf("mixed-schema was not checked on %s: HRANDFIELD/GETRANGE: %s", w.addr, why))
+		w.notes = append(w.notes, fmt.Sprintf("mixed-schema and value-format were not checked on %s: HRANDFIELD/GETRANGE: %s", w.addr, why))
 	}
 	i += 3
 	if w.lfu {
