@@ -36,14 +36,16 @@ func (d *Decoder) readString() error {
 			_, isInt = parseInt64(body)
 		}
 		if d.jsonKeys > 0 && !isInt {
+			// The form, judged once, says what jsonkeys.Object would: a
+			// '{' first, or white space only.
+			rec.Form = valueform.Of(body)
 			if complete && len(body) <= d.opts.JSONRaw {
-				if jsonkeys.Object(body) && len(body) > 0 {
+				if len(body) > 0 && (rec.Form == valueform.Object || rec.Form == valueform.Empty) {
 					rec.JSON = body
 				}
 			} else {
 				rec.JSONKeys = jsonkeys.Top(rec.JSONKeys, body, d.jsonKeys, &d.names)
 			}
-			rec.Form = valueform.Of(body)
 		}
 		if collect {
 			if complete && d.budget(len(body)) {
