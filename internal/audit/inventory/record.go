@@ -22,6 +22,11 @@ type Record struct {
 	NS       string        // value of the reserved hash field __ns__ when probed
 	HasNS    bool          // NS was probed and present
 	NSProbed bool          // the walker asked for __ns__ (Class.NS was true)
+	// Form is what a string value whose head the walker read holds (a
+	// JSON object, a number, text…); Unknown when it was not read. A
+	// template that declares fields holds JSON objects: a value of
+	// another form is a value-format finding.
+	Form valueform.Form // beside the bools: in their padding
 	// Fields are sampled hash field names, or the top-level JSON keys of a
 	// string value, for the field census. Give them when Class.Fields
 	// said so; nil otherwise (a key Class.Fields asked for that comes
@@ -32,11 +37,6 @@ type Record struct {
 	// normalized by the walker (FieldSets), so that a set's names cross
 	// to the aggregator once. Give Set or Fields, not both.
 	Set *FieldSet
-	// Form is what a string value whose head the walker read holds (a
-	// JSON object, a number, text…); Unknown when it was not read. A
-	// template that declares fields holds JSON objects: a value of
-	// another form is a value-format finding.
-	Form valueform.Form
 	// Weight is how many keys of the keyspace this record stands for in
 	// a weighted sample (Options.Weighted): the inverse of the
 	// probability it was probed with. 0 counts as 1.

@@ -304,7 +304,7 @@ func TestBatchAddWritesEveryField(t *testing.T) {
 	for i := range rt.NumField() {
 		names = append(names, rt.Field(i).Name)
 	}
-	want := "Key DB Node Type Encoding Bytes Elements TTL Freq NS HasNS NSProbed Fields Set Form Weight"
+	want := "Key DB Node Type Encoding Bytes Elements TTL Freq NS HasNS NSProbed Form Fields Set Weight"
 	if got := strings.Join(names, " "); got != want {
 		t.Fatalf("inventory.Record has the fields %s; batch.add writes %s: write the new ones there, then update this list", got, want)
 	}
