@@ -46,7 +46,10 @@ type opErr struct {
 	Caller    string `json:"caller"`
 	FoundType string `json:"found_type"`
 	Reason    string `json:"reason"`
-	Message   string `json:"message"`
+	// Undeclared: the fields a write named that its template does not
+	// declare (reason schema).
+	Undeclared []string `json:"undeclared"`
+	Message    string   `json:"message"`
 }
 
 type setResult struct {

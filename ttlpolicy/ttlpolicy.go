@@ -16,9 +16,13 @@
 // There is no way through this package to write a key of a TTL template
 // without a TTL: the write and its PEXPIRE go in one MULTI/EXEC, and a
 // template that declares neither ttl nor persistent (a registry lint error)
-// cannot be written at all. Writes that bypass the SDK are the redishook
-// package's business (its enforce mode refuses SET without expiry and
-// PERSIST on TTL templates).
+// cannot be written at all. Nor does Set, SetNX or HSet write what breaks a
+// template's declared fields (registry fields, without fields_extra:
+// allow): a hash field it does not declare, or a string that is not a JSON
+// object of its fields; they return ErrSchema and send nothing. Do's
+// commands are not checked. Writes that bypass the SDK are the redishook
+// package's business (its enforce mode refuses SET without expiry, PERSIST
+// on TTL templates and writes that break declared fields).
 package ttlpolicy
 
 import (
@@ -26,11 +30,14 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/keyguard/keyguard/internal/jsonkeys"
+	"github.com/keyguard/keyguard/internal/rediscmd"
 	"github.com/keyguard/keyguard/registry"
 )
 
@@ -42,6 +49,10 @@ var (
 	ErrNoPolicy = errors.New("ttlpolicy: template has no TTL policy")
 	// ErrType: the helper writes a Redis type the template does not declare.
 	ErrType = errors.New("ttlpolicy: template declares another type")
+	// ErrSchema: the write breaks the template's declared fields: a hash
+	// field it does not declare, or a string value that is not a JSON
+	// object (or holds keys it does not declare).
+	ErrSchema = errors.New("ttlpolicy: the write breaks the template's declared fields")
 )
 
 // Error is a refused write. It matches its Err (one of the sentinels above)
@@ -52,6 +63,10 @@ type Error struct {
 	Template string // "" when unregistered
 	Err      error
 	Hint     string
+	// Undeclared lists the fields the write names that the template does
+	// not declare (ErrSchema; at most 16). Empty when the value is not a
+	// JSON object.
+	Undeclared []string
 }
 
 func (e *Error) Error() string {
@@ -134,6 +149,9 @@ func (p *Policy) Set(ctx context.Context, c redis.Cmdable, key string, value any
 	if err != nil {
 		return err
 	}
+	if err := checkValue("set", key, e, value); err != nil {
+		return err
+	}
 	return c.Set(ctx, key, value, p.TTL(e)).Err()
 }
 
@@ -144,15 +162,22 @@ func (p *Policy) SetNX(ctx context.Context, c redis.Cmdable, key string, value a
 	if err != nil {
 		return false, err
 	}
+	if err := checkValue("set", key, e, value); err != nil {
+		return false, err
+	}
 	return c.SetNX(ctx, key, value, p.TTL(e)).Result()
 }
 
-// HSet sets hash fields (HSET key field value …) and the template's TTL in
-// one MULTI/EXEC. It returns the number of fields added.
+// HSet sets hash fields (HSET key field value …, the values go-redis's
+// HSet takes) and the template's TTL in one MULTI/EXEC. It returns the
+// number of fields added.
 func (p *Policy) HSet(ctx context.Context, c redis.Cmdable, key string, values ...any) (int64, error) {
 	var hset *redis.IntCmd
 	_, err := p.do(ctx, "hset", "hash", c, key, func(pipe redis.Pipeliner) error {
 		hset = pipe.HSet(ctx, key, values...)
+		if e := p.reg.Lookup(key); e != nil {
+			return checkFields(key, e, hset.Args())
+		}
 		return nil
 	})
 	if err != nil {
@@ -210,6 +235,61 @@ func (p *Policy) Expire(ctx context.Context, c redis.Cmdable, key string) (bool,
 		return n == 1, err
 	}
 	return c.PExpire(ctx, key, p.TTL(e)).Result()
+}
+
+// maxUndeclared bounds the fields an Error lists.
+const maxUndeclared = 16
+
+// checkValue refuses a string write to a template whose values are JSON
+// objects of declared fields when value is not such an object.
+func checkValue(op, key string, e *registry.Entry, value any) error {
+	if e.Type != "string" || len(e.Fields) == 0 {
+		return nil
+	}
+	var u undeclared
+	s, ok := rediscmd.ArgText(value)
+	if !ok || !jsonkeys.Valid(s, func(k string) { u.add(e, k) }) {
+		return &Error{Op: op, Key: key, Template: e.Key, Err: ErrSchema,
+			Hint: fmt.Sprintf("its values are JSON objects of the fields %q and this value is not one; write a JSON object of those fields", e.Fields)}
+	}
+	if len(u) == 0 {
+		return nil
+	}
+	return schemaError(op, key, e, u)
+}
+
+// checkFields refuses an HSET (args as go-redis sends them: hset, key,
+// then field and value pairs) of a field the template does not declare.
+func checkFields(key string, e *registry.Entry, args []any) error {
+	if e.Type != "hash" || len(e.Fields) == 0 || e.FieldsExtra {
+		return nil
+	}
+	var u undeclared
+	for i := 2; i < len(args); i += 2 {
+		if f, ok := rediscmd.ArgText(args[i]); ok {
+			u.add(e, f)
+		}
+	}
+	if len(u) == 0 {
+		return nil
+	}
+	return schemaError("hset", key, e, u)
+}
+
+func schemaError(op, key string, e *registry.Entry, u undeclared) error {
+	return &Error{Op: op, Key: key, Template: e.Key, Err: ErrSchema, Undeclared: u,
+		Hint: fmt.Sprintf("it declares the fields %q, not %q; write only declared fields (the generated constants name them), or add them to the template's fields in the registry", e.Fields, []string(u))}
+}
+
+// undeclared collects the distinct fields a write names that its template
+// does not declare, at most maxUndeclared.
+type undeclared []string
+
+func (u *undeclared) add(e *registry.Entry, f string) {
+	if e.FieldsExtra || len(*u) >= maxUndeclared || slices.Contains(e.Fields, f) || slices.Contains(*u, f) {
+		return
+	}
+	*u = append(*u, f)
 }
 
 // clip keeps error messages readable for huge or binary keys.

@@ -3,6 +3,7 @@ package ttlpolicy
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -155,5 +156,68 @@ func TestRefusals(t *testing.T) {
 	}
 	if n := rdb.DBSize(ctx).Val(); n != 0 {
 		t.Fatalf("%d keys written by refused calls", n)
+	}
+}
+
+// TestDeclaredFields: a template that declares its fields is written with
+// them alone. An undeclared hash field (given as pairs, a map or a slice),
+// a string that is not a JSON object, or an object with an undeclared key
+// is refused before anything is sent; declared ones, and any field of a
+// template with fields_extra: allow, are written.
+func TestDeclaredFields(t *testing.T) {
+	ctx := context.Background()
+	srv := redistest.Start(t)
+	rdb := srv.Client(t)
+	p, _ := testPolicy(t, 0)
+	for _, tt := range []struct {
+		name       string
+		do         func() error
+		undeclared []string // nil: the value is not a JSON object
+	}{
+		{"an undeclared pair", func() error { _, err := p.HSet(ctx, rdb, "order:item:1", "price", 1, "couponAmount", 5); return err }, []string{"couponAmount"}},
+		{"an undeclared map key", func() error {
+			_, err := p.HSet(ctx, rdb, "order:item:2", map[string]any{"promoTotal": 1, "stock": 2})
+			return err
+		}, []string{"promoTotal"}},
+		{"an undeclared slice pair", func() error { _, err := p.HSet(ctx, rdb, "order:item:3", []string{"x", "1", "x", "2"}); return err }, []string{"x"}},
+		{"the guard's field", func() error { _, err := p.HSet(ctx, rdb, "order:item:4", "__ns__", "me"); return err }, []string{"__ns__"}},
+		{"text", func() error { return p.Set(ctx, rdb, "order:view:1", "hello") }, nil},
+		{"a number", func() error { return p.Set(ctx, rdb, "order:view:2", 42) }, nil},
+		{"an array", func() error { return p.Set(ctx, rdb, "order:view:3", `[{"id":1}]`) }, nil},
+		{"a broken object", func() error { return p.Set(ctx, rdb, "order:view:4", `{"id":1,`) }, nil},
+		{"a broken object with an undeclared key", func() error { return p.Set(ctx, rdb, "order:view:6", `{"x":1,"y"`) }, nil},
+		{"an undeclared key", func() error {
+			_, err := p.SetNX(ctx, rdb, "order:view:5", []byte(`{"id":1,"couponAmount":5}`))
+			return err
+		}, []string{"couponAmount"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.do()
+			var e *Error
+			if !errors.Is(err, ErrSchema) || !errors.As(err, &e) || e.Hint == "" {
+				t.Fatalf("got %v, want ErrSchema", err)
+			}
+			if !slices.Equal(e.Undeclared, tt.undeclared) {
+				t.Errorf("undeclared %q, want %q (%v)", e.Undeclared, tt.undeclared, err)
+			}
+		})
+	}
+	if n := rdb.DBSize(ctx).Val(); n != 0 {
+		t.Fatalf("%d keys written by refused calls", n)
+	}
+	if _, err := p.HSet(ctx, rdb, "order:item:9", map[string]any{"price": 1, "stock": 2}); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Set(ctx, rdb, "order:view:9", ` {"id": 9, "name": "cup", "price": 1.5} `); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.HSet(ctx, rdb, "order:attrs:9", "color", "red", "size", "L"); err != nil {
+		t.Fatal(err)
+	}
+	if n := rdb.DBSize(ctx).Val(); n != 3 {
+		t.Fatalf("%d keys written; want the 3 declared writes", n)
+	}
+	if ttl := rdb.PTTL(ctx, "order:item:9").Val(); ttl <= 0 {
+		t.Errorf("a declared HSET left TTL %v", ttl)
 	}
 }

@@ -346,7 +346,7 @@ func (e *entry) FieldsDoc() string {
 	if e.Type == "string" {
 		what = "the top-level keys of the JSON object"
 	}
-	open := "A value holds no other field: keyguard's hook refuses one in enforce mode, and keyguard audit reports it."
+	open := "A value holds no other field: keyguard's TTL policy (every language) and Go hook (enforce mode) refuse one, and keyguard audit reports it."
 	if e.FieldsExtra {
 		open = "Values may hold other fields too (fields_extra: allow)."
 	}

@@ -37,7 +37,8 @@ registry, internal/codegen < internal/keyshape;
 
 # The Go SDK: what a service imports. It imports no tool.
 NONE < guard;
-registry, keybuild < migration, ttlpolicy;
+registry, keybuild < migration;
+registry, keybuild, internal/jsonkeys, internal/rediscmd < ttlpolicy;
 guard, registry, internal/jsonkeys, internal/rediscmd < redishook;
 ttlpolicy, keybuild, hotkey/topk, internal/rediscmd, internal/keyslot, internal/pace < hotkey;
 migration, internal/keyslot < dualwrite;

@@ -44,7 +44,7 @@ def error(e):
     if isinstance(e, keyguard.ReservedFieldError):
         return {"kind": "reserved", "message": str(e)}
     if isinstance(e, keyguard.PolicyError):
-        return {"kind": "policy", "reason": e.reason, "message": str(e)}
+        return {"kind": "policy", "reason": e.reason, "undeclared": e.undeclared, "message": str(e)}
     return {"kind": "other", "message": f"{type(e).__name__}: {e}"}
 
 

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import re
-from typing import Optional
+from typing import List, Optional
 
 RESERVED_FIELD = "__ns__"
 """The hash field holding the owner's namespace; never a business field."""
@@ -59,15 +59,20 @@ class ReservedFieldError(KeyguardError, ValueError):
 
 class PolicyError(KeyguardError, ValueError):
     """A write the TTL policy refuses (see keyguard.ttl). reason is
-    "unregistered", "no-policy", "type" or "persistent"."""
+    "unregistered", "no-policy", "type", "persistent" or "schema" (the value
+    breaks the fields the template declares: undeclared lists the fields it
+    names that the template does not declare, empty when the value is not a
+    JSON object; the guard raises it too, see keyguard.fields)."""
 
-    def __init__(self, op: str, key: str, template: str, reason: str, message: str) -> None:
+    def __init__(self, op: str, key: str, template: str, reason: str, message: str,
+                 undeclared: Optional[List[str]] = None) -> None:
         where = f" (template {template!r})" if template else ""
         super().__init__(f"keyguard: {op} {key!r}{where}: {message}")
         self.op = op
         self.key = key
         self.template = template
         self.reason = reason
+        self.undeclared: List[str] = list(undeclared or [])
 
 
 _REPLY = re.compile(r"KEYGUARD_(CONFLICT|WRONGTYPE|RESERVED|ARGS)( .*)?$", re.S)

@@ -9,7 +9,9 @@ instead of silently overwriting.
 
 The TTL is given only to a key that has none (normally by the write that
 creates it): a write never renews it. A key holding another type is a
-conflict (WrongTypeError), never retried.
+conflict (WrongTypeError), never retried. A key built by the generated
+builders of a template that declares its fields is written with them alone
+(PolicyError, reason "schema", before anything is sent; see keyguard.fields).
 """
 from __future__ import annotations
 
@@ -23,6 +25,7 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 from ._generated import SCRIPT
 from .errors import (RESERVED_FIELD, ForeignOwnerError, KeyguardError, ReservedFieldError,
                      WrongTypeError, is_noscript, is_wrongtype, script_error)
+from .fields import check_hash
 
 SCRIPT_SHA = hashlib.sha1(SCRIPT.encode("utf-8")).hexdigest()
 """The SHA-1 digest EVALSHA uses for SCRIPT; the same in every language."""
@@ -153,6 +156,7 @@ class _Core:
     def _set_args(self, key: Any, mapping: Mapping[Any, Any], ttl: TTL) -> List[Any]:
         if not mapping:
             raise ValueError(f"keyguard: set {str(key)!r}: no fields given; pass at least one field")
+        check_hash("set", key, template_of(key), mapping.keys())
         args: List[Any] = ["set", self.owner, self._ttl_arg(key, ttl)]
         for f, v in mapping.items():
             if _text(f) == RESERVED_FIELD:

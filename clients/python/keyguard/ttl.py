@@ -10,6 +10,12 @@ way through this module to write a TTL template's key without a TTL.
 
 Every write (re)sets the TTL, as SET ... EX does; the namespace guard has the
 other semantics (the TTL set once, by the write that creates the key).
+
+A template that declares its fields (registry fields, without fields_extra:
+allow) is written with them alone: set, set_nx and hset refuse a value that
+is not a JSON object of the declared fields, or a hash field not declared
+(PolicyError, reason "schema"), before sending anything. do()'s commands are
+not checked.
 """
 from __future__ import annotations
 
@@ -18,6 +24,7 @@ from datetime import timedelta
 from typing import Any, Callable, List, Mapping, Optional
 
 from .errors import PolicyError
+from .fields import check_hash, check_json
 from .guard import is_cluster, template_of, ttl_ms
 
 
@@ -66,20 +73,25 @@ class TTLPolicy:
 
     def set(self, key: Any, value: Any) -> Any:
         """SET key value PX ttl (SET key value for a persistent template)."""
-        ttl = self._ttl(self._entry("set", key, "string"))
+        t = self._entry("set", key, "string")
+        check_json("set", key, t, value)
+        ttl = self._ttl(t)
         r = self._client.set(key, value, px=ttl or None)
         self._observe(key)
         return r
 
     def set_nx(self, key: Any, value: Any) -> bool:
         """SET key value NX PX ttl; whether it was written."""
-        ttl = self._ttl(self._entry("set", key, "string"))
+        t = self._entry("set", key, "string")
+        check_json("set", key, t, value)
+        ttl = self._ttl(t)
         r = bool(self._client.set(key, value, px=ttl or None, nx=True))
         self._observe(key)
         return r
 
     def hset(self, key: Any, mapping: Mapping[Any, Any]) -> int:
         """HSET and the template's PEXPIRE in one MULTI/EXEC; the fields added."""
+        check_hash("hset", key, self._entry("hset", key, "hash"), mapping.keys())
         return self.do(key, lambda pipe: pipe.hset(key, mapping=mapping), typ="hash")[0]
 
     def expire(self, key: Any) -> bool:

@@ -42,7 +42,7 @@ function error(e) {
   if (e instanceof kg.ForeignOwnerError) return { kind: "conflict", key: e.key, owner: e.owner, caller: e.caller, message: e.message };
   if (e instanceof kg.WrongTypeError) return { kind: "wrongtype", key: e.key, found_type: e.foundType, caller: e.caller, message: e.message };
   if (e instanceof kg.ReservedFieldError) return { kind: "reserved", message: e.message };
-  if (e instanceof kg.PolicyError) return { kind: "policy", reason: e.reason, message: e.message };
+  if (e instanceof kg.PolicyError) return { kind: "policy", reason: e.reason, undeclared: e.undeclared, message: e.message };
   return { kind: "other", message: `${e && e.name}: ${e && e.message}` };
 }
 

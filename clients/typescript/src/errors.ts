@@ -52,8 +52,16 @@ export class ReservedFieldError extends KeyguardError {
 }
 
 /** A write the TTL policy refuses; reason is unregistered, no-policy, type or persistent. */
+/**
+ * A write the TTL policy refuses (the guard too, for reason "schema"): reason
+ * is "unregistered", "no-policy", "type", "persistent" or "schema" (the value
+ * breaks the fields the template declares; undeclared lists the fields it
+ * names that the template does not declare, empty when the value is not a
+ * JSON object). Nothing was sent.
+ */
 export class PolicyError extends KeyguardError {
-  constructor(readonly op: string, readonly key: string, readonly template: string, readonly reason: string, message: string) {
+  constructor(readonly op: string, readonly key: string, readonly template: string, readonly reason: string, message: string,
+    readonly undeclared: readonly string[] = []) {
     super(`keyguard: ${op} ${JSON.stringify(key)}${template ? ` (template ${JSON.stringify(template)})` : ""}: ${message}`);
     this.name = "PolicyError";
   }

@@ -4,6 +4,7 @@ import {
   ConflictError, ForeignOwnerError, KeyguardError, RESERVED_FIELD, ReservedFieldError, WrongTypeError,
   isNoScript, isWrongType, scriptError,
 } from "./errors";
+import { checkHash } from "./fields";
 import { SCRIPT } from "./script";
 import type { Metrics, Recorder } from "./writers";
 
@@ -18,6 +19,10 @@ export interface TemplateLike {
   readonly ttlMs: number;
   readonly ttlJitterMs: number;
   readonly persistent: boolean;
+  /** The declared fields of the value (hash fields or JSON top-level keys); absent or empty when the registry declares none. */
+  readonly fields?: readonly string[];
+  /** Whether a value may hold fields beyond fields (fields_extra: allow). */
+  readonly fieldsExtra?: boolean;
 }
 
 /** A key: a string, or a Key of the generated builders. */
@@ -120,6 +125,7 @@ export class Guard {
   private setArgs(key: KeyLike, fields: Fields, ttl: number | undefined): Arg[] {
     const entries = fields instanceof Map ? [...fields.entries()] : Object.entries(fields ?? {});
     if (entries.length === 0) throw new TypeError(`keyguard: set ${JSON.stringify(keyText(key))}: no fields given; pass at least one field`);
+    checkHash("set", keyText(key), templateOf(key), entries.map(([f]) => f));
     const args: Arg[] = ["EVALSHA", SCRIPT_SHA, "1", keyText(key), "set", this.owner, String(this.ttlArg(key, ttl))];
     for (const [f, v] of entries) {
       if (f === RESERVED_FIELD) throw new ReservedFieldError();

@@ -1,6 +1,7 @@
 import { randomInt } from "node:crypto";
 import { Arg, Executor, executorOf } from "./client";
 import { PolicyError } from "./errors";
+import { checkHash, checkJSON } from "./fields";
 import { KeyLike, TemplateLike, keyText, templateOf, Value } from "./guard";
 import type { Metrics, Recorder } from "./writers";
 
@@ -16,7 +17,11 @@ export interface TTLPolicyOptions {
  * its TTL (plus a random jitter when the template has ttl_jitter), a key of a
  * persistent template never gets one, and nothing here writes a TTL
  * template's key without a TTL. Every write (re)sets the TTL, as SET … PX
- * does; the namespace guard sets it once instead.
+ * does; the namespace guard sets it once instead. A template that declares
+ * its fields (registry fields, without fields_extra: allow) is written with
+ * them alone: set and hset refuse a value that is not a JSON object of the
+ * declared fields, or a hash field not declared (PolicyError, reason
+ * "schema"), before sending anything; exec's commands are not checked.
  */
 export class TTLPolicy {
   private readonly x: Executor;
@@ -54,8 +59,10 @@ export class TTLPolicy {
 
   /** SET key value PX ttl (no PX for a persistent template). */
   async set(key: KeyLike, value: Value): Promise<void> {
-    const ttl = this.ttl(this.entry("set", key, "string"));
+    const t = this.entry("set", key, "string");
     const k = keyText(key);
+    checkJSON("set", k, t, value);
+    const ttl = this.ttl(t);
     await this.x.send(k, ttl > 0 ? ["SET", k, value, "PX", String(ttl)] : ["SET", k, value]);
     this.observe(key);
   }
@@ -63,6 +70,7 @@ export class TTLPolicy {
   /** HSET and the template's PEXPIRE in one MULTI/EXEC; resolves to the fields added. */
   async hset(key: KeyLike, fields: Record<string, Value>): Promise<number> {
     const k = keyText(key);
+    checkHash("hset", k, this.entry("hset", key, "hash"), Object.keys(fields));
     const args: Arg[] = ["HSET", k];
     for (const [f, v] of Object.entries(fields)) args.push(f, typeof v === "number" ? String(v) : v);
     const [added] = await this.exec(key, [args], "hash");

@@ -114,8 +114,9 @@ var specPromoOrderInfo = keybuild.Spec{
 }
 
 // Fields of "promo:sku:{skuId:int}": the hash fields its values hold, as
-// the registry declares them. A value holds no other field: keyguard's hook
-// refuses one in enforce mode, and keyguard audit reports it.
+// the registry declares them. A value holds no other field: keyguard's TTL
+// policy (every language) and Go hook (enforce mode) refuse one, and
+// keyguard audit reports it.
 const (
 	PromoSkuFieldActivityId    = "activityId"
 	PromoSkuFieldDiscountType  = "discountType"
@@ -165,8 +166,8 @@ var specPromoSku = keybuild.Spec{
 
 // Fields of "order:sku:{skuId:int}:settle-preview": the hash fields its
 // values hold, as the registry declares them. A value holds no other field:
-// keyguard's hook refuses one in enforce mode, and keyguard audit reports
-// it.
+// keyguard's TTL policy (every language) and Go hook (enforce mode) refuse
+// one, and keyguard audit reports it.
 const (
 	OrderSettlePreviewFieldCouponAmount = "couponAmount"
 	OrderSettlePreviewFieldPromoTotal   = "promoTotal"

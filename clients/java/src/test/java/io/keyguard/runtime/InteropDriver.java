@@ -132,7 +132,8 @@ public final class InteropDriver {
                 Map<String, Object> t = (Map<String, Object>) req.get("entry");
                 TtlPolicy p = new TtlPolicy(x, (String) t.get("template"), (String) t.get("type"),
                         Duration.ofMillis(((Number) t.get("ttl_ms")).longValue()),
-                        Duration.ofMillis(((Number) t.get("jitter_ms")).longValue()), (Boolean) t.get("persistent"));
+                        Duration.ofMillis(((Number) t.get("jitter_ms")).longValue()), (Boolean) t.get("persistent"),
+                        t.get("fields") == null ? List.of() : (List<String>) t.get("fields"), Boolean.TRUE.equals(t.get("fields_extra")));
                 switch ((String) req.get("how")) {
                     case "hset":
                         out.put("added", p.hset(key, fields(req.get("fields"))));
@@ -145,6 +146,9 @@ public final class InteropDriver {
                 }
                 return out;
             }
+            case "jsonkeys": // the top-level keys TtlPolicy reads of a JSON object (null: not one)
+                out.put("keys", JsonKeys.of((String) req.get("value")));
+                return out;
             case "match":
                 out.put("template", Templates.matcher(((List<Object>) req.get("templates")).stream().map(String::valueOf)
                         .collect(java.util.stream.Collectors.toList()), ':').apply(key));
@@ -217,6 +221,7 @@ public final class InteropDriver {
         } else if (e instanceof PolicyException) {
             m.put("kind", "policy");
             m.put("reason", ((PolicyException) e).reason());
+            m.put("undeclared", ((PolicyException) e).undeclared());
         } else {
             m.put("kind", "other");
         }
