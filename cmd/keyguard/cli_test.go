@@ -12,6 +12,8 @@ import (
 	"encoding/pem"
 	"math/big"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -266,6 +268,38 @@ func TestTLSMismatch(t *testing.T) {
 	code, _, errOut := runCLI(t, "", "writers", "--registry", "testdata/sdk.yaml", "--redis", "redis://"+tlsAddr)
 	if code != 2 || !strings.Contains(errOut, "expects TLS") {
 		t.Errorf("writers on the TLS port: exit %d: %s", code, errOut)
+	}
+}
+
+// TestNotRedis: --redis pointed at a web server (a common slip: the
+// application's port, or a proxy in between) says so, whatever command and
+// whichever way it connects; a port nobody listens on says that, with
+// --snapshot too (it quoted the dial error before).
+func TestNotRedis(t *testing.T) {
+	web := httptest.NewServer(http.NotFoundHandler())
+	defer web.Close()
+	webTLS := httptest.NewTLSServer(http.NotFoundHandler())
+	defer webTLS.Close()
+	httpAddr := strings.TrimPrefix(web.URL, "http://")
+	httpsAddr := strings.TrimPrefix(webTLS.URL, "https://")
+	want := "answers HTTP (HTTP/1.1 400 Bad Request), not the Redis protocol"
+	for _, args := range [][]string{
+		{"audit", "--redis", "redis://" + httpAddr},
+		{"audit", "--snapshot", "--redis", "redis://" + httpAddr},
+		{"hotkeys", "--redis", "redis://" + httpAddr},
+		{"writers", "--registry", "testdata/sdk.yaml", "--redis", "redis://" + httpAddr},
+		{"investigate", "--match", "x:*", "--redis", "redis://" + httpAddr},
+		{"audit", "--redis", "rediss://" + httpsAddr + "?skip_verify=true"},
+		{"hotkeys", "--redis", "rediss://" + httpsAddr + "?skip_verify=true"},
+	} {
+		code, _, errOut := runCLI(t, "", args...)
+		if code != 2 || !strings.Contains(errOut, want) || strings.Contains(errOut, "TLS") || strings.Count(errOut, "\n") != 1 {
+			t.Errorf("%q: exit %d: %s", args, code, errOut)
+		}
+	}
+	code, _, errOut := runCLI(t, "", "audit", "--snapshot", "--redis", "redis://127.0.0.1:1")
+	if code != 2 || !strings.Contains(errOut, "cannot connect to 127.0.0.1:1: connection refused (is the server running, and is --redis right?)") {
+		t.Errorf("--snapshot on a closed port: exit %d: %s", code, errOut)
 	}
 }
 

@@ -253,6 +253,9 @@ func (t *Target) ConnError(err error) error {
 // problem. When the failure has one of those shapes, the port is asked
 // once, with a plain PING and with a TLS handshake, what it speaks.
 func Error(addr string, useTLS bool, err error, flag string) error {
+	if line := httpStatus(err.Error()); line != "" {
+		return fmt.Errorf("%s answers HTTP (%s), not the Redis protocol: a web server or proxy listens there; point %s at the Redis server's host and port", addr, line, flag)
+	}
 	if msg := tlsMismatch(addr, useTLS, err); msg != "" {
 		return errors.New(msg)
 	}
@@ -273,6 +276,21 @@ func Error(addr string, useTLS bool, err error, flag string) error {
 		return fmt.Errorf("TLS with %s failed (%s): check rediss:// and the server certificate", addr, human.OneLine(msg))
 	}
 	return fmt.Errorf("cannot connect to %s: %s", addr, human.OneLine(msg))
+}
+
+// httpStatus returns the HTTP status line a connection error quotes (the
+// server answered the first command as a web server or proxy does, with
+// "HTTP/1.1 400 Bad Request"), or "".
+func httpStatus(msg string) string {
+	i := strings.Index(msg, "HTTP/")
+	if i < 0 || i+6 >= len(msg) || (msg[i+5] != '1' && msg[i+5] != '2') {
+		return ""
+	}
+	line := msg[i:]
+	if j := strings.IndexAny(line, "\"\r\n"); j >= 0 {
+		line = line[:j]
+	}
+	return human.OneLine(line)
 }
 
 // tlsMismatch names a TLS client on a plain port or a plain client on a

@@ -173,14 +173,24 @@ func (e *incompleteError) Error() string {
 
 // auditError gives a failure to start one line that says what to do.
 func auditError(err error, tlsUsed bool) error {
-	var ce *ConnectError
-	if errors.As(err, &ce) {
-		if ce.Auth {
-			return fmt.Errorf("%s refused the credentials (%s): check the user and password in --redis (redis://user:password@host:port)", ce.Addr, human.OneLine(ce.Err.Error()))
-		}
-		return redisconn.Error(ce.Addr, tlsUsed, ce.Err, "--redis")
+	if ce := ConnectFailure(err, tlsUsed); ce != err {
+		return ce
 	}
 	return errors.New(human.OneLine(err.Error()))
+}
+
+// ConnectFailure turns a *ConnectError (a node that could not be reached,
+// or refused the credentials) into one line that says what to check
+// (redisconn.Error); other errors are returned as they are.
+func ConnectFailure(err error, tlsUsed bool) error {
+	var ce *ConnectError
+	if !errors.As(err, &ce) {
+		return err
+	}
+	if ce.Auth {
+		return fmt.Errorf("%s refused the credentials (%s): check the user and password in --redis (redis://user:password@host:port)", ce.Addr, human.OneLine(ce.Err.Error()))
+	}
+	return redisconn.Error(ce.Addr, tlsUsed, ce.Err, "--redis")
 }
 
 // readResume reads the partial report to resume from.

@@ -106,7 +106,11 @@ func (f *Fetch) session() resp.Session {
 }
 
 func (f *Fetch) dial(ctx context.Context, addr string) (*resp.Conn, error) {
-	return resp.Dial(ctx, f.opts.Target.Conn.Config(), addr, f.session())
+	c, err := resp.Dial(ctx, f.opts.Target.Conn.Config(), addr, f.session())
+	if err != nil {
+		return nil, live.ConnectFailure(err, f.opts.Target.Conn.TLS != nil)
+	}
+	return c, nil
 }
 
 // Open finds the nodes, asks each for its snapshot and returns the
