@@ -2,9 +2,11 @@ package snapshot
 
 import (
 	"bytes"
+	"compress/gzip"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -21,6 +23,12 @@ type Input struct {
 	file   *os.File  // nil for stdin and streams
 	closer io.Closer // a stream's connection
 	stream bool      // a snapshot arriving from a server (Stream), not a file
+	gzip   bool      // read through gzip: Size is 0, the file is read whole
+	// zsize and zread are a gzip-compressed file's size and the bytes of
+	// it read so far: where the decoding is, in a file whose decompressed
+	// size is not known.
+	zsize int64
+	zread atomic.Int64
 	// owned are the Cluster slots the node that sent a stream serves
 	// (OwnSlots); nil: not checked.
 	owned []bool
@@ -103,19 +111,83 @@ func Open(names []string, stdin io.Reader) ([]*Input, error) {
 			in.Mod = fi.ModTime()
 		}
 		ins = append(ins, in)
-		var head [9]byte
-		n, err := io.ReadFull(in.r, head[:])
-		switch {
-		case n == 0 && (err == io.EOF || err == nil):
-			return ins, fmt.Errorf("%s is empty: a snapshot holds at least a 9-byte header; copy it again once the save has finished", DisplayName(name))
-		case err != nil && err != io.ErrUnexpectedEOF:
-			return ins, fmt.Errorf("read %s: %w", DisplayName(name), err)
-		case !rdbHeader(head[:n]):
-			return ins, fmt.Errorf("%s is not an RDB file: it starts with %q, not REDIS and a 4-digit version (Redis, Valkey up to 8) or VALKEY and a 3-digit one (Valkey 9)", DisplayName(name), head[:n])
+		if err := in.checkHead(); err != nil {
+			return ins, err
 		}
-		in.r = io.MultiReader(bytes.NewReader(head[:n]), in.r)
 	}
 	return ins, nil
+}
+
+// checkHead reads the input's first bytes and checks that they begin an
+// RDB file. A gzip-compressed file (a backup's dump.rdb.gz) is read
+// through gzip, whole and in order (no parts, no progress in per cent:
+// its size is not the snapshot's); other compressed formats are named,
+// with the command that feeds their content to keyguard.
+func (in *Input) checkHead() error {
+	name := in.Display()
+	var head [9]byte
+	n, err := io.ReadFull(in.r, head[:])
+	switch {
+	case n == 0 && (err == io.EOF || err == nil):
+		return fmt.Errorf("%s is empty: a snapshot holds at least a 9-byte header; copy it again once the save has finished", name)
+	case err != nil && err != io.ErrUnexpectedEOF:
+		return fmt.Errorf("read %s: %w", name, err)
+	}
+	in.r = io.MultiReader(bytes.NewReader(slices.Clone(head[:n])), in.r)
+	if rdbHeader(head[:n]) {
+		return nil
+	}
+	if n >= 2 && head[0] == 0x1f && head[1] == 0x8b && !in.gzip {
+		zr, err := gzip.NewReader(zcount{in.r, &in.zread})
+		if err != nil {
+			return fmt.Errorf("%s looks gzip-compressed but is not (%v): copy it again", name, err)
+		}
+		in.r, in.zsize, in.Size, in.gzip = zr, in.Size, 0, true
+		return in.checkHead()
+	}
+	if in.gzip {
+		return fmt.Errorf("%s holds gzip-compressed data that is not an RDB file: it starts with %q, not REDIS and a 4-digit version (Redis, Valkey up to 8) or VALKEY and a 3-digit one (Valkey 9)", name, head[:n])
+	}
+	for _, c := range compressed {
+		if bytes.HasPrefix(head[:n], c.magic) {
+			return fmt.Errorf("%s is %s-compressed: decompress it first, or feed it through a pipe: %s %s | keyguard rdb -", name, c.name, c.cat, name)
+		}
+	}
+	return fmt.Errorf("%s is not an RDB file: it starts with %q, not REDIS and a 4-digit version (Redis, Valkey up to 8) or VALKEY and a 3-digit one (Valkey 9)", name, head[:n])
+}
+
+// zcount counts the compressed bytes gzip reads of an input.
+type zcount struct {
+	r io.Reader
+	n *atomic.Int64
+}
+
+func (z zcount) Read(p []byte) (int, error) {
+	n, err := z.r.Read(p)
+	z.n.Add(int64(n))
+	return n, err
+}
+
+// position is how far the input has been read, of how much (0: not
+// known): of the file's own bytes for a gzip-compressed file.
+func (in *Input) position() (read, total int64) {
+	if in.gzip {
+		return in.zread.Load(), in.zsize
+	}
+	return in.read.Load(), in.Size
+}
+
+// compressed are the formats an RDB backup is often kept in that keyguard
+// does not read itself, by their first bytes.
+var compressed = []struct {
+	name, cat string
+	magic     []byte
+}{
+	{"zstd", "zstd -dc", []byte{0x28, 0xb5, 0x2f, 0xfd}},
+	{"lz4", "lz4 -dc", []byte{0x04, 0x22, 0x4d, 0x18}},
+	{"xz", "xz -dc", []byte{0xfd, '7', 'z', 'X', 'Z', 0}},
+	{"bzip2", "bzip2 -dc", []byte("BZh")},
+	{"zip", "unzip -p", []byte("PK\x03\x04")},
 }
 
 // rdbHeader reports whether b starts as an RDB file: REDIS and four

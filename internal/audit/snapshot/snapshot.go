@@ -348,9 +348,25 @@ func coverage(ins []*Input, res []fileResult, onlyDB int) *report.Coverage {
 		whole := max(in.Size, in.read.Load(), 1)
 		done := whole
 		if r.stop != nil {
-			c.NotCovered = append(c.NotCovered, report.Gap{Node: DisplayName(in.Name), Reason: "stopped at byte " + r.stop.Cursor + ": " + r.stop.Reason})
+			at := "stopped at byte " + r.stop.Cursor
+			if in.gzip {
+				at += " of its decompressed content"
+			}
+			c.NotCovered = append(c.NotCovered, report.Gap{Node: DisplayName(in.Name), Reason: at + ": " + r.stop.Reason})
 			done = min(max(r.covered, 0), whole)
-			if in.Size <= 0 {
+			sized := in.Size > 0
+			if zread, zsize := in.position(); in.gzip && zsize > 0 {
+				// The share of the compressed file read: of the
+				// decompressed content, the size is not known.
+				whole, done, sized = zsize, min(zread, zsize), true
+			}
+			f, declared := keysShare(n.DBs)
+			switch {
+			case sized && declared && float64(done) > f*float64(whole):
+				// A truncated file is read to its end, yet holds only
+				// part of the snapshot: its keys say which part.
+				done = int64(f * float64(whole))
+			case !sized:
 				whole, done = unsized(n.DBs, done)
 			}
 		}
@@ -373,17 +389,27 @@ func coverage(ins []*Input, res []fileResult, onlyDB int) *report.Coverage {
 // declared none claims nothing. (A database the input never reached
 // declared nothing yet: the share leaves its keys out.)
 func unsized(dbs []report.CoverageDB, covered int64) (whole, done int64) {
+	f, ok := keysShare(dbs)
+	if !ok || f == 0 || covered == 0 {
+		return max(covered, 1), 0
+	}
+	return max(int64(float64(covered)/f), covered), covered
+}
+
+// keysShare is the share of the keys its databases declared (RESIZEDB)
+// that an input stopped early counted; ok is false when none declared
+// any. Expired keys are declared and not counted: the share errs low.
+func keysShare(dbs []report.CoverageDB) (f float64, ok bool) {
 	var counted, declared int64
 	for _, d := range dbs {
 		if d.KeysStart > 0 {
 			counted, declared = counted+d.Counted, declared+d.KeysStart
 		}
 	}
-	if declared == 0 || counted == 0 || covered == 0 {
-		return max(covered, 1), 0
+	if declared == 0 {
+		return 0, false
 	}
-	f := min(float64(counted)/float64(declared), 1)
-	return max(int64(float64(covered)/f), covered), covered
+	return min(float64(counted)/float64(declared), 1), true
 }
 
 // scan is what the decoders of one run share. Its fields are read for
@@ -925,9 +951,10 @@ func progressLoop(opts Options, ins []*Input, started time.Time) (stop func()) {
 		p := Progress{Files: len(ins), Elapsed: time.Since(started)}
 		known := true
 		for _, in := range ins {
-			p.Read += in.read.Load()
-			p.Total += in.Size
-			known = known && in.Size > 0
+			read, total := in.position()
+			p.Read += read
+			p.Total += total
+			known = known && total > 0
 			if in.done.Load() {
 				p.FilesDone++
 			}

@@ -1,0 +1,205 @@
+package snapshot
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/keyguard/keyguard/internal/redistest"
+	"github.com/keyguard/keyguard/registry"
+)
+
+// gzipFile writes data gzip-compressed to dir/name and returns its path.
+func gzipFile(t *testing.T, dir, name string, data []byte) string {
+	t.Helper()
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	zw.Write(data)
+	zw.Close()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, b.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// reportJSON audits the files named and returns the report as JSON, with
+// what names the input (and when the run started and took) taken out.
+func reportJSON(t *testing.T, reg *registry.Registry, names ...string) (string, bool) {
+	t.Helper()
+	ins, err := Open(names, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer Close(ins)
+	res, err := Run(context.Background(), reg, ins, Options{DB: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := res.Report
+	rep.StartedAt, rep.DurationMS = time.Time{}, 0
+	if !rep.Complete {
+		// Where a damaged file stopped is told in bytes of the file read:
+		// of the compressed file for a gzip-compressed one.
+		if rep.Coverage.Share <= 0 || rep.Coverage.Share >= 1 {
+			t.Errorf("%s: incomplete, with coverage share %v", names, rep.Coverage.Share)
+		}
+		rep.Coverage.Share = 0
+		for i := range rep.Coverage.NotCovered {
+			rep.Coverage.NotCovered[i].Reason = strings.Replace(rep.Coverage.NotCovered[i].Reason, " of its decompressed content", "", 1)
+		}
+	}
+	b, err := json.Marshal(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	for _, n := range names {
+		s = strings.ReplaceAll(s, n, "INPUT")
+	}
+	return s, rep.Complete
+}
+
+// TestGzipInput: a backup kept gzip-compressed (dump.rdb.gz) is read as
+// the RDB file it holds, with the same report, on every real RDB file of
+// other projects' test suites; a truncated one gives a partial report;
+// other compressed formats and gzip of something else are named.
+func TestGzipInput(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join(redistest.RDBFixtures(t), "*.rdb"))
+	if len(files) < 50 {
+		t.Fatalf("%d real RDB files; want the fixtures' 100 or so", len(files))
+	}
+	reg, err := registry.Parse("r.yaml", []byte("version: 1\nkeys: []\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	read := 0
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Open([]string{f}, nil); err != nil {
+			continue // not an RDB file to begin with
+		}
+		plain, plainDone := reportJSON(t, reg, f)
+		gz := gzipFile(t, dir, filepath.Base(f)+".gz", data)
+		zipped, zippedDone := reportJSON(t, reg, gz)
+		if plain != zipped || plainDone != zippedDone {
+			i := 0
+			for i < min(len(plain), len(zipped)) && plain[i] == zipped[i] {
+				i++
+			}
+			from := max(0, i-80)
+			t.Errorf("%s: the gzip-compressed file gives another report (complete %v, %v), from byte %d:\n%.160s\n%.160s",
+				filepath.Base(f), plainDone, zippedDone, i, plain[from:], zipped[from:])
+		}
+		read++
+	}
+	if read < 50 {
+		t.Fatalf("only %d fixtures read", read)
+	}
+
+	// Truncated: the keys before the cut, reported incomplete.
+	big, err := os.ReadFile(redistest.RDBFixture(t, "hdt__cases_memory.rdb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	zw.Write(big)
+	zw.Close()
+	cut := filepath.Join(dir, "cut.rdb.gz")
+	os.WriteFile(cut, b.Bytes()[:b.Len()*2/3], 0o600)
+	if _, done := reportJSON(t, reg, cut); done {
+		t.Error("a truncated gzip file was reported complete")
+	}
+
+	for _, tt := range []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"dump.rdb.zst", []byte{0x28, 0xb5, 0x2f, 0xfd, 0, 0, 0, 0, 0, 0}, "is zstd-compressed: decompress it first, or feed it through a pipe: zstd -dc"},
+		{"dump.rdb.lz4", []byte{0x04, 0x22, 0x4d, 0x18, 0, 0, 0, 0, 0}, "is lz4-compressed"},
+		{"dump.rdb.xz", []byte{0xfd, '7', 'z', 'X', 'Z', 0, 0, 0, 0}, "is xz-compressed"},
+		{"dump.rdb.bz2", []byte("BZh91AY&SY"), "is bzip2-compressed"},
+		{"dump.zip", []byte("PK\x03\x04\x14\x00\x00\x00\x08"), "is zip-compressed"},
+		{"notes.txt.gz", nil, "holds gzip-compressed data that is not an RDB file"},
+		{"empty.rdb.gz", []byte{}, "is empty"},
+		{"bad.gz", []byte{0x1f, 0x8b, 0, 0, 0, 0, 0, 0, 0, 0}, "looks gzip-compressed but is not"},
+	} {
+		p := filepath.Join(dir, tt.name)
+		switch tt.name {
+		case "notes.txt.gz":
+			p = gzipFile(t, dir, tt.name, []byte("hello, these are notes\n"))
+		case "empty.rdb.gz":
+			p = gzipFile(t, dir, tt.name, nil)
+		default:
+			os.WriteFile(p, tt.data, 0o600)
+		}
+		ins, err := Open([]string{p}, nil)
+		Close(ins)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: %v, want %q", tt.name, err, tt.want)
+		}
+	}
+}
+
+// TestTruncatedShare: a dump cut in half (copied while the save still
+// wrote it, the commonest damage) is read to its end, yet holds half the
+// keys: the report's coverage says about half, from the keys the file
+// declares, not the 99.9% of its bytes read. The same file
+// gzip-compressed says the same.
+func TestTruncatedShare(t *testing.T) {
+	s := redistest.Start(t)
+	ctx := context.Background()
+	rdb := s.Client(t)
+	pipe := rdb.Pipeline()
+	for i := range 20000 {
+		pipe.Set(ctx, fmt.Sprintf("cache:item:%d", i), strings.Repeat("v", 40), 0)
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := rdb.Save(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(s.Dir, "dump.rdb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	half := filepath.Join(dir, "half.rdb")
+	os.WriteFile(half, data[:len(data)/2], 0o600)
+	reg, err := registry.Parse("r.yaml", []byte("version: 1\nkeys: []\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{half, gzipFile(t, dir, "half.rdb.gz", data[:len(data)/2])} {
+		ins, err := Open([]string{name}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := Run(ctx, reg, ins, Options{DB: -1})
+		Close(ins)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep := res.Report
+		if rep.Complete || rep.Summary.Keys < 8000 || rep.Summary.Keys > 10000 {
+			t.Fatalf("%s: complete %v, %d keys; want about half of 20,000, incomplete", name, rep.Complete, rep.Summary.Keys)
+		}
+		if want := float64(rep.Summary.Keys) / 20000; rep.Coverage.Share > want+0.001 || rep.Coverage.Share < want-0.05 {
+			t.Errorf("%s: %d keys of 20,000 read, coverage share %.3f; want %.3f", name, rep.Summary.Keys, rep.Coverage.Share, want)
+		}
+	}
+}
