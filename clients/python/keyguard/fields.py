@@ -80,6 +80,9 @@ def check_json(op: str, key: Any, t: Optional[Any], value: Any) -> None:
     JSON object of the fields t declares."""
     if t is None or getattr(t, "type", "") != "string" or not _declared(t):
         return
+    if isinstance(value, dict):
+        raise PolicyError(op, str(key), t.template, "schema",
+                          "a dict is not sent as JSON: pass its JSON text, json.dumps(value)", [])
     obj = _object(value)
     if obj is None:
         raise _error(op, key, t, [])
