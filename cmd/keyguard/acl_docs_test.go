@@ -9,10 +9,13 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/keyguard/keyguard/internal/redistest"
+	"github.com/keyguard/keyguard/redishook"
+	"github.com/keyguard/keyguard/registry"
 )
 
 // documentedRules returns the rules of the "ACL SETUSER user" line of
@@ -80,6 +83,32 @@ func TestDocumentedACLs(t *testing.T) {
 	})
 }
 
+// TestTooFewPermissions: a read-only ACL user (+@read, a common first
+// try) is told, by every command that talks to a server, which command it
+// may not run and where the rules each command needs are; hotkeys,
+// investigate, writers and audit --snapshot said "cannot connect" or
+// quoted INFO's reply before.
+func TestTooFewPermissions(t *testing.T) {
+	srv := redistest.Start(t)
+	if err := srv.Client(t).Do(context.Background(), "ACL", "SETUSER", "reader", "on", ">pw", "~*", "+@read").Err(); err != nil {
+		t.Fatal(err)
+	}
+	url := "redis://reader:pw@" + srv.Addr
+	for _, args := range [][]string{
+		{"audit", "--redis", url},
+		{"audit", "--snapshot", "--redis", url},
+		{"hotkeys", "--redis", url},
+		{"investigate", "--key", "a:1", "--redis", url},
+		{"writers", "--registry", "testdata/sdk.yaml", "--redis", url},
+	} {
+		code, _, errOut := runCLI(t, "", args...)
+		if code != exitError || !strings.Contains(errOut, "the ACL user may not run") || !strings.Contains(errOut, "docs/audit-acl.md") ||
+			strings.Contains(errOut, "cannot connect") || strings.Contains(errOut, "pw") {
+			t.Errorf("%v: exit %d: %s", args[:len(args)-2], code, errOut)
+		}
+	}
+}
+
 // db2, when not nil, is a client of database 2 of the server: a hot key
 // planted there must be listed with its database.
 func documentedACLs(t *testing.T, nodes []*redis.Client, admin redis.UniversalClient, url string, extra []string, extraRules []any, db2 *redis.Client) {
@@ -124,12 +153,23 @@ func documentedACLs(t *testing.T, nodes []*redis.Client, admin redis.UniversalCl
 	if err := os.WriteFile(reg, []byte("version: 1\ndomains:\n  a: {owner: team-a}\nkeys:\n  - {key: \"a:{id}\", type: string, ttl: 1h}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// A writer record, for keyguard writers.
+	loaded, err := registry.Load(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := redishook.NewRecorder(admin, redishook.RecorderOptions{})
+	writeAs(t, admin, loaded, rec, "team-a", func(c redis.UniversalClient) error { return c.Set(ctx, "a:5", "x", time.Hour).Err() })
+	if err := rec.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		user string
 		args []string
 		want []string
 	}{
 		{"keyguard-hotkeys", []string{"hotkeys", "--monitor", "1s"}, hotWant},
+		{"keyguard-writers", []string{"writers"}, []string{`a:\{id\}  \(owner team-a\)\n  team-a`}},
 		{"keyguard-investigate", []string{"investigate", "--match", "a:*", "--watch", "1s", "--monitor", "1s"},
 			[]string{`"a:1"\s+string\s+no TTL\s+text \d+ B`, `"a:2"\s+hash\s+no TTL\s+\{f\} \d+ B`, `"a:3"\s+list\s+no TTL\s+text \d+ B`, "Slow log:", "TTL watch", `Capture \(MONITOR on`}},
 	} {

@@ -128,10 +128,14 @@ func TestErrorSaysWhatToCheck(t *testing.T) {
 	if err := s.Client(t).Do(ctx, "ACL", "SETUSER", "app", "on", ">s3cret", "~*", "+@all").Err(); err != nil {
 		t.Fatal(err)
 	}
+	if err := s.Client(t).Do(ctx, "ACL", "SETUSER", "reader", "on", ">s3cret", "~*", "+@read").Err(); err != nil {
+		t.Fatal(err)
+	}
 	for _, tt := range []struct{ url, want string }{
 		{"redis://app:wrong@" + s.Addr, "refused the credentials"},
 		{"redis://nobody:wrong@" + s.Addr, "check the user and password in --redis"},
 		{"redis://127.0.0.1:1", "connection refused (is the server running, and is --redis right?)"},
+		{"redis://reader:s3cret@" + s.Addr, "the ACL user may not run a command this one needs (NOPERM this user has no permissions to run the 'ping' command); docs/audit-acl.md gives"},
 	} {
 		tgt, err := ParseURL(tt.url, false)
 		if err != nil {

@@ -373,6 +373,10 @@ func (f *Fetch) planServer(ctx context.Context) error {
 	text, err := c.Simple(ctx, "INFO")
 	c.Close()
 	if err != nil {
+		var se resp.ServerError
+		if errors.As(err, &se) && se.Code() == "NOPERM" {
+			return &live.PermissionError{Addr: addr, Commands: []string{"info"}, Reply: string(se)}
+		}
 		return fmt.Errorf("%s: INFO: %w", addr, err)
 	}
 	role, replica := live.Replication(text)
