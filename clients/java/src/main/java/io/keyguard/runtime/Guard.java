@@ -40,6 +40,7 @@ public final class Guard {
     private final boolean persistent;
     private final String template, service;
     private final WriterRecorder recorder;
+    private final DeclaredFields fields;
 
     private Guard(Builder b) {
         if (b.x == null) {
@@ -64,6 +65,7 @@ public final class Guard {
         this.template = b.template;
         this.service = b.service == null ? b.owner : b.service;
         this.recorder = b.recorder;
+        this.fields = new DeclaredFields(b.fieldsTemplate, b.fields, b.fieldsExtra);
     }
 
     public static Builder builder(ScriptExecutor executor, String owner) {
@@ -78,6 +80,9 @@ public final class Guard {
         private boolean persistent;
         private String template, service;
         private WriterRecorder recorder;
+        private String fieldsTemplate;
+        private List<String> fields;
+        private boolean fieldsExtra;
 
         private Builder(ScriptExecutor x, String owner) {
             this.x = x;
@@ -107,6 +112,19 @@ public final class Guard {
             this.recorder = recorder;
             this.template = template;
             this.service = service;
+            return this;
+        }
+
+        /**
+         * The fields the template declares and whether its values may hold others, as the
+         * generated {@code Keys.Template} carries them ({@code t.template, t.fields, t.fieldsExtra}):
+         * a write of another field is refused ({@link PolicyException}, reason schema) before
+         * anything is sent. Build one guard per template to check each.
+         */
+        public Builder fields(String template, List<String> fields, boolean fieldsExtra) {
+            this.fieldsTemplate = template;
+            this.fields = fields;
+            this.fieldsExtra = fieldsExtra;
             return this;
         }
 
@@ -159,6 +177,7 @@ public final class Guard {
         if (fields == null || fields.isEmpty()) {
             throw new IllegalArgumentException("keyguard: set \"" + key + "\": no fields given; pass at least one field");
         }
+        this.fields.checkHash("set", key, fields.keySet());
         List<String> args = new ArrayList<>(7 + 2 * fields.size());
         args.addAll(Arrays.asList("EVALSHA", SCRIPT_SHA, "1", key, "set", owner, Long.toString(ttlArg(key, ttl))));
         for (Map.Entry<String, String> e : fields.entrySet()) {

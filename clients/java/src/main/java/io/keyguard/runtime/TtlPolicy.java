@@ -30,8 +30,7 @@ public final class TtlPolicy {
     private final String template, type;
     private final long ttlMs, jitterMs;
     private final boolean persistent;
-    private final List<String> fields;
-    private final boolean fieldsExtra;
+    private final DeclaredFields fields;
 
     /** The policy of a template whose fields are not checked (as if it declared none). */
     public TtlPolicy(ScriptExecutor executor, String template, String type, Duration ttl, Duration jitter, boolean persistent) {
@@ -50,8 +49,7 @@ public final class TtlPolicy {
         this.ttlMs = ttl == null ? 0 : ttl.toMillis();
         this.jitterMs = jitter == null ? 0 : jitter.toMillis();
         this.persistent = persistent;
-        this.fields = fields == null ? List.of() : List.copyOf(fields);
-        this.fieldsExtra = fieldsExtra;
+        this.fields = new DeclaredFields(template, fields, fieldsExtra);
         if (!persistent && ttlMs <= 0) {
             throw new PolicyException("policy", null, template, "no-policy",
                     "the template has no TTL policy; give it a ttl, or persistent: true if the key must never expire");
@@ -73,46 +71,11 @@ public final class TtlPolicy {
         }
     }
 
-    /** The most undeclared fields an error names. */
-    private static final int MAX_LISTED = 16;
-
-    private List<String> undeclared(Iterable<String> names) {
-        List<String> out = new ArrayList<>();
-        if (fieldsExtra) {
-            return out;
-        }
-        for (String n : names) {
-            if (!fields.contains(n) && !out.contains(n)) {
-                out.add(n);
-                if (out.size() == MAX_LISTED) {
-                    break;
-                }
-            }
-        }
-        return out;
-    }
-
-    private PolicyException schema(String op, String key, List<String> undeclared) {
-        String msg = undeclared.isEmpty()
-                ? "the template's values are JSON objects of the fields " + fields
-                        + " and this value is not one; write a JSON object of those fields"
-                : "the template declares the fields " + fields + ", not " + undeclared
-                        + "; write only declared fields (the generated constants name them), or add them to the template's fields in the registry";
-        return new PolicyException(op, key, template, "schema", msg, undeclared);
-    }
-
     /** SET key value PX ttl (no PX for a persistent template). */
     public void set(String key, String value) {
         checkType("set", key, "string");
-        if ("string".equals(type) && !fields.isEmpty()) {
-            List<String> keys = JsonKeys.of(value);
-            if (keys == null) {
-                throw schema("set", key, List.of());
-            }
-            List<String> u = undeclared(keys);
-            if (!u.isEmpty()) {
-                throw schema("set", key, u);
-            }
+        if ("string".equals(type)) {
+            fields.checkJson("set", key, value);
         }
         long ttl = ttlMs();
         x.execute(key, ttl > 0 ? List.of("SET", key, value, "PX", Long.toString(ttl)) : List.of("SET", key, value));
@@ -121,11 +84,8 @@ public final class TtlPolicy {
     /** HSET and PEXPIRE in one MULTI/EXEC; the fields added. */
     public long hset(String key, Map<String, String> fields) {
         checkType("hset", key, "hash");
-        if ("hash".equals(type) && !this.fields.isEmpty()) {
-            List<String> u = undeclared(fields.keySet());
-            if (!u.isEmpty()) {
-                throw schema("hset", key, u);
-            }
+        if ("hash".equals(type)) {
+            this.fields.checkHash("hset", key, fields.keySet());
         }
         List<String> cmd = new ArrayList<>(List.of("HSET", key));
         fields.forEach((f, v) -> {

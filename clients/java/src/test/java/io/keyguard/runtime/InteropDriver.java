@@ -66,11 +66,17 @@ public final class InteropDriver {
             Object gt = req.get("guard_ttl_ms");
             String service = (String) req.get("service");
             String template = (String) req.get("template_text");
-            String id = owner + "|" + gt + "|" + service + "|" + template;
+            // declared: the template's fields, as a guard of one template is built with them
+            Map<String, Object> declared = (Map<String, Object>) req.get("declared");
+            String id = owner + "|" + gt + "|" + service + "|" + template + "|" + declared;
             g = guards.computeIfAbsent(id, k -> {
                 Guard.Builder b = Guard.builder(x, owner).ttl(Duration.ofMillis(gt == null ? 3_600_000L : ((Number) gt).longValue()));
                 if (template != null) {
                     b.records(recorder, template, service);
+                }
+                if (declared != null) {
+                    b.fields((String) declared.get("template"), (List<String>) declared.get("fields"),
+                            Boolean.TRUE.equals(declared.get("fields_extra")));
                 }
                 return b.build();
             });
