@@ -156,13 +156,13 @@ class _Core:
     def _set_args(self, key: Any, mapping: Mapping[Any, Any], ttl: TTL) -> List[Any]:
         if not mapping:
             raise ValueError(f"keyguard: set {str(key)!r}: no fields given; pass at least one field")
-        check_hash("set", key, template_of(key), mapping.keys())
         args: List[Any] = ["set", self.owner, self._ttl_arg(key, ttl)]
         for f, v in mapping.items():
             if _text(f) == RESERVED_FIELD:
                 raise ReservedFieldError()
             args.append(f)
             args.append(v)
+        check_hash("set", key, template_of(key), mapping.keys())
         return args
 
     def _parse_set(self, key: Any, reply: Any) -> Result:

@@ -51,7 +51,6 @@ export class ReservedFieldError extends KeyguardError {
   }
 }
 
-/** A write the TTL policy refuses; reason is unregistered, no-policy, type or persistent. */
 /**
  * A write the TTL policy refuses (the guard too, for reason "schema"): reason
  * is "unregistered", "no-policy", "type", "persistent" or "schema" (the value

@@ -125,12 +125,12 @@ export class Guard {
   private setArgs(key: KeyLike, fields: Fields, ttl: number | undefined): Arg[] {
     const entries = fields instanceof Map ? [...fields.entries()] : Object.entries(fields ?? {});
     if (entries.length === 0) throw new TypeError(`keyguard: set ${JSON.stringify(keyText(key))}: no fields given; pass at least one field`);
-    checkHash("set", keyText(key), templateOf(key), entries.map(([f]) => f));
     const args: Arg[] = ["EVALSHA", SCRIPT_SHA, "1", keyText(key), "set", this.owner, String(this.ttlArg(key, ttl))];
     for (const [f, v] of entries) {
       if (f === RESERVED_FIELD) throw new ReservedFieldError();
       args.push(f, typeof v === "number" ? String(v) : v);
     }
+    checkHash("set", keyText(key), templateOf(key), entries.map(([f]) => f));
     return args;
   }
 

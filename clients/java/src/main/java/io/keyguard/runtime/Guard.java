@@ -177,7 +177,6 @@ public final class Guard {
         if (fields == null || fields.isEmpty()) {
             throw new IllegalArgumentException("keyguard: set \"" + key + "\": no fields given; pass at least one field");
         }
-        this.fields.checkHash("set", key, fields.keySet());
         List<String> args = new ArrayList<>(7 + 2 * fields.size());
         args.addAll(Arrays.asList("EVALSHA", SCRIPT_SHA, "1", key, "set", owner, Long.toString(ttlArg(key, ttl))));
         for (Map.Entry<String, String> e : fields.entrySet()) {
@@ -187,6 +186,7 @@ public final class Guard {
             args.add(e.getKey());
             args.add(e.getValue());
         }
+        this.fields.checkHash("set", key, fields.keySet());
         return args;
     }
 
