@@ -2,7 +2,6 @@ package snapshot
 
 import (
 	"bytes"
-	"context"
 	"encoding/binary"
 	"os"
 	"path/filepath"
@@ -43,19 +42,11 @@ func TestSnapshotExpiredFieldsAndWriter(t *testing.T) {
 		t.Fatal(err)
 	}
 	run := func(p string) []string {
-		ins, err := Open([]string{p}, nil)
-		if err != nil {
-			t.Fatal(err)
+		rep := auditFiles(t, reg, p)
+		if !rep.Complete {
+			t.Fatalf("%s: incomplete: %+v", p, rep.Stopped)
 		}
-		defer Close(ins)
-		res, err := Run(context.Background(), reg, ins, Options{DB: -1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !res.Report.Complete {
-			t.Fatalf("%s: incomplete: %+v", p, res.Report.Stopped)
-		}
-		return res.Report.Notes
+		return rep.Notes
 	}
 	orig := run(redistest.RDBFixture(t, "replicator__dump-ttlhash.rdb"))
 	if slices.ContainsFunc(orig, func(n string) bool { return strings.Contains(n, "hash field") }) {
