@@ -269,7 +269,7 @@ func Error(addr string, useTLS bool, err error, flag string) error {
 	case strings.Contains(msg, "NOAUTH"):
 		return fmt.Errorf("%s requires a password: put it in %s (redis://user:password@host:port)", addr, flag)
 	case strings.HasPrefix(msg, "NOPERM"):
-		return fmt.Errorf("%s: the ACL user may not run a command this one needs (%s); docs/audit-acl.md gives each command's ACL rules", addr, human.OneLine(msg))
+		return fmt.Errorf("%s: the ACL user may not run a command this one needs (%s); grant it (docs/audit-acl.md gives the rules of audit, hotkeys, investigate and writers)", addr, human.OneLine(msg))
 	case errors.Is(err, os.ErrDeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
 		return fmt.Errorf("cannot connect to %s: no answer in time (%s): check the host, port and firewall", addr, human.OneLine(msg))
 	case strings.HasPrefix(msg, "LOADING"):

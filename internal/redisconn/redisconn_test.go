@@ -135,7 +135,7 @@ func TestErrorSaysWhatToCheck(t *testing.T) {
 		{"redis://app:wrong@" + s.Addr, "refused the credentials"},
 		{"redis://nobody:wrong@" + s.Addr, "check the user and password in --redis"},
 		{"redis://127.0.0.1:1", "connection refused (is the server running, and is --redis right?)"},
-		{"redis://reader:s3cret@" + s.Addr, "the ACL user may not run a command this one needs (NOPERM this user has no permissions to run the 'ping' command); docs/audit-acl.md gives"},
+		{"redis://reader:s3cret@" + s.Addr, "the ACL user may not run a command this one needs (NOPERM this user has no permissions to run the 'ping' command); grant it (docs/audit-acl.md gives the rules of audit, hotkeys, investigate and writers)"},
 	} {
 		tgt, err := ParseURL(tt.url, false)
 		if err != nil {
