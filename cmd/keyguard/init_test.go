@@ -96,7 +96,7 @@ func TestInitFromAudit(t *testing.T) {
 	}
 	path := filepath.Join(dir, "keyguard.yaml")
 	code, _, errOut := runCLI(t, "", "init", "--from-audit", rep, "--out", path)
-	if code != 0 || !strings.Contains(errOut, "FILL-IN") {
+	if code != 0 || !strings.Contains(errOut, "FILL-IN") || strings.Contains(errOut, "partial") {
 		t.Fatalf("init --from-audit: exit %d: %s", code, errOut)
 	}
 	b, err := os.ReadFile(path)
@@ -131,6 +131,28 @@ func TestInitFromAudit(t *testing.T) {
 	os.WriteFile(path, []byte(filled), 0o644)
 	if code, out, _ := runCLI(t, "", "lint", "--registry", path); code != 0 {
 		t.Fatalf("lint of the filled registry: exit %d\n%s\n%s", code, out, filled)
+	}
+
+	// From a partial audit (the server's dump cut in half), init says the
+	// families it did not reach are missing, on stderr and in the file.
+	if err := c.Save(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	dump, err := os.ReadFile(filepath.Join(srv.Dir, "dump.rdb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut, part := filepath.Join(dir, "cut.rdb"), filepath.Join(dir, "part.json")
+	os.WriteFile(cut, dump[:len(dump)/2], 0o644)
+	if code, _, errOut := runCLI(t, "", "rdb", "--registry", "testdata/clean.yaml", "--format", "json", "--out", part, cut); code != 2 {
+		t.Fatalf("rdb of the cut dump: exit %d: %s", code, errOut)
+	}
+	partPath := filepath.Join(dir, "part.yaml")
+	code, _, errOut = runCLI(t, "", "init", "--from-audit", part, "--out", partPath)
+	b, _ = os.ReadFile(partPath)
+	if code != 0 || !regexp.MustCompile(`warning: \S+part.json is a partial audit \(database 0; \d+\.\d% covered\): the families of the keys it did not reach are not in the registry`).MatchString(errOut) ||
+		!strings.Contains(string(b), "# The report is a partial audit (database 0;") {
+		t.Errorf("init --from-audit of a partial audit: exit %d: %s\n%s", code, errOut, b)
 	}
 
 	// A report without suggestions says so.

@@ -46,6 +46,9 @@ func Run(e *cli.Env, o Options) error {
 			return err
 		}
 		summary = fmt.Sprintf("%d entries from %s", entries, o.FromAudit)
+		if p := partial(rep); p != "" {
+			defer fmt.Fprintf(e.Stderr, "keyguard init: warning: %s is %s: the families of the keys it did not reach are not in the registry; finish the audit (--resume a live one, copy a damaged file again) and run init --from-audit on the complete report\n", o.FromAudit, p)
+		}
 	} else {
 		doc = []byte(Registry)
 		summary = "a starter registry"
@@ -67,6 +70,27 @@ func Run(e *cli.Env, o Options) error {
 		fmt.Fprintf(e.Stderr, "keyguard init: wrote %s: %s%s\n", o.Out, summary, nextStep(reg, o.Out))
 	}
 	return nil
+}
+
+// partial says how much of the keyspace an incomplete audit covered ("a
+// partial audit (database 0; 48.7% covered)"), or "" for a complete one.
+func partial(rep *report.Report) string {
+	if rep.Complete {
+		return ""
+	}
+	if rep.Coverage != nil {
+		return fmt.Sprintf("a partial audit (%s)", rep.Coverage.Summary())
+	}
+	return "a partial audit"
+}
+
+// partialNote is the header's line on an incomplete audit, or "".
+func partialNote(rep *report.Report) string {
+	p := partial(rep)
+	if p == "" {
+		return ""
+	}
+	return "\n\nThe report is " + p + ":\nthe families of the keys it did not reach are not here."
 }
 
 // nextStep says what is left to do with the file written.
@@ -154,8 +178,8 @@ first.
 
 Every value a person must decide is marked FILL-IN: the owners, the
 descriptions, and TTLs the keys did not show. keyguard lint fails until each
-is replaced (grep -n FILL-IN this file). Rules and their fixes: docs/rules.md.`,
-		path, rep.Source.Kind, rep.Source.Target, rep.StartedAt.UTC().Format("2006-01-02 15:04 UTC"), human.OrDash(rep.Registry)))
+is replaced (grep -n FILL-IN this file). Rules and their fixes: docs/rules.md.%s`,
+		path, rep.Source.Kind, rep.Source.Target, rep.StartedAt.UTC().Format("2006-01-02 15:04 UTC"), human.OrDash(rep.Registry), partialNote(rep)))
 	w.Header(1, ':', "")
 	w.Text(starterPolicy + "\n")
 	w.Section("domains")
