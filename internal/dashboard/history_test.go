@@ -3,6 +3,7 @@ package dashboard
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -217,8 +218,18 @@ func TestHistoryRegistryChanged(t *testing.T) {
 		t.Errorf("%d audits without an unregistered count, want the one without a registry:\n%s", n, body)
 	}
 	// Its trend of unregistered keys leaves that audit out.
-	if _, body := get(t, hs, "/"); !strings.Contains(body, `aria-label="Keys" data-points="5"`) || !strings.Contains(body, `aria-label="Unregistered keys" data-points="4"`) {
-		t.Errorf("trends: the unregistered keys of the audit without a registry drawn:\n%s", body)
+	_, home := get(t, hs, "/")
+	if !strings.Contains(home, `aria-label="Keys" data-points="5"`) || !strings.Contains(home, `aria-label="Unregistered keys" data-points="4"`) {
+		t.Errorf("trends: the unregistered keys of the audit without a registry drawn:\n%s", home)
+	}
+	// Every trend chart marks the two changes, at their audits' times:
+	// five small charts (keys, memory, no TTL, unregistered, findings) and
+	// memory by domain.
+	for _, at := range []time.Time{t0, t0.Add(2 * time.Minute)} {
+		mark := fmt.Sprintf("<title>registry changed at %s:", at.UTC().Format("2006-01-02 15:04"))
+		if n := strings.Count(home, mark); n != 6 {
+			t.Errorf("%d charts mark the registry change at %s, want 6:\n%s", n, at, home)
+		}
 	}
 	_, js := get(t, hs, "/api/history.json")
 	if strings.Count(js, `"registry_digest": "aaaaaaaaaaaaaaaa"`) != 2 || strings.Count(js, `"registry_digest": "bbbbbbbbbbbbbbbb"`) != 2 || strings.Count(js, `"no_registry": true`) != 1 {

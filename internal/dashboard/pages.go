@@ -382,13 +382,14 @@ func (s *Server) trendPoints() []Point {
 	return pts
 }
 
-// trendOf is one small line chart of the history.
-func trendOf(title, color string, times []time.Time, vals []float64, f func(float64) string) trend {
+// trendOf is one small line chart of the history, marked where the
+// registry changed.
+func trendOf(title, color string, times []time.Time, vals []float64, f func(float64) string, marks []time.Time) trend {
 	last := ""
 	if len(vals) > 0 {
 		last = f(vals[len(vals)-1])
 	}
-	return trend{Title: title, Last: last, Chart: lineChart(title, times, []series{{Name: title, Color: color, Vals: vals}}, 300, 120, f)}
+	return trend{Title: title, Last: last, Chart: lineChart(title, times, []series{{Name: title, Color: color, Vals: vals}}, 300, 120, f, marks)}
 }
 
 // trends draws the history: the totals, and memory per domain.
@@ -398,12 +399,13 @@ func (s *Server) trends(snap *Snapshot, colors map[string]string) ([]trend, temp
 	for i, p := range pts {
 		times[i] = p.At
 	}
+	marks := registryMarks(pts)
 	line := func(title string, color string, v func(Point) int64, f func(float64) string) trend {
 		vals := make([]float64, len(pts))
 		for i, p := range pts {
 			vals[i] = float64(v(p))
 		}
-		return trendOf(title, color, times, vals, f)
+		return trendOf(title, color, times, vals, f, marks)
 	}
 	// Audits made without a registry have no unregistered count (every
 	// key would be one): the line leaves them out.
@@ -415,7 +417,7 @@ func (s *Server) trends(snap *Snapshot, colors map[string]string) ([]trend, temp
 				at, vals = append(at, p.At), append(vals, float64(p.Unreg))
 			}
 		}
-		return trendOf("Unregistered keys", "#8f8f8f", at, vals, fmtShort)
+		return trendOf("Unregistered keys", "#8f8f8f", at, vals, fmtShort, marks)
 	}
 	bytesF := func(v float64) string { return fmtBytes(int64(v)) }
 	// Memory no audit measured (a server without MEMORY USAGE) is no
@@ -450,7 +452,7 @@ func (s *Server) trends(snap *Snapshot, colors map[string]string) ([]trend, temp
 		ss = append(ss, series{Name: d.Name, Color: colors[d.Name], Vals: vals})
 		legend = append(legend, domainLine{d, colors[d.Name]})
 	}
-	return ts, lineChart("memory by domain", times, ss, 900, 220, bytesF), legend
+	return ts, lineChart("memory by domain", times, ss, 900, 220, bytesF, marks), legend
 }
 
 type templatesBody struct {
@@ -613,10 +615,11 @@ func (s *Server) templatePage(w http.ResponseWriter, r *http.Request) {
 		keys[i], mem[i], nottl[i] = float64(v.Keys), float64(v.Bytes), float64(v.NoTTL)
 	}
 	bytesF := func(v float64) string { return fmtBytes(int64(v)) }
+	marks := registryMarks(pts) // which keys match the template moves with the registry
 	b.Trends = []trend{
-		{Title: "Keys", Last: fmtCount(t.Keys), Chart: lineChart("keys", times, []series{{"keys", "#4e79a7", keys}}, 300, 120, fmtShort)},
-		{Title: "Memory", Last: memText(p.NoMemory, "", t.Bytes), Chart: lineChart("memory", times, []series{{"memory", "#59a14f", mem}}, 300, 120, bytesF)},
-		{Title: "Keys without TTL", Last: fmtCount(t.NoTTL), Chart: lineChart("keys without TTL", times, []series{{"no TTL", "#e15759", nottl}}, 300, 120, fmtShort)},
+		{Title: "Keys", Last: fmtCount(t.Keys), Chart: lineChart("keys", times, []series{{"keys", "#4e79a7", keys}}, 300, 120, fmtShort, marks)},
+		{Title: "Memory", Last: memText(p.NoMemory, "", t.Bytes), Chart: lineChart("memory", times, []series{{"memory", "#59a14f", mem}}, 300, 120, bytesF, marks)},
+		{Title: "Keys without TTL", Last: fmtCount(t.NoTTL), Chart: lineChart("keys without TTL", times, []series{{"no TTL", "#e15759", nottl}}, 300, 120, fmtShort, marks)},
 	}
 	if p.NoMemory && !slices.ContainsFunc(mem, func(v float64) bool { return v > 0 }) {
 		b.Trends = slices.Delete(b.Trends, 1, 2) // no audit measured this memory: no line of zeros
@@ -733,11 +736,7 @@ func (s *Server) historyPage(w http.ResponseWriter, r *http.Request) {
 	pts := s.history.Points()
 	lines := make([]historyLine, len(pts))
 	for i, pt := range pts {
-		now, before := pt.registryID(), ""
-		if i > 0 {
-			before = pts[i-1].registryID()
-		}
-		changed := now != "" && before != "" && now != before
+		changed := i > 0 && registryChanged(pts[i-1], pt)
 		lines[len(pts)-1-i] = historyLine{pt, s.history.Saved(pt.ID), changed}
 	}
 	p.Body = lines

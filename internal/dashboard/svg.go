@@ -232,7 +232,7 @@ type series struct {
 }
 
 // lineChart draws series over times; fmtY writes the axis values.
-func lineChart(label string, times []time.Time, ss []series, w, h float64, fmtY func(float64) string) template.HTML {
+func lineChart(label string, times []time.Time, ss []series, w, h float64, fmtY func(float64) string, marks []time.Time) template.HTML {
 	const left, right, top, bottom = 62.0, 12.0, 8.0, 20.0
 	var b svgBuilder
 	b.f(`<svg class="chart" width="%s" height="%s" viewBox="0 0 %s %s" role="img" aria-label="%s" data-points="%d">`, num(w), num(h), num(w), num(h), esc(label), len(times))
@@ -275,6 +275,17 @@ func lineChart(label string, times []time.Time, ss []series, w, h float64, fmtY 
 	b.f(`<text class="axis" x="%s" y="%s" text-anchor="start">%s</text>`, num(left), num(h-5), t0.UTC().Format(layout))
 	if span > 0 {
 		b.f(`<text class="axis" x="%s" y="%s" text-anchor="end">%s</text>`, num(w-right), num(h-5), t1.UTC().Format(layout))
+	}
+	for _, m := range marks {
+		if m.Before(t0) || m.After(t1) {
+			continue
+		}
+		x := left + pw/2
+		if span > 0 {
+			x = left + pw*float64(m.Sub(t0))/float64(span)
+		}
+		b.f(`<line class="mark" x1="%s" x2="%s" y1="%s" y2="%s"><title>registry changed at %s: from here the lines move by the registry too</title></line>`,
+			num(x), num(x), num(top), num(top+ph), m.UTC().Format("2006-01-02 15:04"))
 	}
 	for _, s := range ss {
 		var pts strings.Builder

@@ -41,7 +41,7 @@ func TestTreemapEscapes(t *testing.T) {
 
 func TestLineChart(t *testing.T) {
 	times := []time.Time{t0, t0.Add(time.Hour), t0.Add(2 * time.Hour)}
-	svg := string(lineChart("keys", times, []series{{Name: "keys", Color: "#000", Vals: []float64{0, 50, 100}}}, 300, 120, fmtShort))
+	svg := string(lineChart("keys", times, []series{{Name: "keys", Color: "#000", Vals: []float64{0, 50, 100}}}, 300, 120, fmtShort, nil))
 	if !strings.Contains(svg, `data-points="3"`) || !strings.Contains(svg, "12:00") || !strings.Contains(svg, "14:00") || !strings.Contains(svg, ">100<") {
 		t.Errorf("chart: %s", svg)
 	}
@@ -49,7 +49,7 @@ func TestLineChart(t *testing.T) {
 	if !strings.Contains(svg, `points="62,100 175,54 288,8"`) {
 		t.Errorf("points: %s", svg)
 	}
-	if one := string(lineChart("keys", times[:1], []series{{Vals: []float64{7}}}, 300, 120, fmtShort)); !strings.Contains(one, "<circle") {
+	if one := string(lineChart("keys", times[:1], []series{{Vals: []float64{7}}}, 300, 120, fmtShort, nil)); !strings.Contains(one, "<circle") {
 		t.Errorf("a single audit shows no dot: %s", one)
 	}
 }

@@ -209,6 +209,28 @@ func (p Point) registryID() string {
 	return p.Registry
 }
 
+// registryChanged reports whether the audit at now ran under a registry
+// that declares otherwise than the one of the audit before it, or one of
+// the two without a registry; false when a report does not say (older than
+// digests).
+func registryChanged(before, now Point) bool {
+	b, n := before.registryID(), now.registryID()
+	return b != "" && n != "" && b != n
+}
+
+// registryMarks are the times of the points whose registry changed from the
+// point before: the trend charts mark them, where the lines move by the
+// registry alone.
+func registryMarks(pts []Point) []time.Time {
+	var at []time.Time
+	for i := 1; i < len(pts); i++ {
+		if registryChanged(pts[i-1], pts[i]) {
+			at = append(at, pts[i].At)
+		}
+	}
+	return at
+}
+
 // NoRegistry reports whether the audit ran without a registry: every key
 // is then of an inferred family, which the pages do not call
 // unregistered.
