@@ -30,7 +30,8 @@ func tsLanguage(grammar *sitter.Language) *language {
 		intType:   func(t string) bool { return t == "number" || t == "bigint" },
 		keyType:   func(t string) bool { return t == "Key" || strings.HasSuffix(t, ".Key") },
 		declTypes: []string{"function_declaration", "generator_function_declaration", "method_definition", "variable_declarator",
-			"class_declaration", "abstract_class_declaration", "pair", "enum_declaration"},
+			"class_declaration", "abstract_class_declaration", "pair", "enum_declaration",
+			"interface_declaration", "method_signature", "property_signature"},
 		decl:       tsDecl,
 		callees:    tsCallees,
 		constant:   tsConstant,
@@ -78,6 +79,36 @@ func tsDecl(f *srcFile, n *sitter.Node) {
 			}
 		}
 		f.classes = append(f.classes, c)
+	case "interface_declaration":
+		// An interface is a class without bodies: a member typed with it
+		// reaches the classes that implement it (a getter returning a
+		// client there), and its own members' declared types.
+		c := &classDef{f: f, node: n, name: f.text(n.ChildByFieldName("name"))}
+		for i := 0; i < int(n.NamedChildCount()); i++ {
+			if h := n.NamedChild(i); typeOf(h) == "extends_type_clause" {
+				f.tsTypeNames(h, &c.bases)
+			}
+		}
+		f.classes = append(f.classes, c)
+	case "method_signature", "property_signature":
+		// get client(): Promise<RedisClient>; or client: RedisClient, in an
+		// interface: a getter of a client, without a body (other members
+		// say nothing the scan reads).
+		typ := n.ChildByFieldName("return_type")
+		getter := typeOf(n) == "property_signature"
+		if getter {
+			typ = n.ChildByFieldName("type")
+		}
+		for i := 0; i < int(n.ChildCount()); i++ {
+			if n.Child(i).Type() == "get" {
+				getter = true
+			}
+		}
+		if !getter || typ == nil || !tsClientType(f.tsType(typ)) {
+			return
+		}
+		f.funcs = append(f.funcs, &funcDef{f: f, node: n, name: strings.Trim(f.text(n.ChildByFieldName("name")), `"'`), rest: -1,
+			typ: f.tsType(typ), getter: true})
 	case "function_declaration", "generator_function_declaration", "method_definition":
 		d := &funcDef{f: f, node: n, body: n.ChildByFieldName("body"), name: strings.Trim(f.text(n.ChildByFieldName("name")), `"'`),
 			rest: -1, typ: f.tsType(n.ChildByFieldName("return_type"))}
