@@ -34,7 +34,7 @@ type Options struct {
 // the caller's decision.
 func Run(e *cli.Env, o Options) error {
 	var doc []byte
-	summary := ""
+	summary, warn := "", ""
 	if o.FromAudit != "" {
 		rep, err := cli.ReadReportFile(e, o.FromAudit)
 		if err != nil {
@@ -47,7 +47,7 @@ func Run(e *cli.Env, o Options) error {
 		}
 		summary = fmt.Sprintf("%d entries from %s", entries, o.FromAudit)
 		if p := partial(rep); p != "" {
-			defer fmt.Fprintf(e.Stderr, "keyguard init: warning: %s is %s: the families of the keys it did not reach are not in the registry; finish the audit (--resume a live one, copy a damaged file again) and run init --from-audit on the complete report\n", o.FromAudit, p)
+			warn = fmt.Sprintf("keyguard init: warning: %s is %s: the families of the keys it did not reach are not in the registry; finish the audit (--resume a live one, copy a damaged file again) and run init --from-audit on the complete report\n", o.FromAudit, p)
 		}
 	} else {
 		doc = []byte(Registry)
@@ -69,6 +69,7 @@ func Run(e *cli.Env, o Options) error {
 	if o.Out != "-" {
 		fmt.Fprintf(e.Stderr, "keyguard init: wrote %s: %s%s\n", o.Out, summary, nextStep(reg, o.Out))
 	}
+	fmt.Fprint(e.Stderr, warn)
 	return nil
 }
 
