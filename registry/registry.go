@@ -151,6 +151,11 @@ func (e *Entry) HasField(name string) bool {
 	return false
 }
 
+// JSONFields reports whether the entry's values are strings holding JSON
+// objects of declared fields (type string with fields:): a string of
+// another form breaks it (value-format).
+func (e *Entry) JSONFields() bool { return e.Type == "string" && len(e.Fields) > 0 }
+
 // Hot is the hot-key protection of an entry.
 type Hot struct {
 	Replicas int

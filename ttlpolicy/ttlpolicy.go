@@ -173,12 +173,9 @@ func (p *Policy) SetNX(ctx context.Context, c redis.Cmdable, key string, value a
 // number of fields added.
 func (p *Policy) HSet(ctx context.Context, c redis.Cmdable, key string, values ...any) (int64, error) {
 	var hset *redis.IntCmd
-	_, err := p.do(ctx, "hset", "hash", c, key, func(pipe redis.Pipeliner) error {
+	_, err := p.do(ctx, "hset", "hash", c, key, func(pipe redis.Pipeliner, e *registry.Entry) error {
 		hset = pipe.HSet(ctx, key, values...)
-		if e := p.reg.Lookup(key); e != nil {
-			return checkFields(key, e, hset.Args())
-		}
-		return nil
+		return checkFields(key, e, hset.Args())
 	})
 	if err != nil {
 		return 0, err
@@ -195,17 +192,18 @@ func (p *Policy) HSet(ctx context.Context, c redis.Cmdable, key string, values .
 // transaction must be in one slot. It returns the queued commands (without
 // the PEXPIRE).
 func (p *Policy) Do(ctx context.Context, c redis.Cmdable, key string, fn func(pipe redis.Pipeliner) error) ([]redis.Cmder, error) {
-	return p.do(ctx, "do", "", c, key, fn)
+	return p.do(ctx, "do", "", c, key, func(pipe redis.Pipeliner, _ *registry.Entry) error { return fn(pipe) })
 }
 
-func (p *Policy) do(ctx context.Context, op, typ string, c redis.Cmdable, key string, fn func(redis.Pipeliner) error) ([]redis.Cmder, error) {
+// do is Do for op, with the helper's type, giving fn the key's entry.
+func (p *Policy) do(ctx context.Context, op, typ string, c redis.Cmdable, key string, fn func(redis.Pipeliner, *registry.Entry) error) ([]redis.Cmder, error) {
 	e, err := p.entry(op, key, typ)
 	if err != nil {
 		return nil, err
 	}
 	ttl := p.TTL(e)
 	pipe := c.TxPipeline()
-	if err := fn(pipe); err != nil {
+	if err := fn(pipe, e); err != nil {
 		pipe.Discard()
 		return nil, err
 	}
@@ -243,7 +241,7 @@ const maxUndeclared = 16
 // checkValue refuses a string write to a template whose values are JSON
 // objects of declared fields when value is not such an object.
 func checkValue(op, key string, e *registry.Entry, value any) error {
-	if e.Type != "string" || len(e.Fields) == 0 {
+	if !e.JSONFields() {
 		return nil
 	}
 	var u undeclared
@@ -286,7 +284,7 @@ func schemaError(op, key string, e *registry.Entry, u undeclared) error {
 type undeclared []string
 
 func (u *undeclared) add(e *registry.Entry, f string) {
-	if e.FieldsExtra || len(*u) >= maxUndeclared || slices.Contains(e.Fields, f) || slices.Contains(*u, f) {
+	if e.FieldsExtra || len(*u) >= maxUndeclared || e.HasField(f) || slices.Contains(*u, f) {
 		return
 	}
 	*u = append(*u, f)

@@ -200,14 +200,11 @@ func (c *conclusion) valueFormat(key string, sh Shape) {
 		return
 	}
 	e := c.p.reg.Lookup(key)
-	if e == nil || len(e.Fields) == 0 || e.Type != "string" && e.Type != "" {
+	if e == nil || !e.JSONFields() || c.formSaid[key] { // said once: the look and the watch's samples see it again
 		return
 	}
-	msg := fmt.Sprintf("the value of %s is %s, not the JSON object %s declares (fields %s)", code(key), sh.Form, code(e.Key), strings.Join(e.Fields, ", "))
-	if c.formSaid[key] {
-		return // the look and the watch's samples saw it again
-	}
 	c.formSaid[key] = true
+	msg := fmt.Sprintf("the value of %s is %s, not the JSON object %s declares (fields %s)", code(key), sh.Form, code(e.Key), strings.Join(e.Fields, ", "))
 	c.say("%s", msg)
 	c.add(finding.Finding{Rule: finding.ValueFormat, Severity: finding.Error, Key: key, Template: e.Key, Owner: e.Owner, Message: msg,
 		Hint: "another writer stores its own format in this key: --monitor names it; " + investigateHint})

@@ -228,7 +228,7 @@ func New(reg *registry.Registry, opts Options) *Aggregator {
 	}
 	a.slotLit = make([]int, len(reg.Entries))
 	for i, e := range reg.Entries {
-		a.tmplFields[i].formChecked = len(e.Fields) > 0 && (e.Type == "string" || e.Type == "")
+		a.tmplFields[i].formChecked = e.JSONFields()
 		a.entries[i] = a.templateGroup(e, 0)
 		segs := e.Template.Segments()
 		a.slotLit[i] = len(segs) - 1

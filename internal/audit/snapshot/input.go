@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"sync/atomic"
 	"time"
 
@@ -133,7 +132,7 @@ func (in *Input) checkHead() error {
 	case err != nil && err != io.ErrUnexpectedEOF:
 		return fmt.Errorf("read %s: %w", name, err)
 	}
-	in.r = io.MultiReader(bytes.NewReader(slices.Clone(head[:n])), in.r)
+	in.r = io.MultiReader(bytes.NewReader(head[:n]), in.r)
 	if rdbHeader(head[:n]) {
 		return nil
 	}
