@@ -349,19 +349,38 @@ func (w *lfuWalk) checkPolicies(ctx context.Context, cfg resp.Config, addrs []st
 }
 
 // checkPolicy reads the node's maxmemory-policy once: OBJECT FREQ needs
-// an LFU policy.
+// an LFU policy. INFO memory says it, so the user needs no CONFIG (which
+// managed services and hardened servers rename or refuse); CONFIG GET
+// is asked only of a server whose INFO does not say it.
 func (n *lfuNode) checkPolicy(ctx context.Context, c *resp.Conn) error {
 	if n.checked {
 		return nil
 	}
-	policy, err := c.ConfigGet(ctx, "maxmemory-policy")
+	var policy string
+	text, err := c.Simple(ctx, "INFO", "memory")
 	var se resp.ServerError
 	switch {
-	case errors.As(err, &se):
-		n.Skipped = fmt.Sprintf("CONFIG GET maxmemory-policy refused (%v): cannot tell whether the LFU counters exist", human.OneLine(se.Error()))
-	case err != nil:
+	case err == nil:
+		policy = live.InfoField(text, "maxmemory_policy")
+	case !errors.As(err, &se):
 		return err
-	case !strings.HasSuffix(policy, "-lfu"):
+	}
+	if policy == "" {
+		var ce error
+		policy, ce = c.ConfigGet(ctx, "maxmemory-policy")
+		var cse resp.ServerError
+		switch {
+		case errors.As(ce, &cse):
+			why := "INFO memory does not say it"
+			if err != nil {
+				why = "INFO memory refused (" + human.OneLine(se.Error()) + ")"
+			}
+			n.Skipped = fmt.Sprintf("%s and CONFIG GET maxmemory-policy refused (%v): cannot tell whether the LFU counters exist", why, human.OneLine(cse.Error()))
+		case ce != nil:
+			return ce
+		}
+	}
+	if n.Skipped == "" && !strings.HasSuffix(policy, "-lfu") {
 		n.Skipped = fmt.Sprintf("maxmemory-policy is %s: OBJECT FREQ needs allkeys-lfu or volatile-lfu", policy)
 	}
 	n.Policy, n.checked = policy, true

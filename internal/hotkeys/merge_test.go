@@ -345,6 +345,46 @@ func TestWalkLFURestart(t *testing.T) {
 	}
 }
 
+// TestWalkLFUWithoutConfig: a server that renames CONFIG away (as managed
+// services and hardened configurations do) still has its LFU counters read:
+// the policy comes from INFO memory. Before, the node was skipped ("CONFIG
+// GET maxmemory-policy refused").
+func TestWalkLFUWithoutConfig(t *testing.T) {
+	ctx := context.Background()
+	for _, policy := range []string{"allkeys-lfu", "allkeys-lru"} {
+		srv := redistest.Start(t, "maxmemory-policy "+policy, `rename-command CONFIG ""`)
+		rdb := srv.Client(t)
+		if err := rdb.ConfigGet(ctx, "maxmemory-policy").Err(); err == nil {
+			t.Fatal("CONFIG still answers")
+		}
+		p := rdb.Pipeline()
+		for i := range 2000 {
+			p.Set(ctx, fmt.Sprintf("config:global:k%d", i), "x", 0)
+		}
+		for range 5000 {
+			p.Get(ctx, "config:global:k7")
+		}
+		if _, err := p.Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+		res, err := WalkLFU(ctx, rdb, LFUOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Nodes) != 1 || res.Nodes[0].Policy != policy {
+			t.Fatalf("%s: nodes %+v", policy, res.Nodes)
+		}
+		nd := res.Nodes[0]
+		if policy == "allkeys-lfu" {
+			if nd.Skipped != "" || nd.Sampled != 2000 || len(res.Keys) != 1 || res.Keys[0].Key != "config:global:k7" {
+				t.Fatalf("%s: node %+v, keys %+v: want every key read and the hot one found", policy, nd, res.Keys)
+			}
+		} else if !strings.Contains(nd.Skipped, "maxmemory-policy is allkeys-lru") || len(res.Keys) != 0 {
+			t.Fatalf("%s: node %+v, keys %+v: want the node skipped for its policy", policy, nd, res.Keys)
+		}
+	}
+}
+
 // lfuServer starts a server under allkeys-lfu holding n string keys
 // name(i), each with ttl (0: none).
 func lfuServer(t *testing.T, n int, name func(i int) string, ttl time.Duration) (*redistest.Server, *redis.Client) {

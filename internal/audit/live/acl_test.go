@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -123,5 +124,63 @@ func TestDocumentedACL(t *testing.T) {
 	}
 	if !hasNote(res.Report, "hot-key data unavailable") || !res.Complete {
 		t.Errorf("without +object|freq: complete %v notes %q", res.Complete, res.Report.Notes)
+	}
+}
+
+// A server that renames MEMORY and CONFIG away (hardened configurations
+// and some managed services do): the audit walks every key, finds what it
+// finds elsewhere but what needs a key's bytes, says memory was not
+// measured and why, and sends no MEMORY USAGE per key (before, each key
+// sent it and was refused, and the report said only "memory of N keys
+// unknown").
+func TestRenamedMemoryCommand(t *testing.T) {
+	reg := testRegistry(t)
+	ctx := context.Background()
+	s := redistest.Start(t, append(slices.Clone(lfuConfig), `rename-command MEMORY ""`, `rename-command CONFIG ""`)...)
+	admin := s.Client(t)
+	clean := plant.Clean(t, admin, 200)
+	ps := plant.Anomalies(t, admin, true)
+	before, err := admin.Info(ctx, "stats").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(ctx, reg, standalone(s), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := res.Report
+	if !res.Complete || rep.Summary.Keys != int64(clean+len(ps)+10) {
+		t.Errorf("complete %v keys %d; want %d", res.Complete, rep.Summary.Keys, clean+len(ps)+10)
+	}
+	if !hasNote(rep, "memory was not measured on "+s.Addr+": MEMORY USAGE: ERR unknown command 'MEMORY' (the server renamed") {
+		t.Errorf("notes %q: want why memory was not measured", rep.Notes)
+	}
+	if rep.Summary.Bytes != 0 {
+		t.Errorf("bytes %d without MEMORY", rep.Summary.Bytes)
+	}
+	got, want := found(rep), expected(ps)
+	for _, f := range want {
+		if !slices.Contains(got, f) && !strings.Contains(f, "big-key") {
+			t.Errorf("lost %s", f)
+		}
+	}
+	for _, f := range got {
+		if !slices.Contains(want, f) {
+			t.Errorf("found %s, not planted", f)
+		}
+	}
+	// One refused MEMORY (the permission probe), not one per key: an
+	// unknown command counts in INFO stats' total_error_replies (a few
+	// other probes of the planted keys are refused too).
+	after, err := admin.Info(ctx, "stats").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs := func(info string) int {
+		n, _ := strconv.Atoi(InfoField(info, "total_error_replies"))
+		return n
+	}
+	if d := errs(after) - errs(before); d >= 20 {
+		t.Errorf("%d error replies during the audit of %d keys: MEMORY USAGE sent per key", d, rep.Summary.Keys)
 	}
 }

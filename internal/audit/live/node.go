@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/keyguard/keyguard/internal/human"
 	"math/bits"
 	"math/rand/v2"
 	"strconv"
@@ -37,6 +38,7 @@ type walker struct {
 	policy  string
 	lfu     bool
 	canFreq bool
+	canMem  bool // MEMORY USAGE exists (a server may rename it away)
 	canNS   bool
 	canFlds bool
 	total   int64 // keys at the start
@@ -198,6 +200,10 @@ func (w *walker) permissions(ctx context.Context) error {
 	}
 	if missing != nil {
 		return &PermissionError{Addr: w.addr, Commands: missing, Reply: reply}
+	}
+	w.canMem = !unknownCommand(errs[3])
+	if !w.canMem {
+		w.notes = append(w.notes, fmt.Sprintf("memory was not measured on %s: MEMORY USAGE: %s (the server renamed or disabled it; keyguard rdb measures memory from a snapshot of it)", w.addr, human.OneLine(strings.SplitN(errs[3], ", with args", 2)[0])))
 	}
 	i := len(essential)
 	w.canNS = errs[i] == "" || !denied(errs[i]) && !unknownCommand(errs[i])

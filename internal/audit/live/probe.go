@@ -530,7 +530,7 @@ func (w *walker) writeProbe(c *resp.Conn, b *batch, i int, freq bool) {
 		c.Key(e.typ, k)
 	}
 	c.Key(e.pttl, k)
-	if !skip {
+	if !skip && w.canMem {
 		c.Key(e.mem, k)
 	}
 	b.skip[i], b.est[i] = skip, -1
@@ -601,6 +601,10 @@ func (w *walker) memory(c *resp.Conn, b *batch, i int) error {
 	est := b.est[i]
 	if r.Type != b.guess[i] {
 		est = -1 // a type mismatch: the model read nothing
+	}
+	if !w.canMem {
+		r.Bytes = -1
+		return nil
 	}
 	if !b.skip[i] {
 		if err := w.readMemory(c, r, &b.drop[i]); err != nil {
