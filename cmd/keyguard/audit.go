@@ -87,7 +87,7 @@ server's fork (docs/audit.md).`)
 
 // auditConn is the audit's connection settings from a parsed --redis URL.
 func auditConn(o *redis.Options) live.Conn {
-	return live.Conn{Addr: o.Addr, Username: o.Username, Password: o.Password, DB: o.DB, TLS: o.TLSConfig, DialTimeout: o.DialTimeout, Dialer: o.Dialer}
+	return live.Conn{Network: o.Network, Addr: o.Addr, Username: o.Username, Password: o.Password, DB: o.DB, TLS: o.TLSConfig, DialTimeout: o.DialTimeout, Dialer: o.Dialer}
 }
 
 // auditSnapshot is audit --snapshot: the server's snapshot audited as a

@@ -56,7 +56,7 @@ func ParseURL(raw string, cluster bool) (*Target, error) {
 }
 
 // ParseFlag reads redis://[user:password@]host[:port][,host[:port]…][/db][?options]
-// (rediss:// for TLS; options as go-redis's ParseURL: dial_timeout,
+// (rediss:// for TLS, unix://[user:password@]/path[?db=N] for a socket; options as go-redis's ParseURL: dial_timeout,
 // read_timeout …). Several hosts are Cluster seeds and need cluster. A
 // bare host:port is taken as redis://host:port.
 //
@@ -72,8 +72,8 @@ func ParseFlag(raw string, cluster bool, flag, clusterFlag string) (*Target, err
 		s = "redis://" + s
 	}
 	scheme, rest, _ := strings.Cut(s, "://")
-	if scheme != "redis" && scheme != "rediss" {
-		return nil, cli.Usagef("%s %q: the scheme must be redis:// or rediss:// (TLS)", flag, shown)
+	if scheme != "redis" && scheme != "rediss" && scheme != "unix" {
+		return nil, cli.Usagef("%s %q: the scheme must be redis://, rediss:// (TLS) or unix:// (a socket's path)", flag, shown)
 	}
 	var user, pass string
 	if at := strings.LastIndexByte(rest, '@'); at >= 0 {
@@ -86,6 +86,9 @@ func ParseFlag(raw string, cluster bool, flag, clusterFlag string) (*Target, err
 			return nil, cli.Usagef("%s %q: the password %s%s", flag, shown, err.Error(), encodeHint)
 		}
 		rest = rest[at+1:]
+	}
+	if scheme == "unix" {
+		return parseUnix(rest, user, pass, cluster, flag, clusterFlag, shown)
 	}
 	end := strings.IndexAny(rest, "/?")
 	if end < 0 {
@@ -129,6 +132,35 @@ func ParseFlag(raw string, cluster bool, flag, clusterFlag string) (*Target, err
 	path, _, _ := strings.Cut(tail, "?")
 	dbSet := strings.Trim(path, "/") != ""
 	return &Target{Opts: opts, Addrs: addrs, Cluster: cluster, Display: display, DBSet: dbSet, Flag: flag}, nil
+}
+
+// parseUnix reads the rest of unix://[user:password@]/path[?db=N&options]
+// (credentials already split off): one server, reached on its Unix
+// socket (the server's unixsocket setting).
+func parseUnix(rest, user, pass string, cluster bool, flag, clusterFlag, shown string) (*Target, error) {
+	if cluster {
+		return nil, cli.Usagef("%s %q: a Unix socket reaches one server; %s needs the host:port of Cluster nodes", flag, shown, clusterFlag)
+	}
+	path, query, _ := strings.Cut(rest, "?")
+	if path == "" || path[0] != '/' {
+		return nil, cli.Usagef("%s %q: no socket path\n\tTry: unix:///run/redis/redis-server.sock (three slashes: the path is absolute), unix://user:password@/path?db=1", flag, shown)
+	}
+	opts, err := redis.ParseURL("unix://" + rest)
+	if err != nil {
+		return nil, cli.Usagef("%s %q: %s%s", flag, shown, human.OneLine(err.Error()), encodeHint)
+	}
+	opts.Username, opts.Password = user, pass
+	display := "unix://"
+	if user != "" {
+		display += user + "@"
+	}
+	display += path
+	dbSet := false
+	if v, err := url.ParseQuery(query); err == nil && v.Has("db") {
+		dbSet = true
+		display += fmt.Sprintf("?db=%d", opts.DB)
+	}
+	return &Target{Opts: opts, Addrs: []string{path}, Display: display, DBSet: dbSet, Flag: flag}, nil
 }
 
 // encodeHint ends every message about a --redis URL that does not parse.
@@ -265,9 +297,9 @@ func Error(addr string, useTLS bool, err error, flag string) error {
 	case errors.Is(err, syscall.ECONNREFUSED):
 		return fmt.Errorf("cannot connect to %s: connection refused (is the server running, and is %s right?)", addr, flag)
 	case strings.Contains(msg, "WRONGPASS"), strings.Contains(msg, "invalid password"), strings.Contains(msg, "invalid username-password"):
-		return fmt.Errorf("%s refused the credentials (%s): check the user and password in %s (redis://user:password@host:port)", addr, human.OneLine(msg), flag)
+		return fmt.Errorf("%s refused the credentials (%s): check the user and password in %s (%s)", addr, human.OneLine(msg), flag, CredentialsForm(addr))
 	case strings.Contains(msg, "NOAUTH"):
-		return fmt.Errorf("%s requires a password: put it in %s (redis://user:password@host:port)", addr, flag)
+		return fmt.Errorf("%s requires a password: put it in %s (%s)", addr, flag, CredentialsForm(addr))
 	case strings.HasPrefix(msg, "NOPERM"):
 		return fmt.Errorf("%s: the ACL user may not run a command this one needs (%s); grant it (docs/audit-acl.md gives the rules of audit, hotkeys, investigate and writers)", addr, human.OneLine(msg))
 	case errors.Is(err, os.ErrDeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
@@ -293,6 +325,15 @@ func httpStatus(msg string) string {
 		line = line[:j]
 	}
 	return human.OneLine(line)
+}
+
+// CredentialsForm is where a URL of addr holds its credentials: a socket's
+// path (addr starting with /) is reached with unix://.
+func CredentialsForm(addr string) string {
+	if strings.HasPrefix(addr, "/") {
+		return "unix://user:password@/path"
+	}
+	return "redis://user:password@host:port"
 }
 
 // tlsMismatch names a TLS client on a plain port or a plain client on a
