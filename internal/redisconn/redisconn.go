@@ -57,7 +57,7 @@ func ParseURL(raw string, cluster bool) (*Target, error) {
 
 // ParseFlag reads redis://[user:password@]host[:port][,host[:port]…][/db][?options]
 // (rediss:// for TLS, unix://[user:password@]/path[?db=N] for a socket; options as go-redis's ParseURL: dial_timeout,
-// read_timeout …). Several hosts are Cluster seeds and need cluster. A
+// read_timeout, skip_verify …, and redis-cli's TLS files: cacert, cert, key, sni). Several hosts are Cluster seeds and need cluster. A
 // bare host:port is taken as redis://host:port.
 //
 // The user and password are split off the raw text and decoded here,
@@ -112,10 +112,20 @@ func ParseFlag(raw string, cluster bool, flag, clusterFlag string) (*Target, err
 	if len(addrs) > 1 && !cluster {
 		return nil, cli.Usagef("%s lists %d hosts: pass %s to use them as Cluster seeds, or give one host", flag, len(addrs), clusterFlag)
 	}
+	tail, files, err := splitTLSParams(tail)
+	if err != nil {
+		return nil, cli.Usagef("%s %q: %v%s", flag, shown, err, tlsHint)
+	}
+	if files.any() && scheme != "rediss" {
+		return nil, cli.Usagef("%s %q: cacert, cert, key and sni are TLS options: use rediss://%s", flag, shown, tlsHint)
+	}
 	// No credentials in what the parser sees, so none in its error.
 	opts, err := redis.ParseURL(scheme + "://" + addrs[0] + tail)
 	if err != nil {
 		return nil, cli.Usagef("%s %q: %s%s", flag, shown, human.OneLine(err.Error()), encodeHint)
+	}
+	if err := files.apply(opts.TLSConfig); err != nil {
+		return nil, cli.Usagef("%s %q: %v%s", flag, shown, err, tlsHint)
 	}
 	opts.Username, opts.Password = user, pass
 	if cluster && opts.DB != 0 {
@@ -162,6 +172,9 @@ func parseUnix(rest, user, pass string, cluster bool, flag, clusterFlag, shown s
 	}
 	return &Target{Opts: opts, Addrs: []string{path}, Display: display, DBSet: dbSet, Flag: flag}, nil
 }
+
+// tlsHint ends every message about the TLS options of a --redis URL.
+const tlsHint = "\n\tTry: rediss://host:port?cacert=ca.pem (a private CA) and cert=client.pem&key=client.key (a server with tls-auth-clients); sni=NAME checks the certificate against NAME"
 
 // encodeHint ends every message about a --redis URL that does not parse.
 const encodeHint = "\n\tTry: write redis://user:password@host:port/db; in the user name and password, percent-encode @ as %40, : as %3A, / as %2F, # as %23, % as %25 and a space as %20"
@@ -307,7 +320,7 @@ func Error(addr string, useTLS bool, err error, flag string) error {
 	case strings.HasPrefix(msg, "LOADING"):
 		return fmt.Errorf("%s is loading its dataset (%s): run again once it has loaded", addr, human.OneLine(msg))
 	case strings.Contains(msg, "tls:"), strings.Contains(msg, "x509:"), strings.Contains(msg, "TLS handshake"):
-		return fmt.Errorf("TLS with %s failed (%s): check rediss:// and the server certificate", addr, human.OneLine(msg))
+		return fmt.Errorf("TLS with %s failed (%s): %s", addr, human.OneLine(msg), tlsAdvice(err, flag))
 	}
 	return fmt.Errorf("cannot connect to %s: %s", addr, human.OneLine(msg))
 }
