@@ -68,7 +68,7 @@ func TestAuditConnectionErrorsAreOneLine(t *testing.T) {
 	}{
 		{"refused", "redis://127.0.0.1:1", "connection refused"},
 		{"wrong password", "redis://auditor:wrong@" + s.Addr, "refused the credentials"},
-		{"bad scheme", "http://" + s.Addr, "redis:// or rediss://"},
+		{"bad scheme", "http://" + s.Addr, "the scheme must be redis://"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -17,7 +17,7 @@ func (e *env) cli() *cli.Env {
 
 func redisFlags(fs *cli.FlagSet, e *env) {
 	fs.Opts.Redis = e.getenv("KEYGUARD_REDIS")
-	fs.Var((*urlValue)(&fs.Opts.Redis), "redis", "server `URL`: redis://, rediss:// (TLS; ?cacert=FILE&cert=FILE&key=FILE&sni=NAME as redis-cli's flags) or unix:///path (a socket), user and password in the URL (env KEYGUARD_REDIS)")
+	fs.Var((*urlValue)(&fs.Opts.Redis), "redis", "server `URL`: redis://host:port, rediss:// (TLS; ?cacert=FILE&cert=FILE&key=FILE&sni=NAME as redis-cli's flags), unix:///path (a socket) or redis-sentinel://host:26379#MASTER; user and password in the URL (env KEYGUARD_REDIS; docs/audit.md, \"Reaching the server\")")
 	fs.BoolVar(&fs.Opts.Cluster, "cluster", false, "treat the URL's hosts as Redis Cluster seeds")
 }
 

@@ -32,7 +32,7 @@ type ServeOptions struct {
 // Serve audits on a schedule and serves the dashboard, the report as JSON
 // and /metrics until ctx ends.
 func Serve(ctx context.Context, e *cli.Env, o ServeOptions) error {
-	client := o.Conn.Client() // for the SDK's records; not checked now: the server starts even while Redis is down
+	client := o.Conn.FollowingClient() // for the SDK's records; not checked now: the server starts even while Redis is down
 	defer client.Close()
 
 	pr := prometheus.NewRegistry()
@@ -41,6 +41,10 @@ func Serve(ctx context.Context, e *cli.Env, o ServeOptions) error {
 	c.Auditor = NewAuditor(reg, o.Target, o.Walk)
 	if o.Snapshot != nil {
 		c.Auditor = NewSnapshotAuditor(reg, *o.Snapshot)
+	}
+	if o.Conn.Sentinel != nil {
+		// Each audit asks the Sentinels where the master is now.
+		c.Auditor = &followMaster{conn: o.Conn, target: o.Target, reg: reg, walk: o.Walk, snapshot: o.Snapshot}
 	}
 	c.Writers = NewWriterSource(client, reg, o.WritersWindow)
 	c.HotKeys = NewHotKeySource(client, reg, o.HotKeysWindow, 100)

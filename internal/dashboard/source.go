@@ -22,6 +22,7 @@ import (
 	"github.com/keyguard/keyguard/internal/audit/replsync"
 	"github.com/keyguard/keyguard/internal/audit/report"
 	"github.com/keyguard/keyguard/internal/audit/snapshot"
+	"github.com/keyguard/keyguard/internal/redisconn"
 	"github.com/keyguard/keyguard/redishook"
 	"github.com/keyguard/keyguard/registry"
 )
@@ -113,6 +114,42 @@ func (a *snapshotAuditor) Audit(ctx context.Context) (*Report, error) {
 		return nil, err
 	}
 	return res.Report, nil
+}
+
+// followMaster audits the master a Sentinel URL names: before each
+// audit it asks the Sentinels where the master is now, so that the audits
+// after a failover read the new master.
+type followMaster struct {
+	conn     *redisconn.Target
+	target   live.Target
+	reg      *registry.Registry
+	walk     live.Options
+	snapshot *SnapshotOptions
+	cur      atomic.Pointer[liveAuditor] // the audit running, for its progress
+}
+
+func (f *followMaster) Audit(ctx context.Context) (*Report, error) {
+	if err := f.conn.MasterNow(ctx); err != nil {
+		return nil, err
+	}
+	t := f.target
+	t.Conn.Addr = f.conn.Opts.Addr
+	t.Conn.TLS = f.conn.Opts.TLSConfig
+	if f.snapshot != nil {
+		so := *f.snapshot
+		so.Nodes.Target = t
+		return NewSnapshotAuditor(f.reg, so).Audit(ctx)
+	}
+	a := &liveAuditor{reg: f.reg, target: t, opts: f.walk}
+	f.cur.Store(a)
+	return a.Audit(ctx)
+}
+
+func (f *followMaster) Progress() (Progress, bool) {
+	if a := f.cur.Load(); a != nil {
+		return a.Progress()
+	}
+	return Progress{}, false
 }
 
 // Progress is how far the running audit is.

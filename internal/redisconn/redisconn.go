@@ -39,6 +39,8 @@ type Target struct {
 	Display string
 	DBSet   bool   // the URL names a database (/n)
 	Flag    string // the flag the URL came from (--redis, --from-redis), for messages
+
+	Sentinel *SentinelMaster // a redis-sentinel:// URL's master and Sentinels; nil otherwise
 }
 
 // FromFlags is the target of --redis (or KEYGUARD_REDIS) and --cluster,
@@ -57,7 +59,9 @@ func ParseURL(raw string, cluster bool) (*Target, error) {
 
 // ParseFlag reads redis://[user:password@]host[:port][,host[:port]…][/db][?options]
 // (rediss:// for TLS, unix://[user:password@]/path[?db=N] for a socket; options as go-redis's ParseURL: dial_timeout,
-// read_timeout, skip_verify …, and redis-cli's TLS files: cacert, cert, key, sni). Several hosts are Cluster seeds and need cluster. A
+// read_timeout, skip_verify …, and redis-cli's TLS files: cacert, cert, key, sni;
+// redis-sentinel://sentinel[,sentinel…][/db]#MASTER asks the Sentinels
+// where the master is now, the one URL whose parse talks to a server). Several hosts are Cluster seeds and need cluster. A
 // bare host:port is taken as redis://host:port.
 //
 // The user and password are split off the raw text and decoded here,
@@ -72,8 +76,10 @@ func ParseFlag(raw string, cluster bool, flag, clusterFlag string) (*Target, err
 		s = "redis://" + s
 	}
 	scheme, rest, _ := strings.Cut(s, "://")
-	if scheme != "redis" && scheme != "rediss" && scheme != "unix" {
-		return nil, cli.Usagef("%s %q: the scheme must be redis://, rediss:// (TLS) or unix:// (a socket's path)", flag, shown)
+	switch scheme {
+	case "redis", "rediss", "unix", "redis-sentinel", "rediss-sentinel":
+	default:
+		return nil, cli.Usagef("%s %q: the scheme must be redis://, rediss:// (TLS), unix:// (a socket's path) or redis-sentinel:// (Sentinels and a master's name)", flag, shown)
 	}
 	var user, pass string
 	if at := strings.LastIndexByte(rest, '@'); at >= 0 {
@@ -87,8 +93,11 @@ func ParseFlag(raw string, cluster bool, flag, clusterFlag string) (*Target, err
 		}
 		rest = rest[at+1:]
 	}
-	if scheme == "unix" {
+	switch scheme {
+	case "unix":
 		return parseUnix(rest, user, pass, cluster, flag, clusterFlag, shown)
+	case "redis-sentinel", "rediss-sentinel":
+		return parseSentinel(context.Background(), scheme, rest, user, pass, cluster, flag, clusterFlag, shown)
 	}
 	end := strings.IndexAny(rest, "/?")
 	if end < 0 {
@@ -301,7 +310,7 @@ func Error(addr string, useTLS bool, err error, flag string) error {
 	if line := httpStatus(err.Error()); line != "" {
 		return fmt.Errorf("%s answers HTTP (%s), not the Redis protocol: a web server or proxy listens there; point %s at the Redis server's host and port", addr, line, flag)
 	}
-	if msg := tlsMismatch(addr, useTLS, err); msg != "" {
+	if msg := tlsMismatch(addr, useTLS, err, flag); msg != "" {
 		return errors.New(msg)
 	}
 	msg := err.Error()
@@ -310,9 +319,9 @@ func Error(addr string, useTLS bool, err error, flag string) error {
 	case errors.Is(err, syscall.ECONNREFUSED):
 		return fmt.Errorf("cannot connect to %s: connection refused (is the server running, and is %s right?)", addr, flag)
 	case strings.Contains(msg, "WRONGPASS"), strings.Contains(msg, "invalid password"), strings.Contains(msg, "invalid username-password"):
-		return fmt.Errorf("%s refused the credentials (%s): check the user and password in %s (%s)", addr, human.OneLine(msg), flag, CredentialsForm(addr))
+		return fmt.Errorf("%s refused the credentials (%s): check the user and password in %s (%s)", addr, human.OneLine(msg), flag, CredentialsHint)
 	case strings.Contains(msg, "NOAUTH"):
-		return fmt.Errorf("%s requires a password: put it in %s (%s)", addr, flag, CredentialsForm(addr))
+		return fmt.Errorf("%s requires a password: put it in %s (%s)", addr, flag, CredentialsHint)
 	case strings.HasPrefix(msg, "NOPERM"):
 		return fmt.Errorf("%s: the ACL user may not run a command this one needs (%s); grant it (docs/audit-acl.md gives the rules of audit, hotkeys, investigate and writers)", addr, human.OneLine(msg))
 	case errors.Is(err, os.ErrDeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
@@ -340,18 +349,13 @@ func httpStatus(msg string) string {
 	return human.OneLine(line)
 }
 
-// CredentialsForm is where a URL of addr holds its credentials: a socket's
-// path (addr starting with /) is reached with unix://.
-func CredentialsForm(addr string) string {
-	if strings.HasPrefix(addr, "/") {
-		return "unix://user:password@/path"
-	}
-	return "redis://user:password@host:port"
-}
+// CredentialsHint says where a URL holds its credentials, whatever its
+// form (redis://, rediss://, unix://, redis-sentinel://).
+const CredentialsHint = "user:password@ before the host, or before the path of unix://"
 
 // tlsMismatch names a TLS client on a plain port or a plain client on a
 // TLS port, or returns "".
-func tlsMismatch(addr string, useTLS bool, err error) string {
+func tlsMismatch(addr string, useTLS bool, err error, flag string) string {
 	var rh tls.RecordHeaderError
 	var op *net.OpError
 	if errors.As(err, &op) && op.Op == "dial" {
@@ -372,6 +376,35 @@ func tlsMismatch(addr string, useTLS bool, err error) string {
 		if speaksTLS(ctx, addr) {
 			return fmt.Sprintf("%s expects TLS and hung up on a plain connection: use rediss:// instead of redis:// (add ?skip_verify=true only to test with a self-signed certificate)", addr)
 		}
+	case useTLS && hungUp:
+		// Over TLS 1.3 a server checks the client's certificate after the
+		// handshake; the client may see the connection reset before the
+		// alert that says why.
+		if alert := tlsAlert(ctx, addr); alert != "" {
+			return fmt.Sprintf("TLS with %s failed (%s): %s", addr, alert, tlsAdvice(errors.New(alert), flag))
+		}
+	}
+	return ""
+}
+
+// tlsAlert is the TLS alert addr sends a client that shows no certificate
+// (remote error: tls: certificate required), or "": the handshake is not
+// checked, and one PING is sent to read what the server answers.
+func tlsAlert(ctx context.Context, addr string) string {
+	d := tls.Dialer{Config: &tls.Config{InsecureSkipVerify: true}} //nolint:gosec // a probe: a PING is all it sends
+	c, err := d.DialContext(ctx, "tcp", addr)
+	if err == nil {
+		defer c.Close()
+		if dl, ok := ctx.Deadline(); ok {
+			c.SetDeadline(dl)
+		}
+		if _, err = io.WriteString(c, "PING\r\n"); err == nil {
+			var b [1]byte
+			_, err = c.Read(b[:])
+		}
+	}
+	if err != nil && strings.Contains(err.Error(), "remote error: tls") {
+		return human.OneLine(err.Error())
 	}
 	return ""
 }

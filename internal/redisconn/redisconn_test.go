@@ -34,6 +34,17 @@ func TestParseRedisURL(t *testing.T) {
 		{raw: "redis://u:p@ss/x#y?z w@h1:6380/1", addrs: []string{"h1:6380"}, user: "u", pass: "p@ss/x#y?z w", db: 1, display: "redis://u@h1:6380/1"},
 		{raw: "redis://u:pw%zz@h1", err: "percent-encode @ as %40"},
 		{raw: "redis://u:pw@h1:port", err: "percent-encode"},
+		{raw: "unix:///run/r.sock?db=2", addrs: []string{"/run/r.sock"}, db: 2, display: "unix:///run/r.sock?db=2"},
+		{raw: "unix://u:pw@/run/r.sock", addrs: []string{"/run/r.sock"}, user: "u", pass: "pw", display: "unix://u@/run/r.sock"},
+		{raw: "unix://run/r.sock", err: "no socket path"},
+		{raw: "unix:///r.sock", cluster: true, err: "reaches one server"},
+		{raw: "redis-sentinel://u:pw@h1", err: "no master name"},
+		{raw: "redis-sentinel://u:pw@h1#m", cluster: true, err: "name one master"},
+		{raw: "redis-sentinel://u:pw@h1/0?cacert=/x#m", err: "use rediss-sentinel://"},
+		{raw: "rediss://u:pw@h1?cert=/x", err: "cert= needs key="},
+		{raw: "rediss://u:pw@h1?cacert=/x&cacert=/y", err: "given 2 times"},
+		{raw: "redis://u:pw@h1?cacert=/x", err: "use rediss://"},
+		{raw: "rediss://u:pw@h1:6380?skip_verify=true&sni=redis.test", addrs: []string{"h1:6380"}, user: "u", pass: "pw", tls: true, display: "rediss://u@h1:6380"},
 	}
 	for _, tt := range tests {
 		got, err := ParseURL(tt.raw, tt.cluster)
@@ -192,4 +203,30 @@ func TestConnectWaitsForLoading(t *testing.T) {
 	if err := Error(s.Addr, false, errors.New("LOADING Redis is loading the dataset in memory"), "--redis"); !strings.Contains(err.Error(), s.Addr+" is loading its dataset") || strings.Contains(err.Error(), "cannot connect") {
 		t.Errorf("a loading server's error: %v", err)
 	}
+}
+
+// FuzzParseShowsNoPassword: whatever the URL, a message of the parser
+// never holds its password, and the parser does not panic. The password
+// holds a marker; the rest of the URL (hosts, path, options, a Sentinel
+// URL without its master name, which would ask a network) is fuzzed.
+func FuzzParseShowsNoPassword(f *testing.F) {
+	for _, s := range []string{"h1:6379/2", "/run/r.sock?db=x", "h1?cacert=/nope&cert=/x", "h1,h2", "h:port", "%zz@h", "h1?sni=", "[::1]:x/1?dial_timeout=zz"} {
+		f.Add("redis", "p@ss", s, false)
+		f.Add("unix", "pw", s, false)
+		f.Add("rediss-sentinel", "pw", s, true)
+	}
+	f.Fuzz(func(t *testing.T, scheme, pass, rest string, cluster bool) {
+		if strings.Contains(scheme, "sentinel") && strings.Contains(rest, "#") {
+			return
+		}
+		secret := "Zq9SECRET" + pass
+		raw := scheme + "://u:" + secret + "@" + rest
+		tgt, err := ParseURL(raw, cluster)
+		if err != nil && strings.Contains(err.Error(), "Zq9SECRET") {
+			t.Fatalf("%q: the error shows the password: %v", raw, err)
+		}
+		if err == nil && strings.Contains(tgt.Display, "Zq9SECRET") {
+			t.Fatalf("%q: the display shows the password: %s", raw, tgt.Display)
+		}
+	})
 }

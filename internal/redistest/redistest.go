@@ -45,6 +45,7 @@ type Server struct {
 
 	bin     string
 	conf    string // full config fed on stdin, reused by Restart
+	confIn  string // a Sentinel's: the file conf is written to (a Sentinel rewrites it; stdin is refused)
 	logPath string
 	stderr  *lockedBuffer // output before the log file is open (config errors)
 
@@ -367,8 +368,14 @@ func quote(s string) string {
 // On failure the process is gone. Callers hold s.mu.
 func (s *Server) launch() error {
 	cmd := exec.Command(s.bin, "-")
-	cmd.Dir = s.Dir
 	cmd.Stdin = strings.NewReader(s.conf)
+	if s.confIn != "" {
+		if err := os.WriteFile(s.confIn, []byte(s.conf), 0o600); err != nil {
+			return err
+		}
+		cmd = exec.Command(s.bin, s.confIn, "--sentinel")
+	}
+	cmd.Dir = s.Dir
 	cmd.Stdout = s.stderr
 	cmd.Stderr = s.stderr
 	cmd.SysProcAttr = sysProcAttr()

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/keyguard/keyguard/internal/redistest"
 )
 
@@ -263,5 +265,17 @@ func TestClusterFailoverAndMoveSlots(t *testing.T) {
 		if v, err := cc.Get(ctx, fmt.Sprintf("k%d", i)).Int(); err != nil || v != i {
 			t.Fatalf("k%d after the moves: %v %v", i, v, err)
 		}
+	}
+}
+
+// A Sentinel started here knows its master by name.
+func TestStartSentinel(t *testing.T) {
+	m := redistest.Start(t)
+	s := redistest.StartSentinel(t, "mymaster", m)
+	c := redis.NewSentinelClient(&redis.Options{Addr: s.Addr})
+	defer c.Close()
+	addr, err := c.GetMasterAddrByName(context.Background(), "mymaster").Result()
+	if err != nil || len(addr) != 2 || addr[0]+":"+addr[1] != m.Addr {
+		t.Fatalf("GET-MASTER-ADDR-BY-NAME: %v %v, want %s", addr, err, m.Addr)
 	}
 }
