@@ -184,3 +184,50 @@ func TestRenamedMemoryCommand(t *testing.T) {
 		t.Errorf("%d error replies during the audit of %d keys: MEMORY USAGE sent per key", d, rep.Summary.Keys)
 	}
 }
+
+// A user whose key patterns let it read part of the keyspace (a team's
+// own user, %R~order:*): the keys it may not read are in no group, and the
+// report does not say complete or 100% covered (it did, beside a note);
+// coverage counts them, and the part not covered says what to do. With
+// --match on the user's prefix the audit is complete.
+func TestKeysTheUserMayNotRead(t *testing.T) {
+	reg := testRegistry(t)
+	ctx := context.Background()
+	s := redistest.Start(t)
+	admin := s.Client(t)
+	for i := range 300 {
+		admin.HSet(ctx, "order:order:"+strconv.Itoa(i)+":base", "orderId", i)
+		admin.Set(ctx, "auth:session:"+strconv.Itoa(i), "x", 0)
+	}
+	var rules []string
+	for _, r := range documentedACL(t, "pw") {
+		if r == "%R~*" {
+			r = "%R~order:*"
+		}
+		rules = append(rules, r)
+	}
+	setUser(t, admin, "team-order", rules)
+	opt, _ := redis.ParseURL("redis://team-order:pw@" + s.Addr)
+	tgt := Target{Conn: connFrom(opt)}
+	res, err := Run(ctx, reg, tgt, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := res.Report
+	if res.Complete || rep.Summary.Keys != 300 || rep.Coverage.Share != 0.5 {
+		t.Errorf("complete %v, %d keys, share %v; want incomplete, 300 keys, 0.5", res.Complete, rep.Summary.Keys, rep.Coverage.Share)
+	}
+	if d := rep.Coverage.Nodes[0].DBs[0]; d.Counted != 600 || d.Unreadable != 300 {
+		t.Errorf("coverage %+v: want 600 counted, 300 unreadable", d)
+	}
+	if g := rep.Coverage.NotCovered; len(g) != 1 || !strings.Contains(g[0].Reason, "300 keys not readable by this ACL user") || !strings.Contains(g[0].Reason, "--match") {
+		t.Errorf("not covered %+v", g)
+	}
+	res, err = Run(ctx, reg, tgt, Options{Match: "order:*"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Complete || res.Report.Summary.Keys != 300 || len(res.Report.Coverage.NotCovered) != 0 {
+		t.Errorf("--match order:*: complete %v, %d keys, %+v", res.Complete, res.Report.Summary.Keys, res.Report.Coverage.NotCovered)
+	}
+}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/keyguard/keyguard/internal/audit/inventory"
 	"github.com/keyguard/keyguard/internal/audit/report"
+	"github.com/keyguard/keyguard/internal/human"
 	"github.com/keyguard/keyguard/internal/progress"
 	"github.com/keyguard/keyguard/internal/resp"
 	"github.com/keyguard/keyguard/internal/topology"
@@ -411,6 +412,10 @@ func nodeCount(c *report.Coverage, stopped []report.NodeStop) int {
 	return len(seen)
 }
 
+// unreadableMark is in the reason of a part not covered because the ACL
+// user may not read its keys.
+const unreadableMark = "not readable by this ACL user (NOPERM on the key)"
+
 // coverage is what the run's walkers covered, and what they and the
 // nodes that could not start did not.
 func (r *run) coverage(stopped []report.NodeStop) *report.Coverage {
@@ -426,11 +431,12 @@ func (r *run) coverage(stopped []report.NodeStop) *report.Coverage {
 		}
 		n := &c.Nodes[i]
 		done := w.finished.Load() && w.stop == nil
-		d := report.CoverageDB{DB: w.plan.db, KeysStart: w.total, KeysEnd: w.keysEnd, Counted: w.scannedDone, Complete: done}
+		d := report.CoverageDB{DB: w.plan.db, KeysStart: w.total, KeysEnd: w.keysEnd, Counted: w.scannedDone, Complete: done, Unreadable: w.denied.Load()}
 		if j := slices.IndexFunc(n.DBs, func(e report.CoverageDB) bool { return e.DB == d.DB }); j >= 0 {
 			// The same node walked again for other slots.
 			e := &n.DBs[j]
 			e.Counted += d.Counted
+			e.Unreadable += d.Unreadable
 			e.Complete = e.Complete && d.Complete
 			if d.KeysEnd >= 0 {
 				e.KeysEnd = d.KeysEnd
@@ -453,6 +459,18 @@ func (r *run) coverage(stopped []report.NodeStop) *report.Coverage {
 			g.DB = &s.DB
 		}
 		c.NotCovered = append(c.NotCovered, g)
+	}
+	for _, n := range c.Nodes {
+		for _, d := range n.DBs {
+			if d.Unreadable == 0 {
+				continue
+			}
+			g := report.Gap{Node: n.Addr, Reason: fmt.Sprintf("%s keys %s, in no group: grant it %%R~* (docs/audit-acl.md), or audit only the keys it may read with --match", human.Count(d.Unreadable), unreadableMark)}
+			if !r.t.Cluster && !r.alone {
+				g.DB = &d.DB
+			}
+			c.NotCovered = append(c.NotCovered, g)
+		}
 	}
 	if r.t.Cluster || r.alone {
 		c.Cluster = r.clusterCoverage(c.Nodes, len(counted))
@@ -494,9 +512,6 @@ func (r *run) walkNotes() {
 	}
 	if moved > 0 && !r.t.Cluster {
 		r.note("%d keys answered MOVED or ASK (slots migrating during the audit) and were skipped on the old node", moved)
-	}
-	if denied > 0 {
-		r.note("%d keys were not readable by this ACL user (NOPERM on the key) and were skipped", denied)
 	}
 	if shrunk > 0 {
 		r.note("the key table of %d node(s) shrank during the walk: SCAN may return a key twice after a shrink, so a few keys may be counted twice", shrunk)

@@ -151,9 +151,12 @@ func (e *incompleteError) Error() string {
 		}
 		parts = append(parts, fmt.Sprintf("%s%s stopped after %s %s: %s", node, db, human.Plural(s.Keys, "key"), where, human.OneLine(s.Reason)))
 	}
+	resumable := len(e.stops) > 0
 	if len(e.stops) == 0 && e.gaps != nil {
 		for _, g := range e.gaps.NotCovered {
 			parts = append(parts, "not covered: "+human.OneLine(g.String()))
+			// Keys the ACL user may not read stay so on a resumed run.
+			resumable = resumable || !strings.Contains(g.Reason, unreadableMark)
 		}
 	}
 	msg := "audit incomplete: " + strings.Join(parts, "; ")
@@ -161,6 +164,10 @@ func (e *incompleteError) Error() string {
 		msg += "; the existing report at --out was kept, the partial one written beside it"
 	}
 	switch {
+	case !resumable && e.out != "":
+		msg += fmt.Sprintf("; partial report in %s", e.out)
+	case !resumable:
+		msg += "; partial report written"
 	case e.out != "" && e.json:
 		msg += fmt.Sprintf("; partial report in %s; continue with --resume %s", e.out, e.out)
 	case e.out != "":

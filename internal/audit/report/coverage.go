@@ -39,6 +39,9 @@ type CoverageDB struct {
 	KeysEnd   int64 `json:"keys_end"`   // when it ended; -1 unknown (the walk stopped)
 	Counted   int64 `json:"counted"`    // keys the walk listed and counted
 	Complete  bool  `json:"complete"`   // walked to the end
+	// Unreadable are keys listed that the ACL user may not read (NOPERM
+	// on the key): in Counted, in no group, and not covered.
+	Unreadable int64 `json:"unreadable,omitempty"`
 }
 
 // ClusterCoverage is what a report covers of a Cluster.
@@ -128,6 +131,9 @@ func (c *Coverage) Lines() (nodes, gaps []string) {
 			if d.KeysEnd >= 0 {
 				end = fmtCount(d.KeysEnd)
 			}
+			if d.Unreadable > 0 {
+				st += ", " + fmtCount(d.Unreadable) + " of them not readable by the ACL user"
+			}
 			dbs = append(dbs, fmt.Sprintf("db %d %s counted (INFO keyspace: %s at the start, %s at the end%s)", d.DB, fmtCount(d.Counted), start, end, st))
 		}
 		line := n.Addr + " " + n.Role
@@ -206,6 +212,7 @@ func JoinCoverage(parts ...*Coverage) *Coverage {
 				}
 				e := &m.DBs[j]
 				e.Counted += d.Counted
+				e.Unreadable += d.Unreadable
 				e.KeysEnd, e.Complete = d.KeysEnd, d.Complete
 			}
 		}
@@ -294,7 +301,19 @@ func (c *Coverage) Finish() {
 
 func (c *Coverage) share() float64 {
 	if cl := c.Cluster; cl != nil {
-		return float64(cl.Slots) / ClusterSlots
+		// Of the slots counted, the keys the ACL user could read.
+		var counted, unreadable int64
+		for _, n := range c.Nodes {
+			for _, d := range n.DBs {
+				counted += d.Counted
+				unreadable += d.Unreadable
+			}
+		}
+		f := float64(cl.Slots) / ClusterSlots
+		if unreadable > 0 && counted > 0 {
+			f *= float64(counted-min(unreadable, counted)) / float64(counted)
+		}
+		return f
 	}
 	var all, got int64
 	dbs := 0
@@ -308,6 +327,7 @@ func (c *Coverage) share() float64 {
 			case d.KeysStart >= 0:
 				got += min(d.Counted, d.KeysStart)
 			}
+			got -= min(d.Unreadable, got)
 			// A stopped database of an unknown size (its count was not
 			// read, or the snapshot declared none) adds nothing covered.
 		}
