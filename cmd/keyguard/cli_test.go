@@ -3,15 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/json"
-	"encoding/pem"
-	"math/big"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -21,7 +13,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/redis/go-redis/v9"
 	"github.com/redis/go-redis/v9/logging"
@@ -202,29 +193,12 @@ func TestShortOut(t *testing.T) {
 	}
 }
 
-// tlsRedis starts a redis-server with a plain port and a TLS port and
-// returns both addresses; it skips when the build has no TLS.
+// tlsRedis starts a redis-server with a plain port and a TLS port (its
+// certificate signed by a test CA, clients not asked for one) and returns
+// both addresses.
 func tlsRedis(t *testing.T) (plain, tlsAddr string) {
 	t.Helper()
-	dir := t.TempDir()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "keyguard test"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)}, KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kder, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	certFile, keyFile := filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
-	os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600)
-	os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kder}), 0o600)
+	_, certFile, keyFile, _, _ := pki(t, t.TempDir())
 	// redistest chooses the TLS port and chooses again if another process
 	// takes it before redis-server binds it.
 	srv, ports := redistest.StartPorts(t, 1, func(p []int) []string {

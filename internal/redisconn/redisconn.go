@@ -57,12 +57,14 @@ func ParseURL(raw string, cluster bool) (*Target, error) {
 	return ParseFlag(raw, cluster, "--redis", "--cluster")
 }
 
-// ParseFlag reads redis://[user:password@]host[:port][,host[:port]…][/db][?options]
-// (rediss:// for TLS, unix://[user:password@]/path[?db=N] for a socket; options as go-redis's ParseURL: dial_timeout,
-// read_timeout, skip_verify …, and redis-cli's TLS files: cacert, cert, key, sni;
-// redis-sentinel://sentinel[,sentinel…][/db]#MASTER asks the Sentinels
-// where the master is now, the one URL whose parse talks to a server). Several hosts are Cluster seeds and need cluster. A
-// bare host:port is taken as redis://host:port.
+// ParseFlag reads redis://[user:password@]host[:port][,host[:port]…][/db][?options]:
+// rediss:// for TLS, unix://[user:password@]/path[?db=N] for a socket,
+// and redis-sentinel://[user:password@]sentinel[,sentinel…][/db]#MASTER,
+// whose parse (alone of them) talks to servers: it asks the Sentinels
+// where the master is now. Options are go-redis ParseURL's (dial_timeout,
+// read_timeout, skip_verify …) and redis-cli's TLS files (cacert, cert,
+// key, sni). Several hosts are Cluster seeds and need cluster. A bare
+// host:port is taken as redis://host:port.
 //
 // The user and password are split off the raw text and decoded here,
 // before any parser sees the URL: a parser's error quotes the URL it was
@@ -104,39 +106,17 @@ func ParseFlag(raw string, cluster bool, flag, clusterFlag string) (*Target, err
 		end = len(rest)
 	}
 	hosts, tail := rest[:end], rest[end:]
-	var addrs []string
-	for _, h := range strings.Split(hosts, ",") {
-		h = strings.TrimSpace(h)
-		if h == "" {
-			continue
-		}
-		if _, _, err := net.SplitHostPort(h); err != nil {
-			h = net.JoinHostPort(strings.Trim(h, "[]"), "6379")
-		}
-		addrs = append(addrs, h)
-	}
+	addrs := splitHosts(hosts, "6379")
 	if len(addrs) == 0 {
 		return nil, cli.Usagef("%s %q: no host", flag, shown)
 	}
 	if len(addrs) > 1 && !cluster {
 		return nil, cli.Usagef("%s lists %d hosts: pass %s to use them as Cluster seeds, or give one host", flag, len(addrs), clusterFlag)
 	}
-	tail, files, err := splitTLSParams(tail)
+	opts, tail, _, err := options(scheme, scheme, addrs[0], tail, user, pass, flag, shown)
 	if err != nil {
-		return nil, cli.Usagef("%s %q: %v%s", flag, shown, err, tlsHint)
+		return nil, err
 	}
-	if files.any() && scheme != "rediss" {
-		return nil, cli.Usagef("%s %q: cacert, cert, key and sni are TLS options: use rediss://%s", flag, shown, tlsHint)
-	}
-	// No credentials in what the parser sees, so none in its error.
-	opts, err := redis.ParseURL(scheme + "://" + addrs[0] + tail)
-	if err != nil {
-		return nil, cli.Usagef("%s %q: %s%s", flag, shown, human.OneLine(err.Error()), encodeHint)
-	}
-	if err := files.apply(opts.TLSConfig); err != nil {
-		return nil, cli.Usagef("%s %q: %v%s", flag, shown, err, tlsHint)
-	}
-	opts.Username, opts.Password = user, pass
 	if cluster && opts.DB != 0 {
 		return nil, cli.Usagef("%s %q: a Redis Cluster has only database 0", flag, shown)
 	}
@@ -151,6 +131,46 @@ func ParseFlag(raw string, cluster bool, flag, clusterFlag string) (*Target, err
 	path, _, _ := strings.Cut(tail, "?")
 	dbSet := strings.Trim(path, "/") != ""
 	return &Target{Opts: opts, Addrs: addrs, Cluster: cluster, Display: display, DBSet: dbSet, Flag: flag}, nil
+}
+
+// options are the connection options of a URL of scheme (as the user
+// wrote it) to addr with tail (its path and query), for go-redis's scheme
+// base: go-redis's options, keyguard's TLS files loaded, the credentials
+// set. It returns the tail without the TLS files.
+func options(scheme, base, addr, tail, user, pass, flag, shown string) (*redis.Options, string, tlsFiles, error) {
+	tail, files, err := splitTLSParams(tail)
+	if err != nil {
+		return nil, "", files, cli.Usagef("%s %q: %v%s", flag, shown, err, tlsHint)
+	}
+	if files.any() && base != "rediss" {
+		return nil, "", files, cli.Usagef("%s %q: cacert, cert, key and sni are TLS options: use %s://%s", flag, shown, strings.Replace(scheme, "redis", "rediss", 1), tlsHint)
+	}
+	// No credentials in what the parser sees, so none in its error.
+	opts, err := redis.ParseURL(base + "://" + addr + tail)
+	if err != nil {
+		return nil, "", files, cli.Usagef("%s %q: %s%s", flag, shown, human.OneLine(err.Error()), encodeHint)
+	}
+	if err := files.apply(opts.TLSConfig); err != nil {
+		return nil, "", files, cli.Usagef("%s %q: %v%s", flag, shown, err, tlsHint)
+	}
+	opts.Username, opts.Password = user, pass
+	return opts, tail, files, nil
+}
+
+// splitHosts splits a URL's comma-separated hosts, each given port unless
+// it has one.
+func splitHosts(hosts, port string) []string {
+	var addrs []string
+	for _, h := range strings.Split(hosts, ",") {
+		if h = strings.TrimSpace(h); h == "" {
+			continue
+		}
+		if _, _, err := net.SplitHostPort(h); err != nil {
+			h = net.JoinHostPort(strings.Trim(h, "[]"), port)
+		}
+		addrs = append(addrs, h)
+	}
+	return addrs
 }
 
 // parseUnix reads the rest of unix://[user:password@]/path[?db=N&options]

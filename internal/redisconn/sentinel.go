@@ -41,35 +41,14 @@ func parseSentinel(ctx context.Context, scheme, rest, user, pass string, cluster
 		end = len(rest)
 	}
 	hosts, tail := rest[:end], rest[end:]
-	var addrs []string
-	for _, h := range strings.Split(hosts, ",") {
-		if h = strings.TrimSpace(h); h == "" {
-			continue
-		}
-		if _, _, err := net.SplitHostPort(h); err != nil {
-			h = net.JoinHostPort(strings.Trim(h, "[]"), sentinelPort)
-		}
-		addrs = append(addrs, h)
-	}
+	addrs := splitHosts(hosts, sentinelPort)
 	if len(addrs) == 0 {
 		return nil, cli.Usagef("%s %q: no Sentinel host%s", flag, shown, sentinelHint)
 	}
-	tail, files, err := splitTLSParams(tail)
+	opts, tail, files, err := options(scheme, strings.TrimSuffix(scheme, "-sentinel"), addrs[0], tail, user, pass, flag, shown)
 	if err != nil {
-		return nil, cli.Usagef("%s %q: %v%s", flag, shown, err, tlsHint)
+		return nil, err
 	}
-	base := strings.TrimSuffix(scheme, "-sentinel")
-	if files.any() && base != "rediss" {
-		return nil, cli.Usagef("%s %q: cacert, cert, key and sni are TLS options: use rediss-sentinel://%s", flag, shown, tlsHint)
-	}
-	opts, err := redis.ParseURL(base + "://" + addrs[0] + tail)
-	if err != nil {
-		return nil, cli.Usagef("%s %q: %s%s", flag, shown, human.OneLine(err.Error()), encodeHint)
-	}
-	if err := files.apply(opts.TLSConfig); err != nil {
-		return nil, cli.Usagef("%s %q: %v%s", flag, shown, err, tlsHint)
-	}
-	opts.Username, opts.Password = user, pass
 	sm := &SentinelMaster{Name: name, Sentinels: addrs, sni: files.sni != ""}
 	master, err := sm.ask(ctx, opts, flag)
 	if err != nil {

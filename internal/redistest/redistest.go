@@ -292,33 +292,44 @@ func startPorts(tb testing.TB, bin string, cluster bool, n int, extra func(ports
 		logPath: dir + string(os.PathSeparator) + "redis.log",
 		stderr:  &lockedBuffer{},
 	}
+	nports := 1
+	if cluster {
+		nports = 2 // client port and cluster bus port
+	}
+	err := s.startOnFreePorts(tb, nports+n, func(ports []int) string {
+		return config(dir, s.logPath, ports[:nports], extra(ports[nports:]))
+	})
+	if err != nil {
+		tb.Fatalf("redistest: start redis-server (%s) in %s: %v\n%s", s.bin, dir, err, s.tail())
+	}
+	return s
+}
+
+// startOnFreePorts starts s on n free ports (the first its client port)
+// with the config conf renders for them, and chooses again when another
+// process takes a port first.
+func (s *Server) startOnFreePorts(tb testing.TB, n int, conf func(ports []int) string) error {
 	var err error
 	for range startAttempts {
-		nports := 1
-		if cluster {
-			nports = 2 // client port and cluster bus port
-		}
 		var ports []int
-		ports, err = freePorts(nports + n)
-		if err != nil {
-			break
+		if ports, err = freePorts(n); err != nil {
+			return err
 		}
 		s.Port = ports[0]
 		s.Addr = net.JoinHostPort("127.0.0.1", strconv.Itoa(s.Port))
-		s.conf = config(dir, s.logPath, ports[:nports], extra(ports[nports:]))
+		s.conf = conf(ports)
 		s.mu.Lock()
 		err = s.launch()
 		s.mu.Unlock()
 		if err == nil {
 			tb.Cleanup(func() { s.cleanup(tb) })
-			return s
+			return nil
 		}
 		if !errors.Is(err, errPortBusy) && !errors.Is(err, errNotReady) {
-			break
+			return err
 		}
 	}
-	tb.Fatalf("redistest: start redis-server (%s) in %s: %v\n%s", s.bin, dir, err, s.tail())
-	return nil
+	return err
 }
 
 // cleanup stops the server and, for a failed test, shows the log tail.

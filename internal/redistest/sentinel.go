@@ -1,9 +1,7 @@
 package redistest
 
 import (
-	"errors"
 	"net"
-	"os"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -20,34 +18,16 @@ func StartSentinel(tb testing.TB, name string, master *Server, extra ...string) 
 	bin := lookBinary(tb)
 	s := &Server{Dir: dir, bin: bin, logPath: filepath.Join(dir, "sentinel.log"), confIn: filepath.Join(dir, "sentinel.conf"), stderr: &lockedBuffer{}}
 	host, port, _ := net.SplitHostPort(master.Addr)
-	var err error
-	for range startAttempts {
-		var ports []int
-		if ports, err = freePorts(1); err != nil {
-			break
-		}
-		s.Port = ports[0]
-		s.Addr = net.JoinHostPort("127.0.0.1", strconv.Itoa(s.Port))
-		lines := append([]string{
-			"sentinel monitor " + name + " " + host + " " + port + " 1",
-			"sentinel down-after-milliseconds " + name + " 1000",
-			"sentinel failover-timeout " + name + " 5000",
-		}, extra...)
-		s.conf = sentinelConfig(dir, s.logPath, s.Port, lines)
-		_ = os.Remove(s.confIn)
-		s.mu.Lock()
-		err = s.launch()
-		s.mu.Unlock()
-		if err == nil {
-			tb.Cleanup(func() { s.cleanup(tb) })
-			return s
-		}
-		if !errors.Is(err, errPortBusy) && !errors.Is(err, errNotReady) {
-			break
-		}
+	lines := append([]string{
+		"sentinel monitor " + name + " " + host + " " + port + " 1",
+		"sentinel down-after-milliseconds " + name + " 1000",
+		"sentinel failover-timeout " + name + " 5000",
+	}, extra...)
+	err := s.startOnFreePorts(tb, 1, func(ports []int) string { return sentinelConfig(dir, s.logPath, ports[0], lines) })
+	if err != nil {
+		tb.Fatalf("redistest: start redis-server --sentinel (%s) in %s: %v\n%s", bin, dir, err, s.tail())
 	}
-	tb.Fatalf("redistest: start redis-server --sentinel (%s) in %s: %v\n%s", bin, dir, err, s.tail())
-	return nil
+	return s
 }
 
 // sentinelConfig is a Sentinel's sentinel.conf: the server's own lines a
