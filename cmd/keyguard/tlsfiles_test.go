@@ -44,14 +44,14 @@ func pki(t *testing.T, dir string) (ca, srvCert, srvKey, cliCert, cliKey string)
 		}
 		return p
 	}
-	leaf := func(serial int64, cn string, usage x509.ExtKeyUsage, dns []string) (string, string) {
+	leaf := func(serial int64, cn string, usage []x509.ExtKeyUsage, dns []string) (string, string) {
 		k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 		if err != nil {
 			t.Fatal(err)
 		}
 		tmpl := &x509.Certificate{SerialNumber: big.NewInt(serial), Subject: pkix.Name{CommonName: cn}, DNSNames: dns,
 			NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-			KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{usage}}
+			KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: usage}
 		der, err := x509.CreateCertificate(rand.Reader, tmpl, caCert, &k.PublicKey, caKey)
 		if err != nil {
 			t.Fatal(err)
@@ -63,8 +63,10 @@ func pki(t *testing.T, dir string) (ca, srvCert, srvKey, cliCert, cliKey string)
 		return write(cn+".pem", "CERTIFICATE", der), write(cn+".key", "EC PRIVATE KEY", kder)
 	}
 	ca = write("ca.pem", "CERTIFICATE", caDER)
-	srvCert, srvKey = leaf(2, "redis.test", x509.ExtKeyUsageServerAuth, []string{"redis.test"})
-	cliCert, cliKey = leaf(3, "client", x509.ExtKeyUsageClientAuth, nil)
+	// A Cluster node shows its server certificate as a client too (on the
+	// cluster bus, tls-cluster).
+	srvCert, srvKey = leaf(2, "redis.test", []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth}, []string{"redis.test"})
+	cliCert, cliKey = leaf(3, "client", []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}, nil)
 	return
 }
 
@@ -125,5 +127,49 @@ func TestTLSFiles(t *testing.T) {
 				t.Errorf("%s %s: exit %d: %s\nwant %q", cmd[0], tt.url, code, errOut, tt.want)
 			}
 		}
+	}
+}
+
+// TestTLSCluster: a Redis Cluster on TLS alone for its clients (tls-cluster:
+// CLUSTER NODES and MOVED name the TLS ports), clients required to show a
+// certificate: the audit with the TLS files in the URL walks every master
+// and counts every key once, and so does hotkeys.
+func TestTLSCluster(t *testing.T) {
+	dir := t.TempDir()
+	ca, srvCert, srvKey, cliCert, cliKey := pki(t, dir)
+	c := redistest.StartClusterPorts(t, 3, 1, func(p []int) []string {
+		return []string{"tls-port " + strconv.Itoa(p[0]), "tls-cert-file " + srvCert, "tls-key-file " + srvKey,
+			"tls-ca-cert-file " + ca, "tls-auth-clients yes", "tls-cluster yes", "tls-replication yes"}
+	})
+	ctx := context.Background()
+	// The TLS ports: CLUSTER NODES names them to a TLS client (to a
+	// plain one, the plain ports).
+	var seeds []string
+	for _, node := range c.Nodes {
+		p, err := node.Client(t).ConfigGet(ctx, "tls-port").Result()
+		if err != nil || p["tls-port"] == "" || p["tls-port"] == "0" {
+			t.Fatalf("tls-port of %s: %v %v", node.Addr, p, err)
+		}
+		seeds = append(seeds, "127.0.0.1:"+p["tls-port"])
+	}
+	// Keys written through the plain ports, each on its slot's node.
+	n := 0
+	for _, node := range c.Nodes {
+		nc := node.Client(t)
+		for i := 0; n < 900 && i < 5000; i++ {
+			k := fmt.Sprintf("user:profile:%d:base", i)
+			if err := nc.Set(ctx, k, "p", time.Hour).Err(); err == nil {
+				n++
+			}
+		}
+	}
+	_, reg := migrateFiles(t)
+	url := "rediss://" + strings.Join(seeds, ",") + "?cacert=" + ca + "&cert=" + cliCert + "&key=" + cliKey + "&sni=redis.test"
+	code, stdout, errOut := runCLI(t, "", "audit", "--cluster", "--registry", reg, "--fail-on", "never", "--redis", url)
+	if code != 0 || !strings.Contains(stdout, "3 of 3 masters") || !strings.Contains(stdout, "complete") || !strings.Contains(stdout, fmt.Sprintf("%d keys", n)) {
+		t.Errorf("audit: exit %d (%d keys written)\n%s%s", code, n, stdout, errOut)
+	}
+	if code, stdout, errOut := runCLI(t, "", "hotkeys", "--cluster", "--registry", reg, "--redis", url); code == exitError {
+		t.Errorf("hotkeys: exit %d\n%s%s", code, stdout, errOut)
 	}
 }

@@ -113,9 +113,14 @@ func ParseFlag(raw string, cluster bool, flag, clusterFlag string) (*Target, err
 	if len(addrs) > 1 && !cluster {
 		return nil, cli.Usagef("%s lists %d hosts: pass %s to use them as Cluster seeds, or give one host", flag, len(addrs), clusterFlag)
 	}
-	opts, tail, _, err := options(scheme, scheme, addrs[0], tail, user, pass, flag, shown)
+	opts, tail, files, err := options(scheme, scheme, addrs[0], tail, user, pass, flag, shown)
 	if err != nil {
 		return nil, err
+	}
+	if cluster && opts.TLSConfig != nil && files.sni == "" {
+		// Each node's certificate is checked against the node's own host
+		// (crypto/tls takes it from the address), not the first seed's.
+		opts.TLSConfig.ServerName = ""
 	}
 	if cluster && opts.DB != 0 {
 		return nil, cli.Usagef("%s %q: a Redis Cluster has only database 0", flag, shown)

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/keyguard/keyguard/internal/redistest"
 )
 
@@ -202,6 +204,33 @@ func TestConnectWaitsForLoading(t *testing.T) {
 	}
 	if err := Error(s.Addr, false, errors.New("LOADING Redis is loading the dataset in memory"), "--redis"); !strings.Contains(err.Error(), s.Addr+" is loading its dataset") || strings.Contains(err.Error(), "cannot connect") {
 		t.Errorf("a loading server's error: %v", err)
+	}
+}
+
+// A Cluster's nodes are each checked against their own host name: the
+// first seed's is not the name of the others' certificates. sni names one
+// for every node.
+func TestClusterTLSServerName(t *testing.T) {
+	for _, tt := range []struct {
+		raw     string
+		cluster bool
+		want    string
+	}{
+		{"rediss://n1.example:6380", false, "n1.example"},
+		{"rediss://n1.example:6380,n2.example:6380", true, ""},
+		{"rediss://n1.example:6380,n2.example:6380?sni=redis.example", true, "redis.example"},
+	} {
+		got, err := ParseURL(tt.raw, tt.cluster)
+		if err != nil || got.Opts.TLSConfig == nil || got.Opts.TLSConfig.ServerName != tt.want {
+			t.Errorf("%s: %v, server name %q; want %q", tt.raw, err, got.Opts.TLSConfig.ServerName, tt.want)
+		}
+		if tt.cluster {
+			cc, ok := got.Client().(*redis.ClusterClient)
+			if !ok || cc.Options().TLSConfig.ServerName != tt.want {
+				t.Errorf("%s: the cluster client's server name is not %q", tt.raw, tt.want)
+			}
+			cc.Close()
+		}
 	}
 }
 

@@ -57,21 +57,36 @@ func StartClusterWithReplicas(tb testing.TB, masters, replicasPerMaster int, ext
 	return startCluster(tb, masters, replicasPerMaster, append([]string{"repl-diskless-sync-delay 0"}, extraConfig...))
 }
 
+// StartClusterPorts is StartCluster whose nodes each take n more free
+// ports, which config turns into more config lines (a TLS port of each
+// node: tls-port, tls-cluster).
+func StartClusterPorts(tb testing.TB, masters, n int, config func(ports []int) []string) *Cluster {
+	tb.Helper()
+	return startClusterPorts(tb, masters, 0, n, func(ports []int) []string { return config(ports) })
+}
+
 func startCluster(tb testing.TB, masters, replicasPerMaster int, extraConfig []string) *Cluster {
+	tb.Helper()
+	return startClusterPorts(tb, masters, replicasPerMaster, 0, func([]int) []string { return extraConfig })
+}
+
+func startClusterPorts(tb testing.TB, masters, replicasPerMaster, n int, extra func(ports []int) []string) *Cluster {
 	tb.Helper()
 	if masters < 1 || masters > slotCount {
 		tb.Fatalf("redistest: StartCluster with %d masters; want 1..%d", masters, slotCount)
 	}
 	bin := lookBinary(tb)
-	conf := append([]string{
-		"cluster-enabled yes",
-		"cluster-config-file nodes.conf",
-		"cluster-node-timeout 2000",
-		"cluster-announce-ip 127.0.0.1",
-	}, extraConfig...)
+	conf := func(ports []int) []string {
+		return append([]string{
+			"cluster-enabled yes",
+			"cluster-config-file nodes.conf",
+			"cluster-node-timeout 2000",
+			"cluster-announce-ip 127.0.0.1",
+		}, extra(ports)...)
+	}
 	c := &Cluster{}
 	for range masters {
-		s := start(tb, bin, true, conf)
+		s := startPorts(tb, bin, true, n, conf)
 		c.Nodes = append(c.Nodes, s)
 		c.Addrs = append(c.Addrs, s.Addr)
 	}
@@ -85,7 +100,7 @@ func startCluster(tb testing.TB, masters, replicasPerMaster int, extraConfig []s
 		return c
 	}
 	for range masters * replicasPerMaster {
-		c.Replicas = append(c.Replicas, start(tb, bin, true, conf))
+		c.Replicas = append(c.Replicas, startPorts(tb, bin, true, n, conf))
 	}
 	if err := c.attachReplicas(replicasPerMaster); err != nil {
 		for _, s := range append(append([]*Server{}, c.Nodes...), c.Replicas...) {
