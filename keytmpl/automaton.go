@@ -163,6 +163,68 @@ func (d *dfa) match(s string) bool {
 
 func (d *dfa) step(st int32, b byte) int32 { return d.next[int(st)*d.ncls+int(d.class[b])] }
 
+// byteClasses partitions the bytes by their membership in every set: two
+// bytes share a class when each set holds both or neither. Each set
+// splits the classes so far in two, in and out of it; a class is numbered
+// by its first byte, in byte order.
+func byteClasses(sets []bset, class *[256]uint16) (n int) {
+	n = 1
+	remap := make([]int32, 0, 512)
+	for _, set := range sets {
+		remap = remap[:0]
+		for range 2 * n {
+			remap = append(remap, -1)
+		}
+		next := 0
+		for b := 0; b < 256; b++ {
+			k := 2 * int(class[b])
+			if set.has(byte(b)) {
+				k++
+			}
+			if remap[k] < 0 {
+				remap[k] = int32(next)
+				next++
+			}
+			class[b] = uint16(remap[k])
+		}
+		n = next
+	}
+	return n
+}
+
+// literalDFA is buildDFA of one literal part, built directly (the same
+// classes, states and transitions): a chain of len(s)+1 states after the
+// dead one. Most segments of most templates are literal.
+func literalDFA(s string) *dfa {
+	d := &dfa{}
+	var sets []bset
+	for i := 0; i < len(s); i++ {
+		var b bset
+		b.add(s[i])
+		if !slices.Contains(sets, b) {
+			sets = append(sets, b)
+		}
+	}
+	d.ncls = byteClasses(sets, &d.class)
+	state := func(i int) int32 { // the state after i bytes of s
+		if i == 0 {
+			return 0
+		}
+		return int32(i + 1)
+	}
+	n := len(s) + 2
+	d.next = make([]int32, n*d.ncls)
+	for i := range d.next {
+		d.next[i] = deadState
+	}
+	d.accept = make([]bool, n)
+	for i := 0; i < len(s); i++ {
+		d.next[int(state(i))*d.ncls+int(d.class[s[i]])] = state(i + 1)
+	}
+	d.accept[state(len(s))] = true
+	return d
+}
+
 // buildDFA determinises the NFA of a sequence of parts. Placeholders of
 // kind Any take every byte: the separator never appears inside a segment,
 // and Relate leaves it out when it searches for witnesses.
@@ -183,33 +245,15 @@ func buildDFA(parts []Part) *dfa {
 		}
 	}
 	d := &dfa{}
-	sig := map[string]uint16{}
-	var key []byte
-	for b := 0; b < 256; b++ {
-		key = key[:0]
-		for _, s := range sets {
-			if s.has(byte(b)) {
-				key = append(key, 1)
-			} else {
-				key = append(key, 0)
-			}
-		}
-		c, ok := sig[string(key)]
-		if !ok {
-			c = uint16(len(sig))
-			sig[string(key)] = c
-		}
-		d.class[b] = c
-	}
-	d.ncls = len(sig)
+	d.ncls = byteClasses(sets, &d.class)
 	rep := make([]byte, d.ncls) // one byte per class
 	for b := 255; b >= 0; b-- {
 		rep[d.class[b]] = byte(b)
 	}
 
+	seen := make([]bool, len(n.eps)) // false between calls of closure
 	closure := func(states []int) []int {
 		stack := slices.Clone(states)
-		seen := map[int]bool{}
 		for _, s := range states {
 			seen[s] = true
 		}
@@ -223,6 +267,9 @@ func buildDFA(parts []Part) *dfa {
 					states = append(states, t)
 				}
 			}
+		}
+		for _, s := range states {
+			seen[s] = false
 		}
 		slices.Sort(states)
 		return slices.Compact(states)

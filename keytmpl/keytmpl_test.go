@@ -1,6 +1,8 @@
 package keytmpl
 
 import (
+	"math/rand/v2"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -284,6 +286,66 @@ func TestEscapeLiteral(t *testing.T) {
 		}
 		if _, ok := tmpl.Match(s + "x"); ok {
 			t.Errorf("%q matches %q", esc, s+"x")
+		}
+	}
+}
+
+// byteClasses numbers the classes as the signature of every byte (its
+// membership in each set, classes numbered by first byte) does.
+func TestByteClasses(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 2000 {
+		sets := make([]bset, rng.IntN(6))
+		for i := range sets {
+			for range rng.IntN(4) {
+				lo := byte(rng.IntN(256))
+				sets[i].addRange(lo, lo+byte(rng.IntN(256-int(lo))))
+			}
+		}
+		var want [256]uint16
+		sig := map[string]uint16{}
+		for b := range 256 {
+			key := ""
+			for _, s := range sets {
+				if s.has(byte(b)) {
+					key += "1"
+				} else {
+					key += "0"
+				}
+			}
+			c, ok := sig[key]
+			if !ok {
+				c = uint16(len(sig))
+				sig[key] = c
+			}
+			want[b] = c
+		}
+		var got [256]uint16
+		n := byteClasses(sets, &got)
+		if got != want || n != len(sig) {
+			t.Fatalf("sets %v: classes %v (%d), want %v (%d)", sets, got, n, want, len(sig))
+		}
+	}
+}
+
+// literalDFA builds what buildDFA builds of one literal part.
+func TestLiteralDFA(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	lits := []string{"", "a", "aba", "order", "\x00\xff", "v2", "fam5"}
+	for range 500 {
+		b := make([]byte, rng.IntN(12))
+		for i := range b {
+			b[i] = byte(rng.IntN(256))
+			if rng.IntN(2) == 0 {
+				b[i] = "abc01"[rng.IntN(5)]
+			}
+		}
+		lits = append(lits, string(b))
+	}
+	for _, lit := range lits {
+		got, want := literalDFA(lit), buildDFA([]Part{{Lit: lit}})
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%q: literalDFA %+v\nbuildDFA %+v", lit, got, want)
 		}
 	}
 }

@@ -121,7 +121,11 @@ func Parse(src string, sep byte) (*Template, error) {
 				s.Parts[pi].dfa = buildDFA(s.Parts[pi : pi+1])
 			}
 		}
-		s.dfa = buildDFA(s.Parts)
+		if lit, ok := s.Literal(); ok {
+			s.dfa = literalDFA(lit)
+		} else {
+			s.dfa = buildDFA(s.Parts)
+		}
 		s.canon = canonical(s.Parts)
 	}
 	return t, nil
