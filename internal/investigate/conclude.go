@@ -225,6 +225,19 @@ func (c *conclusion) quiet() string {
 		}
 		return "no conclusion about what was not observed (the connection was lost): " + strings.Join(spans, "; ") + "; run the investigation again"
 	}
+	unreadable := 0
+	for _, k := range c.p.keys {
+		if k.Unreadable {
+			unreadable++
+		}
+	}
+	if unreadable > 0 && unreadable == len(c.p.keys) {
+		return "the ACL user may read none of the " + human.Plural(len(c.p.keys), "key") + " found, so nothing is known of their values, TTLs or writers: grant it their key pattern (docs/audit-acl.md), or investigate as a user that may read them"
+	}
+	unknown := "" // the keys the user may not read, when some
+	if unreadable > 0 {
+		unknown = fmt.Sprintf("; of the %s the ACL user may not read nothing is known", human.Plural(unreadable, "key"))
+	}
 	what := "nothing suspicious"
 	if len(c.r.Findings) > 0 {
 		what = "no sign of a second writer (the findings below are about the keys themselves)"
@@ -237,7 +250,7 @@ func (c *conclusion) quiet() string {
 	case c.noneExists():
 		return c.missingText() + ", so there was nothing to investigate: check the key (and the database in --redis); a key created later is caught by --monitor or --notify"
 	case c.r.Capture == nil:
-		return what + " in the values and TTLs; --monitor names the clients that write these keys (MONITOR costs throughput while it runs)"
+		return what + " in the values and TTLs; --monitor names the clients that write these keys (MONITOR costs throughput while it runs)" + unknown
 	}
-	return what + ": no key had a second writer, a value of two styles or a changing TTL"
+	return what + ": no key had a second writer, a value of two styles or a changing TTL" + unknown
 }

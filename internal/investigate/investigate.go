@@ -192,9 +192,15 @@ func (r *Report) observe(ctx context.Context, nodes []*node, keys []*KeyInfo, ke
 	var wg sync.WaitGroup
 	var capErr, notifyErr error
 	var watched time.Duration
-	if opts.Watch > 0 && len(keys) > 0 {
-		wk := keys[:min(len(keys), maxWatchKeys)]
-		r.Watch = &WatchResult{Duration: Millis(opts.Watch), Interval: Millis(opts.WatchEvery), Keys: []TTLWatch{}, Unwatched: len(keys) - len(wk)}
+	var readable []*KeyInfo // a key the user may not read has no TTL to watch
+	for _, k := range keys {
+		if !k.Unreadable {
+			readable = append(readable, k)
+		}
+	}
+	if opts.Watch > 0 && len(readable) > 0 {
+		wk := readable[:min(len(readable), maxWatchKeys)]
+		r.Watch = &WatchResult{Duration: Millis(opts.Watch), Interval: Millis(opts.WatchEvery), Keys: []TTLWatch{}, Unwatched: len(readable) - len(wk)}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

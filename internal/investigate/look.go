@@ -36,6 +36,9 @@ type KeyInfo struct {
 	Shape      Shape    `json:"shape"`
 	Styles     []string `json:"styles,omitempty"` // IDs of the styles its value showed over the run
 	Value      string   `json:"value,omitempty"`  // ShowValues only, cut
+	// Unreadable: the ACL user may not read the key (NOPERM on the key);
+	// it exists, and nothing else is known of it.
+	Unreadable bool `json:"unreadable,omitempty"`
 	node       *node
 }
 
@@ -63,12 +66,29 @@ func look(ctx context.Context, n *node, keys []*KeyInfo, show bool) error {
 	if err != nil && !pipelineReplyErr(err) {
 		return fmt.Errorf("read keys on %s: %w", n.addr, err)
 	}
+	readable := keys[:0:0]
 	for i, k := range keys {
+		if keyDenied(ps[i].typ.Err()) {
+			k.Unreadable = true
+			continue
+		}
 		k.Type = ps[i].typ.Val()
 		k.TTLms = pttlMillis(ps[i].pttl)
 		k.Bytes = ps[i].mem.Val() // 0 when MEMORY USAGE is not allowed
+		readable = append(readable, k)
 	}
-	return shapes(ctx, n, keys, show)
+	return shapes(ctx, n, readable, show)
+}
+
+// keyDenied reports the reply to a command on a key the ACL user may not
+// read ("NOPERM … access one of the keys used as arguments"; Redis 6 and
+// 7 word it differently).
+func keyDenied(err error) bool {
+	if err == nil {
+		return false
+	}
+	msg := err.Error()
+	return strings.HasPrefix(msg, "NOPERM") && strings.Contains(msg, "key")
 }
 
 // pipelineReplyErr reports an error that is one command's reply (a

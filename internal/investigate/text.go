@@ -62,14 +62,20 @@ func (q Query) text() string {
 func plural(n int, what string) string { return human.Plural(n, what) }
 
 func (r *Report) textKeys(w io.Writer) {
-	found := 0
+	found, unreadable := 0, 0
 	for _, k := range r.Keys {
-		if k.Type != "none" {
+		switch {
+		case k.Unreadable:
+			unreadable++
+		case k.Type != "none":
 			found++
 		}
 	}
-	fmt.Fprintf(w, "\nKeys (%d found", found)
-	if missing := len(r.Keys) - found; missing > 0 {
+	fmt.Fprintf(w, "\nKeys (%d found", found+unreadable)
+	if unreadable > 0 {
+		fmt.Fprintf(w, ", %d of them not readable by the ACL user: grant it the key pattern (docs/audit-acl.md)", unreadable)
+	}
+	if missing := len(r.Keys) - found - unreadable; missing > 0 {
 		fmt.Fprintf(w, ", %s named but not in Redis", plural(missing, "key"))
 	}
 	if r.MoreKeys > 0 {
@@ -89,6 +95,10 @@ func (r *Report) textKeys(w io.Writer) {
 	for _, k := range r.Keys {
 		if k.Type == "none" {
 			fmt.Fprintf(tw, "  %s\tdoes not exist\t\t\t\t\n", finding.Display(k.Key))
+			continue
+		}
+		if k.Unreadable {
+			fmt.Fprintf(tw, "  %s\tnot readable by the ACL user (NOPERM)\t\t\t\t\n", finding.Display(k.Key))
 			continue
 		}
 		owner := "unregistered, looks like " + k.Inferred
