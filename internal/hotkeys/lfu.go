@@ -72,6 +72,9 @@ type LFUNode struct {
 	// Stopped says why the walk ended early (an error, an interruption):
 	// the counters of the keys read so far are in the result.
 	Stopped string `json:"stopped,omitempty"`
+	// Unreadable are keys listed that the ACL user may not read (NOPERM
+	// on the key): their counters are unknown, and the node not whole.
+	Unreadable int `json:"unreadable,omitempty"`
 }
 
 // LFUKey is a key and its LFU counter (0–255, logarithmic: with the
@@ -203,6 +206,7 @@ type lfuNode struct {
 	checked bool
 	found   map[int][]LFUKey
 	read    map[int]int // keys read per database (their sum is Sampled)
+	denied  map[int]int // keys the user may not read, per database (their sum is Unreadable)
 }
 
 func (w *lfuWalk) node(addr string) *lfuNode {
@@ -210,7 +214,7 @@ func (w *lfuWalk) node(addr string) *lfuNode {
 	defer w.mu.Unlock()
 	n := w.nodes[addr]
 	if n == nil {
-		n = &lfuNode{LFUNode: LFUNode{Addr: addr}, found: map[int][]LFUKey{}, read: map[int]int{}}
+		n = &lfuNode{LFUNode: LFUNode{Addr: addr}, found: map[int][]LFUKey{}, read: map[int]int{}, denied: map[int]int{}}
 		w.nodes[addr] = n
 	}
 	return n
@@ -233,13 +237,17 @@ func (w *lfuWalk) visit(ctx context.Context, b *live.Batch) error {
 		}
 		keys = keys[:min(len(keys), left)]
 	}
-	found, err := readFreqs(ctx, b, keys, w.opts.Floor)
+	found, denied, err := readFreqs(ctx, b, keys, w.opts.Floor)
 	if err != nil {
 		return err
 	}
-	read := 0
+	read, unread := 0, 0
 	for i := range keys {
-		if !b.Dropped(i) {
+		switch {
+		case b.Dropped(i):
+		case denied[i]:
+			unread++
+		default:
 			read++
 		}
 	}
@@ -247,6 +255,8 @@ func (w *lfuWalk) visit(ctx context.Context, b *live.Batch) error {
 	defer w.mu.Unlock()
 	n.Sampled += read
 	n.read[b.DB] += read
+	n.Unreadable += unread
+	n.denied[b.DB] += unread
 	f := append(n.found[b.DB], found...)
 	if len(f) > 4*w.opts.TopK {
 		f = topLFU(f, w.opts.TopK)
@@ -268,7 +278,9 @@ func (w *lfuWalk) restarted(addr string, db int) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	n.Sampled -= n.read[db]
+	n.Unreadable -= n.denied[db]
 	delete(n.read, db)
+	delete(n.denied, db)
 	delete(n.found, db)
 }
 
@@ -305,12 +317,27 @@ func (w *lfuWalk) result(ctx context.Context, wr *live.WalkResult) (*LFUResult, 
 	for _, cn := range cov.Nodes {
 		n := w.node(cn.Addr)
 		n.Whole = !w.sampled && len(stopped[cn.Addr]) == 0 && !slices.ContainsFunc(cn.DBs, func(d report.CoverageDB) bool { return !d.Complete })
+		for i := range cn.DBs {
+			d := &cn.DBs[i]
+			if d.Unreadable = int64(n.denied[d.DB]); d.Unreadable == 0 {
+				continue
+			}
+			n.Whole = false
+			g := report.Gap{Node: cn.Addr, Reason: fmt.Sprintf("%s keys not readable by this ACL user (NOPERM on the key), their counters unknown: grant it %%R~* (docs/audit-acl.md), or read only the keys it may read with --match", human.Count(d.Unreadable))}
+			if cov.Cluster == nil {
+				g.DB = &d.DB
+			}
+			cov.NotCovered = append(cov.NotCovered, g)
+			errs = append(errs, fmt.Errorf("%s not covered: %s", cn.Addr, g.Reason))
+		}
 	}
+	cov.Finish()
 	for _, n := range w.nodes {
 		switch r := stopped[n.Addr]; {
 		case n.Skipped != "":
 		case len(r) > 0:
 			n.Stopped = human.OneLine(strings.Join(r, "; "))
+		case n.Unreadable > 0: // said by its count
 		case !n.Whole && !w.sampled && len(cov.Nodes) > 0:
 			n.Stopped = "it stopped serving some of its slots during the walk (a failover or a migration): they were read on their new owner"
 		}
@@ -391,29 +418,35 @@ func (n *lfuNode) checkPolicy(ctx context.Context, c *resp.Conn) error {
 // in one round trip and returns those at or above floor. A key whose slot
 // moved is given back to the walk (b.Redo), and so is every key of its
 // slot in the batch.
-func readFreqs(ctx context.Context, b *live.Batch, keys []string, floor int) ([]LFUKey, error) {
+func readFreqs(ctx context.Context, b *live.Batch, keys []string, floor int) (_ []LFUKey, denied map[int]bool, _ error) {
 	c := b.Conn
 	if err := c.Begin(ctx); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for _, k := range keys {
 		c.Key(objectFreq, k)
 	}
 	c.Take()
 	if err := c.Flush(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var found []LFUKey
 	var at []int
 	for i, k := range keys {
 		rp, err := c.Read()
+		se := resp.ServerError(rp.Str)
 		switch {
 		case err != nil:
-			return nil, err
-		case rp.Kind == '-' && live.IsRedirect(resp.ServerError(rp.Str)):
+			return nil, nil, err
+		case rp.Kind == '-' && live.IsRedirect(se):
 			b.Redo(i)
+		case rp.Kind == '-' && se.Code() == "NOPERM" && strings.Contains(string(se), "key"):
+			if denied == nil {
+				denied = map[int]bool{}
+			}
+			denied[i] = true
 		case rp.Kind == '-':
-			return nil, fmt.Errorf("OBJECT FREQ on %s: %s", b.Node, rp.Str)
+			return nil, nil, fmt.Errorf("OBJECT FREQ on %s: %s", b.Node, rp.Str)
 		case rp.Kind == ':' && int(rp.N) >= floor:
 			found = append(found, LFUKey{Key: k, DB: b.DB, Freq: int(rp.N), Node: b.Node})
 			at = append(at, i)
@@ -425,7 +458,7 @@ func readFreqs(ctx context.Context, b *live.Batch, keys []string, floor int) ([]
 			kept = append(kept, f)
 		}
 	}
-	return kept, nil
+	return kept, denied, nil
 }
 
 // topLFU keeps the k highest counters, highest first.

@@ -542,6 +542,8 @@ func (r *Report) writeSources(ew *errWriter) {
 				switch {
 				case n.Stopped != "":
 					scope = "not every key: stopped, " + n.Stopped
+				case n.Unreadable > 0:
+					scope = "not every key: " + human.Count(int64(n.Unreadable)) + " not readable by the ACL user"
 				case !n.Whole:
 					scope = "not every key: stopped by --sample"
 				}

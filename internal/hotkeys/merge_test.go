@@ -403,3 +403,45 @@ func lfuServer(t *testing.T, n int, name func(i int) string, ttl time.Duration) 
 	}
 	return srv, rdb
 }
+
+// TestWalkLFUKeysTheUserMayNotRead: a user whose key patterns let it read
+// part of the keyspace reads the counters it may, says how many keys it
+// could not read, and does not call the walk whole; it stopped at the
+// first such key before ("OBJECT FREQ on …: NOPERM"), with nothing read.
+func TestWalkLFUKeysTheUserMayNotRead(t *testing.T) {
+	ctx := context.Background()
+	srv, admin := lfuServer(t, 3000, func(i int) string {
+		if i%3 == 0 {
+			return fmt.Sprintf("order:o:%d", i)
+		}
+		return fmt.Sprintf("auth:s:%d", i)
+	}, 0)
+	for range 5000 {
+		admin.Get(ctx, "order:o:30")
+	}
+	if err := admin.Do(ctx, "ACL", "SETUSER", "team-order", "on", ">pw", "%R~order:*", "+@all").Err(); err != nil {
+		t.Fatal(err)
+	}
+	c := redis.NewClient(&redis.Options{Addr: srv.Addr, Username: "team-order", Password: "pw"})
+	defer c.Close()
+	res, err := WalkLFU(ctx, c, LFUOptions{})
+	if err == nil || !strings.Contains(err.Error(), "2,000 keys not readable by this ACL user") {
+		t.Errorf("err %v: want the walk incomplete for 2,000 keys", err)
+	}
+	if res == nil || len(res.Nodes) != 1 {
+		t.Fatalf("result %+v", res)
+	}
+	if n := res.Nodes[0]; n.Sampled != 1000 || n.Unreadable != 2000 || n.Whole || n.Stopped != "" {
+		t.Errorf("node %+v: want 1,000 read, 2,000 unreadable, not whole, not stopped", n)
+	}
+	if len(res.Keys) != 1 || res.Keys[0].Key != "order:o:30" {
+		t.Errorf("keys %+v: want order:o:30", res.Keys)
+	}
+	if s := res.Coverage.Share; s < 0.33 || s > 0.34 {
+		t.Errorf("share %v, want 1/3", s)
+	}
+	res, err = WalkLFU(ctx, c, LFUOptions{Match: "order:*"})
+	if err != nil || res.Nodes[0].Unreadable != 0 || !res.Nodes[0].Whole || res.Nodes[0].Sampled != 1000 {
+		t.Errorf("--match order:*: %v, %+v", err, res.Nodes)
+	}
+}
