@@ -69,6 +69,7 @@ func TestAuditConnectionErrorsAreOneLine(t *testing.T) {
 		{"refused", "redis://127.0.0.1:1", "connection refused"},
 		{"wrong password", "redis://auditor:wrong@" + s.Addr, "refused the credentials"},
 		{"bad scheme", "http://" + s.Addr, "the scheme must be redis://"},
+		{"a password nobody asks for", "redis://:wrong@" + s.Addr, "asks no password of its default user, yet --redis gives one"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -87,6 +88,10 @@ func TestAuditConnectionErrorsAreOneLine(t *testing.T) {
 				t.Errorf("--out written on a connection error")
 			}
 		})
+	}
+	// hotkeys, whose walk dials on its own, says the same.
+	if code, _, stderr := runCLI(t, "", "hotkeys", "--redis", "redis://:wrong@"+s.Addr); code != exitError || !strings.Contains(stderr, "asks no password of its default user") {
+		t.Errorf("hotkeys with a password nobody asks for: exit %d %q", code, stderr)
 	}
 	if code, _, stderr := runCLI(t, "", "audit", "--registry", auditRegistry); code != exitError || !strings.Contains(stderr, "--redis URL is required") {
 		t.Errorf("no --redis: exit %d %q", code, stderr)

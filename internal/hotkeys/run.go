@@ -2,15 +2,18 @@ package hotkeys
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/keyguard/keyguard/finding"
 	"github.com/keyguard/keyguard/hotkey"
+	"github.com/keyguard/keyguard/internal/audit/live"
 	"github.com/keyguard/keyguard/internal/cli"
 	"github.com/keyguard/keyguard/internal/human"
 	"github.com/keyguard/keyguard/internal/redisconn"
+	"github.com/keyguard/keyguard/internal/resp"
 	"github.com/keyguard/keyguard/registry"
 	"github.com/redis/go-redis/v9"
 )
@@ -74,6 +77,8 @@ func Run(ctx context.Context, e *cli.Env, o RunOptions) error {
 				what = "snapshot"
 			}
 			interrupted = fmt.Errorf("%s incomplete: the report covers the keys read so far: %w", what, err)
+		case errors.As(err, new(*resp.ConnectError)):
+			return live.ConnectFailure(err, target.Opts.TLSConfig != nil) // a node refused the credentials or cannot be reached
 		case err != nil && strings.Contains(err.Error(), "NOPERM"):
 			return fmt.Errorf("%w\n\tTry: give the user the permissions of keyguard-hotkeys in docs/audit-acl.md (+select walks the databases other than 0; --db N walks one), or --no-lfu to skip OBJECT FREQ", err)
 		case err != nil:

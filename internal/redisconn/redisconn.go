@@ -343,8 +343,9 @@ func Error(addr string, useTLS bool, err error, flag string) error {
 	switch {
 	case errors.Is(err, syscall.ECONNREFUSED):
 		return fmt.Errorf("cannot connect to %s: connection refused (is the server running, and is %s right?)", addr, flag)
-	case strings.Contains(msg, "WRONGPASS"), strings.Contains(msg, "invalid password"), strings.Contains(msg, "invalid username-password"):
-		return fmt.Errorf("%s refused the credentials (%s): check the user and password in %s (%s)", addr, human.OneLine(msg), flag, CredentialsHint)
+	case strings.Contains(msg, "WRONGPASS"), strings.Contains(msg, "invalid password"), strings.Contains(msg, "invalid username-password"),
+		strings.Contains(msg, "without any password configured"):
+		return AuthError(addr, msg, flag)
 	case strings.Contains(msg, "NOAUTH"):
 		return fmt.Errorf("%s requires a password: put it in %s (%s)", addr, flag, CredentialsHint)
 	case strings.HasPrefix(msg, "NOPERM"):
@@ -372,6 +373,15 @@ func httpStatus(msg string) string {
 		line = line[:j]
 	}
 	return human.OneLine(line)
+}
+
+// AuthError is a server's refusal of the credentials (msg, its reply) in
+// one line that says what to change in the URL of flag.
+func AuthError(addr, msg, flag string) error {
+	if strings.Contains(msg, "without any password configured") {
+		return fmt.Errorf("%s asks no password of its default user, yet %s gives one: leave the password out of the URL (or name the ACL user it is for: %s)", addr, flag, CredentialsHint)
+	}
+	return fmt.Errorf("%s refused the credentials (%s): check the user and password in %s (%s)", addr, human.OneLine(msg), flag, CredentialsHint)
 }
 
 // CredentialsHint says where a URL holds its credentials, whatever its

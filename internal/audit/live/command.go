@@ -195,7 +195,7 @@ func ConnectFailure(err error, tlsUsed bool) error {
 		return err
 	}
 	if ce.Auth {
-		return fmt.Errorf("%s refused the credentials (%s): check the user and password in --redis (%s)", ce.Addr, human.OneLine(ce.Err.Error()), redisconn.CredentialsHint)
+		return redisconn.AuthError(ce.Addr, ce.Err.Error(), "--redis")
 	}
 	return redisconn.Error(ce.Addr, tlsUsed, ce.Err, "--redis")
 }
