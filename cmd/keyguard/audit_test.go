@@ -70,6 +70,7 @@ func TestAuditConnectionErrorsAreOneLine(t *testing.T) {
 		{"wrong password", "redis://auditor:wrong@" + s.Addr, "refused the credentials"},
 		{"bad scheme", "http://" + s.Addr, "the scheme must be redis://"},
 		{"a password nobody asks for", "redis://:wrong@" + s.Addr, "asks no password of its default user, yet --redis gives one"},
+		{"no such database", "redis://" + s.Addr + "/20", "has no such database (SELECT 20: ERR DB index is out of range)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -352,6 +352,8 @@ func Error(addr string, useTLS bool, err error, flag string) error {
 		return fmt.Errorf("%s: the ACL user may not run a command this one needs (%s); grant it (docs/audit-acl.md gives the rules of audit, hotkeys, investigate and writers)", addr, human.OneLine(msg))
 	case errors.Is(err, os.ErrDeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
 		return fmt.Errorf("cannot connect to %s: no answer in time (%s): check the host, port and firewall", addr, human.OneLine(msg))
+	case strings.Contains(msg, "DB index is out of range"):
+		return fmt.Errorf("%s has no such database (%s): it has as many as its databases setting says, 16 (0 to 15) unless changed; check --db or the /N of %s", addr, human.OneLine(msg), flag)
 	case strings.HasPrefix(msg, "LOADING"):
 		return fmt.Errorf("%s is loading its dataset (%s): run again once it has loaded", addr, human.OneLine(msg))
 	case strings.Contains(msg, "tls:"), strings.Contains(msg, "x509:"), strings.Contains(msg, "TLS handshake"):
