@@ -464,3 +464,43 @@ func TestRDBOddKeys(t *testing.T) {
 		t.Errorf("audit and rdb differ:\naudit %v\nrdb   %v", live.Summary.ByRule, rep.Summary.ByRule)
 	}
 }
+
+// TestRDBOfAppendOnlyFiles: the files of a Redis 7 append-only file, as a
+// real server writes them: the manifest names its base snapshot (which
+// keyguard rdb reads), and a file of commands is named as such, with the
+// snapshot to read instead (both said "not an RDB file: it starts with
+// \"*2\\r\\n$6\\r\\nS\"" before).
+func TestRDBOfAppendOnlyFiles(t *testing.T) {
+	srv := redistest.Start(t, "appendonly yes", "appendfsync always")
+	rdb := srv.Client(t)
+	ctx := context.Background()
+	for i := range 50 {
+		rdb.Set(ctx, fmt.Sprintf("user:profile:%d:base", i), "p", time.Hour)
+	}
+	if err := rdb.BgRewriteAOF(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	srv.WaitInfo(t, "persistence", func(info string) bool {
+		return strings.Contains(info, "aof_rewrite_in_progress:0") && strings.Contains(info, "aof_rewrite_scheduled:0") && strings.Contains(info, "aof_last_bgrewrite_status:ok")
+	})
+	rdb.Set(ctx, "user:profile:99:base", "p", time.Hour) // into the incr file
+	dir := filepath.Join(srv.Dir, "appendonlydir")
+	manifest, _ := filepath.Glob(filepath.Join(dir, "*.manifest"))
+	base, _ := filepath.Glob(filepath.Join(dir, "*.base.rdb"))
+	incr, _ := filepath.Glob(filepath.Join(dir, "*.incr.aof"))
+	if len(manifest) != 1 || len(base) != 1 || len(incr) == 0 {
+		t.Fatalf("appendonlydir holds %v %v %v", manifest, base, incr)
+	}
+	code, _, errOut := runCLI(t, "", "rdb", manifest[0])
+	if code != exitError || !strings.Contains(errOut, "is the manifest of a Redis 7 append-only file: its base is the snapshot: keyguard rdb "+base[0]) {
+		t.Errorf("manifest: exit %d: %s", code, errOut)
+	}
+	code, _, errOut = runCLI(t, "", "rdb", incr[len(incr)-1])
+	if code != exitError || !strings.Contains(errOut, "is an append-only file (AOF: the commands the server logged), not a snapshot") {
+		t.Errorf("incr: exit %d: %s", code, errOut)
+	}
+	code, out, errOut := runCLI(t, "", "rdb", "--fail-on", "never", base[0])
+	if code != 0 || !strings.Contains(out, "50 keys") || !strings.Contains(out, "complete") {
+		t.Errorf("base: exit %d\n%s%s", code, out, errOut)
+	}
+}

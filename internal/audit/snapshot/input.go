@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -152,7 +155,39 @@ func (in *Input) checkHead() error {
 			return fmt.Errorf("%s is %s-compressed: decompress it first, or feed it through a pipe: %s %s | keyguard rdb -", name, c.name, c.cat, name)
 		}
 	}
+	if err := in.appendOnly(head[:n]); err != nil {
+		return err
+	}
 	return fmt.Errorf("%s is not an RDB file: it starts with %q, not REDIS and a 4-digit version (Redis, Valkey up to 8) or VALKEY and a 3-digit one (Valkey 9)", name, head[:n])
+}
+
+// appendOnly names an append-only file (AOF) or a Redis 7 AOF manifest
+// given for a snapshot, and the snapshot to read instead; nil for
+// anything else. head is the input's first bytes.
+func (in *Input) appendOnly(head []byte) error {
+	name := in.Display()
+	switch {
+	case len(head) >= 4 && head[0] == '*' && bytes.Contains(head, []byte("\r\n$")):
+		return fmt.Errorf("%s is an append-only file (AOF: the commands the server logged), not a snapshot: read the snapshot instead, the appendonly.aof.N.base.rdb beside it in the appendonlydir of Redis 7 (an RDB when aof-use-rdb-preamble is on, the default), or one the server writes now (redis-cli --rdb dump.rdb)", name)
+	case bytes.HasPrefix(head, []byte("file ")):
+		// The manifest is small: its base file is the snapshot to read.
+		b, _ := io.ReadAll(io.LimitReader(in.r, 1<<20))
+		for _, line := range strings.Split(string(b), "\n") {
+			f := strings.Fields(line)
+			if t := slices.Index(f, "type"); len(f) >= 4 && f[0] == "file" && t > 0 && t+1 < len(f) && f[t+1] == "b" {
+				base := f[1]
+				if in.Name != "-" {
+					base = filepath.Join(filepath.Dir(in.Name), base)
+				}
+				if strings.HasSuffix(f[1], ".rdb") {
+					return fmt.Errorf("%s is the manifest of a Redis 7 append-only file: its base is the snapshot: keyguard rdb %s", name, base)
+				}
+				return fmt.Errorf("%s is the manifest of a Redis 7 append-only file whose base, %s, is an AOF of commands (aof-use-rdb-preamble no), not a snapshot: take one with redis-cli --rdb dump.rdb", name, base)
+			}
+		}
+		return fmt.Errorf("%s is the manifest of a Redis 7 append-only file, not a snapshot: read the appendonly.aof.N.base.rdb it names, or take one with redis-cli --rdb dump.rdb", name)
+	}
+	return nil
 }
 
 // zcount counts the compressed bytes gzip reads of an input.
