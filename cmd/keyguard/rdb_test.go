@@ -499,6 +499,11 @@ func TestRDBOfAppendOnlyFiles(t *testing.T) {
 	if code != exitError || !strings.Contains(errOut, "is an append-only file (AOF: the commands the server logged), not a snapshot") {
 		t.Errorf("incr: exit %d: %s", code, errOut)
 	}
+	// The server's dir itself: the snapshot in it is named.
+	code, _, errOut = runCLI(t, "", "rdb", srv.Dir)
+	if code != exitError || !strings.Contains(errOut, "is a directory: it holds one snapshot, "+filepath.Base(base[0])+": keyguard rdb "+base[0]) {
+		t.Errorf("the server's dir: exit %d: %s", code, errOut)
+	}
 	code, out, errOut := runCLI(t, "", "rdb", "--fail-on", "never", base[0])
 	if code != 0 || !strings.Contains(out, "50 keys") || !strings.Contains(out, "complete") {
 		t.Errorf("base: exit %d\n%s%s", code, out, errOut)

@@ -106,7 +106,7 @@ func Open(names []string, stdin io.Reader) ([]*Input, error) {
 				return ins, err
 			case fi.IsDir():
 				f.Close()
-				return ins, fmt.Errorf("%s is a directory: name the RDB file (dump.rdb) in it", name)
+				return ins, dirError(name)
 			case fi.Mode().IsRegular():
 				in.Size = fi.Size()
 			}
@@ -159,6 +159,30 @@ func (in *Input) checkHead() error {
 		return err
 	}
 	return fmt.Errorf("%s is not an RDB file: it starts with %q, not REDIS and a 4-digit version (Redis, Valkey up to 8) or VALKEY and a 3-digit one (Valkey 9)", name, head[:n])
+}
+
+// dirError is the error for a directory given as an RDB file: it names
+// the snapshots the directory holds (a server's dir: dump.rdb, or the base
+// of its appendonlydir), or says to name one.
+func dirError(name string) error {
+	var found []string
+	for _, pat := range []string{"*.rdb", "*.rdb.gz", filepath.Join("appendonlydir", "*.base.rdb")} {
+		m, _ := filepath.Glob(filepath.Join(name, pat))
+		found = append(found, m...)
+	}
+	switch {
+	case len(found) == 1:
+		return fmt.Errorf("%s is a directory: it holds one snapshot, %s: keyguard rdb %s", name, filepath.Base(found[0]), found[0])
+	case len(found) > 1:
+		const most = 6
+		more := ""
+		if len(found) > most {
+			more = fmt.Sprintf(" and %d more", len(found)-most)
+			found = found[:most]
+		}
+		return fmt.Errorf("%s is a directory: name the snapshot to read (several only when they are the nodes of one Cluster): %s%s", name, strings.Join(found, ", "), more)
+	}
+	return fmt.Errorf("%s is a directory that holds no snapshot (*.rdb): name the RDB file (a server writes it where its dir and dbfilename settings say, dump.rdb by default)", name)
 }
 
 // appendOnly names an append-only file (AOF) or a Redis 7 AOF manifest
