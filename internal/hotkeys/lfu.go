@@ -434,7 +434,10 @@ func readFreqs(ctx context.Context, b *live.Batch, keys []string, floor int) (_ 
 	var at []int
 	for i, k := range keys {
 		rp, err := c.Read()
-		se := resp.ServerError(rp.Str)
+		var se resp.ServerError // an error reply's, read only then
+		if rp.Kind == '-' {
+			se = resp.ServerError(rp.Str)
+		}
 		switch {
 		case err != nil:
 			return nil, nil, err
