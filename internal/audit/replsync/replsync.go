@@ -366,9 +366,16 @@ const saveHint = "its log says why (a fork refused for want of memory, see vm.ov
 // planServer asks the server, or with Replicas its first online replica.
 func (f *Fetch) planServer(ctx context.Context) error {
 	addr := f.opts.Target.Conn.Addr
-	c, err := f.dial(ctx, addr)
+	// The snapshot holds every database; the one audited is selected
+	// here only for the server to say whether it has it (a database past
+	// its databases setting would otherwise be reported complete, empty).
+	sess := f.session()
+	if db := f.opts.Target.Conn.DB; db > 0 {
+		sess.DB = db
+	}
+	c, err := resp.Dial(ctx, f.opts.Target.Conn.Config(), addr, sess)
 	if err != nil {
-		return err
+		return live.ConnectFailure(err, f.opts.Target.Conn.TLS != nil)
 	}
 	text, err := c.Simple(ctx, "INFO")
 	c.Close()
