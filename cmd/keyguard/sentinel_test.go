@@ -89,7 +89,35 @@ func TestSentinelURL(t *testing.T) {
 		return strings.Contains(body, `"`+r.Addr+`"`) && strings.Contains(body, `"complete": true`)
 	})
 
+	// Every Sentinel down when serve starts: it serves all the same (as
+	// while a server is down) and its audits reach the master once one
+	// answers again. (The Sentinel comes back monitoring the old master,
+	// now a replica: the audit goes where the Sentinel says.)
+	s.Stop()
+	alone := "redis-sentinel://:pw@" + s.Addr + "#orders"
+	if code, _, errOut := runCLI(t, "", "audit", "--registry", reg, "--redis", alone); code != exitError || !strings.Contains(errOut, "no Sentinel of --redis answers: "+s.Addr) {
+		t.Errorf("audit with every Sentinel down: exit %d: %s", code, errOut)
+	}
+	back := make(chan error, 1)
+	go func() {
+		time.Sleep(2 * time.Second) // serve is up, its first audits failed
+		back <- s.TryRestart()
+	}()
+	fetchLater := startServe(t, "--registry", reg, "--interval", "1s", "--redis", alone) // returns after its first good audit
+	if err := <-back; err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 20*time.Second, "serve to audit once the Sentinel is back", func() bool {
+		a, err := sc.GetMasterAddrByName(ctx, "orders").Result()
+		if err != nil || len(a) != 2 {
+			return false
+		}
+		_, body := fetchLater("/api/report.json", "tok-1")
+		return strings.Contains(body, `"`+a[0]+":"+a[1]+`"`) && strings.Contains(body, `"complete": true`)
+	})
+
 	for _, tt := range []struct{ url, want string }{
+		{"redis-sentinel://:pw@" + m.Addr + "#orders", "no Sentinel of --redis gives the master: " + m.Addr + " (ERR unknown command"},
 		{"redis-sentinel://:pw@" + s.Addr + "#payments", `Sentinel ` + s.Addr + ` monitors no master named "payments", it monitors orders`},
 		{"redis-sentinel://:pw@" + s.Addr, "no master name"},
 		{"redis-sentinel://:pw@" + down + "#orders", "no Sentinel of --redis answers: " + down},

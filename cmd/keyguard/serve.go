@@ -2,11 +2,14 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/keyguard/keyguard/hotkey"
 	"github.com/keyguard/keyguard/internal/cli"
 	"github.com/keyguard/keyguard/internal/dashboard"
+	"github.com/keyguard/keyguard/internal/redisconn"
 	"github.com/keyguard/keyguard/redishook"
 )
 
@@ -79,6 +82,12 @@ never on a scrape. docs/serve.md has the metrics and alert rules.`)
 		return err
 	}
 	tgt, err := targetFlag(fs)
+	if down := (*redisconn.SentinelsDownError)(nil); errors.As(err, &down) {
+		// As with a server that is down: serve starts, and each audit
+		// asks the Sentinels again.
+		fmt.Fprintf(e.stderr, "keyguard serve: warning: %v; serving all the same: each audit asks the Sentinels again\n", err)
+		tgt, err = down.Target, nil
+	}
 	if err != nil {
 		return err
 	}

@@ -51,11 +51,12 @@ func parseSentinel(ctx context.Context, scheme, rest, user, pass string, cluster
 	}
 	sm := &SentinelMaster{Name: name, Sentinels: addrs, sni: files.sni != ""}
 	master, err := sm.ask(ctx, opts, flag)
-	if err != nil {
+	var down *SentinelsDownError
+	if err != nil && !errors.As(err, &down) {
 		return nil, err
 	}
 	opts.Addr = master
-	if opts.TLSConfig != nil && files.sni == "" {
+	if master != "" && opts.TLSConfig != nil && files.sni == "" {
 		opts.TLSConfig.ServerName, _, _ = net.SplitHostPort(master)
 	}
 	display := scheme + "://"
@@ -68,9 +69,25 @@ func parseSentinel(ctx context.Context, scheme, rest, user, pass string, cluster
 	}
 	display += "#" + name
 	path, _, _ := strings.Cut(tail, "?")
-	return &Target{Opts: opts, Addrs: []string{master}, Display: display, DBSet: strings.Trim(path, "/") != "", Flag: flag,
-		Sentinel: sm}, nil
+	t := &Target{Opts: opts, Addrs: []string{master}, Display: display, DBSet: strings.Trim(path, "/") != "", Flag: flag,
+		Sentinel: sm}
+	if down != nil { // the master's address "" until MasterNow
+		down.Target = t
+		return nil, down
+	}
+	return t, nil
 }
+
+// SentinelsDownError is a redis-sentinel:// URL none of whose Sentinels
+// answers now. The URL itself is good: Target is it, its master not yet
+// known, for a command that runs long (keyguard serve) to start all the
+// same and ask again (MasterNow) before each use.
+type SentinelsDownError struct {
+	msg    string
+	Target *Target
+}
+
+func (e *SentinelsDownError) Error() string { return e.msg }
 
 // SentinelMaster is where a redis-sentinel:// URL's target came from.
 type SentinelMaster struct {
@@ -134,6 +151,7 @@ func (s *SentinelMaster) ask(ctx context.Context, o *redis.Options, flag string)
 	}
 	name := s.Name
 	var failed []string
+	replied := false // a server answered with an error: not a Sentinel, or a refusal
 	for _, addr := range s.Sentinels {
 		got, err := askSentinel(ctx, o, s.sni, addr, name, dial, s.auth)
 		if err != nil && !s.auth && o.Password != "" && needsAuth(err) {
@@ -149,9 +167,14 @@ func (s *SentinelMaster) ask(ctx context.Context, o *redis.Options, flag string)
 		case needsAuth(err) && o.Password == "":
 			return "", fmt.Errorf("Sentinel %s requires a password: put it in %s (redis-sentinel://user:password@%s#%s; the same credentials log in to the master)", addr, flag, addr, name)
 		}
+		var re redis.Error
+		replied = replied || errors.As(err, &re)
 		failed = append(failed, fmt.Sprintf("%s (%s)", addr, human.OneLine(err.Error())))
 	}
-	return "", fmt.Errorf("no Sentinel of %s answers: %s; check the hosts and ports (a Sentinel listens on %s unless its port says otherwise)", flag, strings.Join(failed, ", "), sentinelPort)
+	if replied {
+		return "", fmt.Errorf("no Sentinel of %s gives the master: %s; check that the hosts and ports are Sentinels' (a Sentinel listens on %s unless its port says otherwise)", flag, strings.Join(failed, ", "), sentinelPort)
+	}
+	return "", &SentinelsDownError{msg: fmt.Sprintf("no Sentinel of %s answers: %s; check the hosts and ports (a Sentinel listens on %s unless its port says otherwise)", flag, strings.Join(failed, ", "), sentinelPort)}
 }
 
 // askSentinel asks one Sentinel for master name's address: "" and no
