@@ -53,3 +53,22 @@ func TestDurationFlagTakesDays(t *testing.T) {
 		t.Fatalf("--window 7d: %v %v", *d, err)
 	}
 }
+
+// The registry's next step reads the JSON report the run wrote, where it
+// is a file: a report in another format, on stdout or sent to a device
+// names the run that writes one.
+func TestInitNext(t *testing.T) {
+	for _, tt := range []struct{ format, out, want string }{
+		{"json", "a.json", "keyguard init --from-audit a.json writes"},
+		{"json", "my report.json", "keyguard init --from-audit 'my report.json' writes"},
+		{"json", "", "keyguard rdb dump.rdb --format json --out audit.json, then keyguard init --from-audit audit.json"},
+		{"json", "-", "--format json --out audit.json, then"},
+		{"json", "/dev/null", "--format json --out audit.json, then"},
+		{"json", "/dev/stdout", "--format json --out audit.json, then"},
+		{"text", "a.txt", "--format json --out audit.json, then"},
+	} {
+		if got := InitNext(tt.format, tt.out, "rdb dump.rdb"); !strings.Contains(got, tt.want) {
+			t.Errorf("InitNext(%q, %q) = %q, want %q", tt.format, tt.out, got, tt.want)
+		}
+	}
+}

@@ -126,9 +126,10 @@ func (k *KeysFile) Close(ok bool) error {
 
 // InitNext is the command that writes a registry from the report an
 // audit without a registry wrote to out in format: init --from-audit
-// reads a JSON report, so other formats name the run that writes one.
+// reads a JSON report, so other formats (and a report sent to a device,
+// /dev/null, /dev/stdout) name the run that writes one.
 func InitNext(format, out, rerun string) string {
-	if format == "json" && out != "" && out != "-" {
+	if format == "json" && out != "" && out != "-" && !strings.HasPrefix(out, "/dev/") {
 		return "keyguard init --from-audit " + ShellQuote(out) + " writes a keyguard.yaml of these families"
 	}
 	return "keyguard " + rerun + " --format json --out audit.json, then keyguard init --from-audit audit.json writes a keyguard.yaml of these families"
