@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,9 +21,11 @@ import (
 // Writer records and metrics from Python, Node and Java services: each
 // writes a key of one template through its package's interceptor, flushes
 // its records, and `keyguard writers` (the real command) lists every
-// service, the owner allowed and the others not; the counters the Python
-// and Node packages export, fed to promtool, fire the second-writer rule
-// of deploy/alerts.yml.
+// service, the owner allowed and the others not; the counters every
+// package exports (Java's in a text format of its own, no library), fed to
+// promtool, fire the second-writer rule of deploy/alerts.yml. Java's driver
+// is told the template's owner, as a service takes it from the generated
+// Keys.Template.
 
 const promoTemplate = "promo:sku:{skuId:int}"
 
@@ -42,23 +46,28 @@ func writerRecords(t *testing.T, tg *target) {
 	metrics := map[string]string{}
 	for i, w := range writerServices {
 		rt := startRuntime(t, w.runtime, tg)
+		owned := func(r req) req {
+			if w.runtime == "java" {
+				r["template_owner"] = "promo-team"
+			}
+			return r
+		}
 		for j, pipeline := range []bool{false, true} { // a command, and a pipeline
 			id := 1000 + 10*i + j
 			key := fmt.Sprintf("promo:sku:%d", id)
-			rt.Do(t, req{"op": "write", "service": w.service, "template": promoTemplate, "values": []any{id}, "key": key,
-				"fields": map[string]any{"price": "9"}, "pipeline": pipeline}).must(t, w.runtime+" write", nil)
+			rt.Do(t, owned(req{"op": "write", "service": w.service, "template": promoTemplate, "values": []any{id}, "key": key,
+				"fields": map[string]any{"price": "9"}, "pipeline": pipeline})).must(t, w.runtime+" write", nil)
 			if tg.rdb.HGet(t.Context(), key, "price").Val() != "9" {
 				t.Errorf("%s: the instrumented write of %s did not reach Redis", w.runtime, key)
 			}
 		}
-		if w.runtime != "java" { // a guarded write of the template, then another namespace refused on it
-			id := 1000 + 10*i + 5
-			for j, owner := range []string{"promo-service:sku", "order-service:sku"} {
-				rep := rt.Do(t, req{"op": "hset", "owner": owner, "service": w.service, "template": promoTemplate,
-					"values": []any{id}, "fields": map[string]any{"price": "3"}})
-				if (rep.Err == nil) != (j == 0) {
-					t.Errorf("%s guarded write %d as %s: %+v", w.runtime, j, owner, rep)
-				}
+		// A guarded write of the template, then another namespace refused on it.
+		id := 1000 + 10*i + 5
+		for j, owner := range []string{"promo-service:sku", "order-service:sku"} {
+			rep := rt.Do(t, owned(req{"op": "hset", "owner": owner, "service": w.service, "template": promoTemplate,
+				"values": []any{id}, "fields": map[string]any{"price": "3"}}))
+			if (rep.Err == nil) != (j == 0) {
+				t.Errorf("%s guarded write %d as %s: %+v", w.runtime, j, owner, rep)
 			}
 		}
 		var f struct{ Records int }
@@ -66,10 +75,12 @@ func writerRecords(t *testing.T, tg *target) {
 		if f.Records != 1 {
 			t.Errorf("%s flushed %d records, want 1 (template x service)", w.runtime, f.Records)
 		}
-		if w.runtime != "java" { // no metrics library at hand in the Java package
-			var m struct{ Text string }
-			rt.Do(t, req{"op": "metrics"}).must(t, w.runtime+" metrics", &m)
-			metrics[w.service] = m.Text
+		var m struct{ Text string }
+		rt.Do(t, req{"op": "metrics"}).must(t, w.runtime+" metrics", &m)
+		metrics[w.service] = m.Text
+		if w.runtime == "java" { // its own text format, no library: promtool reads and lints it
+			promtoolCheckMetrics(t, m.Text)
+			javaMetricsHandler(t, rt, m.Text)
 		}
 	}
 
@@ -248,4 +259,37 @@ func keyguardBinary(t testing.TB) string {
 		}
 		return bin, "", nil
 	})
+}
+
+// promtoolCheckMetrics fails the test when promtool cannot parse text as
+// Prometheus' text format, or lints it (names, HELP and TYPE lines).
+func promtoolCheckMetrics(t *testing.T, text string) {
+	t.Helper()
+	promtool, err := exec.LookPath("promtool")
+	if err != nil {
+		missing(t, "promtool not found (Debian: prometheus)")
+		return
+	}
+	cmd := exec.Command(promtool, "check", "metrics")
+	cmd.Stdin = strings.NewReader(text)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("promtool check metrics: %v\n%s\n%s", err, out, text)
+	}
+}
+
+// javaMetricsHandler serves the Java driver's Metrics with its handler on
+// the JDK's HTTP server and reads /metrics as Prometheus does.
+func javaMetricsHandler(t *testing.T, rt runtime, text string) {
+	t.Helper()
+	var srv struct{ Port int }
+	rt.Do(t, req{"op": "serve_metrics"}).must(t, "java serve_metrics", &srv)
+	res, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/metrics", srv.Port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	body, _ := io.ReadAll(res.Body)
+	if ct := res.Header.Get("Content-Type"); res.StatusCode != 200 || !strings.HasPrefix(ct, "text/plain; version=0.0.4") || string(body) != text {
+		t.Errorf("GET /metrics of Metrics.handler: %d %q\n%s\nwant\n%s", res.StatusCode, ct, body, text)
+	}
 }

@@ -40,6 +40,8 @@ public final class Guard {
     private final boolean persistent;
     private final String template, service;
     private final WriterRecorder recorder;
+    private final Metrics metrics;
+    private final String templateOwner;
     private final DeclaredFields fields;
 
     private Guard(Builder b) {
@@ -65,6 +67,8 @@ public final class Guard {
         this.template = b.template;
         this.service = b.service == null ? b.owner : b.service;
         this.recorder = b.recorder;
+        this.metrics = b.metrics;
+        this.templateOwner = b.templateOwner;
         this.fields = new DeclaredFields(b.fieldsTemplate, b.fields, b.fieldsExtra);
     }
 
@@ -80,6 +84,8 @@ public final class Guard {
         private boolean persistent;
         private String template, service;
         private WriterRecorder recorder;
+        private Metrics metrics;
+        private String templateOwner;
         private String fieldsTemplate;
         private List<String> fields;
         private boolean fieldsExtra;
@@ -111,6 +117,22 @@ public final class Guard {
         public Builder records(WriterRecorder recorder, String template, String service) {
             this.recorder = recorder;
             this.template = template;
+            this.service = service;
+            return this;
+        }
+
+        /**
+         * Counts the guard's writes in metrics as keyguard_commands_total of template (its registry
+         * owner templateOwner, this service; the same template and service as {@link #records}), and
+         * the writes refused because another namespace owns the key as
+         * keyguard_guard_conflicts_total: {@code .metrics(metrics, t.template, t.owner, "order-team")}
+         * with the generated {@code Keys.Template t}. A template of null counts the writes as keys of
+         * no template. Give metrics here or to a {@link RecordingExecutor} under the guard, not both.
+         */
+        public Builder metrics(Metrics metrics, String template, String templateOwner, String service) {
+            this.metrics = metrics;
+            this.template = template;
+            this.templateOwner = templateOwner;
             this.service = service;
             return this;
         }
@@ -226,7 +248,11 @@ public final class Guard {
         try {
             reply = evalsha(key, args);
         } catch (RuntimeException e) {
-            throw fail("set", key, e);
+            RuntimeException f = fail("set", key, e);
+            if (metrics != null && f instanceof ForeignOwnerException) {
+                metrics.guardConflict(template, ((ForeignOwnerException) f).owner());
+            }
+            throw f;
         }
         return parseSet(key, reply);
     }
@@ -271,6 +297,9 @@ public final class Guard {
         }
         if (recorder != null && template != null) {
             recorder.mark(template, service);
+        }
+        if (metrics != null) {
+            metrics.command(template, templateOwner, service, true);
         }
         return new Result((int) n[0], (int) n[1], n[2] != 0, n[2] == 2, n[3] == 1);
     }

@@ -16,6 +16,9 @@ import java.util.Map;
  * Guard over {@link RespExecutor}. Not part of the package.
  */
 public final class InteropDriver {
+    /** The HTTP servers serve_metrics started, stopped at the end of input. */
+    private static final List<com.sun.net.httpserver.HttpServer> SERVERS = new ArrayList<>();
+
     public static void main(String[] argv) throws Exception {
         String addr = null;
         for (int i = 0; i < argv.length; i++) {
@@ -26,6 +29,7 @@ public final class InteropDriver {
         RespExecutor x = new RespExecutor(addr);
         WriterRecorder recorder = new WriterRecorder(new RespExecutor(addr));
         Map<String, Guard> guards = new HashMap<>();
+        Metrics metrics = new Metrics();
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         java.io.PrintStream stdout = new java.io.PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), false, "UTF-8");
         String line;
@@ -34,7 +38,7 @@ public final class InteropDriver {
             Map<String, Object> reply = new LinkedHashMap<>();
             reply.put("id", req.get("id"));
             try {
-                reply.put("ok", run(x, recorder, guards, req));
+                reply.put("ok", run(x, recorder, metrics, guards, req));
             } catch (RuntimeException e) {
                 reply.put("err", error(e));
             }
@@ -42,6 +46,25 @@ public final class InteropDriver {
             stdout.flush();
         }
         x.close();
+        for (com.sun.net.httpserver.HttpServer srv : SERVERS) {
+            srv.stop(0); // its dispatcher thread would keep the JVM alive
+        }
+    }
+
+    /** The key of a template's values in order, as the generated builders build it. */
+    private static String fill(String template, List<Object> values) {
+        StringBuilder b = new StringBuilder();
+        int v = 0;
+        for (int i = 0; i < template.length(); i++) {
+            char c = template.charAt(i);
+            if (c != '{') {
+                b.append(c);
+                continue;
+            }
+            i = template.indexOf('}', i);
+            b.append(values.get(v++));
+        }
+        return b.toString();
     }
 
     private static Duration ttl(Map<String, Object> req) {
@@ -57,9 +80,16 @@ public final class InteropDriver {
     }
 
     @SuppressWarnings("unchecked")
-    private static Object run(RespExecutor x, WriterRecorder recorder, Map<String, Guard> guards, Map<String, Object> req) {
+    private static Object run(RespExecutor x, WriterRecorder recorder, Metrics metrics, Map<String, Guard> guards,
+            Map<String, Object> req) {
         String op = (String) req.get("op");
         String key = (String) req.get("key");
+        // template_owner: the registry owner of template (text), as Keys.Template carries it; the
+        // guard and the recording executor then count in metrics.
+        String templateOwner = (String) req.get("template_owner");
+        if (key == null && req.get("template") != null && req.get("values") != null) {
+            key = fill((String) req.get("template"), (List<Object>) req.get("values"));
+        }
         Guard g = null;
         if (req.get("owner") != null) {
             String owner = (String) req.get("owner");
@@ -68,11 +98,14 @@ public final class InteropDriver {
             String template = (String) req.get("template_text");
             // declared: the template's fields, as a guard of one template is built with them
             Map<String, Object> declared = (Map<String, Object>) req.get("declared");
-            String id = owner + "|" + gt + "|" + service + "|" + template + "|" + declared;
+            String id = owner + "|" + gt + "|" + service + "|" + template + "|" + declared + "|" + templateOwner;
             g = guards.computeIfAbsent(id, k -> {
                 Guard.Builder b = Guard.builder(x, owner).ttl(Duration.ofMillis(gt == null ? 3_600_000L : ((Number) gt).longValue()));
                 if (template != null) {
                     b.records(recorder, template, service);
+                }
+                if (templateOwner != null) {
+                    b.metrics(metrics, (String) req.get("template"), templateOwner, service);
                 }
                 if (declared != null) {
                     b.fields((String) declared.get("template"), (List<String>) declared.get("fields"),
@@ -124,8 +157,10 @@ public final class InteropDriver {
             }
             case "write": { // a plain HSET through the recording interceptor
                 String template = (String) req.get("template");
-                RecordingExecutor r = new RecordingExecutor(x, recorder, (String) req.get("service"),
-                        Templates.matcher(List.of(template), ':'));
+                RecordingExecutor r = templateOwner == null
+                        ? new RecordingExecutor(x, recorder, (String) req.get("service"), Templates.matcher(List.of(template), ':'))
+                        : new RecordingExecutor(x, recorder, (String) req.get("service"), Templates.matcher(List.of(template), ':'),
+                                metrics, Map.of(template, templateOwner));
                 List<String> cmd = new ArrayList<>(List.of("HSET", key));
                 fields(req.get("fields")).forEach((f, v) -> {
                     cmd.add(f);
@@ -162,6 +197,22 @@ public final class InteropDriver {
             case "flush":
                 out.put("records", recorder.flush());
                 return out;
+            case "metrics": // the counters in Prometheus' text format
+                out.put("text", metrics.text());
+                return out;
+            case "serve_metrics": { // Metrics.handler on the JDK's HTTP server, on a free port
+                try {
+                    com.sun.net.httpserver.HttpServer srv = com.sun.net.httpserver.HttpServer.create(
+                            new java.net.InetSocketAddress("127.0.0.1", 0), 0);
+                    srv.createContext("/metrics", metrics.handler());
+                    srv.start();
+                    SERVERS.add(srv);
+                    out.put("port", srv.getAddress().getPort());
+                } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+                return out;
+            }
             case "bench":
                 return bench(x, ((Number) req.get("n")).intValue(), (String) req.get("prefix"));
             case "version":
