@@ -13,8 +13,8 @@ func runRDB(ctx context.Context, e *env, args []string) error {
   keyguard rdb --format html --out keys.html dump.rdb
   keyguard rdb --format json --out cluster.json node1.rdb node2.rdb node3.rdb   # one Cluster, one report
   keyguard rdb --match 'order:*' --db 0 dump.rdb
-  keyguard rdb dump.rdb.gz                  # a gzip-compressed file is read as the RDB file it holds
-  zstd -dc dump.rdb.zst | keyguard rdb -
+  keyguard rdb dump.rdb.gz                  # a gzip- or zstd-compressed file is read as the RDB file it holds
+  xz -dc dump.rdb.xz | keyguard rdb -
   keyguard rdb --keys keys.jsonl dump.rdb   # every key, one row each
 
 The audit of a snapshot: the same report as 'keyguard audit', from RDB

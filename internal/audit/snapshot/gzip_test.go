@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/klauspost/compress/zstd"
+
 	"github.com/keyguard/keyguard/internal/audit/report"
 	"github.com/keyguard/keyguard/internal/redistest"
 	"github.com/keyguard/keyguard/registry"
@@ -22,6 +24,23 @@ func gzipFile(t *testing.T, dir, name string, data []byte) string {
 	t.Helper()
 	var b bytes.Buffer
 	zw := gzip.NewWriter(&b)
+	zw.Write(data)
+	zw.Close()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, b.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// zstdFile writes data zstd-compressed to dir/name and returns its path.
+func zstdFile(t *testing.T, dir, name string, data []byte) string {
+	t.Helper()
+	var b bytes.Buffer
+	zw, err := zstd.NewWriter(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
 	zw.Write(data)
 	zw.Close()
 	p := filepath.Join(dir, name)
@@ -75,10 +94,11 @@ func reportJSON(t *testing.T, reg *registry.Registry, names ...string) (string, 
 	return s, rep.Complete
 }
 
-// TestGzipInput: a backup kept gzip-compressed (dump.rdb.gz) is read as
-// the RDB file it holds, with the same report, on every real RDB file of
-// other projects' test suites; a truncated one gives a partial report;
-// other compressed formats and gzip of something else are named.
+// TestGzipInput: a backup kept gzip- or zstd-compressed (dump.rdb.gz,
+// dump.rdb.zst) is read as the RDB file it holds, with the same report, on
+// every real RDB file of other projects' test suites; a truncated one gives
+// a partial report; other compressed formats, a broken stream and
+// compressed data of something else are named.
 func TestGzipInput(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join(redistest.RDBFixtures(t), "*.rdb"))
 	if len(files) < 50 {
@@ -99,16 +119,17 @@ func TestGzipInput(t *testing.T) {
 			continue // not an RDB file to begin with
 		}
 		plain, plainDone := reportJSON(t, reg, f)
-		gz := gzipFile(t, dir, filepath.Base(f)+".gz", data)
-		zipped, zippedDone := reportJSON(t, reg, gz)
-		if plain != zipped || plainDone != zippedDone {
-			i := 0
-			for i < min(len(plain), len(zipped)) && plain[i] == zipped[i] {
-				i++
+		for _, z := range []string{gzipFile(t, dir, filepath.Base(f)+".gz", data), zstdFile(t, dir, filepath.Base(f)+".zst", data)} {
+			zipped, zippedDone := reportJSON(t, reg, z)
+			if plain != zipped || plainDone != zippedDone {
+				i := 0
+				for i < min(len(plain), len(zipped)) && plain[i] == zipped[i] {
+					i++
+				}
+				from := max(0, i-80)
+				t.Errorf("%s: the compressed file gives another report (complete %v, %v), from byte %d:\n%.160s\n%.160s",
+					filepath.Base(z), plainDone, zippedDone, i, plain[from:], zipped[from:])
 			}
-			from := max(0, i-80)
-			t.Errorf("%s: the gzip-compressed file gives another report (complete %v, %v), from byte %d:\n%.160s\n%.160s",
-				filepath.Base(f), plainDone, zippedDone, i, plain[from:], zipped[from:])
 		}
 		read++
 	}
@@ -130,13 +151,27 @@ func TestGzipInput(t *testing.T) {
 	if _, done := reportJSON(t, reg, cut); done {
 		t.Error("a truncated gzip file was reported complete")
 	}
+	whole, _ := os.ReadFile(zstdFile(t, dir, "whole.rdb.zst", big))
+	cut = filepath.Join(dir, "cut.rdb.zst")
+	os.WriteFile(cut, whole[:len(whole)*2/3], 0o600)
+	// A zstd block is decoded whole or not at all (up to 128 KiB): a file
+	// cut inside its first block is a stream that cannot be read, said
+	// before anything is decoded (TestTruncatedShare cuts a larger one).
+	ins, err := Open([]string{cut}, nil)
+	Close(ins)
+	if err == nil || !strings.Contains(err.Error(), "looks zstd-compressed but its content cannot be read (unexpected EOF)") {
+		t.Errorf("a zstd file cut in its first block: %v", err)
+	}
 
 	for _, tt := range []struct {
 		name string
 		data []byte
 		want string
 	}{
-		{"dump.rdb.zst", []byte{0x28, 0xb5, 0x2f, 0xfd, 0, 0, 0, 0, 0, 0}, "is zstd-compressed: decompress it first, or feed it through a pipe: zstd -dc"},
+		{"dump.rdb.zst", []byte{0x28, 0xb5, 0x2f, 0xfd, 0, 0, 0, 0, 0, 0}, "looks zstd-compressed but its content cannot be read"},
+		{"notes.txt.zst", nil, "holds zstd-compressed data that is not an RDB file"},
+		{"empty.rdb.zst", nil, "is empty"},
+		{"cut.gz", nil, "looks gzip-compressed but its content cannot be read"},
 		{"dump.rdb.lz4", []byte{0x04, 0x22, 0x4d, 0x18, 0, 0, 0, 0, 0}, "is lz4-compressed"},
 		{"dump.rdb.xz", []byte{0xfd, '7', 'z', 'X', 'Z', 0, 0, 0, 0}, "is xz-compressed"},
 		{"dump.rdb.bz2", []byte("BZh91AY&SY"), "is bzip2-compressed"},
@@ -151,6 +186,13 @@ func TestGzipInput(t *testing.T) {
 			p = gzipFile(t, dir, tt.name, []byte("hello, these are notes\n"))
 		case "empty.rdb.gz":
 			p = gzipFile(t, dir, tt.name, nil)
+		case "notes.txt.zst":
+			p = zstdFile(t, dir, tt.name, []byte("hello, these are notes\n"))
+		case "empty.rdb.zst":
+			p = zstdFile(t, dir, tt.name, nil)
+		case "cut.gz": // its header whole, its stream cut before the first bytes of content
+			full, _ := os.ReadFile(gzipFile(t, dir, "full.gz", bytes.Repeat([]byte("REDIS0011 and more"), 100)))
+			os.WriteFile(p, full[:12], 0o600)
 		default:
 			os.WriteFile(p, tt.data, 0o600)
 		}
@@ -166,7 +208,7 @@ func TestGzipInput(t *testing.T) {
 // wrote it, the commonest damage) is read to its end, yet holds half the
 // keys: the report's coverage says about half, from the keys the file
 // declares, not the 99.9% of its bytes read. The same file
-// gzip-compressed says the same.
+// gzip- or zstd-compressed says the same.
 func TestTruncatedShare(t *testing.T) {
 	s := redistest.Start(t)
 	ctx := context.Background()
@@ -192,7 +234,7 @@ func TestTruncatedShare(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{half, gzipFile(t, dir, "half.rdb.gz", data[:len(data)/2])} {
+	for _, name := range []string{half, gzipFile(t, dir, "half.rdb.gz", data[:len(data)/2]), zstdFile(t, dir, "half.rdb.zst", data[:len(data)/2])} {
 		rep := auditFiles(t, reg, name)
 		if rep.Complete || rep.Summary.Keys < 8000 || rep.Summary.Keys > 10000 {
 			t.Fatalf("%s: complete %v, %d keys; want about half of 20,000, incomplete", name, rep.Complete, rep.Summary.Keys)

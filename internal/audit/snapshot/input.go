@@ -2,7 +2,6 @@ package snapshot
 
 import (
 	"bytes"
-	"compress/gzip"
 	"fmt"
 	"io"
 	"os"
@@ -11,6 +10,9 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
 
 	"github.com/keyguard/keyguard/internal/keyslot"
 )
@@ -25,9 +27,14 @@ type Input struct {
 	file   *os.File  // nil for stdin and streams
 	closer io.Closer // a stream's connection
 	stream bool      // a snapshot arriving from a server (Stream), not a file
-	gzip   bool      // read through gzip: Size is 0, the file is read whole
-	// zsize and zread are a gzip-compressed file's size and the bytes of
-	// it read so far: where the decoding is, in a file whose decompressed
+	// codec is what the file is compressed with, "gzip" or "zstd" ("":
+	// none); it is then read whole (Size is 0), inflated ahead of the
+	// decoder in a goroutine of its own.
+	codec string
+	ahead *ahead
+	zstd  *zstd.Decoder
+	// zsize and zread are a compressed file's size and the bytes of it
+	// read so far: where the decoding is, in a file whose decompressed
 	// size is not known.
 	zsize int64
 	zread atomic.Int64
@@ -71,6 +78,12 @@ func (in *Input) OwnSlots(slots []int) {
 // Close closes every input opened from a file, and every stream.
 func Close(ins []*Input) {
 	for _, in := range ins {
+		if in.ahead != nil {
+			in.ahead.Close()
+		}
+		if in.zstd != nil {
+			in.zstd.Close()
+		}
 		if in.file != nil {
 			in.file.Close()
 		}
@@ -121,10 +134,10 @@ func Open(names []string, stdin io.Reader) ([]*Input, error) {
 }
 
 // checkHead reads the input's first bytes and checks that they begin an
-// RDB file. A gzip-compressed file (a backup's dump.rdb.gz) is read
-// through gzip, whole and in order (no parts, no progress in per cent:
-// its size is not the snapshot's); other compressed formats are named,
-// with the command that feeds their content to keyguard.
+// RDB file. A gzip- or zstd-compressed file (a backup's dump.rdb.gz) is
+// read through its decompressor, whole and in order (no parts, no progress
+// in per cent: its size is not the snapshot's); other compressed formats
+// are named, with the command that feeds their content to keyguard.
 func (in *Input) checkHead() error {
 	name := in.Display()
 	var head [9]byte
@@ -132,6 +145,9 @@ func (in *Input) checkHead() error {
 	switch {
 	case n == 0 && (err == io.EOF || err == nil):
 		return fmt.Errorf("%s is empty: a snapshot holds at least a 9-byte header; copy it again once the save has finished", name)
+	case err != nil && in.codec != "" && n < len(head):
+		// The decompressor's own error: a stream broken or cut short.
+		return fmt.Errorf("%s looks %s-compressed but its content cannot be read (%v): copy it again", name, in.codec, err)
 	case err != nil && err != io.ErrUnexpectedEOF:
 		return fmt.Errorf("read %s: %w", name, err)
 	}
@@ -139,16 +155,29 @@ func (in *Input) checkHead() error {
 	if rdbHeader(head[:n]) {
 		return nil
 	}
-	if n >= 2 && head[0] == 0x1f && head[1] == 0x8b && !in.gzip {
-		zr, err := gzip.NewReader(zcount{in.r, &in.zread})
-		if err != nil {
-			return fmt.Errorf("%s looks gzip-compressed but is not (%v): copy it again", name, err)
-		}
-		in.r, in.zsize, in.Size, in.gzip = zr, in.Size, 0, true
-		return in.checkHead()
+	if in.codec != "" {
+		return fmt.Errorf("%s holds %s-compressed data that is not an RDB file: it starts with %q, not REDIS and a 4-digit version (Redis, Valkey up to 8) or VALKEY and a 3-digit one (Valkey 9)", name, in.codec, head[:n])
 	}
-	if in.gzip {
-		return fmt.Errorf("%s holds gzip-compressed data that is not an RDB file: it starts with %q, not REDIS and a 4-digit version (Redis, Valkey up to 8) or VALKEY and a 3-digit one (Valkey 9)", name, head[:n])
+	var zr io.Reader
+	switch {
+	case n >= 2 && head[0] == 0x1f && head[1] == 0x8b:
+		in.codec = "gzip"
+		zr, err = gzip.NewReader(zcount{in.r, &in.zread})
+	case bytes.HasPrefix(head[:n], zstdMagic):
+		in.codec = "zstd"
+		// One goroutine: the read-ahead is the other core's work. The
+		// window is bounded as zstd -d bounds it unless told otherwise
+		// (--long=27, 128 MiB).
+		in.zstd, err = zstd.NewReader(zcount{in.r, &in.zread}, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(1<<27))
+		zr = in.zstd
+	}
+	if in.codec != "" {
+		if err != nil {
+			return fmt.Errorf("%s looks %s-compressed but is not (%v): copy it again", name, in.codec, err)
+		}
+		in.ahead = readAhead(zr)
+		in.r, in.zsize, in.Size = in.ahead, in.Size, 0
+		return in.checkHead()
 	}
 	for _, c := range compressed {
 		if bytes.HasPrefix(head[:n], c.magic) {
@@ -166,7 +195,7 @@ func (in *Input) checkHead() error {
 // of its appendonlydir), or says to name one.
 func dirError(name string) error {
 	var found []string
-	for _, pat := range []string{"*.rdb", "*.rdb.gz", filepath.Join("appendonlydir", "*.base.rdb")} {
+	for _, pat := range []string{"*.rdb", "*.rdb.gz", "*.rdb.zst", filepath.Join("appendonlydir", "*.base.rdb")} {
 		m, _ := filepath.Glob(filepath.Join(name, pat))
 		found = append(found, m...)
 	}
@@ -214,7 +243,7 @@ func (in *Input) appendOnly(head []byte) error {
 	return nil
 }
 
-// zcount counts the compressed bytes gzip reads of an input.
+// zcount counts the compressed bytes the decompressor reads of an input.
 type zcount struct {
 	r io.Reader
 	n *atomic.Int64
@@ -227,13 +256,16 @@ func (z zcount) Read(p []byte) (int, error) {
 }
 
 // position is how far the input has been read, of how much (0: not
-// known): of the file's own bytes for a gzip-compressed file.
+// known): of the file's own bytes for a compressed file.
 func (in *Input) position() (read, total int64) {
-	if in.gzip {
+	if in.codec != "" {
 		return in.zread.Load(), in.zsize
 	}
 	return in.read.Load(), in.Size
 }
+
+// zstdMagic begins a zstd frame.
+var zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
 
 // compressed are the formats an RDB backup is often kept in that keyguard
 // does not read itself, by their first bytes.
@@ -241,7 +273,6 @@ var compressed = []struct {
 	name, cat string
 	magic     []byte
 }{
-	{"zstd", "zstd -dc", []byte{0x28, 0xb5, 0x2f, 0xfd}},
 	{"lz4", "lz4 -dc", []byte{0x04, 0x22, 0x4d, 0x18}},
 	{"xz", "xz -dc", []byte{0xfd, '7', 'z', 'X', 'Z', 0}},
 	{"bzip2", "bzip2 -dc", []byte("BZh")},

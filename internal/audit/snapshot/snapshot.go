@@ -349,13 +349,13 @@ func coverage(ins []*Input, res []fileResult, onlyDB int) *report.Coverage {
 		done := whole
 		if r.stop != nil {
 			at := "stopped at byte " + r.stop.Cursor
-			if in.gzip {
+			if in.codec != "" {
 				at += " of its decompressed content"
 			}
 			c.NotCovered = append(c.NotCovered, report.Gap{Node: DisplayName(in.Name), Reason: at + ": " + r.stop.Reason})
 			done = min(max(r.covered, 0), whole)
 			sized := in.Size > 0
-			if zread, zsize := in.position(); in.gzip && zsize > 0 {
+			if zread, zsize := in.position(); in.codec != "" && zsize > 0 {
 				// The share of the compressed file read: of the
 				// decompressed content, the size is not known.
 				whole, done, sized = zsize, min(zread, zsize), true
