@@ -419,3 +419,56 @@ func TestHotkeysWithoutRegistry(t *testing.T) {
 		t.Errorf("a missing --registry: exit %d %s", code, errOut)
 	}
 }
+
+// TestHotkeysEveryHotKeyAFinding: 300 hot keys (more than the 64 a
+// service's detector keeps) each get a finding, whatever --top lists
+// (10 here, or 1,000: every key read, cold ones too), live and from the
+// snapshot. The counters were once kept for 64 keys only: 64 findings,
+// and --top 1000 listed 64 keys, without a word.
+func TestHotkeysEveryHotKeyAFinding(t *testing.T) {
+	ctx := context.Background()
+	srv := redistest.Start(t, "maxmemory-policy allkeys-lfu", "lfu-log-factor 0", "lfu-decay-time 0", "repl-diskless-sync-delay 0")
+	c := srv.Client(t)
+	p := c.Pipeline()
+	for i := range 2000 {
+		p.Set(ctx, fmt.Sprintf("config:global:cold%d", i), "x", 0)
+		if i < 900 { // counters 5 + 20: listed, not hot
+			for range 20 {
+				p.Get(ctx, fmt.Sprintf("config:global:cold%d", i))
+			}
+		}
+	}
+	for i := range 300 {
+		k := fmt.Sprintf("config:global:hot%d", i)
+		p.Set(ctx, k, "x", 0)
+		for range 100 + i%50 {
+			p.Get(ctx, k)
+		}
+	}
+	if _, err := p.Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"--top", "10"}, {"--top", "1000"}, {"--top", "10", "--snapshot"}} {
+		code, out, errOut := runCLI(t, "", append([]string{"hotkeys", "--registry", hotRegistry, "--redis", srv.URL(), "--format", "json", "--fail-on", "never"}, args...)...)
+		var rep struct {
+			Keys     []struct{ Key string }
+			Findings []struct{ Key string }
+		}
+		if err := json.Unmarshal([]byte(out), &rep); code != 0 || err != nil {
+			t.Fatalf("%v: exit %d, %v\n%s", args, code, err, errOut)
+		}
+		hot := 0
+		for _, f := range rep.Findings {
+			if strings.HasPrefix(f.Key, "config:global:hot") {
+				hot++
+			}
+		}
+		want := 10
+		if args[1] == "1000" {
+			want = 1000
+		}
+		if hot != 300 || len(rep.Findings) != 300 || len(rep.Keys) != want {
+			t.Errorf("%v: %d findings (%d of the hot keys), %d keys listed; want 300 findings, %d keys", args, len(rep.Findings), hot, len(rep.Keys), want)
+		}
+	}
+}

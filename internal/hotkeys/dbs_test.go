@@ -127,3 +127,29 @@ type reportKey struct {
 	DB   *int
 	Freq int `json:"lfu_freq"`
 }
+
+// TestWalkLFUFullOfHotKeys: when every key kept is hot, keys as hot may
+// have been left out, and the result says so; with room for them all, it
+// does not.
+func TestWalkLFUFullOfHotKeys(t *testing.T) {
+	ctx := context.Background()
+	srv := redistest.Start(t, deterministicLFU...)
+	var hot []string
+	for i := range 150 {
+		hot = append(hot, fmt.Sprintf("hot:%d", i))
+	}
+	plantDB(t, srv, 0, 3000, 120, hot...) // counters 125
+	for _, tt := range []struct {
+		topK int
+		note bool
+	}{{100, true}, {150, true}, {151, false}, {1000, false}} {
+		res, err := WalkLFU(ctx, srv.Client(t), LFUOptions{TopK: tt.topK, Hot: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		noted := slices.ContainsFunc(res.Notes, func(n string) bool { return strings.Contains(n, "keys as hot beyond them may be left out") })
+		if len(res.Keys) != min(tt.topK, 150) || noted != tt.note {
+			t.Errorf("TopK %d: %d keys, notes %q; want %d keys, a note %v", tt.topK, len(res.Keys), res.Notes, min(tt.topK, 150), tt.note)
+		}
+	}
+}

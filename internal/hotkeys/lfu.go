@@ -48,8 +48,13 @@ type LFUOptions struct {
 	Match string
 	// Count is the SCAN COUNT (DefaultLFUCount).
 	Count int
-	// TopK is how many keys are kept (hotkey.DefaultTopK).
+	// TopK is how many keys are kept (hotkey.DefaultTopK), those with
+	// the highest counters.
 	TopK int
+	// Hot is the counter at or above which a key is hot (DefaultMinFreq):
+	// when the TopK keys kept are all that hot, others as hot may have
+	// been left out, and the result says so.
+	Hot int
 	// Floor is the lowest counter listed (LFUEvidence).
 	Floor int
 	// RetryFor is how long a node may fail before its part is given up
@@ -167,7 +172,26 @@ func (o LFUOptions) withDefaults() LFUOptions {
 	if o.Floor <= 0 {
 		o.Floor = LFUEvidence
 	}
+	if o.Hot <= 0 {
+		o.Hot = DefaultMinFreq
+	}
 	return o
+}
+
+// HotKept is how many keys' counters hotkeys keeps at least, whatever
+// --top lists: every hot key among them gets a finding.
+const HotKept = 10000
+
+// keepTop keeps the opts.TopK keys of res with the highest counters, and
+// notes when every one of them is hot: keys as hot beyond them were not
+// kept (a list is cut only below its lowest counter kept, so a hot key
+// left out means a full list of hot keys).
+func (res *LFUResult) keepTop(opts LFUOptions) {
+	res.Keys = topLFU(res.Keys, opts.TopK)
+	if n := len(res.Keys); n > 0 && n >= opts.TopK && res.Keys[n-1].Freq >= opts.Hot {
+		res.Notes = append(res.Notes, fmt.Sprintf("the counters of %s keys were kept, every one at or above the hot counter %d: keys as hot beyond them may be left out; give --top more than %d to keep more",
+			human.Count(int64(n)), opts.Hot, n))
+	}
 }
 
 // reachMasters is what rdb reaches: its connection settings, the
@@ -346,7 +370,7 @@ func (w *lfuWalk) result(ctx context.Context, wr *live.WalkResult) (*LFUResult, 
 			res.Keys = append(res.Keys, f...)
 		}
 	}
-	res.Keys = topLFU(res.Keys, w.opts.TopK)
+	res.keepTop(w.opts)
 	slices.SortFunc(res.Nodes, func(a, b LFUNode) int { return strings.Compare(a.Addr, b.Addr) })
 	return res, errors.Join(errs...)
 }
@@ -466,11 +490,14 @@ func readFreqs(ctx context.Context, b *live.Batch, keys []string, floor int) (_ 
 
 // topLFU keeps the k highest counters, highest first.
 func topLFU(keys []LFUKey, k int) []LFUKey {
-	slices.SortStableFunc(keys, func(a, b LFUKey) int {
+	// A total order (a key is on one node at a time, but for a moment
+	// during a migration): no stable sort needed, whose merges cost
+	// seconds on a few hundred thousand keys.
+	slices.SortFunc(keys, func(a, b LFUKey) int {
 		if a.Freq != b.Freq {
 			return b.Freq - a.Freq
 		}
-		return cmp.Or(strings.Compare(a.Key, b.Key), cmp.Compare(a.DB, b.DB))
+		return cmp.Or(strings.Compare(a.Key, b.Key), cmp.Compare(a.DB, b.DB), strings.Compare(a.Node, b.Node))
 	})
 	if len(keys) > k {
 		keys = keys[:k]

@@ -168,6 +168,7 @@ func BuildReport(reg *registry.Registry, reps []hotkey.InstanceReport, lfu *LFUR
 		}
 		return cmp.Or(strings.Compare(a.Key, b.Key), cmp.Compare(dbOf(a), dbOf(b)))
 	})
+	r.Keys = slices.Grow(r.Keys, min(len(all), opts.Top))
 	for i, k := range all {
 		if i < opts.Top {
 			r.Keys = append(r.Keys, *k)

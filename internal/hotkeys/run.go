@@ -1,6 +1,7 @@
 package hotkeys
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -54,6 +55,9 @@ func Run(ctx context.Context, e *cli.Env, o RunOptions) error {
 	var interrupted error
 	if !o.NoLFU {
 		lo := o.LFU
+		// Every key --top lists, and every hot key a finding (HotKept of them at least).
+		lo.TopK = max(lo.TopK, o.Report.Top, HotKept)
+		lo.Hot = cmp.Or(lo.Hot, o.Report.MinFreq)
 		// As the audit: every database that holds keys unless the URL names one.
 		lo.AllDBs = lo.AllDBs || !target.DBSet && !target.Cluster
 		if o.Snapshot {
@@ -87,6 +91,7 @@ func Run(ctx context.Context, e *cli.Env, o RunOptions) error {
 	}
 	var mon *MonitorResult
 	if o.Monitor.Duration > 0 && interrupted == nil {
+		o.Monitor.TopK = max(o.Monitor.TopK, o.Report.Top, hotkey.DefaultTopK)
 		if mon, err = monitorMasters(ctx, e, target, rdb, o.Monitor); err != nil {
 			return err
 		}

@@ -113,7 +113,7 @@ func SnapshotLFU(ctx context.Context, rdb redis.UniversalClient, reg *registry.R
 			res.Keys = append(res.Keys, LFUKey{Key: string(h.Key), DB: h.DB, Freq: h.Freq, Node: h.Node})
 		}
 	}
-	res.Keys = topLFU(res.Keys, opts.TopK)
+	res.keepTop(opts)
 	if !snap.Complete {
 		var errs []error
 		if cov := rep.Coverage; cov != nil {
