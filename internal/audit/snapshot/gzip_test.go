@@ -26,25 +26,25 @@ func gzipFile(t *testing.T, dir, name string, data []byte) string {
 	zw := gzip.NewWriter(&b)
 	zw.Write(data)
 	zw.Close()
-	p := filepath.Join(dir, name)
-	if err := os.WriteFile(p, b.Bytes(), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return writeFile(t, dir, name, b.Bytes())
 }
 
 // zstdFile writes data zstd-compressed to dir/name and returns its path.
 func zstdFile(t *testing.T, dir, name string, data []byte) string {
 	t.Helper()
-	var b bytes.Buffer
-	zw, err := zstd.NewWriter(&b)
+	zw, err := zstd.NewWriter(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	zw.Write(data)
-	zw.Close()
+	defer zw.Close()
+	return writeFile(t, dir, name, zw.EncodeAll(data, nil))
+}
+
+// writeFile writes b to dir/name and returns its path.
+func writeFile(t *testing.T, dir, name string, b []byte) string {
+	t.Helper()
 	p := filepath.Join(dir, name)
-	if err := os.WriteFile(p, b.Bytes(), 0o600); err != nil {
+	if err := os.WriteFile(p, b, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	return p
