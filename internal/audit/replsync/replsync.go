@@ -105,8 +105,12 @@ func (f *Fetch) session() resp.Session {
 	return resp.Session{Name: "keyguard-audit", Timeout: f.opts.Timeout}
 }
 
-func (f *Fetch) dial(ctx context.Context, addr string) (*resp.Conn, error) {
-	c, err := resp.Dial(ctx, f.opts.Target.Conn.Config(), addr, f.session())
+// dial connects to addr; with db > 0 it selects that database, which
+// fails on a server that does not have it.
+func (f *Fetch) dial(ctx context.Context, addr string, db int) (*resp.Conn, error) {
+	s := f.session()
+	s.DB = max(db, 0)
+	c, err := resp.Dial(ctx, f.opts.Target.Conn.Config(), addr, s)
 	if err != nil {
 		return nil, live.ConnectFailure(err, f.opts.Target.Conn.TLS != nil)
 	}
@@ -136,7 +140,7 @@ func (f *Fetch) Open(ctx context.Context) ([]*snapshot.Input, error) {
 	var wg sync.WaitGroup
 	for i, n := range f.nodes {
 		wg.Go(func() {
-			c, err := f.dial(ctx, n.addr)
+			c, err := f.dial(ctx, n.addr, 0)
 			if err != nil {
 				errs[i] = err
 				return
@@ -369,13 +373,9 @@ func (f *Fetch) planServer(ctx context.Context) error {
 	// The snapshot holds every database; the one audited is selected
 	// here only for the server to say whether it has it (a database past
 	// its databases setting would otherwise be reported complete, empty).
-	sess := f.session()
-	if db := f.opts.Target.Conn.DB; db > 0 {
-		sess.DB = db
-	}
-	c, err := resp.Dial(ctx, f.opts.Target.Conn.Config(), addr, sess)
+	c, err := f.dial(ctx, addr, f.opts.Target.Conn.DB)
 	if err != nil {
-		return live.ConnectFailure(err, f.opts.Target.Conn.TLS != nil)
+		return err
 	}
 	text, err := c.Simple(ctx, "INFO")
 	c.Close()
@@ -474,7 +474,7 @@ func (f *Fetch) fromSeeds(ctx context.Context) ([]topology.Node, error) {
 // clusterNodes reads CLUSTER NODES from addr; moving are the slots the
 // node is migrating or importing (only it lists them).
 func (f *Fetch) clusterNodes(ctx context.Context, addr string) (nodes []topology.Node, moving []int, err error) {
-	c, err := f.dial(ctx, addr)
+	c, err := f.dial(ctx, addr, 0)
 	if err != nil {
 		return nil, nil, err
 	}
