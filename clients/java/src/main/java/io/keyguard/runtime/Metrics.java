@@ -27,7 +27,7 @@ import java.util.concurrent.atomic.LongAdder;
  * {@code /metrics} of the JDK's own HTTP server); {@link #forEach} hands each series to
  * another library (Micrometer's {@code FunctionCounter}, the Prometheus Java client's
  * collector) for a service that exports through one. Labels never carry a key: keys are
- * reduced to their template. Give one Metrics to every guard, policy and executor of a
+ * reduced to their template. Give one Metrics to every guard and executor of a
  * process, so that they share the series. Thread-safe.
  */
 public final class Metrics {
