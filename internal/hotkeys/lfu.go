@@ -228,7 +228,7 @@ type lfuWalk struct {
 type lfuNode struct {
 	LFUNode
 	checked bool
-	found   map[int][]LFUKey
+	found   map[int]*lfuTop
 	read    map[int]int // keys read per database (their sum is Sampled)
 	denied  map[int]int // keys the user may not read, per database (their sum is Unreadable)
 }
@@ -238,7 +238,7 @@ func (w *lfuWalk) node(addr string) *lfuNode {
 	defer w.mu.Unlock()
 	n := w.nodes[addr]
 	if n == nil {
-		n = &lfuNode{LFUNode: LFUNode{Addr: addr}, found: map[int][]LFUKey{}, read: map[int]int{}, denied: map[int]int{}}
+		n = &lfuNode{LFUNode: LFUNode{Addr: addr}, found: map[int]*lfuTop{}, read: map[int]int{}, denied: map[int]int{}}
 		w.nodes[addr] = n
 	}
 	return n
@@ -281,11 +281,14 @@ func (w *lfuWalk) visit(ctx context.Context, b *live.Batch) error {
 	n.read[b.DB] += read
 	n.Unreadable += unread
 	n.denied[b.DB] += unread
-	f := append(n.found[b.DB], found...)
-	if len(f) > 4*w.opts.TopK {
-		f = topLFU(f, w.opts.TopK)
+	t := n.found[b.DB]
+	if t == nil {
+		t = &lfuTop{k: w.opts.TopK}
+		n.found[b.DB] = t
 	}
-	n.found[b.DB] = f
+	for _, f := range found {
+		t.offer(f)
+	}
 	if w.opts.Sample > 0 && n.Sampled >= w.opts.Sample {
 		if w.full++; w.full >= w.masters {
 			w.sampled = true
@@ -366,8 +369,8 @@ func (w *lfuWalk) result(ctx context.Context, wr *live.WalkResult) (*LFUResult, 
 			n.Stopped = "it stopped serving some of its slots during the walk (a failover or a migration): they were read on their new owner"
 		}
 		res.Nodes = append(res.Nodes, n.LFUNode)
-		for _, f := range n.found {
-			res.Keys = append(res.Keys, f...)
+		for _, t := range n.found {
+			res.Keys = append(res.Keys, t.kept()...)
 		}
 	}
 	res.keepTop(w.opts)
@@ -493,14 +496,62 @@ func topLFU(keys []LFUKey, k int) []LFUKey {
 	// A total order (a key is on one node at a time, but for a moment
 	// during a migration): no stable sort needed, whose merges cost
 	// seconds on a few hundred thousand keys.
-	slices.SortFunc(keys, func(a, b LFUKey) int {
-		if a.Freq != b.Freq {
-			return b.Freq - a.Freq
-		}
-		return cmp.Or(strings.Compare(a.Key, b.Key), cmp.Compare(a.DB, b.DB), strings.Compare(a.Node, b.Node))
-	})
+	slices.SortFunc(keys, lfuCmp)
 	if len(keys) > k {
 		keys = keys[:k]
+	}
+	return keys
+}
+
+// lfuCmp orders keys as the report lists them: the highest counter
+// first, then by name, database and node.
+func lfuCmp(a, b LFUKey) int {
+	if a.Freq != b.Freq {
+		return b.Freq - a.Freq
+	}
+	return cmp.Or(strings.Compare(a.Key, b.Key), cmp.Compare(a.DB, b.DB), strings.Compare(a.Node, b.Node))
+}
+
+// lfuTop keeps the k keys offered to it that topLFU would keep of them
+// all, in about k keys of memory whatever the walk reads (a database of
+// millions of keys over the floor) and O(1) a key: keys by counter (0 to
+// 255), the counters below those of the k best dropped, and the lowest
+// counter kept cut by name when it holds twice what it needs.
+type lfuTop struct {
+	k      int
+	byFreq [256][]LFUKey
+	n      int // keys held
+	low    int // no counter below it is held
+}
+
+func (t *lfuTop) offer(f LFUKey) {
+	i := min(max(f.Freq, 0), 255) // OBJECT FREQ gives 0-255; other counters bunch at the ends, ordered by lfuCmp there
+	if i < t.low || t.k <= 0 {
+		return
+	}
+	t.byFreq[i] = append(t.byFreq[i], f)
+	t.n++
+	// Drop the lowest counters while the rest are k keys.
+	for t.low < 255 && t.n-len(t.byFreq[t.low]) >= t.k {
+		t.n -= len(t.byFreq[t.low])
+		t.byFreq[t.low] = nil
+		t.low++
+	}
+	// The lowest counter kept needs only its first keys by name.
+	b := t.byFreq[t.low]
+	if need := t.k - (t.n - len(b)); len(b) >= 2*need+64 {
+		slices.SortFunc(b, lfuCmp)
+		clear(b[need:])
+		t.byFreq[t.low] = b[:need]
+		t.n -= len(b) - need
+	}
+}
+
+// kept is the keys held, a superset of the k best (topLFU cuts them).
+func (t *lfuTop) kept() []LFUKey {
+	keys := make([]LFUKey, 0, t.n)
+	for i := 255; i >= t.low; i-- {
+		keys = append(keys, t.byFreq[i]...)
 	}
 	return keys
 }

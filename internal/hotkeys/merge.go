@@ -11,7 +11,6 @@ import (
 
 	"github.com/keyguard/keyguard/hotkey"
 	"github.com/keyguard/keyguard/internal/human"
-	"github.com/keyguard/keyguard/internal/jsonout"
 
 	"github.com/keyguard/keyguard/finding"
 	"github.com/keyguard/keyguard/registry"
@@ -401,11 +400,6 @@ func templateHeat(keys []*KeyHeat) []TemplateHeat {
 		return b.MaxFreq - a.MaxFreq
 	})
 	return ts
-}
-
-// WriteJSON writes the report as one indented JSON document.
-func (r *Report) WriteJSON(w io.Writer) error {
-	return jsonout.Write(w, r)
 }
 
 // WriteText writes the report for a person.

@@ -5,7 +5,12 @@
 //
 //	err := jsonout.Write(os.Stdout, report)
 //
-// It imports no package of this module.
+// Object writes the same bytes field by field, for a document too large
+// to hold twice (a report of 100,000 keys); AppendString and AppendFloat
+// append a string and a number as encoding/json does, for the append
+// functions of its arrays.
+//
+// It imports internal/swar only.
 package jsonout
 
 import (

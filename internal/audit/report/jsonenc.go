@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
-	"github.com/keyguard/keyguard/internal/swar"
+	"github.com/keyguard/keyguard/internal/jsonout"
 )
 
 // The findings are most of a big report's bytes, and encoding/json spends
@@ -15,68 +15,6 @@ import (
 // settings of WriteJSON (two-space indent, no HTML escaping).
 
 const hexDigits = "0123456789abcdef"
-
-// appendJSONString appends s as a JSON string the way encoding/json
-// writes it with HTML escaping off: quotes, backslashes and control bytes
-// escaped, invalid UTF-8 as \ufffd, U+2028 and U+2029 escaped.
-func appendJSONString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		// Eight plain bytes at a time: printable ASCII but '"' and '\\'.
-		for i+8 <= len(s) && plain8(s, i) {
-			i += 8
-		}
-		if i >= len(s) {
-			break
-		}
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
-}
 
 // appendFindingJSON appends f as encoding/json writes an element of the
 // report's findings array (its first line unindented, the closing brace
@@ -90,20 +28,17 @@ func appendFindingJSON(b []byte, f *Finding) []byte {
 // last template, owner, message and hint: the report lists findings rule
 // by rule, and runs of them share those strings (one message, the hint of
 // one family), so most are copied instead of escaped again.
-type findingEncoder struct {
-	last [4]string
-	enc  [4][]byte
-}
+type findingEncoder struct{ strs jsonout.StringCache }
 
 func (e *findingEncoder) append(b []byte, f *Finding) []byte {
 	b = append(b, "{\n      \"rule\": "...)
-	b = appendJSONString(b, f.Rule)
+	b = jsonout.AppendString(b, f.Rule)
 	b = appendField(b, "severity")
-	b = appendJSONString(b, f.Severity.String())
+	b = jsonout.AppendString(b, f.Severity.String())
 	b = appendStringField(b, "key", f.Key)
 	b = e.field(b, 0, "template", f.Template)
 	b = e.field(b, 1, "owner", f.Owner)
-	b = e.str(appendField(b, "message"), 2, f.Message)
+	b = e.strs.Append(appendField(b, "message"), 2, f.Message)
 	b = e.field(b, 3, "hint", f.Hint)
 	b = appendStringField(b, "file", f.File)
 	b = appendIntField(b, "line", f.Line)
@@ -125,18 +60,7 @@ func (e *findingEncoder) field(b []byte, i int, name, v string) []byte {
 	if v == "" {
 		return b
 	}
-	return e.str(appendField(b, name), i, v)
-}
-
-// str is appendJSONString through the cache slot i.
-func (e *findingEncoder) str(b []byte, i int, s string) []byte {
-	if s == e.last[i] && e.enc[i] != nil {
-		return append(b, e.enc[i]...)
-	}
-	start := len(b)
-	b = appendJSONString(b, s)
-	e.last[i], e.enc[i] = s, append(e.enc[i][:0], b[start:]...)
-	return b
+	return e.strs.Append(appendField(b, name), i, v)
 }
 
 // appendStringField appends a string field unless v is empty (omitempty).
@@ -144,7 +68,7 @@ func appendStringField(b []byte, name, v string) []byte {
 	if v == "" {
 		return b
 	}
-	return appendJSONString(appendField(b, name), v)
+	return jsonout.AppendString(appendField(b, name), v)
 }
 
 // appendIntField appends an int field unless v is 0 (omitempty).
@@ -158,22 +82,15 @@ func appendIntField(b []byte, name string, v int) []byte {
 // appendField starts the next field of a finding (never the first).
 func appendField(b []byte, name string) []byte { return appendKey(b, fieldIndent1, name, false) }
 
-// plain8 reports whether s[i:i+8] are all printable ASCII other than '"'
-// and '\\': bytes appendJSONString copies as they are.
-func plain8(s string, i int) bool {
-	x := swar.Load(s, i)
-	return swar.Less(x, 0x20)|swar.Eq(x, '"')|swar.Eq(x, '\\')|swar.High(x) == 0
-}
-
 // appendTopKey appends k as encoding/json writes an element of the
 // report's top_keys array; e caches the template and node, which runs of
 // top keys share.
 func (e *findingEncoder) appendTopKey(b []byte, k *TopKey) []byte {
 	b = append(b, "{\n      \"key\": "...)
-	b = appendJSONString(b, k.Key)
+	b = jsonout.AppendString(b, k.Key)
 	b = appendStringField(b, "key_base64", k.KeyBase64)
 	b = appendIntField(b, "key_len", k.KeyLen)
-	b = appendJSONString(appendField(b, "type"), k.Type)
+	b = jsonout.AppendString(appendField(b, "type"), k.Type)
 	b = strconv.AppendInt(appendField(b, "bytes"), k.Bytes, 10)
 	b = strconv.AppendInt(appendField(b, "elements"), k.Elements, 10)
 	if k.TTLMS != nil {
@@ -214,7 +131,7 @@ func appendSpaces(b []byte, n int) []byte {
 // json.Marshal writes a string of valid UTF-8.
 func appendJSONStringHTML(b []byte, s string) []byte {
 	start := len(b)
-	b = appendJSONString(b, s)
+	b = jsonout.AppendString(b, s)
 	// Most strings hold none: look before copying.
 	i := start + 1
 	for ; i < len(b); i++ {
@@ -251,14 +168,14 @@ func appendStateHot(b []byte, h *StateHot) []byte {
 	b = strconv.AppendInt(appendHotField(b, "bytes"), h.Bytes, 10)
 	b = appendStr(appendHotField(b, "template"), h.Template, 4)
 	if h.Owner != "" {
-		b = appendJSONString(appendHotField(b, "owner"), h.Owner)
+		b = jsonout.AppendString(appendHotField(b, "owner"), h.Owner)
 	}
-	b = appendJSONString(appendHotField(b, "kind"), h.Kind)
+	b = jsonout.AppendString(appendHotField(b, "kind"), h.Kind)
 	if h.Protected {
 		b = append(appendHotField(b, "protected"), "true"...)
 	}
 	if h.Node != "" {
-		b = appendJSONString(appendHotField(b, "node"), h.Node)
+		b = jsonout.AppendString(appendHotField(b, "node"), h.Node)
 	}
 	if h.DB != 0 {
 		b = strconv.AppendInt(appendHotField(b, "db"), int64(h.DB), 10)

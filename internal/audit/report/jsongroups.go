@@ -3,6 +3,8 @@ package report
 import (
 	"slices"
 	"strconv"
+
+	"github.com/keyguard/keyguard/internal/jsonout"
 )
 
 // The groups, the prefixes and the state's groups are one element per
@@ -64,12 +66,12 @@ func appendInts(b []byte, indent string, s []int64) []byte {
 // four spaces).
 func appendGroup(b []byte, g *Group) []byte {
 	const in = fieldIndent1
-	b = appendJSONString(appendKey(append(b, '{'), in, "name", true), g.Name)
-	b = appendJSONString(appendKey(b, in, "kind", false), g.Kind)
+	b = jsonout.AppendString(appendKey(append(b, '{'), in, "name", true), g.Name)
+	b = jsonout.AppendString(appendKey(b, in, "kind", false), g.Kind)
 	if g.DB != nil {
 		b = appendIntKey(b, in, "db", int64(*g.DB))
 	}
-	b = appendJSONString(appendKey(b, in, "owner", false), g.Owner)
+	b = jsonout.AppendString(appendKey(b, in, "owner", false), g.Owner)
 	b = appendIntKey(b, in, "keys", g.Keys)
 	b = appendIntKey(b, in, "bytes", g.Bytes)
 	b = appendIntKey(b, in, "no_ttl", g.NoTTL)
@@ -91,7 +93,7 @@ func appendGroup(b []byte, g *Group) []byte {
 				b = append(b, ',')
 			}
 			b = append(b, in+"  "...)
-			b = appendJSONString(b, t)
+			b = jsonout.AppendString(b, t)
 			b = strconv.AppendInt(append(b, ':', ' '), g.Types[t], 10)
 		}
 		b = append(b, in+"}"...)
@@ -102,15 +104,15 @@ func appendGroup(b []byte, g *Group) []byte {
 	b = appendIntKey(b, in+"  ", "max", g.TTLSeconds.Max)
 	b = append(b, in+"}"...)
 	if g.Domain != "" {
-		b = appendJSONString(appendKey(b, in, "domain", false), g.Domain)
+		b = jsonout.AppendString(appendKey(b, in, "domain", false), g.Domain)
 	}
 	b = appendIntKey(b, in, "with_ttl", g.WithTTL)
 	b = appendIntKey(b, in, "findings", g.Findings)
 	if g.Example != "" {
-		b = appendJSONString(appendKey(b, in, "example", false), g.Example)
+		b = jsonout.AppendString(appendKey(b, in, "example", false), g.Example)
 	}
 	if g.Suggested != "" {
-		b = appendJSONString(appendKey(b, in, "suggested", false), g.Suggested)
+		b = jsonout.AppendString(appendKey(b, in, "suggested", false), g.Suggested)
 	}
 	if len(g.TTLHistogram) > 0 {
 		b = append(appendKey(b, in, "ttl_histogram", false), '[')
@@ -120,7 +122,7 @@ func appendGroup(b []byte, g *Group) []byte {
 				b = append(b, ',')
 			}
 			b = append(b, in+"  {"...)
-			b = appendJSONString(appendKey(b, in+"    ", "label", true), t.Label)
+			b = jsonout.AppendString(appendKey(b, in+"    ", "label", true), t.Label)
 			b = appendIntKey(b, in+"    ", "keys", t.Keys)
 			b = appendIntKey(b, in+"    ", "bytes", t.Bytes)
 			b = append(b, in+"  }"...)
@@ -134,7 +136,7 @@ func appendGroup(b []byte, g *Group) []byte {
 // report's prefixes array.
 func appendPrefix(b []byte, p *Prefix) []byte {
 	const in = fieldIndent1
-	b = appendJSONString(appendKey(append(b, '{'), in, "prefix", true), p.Prefix)
+	b = jsonout.AppendString(appendKey(append(b, '{'), in, "prefix", true), p.Prefix)
 	b = appendIntKey(b, in, "depth", int64(p.Depth))
 	b = appendIntKey(b, in, "keys", p.Keys)
 	b = appendIntKey(b, in, "bytes", p.Bytes)
@@ -148,7 +150,7 @@ func appendPrefix(b []byte, p *Prefix) []byte {
 // six spaces).
 func appendStateGroup(b []byte, g *StateGroup) []byte {
 	const in = fieldIndent2
-	b = appendJSONString(appendKey(append(b, '{'), in, "kind", true), g.Kind)
+	b = jsonout.AppendString(appendKey(append(b, '{'), in, "kind", true), g.Kind)
 	b = appendStr(appendKey(b, in, "name", false), g.Name, 4)
 	if g.DB != 0 {
 		b = appendIntKey(b, in, "db", int64(g.DB))

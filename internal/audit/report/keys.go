@@ -14,6 +14,8 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/keyguard/keyguard/internal/jsonout"
 )
 
 // KeyRow is one key of a key export (--keys): every key the audit read,
@@ -234,7 +236,7 @@ func appendKeyJSON(b []byte, r *KeyRow) []byte {
 	b = strconv.AppendInt(b, int64(r.DB), 10)
 	key, b64 := exportKey(r.Key, false)
 	b = append(b, `,"key":`...)
-	b = appendJSONString(b, key)
+	b = jsonout.AppendString(b, key)
 	if b64 != "" {
 		b = append(b, `,"key_base64":"`...)
 		b = append(b, b64...)
@@ -242,11 +244,11 @@ func appendKeyJSON(b []byte, r *KeyRow) []byte {
 	}
 	if r.Type != "" {
 		b = append(b, `,"type":`...)
-		b = appendJSONString(b, r.Type)
+		b = jsonout.AppendString(b, r.Type)
 	}
 	if r.Encoding != "" {
 		b = append(b, `,"encoding":`...)
-		b = appendJSONString(b, r.Encoding)
+		b = jsonout.AppendString(b, r.Encoding)
 	}
 	// Unknown sizes are null, never 0: a key whose memory was not
 	// measured has no size, and a diff must not see it shrink to nothing.
@@ -259,13 +261,13 @@ func appendKeyJSON(b []byte, r *KeyRow) []byte {
 		b = appendTTL(b, r.TTL)
 	}
 	b = append(b, `,"group":`...)
-	b = appendJSONString(b, r.Group)
+	b = jsonout.AppendString(b, r.Group)
 	b = append(b, `,"kind":"`...)
 	b = append(b, kindName(r.Kind)...)
 	b = append(b, '"')
 	if r.Owner != "" {
 		b = append(b, `,"owner":`...)
-		b = appendJSONString(b, r.Owner)
+		b = jsonout.AppendString(b, r.Owner)
 	}
 	return append(b, "}\n"...)
 }

@@ -1,8 +1,6 @@
 package report
 
 import (
-	"bufio"
-	"bytes"
 	"cmp"
 	"encoding/base64"
 	"encoding/json"
@@ -17,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/keyguard/keyguard/finding"
+	"github.com/keyguard/keyguard/internal/jsonout"
 )
 
 // Meta is what the walker knows about the run.
@@ -285,156 +284,87 @@ func RuleRank(rule string) int {
 // The bytes are those encoding/json's Encoder gives the whole Report with
 // a two-space indent and no HTML escaping.
 func (r *Report) WriteJSON(w io.Writer) error {
-	j := newJSONWriter(w)
-	j.field("source", &r.Source)
-	j.field("registry", r.Registry)
+	j := jsonout.NewObject(w)
+	j.Field("source", &r.Source)
+	j.Field("registry", r.Registry)
 	if r.RegistryDigest != "" {
-		j.field("registry_digest", r.RegistryDigest)
+		j.Field("registry_digest", r.RegistryDigest)
 	}
-	j.field("started_at", r.StartedAt)
-	j.field("duration_ms", r.DurationMS)
-	j.field("complete", r.Complete)
+	j.Field("started_at", r.StartedAt)
+	j.Field("duration_ms", r.DurationMS)
+	j.Field("complete", r.Complete)
 	if r.ResumedFrom != "" {
-		j.field("resumed_from", r.ResumedFrom)
+		j.Field("resumed_from", r.ResumedFrom)
 	}
-	j.field("summary", &r.Summary)
+	j.Field("summary", &r.Summary)
 	writeArray(j, "groups", r.Groups, func() func([]byte, *Group) []byte { return appendGroup })
-	j.topKeys(r.TopKeys)
-	j.findings(r.Findings)
+	writeTopKeys(j, r.TopKeys)
+	writeFindings(j, r.Findings)
 	// The extensions, omitted when empty as their omitempty tags say.
 	if len(r.FindingsOmitted) > 0 {
-		j.field("findings_omitted", r.FindingsOmitted)
+		j.Field("findings_omitted", r.FindingsOmitted)
 	}
 	if len(r.Stopped) > 0 {
 		jsonArray(j, "stopped", r.Stopped)
 	}
 	if len(r.Notes) > 0 {
-		j.field("notes", r.Notes)
+		j.Field("notes", r.Notes)
 	}
 	if r.Estimate {
-		j.field("estimate", r.Estimate)
+		j.Field("estimate", r.Estimate)
 	}
 	if r.Sample != nil {
-		j.field("sample", r.Sample)
+		j.Field("sample", r.Sample)
 	}
 	if len(r.TTLHistogram) > 0 {
 		jsonArray(j, "ttl_histogram", r.TTLHistogram)
 	}
 	if len(r.UnusedTemplates) > 0 {
-		j.field("unused_templates", r.UnusedTemplates)
+		j.Field("unused_templates", r.UnusedTemplates)
 	}
 	if len(r.Databases) > 0 {
-		j.field("databases", r.Databases)
+		j.Field("databases", r.Databases)
 	}
 	if len(r.Prefixes) > 0 {
 		writeArray(j, "prefixes", r.Prefixes, func() func([]byte, *Prefix) []byte { return appendPrefix })
 	}
 	if len(r.MergedFrom) > 0 {
-		j.field("merged_from", r.MergedFrom)
+		j.Field("merged_from", r.MergedFrom)
 	}
 	if r.Coverage != nil {
-		j.field("coverage", r.Coverage)
+		j.Field("coverage", r.Coverage)
 	}
 	if len(r.NotChecked) > 0 {
-		j.field("not_checked", r.NotChecked)
+		j.Field("not_checked", r.NotChecked)
 	}
 	if r.State != nil {
-		j.key("state")
-		j.state(r.State)
+		j.Key("state")
+		writeState(j, r.State)
 	}
-	if err := j.close(); err != nil {
+	if err := j.Close(); err != nil {
 		return fmt.Errorf("write report: %w", err)
 	}
 	return nil
 }
 
-// jsonWriter writes one indented JSON object field by field.
-type jsonWriter struct {
-	w      *bufio.Writer
-	buf    bytes.Buffer
-	field1 *json.Encoder // a field's value, one level deep
-	elem2  *json.Encoder // an array element, two levels deep
-	fields int
-	err    error
-}
-
-func newJSONWriter(w io.Writer) *jsonWriter {
-	j := &jsonWriter{w: bufio.NewWriterSize(w, 32<<10)}
-	j.field1 = json.NewEncoder(&j.buf)
-	j.field1.SetIndent("  ", "  ")
-	j.field1.SetEscapeHTML(false)
-	j.elem2 = json.NewEncoder(&j.buf)
-	j.elem2.SetIndent("    ", "  ")
-	j.elem2.SetEscapeHTML(false)
-	j.w.WriteByte('{')
-	return j
-}
-
-// key starts the next field of the object.
-func (j *jsonWriter) key(name string) {
-	if j.fields > 0 {
-		j.w.WriteByte(',')
-	}
-	j.fields++
-	j.w.WriteString("\n  \"")
-	j.w.WriteString(name) // field names need no escaping
-	j.w.WriteString("\": ")
-}
-
-// value encodes v with enc and writes it without the encoder's newline.
-func (j *jsonWriter) value(enc *json.Encoder, v any) {
-	if j.err != nil {
-		return
-	}
-	j.buf.Reset()
-	if j.err = enc.Encode(v); j.err != nil {
-		return
-	}
-	b := j.buf.Bytes()
-	_, j.err = j.w.Write(b[:len(b)-1])
-}
-
-func (j *jsonWriter) field(name string, v any) {
-	j.key(name)
-	j.value(j.field1, v)
-}
-
 // jsonArray writes a field holding the elements of s, each encoded by
-// encoding/json as elem2 would (the bytes of the array encoded whole),
+// encoding/json as an element two levels deep (the bytes of the array encoded whole),
 // side by side on the cores when there are many (the groups and prefixes
 // of a report of thousands of families).
-func jsonArray[T any](j *jsonWriter, name string, s []T) {
-	writeArray(j, name, s, reflectAdd[T](elemIndent(1)))
+func jsonArray[T any](j *jsonout.Object, name string, s []T) {
+	writeArray(j, name, s, reflectAdd[T](2))
 }
 
-// elemIndent is the indentation of an array's elements depth fields
-// deep: a report's field is 1, a field of its state 2.
-func elemIndent(depth int) string { return strings.Repeat("  ", depth+1) }
-
 // reflectAdd returns a newAdd for writeElems that encodes an element with
-// encoding/json, indented as an element at indent.
-func reflectAdd[T any](indent string) func() func([]byte, *T) []byte {
-	return func() func([]byte, *T) []byte {
-		var buf bytes.Buffer
-		enc := json.NewEncoder(&buf)
-		enc.SetIndent(indent, "  ")
-		enc.SetEscapeHTML(false)
-		return func(b []byte, v *T) []byte {
-			buf.Reset()
-			if err := enc.Encode(v); err != nil {
-				// The report's own types: a value encoding/json refuses
-				// is a programming error.
-				panic(fmt.Sprintf("report: encode %T: %v", v, err))
-			}
-			return append(b, buf.Bytes()[:buf.Len()-1]...)
-		}
-	}
+// encoding/json, indented as an element depth levels deep.
+func reflectAdd[T any](depth int) func() func([]byte, *T) []byte {
+	return func() func([]byte, *T) []byte { return jsonout.Reflect[T](depth) }
 }
 
 // findings writes the findings field with a findingEncoder: the bytes
 // jsonArray would write, without encoding/json's reflection and
 // re-indentation (a report can hold 10,000 findings per rule).
-func (j *jsonWriter) findings(s []Finding) {
+func writeFindings(j *jsonout.Object, s []Finding) {
 	writeArray(j, "findings", s, func() func([]byte, *Finding) []byte {
 		var enc findingEncoder
 		return enc.append
@@ -443,7 +373,7 @@ func (j *jsonWriter) findings(s []Finding) {
 
 // topKeys writes the top_keys field as jsonArray would, without
 // reflection (a report can list 100,000 top keys).
-func (j *jsonWriter) topKeys(s []TopKey) {
+func writeTopKeys(j *jsonout.Object, s []TopKey) {
 	writeArray(j, "top_keys", s, func() func([]byte, *TopKey) []byte {
 		var enc findingEncoder
 		return enc.appendTopKey
@@ -455,22 +385,22 @@ func (j *jsonWriter) topKeys(s []TopKey) {
 // carries tens of thousands) and its groups (one per family) appended
 // directly, the rest through encoding/json. The fields and their
 // omitempty tags are State's.
-func (j *jsonWriter) state(st *State) {
+func writeState(j *jsonout.Object, st *State) {
 	n := 0
 	field := func(name string) {
 		if n > 0 {
-			j.w.WriteByte(',')
+			j.WriteByte(',')
 		}
 		n++
-		j.w.WriteString("\n    \"")
-		j.w.WriteString(name)
-		j.w.WriteString("\": ")
+		j.WriteString("\n    \"")
+		j.WriteString(name)
+		j.WriteString("\": ")
 	}
 	value := func(name string, v any) {
 		field(name)
-		j.value(j.elem2, v) // a field's value two levels deep: elem2's indentation
+		j.Value(2, v) // a field's value two levels deep
 	}
-	j.w.WriteByte('{')
+	j.WriteByte('{')
 	value("version", st.Version)
 	value("options", &st.Options)
 	value("totals", &st.Totals)
@@ -485,11 +415,11 @@ func (j *jsonWriter) state(st *State) {
 	}
 	if len(st.Fields) > 0 {
 		field("fields")
-		writeElems(j, 2, st.Fields, reflectAdd[StateFields](elemIndent(2)))
+		writeElems(j, 2, st.Fields, reflectAdd[StateFields](3))
 	}
 	if len(st.Hot) > 0 {
 		field("hot")
-		j.w.WriteByte('[')
+		j.WriteByte('[')
 		var b []byte
 		for i := range st.Hot {
 			if i > 0 {
@@ -498,12 +428,12 @@ func (j *jsonWriter) state(st *State) {
 			b = append(b, "\n      "...)
 			b = appendStateHot(b, &st.Hot[i])
 			if len(b) >= 16<<10 {
-				j.write(b)
+				j.Write(b)
 				b = b[:0]
 			}
 		}
-		j.write(b)
-		j.w.WriteString("\n    ]")
+		j.Write(b)
+		j.WriteString("\n    ]")
 	}
 	if len(st.PII) > 0 {
 		value("pii", st.PII)
@@ -514,7 +444,7 @@ func (j *jsonWriter) state(st *State) {
 	if len(st.RunIDs) > 0 {
 		value("run_ids", st.RunIDs)
 	}
-	j.w.WriteString("\n  }")
+	j.WriteString("\n  }")
 }
 
 // arrayChunk is how many elements writeArray encodes at a time on one
@@ -526,10 +456,10 @@ const arrayChunk = 256
 // A long array is encoded a few chunks at a time, side by side on the
 // cores (a report is written once its run is done), and written in
 // order: the bytes are those of one encoder.
-func writeArray[T any](j *jsonWriter, name string, s []T, newAdd func() func([]byte, *T) []byte) {
-	j.key(name)
+func writeArray[T any](j *jsonout.Object, name string, s []T, newAdd func() func([]byte, *T) []byte) {
+	j.Key(name)
 	if len(s) == 0 {
-		j.w.WriteString("[]")
+		j.WriteString("[]")
 		return
 	}
 	writeElems(j, 1, s, newAdd)
@@ -538,9 +468,9 @@ func writeArray[T any](j *jsonWriter, name string, s []T, newAdd func() func([]b
 // writeElems writes the elements of s as the array's value of a field
 // depth fields deep (see writeArray): the brackets, and the elements on
 // lines of their own.
-func writeElems[T any](j *jsonWriter, depth int, s []T, newAdd func() func([]byte, *T) []byte) {
-	sep := "\n" + elemIndent(depth)
-	j.w.WriteByte('[')
+func writeElems[T any](j *jsonout.Object, depth int, s []T, newAdd func() func([]byte, *T) []byte) {
+	sep := "\n" + jsonout.Indent(depth+1)
+	j.WriteByte('[')
 	encode := func(add func([]byte, *T) []byte, b []byte, from, to int) []byte {
 		for i := from; i < to; i++ {
 			if i > 0 {
@@ -556,7 +486,7 @@ func writeElems[T any](j *jsonWriter, depth int, s []T, newAdd func() func([]byt
 	for w := range workers {
 		adds[w] = newAdd()
 	}
-	for start := 0; start < len(s) && j.err == nil; start += workers * arrayChunk {
+	for start := 0; start < len(s) && j.Err() == nil; start += workers * arrayChunk {
 		var wg sync.WaitGroup
 		for w := 1; w < workers && start+w*arrayChunk < len(s); w++ {
 			from := start + w*arrayChunk
@@ -566,26 +496,11 @@ func writeElems[T any](j *jsonWriter, depth int, s []T, newAdd func() func([]byt
 		wg.Wait()
 		for w := 0; w < workers && start+w*arrayChunk < len(s); w++ {
 			for b := bufs[w]; len(b) > 0; b = b[min(len(b), 16<<10):] {
-				j.write(b[:min(len(b), 16<<10)]) // the writer gets writes of the buffer's size, not a chunk's
+				j.Write(b[:min(len(b), 16<<10)]) // the writer gets writes of the buffer's size, not a chunk's
 			}
 		}
 	}
-	j.w.WriteString("\n" + elemIndent(depth-1) + "]")
-}
-
-// write writes b unless an earlier write failed.
-func (j *jsonWriter) write(b []byte) {
-	if j.err == nil {
-		_, j.err = j.w.Write(b)
-	}
-}
-
-func (j *jsonWriter) close() error {
-	j.w.WriteString("\n}\n")
-	if j.err != nil {
-		return j.err
-	}
-	return j.w.Flush()
+	j.WriteString("\n" + jsonout.Indent(depth) + "]")
 }
 
 // ReadReport reads a report written by WriteJSON (keyguard audit or rdb

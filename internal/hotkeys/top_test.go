@@ -1,0 +1,55 @@
+package hotkeys
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// TestLFUTopKeepsWhatTopLFUKeeps: what the walk keeps keys in ends
+// with the keys topLFU keeps of everything offered, in any order of
+// offers, with counters that tie (LFU counters bunch on a few values).
+func TestLFUTopKeepsWhatTopLFUKeeps(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, n := range []int{0, 1, 2, 7, 100, 5000, -5000} {
+		flat := n < 0 // every counter one of two: the lowest kept is cut by name
+		n = max(n, -n)
+		for _, k := range []int{1, 2, 3, 10, 64, 1000, 10000} {
+			var all []LFUKey
+			for range n {
+				all = append(all, LFUKey{
+					Key: fmt.Sprintf("k:%d", rng.IntN(max(n/2, 1))), DB: rng.IntN(3), Node: fmt.Sprintf("n%d", rng.IntN(2)),
+					Freq: 10 + rng.IntN(6)*rng.IntN(50), // ties, and a few high
+				})
+				if flat {
+					all[len(all)-1].Freq = 10 + rng.IntN(2)
+				}
+				if rng.IntN(100) == 0 { // counters OBJECT FREQ does not give, ordered all the same
+					all[len(all)-1].Freq = 250 + rng.IntN(20) - 300*rng.IntN(2)
+				}
+			}
+			top := &lfuTop{k: k}
+			for _, f := range all {
+				top.offer(f)
+			}
+			got := topLFU(top.kept(), k)
+			want := topLFU(slices.Clone(all), k)
+			if !slices.Equal(got, want) {
+				t.Fatalf("n=%d k=%d: lfuTop kept %d keys, topLFU %d; first difference at %d", n, k, len(got), len(want), firstUnequal(got, want))
+			}
+			if held := len(top.kept()); held >= 3*k+64 {
+				t.Fatalf("n=%d k=%d: %d keys held", n, k, held)
+			}
+		}
+	}
+}
+
+func firstUnequal(a, b []LFUKey) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return min(len(a), len(b))
+}
