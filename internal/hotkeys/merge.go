@@ -149,13 +149,16 @@ func BuildReport(reg *registry.Registry, reps []hotkey.InstanceReport, lfu *LFUR
 		MinRate: opts.MinRate, MinFreq: opts.MinFreq, LFU: lfu, Monitor: mon,
 		SDK: SDKSource{Instances: len(reps), Services: []string{}}, Keys: []KeyHeat{}, Templates: []TemplateHeat{}, Findings: []finding.Finding{},
 		NoRegistry: opts.NoRegistry}
-	keys, services := mergeEvidence(reg, reps, lfu, mon, opts.DB)
+	keys, dbs, services := mergeEvidence(reg, reps, lfu, mon, opts.DB)
 	r.SDK.Services = append(r.SDK.Services, services...)
 	multi := lfu.multiDB()
+	// In the order the evidence came: the LFU walk's keys sorted already,
+	// which the sort below then finds in order.
 	all := make([]*KeyHeat, 0, len(keys))
-	for dk, k := range keys {
-		if multi || dk.db != 0 {
-			k.DB = &dk.db
+	for i := range keys {
+		k := &keys[i]
+		if multi || dbs[i] != 0 {
+			k.DB = &dbs[i]
 		}
 		sort.Strings(k.Services)
 		k.IsHot = k.Rate >= opts.MinRate || k.MonitorRate >= opts.MinRate || k.Freq >= opts.MinFreq
@@ -167,11 +170,20 @@ func BuildReport(reg *registry.Registry, reps []hotkey.InstanceReport, lfu *LFUR
 		}
 		return cmp.Or(strings.Compare(a.Key, b.Key), cmp.Compare(dbOf(a), dbOf(b)))
 	})
-	r.Keys = slices.Grow(r.Keys, min(len(all), opts.Top))
+	listed := min(len(all), opts.Top)
+	inOrder := true
 	for i, k := range all {
-		if i < opts.Top {
+		inOrder = inOrder && k == &keys[i]
+	}
+	if inOrder && listed > 0 {
+		r.Keys = keys[:listed:listed] // no copy of 100,000 entries
+	} else {
+		r.Keys = slices.Grow(r.Keys, listed)
+		for _, k := range all[:listed] {
 			r.Keys = append(r.Keys, *k)
 		}
+	}
+	for _, k := range all {
 		if k.IsHot {
 			r.Findings = append(r.Findings, hotFinding(k, opts))
 		}
@@ -210,17 +222,31 @@ func (r *LFUResult) multiDB() bool {
 }
 
 // mergeEvidence gathers the evidence per key of a database (copies count
-// as their key) and the services that reported; the SDK reports' keys are
-// counted in database sdkDB.
-func mergeEvidence(reg *registry.Registry, reps []hotkey.InstanceReport, lfu *LFUResult, mon *MonitorResult, sdkDB int) (map[dbKey]*KeyHeat, []string) {
-	keys := map[dbKey]*KeyHeat{}
+// as their key), in the order it came, with each key's database, and the
+// services that reported; the SDK reports' keys are counted in database
+// sdkDB.
+func mergeEvidence(reg *registry.Registry, reps []hotkey.InstanceReport, lfu *LFUResult, mon *MonitorResult, sdkDB int) (heat []KeyHeat, dbs []int, services []string) {
+	// One entry per key, in one allocation: --top 100000 makes as many.
+	n := 0
+	if mon != nil {
+		n += len(mon.Keys)
+	}
+	for _, rep := range reps {
+		n += len(rep.Keys)
+	}
+	if lfu != nil {
+		n += len(lfu.Keys)
+	}
+	keys := make(map[dbKey]*KeyHeat, n)
+	heat, dbs = make([]KeyHeat, 0, n), make([]int, 0, n)
 	chk := reg.NewChecker() // infers the families of unregistered keys, as the audit's does
 	get := func(db int, name string) *KeyHeat {
 		key, e, region := hotkey.Classify(reg, name)
 		if k, ok := keys[dbKey{db, key}]; ok {
 			return k
 		}
-		k := &KeyHeat{Key: key, Template: hotkey.TemplateUnregistered, Region: region, Freq: -1}
+		heat, dbs = append(heat, KeyHeat{Key: key, Template: hotkey.TemplateUnregistered, Region: region, Freq: -1}), append(dbs, db)
+		k := &heat[len(heat)-1] // n is every key get is asked for: heat never moves
 		if e == nil {
 			k.Family = chk.Infer(key)
 		} else {
@@ -235,7 +261,6 @@ func mergeEvidence(reg *registry.Registry, reps []hotkey.InstanceReport, lfu *LF
 		keys[dbKey{db, key}] = k
 		return k
 	}
-	var services []string
 	for _, rep := range reps {
 		if !slices.Contains(services, rep.Service) {
 			services = append(services, rep.Service)
@@ -262,7 +287,7 @@ func mergeEvidence(reg *registry.Registry, reps []hotkey.InstanceReport, lfu *LF
 			}
 		}
 	}
-	return keys, services
+	return heat, dbs, services
 }
 
 // compareHeat orders keys hottest first: SDK rate, then MONITOR rate,

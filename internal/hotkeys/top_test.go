@@ -2,9 +2,13 @@ package hotkeys
 
 import (
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"time"
+
+	"github.com/keyguard/keyguard/registry"
 )
 
 // TestLFUTopKeepsWhatTopLFUKeeps: what the walk keeps keys in ends
@@ -52,4 +56,29 @@ func firstUnequal(a, b []LFUKey) int {
 		}
 	}
 	return min(len(a), len(b))
+}
+
+// BenchmarkBuildReport: the report of --top 100000 keys of the LFU walk,
+// each of a family inferred from its name, written as JSON.
+//
+//	go test ./internal/hotkeys -run XXX -bench BuildReport -benchmem
+func BenchmarkBuildReport(b *testing.B) {
+	empty, err := registry.Parse("", []byte("version: 1\nkeys: []\n"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	lfu := &LFUResult{Floor: 10}
+	shapes := []string{"order:order:%d:base", "auth:session:u%d", "rank:shop:%d:sales", "queue:order:%d:events"}
+	for i := range 100000 {
+		lfu.Keys = append(lfu.Keys, LFUKey{Key: fmt.Sprintf(shapes[i%len(shapes)], 100000+i*7), Freq: 10 + i%90, Node: "127.0.0.1:6379"})
+	}
+	lfu.Keys = topLFU(lfu.Keys, len(lfu.Keys))
+	opts := ReportOptions{Target: "redis://127.0.0.1:6379", Window: time.Minute, Top: 100000, NoRegistry: true}
+	b.ReportAllocs()
+	for b.Loop() {
+		r := BuildReport(empty, nil, lfu, nil, opts)
+		if err := r.WriteJSON(io.Discard); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
