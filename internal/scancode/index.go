@@ -30,6 +30,10 @@ type project struct {
 	modules map[string]bool   // Python: the modules' names
 	// clientRet says which functions return a client (computed).
 	clientRet map[*funcDef]bool
+	// fields are the fields Python classes set, by name; clientField
+	// says which of them a class sets to a client (both computed).
+	fields      map[string][]fieldBind
+	clientField map[string]bool
 	// prefixes are the Spring cache key prefixes configured in code, by
 	// cache name, "" for every cache (computed).
 	prefixes map[string]prefixFunc

@@ -144,16 +144,18 @@ func (f *srcFile) pythonMethods(obj *sitter.Node, name string) []*funcDef {
 	if cls := f.pythonClassOf(obj, 0); cls != "" {
 		return f.proj.methods(cls, name)
 	}
-	if typeOf(obj) == "identifier" && f.pythonModule(f.text(obj)) {
+	if typeOf(obj) == "identifier" && f.pythonModule(f.text(obj), obj) {
 		return f.proj.functions(nil, name)
 	}
 	return nil
 }
 
 // pythonModule reports whether name is a module the file imports
-// (import x, import x.y as name, from pkg import name).
-func (f *srcFile) pythonModule(name string) bool {
-	_, _, found := f.resolve(name, f.tree.RootNode())
+// (import x, import x.y as name, from pkg import name), and no variable
+// or parameter of that name is in scope at at (a parameter named like a
+// module of the project is not that module).
+func (f *srcFile) pythonModule(name string, at *sitter.Node) bool {
+	_, _, found := f.resolve(name, at)
 	if found {
 		return false
 	}
@@ -226,7 +228,7 @@ func pythonConstant(f *srcFile, n *sitter.Node) (*srcFile, *sitter.Node, bool) {
 			}
 		case typeOf(obj) == "identifier" && f.proj.isClass(f.text(obj)):
 			cls = f.text(obj)
-		case typeOf(obj) == "identifier" && f.pythonModule(f.text(obj)):
+		case typeOf(obj) == "identifier" && f.pythonModule(f.text(obj), obj):
 		default:
 			return nil, nil, false
 		}
@@ -332,9 +334,10 @@ func pythonBind(f *srcFile, n *sitter.Node) {
 // pythonClient reports whether a receiver is a redis-py client or
 // pipeline, by evidence: bound to Redis(…), from_url(…), RedisCluster(…),
 // .pipeline(), to a project function or class that returns or is one,
-// annotated with such a type, self in a class that extends one, through
-// conditional assignments (any branch), await and property getters;
-// never by its name.
+// annotated with such a type, self in a class that extends one, a field
+// of the project's object that a class of the project sets to one
+// (self.app.storage.conn), through conditional assignments (any branch),
+// await and property getters; never by its name.
 func (f *srcFile) pythonClient(obj *sitter.Node, depth int) bool {
 	if depth > 8 || obj == nil {
 		return false
@@ -353,7 +356,7 @@ func (f *srcFile) pythonClient(obj *sitter.Node, depth int) bool {
 		o := obj.ChildByFieldName("object")
 		attr := f.text(obj.ChildByFieldName("attribute"))
 		if f.text(o) != "self" {
-			return false
+			return f.pythonFieldClient(o, attr, depth)
 		}
 		name = "self." + attr
 		if _, _, found := f.resolve(name, obj); !found && f.proj != nil {
@@ -447,6 +450,90 @@ func (f *srcFile) pythonClient(obj *sitter.Node, depth int) bool {
 	return false
 }
 
+// pythonFieldClient reports whether o.attr is a client when o is an
+// object of the project: of a project class whose classes (bases,
+// subclasses) set self.attr to a client, or one the scan cannot type but
+// reached through a field the project's classes set (self.app.storage),
+// when a class of the project sets self.attr to a client.
+func (f *srcFile) pythonFieldClient(o *sitter.Node, attr string, depth int) bool {
+	if f.proj == nil {
+		return false
+	}
+	if cls := f.pythonClassOf(o, 0); cls != "" {
+		return f.proj.fieldClient(attr, f.proj.related(cls), depth)
+	}
+	if typeOf(o) != "attribute" || len(f.proj.pythonFields()[f.text(o.ChildByFieldName("attribute"))]) == 0 {
+		return false
+	}
+	return f.proj.fieldClient(attr, nil, depth)
+}
+
+// pythonFields are the fields the project's classes set (self.name = …),
+// by name, each with its file and binding.
+func (p *project) pythonFields() map[string][]fieldBind {
+	if p.fields == nil {
+		p.fields = map[string][]fieldBind{}
+		for _, g := range p.files {
+			for name, bs := range g.binds {
+				if field, ok := strings.CutPrefix(name, "self."); ok {
+					for _, b := range bs {
+						p.fields[field] = append(p.fields[field], fieldBind{g, b})
+					}
+				}
+			}
+		}
+	}
+	return p.fields
+}
+
+// classNamed is the name of the file's class whose span is sp, "" when
+// none is.
+func (f *srcFile) classNamed(sp span) string {
+	for _, c := range f.classes {
+		if spanOf(c.node) == sp {
+			return c.name
+		}
+	}
+	return ""
+}
+
+// fieldBind is one assignment to a field, in its file.
+type fieldBind struct {
+	f *srcFile
+	b binding
+}
+
+// fieldClient reports whether a class of the project (one of classes
+// when not nil) sets the field to a client or declares it one.
+func (p *project) fieldClient(field string, classes map[string]bool, depth int) bool {
+	if classes == nil {
+		if r, ok := p.clientField[field]; ok {
+			return r
+		}
+	}
+	if p.clientField == nil {
+		p.clientField = map[string]bool{}
+	}
+	if classes == nil {
+		p.clientField[field] = false // while it is worked out: a field set from itself is not
+		depth = 0                    // the answer is kept: the same whoever asks first
+	}
+	r := false
+	for _, fb := range p.pythonFields()[field] {
+		if classes != nil && !classes[fb.f.classNamed(fb.b.scope)] {
+			continue
+		}
+		if fb.f.clientTyped(fb.b.typ) || fb.b.value != nil && fb.f.pythonClient(fb.b.value, depth+1) {
+			r = true
+			break
+		}
+	}
+	if classes == nil {
+		p.clientField[field] = r
+	}
+	return r
+}
+
 // pythonClientType reports redis-py's client and pipeline class names.
 func pythonClientType(name string) bool {
 	switch name {
@@ -470,7 +557,7 @@ func pythonClientAnnotation(typ string) bool {
 	return false
 }
 
-var pythonKeywordKeys = set("name", "key", "keys", "src", "dst", "source", "destination", "dest")
+var pythonKeywordKeys = set("name", "key", "keys", "src", "dst", "source", "destination", "dest", "store", "store_dist")
 
 func pythonKeyArgs(f *srcFile, n *sitter.Node) ([]*sitter.Node, string) {
 	if typeOf(n) != "call" {
@@ -480,10 +567,16 @@ func pythonKeyArgs(f *srcFile, n *sitter.Node) ([]*sitter.Node, string) {
 	if keys, ok := f.pythonScriptKeys(n, fn); ok {
 		return keys, "evalsha"
 	}
-	if typeOf(fn) != "attribute" || !f.pythonClient(fn.ChildByFieldName("object"), 0) {
+	if typeOf(fn) != "attribute" {
 		return nil, ""
 	}
 	method := f.text(fn.ChildByFieldName("attribute"))
+	if obj := fn.ChildByFieldName("object"); !f.pythonClient(obj, 0) {
+		// redis-py's module commands: r.ts().add(key, …) is TS.ADD
+		if method = f.pythonModuleCommand(obj, method); method == "" {
+			return nil, ""
+		}
+	}
 	var pos, out []*sitter.Node
 	for _, a := range args(n.ChildByFieldName("arguments")) {
 		switch typeOf(a) {
@@ -512,10 +605,35 @@ func pythonKeyArgs(f *srcFile, n *sitter.Node) ([]*sitter.Node, string) {
 		}
 	default:
 		for _, k := range f.commandArgs(method, pos) {
-			out = append(out, f.pythonElements(k)...)
+			for _, e := range f.pythonElements(k) {
+				if typeOf(e) == "tuple" { // ts().madd([(key, t, v)]), json().mset([(key, path, v)]): the key comes first
+					out = append(out, pick(args(e), []int{0})...)
+					continue
+				}
+				out = append(out, e)
+			}
 		}
 	}
 	return out, cmd
+}
+
+// pythonModuleCommand is the module command a method of obj sends when
+// obj is a client's module namespace, r.ts() or a name bound to one
+// (TS.ADD for r.ts().add); "" otherwise.
+func (f *srcFile) pythonModuleCommand(obj *sitter.Node, method string) string {
+	if typeOf(obj) == "identifier" {
+		if v, _, _ := f.resolve(f.text(obj), obj); v != nil {
+			obj = v // ts = r.ts()
+		}
+	}
+	if typeOf(obj) != "call" {
+		return ""
+	}
+	fn := obj.ChildByFieldName("function")
+	if typeOf(fn) != "attribute" || !f.pythonClient(fn.ChildByFieldName("object"), 1) {
+		return ""
+	}
+	return moduleCommand(f.text(fn.ChildByFieldName("attribute")), method)
 }
 
 // pythonScriptKeys are the keys of a call of a registered script

@@ -482,13 +482,53 @@ func tsKeyArgs(f *srcFile, n *sitter.Node) ([]*sitter.Node, string) {
 		return nil, ""
 	}
 	fn := n.ChildByFieldName("function")
-	if fn == nil || typeOf(fn) != "member_expression" || !f.tsClient(fn.ChildByFieldName("object"), 0) {
+	if typeOf(fn) == "identifier" {
+		if method := f.tsBoundCommand(fn); method != "" {
+			return f.tsKeys(method, args(n.ChildByFieldName("arguments")))
+		}
+		return nil, ""
+	}
+	if fn == nil || typeOf(fn) != "member_expression" {
 		return nil, ""
 	}
 	// node-redis 3 promisified by bluebird: zaddAsync is ZADD
 	method := strings.TrimSuffix(f.text(fn.ChildByFieldName("property")), "Async")
-	keys, cmd := f.tsKeys(method, args(n.ChildByFieldName("arguments")))
-	return keys, cmd
+	obj := fn.ChildByFieldName("object")
+	if !f.tsClient(obj, 0) {
+		// node-redis 4's module commands: client.ts.add(key, …) is TS.ADD
+		if typeOf(obj) != "member_expression" || !f.tsClient(obj.ChildByFieldName("object"), 0) {
+			return nil, ""
+		}
+		if method = moduleCommand(f.text(obj.ChildByFieldName("property")), method); method == "" {
+			return nil, ""
+		}
+	}
+	return f.tsKeys(method, args(n.ChildByFieldName("arguments")))
+}
+
+// tsBoundCommand is the client command a function variable stands for:
+// util.promisify(client.set) or client.set.bind(client), either way
+// round and with or without the other, is SET ("set"); "" when the
+// variable is no such function.
+func (f *srcFile) tsBoundCommand(fn *sitter.Node) string {
+	for _, v := range f.values(f.text(fn), fn) {
+		wrapped := 0 // client.set alone is not bound: calling it fails
+		for ; wrapped < 4 && typeOf(v) == "call_expression"; wrapped++ {
+			callee, as := v.ChildByFieldName("function"), args(v.ChildByFieldName("arguments"))
+			switch {
+			case typeOf(callee) == "member_expression" && f.text(callee.ChildByFieldName("property")) == "bind":
+				v = callee.ChildByFieldName("object")
+			case lastName(f.text(callee)) == "promisify" && len(as) == 1:
+				v = as[0]
+			default:
+				v = nil
+			}
+		}
+		if wrapped > 0 && typeOf(v) == "member_expression" && f.tsClient(v.ChildByFieldName("object"), 0) {
+			return strings.TrimSuffix(f.text(v.ChildByFieldName("property")), "Async")
+		}
+	}
+	return ""
 }
 
 func (f *srcFile) tsKeys(method string, as []*sitter.Node) ([]*sitter.Node, string) {
