@@ -4,7 +4,7 @@ import (
 	"io"
 	"strconv"
 
-	"github.com/keyguard/keyguard/finding"
+	"github.com/keyguard/keyguard/internal/audit/report"
 	"github.com/keyguard/keyguard/internal/jsonout"
 )
 
@@ -29,7 +29,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	var ke keyHeatEncoder
 	jsonout.Array(o, "keys", r.Keys, ke.append)
 	o.Field("templates", r.Templates)
-	jsonout.Array(o, "findings", r.Findings, jsonout.Reflect[finding.Finding](2))
+	jsonout.Array(o, "findings", r.Findings, report.FindingAppender())
 	if r.NoRegistry {
 		o.Field("no_registry", r.NoRegistry)
 	}

@@ -57,6 +57,8 @@ func TestWriteJSONAsEncoded(t *testing.T) {
 		Findings: []finding.Finding{
 			{Rule: "hot-key", Severity: finding.Warning, Key: "k<1>", Message: "hot", Hint: "add hot:"},
 			{Rule: "hot-key", Severity: finding.Info, Key: "k2"},
+			{Rule: "hot-key", Severity: finding.Warning, Key: "bad\xff\"key\u2028", Template: "t:{id}", Owner: "team <a>", Message: "hot key (db 3): LFU counter 200", Hint: "add hot: to t:{id}"},
+			{Rule: "hot-key", Severity: finding.Warning, Key: "k3", Template: "t:{id}", Owner: "team <a>", Message: "hot key (db 3): LFU counter 200", Hint: "add hot: to t:{id}"},
 		},
 		NoRegistry: true,
 	}

@@ -183,6 +183,13 @@ func BuildReport(reg *registry.Registry, reps []hotkey.InstanceReport, lfu *LFUR
 			r.Keys = append(r.Keys, *k)
 		}
 	}
+	hot := 0
+	for _, k := range all {
+		if k.IsHot {
+			hot++
+		}
+	}
+	r.Findings = slices.Grow(r.Findings, hot) // one finding each: tens of thousands at --top 100000
 	for _, k := range all {
 		if k.IsHot {
 			r.Findings = append(r.Findings, hotFinding(k, opts))

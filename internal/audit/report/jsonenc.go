@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/keyguard/keyguard/finding"
 	"github.com/keyguard/keyguard/internal/jsonout"
 )
 
@@ -186,3 +187,17 @@ func appendStateHot(b []byte, h *StateHot) []byte {
 // appendHotField starts the next field of a hot-key candidate (never the
 // first).
 func appendHotField(b []byte, name string) []byte { return appendKey(b, fieldIndent2, name, false) }
+
+// FindingAppender returns an append function for jsonout.Array that
+// writes a finding.Finding as encoding/json writes an element of an
+// array of them in a report's top level (a hotkeys report's findings,
+// one per hot key: tens of thousands): the audit report's own encoder,
+// with a cache of strings of its own.
+func FindingAppender() func([]byte, *finding.Finding) []byte {
+	var e findingEncoder
+	var rf Finding
+	return func(b []byte, f *finding.Finding) []byte {
+		rf.Finding = *f
+		return e.append(b, &rf)
+	}
+}
