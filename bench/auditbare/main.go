@@ -12,6 +12,11 @@
 // more than keyguard, which stops reading the strings of a template once
 // they show no JSON.)
 //
+// With -script every batch is one EVALSHA_RO of a script that calls
+// TYPE, PTTL and MEMORY USAGE for each of its keys (the same commands,
+// one round trip and one command parse for the batch): what issue #28
+// suggested of a read-only script, measured (bench/RESULTS.md).
+//
 // With -probes-first a pipeline sends the batch's probes before the SCAN
 // that lists the next batch, as keyguard does: the server then probes keys
 // its listing has just touched, which costs it less (bench/RESULTS.md).
@@ -20,6 +25,7 @@
 //	go run ./bench/auditbare -cluster -addr 127.0.0.1:7000
 //	go run ./bench/auditbare -fields -addr 127.0.0.1:6379
 //	go run ./bench/auditbare -probes-first -addr 127.0.0.1:6379
+//	go run ./bench/auditbare -script -addr 127.0.0.1:6379
 package main
 
 import (
@@ -42,7 +48,12 @@ func main() {
 	samples := flag.Int("samples", 5, "MEMORY USAGE SAMPLES")
 	fields := flag.Bool("fields", false, "also read hash field names (HRANDFIELD key 32) and string heads (GETRANGE key 0 4095)")
 	first := flag.Bool("probes-first", false, "send a batch's probes before the SCAN that lists the next batch")
+	script := flag.Bool("script", false, "one EVALSHA_RO per batch calling TYPE, PTTL and MEMORY USAGE for its keys, instead of three commands a key")
 	flag.Parse()
+	if *script && (*fields || *first) {
+		fmt.Fprintln(os.Stderr, "auditbare: -script reads what the floor reads, without -fields or -probes-first")
+		os.Exit(2)
+	}
 	ctx := context.Background()
 	nodes := []string{*addr}
 	if *cluster {
@@ -59,7 +70,13 @@ func main() {
 	var failed error
 	for _, n := range nodes {
 		wg.Go(func() {
-			k, b, err := walk(ctx, n, strconv.Itoa(*count), strconv.Itoa(*samples), *fields, *first)
+			walkNode := func() (int64, int64, error) {
+				return walk(ctx, n, strconv.Itoa(*count), strconv.Itoa(*samples), *fields, *first)
+			}
+			if *script {
+				walkNode = func() (int64, int64, error) { return walkScript(ctx, n, strconv.Itoa(*count), strconv.Itoa(*samples)) }
+			}
+			k, b, err := walkNode()
 			mu.Lock()
 			defer mu.Unlock()
 			keys += k
@@ -164,6 +181,86 @@ func walk(ctx context.Context, addr, count, samples string, fields, first bool) 
 		}
 		keys += int64(len(batch))
 		batch, probes, probed = next, nextProbes, nextProbed
+	}
+	return keys, bytes, nil
+}
+
+// batchScript is -script's: TYPE, PTTL and MEMORY USAGE of every key it is
+// given (on a Cluster's master, keys of many slots: allow-cross-slot-keys).
+const batchScript = `#!lua flags=no-writes,allow-cross-slot-keys
+local out = {}
+for _, k in ipairs(KEYS) do
+  out[#out+1] = redis.call('TYPE', k)['ok']
+  out[#out+1] = redis.call('PTTL', k)
+  out[#out+1] = redis.call('MEMORY', 'USAGE', k, 'SAMPLES', ARGV[1]) or -1
+end
+return out`
+
+// walkScript is walk with one EVALSHA_RO per batch: the pipeline holds the
+// SCAN of the next batch and the script call of this one.
+func walkScript(ctx context.Context, addr, count, samples string) (keys, bytes int64, err error) {
+	c, err := resp.Dial(ctx, resp.Config{}, addr, resp.Session{})
+	if err != nil {
+		return 0, 0, err
+	}
+	defer c.Close()
+	if err := c.Begin(ctx); err != nil {
+		return 0, 0, err
+	}
+	c.Cmd("SCRIPT", "LOAD", batchScript)
+	c.Take()
+	if err := c.Flush(); err != nil {
+		return 0, 0, err
+	}
+	rp, err := read(c)
+	if err != nil {
+		return 0, 0, err
+	}
+	sha := string(rp.Str)
+	cursor := "0"
+	var batch []string
+	scanning := true
+	for scanning || len(batch) > 0 {
+		if err := c.Begin(ctx); err != nil {
+			return keys, bytes, err
+		}
+		if scanning {
+			c.Cmd("SCAN", cursor, "COUNT", count)
+		}
+		if len(batch) > 0 {
+			args := append([]string{"EVALSHA_RO", sha, strconv.Itoa(len(batch))}, batch...)
+			c.Cmd(append(args, samples)...)
+		}
+		c.Take()
+		if err := c.Flush(); err != nil {
+			return keys, bytes, err
+		}
+		var next []string
+		if scanning {
+			if cursor, next, err = scanReply(c); err != nil {
+				return keys, bytes, err
+			}
+			scanning = cursor != "0"
+		}
+		if len(batch) > 0 {
+			rp, err := read(c)
+			if err != nil {
+				return keys, bytes, err
+			}
+			if rp.Kind != '*' || rp.N != int64(3*len(batch)) {
+				return keys, bytes, fmt.Errorf("the script replied %q %d, not %d values", rp.Kind, rp.N, 3*len(batch))
+			}
+			for j := range 3 * len(batch) {
+				if rp, err = read(c); err != nil {
+					return keys, bytes, err
+				}
+				if j%3 == 2 && rp.N > 0 {
+					bytes += rp.N
+				}
+			}
+		}
+		keys += int64(len(batch))
+		batch = next
 	}
 	return keys, bytes, nil
 }
