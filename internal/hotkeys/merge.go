@@ -1,6 +1,7 @@
 package hotkeys
 
 import (
+	"bufio"
 	"cmp"
 	"fmt"
 	"io"
@@ -436,7 +437,8 @@ func templateHeat(keys []*KeyHeat) []TemplateHeat {
 
 // WriteText writes the report for a person.
 func (r *Report) WriteText(w io.Writer) error {
-	ew := &errWriter{w: w}
+	bw := bufio.NewWriterSize(w, 64<<10) // a line a key: --top 100000 is 600,000 prints
+	ew := &errWriter{w: bw}
 	ew.printf("Hot keys on %s\n", r.Target)
 	r.writeSources(ew)
 	if len(r.Keys) == 0 {
@@ -515,7 +517,10 @@ func (r *Report) WriteText(w io.Writer) error {
 		}
 	}
 	ew.printf("\n%s: %d without hot: protection, %d protected\n", plural(len(r.Findings), "hot key"), warn, info)
-	return ew.err
+	if ew.err != nil {
+		return ew.err
+	}
+	return bw.Flush()
 }
 
 // groupName names a key's template, or the family of a key matching

@@ -1,6 +1,7 @@
 package scancode
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"maps"
@@ -120,6 +121,14 @@ func (r *Report) WithoutRegistry(ss []Suggestion) {
 
 // WriteText writes one line per finding, with its hint, and a summary.
 func (r *Report) WriteText(w io.Writer) error {
+	bw := bufio.NewWriter(w) // a line or two a finding: thousands on a large project
+	if err := r.writeText(bw); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+func (r *Report) writeText(w io.Writer) error {
 	if r.NoRegistry {
 		r.writeKeys(w)
 	}
