@@ -288,7 +288,10 @@ func (d *funcDef) fits(n int) bool {
 	if d.rest >= 0 {
 		return n >= d.rest
 	}
-	return n <= len(d.params)
+	// A JavaScript method may be called with more arguments than it
+	// declares (a base class passes options some subclasses take); its
+	// class, not its name, made it the callee.
+	return n <= len(d.params) || d.class != nil && d.f.lang.extraArgs
 }
 
 // sinksOf is the summary of d: which parameters reach Redis as keys,

@@ -63,6 +63,9 @@ type language struct {
 	// an expression whose value is one.
 	clientType func(typ string) bool
 	isClient   func(f *srcFile, n *sitter.Node, depth int) bool
+	// extraArgs: a call may pass more arguments than a method declares,
+	// which it then ignores (JavaScript).
+	extraArgs bool
 }
 
 // srcFile is one parsed file of a tree-sitter language.
@@ -83,6 +86,9 @@ type srcFile struct {
 	funcBySpan  map[span]*funcDef
 	classBySpan map[span]*classDef
 	modules     map[string]bool
+	// used is what the file calls on each receiver (TypeScript,
+	// JavaScript), read once: the evidence of a client of unknown type.
+	used map[string]*tsUsage
 	// proj is the index of every file of the language family; cur is the
 	// function whose summary is being computed (its parameters become
 	// marked holes), nil when checking.

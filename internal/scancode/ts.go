@@ -30,7 +30,7 @@ func tsLanguage(grammar *sitter.Language) *language {
 		intType:   func(t string) bool { return t == "number" || t == "bigint" },
 		keyType:   func(t string) bool { return t == "Key" || strings.HasSuffix(t, ".Key") },
 		declTypes: []string{"function_declaration", "generator_function_declaration", "method_definition", "variable_declarator",
-			"class_declaration", "abstract_class_declaration", "pair", "enum_declaration",
+			"class_declaration", "abstract_class_declaration", "class", "pair", "enum_declaration",
 			"interface_declaration", "method_signature", "property_signature"},
 		decl:       tsDecl,
 		callees:    tsCallees,
@@ -71,8 +71,12 @@ func tsDecl(f *srcFile, n *sitter.Node) {
 		}
 		name := f.text(n.ChildByFieldName("name"))
 		f.enums[name] = append(f.enums[name], members)
-	case "class_declaration", "abstract_class_declaration":
+	case "class_declaration", "abstract_class_declaration", "class":
+		// class: a named class expression (module.exports = class X …)
 		c := &classDef{f: f, node: n, name: f.text(n.ChildByFieldName("name"))}
+		if c.name == "" {
+			return
+		}
 		for i := 0; i < int(n.NamedChildCount()); i++ {
 			if h := n.NamedChild(i); typeOf(h) == "class_heritage" {
 				f.tsTypeNames(h, &c.bases)
@@ -336,7 +340,11 @@ func tsConstant(f *srcFile, n *sitter.Node) (*srcFile, *sitter.Node, bool) {
 
 func typeScript() *language  { return tsLanguage(typescript.GetLanguage()) }
 func tsxLanguage() *language { return tsLanguage(tsx.GetLanguage()) }
-func jsLanguage() *language  { return tsLanguage(javascript.GetLanguage()) }
+func jsLanguage() *language {
+	l := tsLanguage(javascript.GetLanguage())
+	l.extraArgs = true
+	return l
+}
 
 // tsType is the text of a type annotation without its colon.
 func (f *srcFile) tsType(n *sitter.Node) string {
@@ -409,13 +417,13 @@ func (f *srcFile) tsClient(obj *sitter.Node, depth int) bool {
 	}
 	switch typeOf(obj) {
 	case "identifier":
-		return f.tsNamed(f.text(obj), obj, depth)
+		return f.tsNamed(f.text(obj), obj, depth) || f.tsUsedClient(obj, depth)
 	case "member_expression":
 		prop := f.text(obj.ChildByFieldName("property"))
 		o := obj.ChildByFieldName("object")
 		if typeOf(o) == "this" {
 			if _, _, found := f.resolve("this."+prop, obj); found {
-				return f.tsNamed("this."+prop, obj, depth)
+				return f.tsNamed("this."+prop, obj, depth) || f.tsUsedClient(obj, depth)
 			}
 		}
 		if f.proj != nil {
@@ -427,7 +435,7 @@ func (f *srcFile) tsClient(obj *sitter.Node, depth int) bool {
 				}
 			}
 		}
-		return false
+		return typeOf(o) == "identifier" && f.tsUsedClient(obj, depth)
 	case "new_expression":
 		c := lastName(f.text(obj.ChildByFieldName("constructor")))
 		return c == "Redis" || c == "IORedis" || c == "Cluster"
@@ -502,6 +510,9 @@ func tsKeyArgs(f *srcFile, n *sitter.Node) ([]*sitter.Node, string) {
 		if method = moduleCommand(f.text(obj.ChildByFieldName("property")), method); method == "" {
 			return nil, ""
 		}
+	}
+	if keys, ok := f.tsScriptKeys(obj, method, args(n.ChildByFieldName("arguments"))); ok {
+		return keys, "evalsha"
 	}
 	return f.tsKeys(method, args(n.ChildByFieldName("arguments")))
 }
