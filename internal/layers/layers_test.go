@@ -20,9 +20,10 @@ const module = "github.com/keyguard/keyguard/"
 // on the right of exactly one rule.
 const rules = `
 # Kernels and vocabularies: small, pure, each beside its reference test.
-NONE < internal/swar, internal/glob, internal/keyslot, internal/monitor, internal/human, internal/atomicfile, internal/treemap, internal/pace, internal/progress, internal/jsonout,
+NONE < internal/swar, internal/glob, internal/keyslot, internal/monitor, internal/human, internal/atomicfile, internal/treemap, internal/pace, internal/progress,
        internal/resp, keybuild, hotkey/topk, internal/rediscmd/internal/namehash, internal/hugepage, internal/valueform;
 internal/swar < internal/jsonkeys;
+internal/swar < internal/jsonout;
 internal/rediscmd/internal/namehash < internal/rediscmd;
 internal/glob, internal/swar < keytmpl;
 internal/human < finding;

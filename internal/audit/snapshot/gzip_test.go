@@ -236,7 +236,7 @@ func TestTruncatedShare(t *testing.T) {
 	}
 	for _, name := range []string{half, gzipFile(t, dir, "half.rdb.gz", data[:len(data)/2]), zstdFile(t, dir, "half.rdb.zst", data[:len(data)/2])} {
 		rep := auditFiles(t, reg, name)
-		if rep.Complete || rep.Summary.Keys < 8000 || rep.Summary.Keys > 10000 {
+		if rep.Complete || rep.Summary.Keys < 8000 || rep.Summary.Keys > 12000 { // the order of a dump's keys follows the server's hash seed
 			t.Fatalf("%s: complete %v, %d keys; want about half of 20,000, incomplete", name, rep.Complete, rep.Summary.Keys)
 		}
 		if want := float64(rep.Summary.Keys) / 20000; rep.Coverage.Share > want+0.001 || rep.Coverage.Share < want-0.05 {
