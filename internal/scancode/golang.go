@@ -2,9 +2,11 @@ package scancode
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"go/token"
 	"go/types"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -97,6 +99,14 @@ func scanModule(ctx context.Context, root string, dirs map[string]bool, tests bo
 	}
 	cfg := &packages.Config{Context: ctx, Dir: root, Mode: loadMode, Tests: tests}
 	pkgs, err := packages.Load(cfg, patterns...)
+	if modStale(err, pkgs) && ctx.Err() == nil {
+		// An older project whose go.mod or go.sum the go command would
+		// update first: load it through an updated copy of them, the
+		// project's own left as they are.
+		if p2, err2 := loadModCopy(cfg, root, patterns); err2 == nil {
+			pkgs, err = p2, nil
+		}
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -161,9 +171,59 @@ func scanModule(ctx context.Context, root string, dirs map[string]bool, tests bo
 }
 
 // oneLine keeps the first line of a message.
+// modStale reports whether a load failed because the module's go.mod or
+// go.sum is behind its imports (go mod tidy would fix it).
+func modStale(err error, pkgs []*packages.Package) bool {
+	stale := func(msg string) bool {
+		return strings.Contains(msg, "updates to go.mod needed") || strings.Contains(msg, "missing go.sum entry")
+	}
+	if err != nil {
+		return stale(err.Error())
+	}
+	found := false
+	packages.Visit(pkgs, func(*packages.Package) bool { return !found }, func(p *packages.Package) {
+		for _, e := range p.Errors {
+			found = found || stale(e.Msg)
+		}
+	})
+	return found
+}
+
+// loadModCopy loads patterns as cfg does, with the go command reading and
+// updating a copy of root's go.mod and go.sum in a temporary directory
+// (-mod=mod -modfile): what go mod tidy would add, without writing into
+// the project. It may download the modules the copy adds.
+func loadModCopy(cfg *packages.Config, root string, patterns []string) ([]*packages.Package, error) {
+	tmp, err := os.MkdirTemp("", "keyguard-gomod-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	for _, name := range []string{"go.mod", "go.sum"} {
+		data, err := os.ReadFile(filepath.Join(root, name))
+		if err != nil && !(name == "go.sum" && errors.Is(err, fs.ErrNotExist)) {
+			return nil, err
+		}
+		if err := os.WriteFile(filepath.Join(tmp, name), data, 0o600); err != nil {
+			return nil, err
+		}
+	}
+	c := *cfg
+	c.BuildFlags = append(slices.Clone(cfg.BuildFlags), "-mod=mod", "-modfile="+filepath.Join(tmp, "go.mod"))
+	pkgs, err := packages.Load(&c, patterns...)
+	if err == nil && modStale(nil, pkgs) {
+		err = errors.New("the updated copy of go.mod is still behind")
+	}
+	return pkgs, err
+}
+
+// oneLine is the go command's message on one line: its lines joined (the
+// command it suggests is on the next one: "to update it:\n\tgo mod tidy"),
+// at most 400 bytes.
 func oneLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > 400 {
+		s = strings.ToValidUTF8(s[:400], "") + "…"
 	}
 	return s
 }

@@ -179,3 +179,44 @@ func goTestModule(t *testing.T, testdata string) string {
 	t.Setenv("GOFLAGS", "-mod=mod")
 	return dir
 }
+
+// An older project whose go.sum is behind (go mod tidy would update it)
+// is analysed through an updated copy, its own files left as they were:
+// the same findings as with a complete go.sum, none of its files not
+// analysed.
+func TestScanGoStaleModule(t *testing.T) {
+	mod := goTestModule(t, "../../analyzer/testdata")
+	t.Setenv("GOFLAGS", "") // the go command as a user's: it refuses to update go.sum itself
+	complete, err := Scan(context.Background(), []string{mod}, Options{Registry: testRegistry(t), Langs: []keyshape.Lang{keyshape.Go}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gomod, err := os.ReadFile(filepath.Join(mod, "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(mod, "go.sum"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Scan(context.Background(), []string{mod}, Options{Registry: testRegistry(t), Langs: []keyshape.Lang{keyshape.Go}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.NotAnalysed) > 0 {
+		t.Fatalf("not analysed: %v", res.NotAnalysed)
+	}
+	if len(res.Findings) == 0 || len(res.Findings) != len(complete.Findings) {
+		t.Errorf("%d findings with an empty go.sum, %d with the complete one", len(res.Findings), len(complete.Findings))
+	}
+	after, err := os.ReadFile(filepath.Join(mod, "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := os.ReadFile(filepath.Join(mod, "go.sum"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(after, gomod) || len(sum) != 0 {
+		t.Errorf("the project's go.mod or go.sum was written (go.sum now %d bytes)", len(sum))
+	}
+}
