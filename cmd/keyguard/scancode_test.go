@@ -89,12 +89,14 @@ func TestScanCodeSuggestAndSARIF(t *testing.T) {
 }
 
 // scan-code fails closed: a Go module whose packages do not load (no
-// go.sum here) exits 2 and says which files and why; --allow-partial
-// reports them as a warning; the report lists them either way.
+// go.sum here, and a requirement that cannot be downloaded, so that not
+// even an updated copy of go.mod loads) exits 2 and says which files and
+// why; --allow-partial reports them as a warning; the report lists them
+// either way.
 func TestScanCodeNotAnalysed(t *testing.T) {
 	dir := t.TempDir()
-	gomod := "module example.com/nosum\n\ngo 1.26\n\nrequire github.com/redis/go-redis/v9 v9.23.0\n"
-	src := "package nosum\n\nimport (\n\t\"context\"\n\n\t\"github.com/redis/go-redis/v9\"\n)\n\nfunc F(ctx context.Context, r *redis.Client) { r.Get(ctx, \"tmp:x\") }\n"
+	gomod := "module example.com/nosum\n\ngo 1.26\n\nrequire (\n\tgithub.com/redis/go-redis/v9 v9.23.0\n\texample.com/absent v1.0.0\n)\n"
+	src := "package nosum\n\nimport (\n\t\"context\"\n\n\t_ \"example.com/absent\"\n\t\"github.com/redis/go-redis/v9\"\n)\n\nfunc F(ctx context.Context, r *redis.Client) { r.Get(ctx, \"tmp:x\") }\n"
 	for name, body := range map[string]string{"go.mod": gomod, "f.go": src, "bad.py": "import redis\ndef f(:\n"} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
 			t.Fatal(err)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/keyguard/keyguard/analyzer"
 	"github.com/keyguard/keyguard/finding"
+	"github.com/keyguard/keyguard/internal/human"
 	"github.com/keyguard/keyguard/internal/keyshape"
 )
 
@@ -103,8 +104,8 @@ func scanModule(ctx context.Context, root string, dirs map[string]bool, tests bo
 		// An older project whose go.mod or go.sum the go command would
 		// update first: load it through an updated copy of them, the
 		// project's own left as they are.
-		if p2, err2 := loadModCopy(cfg, root, patterns); err2 == nil {
-			pkgs, err = p2, nil
+		if p2, err2 := loadModCopy(cfg, root, patterns); err2 == nil && len(p2) > 0 && len(p2) >= len(pkgs) {
+			pkgs, err = p2, nil // (a go command that fails outright gives no package and no error)
 		}
 	}
 	if err != nil {
@@ -221,7 +222,7 @@ func loadModCopy(cfg *packages.Config, root string, patterns []string) ([]*packa
 // command it suggests is on the next one: "to update it:\n\tgo mod tidy"),
 // at most 400 bytes.
 func oneLine(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = human.OneLine(s)
 	if len(s) > 400 {
 		s = strings.ToValidUTF8(s[:400], "") + "…"
 	}
