@@ -69,18 +69,11 @@ func Command(ctx context.Context, e *cli.Env, o CommandOptions) error {
 		return err
 	}
 	if n := len(rep.NotAnalysed); n > 0 {
-		var b strings.Builder
-		for i, fi := range rep.NotAnalysed {
-			if i == 10 {
-				fmt.Fprintf(&b, "\n\t... and %d more (the report lists them all)", n-10)
-				break
-			}
-			fmt.Fprintf(&b, "\n\t%s: %s", fi.File, fi.Reason)
-		}
+		b := notAnalysedLines(rep.NotAnalysed)
 		if !o.AllowPartial {
-			return fmt.Errorf("%d files could not be analysed, so their keys are unchecked:%s\n\tTry: fix what the reasons say, or --allow-partial to report them as a warning (see docs/scan-code.md)", n, b.String())
+			return fmt.Errorf("%s could not be analysed, so their keys are unchecked:%s\n\tTry: fix what the reasons say, or --allow-partial to report them as a warning (see docs/scan-code.md)", plural(n, "file"), b)
 		}
-		fmt.Fprintf(e.Stderr, "keyguard scan-code: warning: %d files not analysed (--allow-partial):%s\n", n, b.String())
+		fmt.Fprintf(e.Stderr, "keyguard scan-code: warning: %s not analysed (--allow-partial):%s\n", plural(n, "file"), b)
 	}
 	if o.Suggest {
 		return nil
@@ -89,4 +82,35 @@ func Command(ctx context.Context, e *cli.Env, o CommandOptions) error {
 		return cli.ErrFindings
 	}
 	return nil
+}
+
+// notAnalysedLines are the files not analysed, a line per reason (a Go
+// module that does not load gives every one of its files the same
+// reason): the files of a reason, three of them named, and the reason;
+// ten reasons at most, the report listing every file.
+func notAnalysedLines(files []FileIssue) string {
+	var reasons []string
+	byReason := map[string][]string{}
+	for _, fi := range files {
+		if _, ok := byReason[fi.Reason]; !ok {
+			reasons = append(reasons, fi.Reason)
+		}
+		byReason[fi.Reason] = append(byReason[fi.Reason], fi.File)
+	}
+	var b strings.Builder
+	left := len(files)
+	for i, r := range reasons {
+		if i == 10 {
+			fmt.Fprintf(&b, "\n\t... and %s (the report lists them all)", plural(left, "more file"))
+			break
+		}
+		fs := byReason[r]
+		names := strings.Join(fs[:min(len(fs), 3)], ", ")
+		if len(fs) > 3 {
+			names += fmt.Sprintf(" and %d more", len(fs)-3)
+		}
+		fmt.Fprintf(&b, "\n\t%s: %s", names, r)
+		left -= len(fs)
+	}
+	return b.String()
 }
