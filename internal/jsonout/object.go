@@ -118,13 +118,22 @@ func Array[T any](o *Object, name string, s []T, add func(b []byte, v *T) []byte
 		o.w.WriteString("[]")
 		return
 	}
+	Elems(o, 1, s, add)
+}
+
+// Elems writes the brackets and elements of a non-empty array that is a
+// value depth levels deep (1: a field of the object), each element on a
+// line of its own, appended by add as encoding/json indents an element
+// depth+1 levels deep, written a few kilobytes at a time.
+func Elems[T any](o *Object, depth int, s []T, add func(b []byte, v *T) []byte) {
+	sep := "\n" + Indent(depth+1)
 	o.w.WriteByte('[')
 	var b []byte
 	for i := range s {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = append(b, "\n    "...)
+		b = append(b, sep...)
 		b = add(b, &s[i])
 		if len(b) >= 16<<10 {
 			o.Write(b)
@@ -132,7 +141,7 @@ func Array[T any](o *Object, name string, s []T, add func(b []byte, v *T) []byte
 		}
 	}
 	o.Write(b)
-	o.w.WriteString("\n  ]")
+	o.w.WriteString("\n" + Indent(depth) + "]")
 }
 
 // Reflect returns an append function for Array (or any array depth - 1

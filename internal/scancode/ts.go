@@ -453,7 +453,7 @@ func (f *srcFile) tsClient(obj *sitter.Node, depth int) bool {
 		switch {
 		case name == "createClient" || name == "createCluster":
 			return true
-		case typeOf(fn) == "member_expression" && (set("pipeline", "multi", "batch", "duplicate", "connect", "withTypeMapping")[name] || commandKeys(commandName(strings.TrimSuffix(name, "Async")), 1, noInt) != nil):
+		case typeOf(fn) == "member_expression" && (set("pipeline", "multi", "batch", "duplicate", "connect", "withTypeMapping")[name] || commandKeys(tsCommand(name), 1, noInt) != nil):
 			if f.tsClient(fn.ChildByFieldName("object"), depth+1) {
 				return true
 			}
@@ -541,6 +541,10 @@ func (f *srcFile) tsBoundCommand(fn *sitter.Node) string {
 	}
 	return ""
 }
+
+// tsCommand is the Redis command a client method sends: node-redis 3's
+// promisified zaddAsync is ZADD, as zadd is.
+func tsCommand(method string) string { return commandName(strings.TrimSuffix(method, "Async")) }
 
 func (f *srcFile) tsKeys(method string, as []*sitter.Node) ([]*sitter.Node, string) {
 	switch method {

@@ -42,7 +42,7 @@ func (u *tsUsage) client() bool {
 // have, and the script calls (eval, fcall), named as in other languages'
 // runtimes. Commands without keys (keys, scan, ping) are never in.
 func redisOnly(method string) bool {
-	name := commandName(strings.TrimSuffix(method, "Async"))
+	name := tsCommand(method)
 	switch name {
 	case "get", "set", "del", "append", "copy", "decr", "incr", "dump", "restore", "exists", "migrate", "move",
 		"mget", "mset", "persist", "rename", "sort", "substr", "touch", "ttl", "type", "unlink", "watch",
@@ -87,7 +87,7 @@ func (f *srcFile) tsUsages() map[string]*tsUsage {
 		case method == "duplicate" && !multi: // a second connection of ioredis and node-redis
 			u.names[method] = true
 		case redisOnly(method):
-			u.names[commandName(strings.TrimSuffix(method, "Async"))] = true
+			u.names[tsCommand(method)] = true
 		}
 	}
 	return f.used
@@ -140,7 +140,7 @@ func (f *srcFile) tsUsedOn(obj *sitter.Node, depth int) (recv *sitter.Node, mult
 			if r := fn.ChildByFieldName("object"); f.tsReceiver(r) != "" {
 				return r, true
 			}
-		case commandKeys(commandName(strings.TrimSuffix(name, "Async")), 1, noInt) != nil:
+		case commandKeys(tsCommand(name), 1, noInt) != nil:
 			if r, m := f.tsUsedOn(fn.ChildByFieldName("object"), depth+1); m {
 				return r, true
 			}

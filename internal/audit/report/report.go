@@ -419,21 +419,7 @@ func writeState(j *jsonout.Object, st *State) {
 	}
 	if len(st.Hot) > 0 {
 		field("hot")
-		j.WriteByte('[')
-		var b []byte
-		for i := range st.Hot {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, "\n      "...)
-			b = appendStateHot(b, &st.Hot[i])
-			if len(b) >= 16<<10 {
-				j.Write(b)
-				b = b[:0]
-			}
-		}
-		j.Write(b)
-		j.WriteString("\n    ]")
+		jsonout.Elems(j, 2, st.Hot, appendStateHot)
 	}
 	if len(st.PII) > 0 {
 		value("pii", st.PII)
