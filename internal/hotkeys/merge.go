@@ -489,7 +489,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		}
 		// The keys with evidence (counters kept, SDK reports, MONITOR), not
 		// every key of a template: say so, or 3,548 reads as its size.
-		ew.printf("\nPer %s, of the %s with evidence of heat (not every key of the %s):\n", per, plural(seen, "key"), per)
+		ew.printf("\nPer %s:  (of the %s with evidence of heat, not every key of the %s)\n", per, plural(seen, "key"), per)
 		for _, t := range r.Templates {
 			prot := "no hot: protection"
 			if t.Hot != nil {
