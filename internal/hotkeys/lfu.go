@@ -5,10 +5,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/redis/go-redis/v9"
 
@@ -142,6 +145,8 @@ func WalkLFU(ctx context.Context, rdb redis.UniversalClient, opts LFUOptions) (*
 	}
 	ctx, w.stop = context.WithCancel(ctx)
 	defer w.stop()
+	w.startKeeper()
+	defer w.stopKeeper()
 	t := live.TargetOf(cfg, addrs, db, cluster)
 	if opts.AllDBs && !cluster {
 		t.Conn.DB = live.AllDBs
@@ -155,6 +160,7 @@ func WalkLFU(ctx context.Context, rdb redis.UniversalClient, opts LFUOptions) (*
 		Match: opts.Match, Count: opts.Count, Limiter: lim, PerKey: 1, Name: "keyguard-hotkeys", RetryFor: opts.RetryFor,
 		Visit: w.visit, Restarted: w.restarted,
 	})
+	w.stopKeeper()
 	if err != nil {
 		return nil, err
 	}
@@ -222,6 +228,53 @@ type lfuWalk struct {
 	nodes   map[string]*lfuNode
 	full    int  // nodes that read their Sample
 	sampled bool // the walk was stopped because every master read its Sample
+
+	// keep takes the counters a batch read to the goroutine that keeps
+	// them (keeper), in the order the nodes' walks read them: offering a
+	// batch's keys on the walk's own goroutine held its next round trip
+	// back (a list of 100,000 takes a few hundred thousand keys in).
+	keep    chan keptBatch
+	keeping sync.WaitGroup
+}
+
+// keptBatch is a batch's counters over the floor for the keeper, or (restart)
+// the word that a node's database is walked again from its start.
+type keptBatch struct {
+	n       *lfuNode
+	db      int
+	keys    []LFUKey
+	restart bool
+}
+
+// startKeeper starts the goroutine that keeps the counters in the nodes'
+// lists (lfuNode.found, its own until stopKeeper returns).
+func (w *lfuWalk) startKeeper() {
+	w.keep = make(chan keptBatch, 64)
+	w.keeping.Go(func() {
+		for m := range w.keep {
+			if m.restart {
+				delete(m.n.found, m.db)
+				continue
+			}
+			t := m.n.found[m.db]
+			if t == nil {
+				t = &lfuTop{k: w.opts.TopK}
+				m.n.found[m.db] = t
+			}
+			for _, f := range m.keys {
+				t.offer(f)
+			}
+		}
+	})
+}
+
+// stopKeeper returns once every batch sent is kept.
+func (w *lfuWalk) stopKeeper() {
+	if w.keep != nil {
+		close(w.keep)
+		w.keeping.Wait()
+		w.keep = nil
+	}
 }
 
 // lfuNode is what the walk read on one node, per database.
@@ -281,13 +334,10 @@ func (w *lfuWalk) visit(ctx context.Context, b *live.Batch) error {
 	n.read[b.DB] += read
 	n.Unreadable += unread
 	n.denied[b.DB] += unread
-	t := n.found[b.DB]
-	if t == nil {
-		t = &lfuTop{k: w.opts.TopK}
-		n.found[b.DB] = t
-	}
-	for _, f := range found {
-		t.offer(f)
+	if len(found) > 0 {
+		// Sent under mu, as restarted sends its word: the keeper sees a
+		// database's batches and its restart in the order they came.
+		w.keep <- keptBatch{n: n, db: b.DB, keys: found}
 	}
 	if w.opts.Sample > 0 && n.Sampled >= w.opts.Sample {
 		if w.full++; w.full >= w.masters {
@@ -308,7 +358,7 @@ func (w *lfuWalk) restarted(addr string, db int) {
 	n.Unreadable -= n.denied[db]
 	delete(n.read, db)
 	delete(n.denied, db)
-	delete(n.found, db)
+	w.keep <- keptBatch{n: n, db: db, restart: true}
 }
 
 // result joins the nodes' counters and the walk's coverage; every part
@@ -359,6 +409,7 @@ func (w *lfuWalk) result(ctx context.Context, wr *live.WalkResult) (*LFUResult, 
 		}
 	}
 	cov.Finish()
+	var lists [][]LFUKey // each in lfuCmp's order
 	for _, n := range w.nodes {
 		switch r := stopped[n.Addr]; {
 		case n.Skipped != "":
@@ -370,9 +421,10 @@ func (w *lfuWalk) result(ctx context.Context, wr *live.WalkResult) (*LFUResult, 
 		}
 		res.Nodes = append(res.Nodes, n.LFUNode)
 		for _, t := range n.found {
-			res.Keys = append(res.Keys, t.kept()...)
+			lists = append(lists, t.kept())
 		}
 	}
+	res.Keys = mergeLFU(lists)
 	res.keepTop(w.opts)
 	slices.SortFunc(res.Nodes, func(a, b LFUNode) int { return strings.Compare(a.Addr, b.Addr) })
 	return res, errors.Join(errs...)
@@ -496,11 +548,44 @@ func topLFU(keys []LFUKey, k int) []LFUKey {
 	// A total order (a key is on one node at a time, but for a moment
 	// during a migration): no stable sort needed, whose merges cost
 	// seconds on a few hundred thousand keys.
-	slices.SortFunc(keys, lfuCmp)
+	if !slices.IsSortedFunc(keys, lfuCmp) {
+		slices.SortFunc(keys, lfuCmp)
+	}
 	if len(keys) > k {
 		keys = keys[:k]
 	}
 	return keys
+}
+
+// mergeLFU merges lists, each in lfuCmp's order, into one in that order
+// (the nodes' and databases' keys: sorting them together again compared
+// the names of a few hundred thousand keys some 17 times each).
+func mergeLFU(lists [][]LFUKey) []LFUKey {
+	if len(lists) == 0 {
+		return nil
+	}
+	for len(lists) > 1 {
+		next := lists[:0]
+		for i := 0; i < len(lists); i += 2 {
+			if i+1 == len(lists) {
+				next = append(next, lists[i])
+				break
+			}
+			a, b := lists[i], lists[i+1]
+			m := make([]LFUKey, 0, len(a)+len(b))
+			for len(a) > 0 && len(b) > 0 {
+				if lfuCmp(b[0], a[0]) < 0 {
+					m, b = append(m, b[0]), b[1:]
+				} else {
+					m, a = append(m, a[0]), a[1:]
+				}
+			}
+			m = append(append(m, a...), b...)
+			next = append(next, m) // lists[i] and lists[i+1] are read: next's slot is at most i
+		}
+		lists = next
+	}
+	return lists[0]
 }
 
 // lfuCmp orders keys as the report lists them: the highest counter
@@ -517,11 +602,36 @@ func lfuCmp(a, b LFUKey) int {
 // millions of keys over the floor) and O(1) a key: keys by counter (0 to
 // 255), the counters below those of the k best dropped, and the lowest
 // counter kept cut by name when it holds twice what it needs.
+//
+// A key is held as its name's bytes in its counter's own buffer and an
+// entry without pointers: the collector never reads what a list of
+// 100,000 keys holds (it read every held LFUKey's two strings at each
+// cycle of the walk, a fifth of a --top 100000 run's CPU), a key's name
+// does not keep the walk's batch it came in alive, and a counter dropped
+// or cut takes its names with it.
 type lfuTop struct {
 	k      int
-	byFreq [256][]LFUKey
+	byFreq [256]lfuBucket
 	n      int // keys held
 	low    int // no counter below it is held
+	nodes  []string
+}
+
+// lfuBucket is the keys of one counter (of the counters at or past an
+// end, 0 or 255): their names back to back, and an entry each.
+type lfuBucket struct {
+	names []byte
+	ents  []lfuEnt
+}
+
+// lfuEnt is a held key: its counter, database and node (an index in
+// lfuTop.nodes), and its name, n bytes at off in its bucket's names.
+type lfuEnt struct {
+	freq int64
+	off  uint32
+	n    uint32
+	db   int32
+	node int32
 }
 
 func (t *lfuTop) offer(f LFUKey) {
@@ -529,30 +639,108 @@ func (t *lfuTop) offer(f LFUKey) {
 	if i < t.low || t.k <= 0 {
 		return
 	}
-	t.byFreq[i] = append(t.byFreq[i], f)
+	b := &t.byFreq[i]
+	b.ents = append(b.ents, lfuEnt{freq: int64(f.Freq), off: uint32(len(b.names)), n: uint32(len(f.Key)), db: int32(f.DB), node: t.nodeIndex(f.Node)})
+	b.names = append(b.names, f.Key...)
 	t.n++
 	// Drop the lowest counters while the rest are k keys.
-	for t.low < 255 && t.n-len(t.byFreq[t.low]) >= t.k {
-		t.n -= len(t.byFreq[t.low])
-		t.byFreq[t.low] = nil
+	for t.low < 255 && t.n-len(t.byFreq[t.low].ents) >= t.k {
+		t.n -= len(t.byFreq[t.low].ents)
+		t.byFreq[t.low] = lfuBucket{}
 		t.low++
 	}
 	// The lowest counter kept needs only its first keys by name.
-	b := t.byFreq[t.low]
-	if need := t.k - (t.n - len(b)); len(b) >= 2*need+64 {
-		slices.SortFunc(b, lfuCmp)
-		clear(b[need:])
-		t.byFreq[t.low] = b[:need]
-		t.n -= len(b) - need
+	b = &t.byFreq[t.low]
+	if need := t.k - (t.n - len(b.ents)); len(b.ents) >= 2*need+64 {
+		t.sort(b)
+		t.n -= len(b.ents) - need
+		b.ents = b.ents[:need]
+		// Its names again, only the kept ones, in a buffer of their size.
+		size := 0
+		for _, e := range b.ents {
+			size += int(e.n)
+		}
+		names := make([]byte, 0, size)
+		for j := range b.ents {
+			e := &b.ents[j]
+			at := len(names)
+			names = append(names, b.names[e.off:e.off+e.n]...)
+			e.off = uint32(at)
+		}
+		b.names = names
 	}
 }
 
-// kept is the keys held, a superset of the k best (topLFU cuts them).
-func (t *lfuTop) kept() []LFUKey {
-	keys := make([]LFUKey, 0, t.n)
-	for i := 255; i >= t.low; i-- {
-		keys = append(keys, t.byFreq[i]...)
+// nodeIndex is node's index in t.nodes, added if new: the keys of a walk
+// come from a node or a few.
+func (t *lfuTop) nodeIndex(node string) int32 {
+	for i := len(t.nodes) - 1; i >= 0; i-- {
+		if t.nodes[i] == node {
+			return int32(i)
+		}
 	}
+	t.nodes = append(t.nodes, strings.Clone(node))
+	return int32(len(t.nodes) - 1)
+}
+
+// sort orders b's entries as lfuCmp orders their keys.
+func (t *lfuTop) sort(b *lfuBucket) {
+	name := func(e *lfuEnt) string {
+		return unsafe.String(unsafe.SliceData(b.names[e.off:]), int(e.n))
+	}
+	slices.SortFunc(b.ents, func(x, y lfuEnt) int {
+		if x.freq != y.freq {
+			return cmp.Compare(y.freq, x.freq)
+		}
+		return cmp.Or(strings.Compare(name(&x), name(&y)), cmp.Compare(x.db, y.db), strings.Compare(t.nodes[x.node], t.nodes[y.node]))
+	})
+}
+
+// kept is the keys held, a superset of the k best (topLFU cuts them), in
+// lfuCmp's order. Their names lie in one buffer. The counters are sorted
+// on every core (after the walk, which has them to itself): a list of
+// 100,000 sorted on one took 50 ms.
+func (t *lfuTop) kept() []LFUKey {
+	type place struct{ key, name int } // where a counter's keys and names go
+	at := make([]place, 256)
+	var p place
+	for i := 255; i >= t.low; i-- {
+		at[i] = p
+		p.key += len(t.byFreq[i].ents)
+		p.name += len(t.byFreq[i].names)
+	}
+	keys := make([]LFUKey, p.key)
+	names := make([]byte, p.name)
+	fill := func(i int) {
+		b := &t.byFreq[i]
+		t.sort(b)
+		k, w := at[i].key, at[i].name
+		for _, e := range b.ents {
+			f := &keys[k]
+			k++
+			if e.n > 0 {
+				copy(names[w:], b.names[e.off:e.off+e.n])
+				f.Key = unsafe.String(&names[w], int(e.n))
+				w += int(e.n)
+			}
+			f.DB, f.Freq, f.Node = int(e.db), int(e.freq), t.nodes[e.node]
+		}
+	}
+	workers := min(runtime.GOMAXPROCS(0), 256-t.low)
+	if p.key < 4096 {
+		workers = 1
+	}
+	var next atomic.Int32
+	next.Store(255)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for i := int(next.Add(-1)) + 1; i >= t.low; i = int(next.Add(-1)) + 1 {
+				fill(i)
+			}
+		})
+	}
+	wg.Wait()
 	return keys
 }
 

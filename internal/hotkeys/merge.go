@@ -7,6 +7,7 @@ import (
 	"io"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -191,19 +192,14 @@ func BuildReport(reg *registry.Registry, reps []hotkey.InstanceReport, lfu *LFUR
 		}
 	}
 	r.Findings = slices.Grow(r.Findings, hot) // one finding each: tens of thousands at --top 100000
+	var hf hotFinder
 	for _, k := range all {
 		if k.IsHot {
-			r.Findings = append(r.Findings, hotFinding(k, opts))
+			r.Findings = append(r.Findings, hf.finding(k, opts))
 		}
 	}
 	r.Templates = templateHeat(all)
 	return r
-}
-
-// dbKey is a key of one database.
-type dbKey struct {
-	db  int
-	key string
 }
 
 // dbOf is k's database (0 when the report names none).
@@ -245,13 +241,23 @@ func mergeEvidence(reg *registry.Registry, reps []hotkey.InstanceReport, lfu *LF
 	if lfu != nil {
 		n += len(lfu.Keys)
 	}
-	keys := make(map[dbKey]*KeyHeat, n)
+	// By database, then name: a map by a string alone hashes and
+	// compares faster than one by a struct (a tenth of BuildReport).
+	keys := map[int]map[string]int32{}
 	heat, dbs = make([]KeyHeat, 0, n), make([]int, 0, n)
 	chk := reg.NewChecker() // infers the families of unregistered keys, as the audit's does
 	get := func(db int, name string) *KeyHeat {
 		key, e, region := hotkey.Classify(reg, name)
-		if k, ok := keys[dbKey{db, key}]; ok {
-			return k
+		in := keys[db]
+		if in == nil {
+			in = make(map[string]int32, min(n, 1024))
+			if len(keys) == 0 {
+				in = make(map[string]int32, n) // most often the only one
+			}
+			keys[db] = in
+		}
+		if i, ok := in[key]; ok {
+			return &heat[i]
 		}
 		heat, dbs = append(heat, KeyHeat{Key: key, Template: hotkey.TemplateUnregistered, Region: region, Freq: -1}), append(dbs, db)
 		k := &heat[len(heat)-1] // n is every key get is asked for: heat never moves
@@ -266,7 +272,7 @@ func mergeEvidence(reg *registry.Registry, reps []hotkey.InstanceReport, lfu *LF
 				}
 			}
 		}
-		keys[dbKey{db, key}] = k
+		in[key] = int32(len(heat) - 1)
 		return k
 	}
 	for _, rep := range reps {
@@ -317,40 +323,100 @@ func cmpDesc(a, b float64) int {
 	return 1
 }
 
-func hotFinding(k *KeyHeat, opts ReportOptions) finding.Finding {
-	var ev []string
+// hotFinder writes hot-key findings: the message of each in one buffer,
+// made a string once, and a family's hint once (tens of thousands of hot
+// keys in a few families; four formatted strings each took a fifth of
+// BuildReport).
+type hotFinder struct {
+	buf   []byte
+	hints [2]map[string]string // by family, of unregistered keys; [1] without a registry
+}
+
+func (h *hotFinder) finding(k *KeyHeat, opts ReportOptions) finding.Finding {
+	b := append(h.buf[:0], "hot key"...)
+	if k.DB != nil {
+		b = append(b, " (db "...)
+		b = strconv.AppendInt(b, int64(*k.DB), 10)
+		b = append(b, ')')
+	}
+	b = append(b, ": "...)
+	sep := false
+	next := func() {
+		if sep {
+			b = append(b, "; "...)
+		}
+		sep = true
+	}
 	if k.Rate >= opts.MinRate {
-		ev = append(ev, fmt.Sprintf("%s ops/s in the SDK reports of %s (%s)", fmtRate(k.Rate), plural(k.Instances, "instance"), strings.Join(k.Services, ", ")))
+		next()
+		b = append(b, fmtRate(k.Rate)...)
+		b = append(b, " ops/s in the SDK reports of "...)
+		b = append(b, plural(k.Instances, "instance")...)
+		b = append(b, " ("...)
+		for i, s := range k.Services {
+			if i > 0 {
+				b = append(b, ", "...)
+			}
+			b = append(b, s...)
+		}
+		b = append(b, ')')
 	}
 	if k.MonitorRate >= opts.MinRate {
-		ev = append(ev, fmt.Sprintf("%s ops/s in the MONITOR sample", fmtRate(k.MonitorRate)))
+		next()
+		b = append(b, fmtRate(k.MonitorRate)...)
+		b = append(b, " ops/s in the MONITOR sample"...)
 	}
 	if k.Freq >= opts.MinFreq {
-		ev = append(ev, fmt.Sprintf("LFU counter %d on %s", k.Freq, k.Node))
+		next()
+		b = append(b, "LFU counter "...)
+		b = strconv.AppendInt(b, int64(k.Freq), 10)
+		b = append(b, " on "...)
+		b = append(b, k.Node...)
 	}
-	f := finding.Finding{Rule: finding.HotKey, Key: k.Key, Owner: k.Owner, Message: "hot key" + dbText(k.DB) + ": " + strings.Join(ev, "; ")}
+	f := finding.Finding{Rule: finding.HotKey, Key: k.Key, Owner: k.Owner}
+	unregistered := k.Template == hotkey.TemplateUnregistered
 	switch {
-	case k.Template == hotkey.TemplateUnregistered && opts.NoRegistry:
+	case unregistered && opts.NoRegistry:
 		// As the audit without a registry: the family, not "unregistered".
 		f.Template = k.Family
 		f.Severity = finding.Warning
-		f.Message += "; no registry, so no hot: protection is declared"
-		f.Hint = fmt.Sprintf("declare its family in a registry (keyguard init writes one): - key: %q with hot: {replicas: N, local_ttl: 5s} (docs/hotkeys.md)", k.Family)
-	case k.Template == hotkey.TemplateUnregistered:
+		b = append(b, "; no registry, so no hot: protection is declared"...)
+	case unregistered:
 		f.Template = k.Family
 		f.Severity = finding.Warning
-		f.Message += "; the key matches no template"
-		f.Hint = fmt.Sprintf("declare it: - key: %q with hot: {replicas: N, local_ttl: 5s} (docs/hotkeys.md)", k.Family)
+		b = append(b, "; the key matches no template"...)
 	case k.Hot == nil:
 		f.Template = k.Template
 		f.Severity = finding.Warning
-		f.Message += "; the template declares no hot: protection"
+		b = append(b, "; the template declares no hot: protection"...)
 		f.Hint = "add hot: {replicas: N, local_ttl: 5s} to the template and read it through the hotkey SDK (docs/hotkeys.md)"
 	default:
 		f.Template = k.Template
 		f.Severity = finding.Info
-		f.Message += fmt.Sprintf("; protected by hot: %s", k.Hot)
+		b = append(b, "; protected by hot: "...)
+		b = append(b, k.Hot.String()...)
 	}
+	if unregistered {
+		m := &h.hints[0]
+		if opts.NoRegistry {
+			m = &h.hints[1]
+		}
+		hint, ok := (*m)[k.Family]
+		if !ok {
+			if opts.NoRegistry {
+				hint = fmt.Sprintf("declare its family in a registry (keyguard init writes one): - key: %q with hot: {replicas: N, local_ttl: 5s} (docs/hotkeys.md)", k.Family)
+			} else {
+				hint = fmt.Sprintf("declare it: - key: %q with hot: {replicas: N, local_ttl: 5s} (docs/hotkeys.md)", k.Family)
+			}
+			if *m == nil {
+				*m = map[string]string{}
+			}
+			(*m)[k.Family] = hint
+		}
+		f.Hint = hint
+	}
+	f.Message = string(b)
+	h.buf = b
 	return f
 }
 

@@ -445,3 +445,81 @@ func TestWalkLFUKeysTheUserMayNotRead(t *testing.T) {
 		t.Errorf("--match order:*: %v, %+v", err, res.Nodes)
 	}
 }
+
+// TestHotFinderAsFormatted: the findings hotFinder writes are the ones
+// the texts formatted one by one give (formattedHotFinding), for every
+// mix of evidence, database, registry state and hot policy, with one
+// hotFinder across all of them (its buffer and hints reused).
+func TestHotFinderAsFormatted(t *testing.T) {
+	db3 := 3
+	var hf hotFinder
+	n := 0
+	for _, rate := range []float64{0, 5.25, 2500, 1234567} {
+		for _, mon := range []float64{0, 1500} {
+			for _, freq := range []int{-1, 50, 180} {
+				for _, db := range []*int{nil, &db3} {
+					for _, tmpl := range []string{hotkey.TemplateUnregistered, "order:{id}"} {
+						for _, hot := range []*HotPolicy{nil, {}, {Replicas: 4, LocalTTL: "5s"}} {
+							for _, noReg := range []bool{false, true} {
+								for _, fam := range []string{"order:{id}:base", "auth:\"x\"", ""} {
+									k := &KeyHeat{Key: "k:" + fam, Template: tmpl, Family: fam, Owner: "team", Rate: rate, Instances: 2,
+										Services: []string{"api", "web"}, MonitorRate: mon, Freq: freq, Node: "10.0.0.1:6379", DB: db, Hot: hot}
+									if rate == 0 {
+										k.Instances, k.Services = 0, nil
+									}
+									opts := ReportOptions{MinRate: 1000, MinFreq: 100, NoRegistry: noReg}
+									got, want := hf.finding(k, opts), formattedHotFinding(k, opts)
+									if got != want {
+										t.Fatalf("%+v:\n got %+v\nwant %+v", k, got, want)
+									}
+									n++
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	if n < 1000 {
+		t.Fatalf("only %d cases", n)
+	}
+}
+
+// formattedHotFinding is a hot key's finding with its texts formatted one
+// by one, as hotFinder wrote them before it kept a buffer.
+func formattedHotFinding(k *KeyHeat, opts ReportOptions) finding.Finding {
+	var ev []string
+	if k.Rate >= opts.MinRate {
+		ev = append(ev, fmt.Sprintf("%s ops/s in the SDK reports of %s (%s)", fmtRate(k.Rate), plural(k.Instances, "instance"), strings.Join(k.Services, ", ")))
+	}
+	if k.MonitorRate >= opts.MinRate {
+		ev = append(ev, fmt.Sprintf("%s ops/s in the MONITOR sample", fmtRate(k.MonitorRate)))
+	}
+	if k.Freq >= opts.MinFreq {
+		ev = append(ev, fmt.Sprintf("LFU counter %d on %s", k.Freq, k.Node))
+	}
+	f := finding.Finding{Rule: finding.HotKey, Key: k.Key, Owner: k.Owner, Message: "hot key" + dbText(k.DB) + ": " + strings.Join(ev, "; ")}
+	switch {
+	case k.Template == hotkey.TemplateUnregistered && opts.NoRegistry:
+		f.Template = k.Family
+		f.Severity = finding.Warning
+		f.Message += "; no registry, so no hot: protection is declared"
+		f.Hint = fmt.Sprintf("declare its family in a registry (keyguard init writes one): - key: %q with hot: {replicas: N, local_ttl: 5s} (docs/hotkeys.md)", k.Family)
+	case k.Template == hotkey.TemplateUnregistered:
+		f.Template = k.Family
+		f.Severity = finding.Warning
+		f.Message += "; the key matches no template"
+		f.Hint = fmt.Sprintf("declare it: - key: %q with hot: {replicas: N, local_ttl: 5s} (docs/hotkeys.md)", k.Family)
+	case k.Hot == nil:
+		f.Template = k.Template
+		f.Severity = finding.Warning
+		f.Message += "; the template declares no hot: protection"
+		f.Hint = "add hot: {replicas: N, local_ttl: 5s} to the template and read it through the hotkey SDK (docs/hotkeys.md)"
+	default:
+		f.Template = k.Template
+		f.Severity = finding.Info
+		f.Message += fmt.Sprintf("; protected by hot: %s", k.Hot)
+	}
+	return f
+}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/keyguard/keyguard/registry"
 )
@@ -34,16 +35,52 @@ func TestLFUTopKeepsWhatTopLFUKeeps(t *testing.T) {
 				}
 			}
 			top := &lfuTop{k: k}
+			buf := make([]byte, 0, 64)
 			for _, f := range all {
+				// Offered through one buffer written again after each
+				// offer: what is kept is a copy of the name.
+				buf = append(buf[:0], f.Key...)
+				f.Key = unsafe.String(unsafe.SliceData(buf), len(buf))
 				top.offer(f)
+				clear(buf[:cap(buf)])
 			}
-			got := topLFU(top.kept(), k)
+			kept := top.kept()
+			if !slices.IsSortedFunc(kept, lfuCmp) {
+				t.Fatalf("n=%d k=%d: kept not in lfuCmp's order", n, k)
+			}
+			got := topLFU(kept, k)
 			want := topLFU(slices.Clone(all), k)
 			if !slices.Equal(got, want) {
 				t.Fatalf("n=%d k=%d: lfuTop kept %d keys, topLFU %d; first difference at %d", n, k, len(got), len(want), firstUnequal(got, want))
 			}
 			if held := len(top.kept()); held >= 3*k+64 {
 				t.Fatalf("n=%d k=%d: %d keys held", n, k, held)
+			}
+		}
+	}
+}
+
+// TestMergeLFU: the nodes' and databases' lists, each in lfuCmp's order,
+// merge into the order a sort of them all gives.
+func TestMergeLFU(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, lists := range []int{0, 1, 2, 3, 5, 8} {
+		for _, size := range []int{0, 1, 10, 1000} {
+			var in [][]LFUKey
+			var all []LFUKey
+			for l := range lists {
+				var keys []LFUKey
+				for range rng.IntN(size + 1) {
+					keys = append(keys, LFUKey{Key: fmt.Sprintf("k:%d", rng.IntN(size+1)), DB: rng.IntN(2), Node: fmt.Sprintf("n%d", l), Freq: 10 + rng.IntN(5)})
+				}
+				slices.SortFunc(keys, lfuCmp)
+				in = append(in, keys)
+				all = append(all, keys...)
+			}
+			slices.SortFunc(all, lfuCmp)
+			got := mergeLFU(in)
+			if len(got) != len(all) || (len(all) > 0 && !slices.Equal(got, all)) {
+				t.Fatalf("%d lists of up to %d: merged %d keys, want %d; first difference at %d", lists, size, len(got), len(all), firstUnequal(got, all))
 			}
 		}
 	}
