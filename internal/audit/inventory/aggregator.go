@@ -24,6 +24,10 @@ type Aggregator struct {
 	chk     *registry.Checker
 	emitFn  func(finding.Finding)
 	pending []finding.Finding
+	// ttlArg is the TTL in the message of the record's ttl-mismatch
+	// finding (pending holds the text before it), written into the
+	// message only when the finding is listed (see addTTL).
+	ttlArg ttlArg
 
 	// Groups: templates of database 0 by Entry.Index (the common case,
 	// no hashing), everything else by key. Field samples are per
@@ -128,6 +132,7 @@ type group struct {
 	firstPH, firstVaries bool
 	first                string
 	noTTLMsg             string // cached no-ttl message of a template
+	ttlOverTail          string // cached end of a template's ttl-mismatch message (addTTL)
 }
 
 // groupKey finds a group outside entries.
@@ -265,6 +270,7 @@ func fieldType(t string) bool { return t == "hash" || t == "string" || t == "" }
 func (a *Aggregator) Add(r *Record, cl Class) {
 	e := cl.Entry
 	a.pending = a.pending[:0]
+	a.ttlArg = ttlArg{}
 	a.rec, a.keptKey = r, false
 	if r.DB != a.lastDB {
 		a.seeDB(r.DB)

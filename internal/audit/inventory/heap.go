@@ -18,11 +18,22 @@ type fentry struct {
 	detail uint32 // in findTop.details
 	db     int32
 	sev    finding.Severity
+	// ttlHi, ttlLo: the TTL in the message of a ttl-mismatch finding,
+	// in seconds (24 bits: the entry stays 48 bytes), 0 none; see
+	// Aggregator.addTTL.
+	ttlHi uint8
+	ttlLo uint16
 }
+
+// ttlSec is e's TTL in seconds (0: its message holds no TTL).
+func (e *fentry) ttlSec() uint32 { return uint32(e.ttlHi)<<16 | uint32(e.ttlLo) }
+
+// setTTLSec sets e's TTL in seconds (at most maxTTLArg).
+func (e *fentry) setTTLSec(s uint32) { e.ttlHi, e.ttlLo = uint8(s>>16), uint16(s) }
 
 // findDetail is the text of a kept finding besides its key: the findings
 // of a list share a few of them (a message, the hint of a family).
-type findDetail struct{ template, owner, message, hint string }
+type findDetail struct{ template, owner, message, hint, tail string } // tail: see ttlArg
 
 // findWorse orders findings for the capped lists: fewer bytes is worse;
 // among equal bytes the order is a fixed hash of the key, then the key.

@@ -27,23 +27,31 @@ func (a *Aggregator) keep(f *finding.Finding, r *Record, g *group) {
 		f.Template, f.Owner = g.name, g.owner // the family, not the (maybe long) inferred text
 	}
 	score, ck := r.Bytes, clip(r.Key, maxKeepKey)
+	var hash uint64
 	if rs.feed != nil {
-		hash, ok := rs.feed.admits(score, ck)
-		if ok {
-			rs.feed.add(fentry{score: score, hash: hash, key: a.retainedKey(), keyLen: keyLen32(len(r.Key)), db: int32(r.DB), sev: sev},
-				findDetail{clip(f.Template, maxGroupName), f.Owner, clipText(f.Message), clipText(f.Hint)})
+		var ok bool
+		if hash, ok = rs.feed.admits(score, ck); !ok {
+			return
 		}
-		return
+	} else {
+		if rs.kept.cut && score < rs.kept.thresh.score {
+			return // the common case once the cap is reached: no hash needed
+		}
+		if hash = keyHash(ck); !rs.kept.admits(score, hash, ck) {
+			return
+		}
 	}
-	if rs.kept.cut && score < rs.kept.thresh.score {
-		return // the common case once the cap is reached: no hash needed
+	e := fentry{score: score, hash: hash, key: a.retainedKey(), keyLen: keyLen32(len(r.Key)), db: int32(r.DB), sev: sev}
+	d := findDetail{template: clip(f.Template, maxGroupName), owner: f.Owner, message: clipText(f.Message), hint: clipText(f.Hint)}
+	if f.Rule == finding.TTLMismatch && a.ttlArg.sec != 0 {
+		e.setTTLSec(a.ttlArg.sec)
+		d.tail = a.ttlArg.tail
 	}
-	hash := keyHash(ck)
-	if !rs.kept.admits(score, hash, ck) {
-		return
+	if rs.feed != nil {
+		rs.feed.add(e, d)
+	} else {
+		rs.kept.push(e, d)
 	}
-	rs.kept.push(fentry{score: score, hash: hash, key: a.retainedKey(), keyLen: keyLen32(len(r.Key)), db: int32(r.DB), sev: sev},
-		findDetail{clip(f.Template, maxGroupName), f.Owner, clipText(f.Message), clipText(f.Hint)})
 }
 
 func keyLen32(n int) int32 { return int32(min(n, math.MaxInt32)) }

@@ -321,7 +321,8 @@ func (a *Aggregator) reportFindings(multi bool, gi groupIndex, groups []report.G
 			l := lists[r.l]
 			e, d := r.e, &l.t.details[r.e.detail]
 			f := &out[i]
-			f.Finding = finding.Finding{Rule: l.rule, Severity: e.sev, Key: e.key, Template: d.template, Owner: d.owner, Message: d.message, Hint: d.hint}
+			f.Finding = finding.Finding{Rule: l.rule, Severity: e.sev, Key: e.key, Template: d.template, Owner: d.owner,
+				Message: ttlMessage(d.message, e.ttlSec(), d.tail), Hint: d.hint}
 			f.KeyBase64, f.Bytes, f.Doc = report.KeyBase64(e.key), e.score, l.doc
 			if int(e.keyLen) > len(e.key) {
 				f.KeyLen = int(e.keyLen)
@@ -432,7 +433,7 @@ func (a *Aggregator) lateFindings() []lateRule {
 func newLate(f *finding.Finding, score int64, keyLen, db int, g groupRef) lateItem {
 	return lateItem{
 		ent:   fentry{score: score, hash: keyHash(f.Key), key: f.Key, keyLen: keyLen32(keyLen), db: int32(db), sev: f.Severity},
-		det:   findDetail{f.Template, f.Owner, f.Message, f.Hint},
+		det:   findDetail{template: f.Template, owner: f.Owner, message: f.Message, hint: f.Hint},
 		group: g,
 	}
 }

@@ -401,3 +401,72 @@ keys:
 		})
 	}
 }
+
+// TestTTLMismatchMessages: a ttl-mismatch finding's message names the
+// key's TTL as human.Duration writes it, whether the list kept the TTL
+// apart from the text (1 s to 194 days) or the text holds it (shorter,
+// longer), listed alone or among findings of other TTLs in one list, and
+// after a cap dropped some.
+func TestTTLMismatchMessages(t *testing.T) {
+	reg := loadReg(t)
+	over := func(ttl, policy string) string {
+		return "expires in " + ttl + ", over the template's " + policy + ": someone else set this TTL"
+	}
+	persistent := func(ttl string) string { return "expires in " + ttl + ", but the template is persistent: the key will vanish" }
+	cases := []struct {
+		key  string
+		ttl  time.Duration
+		want string
+	}{
+		{"order:order:1:base", 2 * time.Hour, over("2h", "1h")},
+		{"order:order:2:base", 2*time.Hour + 400*time.Millisecond, over("2h", "1h")},
+		{"order:order:3:base", 2*time.Hour + 600*time.Millisecond, over("2h1s", "1h")},
+		{"order:order:4:base", 26*time.Hour + 36*time.Minute + 22*time.Second, over("1d2h36m22s", "1h")},
+		{"order:order:5:base", 194*24*time.Hour + 4*time.Hour + 20*time.Minute + 15*time.Second, over("194d4h20m15s", "1h")}, // 2^24-1 s
+		{"order:order:6:base", 194*24*time.Hour + 4*time.Hour + 20*time.Minute + 16*time.Second, over("194d4h20m16s", "1h")}, // one more: in the text
+		{"order:order:7:base", 300 * 24 * time.Hour, over("300d", "1h")},
+		{"cache:product:detail:p-1", 13 * time.Minute, over("13m", "10m+2m")},
+		{"seq:order:no", 1400 * time.Millisecond, persistent("1s")},
+		{"seq:order:no:x", 0, ""}, // unregistered: no ttl-mismatch
+	}
+	for _, capped := range []int{0, 3} { // 0: the default cap, 10,000
+		agg := inventory.New(reg, inventory.Options{MaxFindings: capped})
+		for i, c := range cases {
+			// Sizes in the order of the cases, largest last: with a cap
+			// of 3 the last three are listed.
+			r := rec(c.key, typ("string"), ttl(c.ttl), size(int64(100+i), 1))
+			if strings.HasPrefix(c.key, "order:") {
+				r.Type = "hash"
+			}
+			add(agg, r)
+		}
+		// A persistent key with less than a second left: in the text.
+		agg2 := inventory.New(reg, inventory.Options{MaxFindings: capped})
+		add(agg2, rec("seq:order:no", typ("string"), ttl(500*time.Millisecond)))
+		rep := agg.Report(meta())
+		listed := 0
+		for _, c := range cases {
+			got := findingsOf(rep, finding.TTLMismatch, c.key)
+			if c.want == "" || len(got) == 0 {
+				if c.want == "" && len(got) > 0 {
+					t.Errorf("cap %d: %s: unexpected %+v", capped, c.key, got)
+				}
+				continue
+			}
+			listed++
+			if got[0].Message != c.want {
+				t.Errorf("cap %d: %s (TTL %v): message %q, want %q", capped, c.key, c.ttl, got[0].Message, c.want)
+			}
+		}
+		if want := map[int]int{0: 9, 3: 3}[capped]; listed != want {
+			t.Errorf("cap %d: %d ttl-mismatch findings listed, want %d", capped, listed, want)
+		}
+		if n := rep.Summary.ByRule[finding.TTLMismatch]; n != 9 {
+			t.Errorf("cap %d: %d counted, want 9", capped, n)
+		}
+		got := findingsOf(agg2.Report(meta()), finding.TTLMismatch, "seq:order:no")
+		if len(got) != 1 || got[0].Message != persistent("500ms") {
+			t.Errorf("cap %d: under a second: %+v", capped, got)
+		}
+	}
+}

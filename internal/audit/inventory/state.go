@@ -425,6 +425,6 @@ func (a *Aggregator) loadLists(rep *report.Report) {
 			continue
 		}
 		a.rule(f.Rule).kept.push(fentry{score: f.Bytes, hash: keyHash(f.Key), key: f.Key, keyLen: keyLen32(max(f.KeyLen, len(f.Key))),
-			db: int32(dbOf(f.DB)), sev: f.Severity}, findDetail{f.Template, f.Owner, f.Message, f.Hint})
+			db: int32(dbOf(f.DB)), sev: f.Severity}, findDetail{template: f.Template, owner: f.Owner, message: f.Message, hint: f.Hint})
 	}
 }
