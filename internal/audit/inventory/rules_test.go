@@ -412,7 +412,9 @@ func TestTTLMismatchMessages(t *testing.T) {
 	over := func(ttl, policy string) string {
 		return "expires in " + ttl + ", over the template's " + policy + ": someone else set this TTL"
 	}
-	persistent := func(ttl string) string { return "expires in " + ttl + ", but the template is persistent: the key will vanish" }
+	persistent := func(ttl string) string {
+		return "expires in " + ttl + ", but the template is persistent: the key will vanish"
+	}
 	cases := []struct {
 		key  string
 		ttl  time.Duration
