@@ -250,10 +250,11 @@ func mergeEvidence(reg *registry.Registry, reps []hotkey.InstanceReport, lfu *LF
 		key, e, region := hotkey.Classify(reg, name)
 		in := keys[db]
 		if in == nil {
-			in = make(map[string]int32, min(n, 1024))
+			size := min(n, 1024)
 			if len(keys) == 0 {
-				in = make(map[string]int32, n) // most often the only one
+				size = n // most often the only one
 			}
+			in = make(map[string]int32, size)
 			keys[db] = in
 		}
 		if i, ok := in[key]; ok {

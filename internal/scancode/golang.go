@@ -171,7 +171,6 @@ func scanModule(ctx context.Context, root string, dirs map[string]bool, tests bo
 	return nil
 }
 
-// oneLine keeps the first line of a message.
 // modStale reports whether a load failed because the module's go.mod or
 // go.sum is behind its imports (go mod tidy would fix it).
 func modStale(err error, pkgs []*packages.Package) bool {

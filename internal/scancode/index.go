@@ -122,18 +122,25 @@ func (p *project) add(f *srcFile) {
 
 // classOf is the innermost class of the file whose body holds n.
 func (f *srcFile) classOf(n *sitter.Node) *classDef {
+	bySpan := f.classSpans()
+	for p := n.Parent(); p != nil; p = p.Parent() {
+		if c, ok := bySpan[spanOf(p)]; ok && c.node.Type() == p.Type() {
+			return c
+		}
+	}
+	return nil
+}
+
+// classSpans are the file's classes by the span of their node, made
+// once.
+func (f *srcFile) classSpans() map[span]*classDef {
 	if f.classBySpan == nil {
 		f.classBySpan = make(map[span]*classDef, len(f.classes))
 		for _, c := range f.classes {
 			f.classBySpan[spanOf(c.node)] = c
 		}
 	}
-	for p := n.Parent(); p != nil; p = p.Parent() {
-		if c, ok := f.classBySpan[spanOf(p)]; ok && c.node.Type() == p.Type() {
-			return c
-		}
-	}
-	return nil
+	return f.classBySpan
 }
 
 // funcAt is the innermost function of the file around n: up the tree

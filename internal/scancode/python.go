@@ -489,10 +489,8 @@ func (p *project) pythonFields() map[string][]fieldBind {
 // classNamed is the name of the file's class whose span is sp, "" when
 // none is.
 func (f *srcFile) classNamed(sp span) string {
-	for _, c := range f.classes {
-		if spanOf(c.node) == sp {
-			return c.name
-		}
+	if c := f.classSpans()[sp]; c != nil {
+		return c.name
 	}
 	return ""
 }
