@@ -16,3 +16,16 @@ func advise(b []byte, on bool) {
 	}
 	_ = syscall.Madvise(b, advice)
 }
+
+// adviseRange is advise over the n bytes at addr, memory that no Go value
+// may hold any more (the heap's: advice changes no byte of it).
+func adviseRange(addr, n uintptr, on bool) {
+	if n == 0 {
+		return
+	}
+	advice := syscall.MADV_NOHUGEPAGE
+	if on {
+		advice = syscall.MADV_HUGEPAGE
+	}
+	_, _, _ = syscall.Syscall(syscall.SYS_MADVISE, addr, n, uintptr(advice))
+}

@@ -2,6 +2,9 @@ package hugepage
 
 import (
 	"bufio"
+	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"runtime"
 	"slices"
@@ -16,9 +19,21 @@ import (
 // holds addr.
 func vmFlags(t *testing.T, addr uintptr) []string {
 	t.Helper()
+	f, err := flagsAt(addr)
+	if errors.Is(err, fs.ErrNotExist) {
+		t.Skipf("no smaps: %v", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// flagsAt is vmFlags for a test's child process, which has no *testing.T.
+func flagsAt(addr uintptr) ([]string, error) {
 	f, err := os.Open("/proc/self/smaps")
 	if err != nil {
-		t.Skipf("no smaps: %v", err)
+		return nil, err
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
@@ -33,11 +48,10 @@ func vmFlags(t *testing.T, addr uintptr) []string {
 			continue
 		}
 		if in && strings.HasPrefix(line, "VmFlags:") {
-			return strings.Fields(strings.TrimPrefix(line, "VmFlags:"))
+			return strings.Fields(strings.TrimPrefix(line, "VmFlags:")), nil
 		}
 	}
-	t.Fatalf("no mapping of /proc/self/smaps holds %#x", addr)
-	return nil
+	return nil, fmt.Errorf("no mapping of /proc/self/smaps holds %#x", addr)
 }
 
 // takesAdvice skips the test where the kernel takes no huge page advice.

@@ -121,3 +121,17 @@ func TestMakeSliceWithPointers(t *testing.T) {
 		t.Fatalf("pages [%#x, +%d) of [%#x, +8 MiB)", pl, len(p), start)
 	}
 }
+
+func TestModeIsMadvise(t *testing.T) {
+	for s, want := range map[string]bool{
+		"always [madvise] never\n": true,
+		"[always] madvise never\n": false,
+		"always madvise [never]\n": false,
+		"":                         false,
+		"madvise":                  false, // no mode selected
+	} {
+		if got := modeIsMadvise(s); got != want {
+			t.Errorf("modeIsMadvise(%q) = %v, want %v", s, got, want)
+		}
+	}
+}

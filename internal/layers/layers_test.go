@@ -49,7 +49,7 @@ analyzer < analyzer/plugin;
 # Audits: sources -> one aggregation -> the report (the report is pure).
 registry, internal/treemap, internal/topology, internal/jsonout < internal/audit/report;
 # The command line's conventions (flags, exit errors, output files, progress), pure.
-internal/audit/report, internal/atomicfile, internal/human < internal/cli;
+internal/audit/report, internal/atomicfile, internal/human, internal/hugepage < internal/cli;
 # Connections to Redis and why one failed, for every command that talks to it.
 internal/cli, internal/topology < internal/redisconn;
 internal/audit/report, internal/hugepage, internal/valueform < internal/audit/inventory;

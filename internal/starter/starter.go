@@ -36,6 +36,7 @@ func Run(e *cli.Env, o Options) error {
 	var doc []byte
 	summary, warn := "", ""
 	if o.FromAudit != "" {
+		defer cli.WarmReports(o.FromAudit)()
 		rep, err := cli.ReadReportFile(e, o.FromAudit)
 		if err != nil {
 			return err

@@ -207,7 +207,9 @@ func readResume(path, target string) (*report.Report, error) {
 		return nil, cli.Usagef("--resume: %v", err)
 	}
 	defer f.Close()
+	warmed := cli.WarmReports(path)
 	rep, err := report.ReadReport(bufio.NewReaderSize(f, 1<<16))
+	warmed()
 	if err != nil {
 		return nil, cli.Usagef("--resume %s: %v", path, err)
 	}

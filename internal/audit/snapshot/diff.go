@@ -57,11 +57,14 @@ func Diff(ctx context.Context, e *cli.Env, o DiffOptions) error {
 	if o.Format == "csv" {
 		return cli.Usagef("--format csv is for key diffs; a diff of two reports is text or json")
 	}
+	warmed := cli.WarmReports(o.Inputs[:]...)
 	old, err := ins[0].report()
 	if err != nil {
+		warmed()
 		return err
 	}
 	cur, err := ins[1].report()
+	warmed()
 	if err != nil {
 		return err
 	}

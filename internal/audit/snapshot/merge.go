@@ -33,6 +33,7 @@ type MergeOptions struct {
 func Merge(e *cli.Env, o MergeOptions) error {
 	stdin := 0
 	var reps []*report.Report
+	defer cli.WarmReports(o.Files...)()
 	for _, f := range o.Files {
 		if f == "-" {
 			if stdin++; stdin > 1 {

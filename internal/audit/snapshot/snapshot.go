@@ -21,6 +21,7 @@ import (
 	"github.com/keyguard/keyguard/internal/audit/inventory"
 	"github.com/keyguard/keyguard/internal/audit/report"
 	"github.com/keyguard/keyguard/internal/glob"
+	"github.com/keyguard/keyguard/internal/hugepage"
 	"github.com/keyguard/keyguard/internal/human"
 	"github.com/keyguard/keyguard/internal/jsonkeys"
 	"github.com/keyguard/keyguard/internal/keyslot"
@@ -102,6 +103,10 @@ func Run(ctx context.Context, reg *registry.Registry, ins []*Input, opts Options
 		// batches: collecting at 3× the live heap rather than 2× skips
 		// collections while the heap grows to its size.
 		defer debug.SetGCPercent(debug.SetGCPercent(200))
+		// The heap of a large file's run on 2 MiB pages: an RDB run of
+		// 1M keys took ~4,200 page faults, a tenth of its CPU, and takes
+		// ~1,800 so (bench/RESULTS.md).
+		defer hugepage.Heap(warmHeap(ins, opts.Inventory))()
 	}
 	started := time.Now()
 	procs := opts.Procs
@@ -157,6 +162,30 @@ func Run(ctx context.Context, reg *registry.Registry, ins []*Input, opts Options
 	rep.Coverage = coverage(ins, res, opts.DB)
 	return &Result{Report: rep, Complete: meta.Complete, Stopped: meta.Stopped}, nil
 }
+
+// warmHeap is how much of the heap Run asks 2 MiB pages for
+// (hugepage.Heap): what a run of a large file holds at its peak, ~48 MB,
+// and ~500 bytes per key of a long top or hot list (a list's buffers,
+// names and report entries). None for files under warmMinBytes (Heap
+// costs ~4 ms, a collection and the heap's growth, which a run of a
+// small file does not win back) and for a stream (no size).
+func warmHeap(ins []*Input, inv inventory.Options) int {
+	var total int64
+	for _, in := range ins {
+		total += max(in.Size, in.zsize)
+	}
+	if total < warmMinBytes {
+		return 0
+	}
+	return min(warmBaseBytes+warmKeyBytes*(inv.TopKeys+inv.HotKeys), warmMaxBytes)
+}
+
+const (
+	warmMinBytes  = 32 << 20
+	warmBaseBytes = 48 << 20
+	warmKeyBytes  = 512
+	warmMaxBytes  = 512 << 20
+)
 
 // longLists is the length of the top and hot lists from which Run
 // collects the decoding's garbage before building the report.
