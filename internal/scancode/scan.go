@@ -157,7 +157,15 @@ func scanSources(ctx context.Context, files map[keyshape.Lang][]string, workers 
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	ls := newLanguages()
+	exts := map[string]bool{}
+	for l, paths := range files {
+		if l != keyshape.Go {
+			for _, p := range paths {
+				exts[filepath.Ext(p)] = true
+			}
+		}
+	}
+	ls := languagesFor(func(ext string) bool { return exts[ext] })
 	for l, paths := range files {
 		if l == keyshape.Go {
 			continue
@@ -298,10 +306,35 @@ func firstError(n *sitter.Node) *sitter.Node {
 // per scan and read-only after.
 type languages map[string]*language
 
-func newLanguages() languages {
-	java, py, ts, tsx, js := javaLanguage(), pythonLanguage(), typeScript(), tsxLanguage(), jsLanguage()
-	return languages{".java": java, ".py": py, ".pyi": py, ".ts": ts, ".mts": ts, ".cts": ts, ".tsx": tsx,
-		".js": js, ".mjs": js, ".cjs": js, ".jsx": js}
+// grammars are the tree-sitter grammars by the file names they read.
+var grammars = []struct {
+	exts []string
+	make func() *language
+}{
+	{[]string{".java"}, javaLanguage},
+	{[]string{".py", ".pyi"}, pythonLanguage},
+	{[]string{".ts", ".mts", ".cts"}, typeScript},
+	{[]string{".tsx"}, tsxLanguage},
+	{[]string{".js", ".mjs", ".cjs", ".jsx"}, jsLanguage},
+}
+
+// newLanguages builds every grammar.
+func newLanguages() languages { return languagesFor(func(string) bool { return true }) }
+
+// languagesFor builds the grammars of the extensions want takes: its query
+// costs each 2–20 ms to compile, spent only where files need it (a Go or
+// a Java project needs no TypeScript).
+func languagesFor(want func(ext string) bool) languages {
+	ls := languages{}
+	for _, g := range grammars {
+		if slices.ContainsFunc(g.exts, want) {
+			l := g.make()
+			for _, e := range g.exts {
+				ls[e] = l
+			}
+		}
+	}
+	return ls
 }
 
 // of picks the grammar by file name; nil for files not scanned.

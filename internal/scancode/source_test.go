@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"slices"
 	"strings"
 	"testing"
+
+	sitter "github.com/smacker/go-tree-sitter"
 
 	"github.com/keyguard/keyguard/finding"
 	"github.com/keyguard/keyguard/internal/keyshape"
@@ -141,5 +144,48 @@ func TestLanguageBroken(t *testing.T) {
 		if l.broken != nil {
 			t.Errorf("%s: %v", l.name, l.broken)
 		}
+	}
+}
+
+// A grammar's regular symbols are node types a query of one type
+// compiles for, and knows tells of every type what compiling its query
+// tells.
+func TestNamedTypesAsQueries(t *testing.T) {
+	for ext, l := range newLanguages() {
+		named := namedTypes(l.grammar)
+		types := append(append(append([]string{"nope", "identifier", "_expression", "expression", "ERROR", "string", "comment"},
+			l.bindTypes...), l.callTypes...), l.declTypes...)
+		for _, typ := range types {
+			q, err := sitter.NewQuery([]byte("("+typ+")"), l.grammar)
+			if err == nil {
+				q.Close()
+			}
+			if named[typ] && err != nil {
+				t.Errorf("%s: %q is a regular symbol, but its query does not compile: %v", ext, typ, err)
+			}
+			if got := knows(l.grammar, named, typ); got != (err == nil) {
+				t.Errorf("%s: knows %q = %v, but its query compiles: %v", ext, typ, got, err == nil)
+			}
+		}
+	}
+}
+
+// Only the grammars of the files present are built.
+func TestLanguagesForExtensionsPresent(t *testing.T) {
+	ls := languagesFor(func(ext string) bool { return ext == ".mjs" || ext == ".py" })
+	var got []string
+	for ext := range ls {
+		got = append(got, ext)
+	}
+	slices.Sort(got)
+	want := []string{".cjs", ".js", ".jsx", ".mjs", ".py", ".pyi"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("languagesFor(.mjs, .py) = %v, want %v", got, want)
+	}
+	if ls[".js"] != ls[".mjs"] || ls[".py"] != ls[".pyi"] {
+		t.Fatal("one grammar's extensions got grammars of their own")
+	}
+	if len(languagesFor(func(string) bool { return false })) != 0 {
+		t.Fatal("grammars built for no extension")
 	}
 }
