@@ -188,7 +188,7 @@ func warmReportSize(paths ...string) int {
 
 const (
 	warmReportBytes = 8 << 20
-	warmReportMax   = 4 << 30
+	warmReportMax   = 1 << 30
 )
 
 // ReadReportFile reads an audit report from path, or from stdin for "-".
