@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/maphash"
 	"io"
 	"os"
 	"slices"
@@ -112,7 +111,7 @@ type KeyDiffSummary struct {
 // the thresholds. Inputs larger than a bucket are split by a hash of
 // (db, key) into temporary files first, so memory is about one bucket
 // whatever their size. Changes come bucket by bucket, sorted by db and
-// key within a bucket.
+// key within a bucket: the same order for the same inputs on every run.
 func KeyDiff(old, new *KeyReader, o KeyDiffOptions, emit func(*KeyChange) error) (*KeyDiffSummary, error) {
 	if o.BucketBytes <= 0 {
 		o.BucketBytes = 64 << 20
@@ -290,13 +289,12 @@ func (d *keyDiff) split(old, new *KeyReader, n int) error {
 		return fmt.Errorf("key diff: temporary files: %w", err)
 	}
 	defer os.RemoveAll(dir)
-	seed := maphash.MakeSeed()
 	for side, in := range []*KeyReader{old, new} {
 		count := &d.sum.OldKeys
 		if side == 1 {
 			count = &d.sum.NewKeys
 		}
-		if err := splitInto(dir, side, n, in, seed, count, d.o.Stop); err != nil {
+		if err := splitInto(dir, side, n, in, count, d.o.Stop); err != nil {
 			return err
 		}
 	}
@@ -320,11 +318,24 @@ func (d *keyDiff) split(old, new *KeyReader, n int) error {
 	return nil
 }
 
+// bucketOf is the bucket of (db, key) among n: a fixed hash (FNV-1a), so
+// that a diff of the same inputs lists its changes in the same order on
+// every run (a seed drawn per run changed which changes a text report
+// listed first).
+func bucketOf(db int, key string, n int) int {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(key); i++ {
+		h ^= uint64(key[i])
+		h *= 1099511628211
+	}
+	return int((h ^ uint64(db)*0x9e3779b97f4a7c15) % uint64(n))
+}
+
 func bucketPath(dir string, side, b int) string {
 	return fmt.Sprintf("%s/%d-%d", dir, side, b)
 }
 
-func splitInto(dir string, side, n int, in *KeyReader, seed maphash.Seed, count *int64, stop func() error) error {
+func splitInto(dir string, side, n int, in *KeyReader, count *int64, stop func() error) error {
 	files := make([]*os.File, n)
 	ws := make([]*bufio.Writer, n)
 	defer func() {
@@ -358,10 +369,7 @@ func splitInto(dir string, side, n int, in *KeyReader, seed maphash.Seed, count 
 				return err
 			}
 		}
-		var h maphash.Hash
-		h.SetSeed(seed)
-		h.WriteString(r.Key)
-		b := (h.Sum64() ^ uint64(r.DB)*0x9e3779b97f4a7c15) % uint64(n)
+		b := bucketOf(r.DB, r.Key, n)
 		buf = appendSlim(buf[:0], &r)
 		if _, err := ws[b].Write(buf); err != nil {
 			return fmt.Errorf("key diff: temporary files: %w", err)

@@ -170,6 +170,18 @@ func TestKeyDiffPlanted(t *testing.T) {
 				if matches, _ := filepath.Glob(filepath.Join(dir, "keyguard-diff-*")); len(matches) > 0 {
 					t.Errorf("temporary files left: %v", matches)
 				}
+				// A second run of the same diff gives its changes in the
+				// same order (a text report lists the first of each kind).
+				var again []KeyChange
+				if _, err := KeyDiff(openExport(t, oldPath), openExport(t, newPath), o, func(c *KeyChange) error {
+					again = append(again, *c)
+					return nil
+				}); err != nil {
+					t.Fatal(err)
+				}
+				if !slices.EqualFunc(order, again, func(a, b KeyChange) bool { return a == b }) {
+					t.Error("a second run of the same diff gave its changes in another order")
+				}
 			})
 		}
 	}
