@@ -106,7 +106,7 @@ func Run(ctx context.Context, reg *registry.Registry, ins []*Input, opts Options
 		// The heap of a large file's run on 2 MiB pages: an RDB run of
 		// 1M keys took ~4,200 page faults, a tenth of its CPU, and takes
 		// ~1,800 so (bench/RESULTS.md).
-		defer hugepage.Heap(warmHeap(ins, opts.Inventory))()
+		defer hugepage.Heap(warmHeap(ins))()
 	}
 	started := time.Now()
 	procs := opts.Procs
@@ -164,12 +164,13 @@ func Run(ctx context.Context, reg *registry.Registry, ins []*Input, opts Options
 }
 
 // warmHeap is how much of the heap Run asks 2 MiB pages for
-// (hugepage.Heap): what a run of a large file holds at its peak, ~48 MB,
-// and ~500 bytes per key of a long top or hot list (a list's buffers,
-// names and report entries). None for files under warmMinBytes (Heap
-// costs ~4 ms, a collection and the heap's growth, which a run of a
-// small file does not win back) and for a stream (no size).
-func warmHeap(ins []*Input, inv inventory.Options) int {
+// (hugepage.Heap): what a run of a large file holds at its peak, ~48 MB.
+// A long top or hot list's memory beyond it is left to 4 KiB pages: asked
+// for too (512 bytes a key), `--top 100000` ran no faster and held more
+// (bench/RESULTS.md). None for files under warmMinBytes (Heap costs
+// ~4 ms, a collection and the heap's growth, which a run of a small file
+// does not win back) and for a stream (no size).
+func warmHeap(ins []*Input) int {
 	var total int64
 	for _, in := range ins {
 		total += max(in.Size, in.zsize)
@@ -177,14 +178,12 @@ func warmHeap(ins []*Input, inv inventory.Options) int {
 	if total < warmMinBytes {
 		return 0
 	}
-	return min(warmBaseBytes+warmKeyBytes*(inv.TopKeys+inv.HotKeys), warmMaxBytes)
+	return warmBytes
 }
 
 const (
-	warmMinBytes  = 32 << 20
-	warmBaseBytes = 48 << 20
-	warmKeyBytes  = 512
-	warmMaxBytes  = 512 << 20
+	warmMinBytes = 32 << 20
+	warmBytes    = 48 << 20
 )
 
 // longLists is the length of the top and hot lists from which Run
