@@ -308,8 +308,8 @@ type languages map[string]*language
 
 // grammars are the tree-sitter grammars by the file names they read.
 var grammars = []struct {
-	exts []string
-	make func() *language
+	exts  []string
+	build func() *language
 }{
 	{[]string{".java"}, javaLanguage},
 	{[]string{".py", ".pyi"}, pythonLanguage},
@@ -321,14 +321,14 @@ var grammars = []struct {
 // newLanguages builds every grammar.
 func newLanguages() languages { return languagesFor(func(string) bool { return true }) }
 
-// languagesFor builds the grammars of the extensions want takes: its query
-// costs each 2–20 ms to compile, spent only where files need it (a Go or
-// a Java project needs no TypeScript).
+// languagesFor builds the grammars of the extensions want takes: a
+// grammar's query takes 2–20 ms to build, spent only where files need it
+// (a Go or a Java project needs no TypeScript).
 func languagesFor(want func(ext string) bool) languages {
 	ls := languages{}
 	for _, g := range grammars {
 		if slices.ContainsFunc(g.exts, want) {
-			l := g.make()
+			l := g.build()
 			for _, e := range g.exts {
 				ls[e] = l
 			}
