@@ -169,6 +169,10 @@ func ReportVerdict(c report.SeverityCount, threshold finding.Severity) error {
 // undo once they are read.
 func WarmReports(paths ...string) (undo func()) { return hugepage.Heap(warmReportSize(paths...)) }
 
+// WarmReportBytes is WarmReports for reports of total bytes together, for
+// a caller that has their sizes already.
+func WarmReportBytes(total int64) (undo func()) { return hugepage.Heap(reportHeap(total)) }
+
 // warmReportSize is the heap WarmReports asks for; 0 none.
 func warmReportSize(paths ...string) int {
 	var total int64
@@ -180,6 +184,12 @@ func warmReportSize(paths ...string) int {
 			total += fi.Size()
 		}
 	}
+	return reportHeap(total)
+}
+
+// reportHeap is the heap reading reports of total bytes takes; 0 under
+// warmReportBytes.
+func reportHeap(total int64) int {
 	if total < warmReportBytes {
 		return 0
 	}

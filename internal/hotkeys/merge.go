@@ -334,12 +334,7 @@ type hotFinder struct {
 }
 
 func (h *hotFinder) finding(k *KeyHeat, opts ReportOptions) finding.Finding {
-	b := append(h.buf[:0], "hot key"...)
-	if k.DB != nil {
-		b = append(b, " (db "...)
-		b = strconv.AppendInt(b, int64(*k.DB), 10)
-		b = append(b, ')')
-	}
+	b := appendDBText(append(h.buf[:0], "hot key"...), k.DB)
 	b = append(b, ": "...)
 	sep := false
 	next := func() {
@@ -698,11 +693,16 @@ func displayKey(k string) string {
 
 // dbText is " (db N)" for a key of a multi-database report, as the
 // audit's report writes it.
-func dbText(db *int) string {
+func dbText(db *int) string { return string(appendDBText(nil, db)) }
+
+// appendDBText appends dbText(db) to b.
+func appendDBText(b []byte, db *int) []byte {
 	if db == nil {
-		return ""
+		return b
 	}
-	return fmt.Sprintf(" (db %d)", *db)
+	b = append(b, " (db "...)
+	b = strconv.AppendInt(b, int64(*db), 10)
+	return append(b, ')')
 }
 
 func plural(n int, what string) string { return human.Plural(n, what) }

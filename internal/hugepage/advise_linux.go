@@ -7,25 +7,22 @@ import "syscall"
 // gets). An error (a kernel without transparent huge pages) leaves the
 // memory as it was: the advice is only ever a hint.
 func advise(b []byte, on bool) {
-	if len(b) == 0 {
-		return
+	if len(b) > 0 {
+		_ = syscall.Madvise(b, adviceOf(on))
 	}
-	advice := syscall.MADV_NOHUGEPAGE
-	if on {
-		advice = syscall.MADV_HUGEPAGE
-	}
-	_ = syscall.Madvise(b, advice)
 }
 
 // adviseRange is advise over the n bytes at addr, memory that no Go value
 // may hold any more (the heap's: advice changes no byte of it).
 func adviseRange(addr, n uintptr, on bool) {
-	if n == 0 {
-		return
+	if n > 0 {
+		_, _, _ = syscall.Syscall(syscall.SYS_MADVISE, addr, n, uintptr(adviceOf(on)))
 	}
-	advice := syscall.MADV_NOHUGEPAGE
+}
+
+func adviceOf(on bool) int {
 	if on {
-		advice = syscall.MADV_HUGEPAGE
+		return syscall.MADV_HUGEPAGE
 	}
-	_, _, _ = syscall.Syscall(syscall.SYS_MADVISE, addr, n, uintptr(advice))
+	return syscall.MADV_NOHUGEPAGE
 }

@@ -57,7 +57,7 @@ func Diff(ctx context.Context, e *cli.Env, o DiffOptions) error {
 	if o.Format == "csv" {
 		return cli.Usagef("--format csv is for key diffs; a diff of two reports is text or json")
 	}
-	warmed := cli.WarmReports(o.Inputs[:]...)
+	warmed := cli.WarmReportBytes(ins[0].size + ins[1].size) // the files' sizes, read when opened
 	old, err := ins[0].report()
 	if err != nil {
 		warmed()
