@@ -2,6 +2,7 @@ package inventory
 
 import (
 	"cmp"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -186,7 +187,12 @@ func TestTopBuf(t *testing.T) {
 				h := newTopBuf[int](n)
 				ref := newKeyedHeap(n, offerWorse, offerRank, offerID)
 				best := map[itemID]offer{}
-				for _, it := range items {
+				for i, it := range items {
+					if i == len(items)/2 {
+						// A list read midway (a merge reads one, then pushes
+						// into it) takes keys in after its scratch was let go.
+						listOffers(t, &h, items)
+					}
 					pushOffer(&h, it)
 					it.tag = 0
 					ref.push(it)
@@ -349,4 +355,33 @@ func FuzzKeyHash(f *testing.F) {
 			t.Fatalf("keyHash([]byte(%q)) = %x, want %x", s, got, want)
 		}
 	})
+}
+
+// TestTopBufListLetsGo checks that a long list, once read, holds no spare
+// blocks of names nor a settle's scratch (its report's entries are
+// written to that memory instead), and that its names are still its keys'.
+func TestTopBufListLetsGo(t *testing.T) {
+	const n = 20000
+	h := newTopBuf[int](n)
+	rng := rand.New(rand.NewPCG(7, 8))
+	var items []offer
+	for i := range 10 * n {
+		it := offer{score: int64(rng.IntN(1 << 30)), key: fmt.Sprintf("order:order:%d:detail", i), tag: i}
+		it.keyLen, it.hash = len(it.key), keyHash(it.key)
+		items = append(items, it)
+		pushOffer(&h, it)
+	}
+	if len(h.spare) == 0 || h.drop == nil {
+		t.Fatalf("before list: %d spare blocks, drop %v: the test no longer reaches a pack of names", len(h.spare), h.drop != nil)
+	}
+	got := listOffers(t, &h, items)
+	if len(got) != n {
+		t.Fatalf("kept %d keys, want %d", len(got), n)
+	}
+	if h.spare != nil || h.drop != nil || h.slots != nil {
+		t.Fatalf("after list: %d spare blocks, drop %d, slots %d: still held", len(h.spare), cap(h.drop), cap(h.slots))
+	}
+	if h.lendWords(n) == nil {
+		t.Fatal("after list: the ranks the report's sort borrows are gone")
+	}
 }

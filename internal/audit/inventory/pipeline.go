@@ -190,5 +190,10 @@ func (p *Pipeline) Close() *Aggregator {
 	for _, a := range p.aggs[1:] {
 		p.aggs[0].Merge(a)
 	}
-	return p.aggs[0]
+	a := p.aggs[0]
+	// Settled now, their scratch is garbage for the caller's collection
+	// before the report is built (see topBuf.letGo).
+	a.top.list()
+	a.hot.list()
+	return a
 }

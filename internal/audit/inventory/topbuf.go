@@ -292,7 +292,19 @@ func (h *topBuf[V]) list() ([]listKey, []V) {
 	h.checked = true
 	h.buffersFilled()
 	h.namesFilled()
+	h.letGo()
 	return h.keys, h.vals
+}
+
+// letGo drops what only settles write (the table of a dedupe, the marks
+// of the keys left out) and the spare blocks of names: a list is read
+// once its keys are all in, and its report's entries and names are then
+// written to that memory, once collected, rather than to fresh pages
+// (for 100,000 top keys: 8 MiB of spare blocks). The ranks stay: the
+// report's sort borrows them (lendWords). A push after list makes them
+// again as needed.
+func (h *topBuf[V]) letGo() {
+	h.slots, h.drop, h.spare = nil, nil, nil
 }
 
 // lendWords lends the settle's rank references, which only a settle
