@@ -2,6 +2,8 @@ package report
 
 import (
 	"bytes"
+	"cmp"
+	"encoding/base64"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -10,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -264,8 +267,9 @@ func TestKeyDiffWriterFormats(t *testing.T) {
 		{Change: KeyAdded, Key: "a:1", Group: "a:{id}", NewType: "string", OldBytes: -1, NewBytes: 10},
 		{Change: KeyRemoved, DB: 2, Key: "b:\xff", Group: `b:\xff`, OldType: "hash", OldBytes: 99, NewBytes: -1},
 		{Change: KeyGrown, Key: "c", Group: "c", OldType: "list", NewType: "list", OldBytes: 10, NewBytes: 5000},
+		{Change: KeyType, DB: 15, Key: "<a&b>\"\\\n\t\u2028\x01é", Group: "<g>&\u2029", OldType: "zset", NewType: "string", OldBytes: 0, NewBytes: 7},
 	}
-	sum := &KeyDiffSummary{OldKeys: 2, NewKeys: 2, Groups: []KeyDiffGroup{{Group: "a:{id}", Added: 1, BytesDelta: 10}, {Group: `b:\xff`, Removed: 1, BytesDelta: -99}, {Group: "c", Grown: 1, BytesDelta: 4990}}}
+	sum := &KeyDiffSummary{OldKeys: 3, NewKeys: 3, Groups: []KeyDiffGroup{{Group: "a:{id}", Added: 1, BytesDelta: 10}, {Group: `b:\xff`, Removed: 1, BytesDelta: -99}, {Group: "c", Grown: 1, BytesDelta: 4990}, {Group: "<g>&\u2029", Type: 1, BytesDelta: 7}}}
 	for _, format := range KeyDiffFormats {
 		var buf bytes.Buffer
 		w := NewKeyDiffWriter(&buf, format, 0)
@@ -283,8 +287,14 @@ func TestKeyDiffWriterFormats(t *testing.T) {
 			var doc struct {
 				Changes []struct {
 					Change    string `json:"change"`
+					DB        int    `json:"db"`
 					Key       string `json:"key"`
 					KeyBase64 string `json:"key_base64"`
+					Group     string `json:"group"`
+					OldType   string `json:"old_type"`
+					NewType   string `json:"new_type"`
+					OldBytes  *int64 `json:"old_bytes"`
+					NewBytes  *int64 `json:"new_bytes"`
 				} `json:"changes"`
 				Summary struct {
 					Changes  int64            `json:"changes"`
@@ -294,16 +304,35 @@ func TestKeyDiffWriterFormats(t *testing.T) {
 			if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
 				t.Fatalf("json: %v\n%s", err, out)
 			}
-			if doc.Summary.Changes != 3 || doc.Summary.ByChange[KeyGrown] != 1 || len(doc.Changes) != 3 || doc.Changes[1].KeyBase64 != "Yjr/" {
+			if doc.Summary.Changes != 4 || doc.Summary.ByChange[KeyGrown] != 1 || len(doc.Changes) != 4 || doc.Changes[1].KeyBase64 != "Yjr/" {
 				t.Errorf("json: %s", out)
+			}
+			// Every field as given, read back by encoding/json.
+			for i, c := range doc.Changes {
+				w := changes[i]
+				key := w.Key
+				if c.KeyBase64 != "" {
+					b, _ := base64.StdEncoding.DecodeString(c.KeyBase64)
+					key = string(b)
+				}
+				size := func(p *int64) int64 {
+					if p == nil {
+						return -1
+					}
+					return *p
+				}
+				got := KeyChange{Change: c.Change, DB: c.DB, Key: key, Group: c.Group, OldType: c.OldType, NewType: c.NewType, OldBytes: size(c.OldBytes), NewBytes: size(c.NewBytes)}
+				if got != w {
+					t.Errorf("json: change %d read back as %+v, want %+v", i, got, w)
+				}
 			}
 		case "csv":
 			recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
-			if err != nil || len(recs) != 4 || recs[2][3] == "" {
+			if err != nil || len(recs) != 5 || recs[2][3] == "" {
 				t.Errorf("csv: %v %q", err, recs)
 			}
 		default:
-			for _, s := range []string{"added", "a:1", "removed", `"b:\xff"`, "10 B → 4.9 KiB", "1 added, 1 removed, 0 type, 1 grown, 0 shrunk", "changes by template or family"} {
+			for _, s := range []string{"added", "a:1", "removed", `"b:\xff"`, "10 B → 4.9 KiB", "1 added, 1 removed, 1 type, 1 grown, 0 shrunk", "changes by template or family"} {
 				if !strings.Contains(out, s) {
 					t.Errorf("text lacks %q:\n%s", s, out)
 				}
@@ -425,5 +454,131 @@ func TestHTMLWithoutRegistry(t *testing.T) {
 	}
 	if page := buf.String(); !strings.Contains(page, "unregistered<b>10</b>") || !strings.Contains(page, `class="u"`) {
 		t.Errorf("HTML with a registry:\n%s", page)
+	}
+}
+
+// TestKeyDiffAgainstModel holds KeyDiff to a plain model of it (old's
+// rows in a map, new's looked up and taken out) on keys made to meet the
+// comparison's corners: a key held twice on either side, the empty key,
+// keys alike in their first 32 bytes or more, keys that differ only by a
+// NUL at the end, several databases, unknown sizes and types; one bucket
+// and many.
+func TestKeyDiffAgainstModel(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	long := strings.Repeat("tenant:eu-west-1:catalog:product:", 2)
+	keyOf := func() string {
+		switch i := rng.IntN(400); {
+		case i < 2:
+			return ""
+		case i < 40:
+			return long + strconv.Itoa(rng.IntN(60))
+		case i < 60:
+			return "nul:" + strconv.Itoa(rng.IntN(8)) + strings.Repeat("\x00", rng.IntN(3))
+		default:
+			return "k:" + strconv.Itoa(rng.IntN(300))
+		}
+	}
+	types := []string{"string", "hash", ""}
+	row := func() KeyRow {
+		b := int64(rng.IntN(5000))
+		if rng.IntN(20) == 0 {
+			b = -1
+		}
+		return KeyRow{DB: rng.IntN(3), Key: keyOf(), Type: types[rng.IntN(3)], Bytes: b, Elements: -1, Group: "g" + strconv.Itoa(rng.IntN(4))}
+	}
+	for round := range 20 {
+		var oldRows, newRows []KeyRow
+		for range 200 + rng.IntN(400) {
+			oldRows = append(oldRows, row())
+		}
+		for range 200 + rng.IntN(400) {
+			newRows = append(newRows, row())
+		}
+		// The model: the comparison as a map of old's rows.
+		type id struct {
+			db  int
+			key string
+		}
+		o := KeyDiffOptions{MinBytes: 100, Ratio: 0.2}
+		d := &keyDiff{o: o}
+		m := map[id]KeyRow{}
+		for _, r := range oldRows {
+			m[id{r.DB, r.Key}] = r
+		}
+		var want []KeyChange
+		for _, r := range newRows {
+			p, ok := m[id{r.DB, r.Key}]
+			if !ok {
+				want = append(want, KeyChange{Change: KeyAdded, DB: r.DB, Key: r.Key, Group: r.Group, NewType: r.Type, OldBytes: -1, NewBytes: r.Bytes})
+				continue
+			}
+			delete(m, id{r.DB, r.Key})
+			c := KeyChange{DB: r.DB, Key: r.Key, Group: r.Group, OldType: p.Type, NewType: r.Type, OldBytes: p.Bytes, NewBytes: r.Bytes}
+			switch {
+			case p.Type != r.Type && p.Type != "" && r.Type != "":
+				c.Change = KeyType
+			case p.Bytes >= 0 && r.Bytes >= 0 && d.moved(p.Bytes, r.Bytes):
+				c.Change = KeyGrown
+				if r.Bytes < p.Bytes {
+					c.Change = KeyShrunk
+				}
+			default:
+				continue
+			}
+			want = append(want, c)
+		}
+		for k, p := range m {
+			want = append(want, KeyChange{Change: KeyRemoved, DB: k.db, Key: k.key, Group: p.Group, OldType: p.Type, OldBytes: p.Bytes, NewBytes: -1})
+		}
+		byKey := func(a, b KeyChange) int {
+			return cmp.Or(cmp.Compare(a.DB, b.DB), strings.Compare(a.Key, b.Key), strings.Compare(a.Change, b.Change),
+				strings.Compare(a.Group, b.Group), strings.Compare(a.OldType, b.OldType), strings.Compare(a.NewType, b.NewType),
+				cmp.Compare(a.OldBytes, b.OldBytes), cmp.Compare(a.NewBytes, b.NewBytes))
+		}
+		slices.SortFunc(want, byKey)
+		dir := t.TempDir()
+		write := func(name string, rows []KeyRow) string {
+			path := filepath.Join(dir, name)
+			f, err := os.Create(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			x, err := NewKeyExport(f, KeysCSV)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b := x.Buffer()
+			for i := range rows {
+				b.Add(&rows[i])
+			}
+			b.Flush()
+			if err := x.Err(); err != nil {
+				t.Fatal(err)
+			}
+			f.Close()
+			return path
+		}
+		oldPath, newPath := write("old.csv", oldRows), write("new.csv", newRows)
+		for _, buckets := range []int64{1, 8} {
+			o := o
+			o.TempDir, o.SizeHint, o.BucketBytes = dir, 7, 1 // 8 buckets
+			if buckets == 1 {
+				o.BucketBytes = 1 << 30
+			}
+			var got []KeyChange
+			if _, err := KeyDiff(openExport(t, oldPath), openExport(t, newPath), o, func(c *KeyChange) error {
+				got = append(got, *c)
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if buckets == 1 && !slices.IsSortedFunc(got, func(a, b KeyChange) int { return cmp.Or(cmp.Compare(a.DB, b.DB), strings.Compare(a.Key, b.Key)) }) {
+				t.Errorf("round %d: one bucket's changes are not sorted by db and key", round)
+			}
+			slices.SortFunc(got, byKey)
+			if !slices.Equal(got, want) {
+				t.Fatalf("round %d, %d buckets: %d changes, the model %d\ngot  %+v\nwant %+v", round, buckets, len(got), len(want), got, want)
+			}
+		}
 	}
 }

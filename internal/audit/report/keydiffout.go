@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/keyguard/keyguard/internal/human"
+	"github.com/keyguard/keyguard/internal/jsonout"
 )
 
 // KeyDiffWriter writes the changes KeyDiff emits as they come, in text
@@ -24,6 +25,7 @@ type KeyDiffWriter struct {
 	left   map[string]int64
 	n      int64
 	tw     *tabwriter.Writer
+	buf    []byte // a JSON row's
 	err    error
 }
 
@@ -55,21 +57,32 @@ func (x *KeyDiffWriter) Change(c *KeyChange) error {
 		}
 		x.w.WriteString("\n    ")
 		key, b64 := exportKey(c.Key, false)
-		row := struct {
-			Change    string `json:"change"`
-			DB        int    `json:"db"`
-			Key       string `json:"key"`
-			KeyBase64 string `json:"key_base64,omitempty"`
-			Group     string `json:"group"`
-			OldType   string `json:"old_type,omitempty"`
-			NewType   string `json:"new_type,omitempty"`
-			OldBytes  *int64 `json:"old_bytes"` // null: unknown or absent
-			NewBytes  *int64 `json:"new_bytes"`
-		}{c.Change, c.DB, key, b64, c.Group, c.OldType, c.NewType, knownPtr(c.OldBytes), knownPtr(c.NewBytes)}
-		b, err := json.Marshal(row)
-		if err != nil {
-			return err
+		b := append(x.buf[:0], `{"change":`...)
+		b = jsonout.AppendString(b, c.Change)
+		b = append(b, `,"db":`...)
+		b = strconv.AppendInt(b, int64(c.DB), 10)
+		b = append(b, `,"key":`...)
+		b = jsonout.AppendString(b, key)
+		if b64 != "" {
+			b = append(b, `,"key_base64":`...)
+			b = jsonout.AppendString(b, b64)
 		}
+		b = append(b, `,"group":`...)
+		b = jsonout.AppendString(b, c.Group)
+		if c.OldType != "" {
+			b = append(b, `,"old_type":`...)
+			b = jsonout.AppendString(b, c.OldType)
+		}
+		if c.NewType != "" {
+			b = append(b, `,"new_type":`...)
+			b = jsonout.AppendString(b, c.NewType)
+		}
+		b = append(b, `,"old_bytes":`...)
+		b = appendJSONBytes(b, c.OldBytes)
+		b = append(b, `,"new_bytes":`...)
+		b = appendJSONBytes(b, c.NewBytes)
+		b = append(b, '}')
+		x.buf = b
 		x.w.Write(b)
 	case "csv":
 		key, b64 := exportKey(c.Key, true)
@@ -103,6 +116,14 @@ func (x *KeyDiffWriter) Change(c *KeyChange) error {
 		_, x.err = x.w.Write(nil)
 	}
 	return x.err
+}
+
+// appendJSONBytes writes a size, null when unknown or absent (-1).
+func appendJSONBytes(b []byte, n int64) []byte {
+	if n < 0 {
+		return append(b, "null"...)
+	}
+	return strconv.AppendInt(b, n, 10)
 }
 
 func dbSuffix(db int) string {

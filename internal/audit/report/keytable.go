@@ -1,0 +1,267 @@
+package report
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/maphash"
+	"io"
+	"math/bits"
+	"os"
+	"slices"
+	"unsafe"
+)
+
+// keyTable is one side of a bucket of a key diff: what the comparison
+// reads of each row, without pointers (the collector never reads it), the
+// keys' bytes in one buffer, types and groups as numbers in a table of
+// names.
+type keyTable struct {
+	data  []byte // the keys: a row's n bytes at off
+	rows  []keyRow
+	names names
+}
+
+type keyRow struct {
+	off   int
+	n     int32
+	db    int32
+	typ   uint32 // in names
+	group uint32
+	bytes int64 // -1 unknown
+}
+
+func (t *keyTable) key(r *keyRow) []byte { return t.data[r.off : r.off+int(r.n)] }
+
+// keyString is r's key as a string sharing data's bytes, which are never
+// written again once the table is loaded.
+func (t *keyTable) keyString(r *keyRow) string {
+	if r.n == 0 {
+		return ""
+	}
+	return unsafe.String(&t.data[r.off], int(r.n))
+}
+
+// names numbers the types and groups of a side: few, repeated on every
+// row.
+type names struct {
+	ids  map[string]uint32
+	list []string
+}
+
+func (n *names) id(b []byte) uint32 {
+	if id, ok := n.ids[string(b)]; ok {
+		return id
+	}
+	if n.ids == nil {
+		n.ids = map[string]uint32{}
+	}
+	id := uint32(len(n.list))
+	s := string(b)
+	n.ids[s] = id
+	n.list = append(n.list, s)
+	return id
+}
+
+func (n *names) idString(s string) uint32 {
+	if id, ok := n.ids[s]; ok {
+		return id
+	}
+	return n.id([]byte(s))
+}
+
+func (n *names) at(id uint32) string { return n.list[id] }
+
+// loadRows reads an export's rows into a table.
+func loadRows(src *readerSource, what string) (*keyTable, error) {
+	t := &keyTable{}
+	var r KeyRow
+	for {
+		err := src.next(&r)
+		if errors.Is(err, io.EOF) {
+			return t, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", what, err)
+		}
+		off := len(t.data)
+		t.data = append(t.data, r.Key...)
+		t.rows = append(t.rows, keyRow{off: off, n: int32(len(r.Key)), db: int32(r.DB),
+			typ: t.names.idString(r.Type), group: t.names.idString(r.Group), bytes: r.Bytes})
+	}
+}
+
+// loadBucket reads a bucket file (appendSlim's rows) whole into a table
+// whose keys are where they lie in the file's bytes.
+func loadBucket(dir string, side, b int, stop func() error) (*keyTable, error) {
+	data, err := os.ReadFile(bucketPath(dir, side, b))
+	if err != nil {
+		return nil, fmt.Errorf("key diff: temporary files: %w", err)
+	}
+	t := &keyTable{data: data}
+	bad := fmt.Errorf("key diff: temporary file %s: %w", bucketPath(dir, side, b), io.ErrUnexpectedEOF)
+	for p := 0; p < len(data); {
+		db, w := binary.Varint(data[p:])
+		if w <= 0 {
+			return nil, bad
+		}
+		p += w
+		var span [3][2]int
+		for i := range span {
+			n, w := binary.Uvarint(data[p:])
+			if w <= 0 || n > uint64(len(data)-p-w) {
+				return nil, bad
+			}
+			p += w
+			span[i] = [2]int{p, p + int(n)}
+			p += int(n)
+		}
+		size, w := binary.Varint(data[p:])
+		if w <= 0 {
+			return nil, bad
+		}
+		p += w
+		k := span[0]
+		t.rows = append(t.rows, keyRow{off: k[0], n: int32(k[1] - k[0]), db: int32(db),
+			typ: t.names.id(data[span[1][0]:span[1][1]]), group: t.names.id(data[span[2][0]:span[2][1]]), bytes: size})
+		if len(t.rows)&4095 == 0 && stop != nil {
+			if err := stop(); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return t, nil
+}
+
+// keyIndex finds a table's rows by (db, key): open addressing, a slot
+// holds a row's index + 1 (0: empty); a key held twice keeps its last
+// row, as a map written row by row would.
+type keyIndex struct {
+	slots []uint32
+	seed  maphash.Seed
+}
+
+func (t *keyTable) index() *keyIndex {
+	size := 1 << bits.Len(uint(len(t.rows)+len(t.rows)/2)) // at most 2/3 full
+	x := &keyIndex{slots: make([]uint32, size), seed: maphash.MakeSeed()}
+	mask := uint64(size - 1)
+	for i := range t.rows {
+		r := &t.rows[i]
+		k := t.key(r)
+		for s := x.hash(r.db, k) & mask; ; s = (s + 1) & mask {
+			v := x.slots[s]
+			if v == 0 {
+				x.slots[s] = uint32(i) + 1
+				break
+			}
+			if o := &t.rows[v-1]; o.db == r.db && bytes.Equal(t.key(o), k) {
+				x.slots[s] = uint32(i) + 1
+				break
+			}
+		}
+	}
+	return x
+}
+
+func (x *keyIndex) hash(db int32, key []byte) uint64 {
+	return maphash.Bytes(x.seed, key) ^ uint64(db)*0x9e3779b97f4a7c15
+}
+
+// find returns the row of t holding (db, key), or -1.
+func (x *keyIndex) find(t *keyTable, db int32, key []byte) int {
+	mask := uint64(len(x.slots) - 1)
+	for s := x.hash(db, key) & mask; ; s = (s + 1) & mask {
+		v := x.slots[s]
+		if v == 0 {
+			return -1
+		}
+		if o := &t.rows[v-1]; o.db == db && bytes.Equal(t.key(o), key) {
+			return int(v - 1)
+		}
+	}
+}
+
+// The kinds of change of a keyRef, in KeyChangeKinds' order.
+const (
+	changeAdded uint8 = iota
+	changeRemoved
+	changeType
+	changeGrown
+	changeShrunk
+)
+
+// keyRef is one change of a bucket: the rows of old and new it is about
+// (-1: absent).
+type keyRef struct {
+	change   uint8
+	old, new int32
+}
+
+// keyChange is the KeyChange r stands for; its key shares the table's bytes.
+func (r *keyRef) keyChange(old, new *keyTable) KeyChange {
+	c := KeyChange{Change: KeyChangeKinds[r.change], OldBytes: -1, NewBytes: -1}
+	if r.old >= 0 {
+		o := &old.rows[r.old]
+		c.DB, c.Key, c.Group, c.OldType, c.OldBytes = int(o.db), old.keyString(o), old.names.at(o.group), old.names.at(o.typ), o.bytes
+	}
+	if r.new >= 0 {
+		n := &new.rows[r.new]
+		c.DB, c.Key, c.Group, c.NewType, c.NewBytes = int(n.db), new.keyString(n), new.names.at(n.group), new.names.at(n.typ), n.bytes
+	}
+	return c
+}
+
+// sortChanges sorts a bucket's changes by db and key. Each is sorted as a
+// record holding the first 32 bytes of its key as numbers, so that most
+// comparisons read no key; keys alike in those bytes are compared whole,
+// then by their place in changes (the same order on every run).
+func sortChanges(changes []keyRef, old, new *keyTable) {
+	type rec struct {
+		p  [4]uint64 // the key's first 32 bytes, big-endian, zero after its end
+		db int32
+		i  int32
+	}
+	key := func(r *keyRef) []byte {
+		if r.new >= 0 {
+			return new.key(&new.rows[r.new])
+		}
+		return old.key(&old.rows[r.old])
+	}
+	db := func(r *keyRef) int32 {
+		if r.new >= 0 {
+			return new.rows[r.new].db
+		}
+		return old.rows[r.old].db
+	}
+	recs := make([]rec, len(changes))
+	for i := range changes {
+		c := &changes[i]
+		var head [32]byte
+		copy(head[:], key(c))
+		recs[i] = rec{db: db(c), i: int32(i)}
+		for w := range recs[i].p {
+			recs[i].p[w] = binary.BigEndian.Uint64(head[8*w:])
+		}
+	}
+	slices.SortFunc(recs, func(a, b rec) int {
+		if a.db != b.db {
+			return cmp.Compare(a.db, b.db)
+		}
+		for w := range a.p {
+			if a.p[w] != b.p[w] {
+				return cmp.Compare(a.p[w], b.p[w])
+			}
+		}
+		if c := bytes.Compare(key(&changes[a.i]), key(&changes[b.i])); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.i, b.i)
+	})
+	sorted := make([]keyRef, len(changes))
+	for i := range recs {
+		sorted[i] = changes[recs[i].i]
+	}
+	copy(changes, sorted)
+}
