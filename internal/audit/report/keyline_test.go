@@ -128,3 +128,83 @@ func TestKeyReaderEndlessLine(t *testing.T) {
 		}
 	}
 }
+
+// refLineLimit is lineLimit's Read a byte at a time, as it was written
+// first: the reference the faster scan is held to.
+func refLineLimit(l *lineLimit, p []byte) (int, error) {
+	if l.err != nil {
+		return 0, l.err
+	}
+	n, err := l.r.Read(p)
+	if n > 0 && !l.started {
+		l.started, l.csv = true, p[0] != '{'
+	}
+	for i, c := range p[:n] {
+		switch {
+		case c == '"' && l.csv:
+			l.inQuote = !l.inQuote
+		case c == '\n' && !l.inQuote:
+			l.line++
+			l.cur = 0
+			continue
+		}
+		if l.cur++; l.cur > l.max {
+			l.err = fmt.Errorf("key export %w", LineTooLong(l.line+1, l.max))
+			return i, nil
+		}
+	}
+	return n, err
+}
+
+// chunks reads its input in pieces of the given sizes, in turn.
+type chunks struct {
+	s     []byte
+	sizes []int
+	k     int
+}
+
+func (c *chunks) Read(p []byte) (int, error) {
+	if len(c.s) == 0 {
+		return 0, io.EOF
+	}
+	n := min(len(p), len(c.s), c.sizes[c.k%len(c.sizes)])
+	c.k++
+	copy(p, c.s[:n])
+	c.s = c.s[n:]
+	return n, nil
+}
+
+// FuzzLineLimit holds lineLimit to its byte-at-a-time reference: the
+// same bytes pass, the same error, at the same place, whatever the input,
+// the limit and how the reads are cut.
+func FuzzLineLimit(f *testing.F) {
+	f.Add([]byte("db,key\n0,\"a\nb\"\n1,c\n"), int64(5), uint8(3))
+	f.Add([]byte(`{"db":0,"key":"a\"b"}`+"\n"+`{"db":1}`), int64(12), uint8(1))
+	f.Add([]byte("\"\"\"\n\n\n\"x"), int64(1), uint8(2))
+	f.Fuzz(func(t *testing.T, in []byte, max int64, cut uint8) {
+		if max <= 0 || max > 1<<20 {
+			return
+		}
+		sizes := []int{int(cut)%7 + 1, int(cut)%13 + 1, 64}
+		read := func(step func(*lineLimit, []byte) (int, error)) ([]byte, error) {
+			l := &lineLimit{r: &chunks{s: in, sizes: sizes}, max: max}
+			var out []byte
+			buf := make([]byte, 16)
+			for {
+				n, err := step(l, buf)
+				out = append(out, buf[:n]...)
+				if err != nil {
+					return out, err
+				}
+				if n == 0 && l.err != nil {
+					return out, l.err
+				}
+			}
+		}
+		got, gerr := read((*lineLimit).Read)
+		want, werr := read(refLineLimit)
+		if !bytes.Equal(got, want) || fmt.Sprint(gerr) != fmt.Sprint(werr) {
+			t.Fatalf("limit %d: passed %q, %v; the reference %q, %v", max, got, gerr, want, werr)
+		}
+	})
+}

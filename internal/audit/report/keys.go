@@ -308,20 +308,54 @@ func (l *lineLimit) Read(p []byte) (int, error) {
 	if n > 0 && !l.started {
 		l.started, l.csv = true, p[0] != '{'
 	}
-	for i, c := range p[:n] {
-		switch {
-		case c == '"' && l.csv:
-			l.inQuote = !l.inQuote
-		case c == '\n' && !l.inQuote:
+	// From one byte that matters (a newline; a quote in CSV) to the next,
+	// found with bytes.IndexByte: the bytes between only count.
+	p = p[:n]
+	nextQ, nextN := -1, -1 // where the next quote and newline are at or after i; -1: not looked for
+	for i := 0; i < len(p); {
+		if nextN < i {
+			if nextN = bytes.IndexByte(p[i:], '\n'); nextN >= 0 {
+				nextN += i
+			} else {
+				nextN = len(p)
+			}
+		}
+		j := nextN
+		if l.csv {
+			if nextQ < i {
+				if nextQ = bytes.IndexByte(p[i:], '"'); nextQ >= 0 {
+					nextQ += i
+				} else {
+					nextQ = len(p)
+				}
+			}
+			j = min(j, nextQ)
+		}
+		// p[i:j] are plain bytes of the line, then p[j] matters.
+		if l.cur+int64(j-i) > l.max {
+			// The lines before pass; this one stops at its first byte
+			// over the limit.
+			l.err = fmt.Errorf("key export %w", LineTooLong(l.line+1, l.max))
+			return i + int(l.max-l.cur), nil
+		}
+		l.cur += int64(j - i)
+		if i = j; i == len(p) {
+			break
+		}
+		if p[i] == '\n' && !l.inQuote {
 			l.line++
 			l.cur = 0
+			i++
 			continue
 		}
+		if p[i] == '"' {
+			l.inQuote = !l.inQuote
+		}
 		if l.cur++; l.cur > l.max {
-			// The lines before pass; this one stops here.
 			l.err = fmt.Errorf("key export %w", LineTooLong(l.line+1, l.max))
 			return i, nil
 		}
+		i++
 	}
 	return n, err
 }
