@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/base64"
+	"encoding/binary"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
@@ -42,6 +43,14 @@ const (
 // KeyExportFormats are the formats a key export is written in.
 var KeyExportFormats = []string{KeysCSV, KeysJSONL}
 
+// KeysDiff is the format of a key export a key diff writes for itself
+// (an RDB file's keys, in a temporary file) and reads back with
+// NewDiffKeyReader: only what the comparison reads (database, key, type,
+// group, size), in binary, which neither a CSV writer nor a CSV reader
+// has to escape or parse. Not a format for users: it has no header and
+// may change with any version.
+const KeysDiff = "diff"
+
 // keysHeader is the CSV export's header row.
 const keysHeader = "db,key,key_base64,type,encoding,bytes,elements,ttl_ms,group,kind,owner\n"
 
@@ -64,7 +73,7 @@ func NewKeyExport(w io.Writer, format string) (*KeyExport, error) {
 	switch format {
 	case KeysCSV:
 		_, x.err = io.WriteString(w, keysHeader)
-	case KeysJSONL:
+	case KeysJSONL, KeysDiff:
 	default:
 		return nil, fmt.Errorf("key export format %q: use csv or jsonl", format)
 	}
@@ -115,9 +124,12 @@ type KeyBuffer struct {
 
 // Add encodes r.
 func (b *KeyBuffer) Add(r *KeyRow) {
-	if b.x.format == KeysCSV {
+	switch b.x.format {
+	case KeysCSV:
 		b.buf = appendKeyCSV(b.buf, r)
-	} else {
+	case KeysDiff:
+		b.buf = appendSlim(b.buf, r)
+	default:
 		b.buf = appendKeyJSON(b.buf, r)
 	}
 	b.rows++
@@ -366,7 +378,11 @@ type KeyReader struct {
 	br    *bufio.Reader
 	csv   *csv.Reader
 	jsonl bool
+	slim  bool // KeysDiff
 	line  int
+	// typ and group are the last row's (KeysDiff), whose strings the
+	// next row takes again when its bytes are the same.
+	typ, group string
 }
 
 // IsKeyExport reports whether the start of a file is a key export's.
@@ -420,10 +436,18 @@ type jsonRow struct {
 	Owner     string `json:"owner"`
 }
 
+// NewDiffKeyReader reads an export in KeysDiff from r.
+func NewDiffKeyReader(r io.Reader) *KeyReader {
+	return &KeyReader{br: bufio.NewReaderSize(r, 1<<16), slim: true}
+}
+
 // Next reads the next row into r; io.EOF after the last.
 func (k *KeyReader) Next(r *KeyRow) error {
 	if k.jsonl {
 		return k.nextJSON(r)
+	}
+	if k.slim {
+		return k.nextSlim(r)
 	}
 	rec, err := k.csv.Read()
 	if err != nil {
@@ -536,4 +560,47 @@ func unkind(k string) string {
 		return KindPrefix
 	}
 	return k
+}
+
+// nextSlim reads a row of KeysDiff (appendSlim's).
+func (k *KeyReader) nextSlim(r *KeyRow) error {
+	db, err := binary.ReadVarint(k.br)
+	if err != nil {
+		if errors.Is(err, io.EOF) {
+			return io.EOF
+		}
+		return fmt.Errorf("key export: %w", err)
+	}
+	var f [3]string
+	for i, last := range []string{"", k.typ, k.group} {
+		n, err := binary.ReadUvarint(k.br)
+		if err != nil || n > 1<<30 { // a key is at most 512 MiB
+			return fmt.Errorf("key export: %w", io.ErrUnexpectedEOF)
+		}
+		if int(n) <= k.br.Size() {
+			b, err := k.br.Peek(int(n))
+			if err != nil {
+				return fmt.Errorf("key export: %w", io.ErrUnexpectedEOF)
+			}
+			if i > 0 && string(b) == last {
+				f[i] = last
+			} else {
+				f[i] = string(b)
+			}
+			k.br.Discard(int(n))
+			continue
+		}
+		b := make([]byte, n)
+		if _, err := io.ReadFull(k.br, b); err != nil {
+			return fmt.Errorf("key export: %w", io.ErrUnexpectedEOF)
+		}
+		f[i] = string(b)
+	}
+	size, err := binary.ReadVarint(k.br)
+	if err != nil {
+		return fmt.Errorf("key export: %w", io.ErrUnexpectedEOF)
+	}
+	k.typ, k.group = f[1], f[2]
+	*r = KeyRow{DB: int(db), Key: f[0], Type: f[1], Group: f[2], Bytes: size, Elements: -1}
+	return nil
 }

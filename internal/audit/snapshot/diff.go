@@ -169,14 +169,18 @@ func keyDiff(ctx context.Context, e *cli.Env, do DiffOptions, ins [2]*diffInput)
 			}
 			defer f.Close()
 			fi, _ := f.Stat()
-			in.size = fi.Size()
-			in.br = bufio.NewReaderSize(f, 1<<16)
+			// Buckets are sized by the inputs' bytes: a row of this
+			// format is about half the bytes of its CSV row, and takes in
+			// a bucket's tables what the CSV row did.
+			in.size = 2 * fi.Size()
+			readers[i] = report.NewDiffKeyReader(f)
+		} else {
+			r, err := report.NewKeyReaderLimited(in.br, do.MaxLine)
+			if err != nil {
+				return fmt.Errorf("%s: %w", in.name, err)
+			}
+			readers[i] = r
 		}
-		r, err := report.NewKeyReaderLimited(in.br, do.MaxLine)
-		if err != nil {
-			return fmt.Errorf("%s: %w", in.name, err)
-		}
-		readers[i] = r
 		o.SizeHint += in.size
 	}
 	if o.SizeHint == 0 {
@@ -205,8 +209,8 @@ func keyDiff(ctx context.Context, e *cli.Env, do DiffOptions, ins [2]*diffInput)
 	return out.Finish(err)
 }
 
-// rdbKeys exports the keys of an RDB file to a temporary CSV file and
-// returns its path.
+// rdbKeys exports the keys of an RDB file to a temporary file (in
+// report.KeysDiff, what the comparison reads) and returns its path.
 func rdbKeys(ctx context.Context, e *cli.Env, load func() (*registry.Registry, bool, error), in *diffInput, dir string) (string, error) {
 	reg, noReg, err := load()
 	if err != nil {
@@ -217,13 +221,13 @@ func rdbKeys(ctx context.Context, e *cli.Env, load func() (*registry.Registry, b
 	if err != nil {
 		return "", err
 	}
-	f, err := os.CreateTemp(dir, "keyguard-keys-*.csv")
+	f, err := os.CreateTemp(dir, "keyguard-keys-*")
 	if err != nil {
 		return "", fmt.Errorf("key diff: temporary file: %w", err)
 	}
 	defer f.Close()
 	bw := bufio.NewWriterSize(f, 1<<16)
-	x, err := report.NewKeyExport(bw, report.KeysCSV)
+	x, err := report.NewKeyExport(bw, report.KeysDiff)
 	if err != nil {
 		return f.Name(), err
 	}
