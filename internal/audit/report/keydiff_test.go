@@ -582,3 +582,65 @@ func TestKeyDiffAgainstModel(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkKeyDiff diffs two CSV exports of 200,000 keys in one bucket,
+// half of them changed (removed, renamed, retyped or resized: 125,000
+// changes) and their order shuffled: reading, comparing, sorting and
+// emitting the changes.
+func BenchmarkKeyDiff(b *testing.B) {
+	const n = 200_000
+	rng := rand.New(rand.NewPCG(31, 32))
+	export := func(rows []KeyRow) []byte {
+		var buf bytes.Buffer
+		x, err := NewKeyExport(&buf, KeysCSV)
+		if err != nil {
+			b.Fatal(err)
+		}
+		kb := x.Buffer()
+		for i := range rows {
+			kb.Add(&rows[i])
+		}
+		kb.Flush()
+		return buf.Bytes()
+	}
+	var oldRows, newRows []KeyRow
+	for i := range n {
+		r := KeyRow{DB: i % 2, Key: fmt.Sprintf("order:order:%d:detail", rng.IntN(1<<40)), Type: "hash", Bytes: 2000, Elements: -1, Group: "order:order:{id}:detail"}
+		oldRows = append(oldRows, r)
+		switch i % 8 {
+		case 0:
+			continue // removed
+		case 1:
+			r.Key += ":new" // added
+		case 2:
+			r.Type = "string"
+		case 3:
+			r.Bytes = 9000
+		}
+		newRows = append(newRows, r)
+	}
+	rng.Shuffle(len(newRows), func(i, j int) { newRows[i], newRows[j] = newRows[j], newRows[i] })
+	oldCSV, newCSV := export(oldRows), export(newRows)
+	b.SetBytes(int64(len(oldCSV) + len(newCSV)))
+	b.ReportAllocs()
+	for b.Loop() {
+		or, err := NewKeyReader(bytes.NewReader(oldCSV))
+		if err != nil {
+			b.Fatal(err)
+		}
+		nr, err := NewKeyReader(bytes.NewReader(newCSV))
+		if err != nil {
+			b.Fatal(err)
+		}
+		changes := 0
+		if _, err := KeyDiff(or, nr, KeyDiffOptions{MinBytes: DefaultKeyDiffMinBytes, Ratio: DefaultKeyDiffRatio, SizeHint: 1}, func(*KeyChange) error {
+			changes++
+			return nil
+		}); err != nil {
+			b.Fatal(err)
+		}
+		if changes != 5*n/8 { // a renamed key is one added and one removed
+			b.Fatalf("%d changes, want %d", changes, 5*n/8)
+		}
+	}
+}
