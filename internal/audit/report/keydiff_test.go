@@ -539,23 +539,9 @@ func TestKeyDiffAgainstModel(t *testing.T) {
 		dir := t.TempDir()
 		write := func(name string, rows []KeyRow) string {
 			path := filepath.Join(dir, name)
-			f, err := os.Create(path)
-			if err != nil {
+			if err := os.WriteFile(path, exportRows(t, KeysCSV, rows), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			x, err := NewKeyExport(f, KeysCSV)
-			if err != nil {
-				t.Fatal(err)
-			}
-			b := x.Buffer()
-			for i := range rows {
-				b.Add(&rows[i])
-			}
-			b.Flush()
-			if err := x.Err(); err != nil {
-				t.Fatal(err)
-			}
-			f.Close()
 			return path
 		}
 		oldPath, newPath := write("old.csv", oldRows), write("new.csv", newRows)
@@ -590,19 +576,6 @@ func TestKeyDiffAgainstModel(t *testing.T) {
 func BenchmarkKeyDiff(b *testing.B) {
 	const n = 200_000
 	rng := rand.New(rand.NewPCG(31, 32))
-	export := func(rows []KeyRow) []byte {
-		var buf bytes.Buffer
-		x, err := NewKeyExport(&buf, KeysCSV)
-		if err != nil {
-			b.Fatal(err)
-		}
-		kb := x.Buffer()
-		for i := range rows {
-			kb.Add(&rows[i])
-		}
-		kb.Flush()
-		return buf.Bytes()
-	}
 	var oldRows, newRows []KeyRow
 	for i := range n {
 		r := KeyRow{DB: i % 2, Key: fmt.Sprintf("order:order:%d:detail", rng.IntN(1<<40)), Type: "hash", Bytes: 2000, Elements: -1, Group: "order:order:{id}:detail"}
@@ -620,7 +593,7 @@ func BenchmarkKeyDiff(b *testing.B) {
 		newRows = append(newRows, r)
 	}
 	rng.Shuffle(len(newRows), func(i, j int) { newRows[i], newRows[j] = newRows[j], newRows[i] })
-	oldCSV, newCSV := export(oldRows), export(newRows)
+	oldCSV, newCSV := exportRows(b, KeysCSV, oldRows), exportRows(b, KeysCSV, newRows)
 	b.SetBytes(int64(len(oldCSV) + len(newCSV)))
 	b.ReportAllocs()
 	for b.Loop() {

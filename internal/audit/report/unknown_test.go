@@ -10,7 +10,7 @@ import (
 )
 
 // exportRows writes rows as a key export in format.
-func exportRows(t *testing.T, format string, rows []KeyRow) []byte {
+func exportRows(t testing.TB, format string, rows []KeyRow) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	x, err := NewKeyExport(&buf, format)
