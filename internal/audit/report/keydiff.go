@@ -109,10 +109,11 @@ type KeyDiffSummary struct {
 // change: the keys of old missing from new (removed), of new missing from
 // old (added), and of both whose type changed or whose size moved past
 // the thresholds. The change emit is given is valid during the call: a
-// caller that keeps it copies it (its strings may be kept). Inputs larger than a bucket are split by a hash of
-// (db, key) into temporary files first, so memory is about one bucket
-// whatever their size. Changes come bucket by bucket, sorted by db and
-// key within a bucket: the same order for the same inputs on every run.
+// caller that keeps it copies it (its strings may be kept). Inputs
+// larger than a bucket are split by a hash of (db, key) into temporary
+// files first, so memory is about one bucket whatever their size.
+// Changes come bucket by bucket, sorted by db and key within a bucket:
+// the same order for the same inputs on every run.
 func KeyDiff(old, new *KeyReader, o KeyDiffOptions, emit func(*KeyChange) error) (*KeyDiffSummary, error) {
 	if o.BucketBytes <= 0 {
 		o.BucketBytes = 64 << 20
