@@ -56,6 +56,11 @@ type Options struct {
 	// one would: a node is never asked for its snapshot written to disk
 	// first (diskFirst), the server sends what its configuration chooses.
 	Scheduled bool
+	// CatchUp bounds how long a replica (Replicas) is waited for to apply
+	// the writes its master had when the audit asked, before its snapshot
+	// is taken all the same and the report says how far behind it was;
+	// 0 is 10 s.
+	CatchUp time.Duration
 	// Waiting, when set, is told when a node's snapshot must wait for
 	// the child process the server already runs (a save, another
 	// replica's sync, an AOF rewrite: it forks one at a time), or has not
@@ -77,6 +82,7 @@ type Fetch struct {
 	diskless []bool
 	onDisk   []string // why a node was asked for its snapshot written to its disk first ("" it was not)
 	waits    []wait
+	behind   []int64   // bytes of its master's writes a replica had not applied when its snapshot was asked (see caughtUp)
 	started  time.Time // when Open began: the run includes the wait for the snapshots
 	// alone is the Cluster a node audited without Cluster belongs to:
 	// its masters, and the slots the node's snapshot holds.
@@ -136,6 +142,7 @@ func (f *Fetch) Open(ctx context.Context) ([]*snapshot.Input, error) {
 	f.diskless = make([]bool, len(f.nodes))
 	f.onDisk = make([]string, len(f.nodes))
 	f.waits = make([]wait, len(f.nodes))
+	f.behind = make([]int64, len(f.nodes))
 	errs := make([]error, len(f.nodes))
 	var wg sync.WaitGroup
 	for i, n := range f.nodes {
@@ -149,6 +156,9 @@ func (f *Fetch) Open(ctx context.Context) ([]*snapshot.Input, error) {
 				c.Close()
 				errs[i] = err
 				return
+			}
+			if n.of != "" {
+				f.behind[i] = f.caughtUp(ctx, c, n)
 			}
 			w := &f.waits[i]
 			var info string
@@ -204,6 +214,60 @@ func (f *Fetch) Open(ctx context.Context) ([]*snapshot.Input, error) {
 		return nil, err
 	}
 	return ins, nil
+}
+
+// catchUpWait is Options.CatchUp's default.
+const catchUpWait = 10 * time.Second
+
+func (f *Fetch) catchUp() time.Duration { return cmp.Or(f.opts.CatchUp, catchUpWait) }
+
+// caughtUp waits until the replica n (on c) has applied every write its
+// master had when asked (its replication offset at least the master's
+// then), so that its snapshot holds what the master did when the audit
+// began: a replica behind its master sends a snapshot without the keys
+// written last (a replica attached moments before sent none of its
+// master's keys). It returns how many bytes of writes the replica still
+// had to apply after Options.CatchUp (the report says so), or 0; a
+// master or replica whose INFO cannot be read is not waited for.
+func (f *Fetch) caughtUp(ctx context.Context, c *resp.Conn, n node) int64 {
+	offset := func(c *resp.Conn, field string) (int64, bool) {
+		text, err := c.Simple(ctx, "INFO", "replication")
+		if err != nil {
+			return 0, false
+		}
+		v, err := strconv.ParseInt(live.InfoField(text, field), 10, 64)
+		return v, err == nil
+	}
+	m, err := f.dial(ctx, n.of, 0)
+	if err != nil {
+		return 0
+	}
+	target, ok := offset(m, "master_repl_offset")
+	m.Close()
+	if !ok {
+		return 0
+	}
+	start := time.Now()
+	told := false
+	for {
+		done, ok := offset(c, "slave_repl_offset")
+		if !ok || done >= target {
+			return 0
+		}
+		waited := time.Since(start)
+		if waited >= f.catchUp() {
+			return target - done
+		}
+		if !told && waited >= time.Second && f.opts.Waiting != nil {
+			told = true
+			f.opts.Waiting(fmt.Sprintf("waiting for the server's snapshot: replica %s has not applied %s of its master's writes yet; keyguard's starts when it has (at most %s)", n.addr, human.Bytes(target-done), human.Duration(f.catchUp())))
+		}
+		select {
+		case <-ctx.Done():
+			return target - done
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
 }
 
 // loadWait bounds how long a node that is loading its dataset is waited
@@ -577,6 +641,11 @@ func (f *Fetch) Finish(ctx context.Context, res *snapshot.Result) {
 		how = append(how, w)
 	}
 	notes := []string{"read from the snapshot each node sent over the replication link (SYNC, as a new replica's first sync): one fork per node and no command per key; memory is the snapshot's model of each key, not MEMORY USAGE; " + strings.Join(how, "; ")}
+	for i, n := range f.nodes {
+		if i < len(f.behind) && f.behind[i] > 0 {
+			notes = append(notes, fmt.Sprintf("replica %s had still not applied %s of its master's writes after %s: its snapshot may lack keys written to %s just before the audit (take the snapshot from the master: drop --replicas)", n.addr, human.Bytes(f.behind[i]), human.Duration(f.catchUp()), n.of))
+		}
+	}
 	rep.Notes = append(notes, rep.Notes...)
 	cov := rep.Coverage
 	if cov == nil {
