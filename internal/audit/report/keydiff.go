@@ -128,13 +128,11 @@ func KeyDiff(old, new *KeyReader, o KeyDiffOptions, emit func(*KeyChange) error)
 	}
 	var err error
 	if buckets == 1 {
-		var ot, nt *keyTable
-		ot, err = loadRows(&readerSource{r: old, n: &d.sum.OldKeys, stop: o.Stop}, "old")
-		if err == nil {
-			nt, err = loadRows(&readerSource{r: new, n: &d.sum.NewKeys, stop: o.Stop}, "new")
-		}
-		if err == nil {
-			err = d.compare(ot, nt)
+		var ot *keyTable
+		if ot, err = loadTable(&readerSource{r: old, n: &d.sum.OldKeys, stop: o.Stop}); err != nil {
+			err = fmt.Errorf("old: %w", err)
+		} else {
+			err = d.compare(ot, &readerSource{r: new, n: &d.sum.NewKeys, stop: o.Stop})
 		}
 	} else {
 		err = d.split(old, new, buckets)
@@ -178,24 +176,33 @@ func (s *readerSource) next(r *KeyRow) error {
 	return err
 }
 
-// compare diffs one bucket: old's rows by (db, key), new's looked up in
+// compare diffs one bucket: old's rows by (db, key), new's streamed past
 // them; the changes go to emit sorted by db and key.
 //
-// Both sides are tables without pointers (keyTable), the changes too
-// until they are emitted: a diff of two unrelated 1M-key snapshots holds
-// ~1.8M changes, and as structs of strings, grown by append and sorted
-// while the collector ran, its write barriers, scans and page faults
-// were most of the run.
-func (d *keyDiff) compare(old, new *keyTable) error {
+// old is a table without pointers (keyTable), and so are the changes,
+// kept as references to old's rows and to new's changed rows (copied to
+// a table of their own), until they are emitted: a diff of two unrelated
+// 1M-key snapshots holds ~1.8M changes, and as structs of strings, grown
+// by append and sorted while the collector ran, its write barriers,
+// scans and page faults were most of the run.
+func (d *keyDiff) compare(old *keyTable, newRows rowScan) error {
 	idx := old.index()
 	matched := make([]bool, len(old.rows))
+	new := &keyTable{} // new's rows that changed
 	var changes []keyRef
-	for j := range new.rows {
-		r := &new.rows[j]
-		i := idx.find(old, r.db, new.key(r))
+	var r keyRowView
+	for {
+		err := newRows.scan(&r)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("new: %w", err)
+		}
+		i := idx.find(old, r.db, r.key)
 		if i < 0 || matched[i] {
 			// Not in old, or a key new holds twice: its second row.
-			changes = append(changes, keyRef{change: changeAdded, old: -1, new: int32(j)})
+			changes = append(changes, keyRef{change: changeAdded, old: -1, new: new.add(r.db, r.key, r.typ, r.group, r.bytes)})
 			continue
 		}
 		matched[i] = true
@@ -203,16 +210,16 @@ func (d *keyDiff) compare(old, new *keyTable) error {
 		if o.bytes < 0 || r.bytes < 0 {
 			d.sum.SizeUnknown++
 		}
-		ot, nt := old.names.at(o.typ), new.names.at(r.typ)
+		ot := old.names.at(o.typ)
 		switch {
-		case ot != nt && ot != "" && nt != "":
-			changes = append(changes, keyRef{change: changeType, old: int32(i), new: int32(j)})
+		case ot != r.typ && ot != "" && r.typ != "":
+			changes = append(changes, keyRef{change: changeType, old: int32(i), new: new.add(r.db, r.key, r.typ, r.group, r.bytes)})
 		case o.bytes >= 0 && r.bytes >= 0 && d.moved(o.bytes, r.bytes):
 			c := changeGrown
 			if r.bytes < o.bytes {
 				c = changeShrunk
 			}
-			changes = append(changes, keyRef{change: c, old: int32(i), new: int32(j)})
+			changes = append(changes, keyRef{change: c, old: int32(i), new: new.add(r.db, r.key, r.typ, r.group, r.bytes)})
 		}
 	}
 	// A key old holds twice counts once, as its last row (idx holds it).
@@ -287,19 +294,26 @@ func (d *keyDiff) split(old, new *KeyReader, n int) error {
 		}
 	}
 	for b := range n {
-		old, err := loadBucket(dir, 0, b, d.o.Stop)
-		if err != nil {
-			return err
-		}
-		new, err := loadBucket(dir, 1, b, d.o.Stop)
-		if err != nil {
-			return err
-		}
-		if err := d.compare(old, new); err != nil {
+		if err := d.compareBucket(dir, b); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// compareBucket compares bucket b of both sides: old's read whole, new's
+// streamed past it.
+func (d *keyDiff) compareBucket(dir string, b int) error {
+	old, err := loadBucket(dir, 0, b, d.o.Stop)
+	if err != nil {
+		return fmt.Errorf("old: %w", err)
+	}
+	src, f, err := openBucket(dir, 1, b, d.o.Stop)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return d.compare(old, src)
 }
 
 // bucketOf is the bucket of (db, key) among n: a fixed hash (FNV-1a), so

@@ -460,9 +460,9 @@ func TestHTMLWithoutRegistry(t *testing.T) {
 // TestKeyDiffAgainstModel holds KeyDiff to a plain model of it (old's
 // rows in a map, new's looked up and taken out) on keys made to meet the
 // comparison's corners: a key held twice on either side, the empty key,
-// keys alike in their first 32 bytes or more, keys that differ only by a
-// NUL at the end, several databases, unknown sizes and types; one bucket
-// and many.
+// keys alike in their first 32 bytes or more, keys of 6 KB, keys that
+// differ only by a NUL at the end, several databases, unknown sizes and
+// types; one bucket and many.
 func TestKeyDiffAgainstModel(t *testing.T) {
 	rng := rand.New(rand.NewPCG(21, 22))
 	long := strings.Repeat("tenant:eu-west-1:catalog:product:", 2)
@@ -470,6 +470,8 @@ func TestKeyDiffAgainstModel(t *testing.T) {
 		switch i := rng.IntN(400); {
 		case i < 2:
 			return ""
+		case i < 6: // longer than a bucket reader looks ahead
+			return strings.Repeat(long, 100) + strconv.Itoa(rng.IntN(5))
 		case i < 40:
 			return long + strconv.Itoa(rng.IntN(60))
 		case i < 60:

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bufio"
 	"bytes"
 	"cmp"
 	"encoding/binary"
@@ -74,58 +75,120 @@ func (n *names) idString(s string) uint32 {
 
 func (n *names) at(id uint32) string { return n.list[id] }
 
-// loadRows reads an export's rows into a table.
-func loadRows(src *readerSource, what string) (*keyTable, error) {
-	t := &keyTable{}
-	var r KeyRow
-	for {
-		err := src.next(&r)
-		if errors.Is(err, io.EOF) {
-			return t, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", what, err)
-		}
-		off := len(t.data)
-		t.data = append(t.data, r.Key...)
-		t.rows = append(t.rows, keyRow{off: off, n: int32(len(r.Key)), db: int32(r.DB),
-			typ: t.names.idString(r.Type), group: t.names.idString(r.Group), bytes: r.Bytes})
-	}
+// add appends a row, copying its key (which may be a transient view).
+func (t *keyTable) add(db int32, key, typ, group string, bytes int64) int32 {
+	off := len(t.data)
+	t.data = append(t.data, key...)
+	t.rows = append(t.rows, keyRow{off: off, n: int32(len(key)), db: db, typ: t.names.idString(typ), group: t.names.idString(group), bytes: bytes})
+	return int32(len(t.rows) - 1)
 }
 
-// loadBucket reads a bucket file (appendSlim's rows) whole into a table
-// whose keys are where they lie in the file's bytes.
+// keyRowView is a row as a rowScan gives it: its strings are valid until
+// the next scan.
+type keyRowView struct {
+	db              int32
+	key, typ, group string
+	bytes           int64
+}
+
+// rowScan gives one side's rows one by one; io.EOF after the last.
+type rowScan interface {
+	scan(r *keyRowView) error
+}
+
+func (s *readerSource) scan(v *keyRowView) error {
+	var r KeyRow
+	if err := s.next(&r); err != nil {
+		return err
+	}
+	*v = keyRowView{db: int32(r.DB), key: r.Key, typ: r.Type, group: r.Group, bytes: r.Bytes}
+	return nil
+}
+
+// bucketScan reads a bucket file's rows (appendSlim's); a row's strings
+// share the reader's buffer, or buf for a long one.
+type bucketScan struct {
+	br   *bufio.Reader
+	buf  []byte
+	rows int
+	stop func() error
+}
+
+func openBucket(dir string, side, b int, stop func() error) (*bucketScan, *os.File, error) {
+	f, err := os.Open(bucketPath(dir, side, b))
+	if err != nil {
+		return nil, nil, fmt.Errorf("key diff: temporary files: %w", err)
+	}
+	return &bucketScan{br: bufio.NewReaderSize(f, 64<<10), stop: stop}, f, nil
+}
+
+func (s *bucketScan) scan(v *keyRowView) error {
+	if s.rows++; s.rows&4095 == 0 && s.stop != nil {
+		if err := s.stop(); err != nil {
+			return err
+		}
+	}
+	// Most rows lie whole in the reader's buffer: read where they lie.
+	if b, _ := s.br.Peek(rowPeek); len(b) > 0 {
+		if n, _ := parseSlim(b, v); n > 0 {
+			s.br.Discard(n)
+			return nil
+		}
+	}
+	return s.scanLong(v)
+}
+
+// rowPeek is how much of the reader's buffer scan looks at for a row.
+const rowPeek = 4 << 10
+
+// parseSlim parses one row of appendSlim's at the start of b into v (its
+// strings share b) and returns its length and where its key starts in b;
+// 0 when b does not hold it whole.
+func parseSlim(b []byte, v *keyRowView) (n, keyAt int) {
+	db, p := binary.Varint(b)
+	if p <= 0 {
+		return 0, 0
+	}
+	var f [3]string
+	for i := range f {
+		n, w := binary.Uvarint(b[p:])
+		if w <= 0 || n > uint64(len(b)-p-w) {
+			return 0, 0
+		}
+		p += w
+		if i == 0 {
+			keyAt = p
+		}
+		if n > 0 {
+			f[i] = unsafe.String(&b[p], int(n))
+		}
+		p += int(n)
+	}
+	size, w := binary.Varint(b[p:])
+	if w <= 0 {
+		return 0, 0
+	}
+	*v = keyRowView{db: int32(db), key: f[0], typ: f[1], group: f[2], bytes: size}
+	return p + w, keyAt
+}
+
+// loadBucket reads a bucket file whole into a table whose keys are where
+// they lie in the file's bytes (old's side: new's is streamed past it).
 func loadBucket(dir string, side, b int, stop func() error) (*keyTable, error) {
 	data, err := os.ReadFile(bucketPath(dir, side, b))
 	if err != nil {
 		return nil, fmt.Errorf("key diff: temporary files: %w", err)
 	}
 	t := &keyTable{data: data}
-	bad := fmt.Errorf("key diff: temporary file %s: %w", bucketPath(dir, side, b), io.ErrUnexpectedEOF)
+	var v keyRowView
 	for p := 0; p < len(data); {
-		db, w := binary.Varint(data[p:])
-		if w <= 0 {
-			return nil, bad
+		n, keyAt := parseSlim(data[p:], &v)
+		if n == 0 {
+			return nil, fmt.Errorf("key diff: temporary file %s: %w", bucketPath(dir, side, b), io.ErrUnexpectedEOF)
 		}
-		p += w
-		var span [3][2]int
-		for i := range span {
-			n, w := binary.Uvarint(data[p:])
-			if w <= 0 || n > uint64(len(data)-p-w) {
-				return nil, bad
-			}
-			p += w
-			span[i] = [2]int{p, p + int(n)}
-			p += int(n)
-		}
-		size, w := binary.Varint(data[p:])
-		if w <= 0 {
-			return nil, bad
-		}
-		p += w
-		k := span[0]
-		t.rows = append(t.rows, keyRow{off: k[0], n: int32(k[1] - k[0]), db: int32(db),
-			typ: t.names.id(data[span[1][0]:span[1][1]]), group: t.names.id(data[span[2][0]:span[2][1]]), bytes: size})
+		t.rows = append(t.rows, keyRow{off: p + keyAt, n: int32(len(v.key)), db: v.db,
+			typ: t.names.idString(v.typ), group: t.names.idString(v.group), bytes: v.bytes})
+		p += n
 		if len(t.rows)&4095 == 0 && stop != nil {
 			if err := stop(); err != nil {
 				return nil, err
@@ -133,6 +196,56 @@ func loadBucket(dir string, side, b int, stop func() error) (*keyTable, error) {
 		}
 	}
 	return t, nil
+}
+
+// scanLong reads a row longer than rowPeek, or cut short, field by field.
+func (s *bucketScan) scanLong(v *keyRowView) error {
+	db, err := binary.ReadVarint(s.br)
+	if err != nil {
+		return err // io.EOF at the end
+	}
+	var ends [3]int
+	s.buf = s.buf[:0]
+	for i := range ends {
+		n, err := binary.ReadUvarint(s.br)
+		if err != nil || n > 1<<30 { // a key is at most 512 MiB
+			return io.ErrUnexpectedEOF
+		}
+		at := len(s.buf)
+		s.buf = slices.Grow(s.buf, int(n))[:at+int(n)]
+		if _, err := io.ReadFull(s.br, s.buf[at:]); err != nil {
+			return io.ErrUnexpectedEOF
+		}
+		ends[i] = len(s.buf)
+	}
+	size, err := binary.ReadVarint(s.br)
+	if err != nil {
+		return io.ErrUnexpectedEOF
+	}
+	view := func(from, to int) string {
+		if from == to {
+			return ""
+		}
+		return unsafe.String(&s.buf[from], to-from)
+	}
+	*v = keyRowView{db: int32(db), key: view(0, ends[0]), typ: view(ends[0], ends[1]), group: view(ends[1], ends[2]), bytes: size}
+	return nil
+}
+
+// loadTable reads every row of a side into a table.
+func loadTable(src rowScan) (*keyTable, error) {
+	t := &keyTable{}
+	var v keyRowView
+	for {
+		err := src.scan(&v)
+		if errors.Is(err, io.EOF) {
+			return t, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		t.add(v.db, v.key, v.typ, v.group, v.bytes)
+	}
 }
 
 // keyIndex finds a table's rows by (db, key): open addressing, a slot
@@ -149,14 +262,14 @@ func (t *keyTable) index() *keyIndex {
 	mask := uint64(size - 1)
 	for i := range t.rows {
 		r := &t.rows[i]
-		k := t.key(r)
+		k := t.keyString(r)
 		for s := x.hash(r.db, k) & mask; ; s = (s + 1) & mask {
 			v := x.slots[s]
 			if v == 0 {
 				x.slots[s] = uint32(i) + 1
 				break
 			}
-			if o := &t.rows[v-1]; o.db == r.db && bytes.Equal(t.key(o), k) {
+			if o := &t.rows[v-1]; o.db == r.db && t.keyString(o) == k {
 				x.slots[s] = uint32(i) + 1
 				break
 			}
@@ -165,19 +278,19 @@ func (t *keyTable) index() *keyIndex {
 	return x
 }
 
-func (x *keyIndex) hash(db int32, key []byte) uint64 {
-	return maphash.Bytes(x.seed, key) ^ uint64(db)*0x9e3779b97f4a7c15
+func (x *keyIndex) hash(db int32, key string) uint64 {
+	return maphash.String(x.seed, key) ^ uint64(db)*0x9e3779b97f4a7c15
 }
 
 // find returns the row of t holding (db, key), or -1.
-func (x *keyIndex) find(t *keyTable, db int32, key []byte) int {
+func (x *keyIndex) find(t *keyTable, db int32, key string) int {
 	mask := uint64(len(x.slots) - 1)
 	for s := x.hash(db, key) & mask; ; s = (s + 1) & mask {
 		v := x.slots[s]
 		if v == 0 {
 			return -1
 		}
-		if o := &t.rows[v-1]; o.db == db && bytes.Equal(t.key(o), key) {
+		if o := &t.rows[v-1]; o.db == db && t.keyString(o) == key {
 			return int(v - 1)
 		}
 	}
