@@ -12,6 +12,7 @@ import (
 	"math/bits"
 	"os"
 	"slices"
+	"strings"
 	"unsafe"
 )
 
@@ -52,25 +53,19 @@ type names struct {
 	list []string
 }
 
-func (n *names) id(b []byte) uint32 {
-	if id, ok := n.ids[string(b)]; ok {
+// id numbers s, which may be a transient view: a new name is copied.
+func (n *names) id(s string) uint32 {
+	if id, ok := n.ids[s]; ok {
 		return id
 	}
 	if n.ids == nil {
 		n.ids = map[string]uint32{}
 	}
 	id := uint32(len(n.list))
-	s := string(b)
+	s = strings.Clone(s)
 	n.ids[s] = id
 	n.list = append(n.list, s)
 	return id
-}
-
-func (n *names) idString(s string) uint32 {
-	if id, ok := n.ids[s]; ok {
-		return id
-	}
-	return n.id([]byte(s))
 }
 
 func (n *names) at(id uint32) string { return n.list[id] }
@@ -79,7 +74,7 @@ func (n *names) at(id uint32) string { return n.list[id] }
 func (t *keyTable) add(db int32, key, typ, group string, bytes int64) int32 {
 	off := len(t.data)
 	t.data = append(t.data, key...)
-	t.rows = append(t.rows, keyRow{off: off, n: int32(len(key)), db: db, typ: t.names.idString(typ), group: t.names.idString(group), bytes: bytes})
+	t.rows = append(t.rows, keyRow{off: off, n: int32(len(key)), db: db, typ: t.names.id(typ), group: t.names.id(group), bytes: bytes})
 	return int32(len(t.rows) - 1)
 }
 
@@ -187,7 +182,7 @@ func loadBucket(dir string, side, b int, stop func() error) (*keyTable, error) {
 			return nil, fmt.Errorf("key diff: temporary file %s: %w", bucketPath(dir, side, b), io.ErrUnexpectedEOF)
 		}
 		t.rows = append(t.rows, keyRow{off: p + keyAt, n: int32(len(v.key)), db: v.db,
-			typ: t.names.idString(v.typ), group: t.names.idString(v.group), bytes: v.bytes})
+			typ: t.names.id(v.typ), group: t.names.id(v.group), bytes: v.bytes})
 		p += n
 		if len(t.rows)&4095 == 0 && stop != nil {
 			if err := stop(); err != nil {
