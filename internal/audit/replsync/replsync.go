@@ -228,21 +228,25 @@ func (f *Fetch) catchUp() time.Duration { return cmp.Or(f.opts.CatchUp, catchUpW
 // written last (a replica attached moments before sent none of its
 // master's keys). It returns how many bytes of writes the replica still
 // had to apply after Options.CatchUp (the report says so), or 0; a
-// master or replica whose INFO cannot be read is not waited for.
+// master or replica whose INFO cannot be read, or a replica of another
+// replication history than the master's, is not waited for.
 func (f *Fetch) caughtUp(ctx context.Context, c *resp.Conn, n node) int64 {
-	offset := func(c *resp.Conn, field string) (int64, bool) {
+	// A node's replication history and its offset in it: a replica's
+	// history is its master's once synced; offsets of two histories do
+	// not compare (a replica that follows another master now).
+	offset := func(c *resp.Conn, field string) (id string, off int64, ok bool) {
 		text, err := c.Simple(ctx, "INFO", "replication")
 		if err != nil {
-			return 0, false
+			return "", 0, false
 		}
-		v, err := strconv.ParseInt(live.InfoField(text, field), 10, 64)
-		return v, err == nil
+		off, err = strconv.ParseInt(live.InfoField(text, field), 10, 64)
+		return live.InfoField(text, "master_replid"), off, err == nil
 	}
 	m, err := f.dial(ctx, n.of, 0)
 	if err != nil {
 		return 0
 	}
-	target, ok := offset(m, "master_repl_offset")
+	history, target, ok := offset(m, "master_repl_offset")
 	m.Close()
 	if !ok {
 		return 0
@@ -250,8 +254,8 @@ func (f *Fetch) caughtUp(ctx context.Context, c *resp.Conn, n node) int64 {
 	start := time.Now()
 	told := false
 	for {
-		done, ok := offset(c, "slave_repl_offset")
-		if !ok || done >= target {
+		id, done, ok := offset(c, "slave_repl_offset")
+		if !ok || id != history || done >= target {
 			return 0
 		}
 		waited := time.Since(start)
