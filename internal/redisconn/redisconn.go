@@ -18,6 +18,8 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -57,6 +59,9 @@ func ParseURL(raw string, cluster bool) (*Target, error) {
 	return ParseFlag(raw, cluster, "--redis", "--cluster")
 }
 
+// schemes are the URL schemes ParseFlag reads.
+var schemes = []string{"redis", "rediss", "unix", "redis-sentinel", "rediss-sentinel"}
+
 // ParseFlag reads redis://[user:password@]host[:port][,host[:port]…][/db][?options]:
 // rediss:// for TLS, unix://[user:password@]/path[?db=N] for a socket,
 // and redis-sentinel://[user:password@]sentinel[,sentinel…][/db]#MASTER,
@@ -75,12 +80,13 @@ func ParseFlag(raw string, cluster bool, flag, clusterFlag string) (*Target, err
 	shown := DisplayURL(raw)
 	s := strings.TrimSpace(raw)
 	if !strings.Contains(s, "://") {
+		if scheme, _, ok := strings.Cut(s, ":/"); ok && slices.Contains(schemes, scheme) {
+			return nil, cli.Usagef("%s %q: write the scheme with two slashes: %s://…", flag, shown, scheme)
+		}
 		s = "redis://" + s
 	}
 	scheme, rest, _ := strings.Cut(s, "://")
-	switch scheme {
-	case "redis", "rediss", "unix", "redis-sentinel", "rediss-sentinel":
-	default:
+	if !slices.Contains(schemes, scheme) {
 		return nil, cli.Usagef("%s %q: the scheme must be redis://, rediss:// (TLS), unix:// (a socket's path) or redis-sentinel:// (Sentinels and a master's name)", flag, shown)
 	}
 	var user, pass string
@@ -106,7 +112,10 @@ func ParseFlag(raw string, cluster bool, flag, clusterFlag string) (*Target, err
 		end = len(rest)
 	}
 	hosts, tail := rest[:end], rest[end:]
-	addrs := splitHosts(hosts, "6379")
+	addrs, err := splitHosts(hosts, "6379")
+	if err != nil {
+		return nil, cli.Usagef("%s %q: %v", flag, shown, err)
+	}
 	if len(addrs) == 0 {
 		return nil, cli.Usagef("%s %q: no host", flag, shown)
 	}
@@ -163,19 +172,31 @@ func options(scheme, base, addr, tail, user, pass, flag, shown string) (*redis.O
 }
 
 // splitHosts splits a URL's comma-separated hosts, each given port unless
-// it has one.
-func splitHosts(hosts, port string) []string {
+// it has one; a host that is not host, host:port, [IPv6] or [IPv6]:port
+// with a port from 1 to 65535 is an error that names it.
+func splitHosts(hosts, port string) ([]string, error) {
 	var addrs []string
 	for _, h := range strings.Split(hosts, ",") {
 		if h = strings.TrimSpace(h); h == "" {
 			continue
 		}
-		if _, _, err := net.SplitHostPort(h); err != nil {
-			h = net.JoinHostPort(strings.Trim(h, "[]"), port)
+		host, p, err := net.SplitHostPort(h)
+		if err != nil {
+			// No port: a name, an IPv4 address, or [IPv6] whole.
+			host, p = h, port
+			if strings.HasPrefix(h, "[") && strings.HasSuffix(h, "]") {
+				host = h[1 : len(h)-1]
+			}
 		}
-		addrs = append(addrs, h)
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return nil, fmt.Errorf("host %q: the port must be a number from 1 to 65535", h)
+		}
+		if host == "" || strings.ContainsAny(host, "[]") || strings.Contains(host, ":") && net.ParseIP(host) == nil {
+			return nil, fmt.Errorf("host %q: write host, host:port, or an IPv6 address in brackets ([::1]:6379)", h)
+		}
+		addrs = append(addrs, net.JoinHostPort(host, p))
 	}
-	return addrs
+	return addrs, nil
 }
 
 // parseUnix reads the rest of unix://[user:password@]/path[?db=N&options]

@@ -41,7 +41,10 @@ func parseSentinel(ctx context.Context, scheme, rest, user, pass string, cluster
 		end = len(rest)
 	}
 	hosts, tail := rest[:end], rest[end:]
-	addrs := splitHosts(hosts, sentinelPort)
+	addrs, err := splitHosts(hosts, sentinelPort)
+	if err != nil {
+		return nil, cli.Usagef("%s %q: %v%s", flag, shown, err, sentinelHint)
+	}
 	if len(addrs) == 0 {
 		return nil, cli.Usagef("%s %q: no Sentinel host%s", flag, shown, sentinelHint)
 	}
