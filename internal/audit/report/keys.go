@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/base64"
-	"encoding/binary"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
@@ -378,7 +377,7 @@ type KeyReader struct {
 	br    *bufio.Reader
 	csv   *csv.Reader
 	jsonl bool
-	slim  bool // KeysDiff
+	slim  *bucketScan // KeysDiff
 	line  int
 	// typ and group are the last row's (KeysDiff), whose strings the
 	// next row takes again when its bytes are the same.
@@ -438,7 +437,7 @@ type jsonRow struct {
 
 // NewDiffKeyReader reads an export in KeysDiff from r.
 func NewDiffKeyReader(r io.Reader) *KeyReader {
-	return &KeyReader{br: bufio.NewReaderSize(r, 1<<16), slim: true}
+	return &KeyReader{slim: &bucketScan{br: bufio.NewReaderSize(r, 1<<16)}}
 }
 
 // Next reads the next row into r; io.EOF after the last.
@@ -446,7 +445,7 @@ func (k *KeyReader) Next(r *KeyRow) error {
 	if k.jsonl {
 		return k.nextJSON(r)
 	}
-	if k.slim {
+	if k.slim != nil {
 		return k.nextSlim(r)
 	}
 	rec, err := k.csv.Read()
@@ -564,43 +563,21 @@ func unkind(k string) string {
 
 // nextSlim reads a row of KeysDiff (appendSlim's).
 func (k *KeyReader) nextSlim(r *KeyRow) error {
-	db, err := binary.ReadVarint(k.br)
-	if err != nil {
+	var v keyRowView
+	if err := k.slim.scan(&v); err != nil {
 		if errors.Is(err, io.EOF) {
 			return io.EOF
 		}
 		return fmt.Errorf("key export: %w", err)
 	}
-	var f [3]string
-	for i, last := range []string{"", k.typ, k.group} {
-		n, err := binary.ReadUvarint(k.br)
-		if err != nil || n > 1<<30 { // a key is at most 512 MiB
-			return fmt.Errorf("key export: %w", io.ErrUnexpectedEOF)
-		}
-		if int(n) <= k.br.Size() {
-			b, err := k.br.Peek(int(n))
-			if err != nil {
-				return fmt.Errorf("key export: %w", io.ErrUnexpectedEOF)
-			}
-			if i > 0 && string(b) == last {
-				f[i] = last
-			} else {
-				f[i] = string(b)
-			}
-			k.br.Discard(int(n))
-			continue
-		}
-		b := make([]byte, n)
-		if _, err := io.ReadFull(k.br, b); err != nil {
-			return fmt.Errorf("key export: %w", io.ErrUnexpectedEOF)
-		}
-		f[i] = string(b)
+	// The row's strings are views of the reader's buffer: copied, a type
+	// or group the same as the row before's taken again.
+	if v.typ != k.typ {
+		k.typ = strings.Clone(v.typ)
 	}
-	size, err := binary.ReadVarint(k.br)
-	if err != nil {
-		return fmt.Errorf("key export: %w", io.ErrUnexpectedEOF)
+	if v.group != k.group {
+		k.group = strings.Clone(v.group)
 	}
-	k.typ, k.group = f[1], f[2]
-	*r = KeyRow{DB: int(db), Key: f[0], Type: f[1], Group: f[2], Bytes: size, Elements: -1}
+	*r = KeyRow{DB: int(v.db), Key: strings.Clone(v.key), Type: k.typ, Group: k.group, Bytes: v.bytes, Elements: -1}
 	return nil
 }

@@ -100,8 +100,9 @@ func (s *readerSource) scan(v *keyRowView) error {
 	return nil
 }
 
-// bucketScan reads a bucket file's rows (appendSlim's); a row's strings
-// share the reader's buffer, or buf for a long one.
+// bucketScan reads rows of appendSlim's (a bucket file, an export in
+// KeysDiff); a row's strings share the reader's buffer, or buf for a long
+// one.
 type bucketScan struct {
 	br   *bufio.Reader
 	buf  []byte
