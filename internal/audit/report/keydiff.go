@@ -158,22 +158,24 @@ type keyDiff struct {
 	sum    KeyDiffSummary
 }
 
-// readerSource gives an export's rows one by one, counting them.
+// readerSource gives an export's rows one by one (a rowScan), counting
+// them.
 type readerSource struct {
 	r    *KeyReader
 	n    *int64
 	stop func() error
 }
 
-func (s *readerSource) next(r *KeyRow) error {
-	err := s.r.Next(r)
-	if err == nil {
-		*s.n++
-		if *s.n&4095 == 0 && s.stop != nil {
-			return s.stop()
-		}
+func (s *readerSource) scan(v *keyRowView) error {
+	var r KeyRow
+	if err := s.r.Next(&r); err != nil {
+		return err
 	}
-	return err
+	*v = keyRowView{db: int32(r.DB), key: r.Key, typ: r.Type, group: r.Group, bytes: r.Bytes}
+	if *s.n++; *s.n&4095 == 0 && s.stop != nil {
+		return s.stop()
+	}
+	return nil
 }
 
 // compare diffs one bucket: old's rows by (db, key), new's streamed past

@@ -78,9 +78,9 @@ func (x *KeyDiffWriter) Change(c *KeyChange) error {
 			b = jsonout.AppendString(b, c.NewType)
 		}
 		b = append(b, `,"old_bytes":`...)
-		b = appendJSONBytes(b, c.OldBytes)
+		b = appendKnownJSON(b, c.OldBytes)
 		b = append(b, `,"new_bytes":`...)
-		b = appendJSONBytes(b, c.NewBytes)
+		b = appendKnownJSON(b, c.NewBytes)
 		b = append(b, '}')
 		x.buf = b
 		x.w.Write(b)
@@ -116,14 +116,6 @@ func (x *KeyDiffWriter) Change(c *KeyChange) error {
 		_, x.err = x.w.Write(nil)
 	}
 	return x.err
-}
-
-// appendJSONBytes writes a size, null when unknown or absent (-1).
-func appendJSONBytes(b []byte, n int64) []byte {
-	if n < 0 {
-		return append(b, "null"...)
-	}
-	return strconv.AppendInt(b, n, 10)
 }
 
 func dbSuffix(db int) string {

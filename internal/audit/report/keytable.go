@@ -91,15 +91,6 @@ type rowScan interface {
 	scan(r *keyRowView) error
 }
 
-func (s *readerSource) scan(v *keyRowView) error {
-	var r KeyRow
-	if err := s.next(&r); err != nil {
-		return err
-	}
-	*v = keyRowView{db: int32(r.DB), key: r.Key, typ: r.Type, group: r.Group, bytes: r.Bytes}
-	return nil
-}
-
 // bucketScan reads rows of appendSlim's (a bucket file, an export in
 // KeysDiff); a row's strings share the reader's buffer, or buf for a long
 // one.
@@ -147,18 +138,18 @@ func parseSlim(b []byte, v *keyRowView) (n, keyAt int) {
 	}
 	var f [3]string
 	for i := range f {
-		n, w := binary.Uvarint(b[p:])
-		if w <= 0 || n > uint64(len(b)-p-w) {
+		size, w := binary.Uvarint(b[p:])
+		if w <= 0 || size > uint64(len(b)-p-w) {
 			return 0, 0
 		}
 		p += w
 		if i == 0 {
 			keyAt = p
 		}
-		if n > 0 {
-			f[i] = unsafe.String(&b[p], int(n))
+		if size > 0 {
+			f[i] = unsafe.String(&b[p], int(size))
 		}
-		p += int(n)
+		p += int(size)
 	}
 	size, w := binary.Varint(b[p:])
 	if w <= 0 {
