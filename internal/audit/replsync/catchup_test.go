@@ -141,3 +141,28 @@ func TestReplicaCaughtUp(t *testing.T) {
 		t.Fatalf("held: %d keys (the replica held %d, its master %d), notes %q", got, n, more, res.Report.Notes)
 	}
 }
+
+// TestFailedOverSaysSo: a node whose role is no longer the one it was
+// planned in (its replica promoted while its snapshot was asked) is named
+// as failed over, with what to do; one in its role is not.
+func TestFailedOverSaysSo(t *testing.T) {
+	m := redistest.Start(t, "repl-diskless-sync-delay 0")
+	r := redistest.Start(t, "replicaof 127.0.0.1 "+strings.TrimPrefix(m.Addr, "127.0.0.1:"))
+	r.WaitInfo(t, "replication", func(in string) bool { return strings.Contains(in, "master_link_status:up") })
+	f := New(Options{Target: target(m.Addr, false), Replicas: true})
+	ctx := context.Background()
+	rep := node{addr: r.Addr, role: "replica", of: m.Addr}
+	if why := f.failedOver(ctx, rep); why != "" {
+		t.Fatalf("a replica still a replica: %q", why)
+	}
+	if why := f.failedOver(ctx, node{addr: m.Addr, role: "master"}); why != "" {
+		t.Fatalf("a master still a master: %q", why)
+	}
+	if err := r.Client(t).Do(ctx, "REPLICAOF", "NO", "ONE").Err(); err != nil {
+		t.Fatal(err)
+	}
+	why := f.failedOver(ctx, rep)
+	if !strings.Contains(why, r.Addr+" changed from replica to master") || !strings.Contains(why, "run again once the failover is done") {
+		t.Fatalf("promoted replica: %q", why)
+	}
+}

@@ -192,6 +192,11 @@ func (f *Fetch) Open(ctx context.Context) ([]*snapshot.Input, error) {
 					err = fmt.Errorf("%s: stopped (%w) before the snapshot started; %s", n.addr, context.Cause(ctx), waitsFor(w.child, onDisk != ""))
 				}
 				errs[i] = syncError(n.addr, err)
+				if ctx.Err() == nil {
+					if why := f.failedOver(ctx, n); why != "" {
+						errs[i] = errors.New(why)
+					}
+				}
 				return
 			}
 			w.took = time.Since(asked)
@@ -401,6 +406,34 @@ type closer struct{ c *resp.Conn }
 func (c closer) Close() error { c.c.Close(); return nil }
 
 // syncError says why a node sent no snapshot, and what to do.
+// failedOver says, when node n no longer has the role it was planned
+// in (a failover while its snapshot was asked: a node changing role drops
+// its replication links, keyguard's too), what happened and what to do;
+// "" when it has, or cannot be asked.
+func (f *Fetch) failedOver(ctx context.Context, n node) string {
+	c, err := f.dial(ctx, n.addr, 0)
+	if err != nil {
+		return ""
+	}
+	defer c.Close()
+	text, err := c.Simple(ctx, "INFO", "replication")
+	if err != nil {
+		return ""
+	}
+	now := "master"
+	switch live.InfoField(text, "role") {
+	case "master":
+	case "slave":
+		now = "replica"
+	default:
+		return ""
+	}
+	if now == n.role {
+		return ""
+	}
+	return fmt.Sprintf("%s changed from %s to %s while keyguard asked for its snapshot (a failover), and closed the link: run again once the failover is done", n.addr, n.role, now)
+}
+
 func syncError(addr string, err error) error {
 	var se resp.ServerError
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
