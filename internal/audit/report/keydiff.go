@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"cmp"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -35,23 +34,6 @@ type KeyChange struct {
 	NewType  string `json:"new_type,omitempty"`
 	OldBytes int64  `json:"old_bytes"` // -1 unknown or absent (null in JSON)
 	NewBytes int64  `json:"new_bytes"`
-}
-
-// MarshalJSON writes an unknown or absent size as null, never -1 or 0.
-func (c KeyChange) MarshalJSON() ([]byte, error) {
-	type plain KeyChange
-	return json.Marshal(struct {
-		plain
-		OldBytes *int64 `json:"old_bytes"`
-		NewBytes *int64 `json:"new_bytes"`
-	}{plain(c), knownPtr(c.OldBytes), knownPtr(c.NewBytes)})
-}
-
-func knownPtr(n int64) *int64 {
-	if n < 0 {
-		return nil
-	}
-	return &n
 }
 
 // KeyDiffOptions tune KeyDiff.
