@@ -153,6 +153,12 @@ type Options struct {
 	// ReplicasPrefer walks the master where Replicas finds no replica;
 	// without it a master without a replica stops the run before it starts.
 	ReplicasPrefer bool
+	// CatchUp bounds how long a replica read in its master's stead is
+	// waited for to apply its master's writes; default DefaultCatchUp.
+	CatchUp time.Duration
+	// Waiting, when set, is told why the walk has not begun yet (a
+	// replica still applying its master's writes).
+	Waiting func(why string)
 
 	// Resume continues the stopped run of a partial report (read back
 	// with report.ReadReport): only the nodes it lists as stopped are
@@ -273,6 +279,7 @@ func Run(ctx context.Context, reg *registry.Registry, t Target, opts Options) (*
 	if err != nil {
 		return nil, err
 	}
+	r.catchUp(ctx, plans)
 	if err := r.start(ctx, plans); err != nil {
 		return nil, err
 	}
@@ -576,6 +583,10 @@ type nodePlan struct {
 	// master's id.
 	slotList []int
 	masterID string
+
+	// of is the master of a replica read in its stead (--replicas): the
+	// replica is walked once it has applied the master's writes.
+	of string
 }
 
 // plan finds the nodes and databases to walk: the server (or one of its
@@ -648,6 +659,7 @@ func (r *run) serverPlan(ctx context.Context) ([]nodePlan, error) {
 	if err != nil {
 		return nil, err
 	}
+	of := "" // the master, when its replica is walked in its stead
 	if r.opts.Replicas {
 		switch rep := in.replica(); {
 		case in["role"] == "slave":
@@ -657,8 +669,8 @@ func (r *run) serverPlan(ctx context.Context) ([]nodePlan, error) {
 		case rep == "":
 			r.note("--replicas=prefer: %s has no online replica; the master itself was walked", addr)
 		default:
-			addr = rep
-			r.note("--replicas: walked replica %s of %s; a replica may lag its master", rep, r.t.Conn.Addr)
+			addr, of = rep, addr
+			r.note("--replicas: walked replica %s of %s; writes made during the walk reach a replica a moment after its master", rep, r.t.Conn.Addr)
 			if in, err = r.info(ctx, addr); err != nil {
 				return nil, err
 			}
@@ -674,7 +686,7 @@ func (r *run) serverPlan(ctx context.Context) ([]nodePlan, error) {
 	}
 	var plans []nodePlan
 	for _, db := range r.dbsOf(in) {
-		plans = append(plans, nodePlan{addr: addr, db: db, role: role})
+		plans = append(plans, nodePlan{addr: addr, db: db, role: role, of: of})
 	}
 	if in["cluster_enabled"] == "1" {
 		r.shard(ctx, addr, plans)
@@ -795,7 +807,7 @@ func (r *run) clusterPlan(ctx context.Context) ([]nodePlan, error) {
 	}
 	r.startLeft = left
 	if r.opts.Replicas {
-		r.note("--replicas: replicas were walked instead of masters; a replica may lag its master")
+		r.note("--replicas: replicas were walked instead of masters; writes made during the walk reach a replica a moment after its master")
 	}
 	slices.SortFunc(plans, func(a, b nodePlan) int { return strings.Compare(a.addr, b.addr) })
 	return plans, nil

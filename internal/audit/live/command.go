@@ -73,6 +73,7 @@ func Audit(ctx context.Context, e *cli.Env, o AuditOptions) error {
 	}
 	if prog := o.Progress; prog != nil {
 		opts.Progress = func(p Progress) { prog.Show(auditProgressLine(p), p.Final) }
+		opts.Waiting = func(why string) { prog.Show(why, false) }
 	}
 	res, err := Run(ctx, reg, target, opts)
 	o.Progress.Clear()

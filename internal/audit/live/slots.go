@@ -144,7 +144,7 @@ func (r *run) assign(slots []int, nodes []clusterNode) (plans []nodePlan, left [
 			}
 			switch {
 			case rep != "":
-				p = nodePlan{addr: rep, role: "replica", readonly: true, slotList: by[id], masterID: n.ID, cursor: "0"}
+				p = nodePlan{addr: rep, role: "replica", readonly: true, slotList: by[id], masterID: n.ID, of: n.Addr, cursor: "0"}
 			case !r.opts.ReplicasPrefer:
 				k := [2]string{n.Addr, "--replicas: master " + n.Addr + " has no healthy replica to read (--replicas=prefer walks the master)"}
 				unowned[k] = append(unowned[k], by[id]...)

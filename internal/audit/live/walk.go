@@ -188,6 +188,7 @@ func Walk(ctx context.Context, t Target, o WalkOptions) (*WalkResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	r.catchUp(ctx, plans)
 	if o.Cursor != "" {
 		if _, ok := resp.ParseInt([]byte(o.Cursor)); !ok || len(plans) != 1 || t.Cluster {
 			return nil, fmt.Errorf("walk: cursor %q: a SCAN cursor resumes the walk of one database of one server", o.Cursor)

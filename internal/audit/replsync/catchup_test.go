@@ -2,8 +2,6 @@ package replsync
 
 import (
 	"context"
-	"io"
-	"net"
 	"strings"
 	"sync"
 	"testing"
@@ -13,73 +11,6 @@ import (
 	"github.com/keyguard/keyguard/internal/redistest"
 )
 
-// heldLink is a replica's link to its master through the test: what the
-// master sends is held while the link is held (the link stays up, the
-// replica applies nothing), and passes again once let go.
-type heldLink struct {
-	ln   net.Listener
-	mu   sync.Mutex
-	held bool
-	cond *sync.Cond
-}
-
-func newHeldLink(t *testing.T, master string) *heldLink {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	l := &heldLink{ln: ln}
-	l.cond = sync.NewCond(&l.mu)
-	t.Cleanup(func() { ln.Close(); l.release() })
-	go func() {
-		for {
-			in, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			out, err := net.Dial("tcp", master)
-			if err != nil {
-				in.Close()
-				continue
-			}
-			go func() { io.Copy(out, in); out.Close() }()
-			go func() {
-				buf := make([]byte, 32<<10)
-				for {
-					n, err := out.Read(buf)
-					l.mu.Lock()
-					for l.held {
-						l.cond.Wait()
-					}
-					l.mu.Unlock()
-					if n > 0 {
-						if _, werr := in.Write(buf[:n]); werr != nil {
-							break
-						}
-					}
-					if err != nil {
-						break
-					}
-				}
-				in.Close()
-			}()
-		}
-	}()
-	return l
-}
-
-func (l *heldLink) port() string { return strings.TrimPrefix(l.ln.Addr().String(), "127.0.0.1:") }
-
-func (l *heldLink) hold() { l.mu.Lock(); l.held = true; l.mu.Unlock() }
-
-func (l *heldLink) release() {
-	l.mu.Lock()
-	l.held = false
-	l.mu.Unlock()
-	l.cond.Broadcast()
-}
-
 // TestReplicaCaughtUp: the snapshot of a replica behind its master (its
 // link up, its master's last writes not applied) is taken once it has
 // applied what the master had when the audit asked; one that does not
@@ -88,20 +19,20 @@ func (l *heldLink) release() {
 func TestReplicaCaughtUp(t *testing.T) {
 	reg := testRegistry(t)
 	m := redistest.Start(t, "repl-diskless-sync-delay 0")
-	link := newHeldLink(t, m.Addr)
-	r := redistest.Start(t, "replicaof 127.0.0.1 "+link.port(), "repl-diskless-sync-delay 0")
+	link := redistest.NewHeldLink(t, m.Addr)
+	r := redistest.Start(t, "replicaof 127.0.0.1 "+link.Port(), "repl-diskless-sync-delay 0")
 	r.WaitInfo(t, "replication", func(in string) bool {
 		return strings.Contains(in, "master_link_status:up") && strings.Contains(in, "master_sync_in_progress:0")
 	})
 	m.WaitInfo(t, "replication", func(in string) bool { return strings.Contains(in, "state=online") })
-	link.hold()
+	link.Hold()
 	n := plant.Clean(t, m.Client(t), 500)
 	if got := r.Client(t).DBSize(context.Background()).Val(); got != 0 {
 		t.Fatalf("the held replica has %d keys: the link is not held", got)
 	}
 
 	// Let go while the audit waits: every key is in the snapshot.
-	time.AfterFunc(300*time.Millisecond, link.release)
+	time.AfterFunc(300*time.Millisecond, link.Release)
 	res, err := audit(t, reg, Options{Target: target(m.Addr, false), Replicas: true})
 	if err != nil {
 		t.Fatal(err)
@@ -120,7 +51,7 @@ func TestReplicaCaughtUp(t *testing.T) {
 
 	// Held past the wait: audited as it is, and said so, the wait told
 	// while it lasts.
-	link.hold()
+	link.Hold()
 	more := plant.Clean(t, m.Client(t), 1000) // the 500 again, and 500 more
 	var waits []string
 	var mu sync.Mutex
@@ -129,7 +60,7 @@ func TestReplicaCaughtUp(t *testing.T) {
 		waits = append(waits, why)
 		mu.Unlock()
 	}})
-	link.release()
+	link.Release()
 	if err != nil {
 		t.Fatal(err)
 	}

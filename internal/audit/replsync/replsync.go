@@ -221,62 +221,26 @@ func (f *Fetch) Open(ctx context.Context) ([]*snapshot.Input, error) {
 	return ins, nil
 }
 
-// catchUpWait is Options.CatchUp's default.
-const catchUpWait = 10 * time.Second
-
-func (f *Fetch) catchUp() time.Duration { return cmp.Or(f.opts.CatchUp, catchUpWait) }
+func (f *Fetch) catchUp() time.Duration { return cmp.Or(f.opts.CatchUp, live.DefaultCatchUp) }
 
 // caughtUp waits until the replica n (on c) has applied every write its
-// master had when asked (its replication offset at least the master's
-// then), so that its snapshot holds what the master did when the audit
-// began: a replica behind its master sends a snapshot without the keys
-// written last (a replica attached moments before sent none of its
-// master's keys). It returns how many bytes of writes the replica still
-// had to apply after Options.CatchUp (the report says so), or 0; a
-// master or replica whose INFO cannot be read, or a replica of another
-// replication history than the master's, is not waited for.
+// master had when asked (live.ReplicaBehind), so that its snapshot holds
+// what the master did when the audit began: a replica behind its master
+// sends a snapshot without the keys written last (a replica attached
+// moments before sent none of its master's keys). It returns how many
+// bytes of writes the replica still had to apply after Options.CatchUp
+// (the report says so), or 0.
 func (f *Fetch) caughtUp(ctx context.Context, c *resp.Conn, n node) int64 {
-	// A node's replication history and its offset in it: a replica's
-	// history is its master's once synced; offsets of two histories do
-	// not compare (a replica that follows another master now).
-	offset := func(c *resp.Conn, field string) (id string, off int64, ok bool) {
-		text, err := c.Simple(ctx, "INFO", "replication")
-		if err != nil {
-			return "", 0, false
-		}
-		off, err = strconv.ParseInt(live.InfoField(text, field), 10, 64)
-		return live.InfoField(text, "master_replid"), off, err == nil
-	}
 	m, err := f.dial(ctx, n.of, 0)
 	if err != nil {
 		return 0
 	}
-	history, target, ok := offset(m, "master_repl_offset")
-	m.Close()
-	if !ok {
-		return 0
-	}
-	start := time.Now()
-	told := false
-	for {
-		id, done, ok := offset(c, "slave_repl_offset")
-		if !ok || id != history || done >= target {
-			return 0
+	defer m.Close()
+	return live.ReplicaBehind(ctx, m, c, f.catchUp(), func(behind int64) {
+		if f.opts.Waiting != nil {
+			f.opts.Waiting(fmt.Sprintf("waiting for the server's snapshot: replica %s has not applied %s of its master's writes yet; keyguard's starts when it has (at most %s)", n.addr, human.Bytes(behind), human.Duration(f.catchUp())))
 		}
-		waited := time.Since(start)
-		if waited >= f.catchUp() {
-			return target - done
-		}
-		if !told && waited >= time.Second && f.opts.Waiting != nil {
-			told = true
-			f.opts.Waiting(fmt.Sprintf("waiting for the server's snapshot: replica %s has not applied %s of its master's writes yet; keyguard's starts when it has (at most %s)", n.addr, human.Bytes(target-done), human.Duration(f.catchUp())))
-		}
-		select {
-		case <-ctx.Done():
-			return target - done
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
+	})
 }
 
 // loadWait bounds how long a node that is loading its dataset is waited
