@@ -436,3 +436,73 @@ func (c *Coverage) NodeLines() []string {
 	n, _ := c.Lines()
 	return n
 }
+
+// Overlap finds two of parts that counted the same keys: a node of one
+// server process (one address and run_id in both) whose database both
+// walked, or whose Cluster slots both counted, keys in each. Added up,
+// those keys would be counted twice. It returns the two parts' indexes
+// and what they share ("database 0 of 10.0.0.1:6379 (run_id 3f2a…)").
+// Nodes without a run_id (RDB files) are not compared: two files of one
+// name may be two servers' dumps.
+func Overlap(parts []*Coverage) (i, j int, what string, ok bool) {
+	type seen struct {
+		part int
+		node *CoverageNode
+	}
+	byProc := map[string][]seen{}
+	for p, c := range parts {
+		if c == nil {
+			continue
+		}
+		for k := range c.Nodes {
+			n := &c.Nodes[k]
+			if n.RunID == "" {
+				continue
+			}
+			id := n.Addr + "\x00" + n.RunID
+			for _, s := range byProc[id] {
+				if s.part == p {
+					continue
+				}
+				if what := sharedWalk(s.node, n); what != "" {
+					return s.part, p, what, true
+				}
+			}
+			byProc[id] = append(byProc[id], seen{p, n})
+		}
+	}
+	return 0, 0, "", false
+}
+
+// sharedWalk says what two walks of one server process both counted:
+// Cluster slots (when both name theirs), else a database; "" nothing.
+func sharedWalk(a, b *CoverageNode) string {
+	proc := a.Addr + " (run_id " + shortID(a.RunID) + ")"
+	if a.Slots != "" && b.Slots != "" {
+		in := map[int]bool{}
+		for _, s := range ParseSlotRanges(a.Slots) {
+			in[s] = true
+		}
+		var both []int
+		for _, s := range ParseSlotRanges(b.Slots) {
+			if in[s] {
+				both = append(both, s)
+			}
+		}
+		if len(both) == 0 {
+			return ""
+		}
+		return "Cluster slots " + SlotRanges(both) + " of " + proc
+	}
+	for _, d := range a.DBs {
+		for _, e := range b.DBs {
+			if d.DB == e.DB && d.Counted > 0 && e.Counted > 0 {
+				return "database " + strconv.Itoa(d.DB) + " of " + proc
+			}
+		}
+	}
+	return ""
+}
+
+// shortID is a run_id's first 8 characters, as the text report shows it.
+func shortID(id string) string { return id[:min(len(id), 8)] }

@@ -102,3 +102,37 @@ func TestShareStoppedUnknownSize(t *testing.T) {
 		t.Errorf("lines %q: want %q", nodes, want)
 	}
 }
+
+// TestOverlap: two parts overlap when one server process (address and
+// run_id) had a database, or Cluster slots, counted in both; other
+// databases, other slots, other processes at one address (a restart, or
+// another host's 127.0.0.1:6379), an empty database and RDB files (no
+// run_id) do not.
+func TestOverlap(t *testing.T) {
+	node := func(addr, id, slots string, dbs ...CoverageDB) CoverageNode {
+		return CoverageNode{Addr: addr, Role: "master", RunID: id, Slots: slots, DBs: dbs}
+	}
+	db := func(n int, counted int64) CoverageDB { return CoverageDB{DB: n, Counted: counted, Complete: true} }
+	cov := func(ns ...CoverageNode) *Coverage { return &Coverage{Nodes: ns} }
+	cases := []struct {
+		name  string
+		parts []*Coverage
+		i, j  int
+		what  string
+	}{
+		{"one database twice", []*Coverage{cov(node("h:1", "aaaaaaaaaaaa", "", db(0, 5))), nil, cov(node("h:1", "aaaaaaaaaaaa", "", db(0, 3)))}, 0, 2, "database 0 of h:1 (run_id aaaaaaaa)"},
+		{"two databases", []*Coverage{cov(node("h:1", "a", "", db(0, 5))), cov(node("h:1", "a", "", db(2, 3)))}, 0, 0, ""},
+		{"a restart between", []*Coverage{cov(node("h:1", "a", "", db(0, 5))), cov(node("h:1", "b", "", db(0, 5)))}, 0, 0, ""},
+		{"an empty database", []*Coverage{cov(node("h:1", "a", "", db(0, 0))), cov(node("h:1", "a", "", db(0, 5)))}, 0, 0, ""},
+		{"RDB files of one name", []*Coverage{cov(node("dump.rdb", "", "", db(0, 5))), cov(node("dump.rdb", "", "", db(0, 5)))}, 0, 0, ""},
+		{"disjoint slots", []*Coverage{cov(node("h:1", "a", "0-99", db(0, 5))), cov(node("h:1", "a", "100-199", db(0, 5)))}, 0, 0, ""},
+		{"shared slots", []*Coverage{cov(node("h:2", "b", "", db(0, 1)), node("h:1", "a", "0-99", db(0, 5))), cov(node("h:1", "a", "50-60,90-120", db(0, 5)))}, 0, 1, "Cluster slots 50-60,90-99 of h:1 (run_id a)"},
+		{"one part's own nodes", []*Coverage{cov(node("h:1", "a", "", db(0, 5)), node("h:1", "a", "", db(0, 5)))}, 0, 0, ""},
+	}
+	for _, c := range cases {
+		i, j, what, ok := Overlap(c.parts)
+		if ok != (c.what != "") || what != c.what || ok && (i != c.i || j != c.j) {
+			t.Errorf("%s: %d %d %q %v, want %d %d %q", c.name, i, j, what, ok, c.i, c.j, c.what)
+		}
+	}
+}

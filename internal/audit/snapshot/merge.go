@@ -50,6 +50,13 @@ func Merge(e *cli.Env, o MergeOptions) error {
 	if err != nil {
 		return err
 	}
+	covs := make([]*report.Coverage, len(reps))
+	for i, r := range reps {
+		covs[i] = r.Coverage
+	}
+	if i, j, what, ok := report.Overlap(covs); ok {
+		return fmt.Errorf("%s and %s both counted the keys of %s: merged, those keys would be counted twice; merge reports of different servers, databases or Cluster shards (a report resumed with --resume already holds the keys of the partial one it continued: keep the resumed one)", o.Files[i], o.Files[j], what)
+	}
 	out, err := cli.OpenOutput(e, "--out", o.Out)
 	if err != nil {
 		return err
@@ -58,10 +65,6 @@ func Merge(e *cli.Env, o MergeOptions) error {
 	if err != nil {
 		out.Close(false)
 		return err
-	}
-	covs := make([]*report.Coverage, len(reps))
-	for i, r := range reps {
-		covs[i] = r.Coverage
 	}
 	rep.Coverage = report.JoinCoverage(covs...)
 	view := o.View
