@@ -103,8 +103,30 @@ func TestDiffNotes(t *testing.T) {
 	capped := agg.Report(m)
 	d := report.Diff(capped, capped)
 	joined := strings.Join(d.Notes, "\n")
-	if !strings.Contains(joined, "incomplete") || !strings.Contains(joined, "capped for no-ttl") {
+	if !strings.Contains(joined, "the old report is partial, and the new report is partial (complete: false)") || !strings.Contains(joined, "capped for no-ttl") {
 		t.Errorf("notes: %q", d.Notes)
+	}
+
+	// A partial report beside a complete one: the text's first line says
+	// which and how much of its keyspace it read, as the note does.
+	capped.Coverage = &report.Coverage{Share: 0.25}
+	m.Complete = true
+	whole := agg.Report(m)
+	d = report.Diff(capped, whole)
+	joined = strings.Join(d.Notes, "\n")
+	if !strings.Contains(joined, "the old report is partial: 25.0% of its keyspace read (complete: false)") || strings.Contains(joined, "new report is partial") {
+		t.Errorf("notes: %q", d.Notes)
+	}
+	var b bytes.Buffer
+	if err := d.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	first, _, _ := strings.Cut(b.String(), "\n")
+	if !strings.Contains(first, "(memory: MEMORY USAGE; partial: 25.0% of its keyspace read) → ") || strings.Count(first, "partial") != 1 {
+		t.Errorf("first line: %q", first)
+	}
+	if d.Old.Covered == nil || *d.Old.Covered != 0.25 || d.New.Covered != nil {
+		t.Errorf("covered: %v, %v", d.Old.Covered, d.New.Covered)
 	}
 }
 

@@ -44,7 +44,10 @@ type DriftSide struct {
 	Source    Source    `json:"source"`
 	StartedAt time.Time `json:"started_at"`
 	Complete  bool      `json:"complete"`
-	Estimate  bool      `json:"estimate,omitempty"`
+	// Covered is the part of its keyspace a report that is not complete
+	// read (its coverage's share, 0 to 1), when it says.
+	Covered  *float64 `json:"covered,omitempty"`
+	Estimate bool     `json:"estimate,omitempty"`
 	// Memory is the figure the report's bytes are: "MEMORY USAGE" of a
 	// live audit, "RDB estimate" of a snapshot's.
 	Memory string `json:"memory"`
@@ -151,8 +154,17 @@ func Diff(old, new *Report) *DriftReport {
 		}
 	}
 
-	if !old.Complete || !new.Complete {
-		d.Notes = append(d.Notes, "a report is incomplete (complete: false): groups may look new, gone or changed only because part of the keyspace was not read")
+	var partial []string
+	for _, s := range []struct {
+		name string
+		side DriftSide
+	}{{"old", d.Old}, {"new", d.New}} {
+		if p := s.side.partial(); p != "" {
+			partial = append(partial, "the "+s.name+" report is "+p)
+		}
+	}
+	if len(partial) > 0 {
+		d.Notes = append(d.Notes, strings.Join(partial, ", and ")+" (complete: false): keys, groups and findings may look new, gone or changed only because part of the keyspace was not read; compare complete reports (continue a partial audit with --resume)")
 	}
 	if old.Estimate || new.Estimate {
 		d.Notes = append(d.Notes, "a report is extrapolated from a sample: small changes are noise")
@@ -200,8 +212,24 @@ func abs(n int64) int64 {
 }
 
 func side(r *Report) DriftSide {
-	return DriftSide{Source: r.Source, StartedAt: r.StartedAt, Complete: r.Complete, Estimate: r.Estimate, Memory: MemoryFigure(r.Source.Kind),
+	s := DriftSide{Source: r.Source, StartedAt: r.StartedAt, Complete: r.Complete, Estimate: r.Estimate, Memory: MemoryFigure(r.Source.Kind),
 		NoRegistry: r.WithoutRegistry(), RegistryDigest: r.RegistryDigest}
+	if !r.Complete && r.Coverage != nil {
+		s.Covered = &r.Coverage.Share
+	}
+	return s
+}
+
+// partial says how much of its keyspace an incomplete side read: "" for
+// a complete one.
+func (s DriftSide) partial() string {
+	switch {
+	case s.Complete:
+		return ""
+	case s.Covered != nil:
+		return fmt.Sprintf("partial: %s of its keyspace read", pctText(*s.Covered))
+	}
+	return "partial"
 }
 
 // MemoryFigure is what the bytes of a report of source kind measure.
@@ -252,7 +280,11 @@ const (
 func (d *DriftReport) WriteText(w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	at := func(s DriftSide) string {
-		return fmt.Sprintf("%s %s at %s (memory: %s)", s.Source.Kind, show(s.Source.Target), s.StartedAt.Format("2006-01-02 15:04 MST"), s.Memory)
+		part := ""
+		if p := s.partial(); p != "" {
+			part = "; " + p
+		}
+		return fmt.Sprintf("%s %s at %s (memory: %s%s)", s.Source.Kind, show(s.Source.Target), s.StartedAt.Format("2006-01-02 15:04 MST"), s.Memory, part)
 	}
 	fmt.Fprintf(bw, "keyguard diff: %s → %s\n\n", at(d.Old), at(d.New))
 	s := d.Summary

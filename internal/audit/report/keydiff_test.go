@@ -349,8 +349,8 @@ func TestDiffLiveAgainstRDB(t *testing.T) {
 	g := func(bytes, keys int64) Group {
 		return Group{Name: "order:{id}", Kind: KindTemplate, Keys: keys, Bytes: bytes, Types: map[string]int64{}}
 	}
-	live := &Report{Source: Source{Kind: "redis", Target: "redis://127.0.0.1:6379"}, Groups: []Group{g(1000, 10), {Name: "cart:{id}", Kind: KindTemplate, Keys: 5, Bytes: 50}}}
-	rdb := &Report{Source: Source{Kind: "rdb", Target: "dump.rdb"}, Groups: []Group{g(900, 10), {Name: "cart:{id}", Kind: KindTemplate, Keys: 6, Bytes: 40}}}
+	live := &Report{Complete: true, Source: Source{Kind: "redis", Target: "redis://127.0.0.1:6379"}, Groups: []Group{g(1000, 10), {Name: "cart:{id}", Kind: KindTemplate, Keys: 5, Bytes: 50}}}
+	rdb := &Report{Complete: true, Source: Source{Kind: "rdb", Target: "dump.rdb"}, Groups: []Group{g(900, 10), {Name: "cart:{id}", Kind: KindTemplate, Keys: 6, Bytes: 40}}}
 	d := Diff(live, rdb)
 	if d.MemoryCompared || d.Old.Memory != "MEMORY USAGE" || d.New.Memory != "the RDB estimate" {
 		t.Fatalf("memory compared %v, old %q, new %q", d.MemoryCompared, d.Old.Memory, d.New.Memory)
