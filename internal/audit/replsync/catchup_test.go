@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/keyguard/keyguard/internal/audit/report"
 	"github.com/keyguard/keyguard/internal/plant"
 	"github.com/keyguard/keyguard/internal/redistest"
 )
@@ -96,4 +97,57 @@ func TestFailedOverSaysSo(t *testing.T) {
 	if !strings.Contains(why, r.Addr+" changed from replica to master") || !strings.Contains(why, "run again once the failover is done") {
 		t.Fatalf("promoted replica: %q", why)
 	}
+}
+
+// TestSnapshotClusterMasterDown: a master down at the start (unreachable
+// while the Cluster still lists it, then marked failed) leaves its slots
+// out of a partial report of the other masters' snapshots, saying why,
+// rather than no report at all.
+func TestSnapshotClusterMasterDown(t *testing.T) {
+	reg := testRegistry(t)
+	c := redistest.StartCluster(t, 3, "repl-diskless-sync-delay 0", "cluster-node-timeout 1000")
+	ctx := context.Background()
+	plant.Clean(t, c.Client(t), 900)
+	var up int64
+	for _, s := range c.Nodes[:2] {
+		up += s.Client(t).DBSize(ctx).Val()
+	}
+	down := c.Nodes[2]
+	down.Stop()
+	tg := target(c.Addrs[0], true, c.Addrs[1:]...)
+	tg.Conn.DB = 0
+	check := func(why string) {
+		t.Helper()
+		res, err := audit(t, reg, Options{Target: tg})
+		if err != nil {
+			t.Fatalf("%s: %v", why, err)
+		}
+		cov := res.Report.Coverage
+		if res.Complete || res.Report.Complete || res.Report.Summary.Keys != up || cov == nil || cov.Cluster == nil {
+			t.Fatalf("%s: complete %v, %d keys of the %d the masters up hold, coverage %+v", why, res.Complete, res.Report.Summary.Keys, up, cov)
+		}
+		if cc := cov.Cluster; cc.Masters != 3 || cc.Walked != 2 || len(cov.NotCovered) != 1 {
+			t.Fatalf("%s: cluster %+v, not covered %+v", why, cc, cov.NotCovered)
+		}
+		g := cov.NotCovered[0]
+		gone := len(report.ParseSlotRanges(g.Slots))
+		if g.Node != down.Addr || gone == 0 || cov.Cluster.Slots+gone != report.ClusterSlots || !strings.Contains(g.Reason, why) {
+			t.Errorf("%s: gap %+v (%d slots), %d counted", why, g, gone, cov.Cluster.Slots)
+		}
+	}
+	check("unreachable at the start")
+	// Once the others agree it failed, CLUSTER NODES flags it "fail".
+	cn := c.Nodes[0].Client(t)
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		text, _ := cn.ClusterNodes(ctx).Result()
+		if i := strings.Index(text, down.Addr); i >= 0 {
+			if f := strings.Fields(strings.SplitN(text[i:], "\n", 2)[0]); len(f) > 1 && f[1] == "master,fail" {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the Cluster never marked %s failed:\n%s", down.Addr, text)
+		}
+	}
+	check("is failed")
 }

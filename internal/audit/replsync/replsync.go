@@ -87,6 +87,10 @@ type Fetch struct {
 	// alone is the Cluster a node audited without Cluster belongs to:
 	// its masters, and the slots the node's snapshot holds.
 	alone *report.ClusterCoverage
+	// down are a Cluster's masters whose snapshot could not be asked for
+	// (marked failed, or unreachable at the start): their slots are not
+	// covered, and the report of the others is partial.
+	down []report.Gap
 }
 
 // node is one node asked for its snapshot.
@@ -114,13 +118,24 @@ func (f *Fetch) session() resp.Session {
 // dial connects to addr; with db > 0 it selects that database, which
 // fails on a server that does not have it.
 func (f *Fetch) dial(ctx context.Context, addr string, db int) (*resp.Conn, error) {
-	s := f.session()
-	s.DB = max(db, 0)
-	c, err := resp.Dial(ctx, f.opts.Target.Conn.Config(), addr, s)
+	c, err := f.dialRaw(ctx, addr, db)
 	if err != nil {
-		return nil, live.ConnectFailure(err, f.opts.Target.Conn.TLS != nil)
+		return nil, f.connectFailure(err)
 	}
 	return c, nil
+}
+
+// dialRaw is dial with the connection's own error (a *resp.ConnectError
+// when the server could not be reached or refused the credentials).
+func (f *Fetch) dialRaw(ctx context.Context, addr string, db int) (*resp.Conn, error) {
+	s := f.session()
+	s.DB = max(db, 0)
+	return resp.Dial(ctx, f.opts.Target.Conn.Config(), addr, s)
+}
+
+// connectFailure is what dial says of dialRaw's error.
+func (f *Fetch) connectFailure(err error) error {
+	return live.ConnectFailure(err, f.opts.Target.Conn.TLS != nil)
 }
 
 // Open finds the nodes, asks each for its snapshot and returns the
@@ -144,12 +159,19 @@ func (f *Fetch) Open(ctx context.Context) ([]*snapshot.Input, error) {
 	f.waits = make([]wait, len(f.nodes))
 	f.behind = make([]int64, len(f.nodes))
 	errs := make([]error, len(f.nodes))
+	down := make([]*report.Gap, len(f.nodes))
 	var wg sync.WaitGroup
 	for i, n := range f.nodes {
 		wg.Go(func() {
-			c, err := f.dial(ctx, n.addr, 0)
+			c, err := f.dialRaw(ctx, n.addr, 0)
 			if err != nil {
-				errs[i] = err
+				errs[i] = f.connectFailure(err)
+				var ce *resp.ConnectError
+				if f.opts.Target.Cluster && errors.As(err, &ce) && !ce.Auth && ctx.Err() == nil {
+					// A master the Cluster has not marked failed yet: the
+					// others are audited, its slots are not covered.
+					down[i] = &report.Gap{Node: n.addr, Slots: topology.Ranges(n.owned), Reason: fmt.Sprintf("node down: unreachable at the start (%v): its snapshot could not be taken", ce.Err)}
+				}
 				return
 			}
 			if err := f.loaded(ctx, c, n.addr); err != nil {
@@ -208,6 +230,11 @@ func (f *Fetch) Open(ctx context.Context) ([]*snapshot.Input, error) {
 		})
 	}
 	wg.Wait()
+	if slices.Contains(down, nil) && slices.ContainsFunc(down, func(g *report.Gap) bool { return g != nil }) {
+		// Some of a Cluster's masters answered: the unreachable ones
+		// are gaps of the report, not the run's error.
+		ins, errs = f.dropDown(ins, errs, down)
+	}
 	if err := errors.Join(errs...); err != nil {
 		var opened []*snapshot.Input
 		for _, in := range ins {
@@ -219,6 +246,24 @@ func (f *Fetch) Open(ctx context.Context) ([]*snapshot.Input, error) {
 		return nil, err
 	}
 	return ins, nil
+}
+
+// dropDown leaves out the nodes down marks (unreachable at the start),
+// their slots a gap of the report each, and returns the inputs and
+// errors of the others.
+func (f *Fetch) dropDown(ins []*snapshot.Input, errs []error, down []*report.Gap) ([]*snapshot.Input, []error) {
+	keep := 0
+	for i := range f.nodes {
+		if down[i] != nil {
+			f.down = append(f.down, *down[i])
+			continue
+		}
+		f.nodes[keep], ins[keep], errs[keep] = f.nodes[i], ins[i], errs[i]
+		f.diskless[keep], f.onDisk[keep], f.waits[keep], f.behind[keep] = f.diskless[i], f.onDisk[i], f.waits[i], f.behind[i]
+		keep++
+	}
+	f.nodes, f.diskless, f.onDisk, f.waits, f.behind = f.nodes[:keep], f.diskless[:keep], f.onDisk[:keep], f.waits[:keep], f.behind[:keep]
+	return ins[:keep], errs[:keep]
 }
 
 func (f *Fetch) catchUp() time.Duration { return cmp.Or(f.opts.CatchUp, live.DefaultCatchUp) }
@@ -499,7 +544,8 @@ func (f *Fetch) planCluster(ctx context.Context) error {
 			continue
 		}
 		if !m.Usable() {
-			return fmt.Errorf("master %s (slots %s) is failed or has no address: its snapshot cannot be taken; retry once the Cluster has failed over", m.Addr, m.SlotText())
+			f.down = append(f.down, report.Gap{Node: m.Addr, Slots: m.SlotText(), Reason: fmt.Sprintf("master %s is failed or has no address (%s): its snapshot could not be taken; run again once the Cluster has failed over", cmp.Or(m.Addr, m.ID), strings.Join(m.Flags, ","))})
+			continue
 		}
 		n := node{addr: m.Addr, role: "master", owned: m.Owned}
 		if f.opts.Replicas {
@@ -511,10 +557,13 @@ func (f *Fetch) planCluster(ctx context.Context) error {
 		}
 		f.nodes = append(f.nodes, n)
 	}
+	if len(f.nodes) == 0 && len(f.down) > 0 {
+		return fmt.Errorf("slots %s: %s", f.down[0].Slots, f.down[0].Reason)
+	}
 	if len(f.nodes) == 0 {
 		return fmt.Errorf("%s: CLUSTER NODES lists no master serving slots", t.Conn.Addr)
 	}
-	moving, err := f.movingSlots(ctx)
+	moving, err := f.movingSlots(ctx, true)
 	if err != nil {
 		return err
 	}
@@ -557,7 +606,9 @@ func (f *Fetch) clusterNodes(ctx context.Context, addr string) (nodes []topology
 }
 
 // movingSlots asks every master which slots it is migrating or importing.
-func (f *Fetch) movingSlots(ctx context.Context) ([]int, error) {
+// With skipDown a master that cannot be reached is passed over (before
+// the snapshots: its slots are then not covered, see Open).
+func (f *Fetch) movingSlots(ctx context.Context, skipDown bool) ([]int, error) {
 	var moving []int
 	for _, n := range f.nodes {
 		addr := n.addr
@@ -566,12 +617,27 @@ func (f *Fetch) movingSlots(ctx context.Context) ([]int, error) {
 		}
 		_, m, err := f.clusterNodes(ctx, addr)
 		if err != nil {
+			if skipDown && f.unreachable(ctx, addr) {
+				continue
+			}
 			return nil, err
 		}
 		moving = append(moving, m...)
 	}
 	slices.Sort(moving)
 	return slices.Compact(moving), nil
+}
+
+// unreachable reports whether addr cannot be connected to (refused, or
+// no answer), as opposed to refusing the credentials or a command.
+func (f *Fetch) unreachable(ctx context.Context, addr string) bool {
+	c, err := f.dialRaw(ctx, addr, 0)
+	if err == nil {
+		c.Close()
+		return false
+	}
+	var ce *resp.ConnectError
+	return errors.As(err, &ce) && !ce.Auth && ctx.Err() == nil
 }
 
 // shardMap maps every node's ID to its master's (a master's to itself).
@@ -669,11 +735,16 @@ func (f *Fetch) Finish(ctx context.Context, res *snapshot.Result) {
 	if !t.Cluster {
 		return
 	}
-	cc := &report.ClusterCoverage{Masters: len(f.nodes), Walked: len(f.nodes)}
+	cc := &report.ClusterCoverage{Masters: len(f.nodes) + len(f.down), Walked: len(f.nodes)}
 	suspect := f.changedSlots(ctx)
 	var out [keyslot.Slots]bool
 	for _, s := range suspect.slots {
 		out[s] = true
+	}
+	for _, g := range f.down {
+		for _, s := range report.ParseSlotRanges(g.Slots) {
+			out[s] = true
+		}
 	}
 	counted := 0
 	var countedSlots []int
@@ -688,11 +759,13 @@ func (f *Fetch) Finish(ctx context.Context, res *snapshot.Result) {
 		cc.Counted = topology.Ranges(countedSlots)
 	}
 	cov.Cluster = cc
-	if len(suspect.slots) == 0 && suspect.why == "" {
+	if len(suspect.slots) == 0 && suspect.why == "" && len(f.down) == 0 {
 		return
 	}
-	gap := report.Gap{Slots: topology.Ranges(suspect.slots), Reason: suspect.why}
-	cov.NotCovered = append(cov.NotCovered, gap)
+	cov.NotCovered = append(cov.NotCovered, f.down...)
+	if len(suspect.slots) > 0 || suspect.why != "" {
+		cov.NotCovered = append(cov.NotCovered, report.Gap{Slots: topology.Ranges(suspect.slots), Reason: suspect.why})
+	}
 	cov.Share = min(cov.Share, float64(counted)/keyslot.Slots)
 	rep.Complete, res.Complete = false, false
 }
@@ -718,7 +791,7 @@ func (f *Fetch) changedSlots(ctx context.Context) suspect {
 	}
 	now := slotMap(after)
 	moved := slices.Clone(f.moving)
-	if m, err := f.movingSlots(ctx); err == nil {
+	if m, err := f.movingSlots(ctx, false); err == nil {
 		moved = append(moved, m...)
 	} else {
 		return suspect{slots: all, why: fmt.Sprintf("the slot migrations could not be read after the snapshots (%v)", err)}
