@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -470,5 +473,85 @@ func TestHotkeysEveryHotKeyAFinding(t *testing.T) {
 		if hot != 300 || len(rep.Findings) != 300 || len(rep.Keys) != want {
 			t.Errorf("%v: %d findings (%d of the hot keys), %d keys listed; want 300 findings, %d keys", args, len(rep.Findings), hot, len(rep.Keys), want)
 		}
+	}
+}
+
+// TestHotkeysSnapshotMasterDown: with a Cluster master down (unreachable,
+// then marked failed, the Cluster then refusing every key), hotkeys
+// --snapshot writes a partial report of the other masters' hot keys,
+// says which slots it did not read and, once the services' reports can
+// no longer be read, that they were not, and exits 2; before, it stopped
+// with no report.
+func TestHotkeysSnapshotMasterDown(t *testing.T) {
+	ctx := context.Background()
+	cl := redistest.StartCluster(t, 3, "maxmemory-policy allkeys-lfu", "lfu-log-factor 0", "repl-diskless-sync-delay 0", "cluster-node-timeout 1000")
+	cc := cl.Client(t)
+	down := cl.Nodes[2]
+	var onUp []string // hot keys the masters left up hold
+	for i := range 30 {
+		k := "config:global:k" + strconv.Itoa(i)
+		cc.Set(ctx, k, "x", 0)
+		for range 150 {
+			cc.Get(ctx, k)
+		}
+		if n, err := down.Client(t).Exists(ctx, k).Result(); err != nil || n == 0 {
+			onUp = append(onUp, k) // MOVED: another master's
+		}
+	}
+	if len(onUp) == 0 || len(onUp) == 30 {
+		t.Fatalf("%d of 30 hot keys on the masters up: the test does not spread them", len(onUp))
+	}
+	down.Stop()
+	reg, err := filepath.Abs(hotRegistry)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(t.TempDir())
+	run := func(why string) string {
+		t.Helper()
+		code, _, errOut := runCLI(t, "", "hotkeys", "--registry", reg, "--redis", cl.URL(), "--cluster", "--snapshot", "--min-freq", "100", "--format", "json", "--out", "hk.json", "--fail-on", "never")
+		if code != exitError {
+			t.Fatalf("%s: exit %d %q", why, code, errOut)
+		}
+		data, err := os.ReadFile("hk.json")
+		if err != nil {
+			t.Fatalf("%s: no partial report: %v (%q)", why, err, errOut)
+		}
+		var rep struct {
+			SDK struct{ Unread string } `json:"sdk"`
+			LFU struct {
+				Coverage struct {
+					NotCovered []struct{ Node, Slots, Reason string } `json:"not_covered"`
+				} `json:"coverage"`
+			} `json:"lfu"`
+			Keys []struct{ Key string } `json:"keys"`
+		}
+		if err := json.Unmarshal(data, &rep); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, k := range rep.Keys {
+			got = append(got, k.Key)
+		}
+		slices.Sort(got)
+		slices.Sort(onUp)
+		gaps := rep.LFU.Coverage.NotCovered
+		if !slices.Equal(got, onUp) || len(gaps) != 1 || gaps[0].Node != down.Addr || gaps[0].Slots == "" || !strings.Contains(gaps[0].Reason, why) {
+			t.Fatalf("%s: hot keys %v, want %v; not covered %+v; stderr %q", why, got, onUp, gaps, errOut)
+		}
+		os.Remove("hk.json")
+		return rep.SDK.Unread
+	}
+	run("unreachable at the start")
+	// Once the others agree it failed, the Cluster refuses every key
+	// (cluster-require-full-coverage): the services' reports too.
+	cn := cl.Nodes[0].Client(t)
+	for deadline := time.Now().Add(20 * time.Second); !strings.Contains(cn.ClusterInfo(ctx).Val(), "cluster_state:fail"); time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the Cluster never went down")
+		}
+	}
+	if unread := run("is failed"); !strings.Contains(unread, "CLUSTERDOWN") {
+		t.Errorf("sdk.unread %q; want the Cluster's refusal", unread)
 	}
 }

@@ -71,6 +71,9 @@ type Report struct {
 type SDKSource struct {
 	Instances int      `json:"instances"`
 	Services  []string `json:"services"`
+	// Unread says why the SDK reports could not be read (the Cluster
+	// down, the server gone…): the report holds the other sources alone.
+	Unread string `json:"unread,omitempty"`
 }
 
 // KeyHeat is one key with its evidence. A key of the same name in two
@@ -504,7 +507,11 @@ func (r *Report) WriteText(w io.Writer) error {
 	ew.printf("Hot keys on %s\n", r.Target)
 	r.writeSources(ew)
 	if len(r.Keys) == 0 {
-		ew.printf("\nNo key was reported or sampled.\n")
+		if read := r.lfuRead(); read > 0 {
+			ew.printf("\nNo key was reported by the services, and none of the %s whose LFU counters were read had a counter of %d or more (keys under it are not listed).\n", plural(read, "key"), r.LFU.Floor)
+		} else {
+			ew.printf("\nNo key was reported or sampled.\n")
+		}
 		if r.blind() {
 			ew.printf("Nothing here could see heat: no SDK reports, no LFU counters, no MONITOR sample.\n" +
 				"  Try: --monitor 10s --min-rate 100 (MONITOR slows the server while it listens; the cost is printed), " +
@@ -604,6 +611,19 @@ func (r *Report) groupName(template, family string) string {
 	return template + ", family " + family
 }
 
+// lfuRead is how many keys' LFU counters were read.
+func (r *Report) lfuRead() int {
+	n := 0
+	if r.LFU != nil {
+		for _, x := range r.LFU.Nodes {
+			if x.Skipped == "" {
+				n += x.Sampled
+			}
+		}
+	}
+	return n
+}
+
 // blind reports whether no source could observe heat: no SDK report, no
 // MONITOR sample, and no node whose LFU counters were read.
 func (r *Report) blind() bool {
@@ -624,7 +644,9 @@ func (r *Report) writeSources(ew *errWriter) {
 	if r.NoRegistry {
 		ew.printf("  registry: none (keys grouped by the families inferred from their names; keyguard init writes a starter keyguard.yaml)\n")
 	}
-	if r.SDK.Instances == 0 {
+	if r.SDK.Unread != "" {
+		ew.printf("  SDK reports: not read: %s\n", r.SDK.Unread)
+	} else if r.SDK.Instances == 0 {
 		ew.printf("  SDK reports: none in the last %s (services report with hotkey.Detector; docs/hotkeys.md)\n", r.Window)
 	} else {
 		ew.printf("  SDK reports: %s of %s in the last %s\n", plural(r.SDK.Instances, "instance"), strings.Join(r.SDK.Services, ", "), r.Window)

@@ -299,6 +299,18 @@ func TestBuildReportBlind(t *testing.T) {
 		if got := strings.Contains(text.String(), "Nothing here could see heat") && strings.Contains(text.String(), "Try: --monitor 10s"); got != tc.blind {
 			t.Errorf("lfu %+v: blind %v, want %v:\n%s", tc.lfu, got, tc.blind, text.String())
 		}
+		// Counters read, none listed: said as such, not "nothing sampled".
+		read := "none of the 10 keys whose LFU counters were read had a counter of 5 or more"
+		if tc.lfu != nil {
+			tc.lfu.Floor = 5
+		}
+		text.Reset()
+		if err := BuildReport(testRegistry(t), nil, tc.lfu, nil, ReportOptions{Target: "redis://x"}).WriteText(&text); err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(text.String(), read); got == tc.blind || strings.Contains(text.String(), "No key was reported or sampled") != tc.blind {
+			t.Errorf("lfu %+v: the text says %v that counters were read:\n%s", tc.lfu, got, text.String())
+		}
 	}
 }
 

@@ -48,8 +48,12 @@ func Run(ctx context.Context, e *cli.Env, o RunOptions) error {
 	}
 	defer rdb.Close()
 	reps, err := hotkey.ReadReports(ctx, rdb, time.Now().Add(-o.Report.Window))
-	if err != nil {
+	var unread error // the SDK reports could not be read: the report holds the other sources
+	switch {
+	case err != nil && (o.NoLFU || strings.Contains(err.Error(), "NOPERM") || ctx.Err() != nil):
 		return fmt.Errorf("%w\n\tTry: check that the user may read %s* (HGETALL, ZRANGE)", err, hotkey.RecordPrefix)
+	case err != nil:
+		unread = err
 	}
 	var lfu *LFUResult
 	var interrupted error
@@ -99,6 +103,12 @@ func Run(ctx context.Context, e *cli.Env, o RunOptions) error {
 	ro := o.Report
 	ro.DB = target.Opts.DB // where the SDK reports were read
 	rep := BuildReport(o.Registry, reps, lfu, mon, ro)
+	if unread != nil {
+		rep.SDK.Unread = unread.Error()
+		if interrupted == nil {
+			interrupted = fmt.Errorf("the services' hot-key reports (%s*) could not be read: %w; the report holds the LFU counters alone", hotkey.RecordPrefix, unread)
+		}
+	}
 	out, err := cli.OpenOutput(e, "--out", o.Out)
 	if err != nil {
 		return err
