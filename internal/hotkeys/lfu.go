@@ -135,7 +135,7 @@ func WalkLFU(ctx context.Context, rdb redis.UniversalClient, opts LFUOptions) (*
 		return nil, err
 	}
 	w := &lfuWalk{opts: opts, masters: len(nodes), nodes: map[string]*lfuNode{}}
-	lfu, err := w.checkPolicies(ctx, cfg, nodes)
+	lfu, err := w.checkPolicies(ctx, cfg, nodes, cluster)
 	if err != nil {
 		return nil, err
 	}
@@ -434,11 +434,19 @@ func (w *lfuWalk) result(ctx context.Context, wr *live.WalkResult) (*LFUResult, 
 // walk and returns how many have LFU counters. A node the walk reaches
 // later (a replica promoted meanwhile) is checked on its first batch.
 // The policy is the server's, whatever the database.
-func (w *lfuWalk) checkPolicies(ctx context.Context, cfg resp.Config, addrs []string) (int, error) {
+func (w *lfuWalk) checkPolicies(ctx context.Context, cfg resp.Config, addrs []string, cluster bool) (int, error) {
 	lfu := 0
 	for _, addr := range addrs {
 		c, err := resp.Dial(ctx, cfg, addr, resp.Session{Name: "keyguard-hotkeys"})
-		if err != nil {
+		var ce *resp.ConnectError
+		switch {
+		case err != nil && cluster && errors.As(err, &ce) && !ce.Auth && ctx.Err() == nil:
+			// A Cluster master down: the walk reads the others and
+			// lists its slots as not covered.
+			w.node(addr).Policy = "unknown"
+			lfu++
+			continue
+		case err != nil:
 			return 0, err
 		}
 		n := w.node(addr)

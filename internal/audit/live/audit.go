@@ -505,6 +505,9 @@ func (r *run) walkNotes() {
 			touches = append(touches, w.addr)
 		}
 	}
+	// A node walked in several rounds (a Cluster's slots walked again)
+	// has a walker for each: named once.
+	nonLFU, touches = dedupe(nonLFU), dedupe(touches)
 	if len(nonLFU) > 0 {
 		r.note("hot-key data unavailable on %s: maxmemory-policy is not LFU, and OBJECT FREQ needs allkeys-lfu or volatile-lfu; the SDK's meter (keyguard hotkeys) finds hot keys without it", listNodes(nonLFU))
 	}

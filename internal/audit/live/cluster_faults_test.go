@@ -2,6 +2,10 @@ package live
 
 import (
 	"context"
+	"slices"
+	"strconv"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -196,5 +200,93 @@ func TestClusterRestartDuringAuditAndResume(t *testing.T) {
 	}
 	if cl := second.Report.Coverage.Cluster; cl == nil || cl.Slots != report.ClusterSlots {
 		t.Errorf("resumed coverage %+v", second.Report.Coverage)
+	}
+}
+
+// A Cluster down (a master failed, the others refusing every key with
+// CLUSTERDOWN): the audit says so, counts nothing it did not read, and
+// waits between its rounds of asking again rather than asking at once
+// in a loop (which read the slot map some 130 times a second and then
+// said that millions of slots "were walked again").
+func TestClusterDownAudit(t *testing.T) {
+	reg := testRegistry(t)
+	c := redistest.StartCluster(t, 3, "cluster-node-timeout 1000")
+	ctx := context.Background()
+	cc := c.Client(t)
+	for i := range 300 {
+		cc.Set(ctx, "order:misc:"+strconv.Itoa(i), "x", time.Hour)
+	}
+	c.Nodes[2].Stop()
+	up := c.Nodes[0].Client(t)
+	for deadline := time.Now().Add(20 * time.Second); !strings.Contains(up.ClusterInfo(ctx).Val(), "cluster_state:fail"); time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the Cluster never went down")
+		}
+	}
+	calls := func() int {
+		t.Helper()
+		in, err := up.Info(ctx, "commandstats").Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := InfoField(in, "cmdstat_cluster|nodes")
+		n, _ := strconv.Atoi(strings.TrimPrefix(strings.Split(v, ",")[0], "calls="))
+		return n
+	}
+	before := calls()
+	tg := Target{Conn: Conn{Addr: c.Addrs[0]}, Cluster: true, Seeds: c.Addrs[1:2], Display: "redis://" + c.Addrs[0]}
+	started := time.Now()
+	res, err := Run(ctx, reg, tg, Options{RetryFor: 2 * time.Second, IOTimeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	took := time.Since(started)
+	if res.Complete || res.Report.Summary.Keys != 0 || len(res.Report.Coverage.NotCovered) == 0 {
+		t.Fatalf("complete %v, %d keys, not covered %+v", res.Complete, res.Report.Summary.Keys, res.Report.Coverage.NotCovered)
+	}
+	if hasNote(res.Report, "walked again") {
+		t.Errorf("slots no walk counted are said walked again: %q", res.Report.Notes)
+	}
+	for _, n := range res.Report.Notes {
+		if !strings.HasPrefix(n, "hot-key data unavailable on ") {
+			continue
+		}
+		for _, a := range c.Addrs {
+			if strings.Count(n, a+" (") > 1 {
+				t.Errorf("%s named twice: %s", a, n)
+			}
+		}
+	}
+	// A round every 200 ms at most (each reads the slot map a few times):
+	// a few dozen reads over the run, not hundreds (760 in 2 s when the
+	// walk asked again at once).
+	if n, most := calls()-before, 5*int(took/(200*time.Millisecond))+20; n > most {
+		t.Errorf("audit: CLUSTER NODES sent %d times to one node in %s (at most %d): the run asks again without waiting", n, took.Round(time.Millisecond), most)
+	}
+
+	// The walk of the other tools (hotkeys, investigate, migrate).
+	before, started = calls(), time.Now()
+	var listed atomic.Int64
+	wr, err := Walk(ctx, tg, WalkOptions{RetryFor: 2 * time.Second, IOTimeout: time.Second,
+		Visit: func(ctx context.Context, b *Batch) error {
+			// What hotkeys sends for each key (OBJECT FREQ): a key
+			// command, which the Cluster refuses with CLUSTERDOWN.
+			if len(b.Keys) > 0 {
+				if _, err := b.Conn.Simple(ctx, "TYPE", b.Keys[0]); err != nil {
+					return err
+				}
+			}
+			listed.Add(int64(len(b.Keys)))
+			return nil
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	took = time.Since(started)
+	if wr.Complete || slices.ContainsFunc(wr.Notes, func(s string) bool { return strings.Contains(s, "walked again") }) {
+		t.Errorf("walk: complete %v, %d keys listed, notes %q", wr.Complete, listed.Load(), wr.Notes)
+	}
+	if n, most := calls()-before, 5*int(took/(200*time.Millisecond))+20; n > most {
+		t.Errorf("walk: CLUSTER NODES sent %d times to one node in %s (at most %d): the walk asks again without waiting", n, took.Round(time.Millisecond), most)
 	}
 }

@@ -167,7 +167,8 @@ func (r *run) assign(slots []int, nodes []clusterNode) (plans []nodePlan, left [
 func (r *run) walkCluster(ctx context.Context, left []pending) {
 	r.walkRound(ctx, r.walkers)
 	left = append(left, r.leftOf(r.walkers)...)
-	left = r.replan(ctx, left, nil, func(plans []nodePlan, still []pending, slots int) ([]pending, int) {
+	first := slotsIn(left)
+	left = r.replan(ctx, left, nil, func(plans []nodePlan, still []pending) []pending {
 		var ws []*walker
 		for _, p := range plans {
 			w, err := r.newWalker(ctx, p)
@@ -184,11 +185,13 @@ func (r *run) walkCluster(ctx context.Context, left []pending) {
 		}
 		r.mu.Lock()
 		r.walkers = append(r.walkers, ws...)
-		r.rewalked += slots
 		r.mu.Unlock()
 		r.walkRound(ctx, ws)
-		return append(still, r.leftOf(ws)...), len(ws)
+		return append(still, r.leftOf(ws)...)
 	})
+	r.mu.Lock()
+	r.rewalked = first - slotsIn(left) // each counted once, on a later round
+	r.mu.Unlock()
 	for _, p := range left {
 		reason := p.reason
 		if ctx.Err() != nil && reason == "" {
@@ -209,8 +212,9 @@ func (r *run) walkCluster(ctx context.Context, left []pending) {
 // and returns the slots still left. Each round reads the topology (after
 // before, when given), assigns the slots to their owners, and hands the
 // plans and the slots without an owner to walk, which returns the slots
-// left after its walks and how many walks it started.
-func (r *run) replan(ctx context.Context, left []pending, before func(), walk func(plans []nodePlan, still []pending, slots int) ([]pending, int)) []pending {
+// left after its walks; a round that counts no slot is followed by a
+// pause of 200 ms.
+func (r *run) replan(ctx context.Context, left []pending, before func(), walk func(plans []nodePlan, still []pending) []pending) []pending {
 	deadline := time.Now().Add(r.opts.RetryFor)
 	for len(left) > 0 && ctx.Err() == nil && time.Now().Before(deadline) {
 		var slots []int
@@ -237,19 +241,30 @@ func (r *run) replan(ctx context.Context, left []pending, before func(), walk fu
 			}
 			continue
 		}
-		var started int
-		left, started = walk(plans, still, len(slots))
+		left = walk(plans, still)
 		after := 0
 		for _, p := range left {
 			after += len(p.slots)
 		}
 		if after < len(slots) {
 			deadline = time.Now().Add(r.opts.RetryFor)
-		} else if started == 0 && sleepCtx(ctx, 200*time.Millisecond) != nil {
+		} else if sleepCtx(ctx, 200*time.Millisecond) != nil {
+			// No slot counted this round, walks started or not (a
+			// Cluster that refuses every key, CLUSTERDOWN, fails each at
+			// once): wait before the next, rather than ask again at once.
 			break
 		}
 	}
 	return left
+}
+
+// slotsIn is how many slots ps hold.
+func slotsIn(ps []pending) int {
+	n := 0
+	for _, p := range ps {
+		n += len(p.slots)
+	}
+	return n
 }
 
 // keepReasons gives slots still without an owner the reason a walker

@@ -368,13 +368,14 @@ func (k *keyWalk) cluster(ctx context.Context, plans []nodePlan, left []pending)
 	k.left = nil
 	k.round(ctx, ws)
 	left = append(left, leftOfNodes(ws)...)
+	first := slotsIn(left)
 	seeds := func() {
 		for _, n := range ws {
 			r.t.Seeds = append(r.t.Seeds, n.plan.addr)
 		}
 		r.t.Seeds = dedupe(r.t.Seeds)
 	}
-	left = r.replan(ctx, left, seeds, func(plans []nodePlan, still []pending, slots int) ([]pending, int) {
+	left = r.replan(ctx, left, seeds, func(plans []nodePlan, still []pending) []pending {
 		var err error
 		if ws, err = k.start(ctx, plans); err != nil {
 			for _, p := range plans {
@@ -383,10 +384,10 @@ func (k *keyWalk) cluster(ctx context.Context, plans []nodePlan, left []pending)
 		}
 		still = append(still, k.left...)
 		k.left = nil
-		k.rewalked += slots
 		k.round(ctx, ws)
-		return append(still, leftOfNodes(ws)...), len(ws)
+		return append(still, leftOfNodes(ws)...)
 	})
+	k.rewalked = first - slotsIn(left) // each counted once, on a later round
 	for i := range left {
 		if left[i].reason == "" {
 			left[i].reason = "interrupted"
