@@ -158,6 +158,9 @@ type pkg struct {
 	// via names the project's function the call being checked hands its
 	// keys to ("RDB.runScript"), "" for a client's own method.
 	via string
+	// bufs are the local strings.Builder and bytes.Buffer variables by
+	// their declaration, indexed on first use (textbuf.go).
+	bufs map[*types.Var]bufDecl
 }
 
 func newPkg(pass *analysis.Pass, c *keyshape.Classifier) *pkg {

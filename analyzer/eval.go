@@ -147,25 +147,7 @@ func (p *pkg) evalCall(call *ast.CallExpr, depth int) (keyshape.Shape, bool) {
 		if len(call.Args) == 0 || call.Ellipsis.IsValid() {
 			break
 		}
-		tv := info.Types[call.Args[0]]
-		if tv.Value == nil || tv.Value.Kind() != constant.String {
-			break
-		}
-		args := call.Args[1:]
-		s, ok := keyshape.Printf(constant.StringVal(tv.Value), func(v keyshape.Verb) keyshape.Shape {
-			if v.Arg >= len(args) {
-				return keyshape.Lit("%!" + string(v.Letter) + "(MISSING)")
-			}
-			a := args[v.Arg]
-			if v.Plain && (v.Letter == 's' || v.Letter == 'v' || v.Letter == 'd' && isInteger(info.TypeOf(a))) {
-				if s, b := p.eval(a, depth+1); !b {
-					return s
-				}
-			}
-			name, expr := p.names(a)
-			return keyshape.VerbHole(v, name, expr)
-		})
-		if ok {
+		if s, ok := p.sprintf(call.Args[0], call.Args[1:], depth); ok {
 			return s, false
 		}
 	case "fmt.Sprint":
@@ -202,6 +184,18 @@ func (p *pkg) evalCall(call *ast.CallExpr, depth int) (keyshape.Shape, bool) {
 			return keyshape.Hole(keytmpl.Int, name, expr), false
 		}
 	}
+	if isTextBuffer(fn) && fn.Name() == "String" {
+		if s, ok := p.written(call, depth); ok {
+			return s, false
+		}
+		if sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr); ok {
+			// named after the buffer: b.String() is {b}
+			_, expr := p.names(call)
+			name, _ := p.names(sel.X)
+			return keyshape.Hole(keytmpl.Any, name, expr), false
+		}
+		return p.hole(call), false
+	}
 	if ks, ok := p.keyShape(fn); ok && !call.Ellipsis.IsValid() {
 		return ks.Subst(func(i int) (keyshape.Shape, bool) {
 			if i >= len(call.Args) {
@@ -212,6 +206,29 @@ func (p *pkg) evalCall(call *ast.CallExpr, depth int) (keyshape.Shape, bool) {
 		}), false
 	}
 	return p.hole(call), false
+}
+
+// sprintf is the shape fmt.Sprintf(format, args...) gives, when the
+// format is a constant.
+func (p *pkg) sprintf(format ast.Expr, args []ast.Expr, depth int) (keyshape.Shape, bool) {
+	info := p.pass.TypesInfo
+	tv := info.Types[format]
+	if tv.Value == nil || tv.Value.Kind() != constant.String {
+		return keyshape.Shape{}, false
+	}
+	return keyshape.Printf(constant.StringVal(tv.Value), func(v keyshape.Verb) keyshape.Shape {
+		if v.Arg >= len(args) {
+			return keyshape.Lit("%!" + string(v.Letter) + "(MISSING)")
+		}
+		a := args[v.Arg]
+		if v.Plain && (v.Letter == 's' || v.Letter == 'v' || v.Letter == 'd' && isInteger(info.TypeOf(a))) {
+			if s, b := p.eval(a, depth+1); !b {
+				return s
+			}
+		}
+		name, expr := p.names(a)
+		return keyshape.VerbHole(v, name, expr)
+	})
 }
 
 // hole is the shape of a value the scan cannot know: int when its type is

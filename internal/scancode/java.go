@@ -527,6 +527,12 @@ func (f *srcFile) javaCall(n *sitter.Node, depth int) (keyshape.Shape, bool) {
 			if s, ok := f.javaBuilderChain(obj, depth); ok {
 				return s, false
 			}
+			if s, ok := f.javaAppended(obj, depth); ok {
+				return s, false
+			}
+			if v, typ, _ := f.resolve(objText, obj); typeOf(obj) == "identifier" && (javaTextBuilder(typ) || v != nil && javaTextBuilder(f.text(v.ChildByFieldName("type")))) {
+				return nameHole(f.hole(n, ""), objText), false // a builder not followed: sb.toString() is {sb}
+			}
 		}
 	case objText == "String" && name == "format" && len(as) >= 1:
 		if s, ok := f.printf(as[0], as[1:], depth); ok {
@@ -574,15 +580,151 @@ func (f *srcFile) javaBuilderChain(n *sitter.Node, depth int) (keyshape.Shape, b
 		parts = append([]keyshape.Shape{s}, parts...)
 		n = n.ChildByFieldName("object")
 	}
-	if n == nil || typeOf(n) != "object_creation_expression" || !strings.HasSuffix(f.text(n.ChildByFieldName("type")), "StringBuilder") && !strings.HasSuffix(f.text(n.ChildByFieldName("type")), "StringBuffer") {
+	if typeOf(n) == "identifier" && len(parts) > 0 { // sb.append(id).toString(), sb written before
+		s, ok := f.javaAppended(n, depth)
+		if !ok {
+			return keyshape.Shape{}, false
+		}
+		return keyshape.Concat(append([]keyshape.Shape{s}, parts...)...), true
+	}
+	if n == nil || typeOf(n) != "object_creation_expression" || !javaTextBuilder(f.text(n.ChildByFieldName("type"))) {
 		return keyshape.Shape{}, false
 	}
-	if as := args(n.ChildByFieldName("arguments")); len(as) == 1 {
-		if s, _ := f.eval(as[0], depth+1); len(s.Parts) > 0 && !s.Parts[0].Hole {
-			parts = append([]keyshape.Shape{s}, parts...)
-		}
+	init, ok := f.javaBuilderInit(n, "", depth)
+	if !ok {
+		return keyshape.Shape{}, false
 	}
-	return keyshape.Concat(parts...), true
+	return keyshape.Concat(append([]keyshape.Shape{init}, parts...)...), true
+}
+
+// javaBuilderInit is the text a new StringBuilder(…) or StringBuffer(…)
+// starts with: its string argument, nothing for none or for a capacity
+// (an int: new StringBuilder(64)). name is the builder's variable, which
+// its own argument may not use.
+func (f *srcFile) javaBuilderInit(n *sitter.Node, name string, depth int) (keyshape.Shape, bool) {
+	as := args(n.ChildByFieldName("arguments"))
+	switch {
+	case len(as) == 0:
+		return keyshape.Lit(""), true
+	case len(as) > 1 || name != "" && mentions(f, as[0], name) > 0:
+		return keyshape.Shape{}, false
+	case typeOf(as[0]) == "decimal_integer_literal":
+		return keyshape.Lit(""), true
+	}
+	s, b := f.eval(as[0], depth+1)
+	if b {
+		s = f.hole(as[0], "")
+	}
+	if len(s.Parts) == 1 && s.Parts[0].Hole && s.Parts[0].Kind == keytmpl.Int {
+		return keyshape.Lit(""), true
+	}
+	return s, true
+}
+
+func javaTextBuilder(typ string) bool {
+	return strings.HasSuffix(typ, "StringBuilder") || strings.HasSuffix(typ, "StringBuffer")
+}
+
+// javaAppended reads a StringBuilder or StringBuffer local written
+// statement by statement,
+//
+//	StringBuilder sb = new StringBuilder(PREFIX);
+//	sb.append(id);
+//	sb.append(':').append(field);
+//	return sb.toString();
+//
+// as what was appended, in order, when every statement of the declaring
+// block between the declaration and the one that reads it either leaves
+// the builder alone or only appends to it. Any other use in between (an
+// append in a loop or an if, the builder handed to a method,
+// setLength, insert) leaves the key unknown.
+func (f *srcFile) javaAppended(obj *sitter.Node, depth int) (keyshape.Shape, bool) {
+	if typeOf(obj) != "identifier" {
+		return keyshape.Shape{}, false
+	}
+	name := f.text(obj)
+	bs := f.lookup(name, obj)
+	if len(bs) != 1 || bs[0].param || bs[0].value == nil {
+		return keyshape.Shape{}, false
+	}
+	val := bs[0].value
+	if typeOf(val) != "object_creation_expression" || !javaTextBuilder(f.text(val.ChildByFieldName("type"))) {
+		return keyshape.Shape{}, false
+	}
+	stmt := val.Parent()
+	if typeOf(stmt) == "variable_declarator" {
+		stmt = stmt.Parent()
+	}
+	if typeOf(stmt) != "local_variable_declaration" {
+		return keyshape.Shape{}, false
+	}
+	init, ok := f.javaBuilderInit(val, name, depth)
+	if !ok {
+		return keyshape.Shape{}, false
+	}
+	parts := []keyshape.Shape{init}
+	for st := stmt.NextNamedSibling(); st != nil; st = st.NextNamedSibling() {
+		n := mentions(f, st, name)
+		if spanOf(st).contains(obj) {
+			if n != 1 { // the statement that reads it touches it once
+				return keyshape.Shape{}, false
+			}
+			return keyshape.Concat(parts...), true
+		}
+		if n == 0 {
+			continue
+		}
+		ps, ok := f.javaAppends(st, name, depth)
+		if !ok {
+			return keyshape.Shape{}, false
+		}
+		parts = append(parts, ps...)
+	}
+	return keyshape.Shape{}, false
+}
+
+// javaAppends reads a statement that only appends to the builder name:
+// name.append(a).append(b);
+func (f *srcFile) javaAppends(st *sitter.Node, name string, depth int) ([]keyshape.Shape, bool) {
+	if typeOf(st) != "expression_statement" || st.NamedChildCount() != 1 {
+		return nil, false
+	}
+	var parts []keyshape.Shape
+	n := st.NamedChild(0)
+	for typeOf(n) == "method_invocation" && f.text(n.ChildByFieldName("name")) == "append" {
+		as := args(n.ChildByFieldName("arguments"))
+		if len(as) != 1 || mentions(f, as[0], name) > 0 {
+			return nil, false
+		}
+		s, b := f.eval(as[0], depth+1)
+		if b {
+			s = f.hole(as[0], "")
+		}
+		parts = append([]keyshape.Shape{s}, parts...)
+		n = n.ChildByFieldName("object")
+	}
+	if typeOf(n) != "identifier" || f.text(n) != name || len(parts) == 0 {
+		return nil, false
+	}
+	return parts, true
+}
+
+// mentions counts the identifiers spelled name inside n.
+func mentions(f *srcFile, n *sitter.Node, name string) int {
+	if n == nil {
+		return 0
+	}
+	if typeOf(n) == "identifier" {
+		if f.text(n) == name {
+			return 1
+		}
+		return 0
+	}
+	c := 0
+	for i := 0; i < int(n.NamedChildCount()); i++ {
+		c += mentions(f, n.NamedChild(i), name)
+	}
+	return c
 }
 
 // printf reads a printf-style format with its argument nodes.
