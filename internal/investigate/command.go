@@ -9,6 +9,7 @@ import (
 
 	"github.com/keyguard/keyguard/finding"
 	"github.com/keyguard/keyguard/internal/cli"
+	"github.com/keyguard/keyguard/internal/human"
 	"github.com/keyguard/keyguard/internal/redisconn"
 	"github.com/keyguard/keyguard/registry"
 )
@@ -70,6 +71,9 @@ func Investigate(ctx context.Context, e *cli.Env, co CommandOptions) error {
 	}
 	if gaps := rep.NotSearched(); len(gaps) > 0 {
 		return fmt.Errorf("investigation incomplete: the key search did not cover %s; run it again", strings.Join(gaps, "; "))
+	}
+	if n, why := rep.notRead(); n > 0 {
+		return fmt.Errorf("investigation incomplete: the server refused to read %s found (%s); run it again once it answers", human.Plural(n, "key"), why)
 	}
 	return cli.Verdict(rep.Findings, co.Threshold)
 }

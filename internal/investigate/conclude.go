@@ -225,18 +225,28 @@ func (c *conclusion) quiet() string {
 		}
 		return "no conclusion about what was not observed (the connection was lost): " + strings.Join(spans, "; ") + "; run the investigation again"
 	}
-	unreadable := 0
+	unreadable, notRead, why := 0, 0, ""
 	for _, k := range c.p.keys {
-		if k.Unreadable {
+		switch {
+		case k.Unreadable:
 			unreadable++
+		case k.NotRead != "":
+			notRead++
+			why = k.NotRead
 		}
 	}
 	if unreadable > 0 && unreadable == len(c.p.keys) {
 		return "the ACL user may read none of the " + human.Plural(len(c.p.keys), "key") + " found, so nothing is known of their values, TTLs or writers: grant it their key pattern (docs/audit-acl.md), or investigate as a user that may read them"
 	}
+	if notRead > 0 && unreadable+notRead == len(c.p.keys) {
+		return fmt.Sprintf("the server refused to read the %s found (%s), so nothing is known of their values, TTLs or writers: run the investigation again once it answers", human.Plural(len(c.p.keys), "key"), why)
+	}
 	unknown := "" // the keys the user may not read, when some
 	if unreadable > 0 {
 		unknown = fmt.Sprintf("; of the %s the ACL user may not read nothing is known", human.Plural(unreadable, "key"))
+	}
+	if notRead > 0 {
+		unknown += fmt.Sprintf("; of the %s the server refused to read (%s) nothing is known", human.Plural(notRead, "key"), why)
 	}
 	what := "nothing suspicious"
 	if len(c.r.Findings) > 0 {

@@ -3,6 +3,7 @@ package investigate
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/keyguard/keyguard/internal/audit/report"
 	"github.com/keyguard/keyguard/internal/redistest"
+	"github.com/keyguard/keyguard/registry"
 )
 
 // faultKeys is the keyspace of the fault tests and the search's rate:
@@ -199,5 +201,70 @@ func TestFindServerRestarted(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(s.notes, "\n"), "walked again from its first key") {
 		t.Errorf("the restart did not reach the search: %q", s.notes)
+	}
+}
+
+// TestInvestigateClusterMasterDown: a master down (unreachable while the
+// Cluster lists it, then marked failed, the Cluster then refusing every
+// key with CLUSTERDOWN) leaves a report of what could be seen, not an
+// error: the search says what it did not cover, the down node's slow log
+// is said unread, and keys the server refused to read are said so,
+// never "gone", nor concluded "nothing suspicious".
+func TestInvestigateClusterMasterDown(t *testing.T) {
+	c := redistest.StartCluster(t, 3, "cluster-node-timeout 1000")
+	ctx := context.Background()
+	cc := c.Client(t)
+	loadOrders(t, cc, 3000)
+	down := c.Nodes[2]
+	down.Stop()
+	reg, err := registry.Parse("keyguard.yaml", []byte("version: 1\nseparator: \":\"\nkeys: []\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func() *Report {
+		t.Helper()
+		cl := redis.NewClusterClient(&redis.ClusterOptions{Addrs: c.Addrs[:2]})
+		defer cl.Close()
+		rep, err := Run(ctx, reg, cl, Options{Target: Target{ID: "77"}, Watch: 200 * time.Millisecond, SearchRate: 0})
+		if err != nil {
+			t.Fatalf("no report: %v", err)
+		}
+		if gaps := rep.NotSearched(); len(gaps) != 1 || !strings.Contains(gaps[0], down.Addr) {
+			t.Fatalf("not searched %q", gaps)
+		}
+		if len(rep.SlowLogNotRead) != 1 || !strings.HasPrefix(rep.SlowLogNotRead[0], down.Addr+": ") {
+			t.Errorf("slow log not read: %q", rep.SlowLogNotRead)
+		}
+		if len(rep.Keys) == 0 {
+			t.Fatal("no key found on the masters up")
+		}
+		return rep
+	}
+	// The search waits for the down node a while, in which the Cluster
+	// may mark it failed: a key is read, or said refused, never gone.
+	rep := run()
+	for _, k := range rep.Keys {
+		if k.Type != "string" && !strings.Contains(k.NotRead, "CLUSTERDOWN") {
+			t.Fatalf("a key on a master up: %+v", k)
+		}
+	}
+	cn := c.Nodes[0].Client(t)
+	for deadline := time.Now().Add(20 * time.Second); !strings.Contains(cn.ClusterInfo(ctx).Val(), "cluster_state:fail"); time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the Cluster never went down")
+		}
+	}
+	rep = run()
+	for _, k := range rep.Keys {
+		if !strings.Contains(k.NotRead, "CLUSTERDOWN") || k.Type != "" {
+			t.Fatalf("a key the Cluster refused to read: %+v", k)
+		}
+	}
+	var text strings.Builder
+	if err := rep.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(text.String(), "gone") || !strings.Contains(text.String(), "  not read on "+down.Addr+": ") || strings.Contains(text.String(), "nothing suspicious") || !strings.Contains(text.String(), "the server refused to read the "+strconv.Itoa(len(rep.Keys))+" keys found (CLUSTERDOWN") {
+		t.Errorf("the text claims what it did not read:\n%s", text.String())
 	}
 }

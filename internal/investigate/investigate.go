@@ -6,12 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/keyguard/keyguard/finding"
+	"github.com/keyguard/keyguard/internal/audit/report"
 	"github.com/keyguard/keyguard/registry"
 )
 
@@ -119,7 +121,7 @@ func Run(ctx context.Context, reg *registry.Registry, c redis.UniversalClient, o
 		return nil, err
 	}
 	keep := opts.keeps(reg.Separator)
-	if r.SlowLog, err = slowlog(ctx, nodes, keep, opts.ShowValues); err != nil {
+	if r.SlowLog, r.SlowLogNotRead, err = slowlog(ctx, nodes, keep, opts.ShowValues, r.notSearched); err != nil {
 		return nil, err
 	}
 	if r.SlowLog == nil {
@@ -143,6 +145,12 @@ func Run(ctx context.Context, reg *registry.Registry, c redis.UniversalClient, o
 	}
 	r.Duration = Millis(time.Since(start))
 	return r, nil
+}
+
+// notSearched reports whether the key search lists the node addr among
+// what it did not cover (down, unreachable).
+func (r *Report) notSearched(addr string) bool {
+	return r.Search != nil && slices.ContainsFunc(r.Search.NotCovered, func(g report.Gap) bool { return g.Node == addr })
 }
 
 // findAndLook finds the keys on every node and reads what they hold.
@@ -194,7 +202,7 @@ func (r *Report) observe(ctx context.Context, nodes []*node, keys []*KeyInfo, ke
 	var watched time.Duration
 	var readable []*KeyInfo // a key the user may not read has no TTL to watch
 	for _, k := range keys {
-		if !k.Unreadable {
+		if !k.Unreadable && k.NotRead == "" {
 			readable = append(readable, k)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/keyguard/keyguard/finding"
+	"github.com/keyguard/keyguard/internal/human"
 	"github.com/keyguard/keyguard/internal/valueform"
 )
 
@@ -39,7 +40,21 @@ type KeyInfo struct {
 	// Unreadable: the ACL user may not read the key (NOPERM on the key);
 	// it exists, and nothing else is known of it.
 	Unreadable bool `json:"unreadable,omitempty"`
+	// NotRead is the server's refusal of the key's probes (CLUSTERDOWN
+	// while a master is down, LOADING, TRYAGAIN…): the search listed the
+	// key, and nothing else is known of it.
+	NotRead string `json:"not_read,omitempty"`
 	node       *node
+}
+
+// notRead counts the keys whose reads the server refused, and one reply.
+func (r *Report) notRead() (n int, why string) {
+	for _, k := range r.Keys {
+		if k.NotRead != "" {
+			n, why = n+1, k.NotRead
+		}
+	}
+	return n, why
 }
 
 // probe is the pipeline replies for one key.
@@ -68,8 +83,11 @@ func look(ctx context.Context, n *node, keys []*KeyInfo, show bool) error {
 	}
 	readable := keys[:0:0]
 	for i, k := range keys {
-		if keyDenied(ps[i].typ.Err()) {
+		if err := ps[i].typ.Err(); keyDenied(err) {
 			k.Unreadable = true
+			continue
+		} else if err != nil && !errors.Is(err, redis.Nil) {
+			k.NotRead = human.OneLine(err.Error())
 			continue
 		}
 		k.Type = ps[i].typ.Val()

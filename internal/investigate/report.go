@@ -35,9 +35,12 @@ type Report struct {
 	SearchNotes []string         `json:"search_notes,omitempty"` // restarts, slots searched again
 	Styles      []Style          `json:"styles"`
 	SlowLog     []SlowEntry      `json:"slowlog"`
-	Watch       *WatchResult     `json:"watch,omitempty"`
-	Capture     *CaptureResult   `json:"capture,omitempty"`
-	Notify      *NotifyResult    `json:"notify,omitempty"`
+	// SlowLogNotRead are the nodes whose slow log could not be read, the
+	// search having found them down too: "addr: why".
+	SlowLogNotRead []string       `json:"slowlog_not_read,omitempty"`
+	Watch          *WatchResult   `json:"watch,omitempty"`
+	Capture        *CaptureResult `json:"capture,omitempty"`
+	Notify         *NotifyResult  `json:"notify,omitempty"`
 
 	// NotObserved are the spans the watch or a capture lost (the
 	// connection failed): nothing is concluded from them.

@@ -27,13 +27,17 @@ type SlowEntry struct {
 }
 
 // slowlog reads SLOWLOG GET on each node and keeps the entries whose keys
-// the target keeps.
-func slowlog(ctx context.Context, nodes []*node, keep func(string) bool, show bool) ([]SlowEntry, error) {
-	var out []SlowEntry
+// the target keeps. A node the search could not cover either (down) is
+// passed over when it does not answer: notRead says which and why.
+func slowlog(ctx context.Context, nodes []*node, keep func(string) bool, show bool, down func(addr string) bool) (out []SlowEntry, notRead []string, err error) {
 	for _, n := range nodes {
 		logs, err := n.c.SlowLogGet(ctx, slowlogRead).Result()
+		if err != nil && down(n.addr) && ctx.Err() == nil {
+			notRead = append(notRead, fmt.Sprintf("%s: %v", n.addr, err))
+			continue
+		}
 		if err != nil {
-			return nil, fmt.Errorf("SLOWLOG GET on %s: %w", n.addr, err)
+			return nil, nil, fmt.Errorf("SLOWLOG GET on %s: %w", n.addr, err)
 		}
 		for _, l := range logs {
 			keys := entryKeys(l.Args, keep)
@@ -44,7 +48,7 @@ func slowlog(ctx context.Context, nodes []*node, keep func(string) bool, show bo
 				Command: slowCommand(l.Args, keys, show), Keys: keys, Client: l.ClientAddr, Name: l.ClientName})
 		}
 	}
-	return out, nil
+	return out, notRead, nil
 }
 
 // entryKeys returns the keys of a logged command the predicate keeps.

@@ -62,20 +62,25 @@ func (q Query) text() string {
 func plural(n int, what string) string { return human.Plural(n, what) }
 
 func (r *Report) textKeys(w io.Writer) {
-	found, unreadable := 0, 0
+	found, unreadable, notRead := 0, 0, 0
 	for _, k := range r.Keys {
 		switch {
 		case k.Unreadable:
 			unreadable++
+		case k.NotRead != "":
+			notRead++
 		case k.Type != "none":
 			found++
 		}
 	}
-	fmt.Fprintf(w, "\nKeys (%d found", found+unreadable)
+	fmt.Fprintf(w, "\nKeys (%d found", found+unreadable+notRead)
 	if unreadable > 0 {
 		fmt.Fprintf(w, ", %d of them not readable by the ACL user: grant it the key pattern (docs/audit-acl.md)", unreadable)
 	}
-	if missing := len(r.Keys) - found - unreadable; missing > 0 {
+	if notRead > 0 {
+		fmt.Fprintf(w, ", %d of them not read: the server refused their reads", notRead)
+	}
+	if missing := len(r.Keys) - found - unreadable - notRead; missing > 0 {
 		fmt.Fprintf(w, ", %s named but not in Redis", plural(missing, "key"))
 	}
 	if r.MoreKeys > 0 {
@@ -99,6 +104,10 @@ func (r *Report) textKeys(w io.Writer) {
 		}
 		if k.Unreadable {
 			fmt.Fprintf(tw, "  %s\tnot readable by the ACL user (NOPERM)\t\t\t\t\n", finding.Display(k.Key))
+			continue
+		}
+		if k.NotRead != "" {
+			fmt.Fprintf(tw, "  %s\tnot read: %s\t\t\t\t\n", finding.Display(k.Key), k.NotRead)
 			continue
 		}
 		owner := "unregistered, looks like " + k.Inferred
@@ -168,6 +177,11 @@ func (r *Report) textStyles(w io.Writer) {
 }
 
 func (r *Report) textSlowLog(w io.Writer) {
+	defer func() {
+		for _, n := range r.SlowLogNotRead {
+			fmt.Fprintf(w, "  not read on %s\n", n)
+		}
+	}()
 	if len(r.SlowLog) == 0 {
 		fmt.Fprintf(w, "\nSlow log: no entry touches these keys\n")
 		return
