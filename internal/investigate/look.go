@@ -44,7 +44,7 @@ type KeyInfo struct {
 	// while a master is down, LOADING, TRYAGAIN…): the search listed the
 	// key, and nothing else is known of it.
 	NotRead string `json:"not_read,omitempty"`
-	node       *node
+	node    *node
 }
 
 // notRead counts the keys whose reads the server refused, and one reply.
