@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # scancode-real.sh — scan-code on real open-source projects, scored against
-# hand-made labels: recall (labelled keys found), precision (findings that
+# hand-made labels: recall (labelled keys found), shapes right (found with
+# the labelled shape, placeholders' names aside, of the keys labelled with
+# one), precision (findings that
 # are keys), wall time and peak memory per project.
 #
 #   bench/scancode-real.sh DIR                 # every project of bench/scancode-real/
@@ -52,8 +54,8 @@ if [ ${#projects[@]} -eq 0 ]; then
 	for f in "$root"/bench/scancode-real/*.json; do projects+=("$(basename "$f" .json)"); done
 fi
 
-printf '| project | language | files | labelled keys | found | recall | findings | keys among them | precision | via named | wall s | peak RSS MiB |\n'
-printf '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n'
+printf '| project | language | files | labelled keys | found | recall | shape right | findings | keys among them | precision | via named | wall s | peak RSS MiB |\n'
+printf '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n'
 for p in "${projects[@]}"; do
 	labels="$root/bench/scancode-real/$p.json"
 	co="$dir/$p"
@@ -80,10 +82,13 @@ findings = [f for f in rep["findings"] if not scope or f["file"] in scope]
 at = {}
 for f in findings: at.setdefault((f["file"], f["line"]), []).append(f)
 keys = labels["keys"]
-found, via_want, via_ok = 0, 0, 0
+# A shape is right when it is the label's but for the placeholders' names.
+def norm(s): return re.sub(r"\{[^{}]*\}", "{}", s or "")
+found, shaped, via_want, via_ok = 0, 0, 0, 0
 for k in keys:
     hits = [f for w in where(k) for f in at.get(w, [])]
     if hits: found += 1
+    if k.get("shape") and any(norm(f.get("template")) == norm(k["shape"]) for f in hits): shaped += 1
     if "via" in k:
         via_want += 1
         if any(k["via"] in f.get("message", "") for f in hits): via_ok += 1
@@ -97,10 +102,14 @@ files = sum(rep["files"].values())
 rec = found / len(keys) if keys else 1.0
 prec = good / len(findings) if findings else 1.0
 via = f"{via_ok}/{via_want}" if via_want else "-"
-print(f"| {name} | {labels['language']} | {files} | {len(keys)} | {found} | {rec:.2f} | {len(findings)} | {good} | {prec:.2f} | {via} | {secs:.2f} | {rss:.0f} |")
+shapes = sum(1 for k in keys if k.get("shape"))
+print(f"| {name} | {labels['language']} | {files} | {len(keys)} | {found} | {rec:.2f} | {shaped}/{shapes} | {len(findings)} | {good} | {prec:.2f} | {via} | {secs:.2f} | {rss:.0f} |")
 if "-v" in sys.argv or __import__("os").environ.get("VERBOSE"):
     for k in keys:
-        if not any(w in at for w in where(k)): print(f"  missed {k['file']}:{k['line']} {k.get('shape','')}", file=sys.stderr)
+        hits = [f for w in where(k) for f in at.get(w, [])]
+        if not hits: print(f"  missed {k['file']}:{k['line']} {k.get('shape','')}", file=sys.stderr)
+        elif k.get("shape") and not any(norm(f.get("template")) == norm(k["shape"]) for f in hits):
+            print(f"  shape {k['file']}:{k['line']} {[f.get('template') for f in hits]}, labelled {k.get('shape','')}", file=sys.stderr)
     for f in findings:
         if (f["file"], f["line"]) not in known: print(f"  not a key {f['file']}:{f['line']} {f.get('template','')}", file=sys.stderr)
 PY
