@@ -510,7 +510,7 @@ func TestHotkeysSnapshotMasterDown(t *testing.T) {
 	run := func(why string, more ...string) string {
 		t.Helper()
 		code, _, errOut := runCLI(t, "", append([]string{"hotkeys", "--registry", reg, "--redis", cl.URL(), "--cluster", "--min-freq", "100", "--format", "json", "--out", "hk.json", "--fail-on", "never"}, more...)...)
-		if code != exitError {
+		if code != exitError || !strings.Contains(errOut, "; partial report in hk.json") {
 			t.Fatalf("%s: exit %d %q", why, code, errOut)
 		}
 		data, err := os.ReadFile("hk.json")

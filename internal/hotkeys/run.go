@@ -113,8 +113,9 @@ func Run(ctx context.Context, e *cli.Env, o RunOptions) error {
 	if err != nil {
 		return err
 	}
+	partial := ""
 	if interrupted != nil {
-		out.KeepExisting() // a partial report goes beside a complete one
+		partial = out.KeepExisting() // a partial report goes beside a complete one
 	}
 	if o.Format == "json" {
 		err = rep.WriteJSON(out)
@@ -124,6 +125,9 @@ func Run(ctx context.Context, e *cli.Env, o RunOptions) error {
 	err = out.Finish(err)
 	if err != nil {
 		return err
+	}
+	if interrupted != nil && partial != "" {
+		return fmt.Errorf("%w; partial report in %s", interrupted, partial)
 	}
 	if interrupted != nil {
 		return interrupted
