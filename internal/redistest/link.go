@@ -85,3 +85,18 @@ func (l *HeldLink) Release() {
 	l.mu.Unlock()
 	l.cond.Broadcast()
 }
+
+// StartHeldReplica starts a master and a replica of it whose link passes
+// through a HeldLink, waits until the replica is in sync, and returns the
+// three; the link is not held yet.
+func StartHeldReplica(tb testing.TB) (master, replica *Server, link *HeldLink) {
+	tb.Helper()
+	master = Start(tb, "repl-diskless-sync-delay 0")
+	link = NewHeldLink(tb, master.Addr)
+	replica = Start(tb, "replicaof 127.0.0.1 "+link.Port(), "repl-diskless-sync-delay 0")
+	replica.WaitInfo(tb, "replication", func(in string) bool {
+		return strings.Contains(in, "master_link_status:up") && strings.Contains(in, "master_sync_in_progress:0")
+	})
+	master.WaitInfo(tb, "replication", func(in string) bool { return strings.Contains(in, "state=online") })
+	return master, replica, link
+}

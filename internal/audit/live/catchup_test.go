@@ -20,13 +20,7 @@ import (
 // is walked as it is, and the report says by how much it was behind.
 func TestReplicaCaughtUpBeforeWalk(t *testing.T) {
 	reg := testRegistry(t)
-	m := redistest.Start(t, "repl-diskless-sync-delay 0")
-	link := redistest.NewHeldLink(t, m.Addr)
-	r := redistest.Start(t, "replicaof 127.0.0.1 "+link.Port())
-	r.WaitInfo(t, "replication", func(in string) bool {
-		return strings.Contains(in, "master_link_status:up") && strings.Contains(in, "master_sync_in_progress:0")
-	})
-	m.WaitInfo(t, "replication", func(in string) bool { return strings.Contains(in, "state=online") })
+	m, r, link := redistest.StartHeldReplica(t)
 	ctx := context.Background()
 	link.Hold()
 	n := plant.Clean(t, m.Client(t), 500)

@@ -19,13 +19,7 @@ import (
 // behind it was.
 func TestReplicaCaughtUp(t *testing.T) {
 	reg := testRegistry(t)
-	m := redistest.Start(t, "repl-diskless-sync-delay 0")
-	link := redistest.NewHeldLink(t, m.Addr)
-	r := redistest.Start(t, "replicaof 127.0.0.1 "+link.Port(), "repl-diskless-sync-delay 0")
-	r.WaitInfo(t, "replication", func(in string) bool {
-		return strings.Contains(in, "master_link_status:up") && strings.Contains(in, "master_sync_in_progress:0")
-	})
-	m.WaitInfo(t, "replication", func(in string) bool { return strings.Contains(in, "state=online") })
+	m, r, link := redistest.StartHeldReplica(t)
 	link.Hold()
 	n := plant.Clean(t, m.Client(t), 500)
 	if got := r.Client(t).DBSize(context.Background()).Val(); got != 0 {
