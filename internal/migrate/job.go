@@ -193,9 +193,11 @@ func (j *job) run(ctx context.Context) (*Result, error) {
 	res := &Result{Op: j.op, From: j.plan.From, To: j.plan.To, Type: j.plan.Type, Fields: j.plan.Fields, DryRun: j.opts.DryRun, StartedAt: start.UTC()}
 	nodes, err := discover(ctx, j.rdb)
 	if err != nil {
+		res.Stopped = "error: " + err.Error() // before any key: the report says why
 		return res, err
 	}
 	if err := j.loadState(nodes, res); err != nil {
+		res.Stopped = "error: " + err.Error()
 		return res, err
 	}
 	if j.ps.Complete {

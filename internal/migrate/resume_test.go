@@ -280,6 +280,24 @@ func TestNodeDown(t *testing.T) {
 	}
 }
 
+// TestNodeDownAtStart: a server that cannot be reached before the first
+// key fails the run with the address, and the result says why it stopped
+// (it said "STOPPED ()").
+func TestNodeDownAtStart(t *testing.T) {
+	ctx := context.Background()
+	srv := redistest.Start(t)
+	rdb := srv.Client(t)
+	p := plan(t, "old:string:{id}", "new:string:{id}")
+	srv.Stop()
+	res, err := p.Verify(ctx, rdb, Options{})
+	if err == nil || res == nil || res.Complete || !strings.Contains(err.Error(), srv.Addr) {
+		t.Fatalf("verify with the server down: %+v, %v", res, err)
+	}
+	if !strings.HasPrefix(res.Stopped, "error: ") || !strings.Contains(res.Stopped, srv.Addr) {
+		t.Errorf("stopped %q", res.Stopped)
+	}
+}
+
 // pipelineCut is a go-redis hook that cancels a run right after the
 // server applied the first pipeline whose first command at picks out: the
 // run stops in the middle of that batch.
