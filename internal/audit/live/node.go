@@ -244,6 +244,15 @@ func (w *walker) permissions(ctx context.Context) error {
 
 func unknownCommand(e string) bool { return strings.HasPrefix(e, "ERR unknown command") }
 
+// scanRefused is why a SCAN the server refused stops a walk, with what
+// to do where the server has renamed or disabled SCAN (rename-command).
+func scanRefused(cursor string, se resp.ServerError) error {
+	if unknownCommand(string(se)) {
+		return fmt.Errorf("SCAN %s: %s: the server has no SCAN (renamed or disabled with rename-command), which a walk needs to list the keys; give the walk SCAN back, or read the keys from the server's snapshot instead (--snapshot, or keyguard rdb of its RDB file)", cursor, strings.TrimSpace(string(se)))
+	}
+	return fmt.Errorf("SCAN %s: %v", cursor, se)
+}
+
 // walk runs the prober and the consumer until the node is done, fails
 // or ctx ends, and records where it stopped.
 func (w *walker) walk(ctx context.Context) {

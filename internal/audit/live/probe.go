@@ -962,7 +962,7 @@ func (w *walker) readScan(c *resp.Conn, cursor string, free chan *batch) (*batch
 		case "LOADING", "BUSY", "TRYAGAIN", "MASTERDOWN":
 			return nil, se
 		}
-		return nil, &stopError{fmt.Errorf("SCAN %s: %v", cursor, se)}
+		return nil, &stopError{scanRefused(cursor, se)}
 	}
 	if rp.Kind != '*' || rp.N != 2 {
 		return nil, unexpected("SCAN", rp)

@@ -599,7 +599,7 @@ func (n *nodeWalk) readScan(c *resp.Conn, cursor string) (*keyBatch, error) {
 		case "LOADING", "BUSY", "TRYAGAIN", "MASTERDOWN":
 			return nil, se
 		}
-		return nil, &stopError{fmt.Errorf("SCAN %s: %v", cursor, se)}
+		return nil, &stopError{scanRefused(cursor, se)}
 	}
 	if rp.Kind != '*' || rp.N != 2 {
 		return nil, unexpected("SCAN", rp)
