@@ -62,6 +62,15 @@ func TestMergeRefusesKeysCountedTwice(t *testing.T) {
 		t.Fatalf("database 0 audited twice: exit %d %q", code, stderr)
 	}
 
+	// A snapshot of the same server (its coverage carries the run_id too).
+	if err := c.ConfigSet(ctx, "repl-diskless-sync-delay", "0").Err(); err != nil {
+		t.Fatal(err)
+	}
+	audit("s0.json", "--redis", s.URL()+"/0", "--snapshot")
+	if code, stderr := merge("a2.json", "s0.json", "a0.json"); code != exitError || !strings.Contains(stderr, "s0.json and a0.json both counted the keys of database 0 of "+s.Addr) {
+		t.Fatalf("a walk and a snapshot of one server: exit %d %q", code, stderr)
+	}
+
 	// A partial report and the report that resumed it.
 	code, _, stderr = runCLI(t, "", "audit", "--registry", reg, "--redis", s.URL()+"/0", "--count", "5", "--rate", "400", "--timeout", "300ms", "--format", "json", "--out", "part.json")
 	if code != exitError || !strings.Contains(stderr, "--resume part.json") {

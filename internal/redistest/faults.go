@@ -156,3 +156,55 @@ func (c *Cluster) waitView(ctx context.Context, ok func(nodes string) string) er
 		}
 	}
 }
+
+// Down is the Cluster once master i has stopped and the others agree it
+// failed (CLUSTER NODES flags it "fail"; with cluster-require-full-coverage,
+// the default, they then answer every key with CLUSTERDOWN). Stop Nodes[i]
+// first: a test that reads the Cluster while the stopped master is only
+// unreachable starts it with a long cluster-node-timeout, which Down
+// shortens on the others.
+func (c *Cluster) Down(tb testing.TB, i int) {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), clusterTimeout)
+	defer cancel()
+	gone := c.Nodes[i].Addr
+	for j, s := range c.Nodes {
+		if j == i {
+			continue
+		}
+		rc := redis.NewClient(&redis.Options{Addr: s.Addr, DisableIdentity: true})
+		err := rc.ConfigSet(ctx, "cluster-node-timeout", "500").Err()
+		rc.Close()
+		if err != nil {
+			tb.Fatalf("redistest: CONFIG SET cluster-node-timeout on %s: %v", s.Addr, err)
+		}
+	}
+	failed := func(s *Server) bool {
+		rc := redis.NewClient(&redis.Options{Addr: s.Addr, DisableIdentity: true})
+		defer rc.Close()
+		nodes, err := rc.ClusterNodes(ctx).Result()
+		if err != nil {
+			return false
+		}
+		for line := range strings.Lines(nodes) {
+			f := strings.Fields(line)
+			if len(f) >= 3 && strings.HasPrefix(f[1], gone+"@") && strings.Contains(","+f[2]+",", ",fail,") {
+				return true
+			}
+		}
+		return false
+	}
+	for j := 0; j < len(c.Nodes); {
+		switch {
+		case j == i || failed(c.Nodes[j]):
+			j++
+		case ctx.Err() != nil:
+			rc := redis.NewClient(&redis.Options{Addr: c.Nodes[j].Addr, DisableIdentity: true})
+			nodes, err := rc.ClusterNodes(context.Background()).Result()
+			rc.Close()
+			tb.Fatalf("redistest: %s not marked failed by %s in %s: CLUSTER NODES %v\n%s", gone, c.Nodes[j].Addr, clusterTimeout, err, nodes)
+		default:
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+}

@@ -83,6 +83,7 @@ type Fetch struct {
 	onDisk   []string // why a node was asked for its snapshot written to its disk first ("" it was not)
 	waits    []wait
 	behind   []int64   // bytes of its master's writes a replica had not applied when its snapshot was asked (see caughtUp)
+	runIDs   []string  // each node's run_id when its snapshot was asked (coverage: merge tells two reports of one server by it)
 	started  time.Time // when Open began: the run includes the wait for the snapshots
 	// alone is the Cluster a node audited without Cluster belongs to:
 	// its masters, and the slots the node's snapshot holds.
@@ -158,6 +159,7 @@ func (f *Fetch) Open(ctx context.Context) ([]*snapshot.Input, error) {
 	f.onDisk = make([]string, len(f.nodes))
 	f.waits = make([]wait, len(f.nodes))
 	f.behind = make([]int64, len(f.nodes))
+	f.runIDs = make([]string, len(f.nodes))
 	errs := make([]error, len(f.nodes))
 	down := make([]*report.Gap, len(f.nodes))
 	var wg sync.WaitGroup
@@ -185,6 +187,7 @@ func (f *Fetch) Open(ctx context.Context) ([]*snapshot.Input, error) {
 			w := &f.waits[i]
 			var info string
 			w.child, info = f.childAtWork(ctx, c, n.addr)
+			f.runIDs[i] = live.InfoField(info, "run_id")
 			onDisk := f.diskFirst(ctx, c, info)
 			f.onDisk[i] = onDisk
 			asked := time.Now()
@@ -259,10 +262,10 @@ func (f *Fetch) dropDown(ins []*snapshot.Input, errs []error, down []*report.Gap
 			continue
 		}
 		f.nodes[keep], ins[keep], errs[keep] = f.nodes[i], ins[i], errs[i]
-		f.diskless[keep], f.onDisk[keep], f.waits[keep], f.behind[keep] = f.diskless[i], f.onDisk[i], f.waits[i], f.behind[i]
+		f.diskless[keep], f.onDisk[keep], f.waits[keep], f.behind[keep], f.runIDs[keep] = f.diskless[i], f.onDisk[i], f.waits[i], f.behind[i], f.runIDs[i]
 		keep++
 	}
-	f.nodes, f.diskless, f.onDisk, f.waits, f.behind = f.nodes[:keep], f.diskless[:keep], f.onDisk[:keep], f.waits[:keep], f.behind[:keep]
+	f.nodes, f.diskless, f.onDisk, f.waits, f.behind, f.runIDs = f.nodes[:keep], f.diskless[:keep], f.onDisk[:keep], f.waits[:keep], f.behind[:keep], f.runIDs[:keep]
 	return ins[:keep], errs[:keep]
 }
 
@@ -722,8 +725,14 @@ func (f *Fetch) Finish(ctx context.Context, res *snapshot.Result) {
 	// snapshot; the note says whether a master or a replica sent it);
 	// a Cluster's nodes get the slots they hold.
 	for i := range cov.Nodes {
-		for _, n := range f.nodes {
-			if n.addr == cov.Nodes[i].Addr && (t.Cluster || f.alone != nil) {
+		for j, n := range f.nodes {
+			if n.addr != cov.Nodes[i].Addr {
+				continue
+			}
+			if j < len(f.runIDs) {
+				cov.Nodes[i].RunID = f.runIDs[j]
+			}
+			if t.Cluster || f.alone != nil {
 				cov.Nodes[i].Slots = topology.Ranges(n.owned)
 			}
 		}
