@@ -243,6 +243,11 @@ func TestClusterDownAudit(t *testing.T) {
 	if hasNote(res.Report, "walked again") {
 		t.Errorf("slots no walk counted are said walked again: %q", res.Report.Notes)
 	}
+	// The command's message says what still works.
+	msg := (&incompleteError{stops: res.Stopped, gaps: res.Report.Coverage, out: "a.json", json: true}).Error()
+	if !strings.Contains(msg, "CLUSTERDOWN The cluster is down") || !strings.Contains(msg, "--snapshot reads the keys of the masters up") {
+		t.Errorf("message %q", msg)
+	}
 	for _, n := range res.Report.Notes {
 		if !strings.HasPrefix(n, "hot-key data unavailable on ") {
 			continue

@@ -161,6 +161,12 @@ func (e *incompleteError) Error() string {
 		}
 	}
 	msg := "audit incomplete: " + strings.Join(parts, "; ")
+	if strings.Contains(msg, "CLUSTERDOWN") {
+		// The masters up refuse every key while a master's slots are
+		// not served (cluster-require-full-coverage): their snapshots
+		// are still had.
+		msg += "; the Cluster refuses every key while a master's slots are not served (CLUSTERDOWN): --snapshot reads the keys of the masters up from their snapshots meanwhile"
+	}
 	if e.kept {
 		msg += "; the existing report at --out was kept, the partial one written beside it"
 	}
