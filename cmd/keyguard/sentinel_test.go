@@ -144,3 +144,20 @@ func waitFor(t *testing.T, d time.Duration, what string, ok func() bool) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// TestWalkTargetAsksSentinels: the audit's target of a redis-sentinel://
+// URL asks the Sentinels where the master is now (a walk whose server
+// goes down stops at once when they name another: live's
+// TestSentinelFailoverDuringAudit); of any other URL it does not.
+func TestWalkTargetAsksSentinels(t *testing.T) {
+	w := &walkFlags{db: -1}
+	plain := &redisconn.Target{Opts: &redis.Options{Addr: "127.0.0.1:6379"}, Addrs: []string{"127.0.0.1:6379"}}
+	if tg, err := w.target(plain); err != nil || tg.Master != nil {
+		t.Fatalf("redis://: %v, asks Sentinels %v", err, tg.Master != nil)
+	}
+	viaSentinels := *plain
+	viaSentinels.Sentinel = &redisconn.SentinelMaster{Name: "orders", Sentinels: []string{"127.0.0.1:1"}}
+	if tg, err := w.target(&viaSentinels); err != nil || tg.Master == nil {
+		t.Fatalf("redis-sentinel://: %v, asks Sentinels %v", err, tg.Master != nil)
+	}
+}

@@ -134,7 +134,11 @@ func (w *walkFlags) target(tgt *redisconn.Target) (live.Target, error) {
 	} else if !tgt.DBSet && !tgt.Cluster {
 		conn.DB = live.AllDBs
 	}
-	return live.Target{Conn: conn, Cluster: tgt.Cluster, Seeds: tgt.Addrs[1:], Display: tgt.Display}, nil
+	t := live.Target{Conn: conn, Cluster: tgt.Cluster, Seeds: tgt.Addrs[1:], Display: tgt.Display}
+	if tgt.Sentinel != nil {
+		t.Master = tgt.MasterAddr
+	}
+	return t, nil
 }
 
 // options are the walk's audit options.

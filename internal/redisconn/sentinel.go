@@ -122,6 +122,15 @@ func (t *Target) MasterNow(ctx context.Context) error {
 	return nil
 }
 
+// MasterAddr asks the Sentinels where the master is now, without moving
+// t; "" for a target of no Sentinel.
+func (t *Target) MasterAddr(ctx context.Context) (string, error) {
+	if t.Sentinel == nil {
+		return "", nil
+	}
+	return t.Sentinel.ask(ctx, t.Opts, t.Flag)
+}
+
 // FollowingClient is Client, but for a Sentinel URL one that follows the
 // master through failovers (go-redis's failover client): for a command
 // that runs long and reads with go-redis alone. Walkers of keyguard's own

@@ -136,6 +136,11 @@ type Target struct {
 	// Display is the target as the report names it: a URL without its
 	// password.
 	Display string
+	// Master, for a server named through Sentinels, asks them where the
+	// master is now: a server that goes down during the walk while the
+	// Sentinels name another (a failover) stops the walk at once, saying
+	// so, rather than being waited for. nil otherwise.
+	Master func(ctx context.Context) (string, error)
 }
 
 // Options tune a run. The zero value audits every key at full speed.

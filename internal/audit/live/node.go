@@ -495,11 +495,28 @@ func (w *walker) retry(ctx context.Context, fn func(*resp.Conn) error) error {
 		} else if time.Since(since) > w.r.opts.RetryFor {
 			return fmt.Errorf("node down, gave up after %v: %w", w.r.opts.RetryFor, err)
 		}
+		if to := w.failedOver(ctx); to != "" {
+			return &stopError{fmt.Errorf("went down during the walk (%v), and the Sentinels now name %s the master (a failover): SCAN cursors do not hold from one server to another, so the keys after the cursor were not counted; audit again (the URL's Sentinels lead to the new master)", err, to)}
+		}
 		if err := sleepCtx(ctx, backoff); err != nil {
 			return err
 		}
 		backoff = min(backoff*2, time.Second)
 	}
+}
+
+// failedOver is the master the Sentinels name now when it is not this
+// server (a failover while the walk waits for it), or "". Only a server
+// named through Sentinels (Target.Master) is asked.
+func (w *walker) failedOver(ctx context.Context) string {
+	if w.r.t.Master == nil || w.plan.slotList != nil {
+		return ""
+	}
+	addr, err := w.r.t.Master(ctx)
+	if err != nil || addr == "" || addr == w.addr {
+		return ""
+	}
+	return addr
 }
 
 // checkRestart compares the run_id of a redialed server with the first.

@@ -1,0 +1,72 @@
+package live
+
+import (
+	"context"
+	"net"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/keyguard/keyguard/internal/redistest"
+)
+
+// TestSentinelFailoverDuringAudit: a master named through Sentinels that
+// goes down mid-walk, its replica promoted by the Sentinel, stops the
+// walk as soon as the Sentinels name the new master, saying so and to
+// audit again, rather than waiting for the old one until RetryFor; the
+// report counts the keys walked before. Without Target.Master the walk
+// waits out RetryFor and says only that the node is down.
+func TestSentinelFailoverDuringAudit(t *testing.T) {
+	reg := testRegistry(t)
+	ctx := context.Background()
+	m := redistest.Start(t)
+	r := redistest.Start(t, "replicaof "+strings.Replace(m.Addr, ":", " ", 1))
+	n := loadScale(t, m.Client(t), 20_000)
+	r.WaitInfo(t, "keyspace", func(in string) bool { return strings.Contains(in, "db0:keys=") && strings.Contains(in, "keys="+strconv.Itoa(n)+",") })
+	s := redistest.StartSentinel(t, "orders", m)
+	master := func(ctx context.Context) (string, error) {
+		sc := redis.NewSentinelClient(&redis.Options{Addr: s.Addr})
+		defer sc.Close()
+		a, err := sc.GetMasterAddrByName(ctx, "orders").Result()
+		if err != nil {
+			return "", err
+		}
+		return net.JoinHostPort(a[0], a[1]), nil
+	}
+	progress, reached := progressAt(int64(n) / 4)
+	type outcome struct {
+		res *Result
+		err error
+	}
+	done := make(chan outcome, 1)
+	tg := standalone(m)
+	tg.Master = master
+	go func() {
+		res, err := Run(ctx, reg, tg, Options{Rate: 5000, RetryFor: time.Minute, Progress: progress, ProgressEvery: 10 * time.Millisecond})
+		done <- outcome{res, err}
+	}()
+	select {
+	case <-reached:
+	case o := <-done:
+		t.Fatalf("the audit ended before the fault: %+v %v", o.res, o.err)
+	}
+	m.Kill()
+	o := <-done
+	if o.err != nil {
+		t.Fatal(o.err)
+	}
+	res := o.res
+	if res.Complete || len(res.Stopped) != 1 {
+		t.Fatalf("complete %v, stopped %+v", res.Complete, res.Stopped)
+	}
+	why := res.Stopped[0].Reason
+	if !strings.Contains(why, "the Sentinels now name "+r.Addr+" the master (a failover)") || !strings.Contains(why, "audit again") {
+		t.Fatalf("stopped: %s", why)
+	}
+	if got := res.Report.Summary.Keys; got == 0 || got >= int64(n) || got != res.Stopped[0].Keys {
+		t.Errorf("%d keys counted, %d said walked, of %d", got, res.Stopped[0].Keys, n)
+	}
+}
