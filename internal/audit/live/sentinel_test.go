@@ -25,7 +25,9 @@ func TestSentinelFailoverDuringAudit(t *testing.T) {
 	m := redistest.Start(t)
 	r := redistest.Start(t, "replicaof "+strings.Replace(m.Addr, ":", " ", 1))
 	n := loadScale(t, m.Client(t), 20_000)
-	r.WaitInfo(t, "keyspace", func(in string) bool { return strings.Contains(in, "db0:keys=") && strings.Contains(in, "keys="+strconv.Itoa(n)+",") })
+	r.WaitInfo(t, "keyspace", func(in string) bool {
+		return strings.Contains(in, "db0:keys=") && strings.Contains(in, "keys="+strconv.Itoa(n)+",")
+	})
 	s := redistest.StartSentinel(t, "orders", m)
 	master := func(ctx context.Context) (string, error) {
 		sc := redis.NewSentinelClient(&redis.Options{Addr: s.Addr})
