@@ -7,6 +7,7 @@ import (
 	"github.com/keyguard/keyguard/internal/human"
 	"math/bits"
 	"math/rand/v2"
+	"net"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -311,12 +312,48 @@ func (w *walker) end(ctx context.Context) {
 		return
 	}
 	w.keysEnd = in.keys(w.plan.db)
+	if why := w.roleChanged(in); why != "" {
+		w.notes = append(w.notes, why)
+	}
 	if id := in["run_id"]; id != "" && id != w.runID && w.plan.slotList == nil {
 		w.restarted = true
 		w.finished.Store(false)
 		w.stop = &report.NodeStop{Node: w.addr, DB: w.plan.db, Cursor: w.resume, Keys: w.scannedDone, RunID: w.runID,
 			Reason: fmt.Sprintf("restarted during the walk (run_id %s, now %s): the keys counted may mix two lives of the server: audit again", short(w.runID), short(id))}
 	}
+}
+
+// roleChanged says when a server walked alone (not a Cluster's, whose
+// walk follows its slots) changed role during the walk: a master demoted
+// to a replica (a Sentinel's failover that leaves it up) or a replica
+// promoted. Its walk went on to the end on the same dataset; "" when the
+// role is the one planned.
+func (w *walker) roleChanged(in info) string {
+	if w.plan.slotList != nil || w.plan.db != w.firstDB() {
+		return ""
+	}
+	role := in["role"]
+	switch {
+	case w.plan.role == "master" && role == "slave":
+		return fmt.Sprintf("%s became a replica of %s during the walk (a failover): it was walked to the end, holding its new master's keys; writes made to the new master meanwhile reached it a moment later", w.addr, net.JoinHostPort(in["master_host"], in["master_port"]))
+	case w.plan.role == "replica" && role == "master":
+		return fmt.Sprintf("%s was promoted to master during the walk (a failover): it was walked to the end", w.addr)
+	}
+	return ""
+}
+
+// firstDB is the first database walked on the node, so that a role change
+// is noted once per node, not once per database.
+func (w *walker) firstDB() int {
+	w.r.mu.Lock()
+	defer w.r.mu.Unlock()
+	first := w.plan.db
+	for _, o := range w.r.walkers {
+		if o.addr == w.addr && o.plan.slotList == nil && o.plan.db < first {
+			first = o.plan.db
+		}
+	}
+	return first
 }
 
 // slotReason says why a Cluster walker left slots uncounted.

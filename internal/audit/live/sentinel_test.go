@@ -72,3 +72,38 @@ func TestSentinelFailoverDuringAudit(t *testing.T) {
 		t.Errorf("%d keys counted, %d said walked, of %d", got, res.Stopped[0].Keys, n)
 	}
 }
+
+// TestDemotedDuringAudit: a master demoted to a replica mid-walk (a
+// failover that leaves it up, as SENTINEL FAILOVER does) is walked to the
+// end, complete with its keys, and the report says what happened to it.
+func TestDemotedDuringAudit(t *testing.T) {
+	reg := testRegistry(t)
+	ctx := context.Background()
+	m := redistest.Start(t)
+	r := redistest.Start(t, "replicaof "+strings.Replace(m.Addr, ":", " ", 1))
+	n := loadScale(t, m.Client(t), 20_000)
+	r.WaitInfo(t, "keyspace", func(in string) bool { return strings.Contains(in, "keys="+strconv.Itoa(n)+",") })
+	progress, reached := progressAt(int64(n) / 4)
+	done := make(chan *Result, 1)
+	go func() {
+		res, err := Run(ctx, reg, standalone(m), Options{Rate: 5000, Progress: progress, ProgressEvery: 10 * time.Millisecond})
+		if err != nil {
+			t.Error(err)
+		}
+		done <- res
+	}()
+	<-reached
+	if err := r.Client(t).Do(ctx, "REPLICAOF", "NO", "ONE").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Client(t).Do(ctx, "REPLICAOF", "127.0.0.1", strings.TrimPrefix(r.Addr, "127.0.0.1:")).Err(); err != nil {
+		t.Fatal(err)
+	}
+	res := <-done
+	if res == nil {
+		t.FailNow()
+	}
+	if !res.Complete || res.Report.Summary.Keys != int64(n) || !hasNote(res.Report, m.Addr+" became a replica of "+r.Addr+" during the walk (a failover)") {
+		t.Fatalf("complete %v, %d keys of %d, notes %q", res.Complete, res.Report.Summary.Keys, n, res.Report.Notes)
+	}
+}
