@@ -438,9 +438,8 @@ func (w *lfuWalk) checkPolicies(ctx context.Context, cfg resp.Config, addrs []st
 	lfu := 0
 	for _, addr := range addrs {
 		c, err := resp.Dial(ctx, cfg, addr, resp.Session{Name: "keyguard-hotkeys"})
-		var ce *resp.ConnectError
 		switch {
-		case err != nil && cluster && errors.As(err, &ce) && !ce.Auth && ctx.Err() == nil:
+		case err != nil && cluster && resp.Unreachable(err) && ctx.Err() == nil:
 			// A Cluster master down: the walk reads the others and
 			// lists its slots as not covered.
 			w.node(addr).Policy = "unknown"

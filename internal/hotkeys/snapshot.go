@@ -43,10 +43,9 @@ func SnapshotLFU(ctx context.Context, rdb redis.UniversalClient, reg *registry.R
 	lfu := 0
 	for _, addr := range masters {
 		n := &LFUNode{Addr: addr}
-		var ce *resp.ConnectError
 		n.Policy, err = infoPolicy(ctx, cfg, addr)
 		switch {
-		case err != nil && cluster && errors.As(err, &ce) && !ce.Auth && ctx.Err() == nil:
+		case err != nil && cluster && resp.Unreachable(err) && ctx.Err() == nil:
 			// A master down: the snapshot of the others is read, and
 			// its slots are not covered (replsync says so).
 			n.Policy, n.Stopped = "unknown", human.OneLine(err.Error())

@@ -109,6 +109,14 @@ func (e *ConnectError) Error() string {
 
 func (e *ConnectError) Unwrap() error { return e.Err }
 
+// Unreachable reports whether err holds a *ConnectError of a server that
+// could not be reached (refused, no answer), as opposed to one that
+// refused the credentials.
+func Unreachable(err error) bool {
+	var ce *ConnectError
+	return errors.As(err, &ce) && !ce.Auth
+}
+
 // Dial connects to addr with the credentials, TLS and dial timeout of cfg
 // and applies s. ctx bounds the dial; afterwards cancelling ctx makes any
 // blocked read or write on the connection fail at once.

@@ -117,27 +117,24 @@ func (f *Fetch) session() resp.Session {
 }
 
 // dial connects to addr; with db > 0 it selects that database, which
-// fails on a server that does not have it.
+// fails on a server that does not have it. Its error says what
+// live.ConnectFailure says, and unwraps to the connection's own
+// (resp.Unreachable tells a server down from credentials refused).
 func (f *Fetch) dial(ctx context.Context, addr string, db int) (*resp.Conn, error) {
-	c, err := f.dialRaw(ctx, addr, db)
+	s := f.session()
+	s.DB = max(db, 0)
+	c, err := resp.Dial(ctx, f.opts.Target.Conn.Config(), addr, s)
 	if err != nil {
-		return nil, f.connectFailure(err)
+		return nil, &dialError{shown: live.ConnectFailure(err, f.opts.Target.Conn.TLS != nil), err: err}
 	}
 	return c, nil
 }
 
-// dialRaw is dial with the connection's own error (a *resp.ConnectError
-// when the server could not be reached or refused the credentials).
-func (f *Fetch) dialRaw(ctx context.Context, addr string, db int) (*resp.Conn, error) {
-	s := f.session()
-	s.DB = max(db, 0)
-	return resp.Dial(ctx, f.opts.Target.Conn.Config(), addr, s)
-}
+// dialError is dial's error: the text of shown, the cause err.
+type dialError struct{ shown, err error }
 
-// connectFailure is what dial says of dialRaw's error.
-func (f *Fetch) connectFailure(err error) error {
-	return live.ConnectFailure(err, f.opts.Target.Conn.TLS != nil)
-}
+func (e *dialError) Error() string { return e.shown.Error() }
+func (e *dialError) Unwrap() error { return e.err }
 
 // Open finds the nodes, asks each for its snapshot and returns the
 // snapshots as inputs of the snapshot audit, each read as it arrives.
@@ -165,11 +162,11 @@ func (f *Fetch) Open(ctx context.Context) ([]*snapshot.Input, error) {
 	var wg sync.WaitGroup
 	for i, n := range f.nodes {
 		wg.Go(func() {
-			c, err := f.dialRaw(ctx, n.addr, 0)
+			c, err := f.dial(ctx, n.addr, 0)
 			if err != nil {
-				errs[i] = f.connectFailure(err)
+				errs[i] = err
 				var ce *resp.ConnectError
-				if f.opts.Target.Cluster && errors.As(err, &ce) && !ce.Auth && ctx.Err() == nil {
+				if f.opts.Target.Cluster && resp.Unreachable(err) && errors.As(err, &ce) && ctx.Err() == nil {
 					// A master the Cluster has not marked failed yet: the
 					// others are audited, its slots are not covered.
 					down[i] = &report.Gap{Node: n.addr, Slots: topology.Ranges(n.owned), Reason: fmt.Sprintf("node down: unreachable at the start (%v): its snapshot could not be taken", ce.Err)}
@@ -620,7 +617,7 @@ func (f *Fetch) movingSlots(ctx context.Context, skipDown bool) ([]int, error) {
 		}
 		_, m, err := f.clusterNodes(ctx, addr)
 		if err != nil {
-			if skipDown && f.unreachable(ctx, addr) {
+			if skipDown && resp.Unreachable(err) && ctx.Err() == nil {
 				continue
 			}
 			return nil, err
@@ -629,18 +626,6 @@ func (f *Fetch) movingSlots(ctx context.Context, skipDown bool) ([]int, error) {
 	}
 	slices.Sort(moving)
 	return slices.Compact(moving), nil
-}
-
-// unreachable reports whether addr cannot be connected to (refused, or
-// no answer), as opposed to refusing the credentials or a command.
-func (f *Fetch) unreachable(ctx context.Context, addr string) bool {
-	c, err := f.dialRaw(ctx, addr, 0)
-	if err == nil {
-		c.Close()
-		return false
-	}
-	var ce *resp.ConnectError
-	return errors.As(err, &ce) && !ce.Auth && ctx.Err() == nil
 }
 
 // shardMap maps every node's ID to its master's (a master's to itself).
