@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -79,6 +80,37 @@ func TestMergeRefusesKeysCountedTwice(t *testing.T) {
 	audit("resumed.json", "--redis", s.URL()+"/0", "--resume", "part.json")
 	if code, stderr := merge("part.json", "resumed.json"); code != exitError || !strings.Contains(stderr, "keep the resumed one") {
 		t.Fatalf("a partial report and its resumed one: exit %d %q", code, stderr)
+	}
+
+	// RDB files: a master's and its replica's snapshots (one replication
+	// ID) are refused; two databases of one file merge.
+	rep := redistest.Start(t, "replicaof 127.0.0.1 "+strconv.Itoa(s.Port))
+	rep.WaitInfo(t, "keyspace", func(info string) bool { return strings.Contains(info, "db0:keys=600,") && strings.Contains(info, "db2:keys=40,") })
+	rdbReport := func(out string, srv *redistest.Server, db string) {
+		t.Helper()
+		if err := srv.Client(t).Save(ctx).Err(); err != nil {
+			t.Fatal(err)
+		}
+		data, err := os.ReadFile(filepath.Join(srv.Dir, "dump.rdb"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := strings.TrimSuffix(out, ".json") + ".rdb"
+		if err := os.WriteFile(name, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if code, _, stderr := runCLI(t, "", "rdb", "--registry", reg, "--db", db, "--format", "json", "--out", out, "--fail-on", "never", name); code != exitClean {
+			t.Fatalf("rdb %s: exit %d %q", name, code, stderr)
+		}
+	}
+	rdbReport("m0.json", s, "0")
+	rdbReport("m2.json", s, "2")
+	rdbReport("r0.json", rep, "0")
+	if code, stderr := merge("m0.json", "m2.json"); code != exitClean {
+		t.Fatalf("two databases of one RDB file: exit %d %q", code, stderr)
+	}
+	if code, stderr := merge("m2.json", "m0.json", "r0.json"); code != exitError || !strings.Contains(stderr, "m0.json and r0.json both counted the keys of database 0 of the snapshots of one server (replication ID ") {
+		t.Fatalf("a master's and its replica's RDB files: exit %d %q", code, stderr)
 	}
 
 	// A Cluster audit and one of its masters audited alone; the masters

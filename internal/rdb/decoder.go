@@ -164,6 +164,7 @@ type Decoder struct {
 	skimming bool  // before Options.From: records are skipped
 	began    int64 // offset where the records of this part began; -1 not yet
 	until    int64 // Options.Until, 0 once passed
+	head     bool  // Head: stop at the first key
 
 	// derived from opts, for the record being read (Options.Look)
 	needNames   bool // hash field names are sampled or watched
@@ -356,6 +357,11 @@ func (d *Decoder) next() (*Record, error) {
 			if !d.skimming && d.until > 0 && off >= d.until {
 				d.until = 0
 				return nil, ErrPartEnd
+			}
+			if d.head {
+				if p, err := rd.peek(1); err == nil && keyOpcode(p[0]) {
+					return nil, errHeadEnd
+				}
 			}
 		}
 		d.mark = off

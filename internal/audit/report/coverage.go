@@ -30,6 +30,11 @@ type CoverageNode struct {
 	RunID string       `json:"run_id,omitempty"` // when its walk began
 	Slots string       `json:"slots,omitempty"`  // Cluster: the slot ranges counted on this node
 	DBs   []CoverageDB `json:"dbs"`
+	// An RDB file's: the replication ID of the server that wrote it (its
+	// repl-id field: a master and its replicas share it), and the file's
+	// CRC64 checksum, once read whole (hexadecimal).
+	ReplID string `json:"repl_id,omitempty"`
+	CRC64  string `json:"crc64,omitempty"`
 }
 
 // CoverageDB is one database of a node walked.
@@ -203,6 +208,7 @@ func JoinCoverage(parts ...*Coverage) *Coverage {
 			if n.RunID != "" {
 				m.RunID = n.RunID
 			}
+			m.ReplID, m.CRC64 = cmp.Or(m.ReplID, n.ReplID), cmp.Or(m.CRC64, n.CRC64)
 			m.Slots = JoinSlotRanges(m.Slots, n.Slots)
 			for _, d := range n.DBs {
 				j := slices.IndexFunc(m.DBs, func(e CoverageDB) bool { return e.DB == d.DB })
@@ -442,8 +448,10 @@ func (c *Coverage) NodeLines() []string {
 // walked, or whose Cluster slots both counted, keys in each. Added up,
 // those keys would be counted twice. It returns the two parts' indexes
 // and what they share ("database 0 of 10.0.0.1:6379 (run_id 3f2a…)").
-// Nodes without a run_id (RDB files) are not compared: two files of one
-// name may be two servers' dumps.
+// RDB files (no run_id) are compared by what the file says: two files of
+// one name may be two servers' dumps, but one replication ID is one
+// server's data (a master's and its replica's snapshots, or one server's
+// at two times), and one checksum one file.
 func Overlap(parts []*Coverage) (i, j int, what string, ok bool) {
 	type seen struct {
 		part int
@@ -456,28 +464,33 @@ func Overlap(parts []*Coverage) (i, j int, what string, ok bool) {
 		}
 		for k := range c.Nodes {
 			n := &c.Nodes[k]
-			if n.RunID == "" {
-				continue
-			}
-			id := n.Addr + "\x00" + n.RunID
-			for _, s := range byProc[id] {
-				if s.part == p {
+			for _, id := range []struct{ of, key, proc string }{
+				{n.RunID, "run\x00" + n.Addr + "\x00" + n.RunID, n.Addr + " (run_id " + shortID(n.RunID) + ")"},
+				{n.ReplID, "repl\x00" + n.ReplID, "the snapshots of one server (replication ID " + shortID(n.ReplID) + ")"},
+				{n.CRC64, "crc\x00" + n.CRC64, "one snapshot (CRC64 " + n.CRC64 + ")"},
+			} {
+				if id.of == "" {
 					continue
 				}
-				if what := sharedWalk(s.node, n); what != "" {
-					return s.part, p, what, true
+				for _, s := range byProc[id.key] {
+					if s.part == p {
+						continue
+					}
+					if what := sharedWalk(s.node, n, id.proc); what != "" {
+						return s.part, p, what, true
+					}
 				}
+				byProc[id.key] = append(byProc[id.key], seen{p, n})
 			}
-			byProc[id] = append(byProc[id], seen{p, n})
 		}
 	}
 	return 0, 0, "", false
 }
 
-// sharedWalk says what two walks of one server process both counted:
-// Cluster slots (when both name theirs), else a database; "" nothing.
-func sharedWalk(a, b *CoverageNode) string {
-	proc := a.Addr + " (run_id " + shortID(a.RunID) + ")"
+// sharedWalk says what two walks of one server process (or two
+// snapshots of one server's data), proc, both counted: Cluster slots
+// (when both name theirs), else a database; "" nothing.
+func sharedWalk(a, b *CoverageNode, proc string) string {
 	if a.Slots != "" && b.Slots != "" {
 		in := map[int]bool{}
 		for _, s := range ParseSlotRanges(a.Slots) {

@@ -112,6 +112,9 @@ func TestOverlap(t *testing.T) {
 	node := func(addr, id, slots string, dbs ...CoverageDB) CoverageNode {
 		return CoverageNode{Addr: addr, Role: "master", RunID: id, Slots: slots, DBs: dbs}
 	}
+	file := func(name, repl, crc string, dbs ...CoverageDB) CoverageNode {
+		return CoverageNode{Addr: name, Role: "snapshot", ReplID: repl, CRC64: crc, DBs: dbs}
+	}
 	db := func(n int, counted int64) CoverageDB { return CoverageDB{DB: n, Counted: counted, Complete: true} }
 	cov := func(ns ...CoverageNode) *Coverage { return &Coverage{Nodes: ns} }
 	cases := []struct {
@@ -128,6 +131,11 @@ func TestOverlap(t *testing.T) {
 		{"disjoint slots", []*Coverage{cov(node("h:1", "a", "0-99", db(0, 5))), cov(node("h:1", "a", "100-199", db(0, 5)))}, 0, 0, ""},
 		{"shared slots", []*Coverage{cov(node("h:2", "b", "", db(0, 1)), node("h:1", "a", "0-99", db(0, 5))), cov(node("h:1", "a", "50-60,90-120", db(0, 5)))}, 0, 1, "Cluster slots 50-60,90-99 of h:1 (run_id a)"},
 		{"one part's own nodes", []*Coverage{cov(node("h:1", "a", "", db(0, 5)), node("h:1", "a", "", db(0, 5)))}, 0, 0, ""},
+		{"a master's and its replica's files", []*Coverage{cov(file("m.rdb", "r1234567890", "c1", db(0, 5))), cov(file("r.rdb", "r1234567890", "c2", db(0, 5)))}, 0, 1, "database 0 of the snapshots of one server (replication ID r1234567)"},
+		{"one file twice, no replication ID", []*Coverage{cov(file("a/dump.rdb", "", "c1", db(0, 5))), cov(file("b/dump.rdb", "", "c1", db(0, 5)))}, 0, 1, "database 0 of one snapshot (CRC64 c1)"},
+		{"two masters' files", []*Coverage{cov(file("dump.rdb", "r1", "c1", db(0, 5))), cov(file("dump.rdb", "r2", "c2", db(0, 5)))}, 0, 0, ""},
+		{"two databases of one file", []*Coverage{cov(file("dump.rdb", "r1", "c1", db(0, 5))), cov(file("dump.rdb", "r1", "c1", db(1, 5)))}, 0, 0, ""},
+		{"a walk and a file", []*Coverage{cov(node("h:1", "r1", "", db(0, 5))), cov(file("dump.rdb", "r1", "", db(0, 5)))}, 0, 0, ""},
 	}
 	for _, c := range cases {
 		i, j, what, ok := Overlap(c.parts)

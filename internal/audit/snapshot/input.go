@@ -24,9 +24,10 @@ type Input struct {
 	Mod  time.Time
 
 	r      io.Reader
-	file   *os.File  // nil for stdin and streams
-	closer io.Closer // a stream's connection
-	stream bool      // a snapshot arriving from a server (Stream), not a file
+	file   *os.File    // nil for stdin and streams
+	info   os.FileInfo // file's, for sameKeys
+	closer io.Closer   // a stream's connection
+	stream bool        // a snapshot arriving from a server (Stream), not a file
 	// codec is what the file is compressed with, "gzip" or "zstd" ("":
 	// none); it is then read whole (Size is 0), inflated ahead of the
 	// decoder in a goroutine of its own.
@@ -123,14 +124,14 @@ func Open(names []string, stdin io.Reader) ([]*Input, error) {
 			case fi.Mode().IsRegular():
 				in.Size = fi.Size()
 			}
-			in.Mod = fi.ModTime()
+			in.Mod, in.info = fi.ModTime(), fi
 		}
 		ins = append(ins, in)
 		if err := in.checkHead(); err != nil {
 			return ins, err
 		}
 	}
-	return ins, nil
+	return ins, sameKeys(ins)
 }
 
 // checkHead reads the input's first bytes and checks that they begin an

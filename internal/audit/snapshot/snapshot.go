@@ -322,6 +322,7 @@ func joinParts(ps []fileResult) (res fileResult, again bool) {
 		res.freqs = res.freqs || q.freqs
 		res.noCreated = res.noCreated || q.noCreated
 		res.resize = q.resize // it read every RESIZEDB up to where it stopped
+		res.crc = q.crc       // the last part read the trailer
 		res.covered += q.covered
 		for db, n := range q.dbKeys {
 			if res.dbKeys == nil {
@@ -349,7 +350,10 @@ func coverage(ins []*Input, res []fileResult, onlyDB int) *report.Coverage {
 	var read, size int64
 	for i, in := range ins {
 		r := res[i]
-		n := report.CoverageNode{Addr: DisplayName(in.Name), Role: "snapshot"}
+		n := report.CoverageNode{Addr: DisplayName(in.Name), Role: "snapshot", ReplID: r.replID}
+		if r.crc != 0 {
+			n.CRC64 = strconv.FormatUint(r.crc, 16)
+		}
 		dbs := map[int]*report.CoverageDB{}
 		get := func(db int) *report.CoverageDB {
 			if d, ok := dbs[db]; ok {
@@ -500,6 +504,8 @@ type fileResult struct {
 	stop      *report.NodeStop
 	dbKeys    map[int]int64    // records counted per database
 	resize    []rdb.ResizeHint // the file's own key counts per database
+	replID    string           // the file's repl-id field
+	crc       uint64           // the file's CRC64, read whole and checked; 0 not
 
 	covered     int64 // bytes decoded (of a part: from where it began), when it stopped
 	interrupted bool  // it stopped because the run was
@@ -688,6 +694,10 @@ func (s *scan) file(ctx context.Context, h *inventory.Helper, in *Input, p *part
 			continue // the next part never began: this one reads on
 		}
 		if err != nil {
+			res.replID, _ = dec.Meta().AuxValue("repl-id")
+			if err == io.EOF && dec.Meta().ChecksumVerified {
+				res.crc = dec.Meta().Checksum
+			}
 			res.empty = dec.Meta().EmptySkipped
 			res.hashesExp, res.fieldsExp = dec.Meta().HashesExpired, dec.Meta().FieldsExpired
 			res.sizing = dec.Meta().SizingNote(in.Display())

@@ -1,0 +1,96 @@
+package snapshot
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/keyguard/keyguard/internal/rdb"
+)
+
+// twin is what sameKeys knows of a file before reading it.
+type twin struct {
+	in   *Input
+	repl string  // the repl-id AUX field: the replication history of the server that wrote it
+	keys bool    // a key follows the file's header
+	tail [8]byte // the last 8 bytes of an uncompressed file: its CRC64 (zero: none)
+}
+
+// sameKeys refuses files that hold the same keys, which a run would count
+// once per file (several files are read as the nodes of one Cluster, or
+// shards): one file under two names (a link, ./dump.rdb), a copy of a file
+// (the same size and CRC64 trailer), or two snapshots of one server's data
+// (the same replication ID: a master's and its replica's, or one server's
+// at two times; every master of a Cluster has its own). Only files holding
+// keys are compared by content: two copies of an empty snapshot count
+// nothing twice. What cannot be read here is left for the decoders to
+// report.
+func sameKeys(ins []*Input) error {
+	if len(ins) < 2 {
+		return nil
+	}
+	var seen []twin
+	for _, in := range ins {
+		if in.info == nil {
+			continue // stdin, a stream
+		}
+		for _, o := range seen {
+			if os.SameFile(o.in.info, in.info) {
+				return fmt.Errorf("%s and %s are the same file: its keys would be counted twice; name it once", o.in.Display(), in.Display())
+			}
+		}
+		t := twin{in: in}
+		if meta, keys, err := in.head(); err == nil {
+			t.repl, _ = meta.AuxValue("repl-id")
+			t.keys = keys
+		}
+		if in.codec == "" && in.Size > 9+8 {
+			if _, err := in.file.ReadAt(t.tail[:], in.Size-8); err != nil {
+				t.tail = [8]byte{}
+			}
+		}
+		for _, o := range seen {
+			switch {
+			case !o.keys || !t.keys:
+			case o.in.codec == "" && in.codec == "" && o.in.Size == in.Size && t.tail != [8]byte{} && o.tail == t.tail:
+				return fmt.Errorf("%s is a copy of %s (the same size and CRC64 checksum): its keys would be counted twice; name one of them", in.Display(), o.in.Display())
+			case t.repl != "" && o.repl == t.repl:
+				return fmt.Errorf("%s and %s are snapshots of one server's data (replication ID %s): a master's and its replica's, or one server's at two times, and their keys would be counted twice; name one file per master (several files are read as the nodes of one Cluster)", o.in.Display(), in.Display(), t.repl)
+			}
+		}
+		seen = append(seen, t)
+	}
+	return nil
+}
+
+// head reads what the file holds before its first key (rdb.Head),
+// through a handle of its own: in's reader stays where it is.
+func (in *Input) head() (*rdb.Meta, bool, error) {
+	if in.codec == "" {
+		return rdb.Head(io.NewSectionReader(in.file, 0, in.Size))
+	}
+	f, err := os.Open(in.Name)
+	if err != nil {
+		return nil, false, err
+	}
+	defer f.Close()
+	switch in.codec {
+	case "gzip":
+		zr, err := gzip.NewReader(f)
+		if err != nil {
+			return nil, false, err
+		}
+		return rdb.Head(zr)
+	case "zstd":
+		zr, err := zstd.NewReader(f, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(1<<27))
+		if err != nil {
+			return nil, false, err
+		}
+		defer zr.Close()
+		return rdb.Head(zr)
+	}
+	return nil, false, fmt.Errorf("%s: codec %s", in.Display(), in.codec)
+}
