@@ -130,6 +130,53 @@ func TestDiffNotes(t *testing.T) {
 	}
 }
 
+// TestDiffFindingsOfPartReports: a finding of the old report that the
+// new one does not hold is "gone" only when the new report read every key;
+// one of a sample or a partial report is said to be not in it, not fixed
+// (and the other way round for new findings), in the text and the JSON.
+func TestDiffFindingsOfPartReports(t *testing.T) {
+	reg := loadReg(t)
+	build := func(keys ...string) *report.Report {
+		agg := inventory.New(reg, inventory.Options{})
+		for _, k := range keys {
+			add(agg, rec(k, ttl(-1)))
+		}
+		return agg.Report(meta())
+	}
+	whole := build("order:order:1:base", "order:order:2:base", "order:order:3:base")
+	sample := build("order:order:1:base")
+	sample.Estimate = true
+	partial := build("order:order:2:base")
+	partial.Complete, partial.Coverage = false, &report.Coverage{Share: 0.4}
+	text := func(d *report.DriftReport) string {
+		var b bytes.Buffer
+		if err := d.WriteText(&b); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	for _, tc := range []struct {
+		name          string
+		old, new      *report.Report
+		newSure, gone bool
+		want, wantNot string
+	}{
+		{"whole against whole", whole, build("order:order:1:base"), true, true, "findings of the old report are gone", "not a sign"},
+		{"whole against a sample", whole, sample, true, false, "findings of the old report are not in the new one, which did not read every key (a sample): not a sign they were fixed", "are gone"},
+		{"whole against a partial report", whole, partial, true, false, "which did not read every key (partial: 40.0% of its keyspace read): not a sign", "are gone"},
+		{"a sample against whole", sample, whole, false, true, "findings the old report does not hold (", "new findings"},
+		{"a partial report against whole", partial, whole, false, true, "the old report did not read every key (partial: 40.0% of its keyspace read): these may have been there already", "new findings"},
+	} {
+		d := report.Diff(tc.old, tc.new)
+		if d.NewFindingsCertain != tc.newSure || d.ResolvedCertain != tc.gone {
+			t.Errorf("%s: new findings certain %v, resolved certain %v; want %v, %v", tc.name, d.NewFindingsCertain, d.ResolvedCertain, tc.newSure, tc.gone)
+		}
+		if got := text(d); !strings.Contains(got, tc.want) || strings.Contains(got, tc.wantNot) {
+			t.Errorf("%s: text lacks %q or holds %q:\n%s", tc.name, tc.want, tc.wantNot, got)
+		}
+	}
+}
+
 func reread(t *testing.T, r *report.Report) *report.Report {
 	t.Helper()
 	var b bytes.Buffer

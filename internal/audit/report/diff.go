@@ -32,6 +32,12 @@ type DriftReport struct {
 	NewFindings []Finding `json:"new_findings"`
 	// Resolved counts findings of OLD (rule and key) not in NEW.
 	Resolved int64 `json:"resolved"`
+	// NewFindingsCertain: OLD read every key (complete, not a sample),
+	// so a finding it does not hold is new; false, it may hold on a key
+	// OLD did not read. ResolvedCertain: the same of NEW, for the
+	// findings it no longer holds.
+	NewFindingsCertain bool `json:"new_findings_certain"`
+	ResolvedCertain    bool `json:"resolved_certain"`
 	// MemoryCompared is false when the two reports measure memory
 	// differently (a live audit and an RDB file): groups are then
 	// changed by their keys and keys without TTL alone.
@@ -153,6 +159,8 @@ func Diff(old, new *Report) *DriftReport {
 			d.Resolved++
 		}
 	}
+	d.NewFindingsCertain = old.Complete && !old.Estimate
+	d.ResolvedCertain = new.Complete && !new.Estimate
 
 	var partial []string
 	for _, s := range []struct {
@@ -230,6 +238,18 @@ func (s DriftSide) partial() string {
 		return fmt.Sprintf("partial: %s of its keyspace read", pctText(*s.Covered))
 	}
 	return "partial"
+}
+
+// readPart says what of its keyspace a side that did not read every key
+// read: "partial: 40% of its keyspace read", "a sample".
+func (s DriftSide) readPart() string {
+	if p := s.partial(); p != "" {
+		if s.Estimate {
+			return p + ", a sample"
+		}
+		return p
+	}
+	return "a sample"
 }
 
 // MemoryFigure is what the bytes of a report of source kind measure.
@@ -322,7 +342,12 @@ func (d *DriftReport) WriteText(w io.Writer) error {
 		return fmt.Sprintf("keys %s\tmemory %s", countDelta(g.Keys), bytesDelta(g.Bytes))
 	})
 	if len(d.NewFindings) > 0 {
-		fmt.Fprintf(bw, "\nnew findings (%d): %s\n", len(d.NewFindings), byRule(d.NewFindings))
+		if d.NewFindingsCertain {
+			fmt.Fprintf(bw, "\nnew findings (%d): %s\n", len(d.NewFindings), byRule(d.NewFindings))
+		} else {
+			fmt.Fprintf(bw, "\nfindings the old report does not hold (%d): %s\n  the old report did not read every key (%s): these may have been there already\n",
+				len(d.NewFindings), byRule(d.NewFindings), d.Old.readPart())
+		}
 		for _, f := range d.NewFindings[:min(len(d.NewFindings), diffTextFindings)] {
 			fmt.Fprintf(bw, "  %s %s %s: %s\n", f.Severity, f.Rule, showKey(f.Key, f.KeyLen), f.Message)
 		}
@@ -332,8 +357,12 @@ func (d *DriftReport) WriteText(w io.Writer) error {
 	} else {
 		fmt.Fprintf(bw, "\nno new findings\n")
 	}
-	if d.Resolved > 0 {
+	switch {
+	case d.Resolved > 0 && d.ResolvedCertain:
 		fmt.Fprintf(bw, "%s findings of the old report are gone\n", fmtCount(d.Resolved))
+	case d.Resolved > 0:
+		fmt.Fprintf(bw, "%s findings of the old report are not in the new one, which did not read every key (%s): not a sign they were fixed\n",
+			fmtCount(d.Resolved), d.New.readPart())
 	}
 	for _, n := range d.Notes {
 		fmt.Fprintf(bw, "note: %s\n", n)
