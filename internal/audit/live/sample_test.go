@@ -11,6 +11,7 @@ import (
 
 	"github.com/keyguard/keyguard/internal/audit/inventory"
 	"github.com/keyguard/keyguard/internal/audit/report"
+	"github.com/keyguard/keyguard/internal/human"
 	"github.com/keyguard/keyguard/internal/redistest"
 	"github.com/redis/go-redis/v9"
 )
@@ -202,10 +203,17 @@ func TestSampleMarginText(t *testing.T) {
 	var b strings.Builder
 	res.Report.WriteText(&b, report.TextOptions{})
 	out := b.String()
-	for _, want := range []string{" ± ", "%", "stratified by template or family and size", "(95%)"} {
+	// Findings name keys: they are of the keys read, and said so.
+	read := fmt.Sprintf("findings in the %s keys read: ", human.Count(res.Report.Sample.KeysSeen))
+	for _, want := range []string{" ± ", "%", "stratified by template or family and size", "(95%)", read} {
 		if !strings.Contains(out, want) {
 			t.Errorf("text lacks %q:\n%s", want, out)
 		}
+	}
+	var h strings.Builder
+	res.Report.WriteHTML(&h)
+	if !strings.Contains(h.String(), ">findings in the "+human.Count(res.Report.Sample.KeysSeen)+" keys read<b>") {
+		t.Error("the HTML report's findings card does not say they are of the keys read")
 	}
 	if !hasNote(res.Report, "set by its template or family") {
 		t.Errorf("notes: %q", res.Report.Notes)

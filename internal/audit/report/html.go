@@ -270,7 +270,7 @@ pre{background:#f6f6f6;padding:8px;overflow:auto}
 <div class="card">memory<b>{{if .R.MemoryUnmeasured}}not measured{{else}}{{.Est}}{{bytes .R.Summary.Bytes}}{{end}}</b></div>
 {{if .R.WithoutRegistry}}<div class="card">registry<b>none</b>families inferred from the names</div>{{else}}<div class="card">unregistered<b>{{.Est}}{{count .R.Summary.Unregistered}}</b></div>{{end}}
 <div class="card">without TTL<b>{{.Est}}{{count .R.Summary.NoTTL}}</b></div>
-<div class="card">findings<b>{{count .R.Summary.Findings}}</b>{{plural .R.Summary.BySeverity.Error "error"}} · {{plural .R.Summary.BySeverity.Warning "warning"}}</div>
+<div class="card">findings{{with .R.Sample}} in the {{plural .KeysSeen "key"}} read{{end}}<b>{{count .R.Summary.Findings}}</b>{{plural .R.Summary.BySeverity.Error "error"}} · {{plural .R.Summary.BySeverity.Warning "warning"}}</div>
 </div>
 {{if .Domains}}
 <h2>Memory by domain and template</h2>

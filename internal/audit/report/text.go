@@ -124,7 +124,12 @@ func (t *textWriter) write() {
 	if types := t.typeCounts(est); types != "" {
 		fmt.Fprintf(w, "by type: %s\n", types)
 	}
-	fmt.Fprintf(w, "findings: %s (%s, %s, %s info)\n", fmtCount(s.Findings),
+	of := ""
+	if r.Sample != nil {
+		// A finding names a key: of the keys read, not extrapolated.
+		of = " in the " + human.Plural(r.Sample.KeysSeen, "key") + " read"
+	}
+	fmt.Fprintf(w, "findings%s: %s (%s, %s, %s info)\n", of, fmtCount(s.Findings),
 		human.Plural(s.BySeverity.Error, "error"), human.Plural(s.BySeverity.Warning, "warning"), fmtCount(s.BySeverity.Info))
 
 	if len(r.Groups) > 0 {
