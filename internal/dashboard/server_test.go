@@ -168,6 +168,23 @@ func TestPartialBanner(t *testing.T) {
 	}
 }
 
+// TestSampledFindings: a sampled audit's counts are marked ~ and its
+// findings, which name keys, are said to be of the keys it read.
+func TestSampledFindings(t *testing.T) {
+	rep := smallReport(t0)
+	rep.Estimate = true
+	s, hs := newTestServer(t, Config{Auditor: &fixedAuditor{reps: []*Report{rep}}})
+	s.AuditNow(context.Background())
+	if _, body := get(t, hs, "/"); !strings.Contains(body, "in the keys the sample read</div>") || !strings.Contains(body, "~") {
+		t.Errorf("the overview does not say the findings are the sample's:\n%s", body)
+	}
+	rep.Estimate = false
+	s.AuditNow(context.Background())
+	if _, body := get(t, hs, "/"); strings.Contains(body, "the sample read") {
+		t.Error("a whole audit's findings are said to be a sample's")
+	}
+}
+
 // TestNoRegistryBanner: the audit of a serve without a registry is shown
 // with a banner that says so and what it did not check, and counts no
 // key as unregistered, in its pages and metrics; with one, no banner.
