@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
@@ -33,14 +34,10 @@ func sameKeys(ins []*Input) error {
 		return nil
 	}
 	var seen []twin
+	var dup []string // one line per file that repeats an earlier one
 	for _, in := range ins {
 		if in.info == nil {
 			continue // stdin, a stream
-		}
-		for _, o := range seen {
-			if os.SameFile(o.in.info, in.info) {
-				return fmt.Errorf("%s and %s are the same file: its keys would be counted twice; name it once", o.in.Display(), in.Display())
-			}
 		}
 		t := twin{in: in}
 		if meta, keys, err := in.head(); err == nil {
@@ -52,18 +49,42 @@ func sameKeys(ins []*Input) error {
 				t.tail = [8]byte{}
 			}
 		}
-		for _, o := range seen {
-			switch {
-			case !o.keys || !t.keys:
-			case o.in.codec == "" && in.codec == "" && o.in.Size == in.Size && t.tail != [8]byte{} && o.tail == t.tail:
-				return fmt.Errorf("%s is a copy of %s (the same size and CRC64 checksum): its keys would be counted twice; name one of them", in.Display(), o.in.Display())
-			case t.repl != "" && o.repl == t.repl:
-				return fmt.Errorf("%s and %s are snapshots of one server's data (replication ID %s): a master's and its replica's, or one server's at two times, and their keys would be counted twice; name one file per master (several files are read as the nodes of one Cluster)", o.in.Display(), in.Display(), t.repl)
-			}
+		if why := t.repeats(seen); why != "" {
+			dup = append(dup, why)
+			continue
 		}
 		seen = append(seen, t)
 	}
-	return nil
+	const hint = "name each file once, one per master (several files are read as the nodes of one Cluster)"
+	switch len(dup) {
+	case 0:
+		return nil
+	case 1:
+		return fmt.Errorf("%s: their keys would be counted twice; %s", dup[0], hint)
+	}
+	return fmt.Errorf("%d files hold the keys of another file named, which would be counted twice:\n\t%s\n%s",
+		len(dup), strings.Join(dup, "\n\t"), hint)
+}
+
+// repeats says which of seen t holds the keys of, and how it knows; ""
+// none.
+func (t *twin) repeats(seen []twin) string {
+	in := t.in
+	for _, o := range seen {
+		if os.SameFile(o.in.info, in.info) {
+			return fmt.Sprintf("%s and %s are the same file", o.in.Display(), in.Display())
+		}
+	}
+	for _, o := range seen {
+		switch {
+		case !o.keys || !t.keys:
+		case o.in.codec == "" && in.codec == "" && o.in.Size == in.Size && t.tail != [8]byte{} && o.tail == t.tail:
+			return fmt.Sprintf("%s is a copy of %s (the same size and CRC64 checksum)", in.Display(), o.in.Display())
+		case t.repl != "" && o.repl == t.repl:
+			return fmt.Sprintf("%s and %s are snapshots of one server's data (replication ID %s): a master's and its replica's, or one server's at two times", o.in.Display(), in.Display(), t.repl)
+		}
+	}
+	return ""
 }
 
 // head reads what the file holds before its first key (rdb.Head),

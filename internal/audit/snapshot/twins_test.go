@@ -86,6 +86,9 @@ func TestFilesOfTheSameKeys(t *testing.T) {
 		{[]string{one1, one2}, "s2.rdb is a copy of " + one1},
 		{[]string{masters[0], masters[1], masters[2], replica}, "snapshots of one server's data"},
 		{[]string{gz, masters[1], masters[0]}, "snapshots of one server's data"},
+		// Every repeat is named at once: two here.
+		{[]string{masters[0], masters[1], cp, masters[2], replica}, "2 files hold the keys of another file named, which would be counted twice:\n\t" +
+			cp + " is a copy of " + masters[0] + " (the same size and CRC64 checksum)\n\t" + masters[0] + " and " + replica + " are snapshots of one server's data"},
 	} {
 		ins, err := Open(tc.names, nil)
 		Close(ins)
