@@ -226,6 +226,12 @@ func TestFirstRun(t *testing.T) {
 	if code != 0 || !strings.Contains(errOut, "next: keyguard init --from-audit audit.json") {
 		t.Fatalf("audit --format json: exit %d: %s", code, errOut)
 	}
+	// A partial one's next step is --resume, not a registry of what it
+	// reached.
+	code, _, errOut = runCLI(t, "", "audit", "--redis", srv.URL(), "--count", "5", "--rate", "400", "--timeout", "300ms", "--format", "json", "--out", "part.json")
+	if code != exitError || !strings.Contains(errOut, "continue with --resume part.json") || strings.Contains(errOut, "next: keyguard init") || !strings.Contains(errOut, "no registry") {
+		t.Fatalf("partial audit --format json: exit %d: %s", code, errOut)
+	}
 	rep, err := readReportFile(&env{}, "audit.json")
 	if err != nil {
 		t.Fatal(err)

@@ -72,3 +72,30 @@ func FuzzSuggestedTemplate(f *testing.F) {
 		}
 	})
 }
+
+// TestInitFromAuditNothingToSuggest: a report without suggested entries
+// says why in the terms of what it saw: no key at all, a partial audit
+// (and how to complete it, live or from a file), or every key registered.
+func TestInitFromAuditNothingToSuggest(t *testing.T) {
+	live := report.Source{Kind: "redis", Target: "redis://127.0.0.1:6379"}
+	cov := &report.Coverage{Share: 0.02}
+	for _, tc := range []struct {
+		name string
+		rep  report.Report
+		want string
+	}{
+		{"a partial walk of no key", report.Report{Source: live, Coverage: cov}, "a.json is a partial audit (2.0% covered) that counted no key: nothing to build a registry from; continue the audit (keyguard audit … --resume a.json)"},
+		{"a whole audit of no key", report.Report{Source: live, Complete: true}, "a.json counted no key: nothing to build a registry from"},
+		{"a partial walk, every key registered", report.Report{Source: live, Coverage: cov, Registry: "r.yaml", Summary: report.Summary{Keys: 40}},
+			"every key of a partial audit (2.0% covered) matched a template of its registry (r.yaml), but the keys it did not reach may not; continue the audit"},
+		{"a damaged file", report.Report{Source: report.Source{Kind: "rdb", Target: "dump.rdb"}, Registry: "r.yaml", Summary: report.Summary{Keys: 40}},
+			"but the keys it did not reach may not; read a whole snapshot file"},
+		{"every key registered", report.Report{Source: live, Complete: true, Registry: "r.yaml", Summary: report.Summary{Keys: 40}},
+			"every key the audit saw matched a template of its registry (r.yaml)"},
+	} {
+		_, _, err := registryFromAudit(&tc.rep, "a.json")
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v; want %q", tc.name, err, tc.want)
+		}
+	}
+}

@@ -86,6 +86,14 @@ func partial(rep *report.Report) string {
 	return "a partial audit"
 }
 
+// carryOn says how to get the complete report of a partial one.
+func carryOn(rep *report.Report, path string) string {
+	if rep.Source.Kind == "rdb" {
+		return "read a whole snapshot file (the report's file stopped early) and build from that report"
+	}
+	return "continue the audit (keyguard audit … --resume " + path + ") and build from the complete report"
+}
+
 // partialNote is the header's line on an incomplete audit, or "".
 func partialNote(rep *report.Report) string {
 	p := partial(rep)
@@ -138,7 +146,15 @@ func suggestionsOf(rep *report.Report, path string) ([]suggestion, error) {
 		seen[tmpl] = true
 		sugg = append(sugg, suggestion{tmpl, g.Suggested, g.Keys, g.Bytes})
 	}
-	if len(sugg) == 0 {
+	switch {
+	case len(sugg) > 0:
+	case rep.Summary.Keys == 0 && !rep.Complete:
+		return nil, fmt.Errorf("%s is %s that counted no key: nothing to build a registry from; %s", path, partial(rep), carryOn(rep, path))
+	case rep.Summary.Keys == 0:
+		return nil, fmt.Errorf("%s counted no key: nothing to build a registry from; audit the server that holds the keys (keyguard init alone writes a commented starter)", path)
+	case !rep.Complete:
+		return nil, fmt.Errorf("%s has no suggested entries: every key of %s matched a template of its registry (%s), but the keys it did not reach may not; %s", path, partial(rep), human.OrDash(rep.Registry), carryOn(rep, path))
+	default:
 		return nil, fmt.Errorf("%s has no suggested entries: every key the audit saw matched a template of its registry (%s), or the report lists no groups of unregistered keys", path, human.OrDash(rep.Registry))
 	}
 	return sugg, nil

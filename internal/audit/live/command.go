@@ -110,14 +110,18 @@ func Audit(ctx context.Context, e *cli.Env, o AuditOptions) error {
 	if o.TopSet {
 		view.Top = opts.Inventory.TopKeys
 	}
-	if o.NoRegistry {
+	if o.NoRegistry && res.Complete {
+		// A partial audit's next step is --resume, which its error says.
 		view.Next = cli.InitNext(o.Format, written, "audit --redis URL")
 	}
 	if err := cli.WriteReport(out, o.Format, rep, view); err != nil {
 		return err
 	}
 	if o.NoRegistry && o.Format != "text" {
-		fmt.Fprintf(e.Stderr, "keyguard audit: no registry (none given, no keyguard.yaml here): key families inferred from the names\nnext: %s\n", view.Next)
+		fmt.Fprintf(e.Stderr, "keyguard audit: no registry (none given, no keyguard.yaml here): key families inferred from the names\n")
+		if view.Next != "" {
+			fmt.Fprintf(e.Stderr, "next: %s\n", view.Next)
+		}
 	}
 	if !res.Complete {
 		return &incompleteError{stops: res.Stopped, gaps: rep.Coverage, out: written, kept: written != o.Out, json: o.Format == "json"}
