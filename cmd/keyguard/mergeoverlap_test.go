@@ -90,13 +90,7 @@ func TestMergeRefusesKeysCountedTwice(t *testing.T) {
 	})
 	rdbReport := func(out string, srv *redistest.Server, db string) {
 		t.Helper()
-		if err := srv.Client(t).Save(ctx).Err(); err != nil {
-			t.Fatal(err)
-		}
-		data, err := os.ReadFile(filepath.Join(srv.Dir, "dump.rdb"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		data := srv.Saved(t)
 		name := strings.TrimSuffix(out, ".json") + ".rdb"
 		if err := os.WriteFile(name, data, 0o600); err != nil {
 			t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -125,6 +126,27 @@ func (s *Server) WaitInfo(tb testing.TB, section string, ok func(info string) bo
 	}
 	tb.Fatalf("redistest: INFO %s of %s never reached the state the test waits for:\n%s", section, s.Addr, info)
 	return ""
+}
+
+// Saved has the server SAVE its dataset and returns the snapshot's
+// bytes. A save refused because one runs in the background (a replica's
+// sync) is asked again, for up to 10 s.
+func (s *Server) Saved(tb testing.TB) []byte {
+	tb.Helper()
+	c := s.Client(tb)
+	err := c.Save(context.Background()).Err()
+	for end := time.Now().Add(10 * time.Second); err != nil && strings.Contains(err.Error(), "in progress") && time.Now().Before(end); {
+		time.Sleep(25 * time.Millisecond)
+		err = c.Save(context.Background()).Err()
+	}
+	if err != nil {
+		tb.Fatalf("redistest: SAVE on %s: %v", s.Addr, err)
+	}
+	data, err := os.ReadFile(filepath.Join(s.Dir, "dump.rdb"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return data
 }
 
 // Freeze stops the server's process (SIGSTOP), as a host that hangs: it

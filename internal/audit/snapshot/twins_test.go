@@ -12,19 +12,6 @@ import (
 	"github.com/keyguard/keyguard/registry"
 )
 
-// saved has s save its dataset and returns the snapshot's bytes.
-func saved(t *testing.T, s *redistest.Server) []byte {
-	t.Helper()
-	if err := s.Client(t).Save(context.Background()).Err(); err != nil {
-		t.Fatal(err)
-	}
-	data, err := os.ReadFile(filepath.Join(s.Dir, "dump.rdb"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return data
-}
-
 // TestFilesOfTheSameKeys: several files are read as the nodes of one
 // Cluster, their keys added up, so files that hold the same keys are
 // refused before anything is read: one file under two names, a copy of
@@ -48,13 +35,13 @@ func TestFilesOfTheSameKeys(t *testing.T) {
 		if want == 0 {
 			t.Fatalf("master %d holds no key", i)
 		}
-		masters = append(masters, writeFile(t, dir, fmt.Sprintf("m%d.rdb", i), saved(t, m)))
+		masters = append(masters, writeFile(t, dir, fmt.Sprintf("m%d.rdb", i), m.Saved(t)))
 	}
 	// The replica of master 0, once it holds every key of it.
 	rep := c.Replicas[0]
 	want := c.Nodes[0].Client(t).DBSize(ctx).Val()
 	rep.WaitInfo(t, "keyspace", func(info string) bool { return strings.Contains(info, fmt.Sprintf("keys=%d,", want)) })
-	replica := writeFile(t, dir, "r0.rdb", saved(t, rep))
+	replica := writeFile(t, dir, "r0.rdb", rep.Saved(t))
 	data, err := os.ReadFile(masters[0])
 	if err != nil {
 		t.Fatal(err)
@@ -66,12 +53,12 @@ func TestFilesOfTheSameKeys(t *testing.T) {
 		t.Fatal(err)
 	}
 	alone := redistest.Start(t) // no replica: its snapshot names no replication ID
-	empty := saved(t, alone)
+	empty := alone.Saved(t)
 	empty1, empty2 := writeFile(t, dir, "e1.rdb", empty), writeFile(t, dir, "e2.rdb", empty)
 	if err := alone.Client(t).Set(ctx, "order:order:1:base", "v", 0).Err(); err != nil {
 		t.Fatal(err)
 	}
-	one := saved(t, alone)
+	one := alone.Saved(t)
 	one1, one2 := writeFile(t, dir, "s1.rdb", one), writeFile(t, dir, "s2.rdb", one)
 
 	for _, tc := range []struct {
