@@ -26,6 +26,7 @@ import (
 
 	"github.com/keyguard/keyguard/internal/cli"
 	"github.com/keyguard/keyguard/internal/human"
+	"github.com/keyguard/keyguard/internal/resp"
 	"github.com/keyguard/keyguard/internal/topology"
 	"github.com/redis/go-redis/v9"
 	"github.com/redis/go-redis/v9/maintnotifications"
@@ -341,8 +342,21 @@ func Connect(ctx context.Context, t *Target) (redis.UniversalClient, error) {
 // its dataset.
 const loadingWait = 10 * time.Second
 
-// ConnError is Error for a failure on the target's first host.
+// ConnError is Error for a failure on the target's first host. A server
+// that hung up is asked why (resp.Farewell): over its maxclients, or in
+// protected mode, it says so to a client that waits.
 func (t *Target) ConnError(err error) error {
+	err = resp.SaidFarewell(err)
+	var hu *resp.HungUp
+	if resp.HangUp(err) && !errors.As(err, &hu) {
+		cfg := resp.Config{Network: t.Opts.Network, DialTimeout: t.Opts.DialTimeout, Dialer: t.Opts.Dialer}
+		if t.Opts.Dialer == nil {
+			cfg.TLS = t.Opts.TLSConfig
+		}
+		if said := resp.Farewell(context.Background(), cfg, t.Addrs[0]); said != "" {
+			err = &resp.HungUp{Said: said, Err: err}
+		}
+	}
 	return Error(t.Addrs[0], t.Opts.TLSConfig != nil, err, t.Flag)
 }
 

@@ -268,3 +268,25 @@ func FuzzParseShowsNoPassword(f *testing.F) {
 		}
 	})
 }
+
+// TestConnectToAFullServer: a server over its maxclients hangs up on the
+// client's first command; Connect says why (hotkeys, writers,
+// investigate, preheat and migrate connect so) rather than "broken pipe".
+func TestConnectToAFullServer(t *testing.T) {
+	s := redistest.Start(t, "maxclients 1")
+	ctx := context.Background()
+	held, err := ParseURL("redis://"+s.Addr, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := Connect(ctx, held)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Close()
+	_, err = Connect(ctx, mustParse(t, "redis://"+s.Addr))
+	if err == nil || !strings.Contains(err.Error(), "cannot connect to "+s.Addr+": the server closed the connection: ERR max number of clients reached") ||
+		!strings.Contains(err.Error(), "raise maxclients") {
+		t.Errorf("a full server: %v", err)
+	}
+}

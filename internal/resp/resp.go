@@ -41,6 +41,8 @@ type Conn struct {
 	werr    error     // the first write error, returned by Flush
 	br      *bufio.Reader
 	addr    string
+	cfg     Config // for Farewell
+	rounds  int    // round trips begun: a hang-up in the first two asks why
 	timeout time.Duration
 	pending int    // commands buffered since the last Take
 	bulk    []byte // scratch for bulk replies
@@ -164,6 +166,7 @@ func Dial(ctx context.Context, cfg Config, addr string, s Session) (*Conn, error
 		out:     make([]byte, 0, writeAt+4<<10),
 		br:      bufio.NewReaderSize(nc, 64<<10),
 		addr:    addr,
+		cfg:     cfg,
 		timeout: timeout,
 	}
 	// Cancelling ctx unblocks reads and writes at once (Ctrl-C, --timeout).
@@ -230,6 +233,9 @@ func (c *Conn) handshake(ctx context.Context, cfg Config, s Session) error {
 		}
 		se := ServerError(rp.Str)
 		switch {
+		case farewellReply(string(se)):
+			// Not an answer to AUTH: the server's reason for hanging up.
+			first = &ConnectError{Addr: c.addr, Err: &HungUp{Said: string(se), Err: se}}
 		case what == auth, se.Code() == "NOAUTH", se.Code() == "WRONGPASS":
 			first = &ConnectError{Addr: c.addr, Err: se, Auth: true}
 		case what == setname, what == notouch:
@@ -336,6 +342,7 @@ func (c *Conn) Begin(ctx context.Context) error { return c.BeginUntil(ctx, time.
 // BeginUntil is Begin with a deadline of the caller's: a stream read
 // until a time (MONITOR for ten seconds) fails with a timeout error then.
 func (c *Conn) BeginUntil(ctx context.Context, deadline time.Time) error {
+	c.rounds++
 	if err := c.nc.SetDeadline(deadline); err != nil {
 		return err
 	}
@@ -349,7 +356,10 @@ func (c *Conn) Flush() error {
 	c.write()
 	err := c.werr
 	c.werr = nil
-	return err
+	if err != nil {
+		return c.hungUp(err)
+	}
+	return nil
 }
 
 // Simple runs one command and returns its status or bulk reply as text;
@@ -369,6 +379,9 @@ func (c *Conn) Simple(ctx context.Context, args ...string) (string, error) {
 	}
 	switch rp.Kind {
 	case '-':
+		if c.rounds <= 2 {
+			return "", SaidFarewell(ServerError(rp.Str))
+		}
 		return "", ServerError(rp.Str)
 	case '+', '$':
 		return string(rp.Str), nil
@@ -456,7 +469,7 @@ func (c *Conn) readLine() (Reply, error) {
 	c.sync()
 	line, err := c.line()
 	if err != nil {
-		return Reply{}, err
+		return Reply{}, c.hungUp(err)
 	}
 	if len(line) == 0 {
 		return Reply{}, fmt.Errorf("%w: empty line", ErrProtocol)
