@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -66,5 +67,34 @@ func TestHungUpSaysWhy(t *testing.T) {
 	}
 	if said := Farewell(ctx, Config{}, redistest.Start(t).Addr); said != "" {
 		t.Errorf("a server with room said %q", said)
+	}
+}
+
+// TestProtectedModeSaysWhy: a server in protected mode (no password for
+// its default user) hangs up on clients of other hosts with a page of
+// text; the error says what to do in one line. It needs an address of
+// this host other than loopback.
+func TestProtectedModeSaysWhy(t *testing.T) {
+	var ip string
+	addrs, _ := net.InterfaceAddrs()
+	for _, a := range addrs {
+		if n, ok := a.(*net.IPNet); ok && !n.IP.IsLoopback() && n.IP.To4() != nil {
+			ip = n.IP.String()
+			break
+		}
+	}
+	if ip == "" {
+		t.Skip("no address of this host besides loopback")
+	}
+	srv := redistest.Start(t, "bind 127.0.0.1 "+ip, "protected-mode yes")
+	ctx := context.Background()
+	c, err := Dial(ctx, Config{}, net.JoinHostPort(ip, strconv.Itoa(srv.Port)), Session{})
+	if err == nil {
+		_, err = c.Simple(ctx, "INFO", "server")
+		c.Close()
+	}
+	var hu *HungUp
+	if !errors.As(err, &hu) || !strings.Contains(err.Error(), "DENIED, protected mode: while its default user has no password, Redis serves clients of its own host only") || strings.Contains(err.Error(), "\n") {
+		t.Errorf("protected mode: %v", err)
 	}
 }
