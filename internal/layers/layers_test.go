@@ -51,7 +51,7 @@ registry, internal/treemap, internal/topology, internal/jsonout < internal/audit
 # The command line's conventions (flags, exit errors, output files, progress), pure.
 internal/audit/report, internal/atomicfile, internal/human, internal/hugepage < internal/cli;
 # Connections to Redis and why one failed, for every command that talks to it.
-internal/cli, internal/topology < internal/redisconn;
+internal/cli, internal/topology, internal/resp < internal/redisconn;
 internal/audit/report, internal/hugepage, internal/valueform < internal/audit/inventory;
 internal/jsonkeys, internal/valueform < internal/rdb;
 internal/resp < internal/resp/redisopt;
