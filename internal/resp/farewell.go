@@ -3,10 +3,8 @@ package resp
 import (
 	"bufio"
 	"context"
-	"crypto/tls"
 	"errors"
 	"io"
-	"net"
 	"strings"
 	"syscall"
 	"time"
@@ -70,33 +68,11 @@ const farewellWait = 300 * time.Millisecond
 func Farewell(ctx context.Context, cfg Config, addr string) string {
 	ctx, cancel := context.WithTimeout(ctx, farewellWait+max(cfg.DialTimeout, time.Second))
 	defer cancel()
-	network := cfg.Network
-	if network == "" {
-		network = "tcp"
-	}
-	var nc net.Conn
-	var err error
-	if cfg.Dialer != nil {
-		nc, err = cfg.Dialer(ctx, network, addr)
-	} else {
-		var d net.Dialer
-		nc, err = d.DialContext(ctx, network, addr)
-	}
+	nc, err := connect(ctx, cfg, addr)
 	if err != nil {
 		return ""
 	}
 	defer nc.Close()
-	if cfg.TLS != nil {
-		tcfg := cfg.TLS.Clone()
-		if tcfg.ServerName == "" && !tcfg.InsecureSkipVerify {
-			tcfg.ServerName, _, _ = net.SplitHostPort(addr)
-		}
-		tc := tls.Client(nc, tcfg)
-		if tc.HandshakeContext(ctx) != nil {
-			return ""
-		}
-		nc = tc
-	}
 	nc.SetDeadline(time.Now().Add(farewellWait))
 	line, _ := bufio.NewReaderSize(nc, 512).ReadString('\n')
 	if len(line) < 2 || line[0] != '-' || !strings.HasSuffix(line, "\r\n") {

@@ -119,6 +119,39 @@ func Unreachable(err error) bool {
 	return errors.As(err, &ce) && !ce.Auth
 }
 
+// connect opens addr as cfg says (its network, its dialer, then TLS on
+// top when it has it); ctx bounds both.
+func connect(ctx context.Context, cfg Config, addr string) (net.Conn, error) {
+	network := cfg.Network
+	if network == "" {
+		network = "tcp"
+	}
+	var nc net.Conn
+	var err error
+	if cfg.Dialer != nil {
+		nc, err = cfg.Dialer(ctx, network, addr)
+	} else {
+		var d net.Dialer
+		nc, err = d.DialContext(ctx, network, addr)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if cfg.TLS != nil {
+		tcfg := cfg.TLS.Clone()
+		if tcfg.ServerName == "" && !tcfg.InsecureSkipVerify {
+			tcfg.ServerName, _, _ = net.SplitHostPort(addr)
+		}
+		tc := tls.Client(nc, tcfg)
+		if err := tc.HandshakeContext(ctx); err != nil {
+			nc.Close()
+			return nil, fmt.Errorf("TLS handshake: %w", err)
+		}
+		nc = tc
+	}
+	return nc, nil
+}
+
 // Dial connects to addr with the credentials, TLS and dial timeout of cfg
 // and applies s. ctx bounds the dial; afterwards cancelling ctx makes any
 // blocked read or write on the connection fail at once.
@@ -129,32 +162,9 @@ func Dial(ctx context.Context, cfg Config, addr string, s Session) (*Conn, error
 	}
 	dctx, cancel := context.WithTimeout(ctx, dt)
 	defer cancel()
-	network := cfg.Network
-	if network == "" {
-		network = "tcp"
-	}
-	var nc net.Conn
-	var err error
-	if cfg.Dialer != nil {
-		nc, err = cfg.Dialer(dctx, network, addr)
-	} else {
-		var d net.Dialer
-		nc, err = d.DialContext(dctx, network, addr)
-	}
+	nc, err := connect(dctx, cfg, addr)
 	if err != nil {
 		return nil, &ConnectError{Addr: addr, Err: err}
-	}
-	if cfg.TLS != nil {
-		tcfg := cfg.TLS.Clone()
-		if tcfg.ServerName == "" && !tcfg.InsecureSkipVerify {
-			tcfg.ServerName, _, _ = net.SplitHostPort(addr)
-		}
-		tc := tls.Client(nc, tcfg)
-		if err := tc.HandshakeContext(dctx); err != nil {
-			nc.Close()
-			return nil, &ConnectError{Addr: addr, Err: fmt.Errorf("TLS handshake: %w", err)}
-		}
-		nc = tc
 	}
 	timeout := s.Timeout
 	if timeout <= 0 {
