@@ -696,6 +696,7 @@ func (r *run) serverPlan(ctx context.Context) ([]nodePlan, error) {
 	for _, db := range r.dbsOf(in) {
 		plans = append(plans, nodePlan{addr: addr, db: db, role: role, of: of})
 	}
+	r.otherDBs(addr, in)
 	if in["cluster_enabled"] == "1" {
 		r.shard(ctx, addr, plans)
 	}
@@ -741,6 +742,24 @@ func (r *run) dbsOf(in info) []int {
 		dbs = []int{0}
 	}
 	return dbs
+}
+
+// otherDBs notes a database asked for (--db, or the URL's /N) that held
+// no key when the walk began while others did: a wrong number reads as a
+// clean, empty keyspace.
+func (r *run) otherDBs(addr string, in info) {
+	db := r.t.Conn.DB
+	if db == AllDBs || r.t.Cluster || in.keys(max(db, 0)) > 0 {
+		return
+	}
+	var held []string
+	for _, d := range in.dbs() {
+		held = append(held, fmt.Sprintf("%d (%s)", d, human.Plural(in.keys(d), "key")))
+	}
+	if len(held) == 0 {
+		return
+	}
+	r.note("database %d of %s held no key when the walk began; its keys are in database %s: give that number to --db (or the URL's /N), or neither for every database", max(db, 0), addr, strings.Join(held, ", "))
 }
 
 // info dials addr and reads INFO.

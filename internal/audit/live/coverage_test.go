@@ -10,6 +10,7 @@ import (
 
 	"github.com/keyguard/keyguard/internal/audit/inventory"
 	"github.com/keyguard/keyguard/internal/audit/report"
+	"github.com/keyguard/keyguard/internal/human"
 	"github.com/keyguard/keyguard/internal/plant"
 	"github.com/keyguard/keyguard/internal/redistest"
 )
@@ -96,6 +97,22 @@ func TestEveryDatabaseIsWalked(t *testing.T) {
 	}
 	if one.Report.Summary.Keys != want[1] || len(one.Report.Coverage.Nodes[0].DBs) != 1 || one.Report.Coverage.Nodes[0].DBs[0].DB != 1 {
 		t.Errorf("--db 1: %d keys, coverage %+v; want %d keys of db 1", one.Report.Summary.Keys, one.Report.Coverage, want[1])
+	}
+	if hasNote(one.Report, "held no key") {
+		t.Errorf("--db 1: notes %q", one.Report.Notes)
+	}
+
+	// --db 7, which holds no key: a report of 0 keys, and a note that says
+	// where the keys are.
+	target.Conn.DB = 7
+	none, err := Run(ctx, reg, target, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	where := fmt.Sprintf("database 7 of %s held no key when the walk began; its keys are in database 0 (%s), 1 (%s), 2 (%s)", s.Addr,
+		human.Plural(int64(want[0]), "key"), human.Plural(int64(want[1]), "key"), human.Plural(int64(want[2]), "key"))
+	if none.Report.Summary.Keys != 0 || !hasNote(none.Report, where) {
+		t.Errorf("--db 7: %d keys, notes %q; want %q", none.Report.Summary.Keys, none.Report.Notes, where)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"runtime"
 	"runtime/debug"
 	"slices"
@@ -913,6 +914,31 @@ func (s *scan) send(h *inventory.Helper, b *batch) {
 	})
 }
 
+// otherDBs adds to the note of --db N, when the files declare no key of
+// database N (RESIZEDB) but keys of others, where those are: a wrong
+// number reads as a clean, empty keyspace.
+func otherDBs(db int, res []fileResult) string {
+	declared := map[int]uint64{}
+	for _, r := range res {
+		for _, h := range r.resize {
+			declared[h.DB] += h.Keys
+		}
+	}
+	if declared[db] > 0 || len(declared) == 0 {
+		return ""
+	}
+	var held []string
+	for _, d := range slices.Sorted(maps.Keys(declared)) {
+		if declared[d] > 0 {
+			held = append(held, fmt.Sprintf("%d (%s)", d, human.Plural(int64(declared[d]), "key")))
+		}
+	}
+	if len(held) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", of which the snapshot declares no key; its keys are in database %s: give that number to --db, or no --db for every database", strings.Join(held, ", "))
+}
+
 // notes explains what the report leaves out.
 func notes(opts Options, ins []*Input, res []fileResult) []string {
 	var notes []string
@@ -967,7 +993,7 @@ func notes(opts Options, ins []*Input, res []fileResult) []string {
 		notes = append(notes, "streams are sized as a server holds them once it has loaded the snapshot; MEMORY USAGE on the server that wrote it can be up to 4 KiB more per stream (its last node is preallocated)")
 	}
 	if opts.DB >= 0 {
-		notes = append(notes, fmt.Sprintf("only database %d was audited", opts.DB))
+		notes = append(notes, fmt.Sprintf("only database %d was audited", opts.DB)+otherDBs(opts.DB, res))
 	}
 	if opts.Match != "" {
 		notes = append(notes, fmt.Sprintf("only keys matching %q were audited", opts.Match))

@@ -85,16 +85,20 @@ func TestSnapshotDBAndMatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A database the file holds no key of is named, with those it does.
+	empty := "only database 5 was audited, of which the snapshot declares no key; its keys are in database 0 (3 keys), 3 (3 keys)"
 	for _, c := range []struct {
 		db    int
 		match string
 		want  int64
+		note  string
 	}{
-		{-1, "", 6},
-		{3, "", 3},
-		{-1, "order:*", 4},
-		{0, "order:order:1:*", 1},
-		{0, "nomatch*", 0},
+		{-1, "", 6, ""},
+		{3, "", 3, "only database 3 was audited"},
+		{-1, "order:*", 4, ""},
+		{0, "order:order:1:*", 1, "only database 0 was audited"},
+		{0, "nomatch*", 0, "only database 0 was audited"},
+		{5, "", 0, empty},
 	} {
 		ins, err := Open([]string{filepath.Join(s.Dir, "dump.rdb")}, nil)
 		if err != nil {
@@ -107,6 +111,10 @@ func TestSnapshotDBAndMatch(t *testing.T) {
 		}
 		if got := res.Report.Summary.Keys; got != c.want {
 			t.Errorf("db %d, match %q: %d keys, want %d", c.db, c.match, got, c.want)
+		}
+		notes := strings.Join(res.Report.Notes, "\n")
+		if c.note != "" && !strings.Contains(notes, c.note) || c.note != empty && strings.Contains(notes, "declares no key") {
+			t.Errorf("db %d, match %q: notes %q, want %q", c.db, c.match, res.Report.Notes, c.note)
 		}
 	}
 }
