@@ -93,6 +93,14 @@ func TestPreheatStdinAndUsage(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "2 stored") {
 		t.Fatalf("stdin: exit %d\n%s%s", code, out, errOut)
 	}
+	// Keys preheat cannot store are told in its own words, not the SDK's.
+	code, out, errOut = runCLI(t, "order:order:7:base\nnope:1\n", "preheat", "--registry", hotRegistry, "--redis", srv.URL(), "--exec", "echo x", "--progress", "never", "-")
+	for _, want := range []string{"2 failed", "failed order:order:7:base: its template order:order:{orderId:int}:base declares a hash: preheat stores string values only",
+		"failed nope:1: no template of " + hotRegistry + " matches it"} {
+		if code != 1 || !strings.Contains(out, want) || strings.Contains(out, "hotkey:") || strings.Contains(out, "the Cache") {
+			t.Errorf("keys of a hash template and of none: exit %d, want %q\n%s%s", code, want, out, errOut)
+		}
+	}
 	base := []string{"preheat", "--registry", hotRegistry, "--redis", srv.URL()}
 	for _, args := range [][]string{
 		{"keys.txt"}, // no loader

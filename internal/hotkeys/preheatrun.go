@@ -2,6 +2,7 @@ package hotkeys
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -178,12 +179,29 @@ func writePreheat(e *cli.Env, o PreheatOptions, target, source string, res *hotk
 	if err != nil {
 		return err
 	}
+	for i := range res.Failures {
+		res.Failures[i].Err = inWords(o.Registry, res.Failures[i].Key, res.Failures[i].Err)
+	}
 	if o.Format == "json" {
 		err = writePreheatJSON(out, target, source, res)
 	} else {
 		err = writePreheatText(out, target, res)
 	}
 	return out.Finish(err)
+}
+
+// inWords says why a key failed in the command's own words: the SDK's
+// errors speak of its Cache and calls.
+func inWords(reg *registry.Registry, key string, err error) error {
+	switch {
+	case errors.Is(err, hotkey.ErrType):
+		if e := reg.Lookup(key); e != nil {
+			return fmt.Errorf("its template %s declares a %s: preheat stores string values only, as the SDK's cache does (load such keys from your service, or copy them with DUMP and RESTORE)", e.Key, e.Type)
+		}
+	case errors.Is(err, hotkey.ErrUnregistered):
+		return fmt.Errorf("no template of %s matches it: register its template (keyguard check KEY shows the nearest)", reg.File)
+	}
+	return err
 }
 
 func writePreheatText(w io.Writer, target string, r *hotkey.PreheatResult) error {
