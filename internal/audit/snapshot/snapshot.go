@@ -324,6 +324,7 @@ func joinParts(ps []fileResult) (res fileResult, again bool) {
 		res.noCreated = res.noCreated || q.noCreated
 		res.resize = q.resize // it read every RESIZEDB up to where it stopped
 		res.crc = q.crc       // the last part read the trailer
+		res.slots.merge(&q.slots)
 		res.covered += q.covered
 		for db, n := range q.dbKeys {
 			if res.dbKeys == nil {
@@ -506,6 +507,7 @@ type fileResult struct {
 	dbKeys    map[int]int64    // records counted per database
 	resize    []rdb.ResizeHint // the file's own key counts per database
 	replID    string           // the file's repl-id field
+	slots     slotSample       // the Cluster slots of one key in slotEvery
 	crc       uint64           // the file's CRC64, read whole and checked; 0 not
 
 	covered     int64 // bytes decoded (of a part: from where it began), when it stopped
@@ -746,6 +748,9 @@ func (s *scan) file(ctx context.Context, h *inventory.Helper, in *Input, p *part
 		b.add(r, ttl, in.Name, &sets)
 		if in.owned != nil && int64(len(r.Key)) == r.KeyLen && !in.owned[keyslot.Slot(unsafe.String(unsafe.SliceData(r.Key), len(r.Key)))] {
 			res.orphans++
+		}
+		if (res.keys < slotFirst || res.keys%slotEvery == 0) && int64(len(r.Key)) == r.KeyLen {
+			res.slots.add(unsafe.String(unsafe.SliceData(r.Key), len(r.Key)))
 		}
 		if r.Freq >= 0 {
 			res.freqs = true
@@ -994,6 +999,9 @@ func notes(opts Options, ins []*Input, res []fileResult) []string {
 	}
 	if opts.DB >= 0 {
 		notes = append(notes, fmt.Sprintf("only database %d was audited", opts.DB)+otherDBs(opts.DB, res))
+	}
+	if note := slotGapNote(ins, res); note != "" && opts.Match == "" {
+		notes = append(notes, note)
 	}
 	if opts.Match != "" {
 		notes = append(notes, fmt.Sprintf("only keys matching %q were audited", opts.Match))
