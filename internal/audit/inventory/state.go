@@ -280,6 +280,9 @@ func MergeReports(reg *registry.Registry, reps []*report.Report, names []string)
 				alone = append(alone, node)
 				continue
 			}
+			if _, ok := slotsNoteRanges(n); ok {
+				continue // judged again over the parts (mergedSlots)
+			}
 			if !slices.Contains(meta.Notes, n) {
 				meta.Notes = append(meta.Notes, n)
 			}
@@ -294,6 +297,9 @@ func MergeReports(reg *registry.Registry, reps []*report.Report, names []string)
 	if len(alone) > 0 {
 		meta.Notes = append(meta.Notes, fmt.Sprintf("%s of a Redis Cluster, each audited alone, merged here: the report covers the cluster when every master is among them",
 			human.Plural(int64(len(alone)), "node")+" ("+strings.Join(alone, ", ")+")"))
+	}
+	if n := mergedSlots(reps); n != "" {
+		meta.Notes = append(meta.Notes, n)
 	}
 	meta.Notes = append(meta.Notes, fmt.Sprintf("merged from %d reports: counts are their sums, lists the best of all, the duration the sum of theirs", len(reps)))
 	out := agg.Report(meta)

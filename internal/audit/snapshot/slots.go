@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/keyguard/keyguard/internal/audit/inventory"
 	"github.com/keyguard/keyguard/internal/human"
 	"github.com/keyguard/keyguard/internal/keyslot"
 )
@@ -59,7 +60,7 @@ func slotGapNote(ins []*Input, res []fileResult) string {
 	// every slot would have put 32 sampled keys (a run that empty by
 	// chance is rarer than e^-32), and at least 256 slots. The slots
 	// between them are the keys' (a shorter run is the sample's).
-	minGap := max(256, int(32*keyslot.Slots/all.n)+1)
+	minGap := max(inventory.MinSlotGap, int(32*keyslot.Slots/all.n)+1)
 	type span struct{ lo, hi int }
 	var gaps []span
 	longest, missing := 0, 0
@@ -92,10 +93,6 @@ func slotGapNote(ins []*Input, res []fileResult) string {
 		}
 		lo = g.hi + 1
 	}
-	files, are := "this file", "it is one of"
-	if len(ins) > 1 {
-		files, are = "these files", "they are"
-	}
-	return fmt.Sprintf("the keys of %s lie in Cluster slots %s only (%s sampled, none in the other %s slots): if %s a Redis Cluster's nodes, the nodes serving the other slots are not here, nor their keys; the report covers the files given",
-		files, strings.Join(ranges, ","), human.Plural(all.n, "key"), human.Count(int64(missing)), are)
+	return inventory.SlotsNote(len(ins) > 1, strings.Join(ranges, ","),
+		fmt.Sprintf("%s sampled, none in the other %s slots", human.Plural(all.n, "key"), human.Count(int64(missing))))
 }

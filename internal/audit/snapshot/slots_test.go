@@ -1,12 +1,15 @@
 package snapshot
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/keyguard/keyguard/internal/audit/inventory"
+	"github.com/keyguard/keyguard/internal/audit/report"
 	"github.com/keyguard/keyguard/internal/redistest"
 	"github.com/keyguard/keyguard/registry"
 )
@@ -75,4 +78,45 @@ func TestSomeNodesOfACluster(t *testing.T) {
 			t.Errorf("%s: notes %q, want %q", tc.name, notes, tc.want)
 		}
 	}
+
+	// Merged, the masters' reports read one by one say it again of the
+	// slots they cover together: nothing when every master is there.
+	var reps []*report.Report
+	for _, f := range files {
+		reps = append(reps, reread(t, auditFiles(t, reg, f)))
+	}
+	for _, tc := range []struct {
+		name string
+		reps []*report.Report
+		want string
+	}{
+		{"two masters of three, merged", reps[:2], `the keys of these files lie in Cluster slots 0-109\d\d only: if they are a Redis Cluster's nodes`},
+		{"every master, merged", reps, ""},
+	} {
+		m, err := inventory.MergeReports(reg, tc.reps, []string{"a.json", "b.json", "c.json"}[:len(tc.reps)])
+		if err != nil {
+			t.Fatal(err)
+		}
+		notes := strings.Join(m.Notes, "\n")
+		switch {
+		case strings.Count(notes, "Cluster slots") > 1, tc.want == "" && strings.Contains(notes, "Cluster slots"):
+			t.Errorf("%s: %s", tc.name, notes)
+		case tc.want != "" && !regexp.MustCompile(tc.want).MatchString(notes):
+			t.Errorf("%s: notes %q, want %q", tc.name, notes, tc.want)
+		}
+	}
+}
+
+// reread is r written as JSON and read back, as merge reads reports.
+func reread(t *testing.T, r *report.Report) *report.Report {
+	t.Helper()
+	var b bytes.Buffer
+	if err := r.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	back, err := report.ReadReport(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return back
 }
