@@ -76,15 +76,11 @@ type Fetch struct {
 	nodes []node
 	// slots is the Cluster's slot map when the snapshots were asked for:
 	// the owner's ID of each slot ("" none).
-	slots    []string
-	shards   map[string]string // node ID → its master's ID then (itself for a master)
-	moving   []int             // slots being migrated or imported then
-	diskless []bool
-	onDisk   []string // why a node was asked for its snapshot written to its disk first ("" it was not)
-	waits    []wait
-	behind   []int64   // bytes of its master's writes a replica had not applied when its snapshot was asked (see caughtUp)
-	runIDs   []string  // each node's run_id when its snapshot was asked (coverage: merge tells two reports of one server by it)
-	started  time.Time // when Open began: the run includes the wait for the snapshots
+	slots   []string
+	shards  map[string]string // node ID → its master's ID then (itself for a master)
+	moving  []int             // slots being migrated or imported then
+	took    []taken           // of nodes[i]: how its snapshot was taken
+	started time.Time         // when Open began: the run includes the wait for the snapshots
 	// alone is the Cluster a node audited without Cluster belongs to:
 	// its masters, and the slots the node's snapshot holds.
 	alone *report.ClusterCoverage
@@ -130,6 +126,15 @@ func (f *Fetch) dial(ctx context.Context, addr string, db int) (*resp.Conn, erro
 	return c, nil
 }
 
+// taken is how one node's snapshot was taken.
+type taken struct {
+	diskless bool
+	onDisk   string // why it was asked for written to its disk first ("" it was not)
+	wait     wait
+	behind   int64  // bytes of its master's writes a replica had not applied when asked (see caughtUp)
+	runID    string // its run_id when asked (coverage: merge tells two reports of one server by it)
+}
+
 // dialError is dial's error: the text of shown, the cause err.
 type dialError struct{ shown, err error }
 
@@ -152,11 +157,7 @@ func (f *Fetch) Open(ctx context.Context) ([]*snapshot.Input, error) {
 		return nil, err
 	}
 	ins := make([]*snapshot.Input, len(f.nodes))
-	f.diskless = make([]bool, len(f.nodes))
-	f.onDisk = make([]string, len(f.nodes))
-	f.waits = make([]wait, len(f.nodes))
-	f.behind = make([]int64, len(f.nodes))
-	f.runIDs = make([]string, len(f.nodes))
+	f.took = make([]taken, len(f.nodes))
 	errs := make([]error, len(f.nodes))
 	down := make([]*report.Gap, len(f.nodes))
 	var wg sync.WaitGroup
@@ -179,14 +180,14 @@ func (f *Fetch) Open(ctx context.Context) ([]*snapshot.Input, error) {
 				return
 			}
 			if n.of != "" {
-				f.behind[i] = f.caughtUp(ctx, c, n)
+				f.took[i].behind = f.caughtUp(ctx, c, n)
 			}
-			w := &f.waits[i]
+			w := &f.took[i].wait
 			var info string
 			w.child, info = f.childAtWork(ctx, c, n.addr)
-			f.runIDs[i] = live.InfoField(info, "run_id")
+			f.took[i].runID = live.InfoField(info, "run_id")
 			onDisk := f.diskFirst(ctx, c, info)
-			f.onDisk[i] = onDisk
+			f.took[i].onDisk = onDisk
 			asked := time.Now()
 			begun := make(chan struct{})
 			var told sync.WaitGroup
@@ -222,7 +223,7 @@ func (f *Fetch) Open(ctx context.Context) ([]*snapshot.Input, error) {
 				return
 			}
 			w.took = time.Since(asked)
-			f.diskless[i] = p.Diskless
+			f.took[i].diskless = p.Diskless
 			ins[i] = snapshot.Stream(n.addr, p, p.Size, closer{c})
 			if n.owned != nil {
 				ins[i].OwnSlots(n.owned)
@@ -259,10 +260,10 @@ func (f *Fetch) dropDown(ins []*snapshot.Input, errs []error, down []*report.Gap
 			continue
 		}
 		f.nodes[keep], ins[keep], errs[keep] = f.nodes[i], ins[i], errs[i]
-		f.diskless[keep], f.onDisk[keep], f.waits[keep], f.behind[keep], f.runIDs[keep] = f.diskless[i], f.onDisk[i], f.waits[i], f.behind[i], f.runIDs[i]
+		f.took[keep] = f.took[i]
 		keep++
 	}
-	f.nodes, f.diskless, f.onDisk, f.waits, f.behind, f.runIDs = f.nodes[:keep], f.diskless[:keep], f.onDisk[:keep], f.waits[:keep], f.behind[:keep], f.runIDs[:keep]
+	f.nodes, f.took = f.nodes[:keep], f.took[:keep]
 	return ins[:keep], errs[:keep]
 }
 
@@ -672,23 +673,24 @@ func (f *Fetch) Finish(ctx context.Context, res *snapshot.Result) {
 			w += " of " + n.of
 		}
 		w += ")"
+		var tk taken
+		if i < len(f.took) {
+			tk = f.took[i]
+		}
 		switch {
-		case f.diskless[i]:
+		case tk.diskless:
 			w += " diskless"
-		case i < len(f.onDisk) && f.onDisk[i] != "":
-			w += " written to its disk first, as keyguard asked: " + f.onDisk[i]
+		case tk.onDisk != "":
+			w += " written to its disk first, as keyguard asked: " + tk.onDisk
 		default:
 			w += " written to its disk first"
 		}
 		// A wait is named when it is a share of the run worth knowing.
-		var wt wait
-		if i < len(f.waits) {
-			wt = f.waits[i]
-		}
+		wt := tk.wait
 		switch {
 		case wt.child != "" && wt.took >= time.Second:
 			w += ", after " + human.Duration(wt.took) + " waiting for " + wt.child + " to end"
-		case wt.took >= time.Second && f.diskless[i]:
+		case wt.took >= time.Second && tk.diskless:
 			w += ", after " + human.Duration(wt.took) + " (repl-diskless-sync-delay, or another child process of the server)"
 		case wt.took >= time.Second:
 			w += ", after " + human.Duration(wt.took)
@@ -697,8 +699,8 @@ func (f *Fetch) Finish(ctx context.Context, res *snapshot.Result) {
 	}
 	notes := []string{"read from the snapshot each node sent over the replication link (SYNC, as a new replica's first sync): one fork per node and no command per key; memory is the snapshot's model of each key, not MEMORY USAGE; " + strings.Join(how, "; ")}
 	for i, n := range f.nodes {
-		if i < len(f.behind) && f.behind[i] > 0 {
-			notes = append(notes, fmt.Sprintf("replica %s had still not applied %s of its master's writes after %s: its snapshot may lack keys written to %s just before the audit (take the snapshot from the master: drop --replicas)", n.addr, human.Bytes(f.behind[i]), human.Duration(f.catchUp()), n.of))
+		if i < len(f.took) && f.took[i].behind > 0 {
+			notes = append(notes, fmt.Sprintf("replica %s had still not applied %s of its master's writes after %s: its snapshot may lack keys written to %s just before the audit (take the snapshot from the master: drop --replicas)", n.addr, human.Bytes(f.took[i].behind), human.Duration(f.catchUp()), n.of))
 		}
 	}
 	rep.Notes = append(notes, rep.Notes...)
@@ -714,8 +716,8 @@ func (f *Fetch) Finish(ctx context.Context, res *snapshot.Result) {
 			if n.addr != cov.Nodes[i].Addr {
 				continue
 			}
-			if j < len(f.runIDs) {
-				cov.Nodes[i].RunID = f.runIDs[j]
+			if j < len(f.took) {
+				cov.Nodes[i].RunID = f.took[j].runID
 			}
 			if t.Cluster || f.alone != nil {
 				cov.Nodes[i].Slots = topology.Ranges(n.owned)
