@@ -166,10 +166,7 @@ func (in *Input) checkHead() error {
 		zr, err = gzip.NewReader(zcount{in.r, &in.zread})
 	case bytes.HasPrefix(head[:n], zstdMagic):
 		in.codec = "zstd"
-		// One goroutine: the read-ahead is the other core's work. The
-		// window is bounded as zstd -d bounds it unless told otherwise
-		// (--long=27, 128 MiB).
-		in.zstd, err = zstd.NewReader(zcount{in.r, &in.zread}, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(1<<27))
+		in.zstd, err = newZstd(zcount{in.r, &in.zread})
 		zr = in.zstd
 	}
 	if in.codec != "" {
@@ -189,6 +186,13 @@ func (in *Input) checkHead() error {
 		return err
 	}
 	return fmt.Errorf("%s is not an RDB file: it starts with %q, not REDIS and a 4-digit version (Redis, Valkey up to 8) or VALKEY and a 3-digit one (Valkey 9)", name, head[:n])
+}
+
+// newZstd reads the zstd stream r on one goroutine (the read-ahead is
+// the other core's work), with a window bounded as zstd -d bounds it
+// unless told otherwise (--long=27, 128 MiB).
+func newZstd(r io.Reader) (*zstd.Decoder, error) {
+	return zstd.NewReader(r, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(1<<27))
 }
 
 // dirError is the error for a directory given as an RDB file: it names

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/klauspost/compress/gzip"
-	"github.com/klauspost/compress/zstd"
 
 	"github.com/keyguard/keyguard/internal/rdb"
 )
@@ -106,7 +105,7 @@ func (in *Input) head() (*rdb.Meta, bool, error) {
 		}
 		return rdb.Head(zr)
 	case "zstd":
-		zr, err := zstd.NewReader(f, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(1<<27))
+		zr, err := newZstd(f)
 		if err != nil {
 			return nil, false, err
 		}
