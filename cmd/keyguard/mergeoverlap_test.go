@@ -84,7 +84,7 @@ func TestMergeRefusesKeysCountedTwice(t *testing.T) {
 
 	// RDB files: a master's and its replica's snapshots (one replication
 	// ID) are refused; two databases of one file merge.
-	rep := redistest.Start(t, "replicaof 127.0.0.1 "+strconv.Itoa(s.Port))
+	rep := redistest.StartReplica(t, s)
 	rep.WaitInfo(t, "keyspace", func(info string) bool {
 		return strings.Contains(info, "db0:keys=600,") && strings.Contains(info, "db2:keys=40,")
 	})

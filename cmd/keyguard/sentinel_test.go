@@ -23,7 +23,7 @@ import (
 func TestSentinelURL(t *testing.T) {
 	ctx := context.Background()
 	m := redistest.Start(t, "masterauth pw")
-	r := redistest.Start(t, "masterauth pw", "replicaof "+strings.Replace(m.Addr, ":", " ", 1))
+	r := redistest.StartReplica(t, m, "masterauth pw")
 	for _, srv := range []*redistest.Server{m, r} {
 		// After the start: the helper's readiness probe sends no password.
 		if err := srv.Client(t).ConfigSet(ctx, "requirepass", "pw").Err(); err != nil {

@@ -3,6 +3,7 @@ package redistest
 import (
 	"io"
 	"net"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -84,6 +85,14 @@ func (l *HeldLink) Release() {
 	l.held = false
 	l.mu.Unlock()
 	l.cond.Broadcast()
+}
+
+// StartReplica starts a replica of master (extraConfig after its
+// replicaof line). It does not wait for the sync: tests wait for what
+// they need of it (WaitInfo).
+func StartReplica(tb testing.TB, master *Server, extraConfig ...string) *Server {
+	tb.Helper()
+	return Start(tb, append([]string{"replicaof 127.0.0.1 " + strconv.Itoa(master.Port)}, extraConfig...)...)
 }
 
 // StartHeldReplica starts a master and a replica of it whose link passes

@@ -22,12 +22,7 @@ import (
 func TestSentinelFailoverDuringAudit(t *testing.T) {
 	reg := testRegistry(t)
 	ctx := context.Background()
-	m := redistest.Start(t)
-	r := redistest.Start(t, "replicaof "+strings.Replace(m.Addr, ":", " ", 1))
-	n := loadScale(t, m.Client(t), 20_000)
-	r.WaitInfo(t, "keyspace", func(in string) bool {
-		return strings.Contains(in, "db0:keys=") && strings.Contains(in, "keys="+strconv.Itoa(n)+",")
-	})
+	m, r, n := replicated(t, 20_000)
 	s := redistest.StartSentinel(t, "orders", m)
 	master := func(ctx context.Context) (string, error) {
 		sc := redis.NewSentinelClient(&redis.Options{Addr: s.Addr})
@@ -79,10 +74,7 @@ func TestSentinelFailoverDuringAudit(t *testing.T) {
 func TestDemotedDuringAudit(t *testing.T) {
 	reg := testRegistry(t)
 	ctx := context.Background()
-	m := redistest.Start(t)
-	r := redistest.Start(t, "replicaof "+strings.Replace(m.Addr, ":", " ", 1))
-	n := loadScale(t, m.Client(t), 20_000)
-	r.WaitInfo(t, "keyspace", func(in string) bool { return strings.Contains(in, "keys="+strconv.Itoa(n)+",") })
+	m, r, n := replicated(t, 20_000)
 	progress, reached := progressAt(int64(n) / 4)
 	done := make(chan *Result, 1)
 	go func() {
@@ -106,4 +98,15 @@ func TestDemotedDuringAudit(t *testing.T) {
 	if !res.Complete || res.Report.Summary.Keys != int64(n) || !hasNote(res.Report, m.Addr+" became a replica of "+r.Addr+" during the walk (a failover)") {
 		t.Fatalf("complete %v, %d keys of %d, notes %q", res.Complete, res.Report.Summary.Keys, n, res.Report.Notes)
 	}
+}
+
+// replicated starts a master holding about keys keys of the scale mix and
+// a replica of it, once the replica holds them all.
+func replicated(t *testing.T, keys int) (m, r *redistest.Server, n int) {
+	t.Helper()
+	m = redistest.Start(t)
+	r = redistest.StartReplica(t, m)
+	n = loadScale(t, m.Client(t), keys)
+	r.WaitInfo(t, "keyspace", func(in string) bool { return strings.Contains(in, "db0:keys="+strconv.Itoa(n)+",") })
+	return m, r, n
 }
