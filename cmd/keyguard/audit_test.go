@@ -249,11 +249,20 @@ func TestAuditSnapshot(t *testing.T) {
 	if rep.Summary.Keys != 2 || !rep.Complete || rep.Source.Kind != "redis" || rep.Source.Target != s.URL() || rep.Summary.Unregistered != 1 {
 		t.Errorf("report: keys %d complete %v source %+v unregistered %d", rep.Summary.Keys, rep.Complete, rep.Source, rep.Summary.Unregistered)
 	}
-	for _, flag := range [][]string{{"--sample", "10"}, {"--rate", "100"}, {"--resume", out}, {"--count", "10"}, {"--replicas=prefer"}} {
+	for _, flag := range [][]string{{"--sample", "10"}, {"--rate", "100"}, {"--resume", out}, {"--count", "10"}} {
 		code, _, stderr := runCLI(t, "", append([]string{"audit", "--snapshot", "--registry", auditRegistry, "--redis", s.URL()}, flag...)...)
 		if code != exitError || !strings.Contains(stderr, flag[0][2:]) || !strings.Contains(stderr, "--snapshot") {
 			t.Errorf("%v: exit %d, stderr %q; want a usage error naming both", flag, code, stderr)
 		}
+	}
+	// --replicas=prefer takes the snapshot from the master of a server
+	// without a replica, and says so; --replicas refuses.
+	if code, _, stderr := runCLI(t, "", "audit", "--snapshot", "--replicas", "--registry", auditRegistry, "--redis", s.URL()); code != exitError || !strings.Contains(stderr, "no online replica") || !strings.Contains(stderr, "--replicas=prefer") {
+		t.Errorf("--snapshot --replicas without a replica: exit %d, stderr %q", code, stderr)
+	}
+	code, _, stderr = runCLI(t, "", "audit", "--snapshot", "--replicas=prefer", "--registry", auditRegistry, "--redis", s.URL(), "--format", "json", "--out", out)
+	if rep := loadAuditReport(t, out); code != exitFindings || rep.Summary.Keys != 2 || !rep.Complete || !slices.ContainsFunc(rep.Notes, func(n string) bool { return strings.Contains(n, "the snapshot was taken from the master itself") }) {
+		t.Errorf("--snapshot --replicas=prefer without a replica: exit %d, stderr %q, keys %d, notes %q", code, stderr, rep.Summary.Keys, rep.Notes)
 	}
 	// serve's scheduled audits take --snapshot with the same checks.
 	if code, _, stderr := runCLI(t, "", "serve", "--snapshot", "--rate", "100", "--registry", auditRegistry, "--redis", s.URL()); code != exitError || !strings.Contains(stderr, "--snapshot") {

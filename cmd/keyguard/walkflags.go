@@ -106,9 +106,6 @@ func (w *walkFlags) check() error {
 				return cli.Usagef("--%s walks the keys; --snapshot reads the server's snapshot instead: drop one of them", f)
 			}
 		}
-		if w.replicas == "prefer" {
-			return cli.Usagef("--replicas=prefer: with --snapshot give --replicas (a replica of each master) or nothing (the masters)")
-		}
 	}
 	return w.aggregateFlags.check()
 }
@@ -120,7 +117,7 @@ func (w *walkFlags) snapshotOptions(target live.Target) (replsync.Options, snaps
 	if so.DB == live.AllDBs {
 		so.DB = -1
 	}
-	return replsync.Options{Target: target, Replicas: w.replicas != ""}, so
+	return replsync.Options{Target: target, Replicas: w.replicas != "", ReplicasPrefer: w.replicas == "prefer"}, so
 }
 
 // target is the audit's target: the --redis URL with --db applied.

@@ -570,6 +570,9 @@ type run struct {
 
 	mu    sync.Mutex
 	notes []string
+	// unreadable are the replicas --replicas could not read (their
+	// listed address leads nowhere, or to another node), and why.
+	unreadable map[string]string
 }
 
 func (r *run) note(format string, args ...any) {
@@ -669,18 +672,24 @@ func (r *run) serverPlan(ctx context.Context) ([]nodePlan, error) {
 	}
 	of := "" // the master, when its replica is walked in its stead
 	if r.opts.Replicas {
-		switch rep := in.replica(); {
+		listed := in.replicas()
+		rep, repIn, why := r.pickReplica(ctx, in, listed)
+		switch {
 		case in["role"] == "slave":
 			r.note("--replicas: %s is itself a replica; it was walked", addr)
-		case rep == "" && !r.opts.ReplicasPrefer:
+		case len(listed) == 0 && !r.opts.ReplicasPrefer:
 			return nil, fmt.Errorf("--replicas: %s has no online replica to read; audit the master without --replicas, or pass --replicas=prefer to walk the master when there is no replica", addr)
-		case rep == "":
+		case len(listed) == 0:
 			r.note("--replicas=prefer: %s has no online replica; the master itself was walked", addr)
+		case rep == "" && !r.opts.ReplicasPrefer:
+			return nil, fmt.Errorf("--replicas: no replica of %s could be read: %s. %s; or pass --replicas=prefer to walk the master when no replica can be read, or drop --replicas", addr, strings.Join(why, "; "), ListedAddressHint)
+		case rep == "":
+			r.note("--replicas=prefer: no replica of %s could be read (%s); the master itself was walked", addr, strings.Join(why, "; "))
 		default:
-			addr, of = rep, addr
+			addr, of, in = rep, addr, repIn
 			r.note("--replicas: walked replica %s of %s; writes made during the walk reach a replica a moment after its master", rep, r.t.Conn.Addr)
-			if in, err = r.info(ctx, addr); err != nil {
-				return nil, err
+			if len(why) > 0 {
+				r.note("--replicas: %s, listed first, could not be read: %s", human.Plural(int64(len(why)), "replica"), strings.Join(why, "; "))
 			}
 		}
 	}
@@ -701,6 +710,32 @@ func (r *run) serverPlan(ctx context.Context) ([]nodePlan, error) {
 		r.shard(ctx, addr, plans)
 	}
 	return plans, nil
+}
+
+// ListedAddressHint is what to do when a replica cannot be reached at the
+// address its master lists.
+const ListedAddressHint = "A master lists each replica at the address it sees the replica connect from and the port the replica announces: where that address does not lead to the replica from here (NAT, containers, another network), set replica-announce-ip and replica-announce-port on the replica"
+
+// pickReplica returns the first of the master's listed replicas that
+// answers and is its replica, with its INFO; why says, for each listed
+// before it (or all, when none is), why it was passed over.
+func (r *run) pickReplica(ctx context.Context, master info, listed []string) (addr string, in info, why []string) {
+	if master["role"] == "slave" {
+		return "", nil, nil
+	}
+	for _, rep := range listed {
+		in, err := r.info(ctx, rep)
+		if err != nil {
+			why = append(why, rep+": "+err.Error())
+			continue
+		}
+		if not := notItsReplica(master, in); not != "" {
+			why = append(why, rep+" answers, but "+not)
+			continue
+		}
+		return rep, in, why
+	}
+	return "", nil, why
 }
 
 // shard reads the Cluster a node audited alone belongs to: how many
@@ -825,6 +860,9 @@ func (r *run) clusterPlan(ctx context.Context) ([]nodePlan, error) {
 			}
 			slots = append(slots, report.ParseSlotRanges(s.Slots)...)
 		}
+	}
+	if r.opts.Replicas {
+		r.probeReplicas(ctx, nodes)
 	}
 	plans, left := r.assign(slots, nodes)
 	for _, l := range left {

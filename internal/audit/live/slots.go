@@ -136,8 +136,13 @@ func (r *run) assign(slots []int, nodes []clusterNode) (plans []nodePlan, left [
 		p := nodePlan{addr: n.Addr, role: "master", slotList: by[id], cursor: "0"}
 		if r.opts.Replicas {
 			rep := ""
+			var why []string // replicas passed over: they could not be read
 			for _, s := range nodes {
 				if s.Master == n.ID && s.Usable() && s.Linked && (s.Has("slave") || s.Has("replica")) {
+					if w := r.unreadableWhy(s.Addr); w != "" {
+						why = append(why, s.Addr+": "+w)
+						continue
+					}
 					rep = s.Addr
 					break
 				}
@@ -145,6 +150,12 @@ func (r *run) assign(slots []int, nodes []clusterNode) (plans []nodePlan, left [
 			switch {
 			case rep != "":
 				p = nodePlan{addr: rep, role: "replica", readonly: true, slotList: by[id], masterID: n.ID, of: n.Addr, cursor: "0"}
+			case len(why) > 0 && r.opts.ReplicasPrefer:
+				r.noteOnce(fmt.Sprintf("--replicas=prefer: no replica of master %s could be read (%s); the master was walked", n.Addr, strings.Join(why, "; ")))
+			case len(why) > 0:
+				k := [2]string{n.Addr, fmt.Sprintf("--replicas: no replica of master %s could be read: %s. %s; or pass --replicas=prefer to walk the master when no replica can be read", n.Addr, strings.Join(why, "; "), ClusterAddressHint)}
+				unowned[k] = append(unowned[k], by[id]...)
+				continue
 			case !r.opts.ReplicasPrefer:
 				k := [2]string{n.Addr, "--replicas: master " + n.Addr + " has no healthy replica to read (--replicas=prefer walks the master)"}
 				unowned[k] = append(unowned[k], by[id]...)
@@ -158,6 +169,76 @@ func (r *run) assign(slots []int, nodes []clusterNode) (plans []nodePlan, left [
 	}
 	slices.SortFunc(left, func(a, b pending) int { return strings.Compare(a.reason, b.reason) })
 	return plans, left
+}
+
+// ClusterAddressHint is what to do when a Cluster replica cannot be
+// reached at the address the Cluster lists.
+const ClusterAddressHint = "A Cluster lists each node at the address it announces: where that address does not lead to the node from here (NAT, containers, another network), set cluster-announce-ip and cluster-announce-port on it"
+
+// probeReplicas asks, master by master, its healthy replicas in the
+// Cluster's order for their node ID until one answers with the ID the
+// Cluster lists for it; those that do not are unreadable, with why
+// (assign then passes them over).
+func (r *run) probeReplicas(ctx context.Context, nodes []clusterNode) {
+	for _, m := range nodes {
+		if !m.Has("master") || len(m.Owned) == 0 || !m.Usable() {
+			continue
+		}
+		for _, s := range nodes {
+			if s.Master != m.ID || !s.Usable() || !s.Linked || !(s.Has("slave") || s.Has("replica")) {
+				continue
+			}
+			why := r.replicaAnswers(ctx, s)
+			if why == "" {
+				break
+			}
+			r.unread(s.Addr, why)
+		}
+	}
+}
+
+// replicaAnswers says why the Cluster node n cannot be read at its
+// listed address, or "".
+func (r *run) replicaAnswers(ctx context.Context, n clusterNode) string {
+	c, err := r.dial(ctx, n.Addr, resp.Session{Timeout: r.opts.IOTimeout})
+	if err != nil {
+		return err.Error()
+	}
+	defer c.Close()
+	id, err := c.Simple(ctx, "CLUSTER", "MYID")
+	switch {
+	case err != nil:
+		return "CLUSTER MYID: " + err.Error()
+	case id != n.ID:
+		return "it answers as node " + short(id) + ", not as " + short(n.ID) + ", the node the Cluster lists there"
+	}
+	return ""
+}
+
+// unread records a replica that could not be read, and why.
+func (r *run) unread(addr, why string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.unreadable == nil {
+		r.unreadable = map[string]string{}
+	}
+	r.unreadable[addr] = why
+}
+
+// unreadableWhy is why a replica could not be read, or "".
+func (r *run) unreadableWhy(addr string) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.unreadable[addr]
+}
+
+// noteOnce adds a note unless the run has it already.
+func (r *run) noteOnce(s string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !slices.Contains(r.notes, s) {
+		r.notes = append(r.notes, s)
+	}
 }
 
 // walkCluster walks the planned masters, then walks again, on their
@@ -177,6 +258,11 @@ func (r *run) walkCluster(ctx context.Context, left []pending) {
 				if errors.As(err, &pe) {
 					still = append(still, pending{slots: p.slotList, node: p.addr, reason: err.Error()})
 					continue
+				}
+				if p.role == "replica" {
+					// Asked again, assign passes it over: another replica
+					// of its master, or with prefer the master.
+					r.unread(p.addr, err.Error())
 				}
 				still = append(still, pending{slots: p.slotList, node: p.addr, reason: "node down: " + err.Error()})
 				continue

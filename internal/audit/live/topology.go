@@ -1,6 +1,7 @@
 package live
 
 import (
+	"cmp"
 	"fmt"
 	"net"
 	"slices"
@@ -87,11 +88,11 @@ func (in info) version() int {
 func (in info) lfu() bool { return strings.Contains(in["maxmemory_policy"], "lfu") }
 
 // Replication reads the text of INFO (or INFO replication): the node's
-// role ("master" or "slave") and the address of its first online replica
-// ("" when it has none).
-func Replication(text string) (role, replica string) {
+// role ("master" or "slave") and the addresses of its online replicas, in
+// the order it lists them (none when it has none).
+func Replication(text string) (role string, replicas []string) {
 	in := parseInfo(text)
-	return in["role"], in.replica()
+	return in["role"], in.replicas()
 }
 
 // InfoField reads one field of the text of INFO ("" when absent):
@@ -150,13 +151,16 @@ func (in info) stale(addr string) string {
 	return ""
 }
 
-// replica returns the address of the first online replica listed in the
-// replication section ("slave0:ip=10.0.0.2,port=6380,state=online,…").
-func (in info) replica() string {
+// replicas returns the addresses of the online replicas listed in the
+// replication section ("slave0:ip=10.0.0.2,port=6380,state=online,…"), in
+// its order: where the master sees each connect from, and the port it
+// announces.
+func (in info) replicas() []string {
+	var out []string
 	for i := 0; ; i++ {
 		v, ok := in["slave"+strconv.Itoa(i)]
 		if !ok {
-			return ""
+			return out
 		}
 		var ip, port, state string
 		for _, kv := range strings.Split(v, ",") {
@@ -171,7 +175,27 @@ func (in info) replica() string {
 			}
 		}
 		if ip != "" && port != "" && state == "online" {
-			return net.JoinHostPort(ip, port)
+			out = append(out, net.JoinHostPort(ip, port))
 		}
 	}
+}
+
+// NotItsReplica says why a server reached at a replica's listed address
+// (its INFO in text) is not a replica of the master whose INFO is
+// masterText, or "" when it is one: a replica in sync shares its
+// master's replication ID. A listed address can lead elsewhere (another
+// network's address, a port forwarded to another server); walking what
+// answers there would report another server's keys as the master's.
+func NotItsReplica(masterText, text string) string {
+	return notItsReplica(parseInfo(masterText), parseInfo(text))
+}
+
+func notItsReplica(master, in info) string {
+	switch {
+	case in["role"] != "slave":
+		return "it answers as a " + cmp.Or(in["role"], "server") + ", not as a replica"
+	case master["master_replid"] != "" && in["master_replid"] != master["master_replid"]:
+		return "it is a replica of another master (replication ID " + short(in["master_replid"]) + ", the master's " + short(master["master_replid"]) + ")"
+	}
+	return ""
 }

@@ -80,8 +80,8 @@ garbage line
 
 func TestParseInfo(t *testing.T) {
 	in := parseInfo("# Server\r\nredis_version:7.2.4\r\nrun_id:abc\r\n# Memory\r\nmaxmemory_policy:volatile-lfu\r\n# Replication\r\nrole:master\r\nslave0:ip=10.0.0.2,port=6380,state=wait_bgsave,offset=0,lag=0\r\nslave1:ip=10.0.0.3,port=6381,state=online,offset=1,lag=0\r\n# Keyspace\r\ndb0:keys=12,expires=3,avg_ttl=0\r\ndb3:keys=7,expires=0,avg_ttl=0\r\n")
-	if in.version() != 702 || !in.lfu() || in.keys(0) != 12 || in.keys(3) != 7 || in.keys(1) != 0 || in.replica() != "10.0.0.3:6381" || in["run_id"] != "abc" {
-		t.Errorf("%v: version %d lfu %v keys %d/%d replica %q", in, in.version(), in.lfu(), in.keys(0), in.keys(3), in.replica())
+	if in.version() != 702 || !in.lfu() || in.keys(0) != 12 || in.keys(3) != 7 || in.keys(1) != 0 || !slices.Equal(in.replicas(), []string{"10.0.0.3:6381"}) || in["run_id"] != "abc" {
+		t.Errorf("%v: version %d lfu %v keys %d/%d replicas %q", in, in.version(), in.lfu(), in.keys(0), in.keys(3), in.replicas())
 	}
 }
 

@@ -47,6 +47,9 @@ type Options struct {
 	// Replicas asks a replica of each master (of the server) instead: the
 	// fork then happens there.
 	Replicas bool
+	// ReplicasPrefer, with Replicas, asks the master where no replica of
+	// it can be read (none online, or none that answers at its address).
+	ReplicasPrefer bool
 	// Timeout bounds a silence of the server while it makes or sends a
 	// snapshot (it sends a newline a second while it makes one); 0 is
 	// resp.DefaultTimeout.
@@ -88,6 +91,8 @@ type Fetch struct {
 	// (marked failed, or unreachable at the start): their slots are not
 	// covered, and the report of the others is partial.
 	down []report.Gap
+	// notes are what the plan has to say (a replica passed over).
+	notes []string
 }
 
 // node is one node asked for its snapshot.
@@ -497,21 +502,61 @@ func (f *Fetch) planServer(ctx context.Context) error {
 		}
 		return fmt.Errorf("%s: INFO: %w", addr, err)
 	}
-	role, replica := live.Replication(text)
+	role, listed := live.Replication(text)
 	n := node{addr: addr, role: "master"}
 	switch {
 	case role == "slave":
 		n.role = "replica"
-	case f.opts.Replicas && replica == "":
-		return fmt.Errorf("--replicas: %s has no online replica to take the snapshot from; drop --replicas to take it from the server itself", addr)
-	case f.opts.Replicas:
-		n = node{addr: replica, role: "replica", of: addr}
+	case !f.opts.Replicas:
+	case len(listed) == 0 && !f.opts.ReplicasPrefer:
+		return fmt.Errorf("--replicas: %s has no online replica to take the snapshot from; drop --replicas to take it from the server itself, or pass --replicas=prefer to take it from the master when there is no replica", addr)
+	case len(listed) == 0:
+		f.notes = append(f.notes, fmt.Sprintf("--replicas=prefer: %s has no online replica; the snapshot was taken from the master itself", addr))
+	default:
+		rep, why := f.pickReplica(ctx, text, listed)
+		switch {
+		case rep != "":
+			n = node{addr: rep, role: "replica", of: addr}
+			if len(why) > 0 {
+				f.notes = append(f.notes, fmt.Sprintf("--replicas: %s, listed first, could not be read: %s", human.Plural(int64(len(why)), "replica"), strings.Join(why, "; ")))
+			}
+		case !f.opts.ReplicasPrefer:
+			return fmt.Errorf("--replicas: no replica of %s could be read: %s. %s; or pass --replicas=prefer to take the snapshot from the master when no replica can be read, or drop --replicas", addr, strings.Join(why, "; "), live.ListedAddressHint)
+		default:
+			f.notes = append(f.notes, fmt.Sprintf("--replicas=prefer: no replica of %s could be read (%s); the snapshot was taken from the master itself", addr, strings.Join(why, "; ")))
+		}
 	}
 	f.nodes = []node{n}
 	if strings.Contains(text, "\ncluster_enabled:1") {
 		f.shard(ctx, &f.nodes[0])
 	}
 	return nil
+}
+
+// pickReplica returns the first of the listed replicas of the master
+// (whose INFO is masterText) that answers and is its replica; why says,
+// for each passed over, why.
+func (f *Fetch) pickReplica(ctx context.Context, masterText string, listed []string) (string, []string) {
+	var why []string
+	for _, rep := range listed {
+		c, err := f.dial(ctx, rep, 0)
+		if err != nil {
+			why = append(why, rep+": "+err.Error())
+			continue
+		}
+		text, err := c.Simple(ctx, "INFO", "replication")
+		c.Close()
+		if err != nil {
+			why = append(why, rep+": INFO: "+err.Error())
+			continue
+		}
+		if not := live.NotItsReplica(masterText, text); not != "" {
+			why = append(why, rep+" answers, but "+not)
+			continue
+		}
+		return rep, why
+	}
+	return "", why
 }
 
 // shard reads the Cluster a node audited alone belongs to, for the
@@ -550,11 +595,19 @@ func (f *Fetch) planCluster(ctx context.Context) error {
 		}
 		n := node{addr: m.Addr, role: "master", owned: m.Owned}
 		if f.opts.Replicas {
-			i := slices.IndexFunc(nodes, func(r topology.Node) bool { return r.Master == m.ID && r.Usable() && !r.Failed() })
-			if i < 0 {
-				return fmt.Errorf("--replicas: master %s (slots %s) has no online replica to take the snapshot from; drop --replicas to take it from the masters", m.Addr, m.SlotText())
+			rep, why, online := f.clusterReplica(ctx, nodes, m)
+			switch {
+			case rep != "":
+				n.addr, n.role, n.of = rep, "replica", m.Addr
+			case !online && !f.opts.ReplicasPrefer:
+				return fmt.Errorf("--replicas: master %s (slots %s) has no online replica to take the snapshot from; drop --replicas to take it from the masters, or pass --replicas=prefer to take it from a master without one", m.Addr, m.SlotText())
+			case !online:
+				f.notes = append(f.notes, fmt.Sprintf("--replicas=prefer: master %s has no online replica; its snapshot was taken from the master", m.Addr))
+			case !f.opts.ReplicasPrefer:
+				return fmt.Errorf("--replicas: no replica of master %s (slots %s) could be read: %s. %s; or pass --replicas=prefer to take the snapshot from the master when no replica can be read", m.Addr, m.SlotText(), strings.Join(why, "; "), live.ClusterAddressHint)
+			default:
+				f.notes = append(f.notes, fmt.Sprintf("--replicas=prefer: no replica of master %s could be read (%s); its snapshot was taken from the master", m.Addr, strings.Join(why, "; ")))
 			}
-			n.addr, n.role, n.of = nodes[i].Addr, "replica", m.Addr
 		}
 		f.nodes = append(f.nodes, n)
 	}
@@ -570,6 +623,35 @@ func (f *Fetch) planCluster(ctx context.Context) error {
 	}
 	f.moving = moving
 	return nil
+}
+
+// clusterReplica returns the first online replica of the master m, in
+// the Cluster's order, that answers at its listed address as the node
+// listed there; why says, for each passed over, why; online is whether m
+// has an online replica at all.
+func (f *Fetch) clusterReplica(ctx context.Context, nodes []topology.Node, m topology.Node) (addr string, why []string, online bool) {
+	for _, r := range nodes {
+		if r.Master != m.ID || !r.Usable() || r.Failed() {
+			continue
+		}
+		online = true
+		c, err := f.dial(ctx, r.Addr, 0)
+		if err != nil {
+			why = append(why, r.Addr+": "+err.Error())
+			continue
+		}
+		id, err := c.Simple(ctx, "CLUSTER", "MYID")
+		c.Close()
+		switch {
+		case err != nil:
+			why = append(why, r.Addr+": CLUSTER MYID: "+err.Error())
+		case id != r.ID:
+			why = append(why, r.Addr+" answers as node "+id[:min(len(id), 8)]+", not as "+r.ID[:min(len(r.ID), 8)]+", the node the Cluster lists there")
+		default:
+			return r.Addr, why, true
+		}
+	}
+	return "", why, online
 }
 
 // fromSeeds reads CLUSTER NODES from the first seed that answers.
@@ -703,6 +785,7 @@ func (f *Fetch) Finish(ctx context.Context, res *snapshot.Result) {
 			notes = append(notes, fmt.Sprintf("replica %s had still not applied %s of its master's writes after %s: its snapshot may lack keys written to %s just before the audit (take the snapshot from the master: drop --replicas)", n.addr, human.Bytes(f.took[i].behind), human.Duration(f.catchUp()), n.of))
 		}
 	}
+	notes = append(notes, f.notes...)
 	rep.Notes = append(notes, rep.Notes...)
 	cov := rep.Coverage
 	if cov == nil {
