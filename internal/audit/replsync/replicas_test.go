@@ -56,7 +56,10 @@ func TestReplicaListedElsewhere(t *testing.T) {
 	// --replicas: refused, each listed replica named with why, and what
 	// to do.
 	_, err := live.Run(ctx, reg, target(m.Addr, false), live.Options{Replicas: true})
-	snapErr := func() error { _, err := audit(t, reg, Options{Target: target(m.Addr, false), Replicas: true}); return err }()
+	snapErr := func() error {
+		_, err := audit(t, reg, Options{Target: target(m.Addr, false), Replicas: true})
+		return err
+	}()
 	for what, err := range map[string]error{"walk": err, "snapshot": snapErr} {
 		if err == nil {
 			t.Fatalf("%s --replicas: read a replica; want an error, none of the listed replicas is m's", what)
