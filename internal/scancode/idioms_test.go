@@ -14,7 +14,7 @@ import (
 // viaRE reads the expectations of the idiom fixtures: "want RULE
 // TEMPLATE" and, when the key goes through the project's own function,
 // "via NAME".
-var viaRE = regexp.MustCompile(`(?://|#) want (\S+) (\S+)(?: via (\S+))?`)
+var viaRE = regexp.MustCompile(`(?://|#|\|) want (\S+) (\S+)(?: via (\S+))?`)
 
 // Each idiom real projects use has its own small project under
 // testdata/src/idioms/LANG/IDIOM, scanned on its own: wrappers around the
@@ -53,7 +53,7 @@ func TestIdioms(t *testing.T) {
 					return err
 				}
 				for i, line := range strings.Split(string(data), "\n") {
-					if m := viaRE.FindStringSubmatch(line); m != nil {
+					for _, m := range viaRE.FindAllStringSubmatch(line, -1) {
 						want = append(want, fmt.Sprintf("%s:%d %s %s via=%s", filepath.ToSlash(path), i+1, m[1], m[2], m[3]))
 					}
 				}

@@ -268,6 +268,32 @@ func (p *project) functions(f *srcFile, name string) []*funcDef {
 // isClass reports whether the project declares a class named name.
 func (p *project) isClass(name string) bool { return len(p.classes[name]) > 0 }
 
+// runsAs are the project's classes that extend cls, directly or not, and
+// whose instances run cls's method (none of them, nor a class between
+// them and cls, declares it again), in name order.
+func (p *project) runsAs(cls, method string) []string {
+	sub := func(name, of string) bool {
+		return name != of && p.extends(name, func(s string) bool { return s == of })
+	}
+	var out []string
+	for name := range p.classes {
+		if !sub(name, cls) {
+			continue
+		}
+		overridden := false
+		for _, d := range p.funcs[method] {
+			if d.class != nil && sub(d.class.name, cls) && (d.class.name == name || sub(name, d.class.name)) {
+				overridden = true
+			}
+		}
+		if !overridden {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 // extends reports whether the project's class name extends, directly or
 // not, a class or interface whose simple name says(...) holds.
 func (p *project) extends(name string, says func(string) bool) bool {
@@ -489,6 +515,11 @@ func (p *project) retOf(d *funcDef) (keyshape.Shape, bool) {
 	} else {
 		exprs = []*sitter.Node{d.body}
 	}
+	// A summary holds for every use: self is the function's own class,
+	// not the one a use's key is being evaluated for (srcFile.self).
+	savedSelf, savedExact := f.self, f.selfExact
+	f.self, f.selfExact = "", false
+	defer func() { f.self, f.selfExact = savedSelf, savedExact }()
 	r := &ret{}
 	for i, e := range exprs {
 		s, b := f.evalIn(d, e, 1)

@@ -201,11 +201,40 @@ func (f *srcFile) pythonClassOf(obj *sitter.Node, depth int) string {
 		if f.proj.isClass(c) {
 			return c
 		}
+		if fn := obj.ChildByFieldName("function"); typeOf(fn) == "identifier" && c == "cls" {
+			if cd := f.classAt(obj); cd != nil {
+				return cd.name // cls(id=…) in a classmethod
+			}
+		}
 		return ""
 	default:
 		return ""
 	}
 	return f.classOfBinding(name, obj, depth, f.pythonClassOf)
+}
+
+// selfClass is the class self (or cls) stands for at n, in a method of a
+// class: the class self is evaluated for (see srcFile.self) when it is
+// that class or a subclass of it, else the method's class; exact when
+// self is an instance of it alone. "" outside a class.
+func (f *srcFile) selfClass(n *sitter.Node) (string, bool) {
+	c := f.classAt(n)
+	if c == nil {
+		return "", false
+	}
+	if f.self != "" && f.proj != nil && (f.self == c.name || f.proj.extends(f.self, func(s string) bool { return s == c.name })) {
+		return f.self, f.selfExact
+	}
+	return c.name, false
+}
+
+// evalFor evaluates n, code of a class self is an instance of (exactly,
+// with exact), outside any function's summary (as evalIn(nil, …)).
+func (f *srcFile) evalFor(cls string, exact bool, n *sitter.Node, depth int) (keyshape.Shape, bool) {
+	saved, savedExact := f.self, f.selfExact
+	f.self, f.selfExact = cls, exact
+	defer func() { f.self, f.selfExact = saved, savedExact }()
+	return f.evalIn(nil, n, depth)
 }
 
 // pythonConstant follows a name the module does not bind (imported from
@@ -222,9 +251,9 @@ func pythonConstant(f *srcFile, n *sitter.Node) (*srcFile, *sitter.Node, bool) {
 		name = f.text(n.ChildByFieldName("attribute"))
 		switch {
 		case typeOf(obj) == "identifier" && f.text(obj) == "self" || typeOf(obj) == "identifier" && f.text(obj) == "cls":
-			if c := f.classAt(n); c != nil {
-				cls = c.name
-				dynamic = true
+			if c, exact := f.selfClass(n); c != "" {
+				cls = c
+				dynamic = !exact
 			}
 		case typeOf(obj) == "identifier" && f.proj.isClass(f.text(obj)):
 			cls = f.text(obj)
@@ -714,12 +743,12 @@ func pythonEval(f *srcFile, n *sitter.Node, depth int) (keyshape.Shape, bool, bo
 					s, b := g.evalIn(nil, v, depth+1)
 					return s, b, true
 				}
-				if c := f.classAt(n); c != nil { // set by a base class, or a mixin's subclass
-					if ms := f.proj.memberValues(c.name, name); len(ms) == 1 && ms[0].value != nil {
-						s, b := ms[0].f.evalIn(nil, ms[0].value, depth+1)
+				if c, exact := f.selfClass(n); c != "" { // set by a base class, or a mixin's subclass
+					if ms := f.proj.memberValues(c, name); len(ms) == 1 && ms[0].value != nil {
+						s, b := ms[0].f.evalFor(c, exact, ms[0].value, depth+1)
 						return s, b, true
 					}
-					if s, ok := f.propertyShape(c.name, f.text(n.ChildByFieldName("attribute"))); ok {
+					if s, ok := f.propertyShape(c, f.text(n.ChildByFieldName("attribute"))); ok {
 						return s, false, true // @property def key(self): return f'rq:job:{self.id}'
 					}
 				}
@@ -731,6 +760,13 @@ func pythonEval(f *srcFile, n *sitter.Node, depth int) (keyshape.Shape, bool, bo
 			if g, v, ok := pythonConstant(f, n); ok { // Queue.PREFIX, constants.PREFIX
 				s, b := g.evalIn(nil, v, depth+1)
 				return s, b, true
+			}
+			// A property of an object of a project class:
+			// execution.worker_executions_key, execution = cls(…).
+			if cls := f.pythonClassOf(n.ChildByFieldName("object"), 0); cls != "" {
+				if s, ok := f.propertyShape(cls, f.text(n.ChildByFieldName("attribute"))); ok {
+					return s, false, true
+				}
 			}
 		}
 	case "call":

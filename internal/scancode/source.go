@@ -94,6 +94,13 @@ type srcFile struct {
 	// marked holes), nil when checking.
 	proj *project
 	cur  *funcDef
+	// self is the class self stands for while code of that class or of
+	// one of its bases is evaluated on behalf of a use in it (Python:
+	// BaseRegistry.__init__'s self.key_template for a use of self.key in
+	// a StartedJobRegistry); selfExact when self is an instance of that
+	// class itself, not of a subclass. "" is the class of the code.
+	self      string
+	selfExact bool
 }
 
 // binding is one declaration of, or assignment to, a name.
@@ -302,6 +309,12 @@ func (f *srcFile) scan() {
 			if i, _ := f.paramOf(a); builder || fn != nil && i >= 0 {
 				continue // a parameter passed whole: its callers are checked
 			}
+			if ss := f.bySubclass(fn, a, s); ss != nil {
+				for _, s := range ss {
+					f.report(a, s, command, "")
+				}
+				continue
+			}
 			f.report(a, s, command, "")
 		}
 		if keys != nil {
@@ -324,6 +337,62 @@ func (f *srcFile) scan() {
 		}
 	}
 	f.cur = nil
+}
+
+// bySubclass is, for a key built in a method of a class that subclasses
+// set apart (Python: BaseRegistry's self.key, whose key_template each
+// registry sets), the key of each class the method may run as: that
+// class and each subclass that does not declare the method again, as an
+// instance of it alone. It is nil unless
+// each such key has more literal text than s, the key of an instance of
+// any of them, and there are at most maxSubclasses: a call that hands
+// Redis one of several keys is reported once for each.
+func (f *srcFile) bySubclass(fn *funcDef, a *sitter.Node, s keyshape.Shape) []keyshape.Shape {
+	if fn == nil || fn.class == nil || f.proj == nil || s.Holes() == 0 || f.lang.name != keyshape.Python {
+		return nil
+	}
+	classes := f.proj.runsAs(fn.class.name, fn.name)
+	if len(classes) == 0 || len(classes) >= maxSubclasses {
+		return nil
+	}
+	classes = append([]string{fn.class.name}, classes...)
+	base := literalBytes(s)
+	var out []keyshape.Shape
+	seen := map[string]bool{}
+	for _, c := range classes {
+		k, b := f.evalAs(c, true, a)
+		if b || literalBytes(k) <= base {
+			return nil
+		}
+		if !seen[k.String()] {
+			seen[k.String()] = true
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// maxSubclasses bounds the classes bySubclass evaluates a key for.
+const maxSubclasses = 16
+
+// literalBytes is how much of s is literal text.
+func literalBytes(s keyshape.Shape) int {
+	n := 0
+	for _, p := range s.Parts {
+		if !p.Hole {
+			n += len(p.Lit)
+		}
+	}
+	return n
+}
+
+// evalAs evaluates n as f.eval does, with self an instance of class cls
+// (exactly that class with exact, else of it or a subclass).
+func (f *srcFile) evalAs(cls string, exact bool, n *sitter.Node) (keyshape.Shape, bool) {
+	saved, savedExact := f.self, f.selfExact
+	f.self, f.selfExact = cls, exact
+	defer func() { f.self, f.selfExact = saved, savedExact }()
+	return f.eval(n, 0)
 }
 
 // report adds the finding for a key argument.

@@ -3,7 +3,9 @@ from redis import Redis
 
 class BaseRegistry:
     """A key template per class, set again by each subclass (as rq's
-    registries): in the base, self.key_template may be any of them."""
+    registries): in the base, self.key_template is any of them, the
+    base's own and those of the subclasses that run the method; each is
+    reported there."""
 
     key_template = 'fx:registry:{0}'
 
@@ -12,7 +14,11 @@ class BaseRegistry:
         self.key = self.key_template.format(name)
 
     def count(self):
-        return self.connection.zcard(self.key)  # want raw-key {key}
+        return self.connection.zcard(self.key)  # want unregistered-code fx:registry:{name} | want unregistered-code fx:wip:{name} | want unregistered-code fx:failed:{name} | want unregistered-code fx:own:{name}
+
+    def trim(self, score):
+        # Overrides declares trim again: its template is not this line's.
+        self.connection.zremrangebyscore(self.key, 0, score)  # want unregistered-code fx:registry:{name} | want unregistered-code fx:wip:{name} | want unregistered-code fx:failed:{name}
 
 
 class StartedRegistry(BaseRegistry):
@@ -21,6 +27,17 @@ class StartedRegistry(BaseRegistry):
 
 class FailedRegistry(BaseRegistry):
     key_template = 'fx:failed:{0}'
+
+    def drop(self, job_id):
+        # In a subclass, self is one of its own: its template.
+        self.connection.zrem(self.key, job_id)  # want unregistered-code fx:failed:{name}
+
+
+class Overrides(BaseRegistry):
+    key_template = 'fx:own:{0}'
+
+    def trim(self, score):
+        self.connection.zremrangebyscore(self.key, '-inf', score)  # want unregistered-code fx:own:{name}
 
 
 class ExecutionRegistry:

@@ -54,3 +54,28 @@ class Left(Base):
 
     def touch(self, r: Redis):
         r.expire(self.key, 10)  # want raw-key {key}
+
+
+class Execution:
+    """A property of another object of a project class: one made with
+    cls(…) in a classmethod, as rq's Execution.create."""
+
+    def __init__(self, id, worker_name, connection: Redis):
+        self.id = id
+        self.worker_name = worker_name
+        self.connection = connection
+
+    @property
+    def worker_executions_key(self):
+        return 'fx:worker:{0}:executions'.format(self.worker_name)
+
+    @classmethod
+    def create(cls, id, worker_name, pipeline: Redis):
+        execution = cls(id=id, worker_name=worker_name, connection=pipeline)
+        pipeline.sadd(execution.worker_executions_key, execution.id)  # want unregistered-code fx:worker:{worker_name}:executions
+        return execution
+
+
+def index(r: Redis, worker_name):
+    e = Execution('1', worker_name, r)
+    r.expire(e.worker_executions_key, 60)  # want unregistered-code fx:worker:{worker_name}:executions
