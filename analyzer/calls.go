@@ -1,10 +1,12 @@
 package analyzer
 
 import (
+	"fmt"
 	"go/ast"
 	"go/constant"
 	"go/token"
 	"go/types"
+	"maps"
 	"strings"
 
 	"golang.org/x/tools/go/analysis"
@@ -35,56 +37,114 @@ func namedKeyParams(path string) bool {
 // command name is their first string parameter, its arguments follow.
 var redigoSends = map[string]bool{"Do": true, "Send": true, "DoContext": true, "DoWithTimeout": true, "SendHash": true}
 
-// scriptKeyCount is the key count of the redigo script a call runs
-// (redis.NewScript(2, src).Do(conn, k1, k2, arg)): the constant given to
-// NewScript, directly or through a variable assigned once; -1 when the
-// script takes its count as its first argument (NewScript(-1, src)), 0
-// when the call runs no script or the count is not a constant.
-func (p *pkg) scriptKeyCount(call *ast.CallExpr, fn *types.Func) int {
+// scriptCount is the key count of the redigo script a call runs
+// (redis.NewScript(2, src).Do(conn, k1, k2, arg)), as NewScript is given
+// it, directly or through variables and fields every value of which is
+// such a script with the same count: n when a constant (-1: the script
+// takes its count as its first argument, NewScript(-1, src)), else the
+// expression that computes it (len(jobs)+1). ok is false when the call
+// runs no script or its count is not seen.
+func (p *pkg) scriptCount(call *ast.CallExpr, fn *types.Func) (n int, dyn ast.Expr, ok bool) {
 	recv := fn.Type().(*types.Signature).Recv()
 	if recv == nil || typeName(recv.Type()) != redigo+".Script" {
-		return 0
+		return 0, nil, false
 	}
-	sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
-	if !ok {
-		return 0
+	sel, isSel := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+	if !isSel {
+		return 0, nil, false
 	}
-	e := sel.X
-	for range 8 {
-		switch x := ast.Unparen(e).(type) {
-		case *ast.Ident:
-			v, _ := p.pass.TypesInfo.Uses[x].(*types.Var)
-			if v == nil || p.def(v) == nil {
-				return 0
-			}
-			e = p.def(v)
-		case *ast.CallExpr:
-			f := callee(p.pass.TypesInfo, x)
-			if f == nil || f.Pkg() == nil || f.Pkg().Path() != redigo || f.Name() != "NewScript" || len(x.Args) != 2 {
-				return 0
-			}
-			n, ok := constInt(p.pass.TypesInfo.Types[x.Args[0]].Value)
-			if !ok || n < -1 {
-				return 0
-			}
-			if n < 0 {
-				return -1
-			}
-			return n
-		default:
-			return 0
+	var news []*ast.CallExpr
+	if !p.newScripts(sel.X, 0, &news) || len(news) == 0 {
+		return 0, nil, false
+	}
+	for i, x := range news {
+		c, isConst := constInt(p.pass.TypesInfo.Types[x.Args[0]].Value)
+		switch {
+		case isConst && c < -1:
+			return 0, nil, false
+		case i == 0 && isConst:
+			n = max(c, -1)
+		case i == 0:
+			dyn = x.Args[0]
+		case isConst != (dyn == nil) || isConst && max(c, -1) != n || !isConst && types.ExprString(x.Args[0]) != types.ExprString(dyn):
+			return 0, nil, false // scripts of different counts
 		}
 	}
-	return 0
+	return n, dyn, true
+}
+
+// newScripts gathers the redis.NewScript(n, src) calls whose script e
+// holds: through local variables and fields, every value they are given;
+// false when one of those values is anything else.
+func (p *pkg) newScripts(e ast.Expr, depth int, out *[]*ast.CallExpr) bool {
+	if depth > 8 {
+		return false
+	}
+	var defs []ast.Expr
+	switch x := ast.Unparen(e).(type) {
+	case *ast.Ident:
+		v, _ := p.pass.TypesInfo.Uses[x].(*types.Var)
+		if v == nil || v.Pkg() != p.pass.Pkg {
+			return false
+		}
+		defs = p.defs[v]
+	case *ast.SelectorExpr:
+		v := p.fieldOf(x)
+		if v == nil || v.Exported() || v.Pkg() != p.pass.Pkg {
+			return false
+		}
+		defs = p.defs[v]
+	case *ast.CallExpr:
+		f := callee(p.pass.TypesInfo, x)
+		if f == nil || f.Pkg() == nil || f.Pkg().Path() != redigo || f.Name() != "NewScript" || len(x.Args) != 2 {
+			return false
+		}
+		*out = append(*out, x)
+		return true
+	default:
+		return false
+	}
+	if len(defs) == 0 {
+		return false
+	}
+	for _, d := range defs {
+		if d == nil || !p.newScripts(d, depth+1, out) {
+			return false
+		}
+	}
+	return true
 }
 
 // scriptKeys are the keys among a redigo script call's keysAndArgs: the
-// first n (n < 0: as many as its first, constant, argument says).
-func (p *pkg) scriptKeys(call *ast.CallExpr, sig *types.Signature, n int) []ast.Expr {
-	if call.Ellipsis.IsValid() || !sig.Variadic() {
+// first n (n < 0: as many as its first, constant, argument says; dyn:
+// as many as dyn computes). Given as a list (script.Do(conn, args...)),
+// they are the first elements of the list the function builds with a
+// literal or make and appends, counted as they are appended: a constant
+// number once, or a number for each element of the slice a loop ranges
+// over (dyn = len(jobs)+1: the first append of one element, then one for
+// each job).
+func (p *pkg) scriptKeys(call *ast.CallExpr, sig *types.Signature, n int, dyn ast.Expr) []ast.Expr {
+	if !sig.Variadic() {
 		return nil
 	}
 	rest := call.Args[min(sig.Params().Len()-1, len(call.Args)):]
+	if call.Ellipsis.IsValid() {
+		if n < 0 || len(rest) != 1 {
+			return nil
+		}
+		v := p.listVar(rest[0])
+		if v == nil {
+			return nil
+		}
+		items := p.argList(v)
+		if items == nil {
+			return nil
+		}
+		return p.keysOfItems(items, n, dyn)
+	}
+	if dyn != nil {
+		return nil
+	}
 	if n < 0 {
 		if len(rest) == 0 {
 			return nil
@@ -96,6 +156,68 @@ func (p *pkg) scriptKeys(call *ast.CallExpr, sig *types.Signature, n int) []ast.
 		n, rest = c, rest[1:]
 	}
 	return rest[:min(n, len(rest))]
+}
+
+// listVar is the local slice variable an argument list is: args, or a
+// field (r.args) given that variable once, where the list is built.
+func (p *pkg) listVar(e ast.Expr) *types.Var {
+	switch x := ast.Unparen(e).(type) {
+	case *ast.Ident:
+		v, _ := p.pass.TypesInfo.Uses[x].(*types.Var)
+		return v
+	case *ast.SelectorExpr:
+		f := p.fieldOf(x)
+		if f == nil || f.Exported() || f.Pkg() != p.pass.Pkg || len(p.defs[f]) != 1 {
+			return nil
+		}
+		if id, ok := ast.Unparen(p.defs[f][0]).(*ast.Ident); ok {
+			v, _ := p.pass.TypesInfo.Uses[id].(*types.Var)
+			return v
+		}
+	}
+	return nil
+}
+
+// keysOfItems are the first n elements of an argument list built by
+// items (dyn: as many as it computes).
+func (p *pkg) keysOfItems(items []argItem, n int, dyn ast.Expr) []ast.Expr {
+	want := count{"": n}
+	if dyn != nil {
+		c, ok := p.countOf(dyn, 0)
+		if !ok {
+			return nil
+		}
+		want = c
+	} else if n == 0 {
+		return nil
+	}
+	have := count{}
+	var out []ast.Expr
+	for _, it := range items {
+		switch {
+		case dyn == nil && (it.cond || it.per != nil):
+			// How often it runs is not a constant: the elements before
+			// it are keys, it and those after cannot be placed.
+			return out
+		case it.cond:
+			return nil
+		case dyn == nil && len(it.els) >= n-have[""]:
+			return append(out, it.els[:n-have[""]]...)
+		}
+		size := count{"": len(it.els)}
+		if it.per != nil {
+			size = count{p.lenKey(it.per): len(it.els)}
+		}
+		have.add(size, 1)
+		out = append(out, it.els...)
+		if have.equal(want) {
+			return out
+		}
+	}
+	if dyn == nil {
+		return out // fewer elements than keys: all of them are keys
+	}
+	return nil
 }
 
 func constInt(v constant.Value) (int, bool) {
@@ -161,11 +283,16 @@ type pkg struct {
 	// bufs are the local strings.Builder and bytes.Buffer variables by
 	// their declaration, indexed on first use (textbuf.go).
 	bufs map[*types.Var]bufDecl
+	// busyField are the fields whose shape is being computed.
+	busyField map[*types.Var]bool
+	// ctrl are the loops and branches around each append call of the
+	// package (collectDefs).
+	ctrl map[*ast.CallExpr][]ast.Node
 }
 
 func newPkg(pass *analysis.Pass, c *keyshape.Classifier) *pkg {
 	p := &pkg{pass: pass, c: c, funcs: map[*types.Func]*ast.FuncDecl{}, keyParams: map[*types.Func]map[int]bool{}, defs: map[*types.Var][]ast.Expr{},
-		shapes: map[*types.Func]shapeResult{}, busy: map[*types.Func]bool{}}
+		shapes: map[*types.Func]shapeResult{}, busy: map[*types.Func]bool{}, ctrl: map[*ast.CallExpr][]ast.Node{}}
 	for _, f := range pass.Files {
 		for _, d := range f.Decls {
 			if fd, ok := d.(*ast.FuncDecl); ok && fd.Body != nil {
@@ -198,10 +325,41 @@ func (p *pkg) collectDefs(f *ast.File) {
 	add := func(e ast.Expr, val ast.Expr) {
 		if v := varOf(e); v != nil {
 			p.defs[v] = append(p.defs[v], val)
+		} else if v := p.fieldOf(e); v != nil {
+			p.defs[v] = append(p.defs[v], val)
 		}
 	}
+	// stack is the path from the file to the node being looked at: the
+	// statements around an append say how often it runs.
+	var stack []ast.Node
 	ast.Inspect(f, func(n ast.Node) bool {
+		if n == nil {
+			stack = stack[:len(stack)-1]
+			return true
+		}
+		stack = append(stack, n)
 		switch n := n.(type) {
+		case *ast.CallExpr:
+			if id, ok := n.Fun.(*ast.Ident); ok && id.Name == "append" {
+				p.ctrl[n] = controls(stack)
+			}
+		case *ast.CompositeLit:
+			// A struct's fields, keyed (T{prefix: v}) or in order (T{v}).
+			st, ok := info.TypeOf(n).Underlying().(*types.Struct)
+			if !ok {
+				break
+			}
+			for i, el := range n.Elts {
+				if kv, ok := el.(*ast.KeyValueExpr); ok {
+					if id, ok := kv.Key.(*ast.Ident); ok {
+						if v, ok := info.Uses[id].(*types.Var); ok && v.IsField() {
+							p.defs[v] = append(p.defs[v], kv.Value)
+						}
+					}
+				} else if i < st.NumFields() {
+					p.defs[st.Field(i)] = append(p.defs[st.Field(i)], el)
+				}
+			}
 		case *ast.AssignStmt:
 			for i, l := range n.Lhs {
 				var val ast.Expr
@@ -236,6 +394,21 @@ func (p *pkg) collectDefs(f *ast.File) {
 	})
 }
 
+// controls are the statements of stack, from the innermost function out,
+// that decide how often its last node runs: loops and branches.
+func controls(stack []ast.Node) []ast.Node {
+	var out []ast.Node
+	for i := len(stack) - 2; i >= 0; i-- {
+		switch n := stack[i].(type) {
+		case *ast.FuncDecl, *ast.FuncLit:
+			return out
+		case *ast.RangeStmt, *ast.ForStmt, *ast.IfStmt, *ast.SwitchStmt, *ast.TypeSwitchStmt, *ast.SelectStmt:
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
 // def is the one value a variable ever gets, or nil.
 func (p *pkg) def(v *types.Var) ast.Expr {
 	ds := p.defs[v]
@@ -243,6 +416,51 @@ func (p *pkg) def(v *types.Var) ast.Expr {
 		return nil
 	}
 	return ds[0]
+}
+
+// fieldOf is the field e selects (x.prefix), or nil.
+func (p *pkg) fieldOf(e ast.Expr) *types.Var {
+	sel, ok := ast.Unparen(e).(*ast.SelectorExpr)
+	if !ok {
+		return nil
+	}
+	if s := p.pass.TypesInfo.Selections[sel]; s != nil && s.Kind() == types.FieldVal {
+		v, _ := s.Obj().(*types.Var)
+		return v
+	}
+	return nil
+}
+
+// fieldShape is the key shape an unexported string field of a struct of
+// the package holds: every value the package gives it (in composite
+// literals, T{prefix: "app:jobs:"}, and assignments, x.prefix = …) has
+// one shape with some literal text. An exported field may be set
+// elsewhere; a field whose address is taken, anything.
+func (p *pkg) fieldShape(v *types.Var, depth int) (keyshape.Shape, bool) {
+	if v.Exported() || v.Pkg() != p.pass.Pkg || !isString(v.Type()) {
+		return keyshape.Shape{}, false
+	}
+	ds := p.defs[v]
+	if len(ds) == 0 || p.busyField[v] {
+		return keyshape.Shape{}, false
+	}
+	if p.busyField == nil {
+		p.busyField = map[*types.Var]bool{}
+	}
+	p.busyField[v] = true
+	defer delete(p.busyField, v)
+	var got keyshape.Shape
+	for i, d := range ds {
+		if d == nil {
+			return keyshape.Shape{}, false
+		}
+		s, b := p.eval(d, depth+1)
+		if b || !hasLiteral(s) || s.HasParam() || i > 0 && s.String() != got.String() {
+			return keyshape.Shape{}, false
+		}
+		got = s
+	}
+	return got, true
 }
 
 // keyArgs returns the arguments of call that Redis receives as keys.
@@ -273,8 +491,8 @@ func (p *pkg) keyArgsAll(call *ast.CallExpr) (keys, slices []ast.Expr) {
 	// go-redis's and the SDK's own code passes keys around as parameters:
 	// only calls from outside the package are Redis calls made by a service.
 	if params == nil && path == redigo && path != p.pass.Pkg.Path() && redigoSends[fn.Name()] {
-		if n := p.scriptKeyCount(call, fn); n != 0 {
-			return p.scriptKeys(call, sig, n), nil
+		if n, dyn, ok := p.scriptCount(call, fn); ok && (n != 0 || dyn != nil) {
+			return p.scriptKeys(call, sig, n, dyn), nil
 		}
 		if i := commandParam(sig); i >= 0 && sig.Variadic() && i == sig.Params().Len()-2 {
 			return p.doKeys(call, i), nil
@@ -410,6 +628,10 @@ func (p *pkg) appended(v *types.Var) []ast.Expr {
 			lits++
 			out = append(out, p.elements(x)...)
 		case *ast.CallExpr:
+			if p.emptyMake(x) {
+				lits++
+				continue
+			}
 			id, ok := x.Fun.(*ast.Ident)
 			if !ok || id.Name != "append" || len(x.Args) == 0 || x.Ellipsis.IsValid() {
 				return nil
@@ -426,6 +648,148 @@ func (p *pkg) appended(v *types.Var) []ast.Expr {
 		return nil
 	}
 	return out
+}
+
+// emptyMake reports whether call is make([]T, 0) or make([]T, 0, n): a
+// slice with no element yet.
+func (p *pkg) emptyMake(call *ast.CallExpr) bool {
+	id, ok := call.Fun.(*ast.Ident)
+	if !ok || id.Name != "make" || len(call.Args) < 2 || p.pass.TypesInfo.Uses[id] != types.Universe.Lookup("make") {
+		return false
+	}
+	n, ok := constInt(p.pass.TypesInfo.Types[call.Args[1]].Value)
+	return ok && n == 0
+}
+
+// argItem is one append to an argument list: its elements, and how often
+// it runs: once (per nil and !cond), once for each element of per (the
+// one loop around it ranges over per), or a number of times not known
+// (cond: a branch, another loop).
+type argItem struct {
+	els  []ast.Expr
+	per  ast.Expr
+	cond bool
+}
+
+// argList is how a slice variable is built, in order: a literal or an
+// empty make, then appends of elements (the literal's elements are the
+// first item); nil when anything else assigns it.
+func (p *pkg) argList(v *types.Var) []argItem {
+	var out []argItem
+	for i, d := range p.defs[v] {
+		switch x := ast.Unparen(d).(type) {
+		case *ast.CompositeLit:
+			if i > 0 {
+				return nil
+			}
+			out = append(out, argItem{els: p.elements(x)})
+		case *ast.CallExpr:
+			if i == 0 {
+				if !p.emptyMake(x) {
+					return nil
+				}
+				continue
+			}
+			id, ok := x.Fun.(*ast.Ident)
+			if !ok || id.Name != "append" || len(x.Args) == 0 || x.Ellipsis.IsValid() {
+				return nil
+			}
+			if self, ok := ast.Unparen(x.Args[0]).(*ast.Ident); !ok || p.pass.TypesInfo.Uses[self] != v {
+				return nil
+			}
+			it := argItem{els: x.Args[1:]}
+			switch c := p.ctrl[x]; {
+			case len(c) == 0:
+			case len(c) == 1:
+				if r, ok := c[0].(*ast.RangeStmt); ok {
+					it.per = r.X
+				} else {
+					it.cond = true
+				}
+			default:
+				it.cond = true
+			}
+			out = append(out, it)
+		default:
+			return nil
+		}
+	}
+	return out
+}
+
+// count is a number of arguments as the code computes it: a constant and
+// a multiple of the length of each slice or map it names (len(jobs)*2+1
+// is {"": 1, jobs: 2}).
+type count map[string]int
+
+func (c count) add(d count, k int) {
+	for x, n := range d {
+		c[x] += n * k
+		if c[x] == 0 {
+			delete(c, x)
+		}
+	}
+}
+
+func (c count) equal(d count) bool { return maps.Equal(c, d) }
+
+// lenKey names the slice whose length a count holds: its variable, or its
+// expression's text.
+func (p *pkg) lenKey(e ast.Expr) string {
+	e = ast.Unparen(e)
+	if id, ok := e.(*ast.Ident); ok {
+		if obj := p.pass.TypesInfo.Uses[id]; obj != nil {
+			return fmt.Sprintf("%s@%d", id.Name, obj.Pos())
+		}
+	}
+	return types.ExprString(e)
+}
+
+// countOf reads e as a count: constants, len(x), sums, products by a
+// constant, and a variable assigned once; false when e is anything else.
+func (p *pkg) countOf(e ast.Expr, depth int) (count, bool) {
+	if depth > 8 {
+		return nil, false
+	}
+	e = ast.Unparen(e)
+	if n, ok := constInt(p.pass.TypesInfo.Types[e].Value); ok {
+		return count{"": n}, true
+	}
+	switch x := e.(type) {
+	case *ast.Ident:
+		if v, ok := p.pass.TypesInfo.Uses[x].(*types.Var); ok && p.def(v) != nil {
+			return p.countOf(p.def(v), depth+1)
+		}
+	case *ast.CallExpr:
+		if id, ok := x.Fun.(*ast.Ident); ok && id.Name == "len" && len(x.Args) == 1 && p.pass.TypesInfo.Uses[id] == types.Universe.Lookup("len") {
+			return count{p.lenKey(x.Args[0]): 1}, true
+		}
+	case *ast.BinaryExpr:
+		l, lok := p.countOf(x.X, depth+1)
+		r, rok := p.countOf(x.Y, depth+1)
+		if !lok || !rok {
+			return nil, false
+		}
+		switch x.Op {
+		case token.ADD:
+			out := count{}
+			out.add(l, 1)
+			out.add(r, 1)
+			return out, true
+		case token.MUL:
+			if k, ok := r[""]; ok && len(r) == 1 {
+				out := count{}
+				out.add(l, k)
+				return out, true
+			}
+			if k, ok := l[""]; ok && len(l) == 1 {
+				out := count{}
+				out.add(r, k)
+				return out, true
+			}
+		}
+	}
+	return nil, false
 }
 
 // doKeys finds the keys of rdb.Do(ctx, "set", key, v) (the command name
@@ -706,7 +1070,7 @@ func (p *pkg) commandOf(call *ast.CallExpr) string {
 	case path == goRedis && fn.Name() == "Do":
 		at = 1
 	case path == redigo && redigoSends[fn.Name()]:
-		if p.scriptKeyCount(call, fn) != 0 {
+		if n, dyn, ok := p.scriptCount(call, fn); ok && (n != 0 || dyn != nil) {
 			return "evalsha"
 		}
 		at = commandParam(fn.Type().(*types.Signature))

@@ -46,6 +46,12 @@ func (p *pkg) eval(e ast.Expr, depth int) (s keyshape.Shape, builder bool) {
 		}
 	case *ast.CallExpr:
 		return p.evalCall(x, depth)
+	case *ast.SelectorExpr:
+		if v := p.fieldOf(x); v != nil {
+			if s, ok := p.fieldShape(v, depth); ok {
+				return s, false
+			}
+		}
 	case *ast.Ident:
 		if v, ok := info.Uses[x].(*types.Var); ok {
 			if d := p.def(v); d != nil && !isParam(v) {
@@ -255,6 +261,15 @@ func (p *pkg) names(e ast.Expr) (name, expr string) {
 	case *ast.CallExpr:
 		if sel, ok := x.Fun.(*ast.SelectorExpr); ok && len(x.Args) == 0 {
 			name = sel.Sel.Name
+		} else if len(x.Args) == 1 && isString(p.pass.TypesInfo.TypeOf(x)) {
+			// A value made from one other, named after it:
+			// redisNamespacePrefix(namespace) is {namespace}.
+			switch a := ast.Unparen(x.Args[0]).(type) {
+			case *ast.Ident:
+				name = a.Name
+			case *ast.SelectorExpr:
+				name = a.Sel.Name
+			}
 		}
 	}
 	var b bytes.Buffer

@@ -160,12 +160,32 @@ func (c *Classifier) Finding(lang Lang, s Shape) finding.Finding {
 		f.Hint = "build the whole key with the generated builder (keyguard gen), so it is checked where it is made"
 	default:
 		f.Severity = finding.Warning
-		what := "its value"
-		if len(s.Parts) == 1 && s.Parts[0].Expr != "" {
-			what = s.Parts[0].Expr
-		}
-		f.Message = fmt.Sprintf("key is not built by the generated builder: %s comes from where the scan cannot follow it", finding.Display(what))
 		f.Hint = "pass the key of a generated builder (keyguard gen), or build the key in this function"
+		if len(s.Parts) == 1 {
+			what := "its value"
+			if s.Parts[0].Expr != "" {
+				what = s.Parts[0].Expr
+			}
+			f.Message = fmt.Sprintf("key is not built by the generated builder: %s comes from where the scan cannot follow it", finding.Display(what))
+			break
+		}
+		// Several pieces: the key's shape, and the values that cannot be
+		// followed, by their source text where it is short.
+		var what []string
+		for _, p := range holeParts(s) {
+			if p.Expr != "" && len(what) < 3 {
+				what = append(what, finding.Display(p.Expr))
+			}
+		}
+		if len(what) == 0 {
+			f.Message = fmt.Sprintf("key %s is not built by the generated builder: its pieces come from where the scan cannot follow them", shown)
+			break
+		}
+		verb := "come from where the scan cannot follow them"
+		if len(what) == 1 {
+			verb = "comes from where the scan cannot follow it"
+		}
+		f.Message = fmt.Sprintf("key %s is not built by the generated builder: %s %s", shown, strings.Join(what, ", "), verb)
 	}
 	return f
 }

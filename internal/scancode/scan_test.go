@@ -96,7 +96,7 @@ func TestScanGo(t *testing.T) {
 	}
 	goWant := regexp.MustCompile("`([a-z-]+):")
 	var want []string
-	for _, rel := range []string{"svc/svc.go", "store/store.go", "fix/a.go", "fix/b.go", "rue/rue.go", "redi/redi.go"} {
+	for _, rel := range []string{"svc/svc.go", "store/store.go", "fix/a.go", "fix/b.go", "rue/rue.go", "redi/redi.go", "redi/fields.go", "redi/scripts.go"} {
 		path := filepath.ToSlash(filepath.Join(mod, rel))
 		data, err := os.ReadFile(path)
 		if err != nil {
@@ -141,7 +141,7 @@ func TestScanGo(t *testing.T) {
 			t.Errorf("command of %s: %q, want %q (all: %v)", tmpl, commands[tmpl], cmd, commands)
 		}
 	}
-	if res.Files[keyshape.Go] != 6 || res.Skipped != 1 { // svc, store, fix/a, fix/b, rue, redi; keys/keyguard_gen.go is generated
+	if res.Files[keyshape.Go] != 8 || res.Skipped != 1 { // svc, store, fix/a, fix/b, rue, redi, redi/fields, redi/scripts; keys/keyguard_gen.go is generated
 		t.Errorf("files %v, skipped %d", res.Files, res.Skipped)
 	}
 }
