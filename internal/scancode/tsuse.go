@@ -260,11 +260,17 @@ func (f *srcFile) tsUnknownName(name string, at *sitter.Node, depth int) bool {
 		if b.typ != "" && b.typ != "any" && b.typ != "unknown" {
 			return false
 		}
-		if b.value != nil && !f.tsUnknown(b.value, depth+1) {
+		if b.value != nil && !tsNothing(b.value) && !f.tsUnknown(b.value, depth+1) {
 			return false
 		}
 	}
 	return true
+}
+
+// tsNothing reports null or undefined: a field's value before it is set
+// (this.client = null in a constructor, the client given later).
+func tsNothing(n *sitter.Node) bool {
+	return typeOf(n) == "null" || typeOf(n) == "undefined"
 }
 
 // tsScriptKeys are the keys of a call of a command the receiver defined
