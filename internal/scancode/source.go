@@ -519,6 +519,14 @@ func (f *srcFile) hole(n *sitter.Node, typ string) keyshape.Shape {
 		if m := f.text(n.ChildByFieldName("name")); len(m) > 3 && strings.HasPrefix(m, "get") && m[3] >= 'A' && m[3] <= 'Z' {
 			name = strings.ToLower(m[3:4]) + m[4:]
 		}
+	case "parenthesized_expression":
+		if n.NamedChildCount() == 1 {
+			name = f.hole(n.NamedChild(0), "").Parts[0].Name
+		}
+	case "binary_expression", "boolean_operator": // a value or its default: settings.prefix || defaults.prefix is {prefix}
+		if op := n.ChildByFieldName("operator"); op != nil && (f.text(op) == "||" || f.text(op) == "??" || f.text(op) == "or") {
+			name = f.hole(n.ChildByFieldName("left"), "").Parts[0].Name
+		}
 	}
 	expr := f.text(n)
 	if len(expr) > 80 || strings.ContainsAny(expr, "\n") {

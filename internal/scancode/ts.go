@@ -605,6 +605,10 @@ func tsEval(f *srcFile, n *sitter.Node, depth int) (keyshape.Shape, bool, bool) 
 				return keyshape.Shape{}, true, true
 			}
 		}
+		if v := f.tsObjectProp(obj, prop); v != nil { // this.settings.keyPrefix, settings = {keyPrefix: …}
+			s, b := f.eval(v, depth+1)
+			return s, b, true
+		}
 		if f.proj != nil && typeOf(obj) == "identifier" {
 			if g, v, ok := tsConstant(f, n); ok { // Keys.SESSION, an enum's member
 				s, b := g.evalIn(nil, v, depth+1)
@@ -616,6 +620,47 @@ func tsEval(f *srcFile, n *sitter.Node, depth int) (keyshape.Shape, bool, bool) 
 		return s, b, true
 	}
 	return keyshape.Shape{}, false, false
+}
+
+// tsObjectProp is the value of property prop in the object literal obj
+// (a variable or this.field) is given, when it is given one only and that
+// literal sets prop: this.settings = {keyPrefix: prefix + ':'}, then
+// this.settings.keyPrefix. nil otherwise.
+func (f *srcFile) tsObjectProp(obj *sitter.Node, prop string) *sitter.Node {
+	name := ""
+	switch typeOf(obj) {
+	case "identifier":
+		name = f.text(obj)
+	case "member_expression":
+		if typeOf(obj.ChildByFieldName("object")) != "this" {
+			return nil
+		}
+		name = "this." + f.text(obj.ChildByFieldName("property"))
+	default:
+		return nil
+	}
+	bs := f.lookup(name, obj)
+	if len(bs) != 1 || bs[0].value == nil || typeOf(bs[0].value) != "object" {
+		return nil
+	}
+	lit := bs[0].value
+	var found *sitter.Node
+	for i := 0; i < int(lit.NamedChildCount()); i++ {
+		c := lit.NamedChild(i)
+		switch typeOf(c) {
+		case "pair":
+			if strings.Trim(f.text(c.ChildByFieldName("key")), `"'`) == prop {
+				found = c.ChildByFieldName("value")
+			}
+		case "shorthand_property_identifier":
+			if f.text(c) == prop {
+				return nil // {keyPrefix}: a variable of that name, followed by its own binding elsewhere
+			}
+		case "spread_element":
+			found = nil // {...defaults, …}: what the spread gives is not read
+		}
+	}
+	return found
 }
 
 func (f *srcFile) tsCall(n *sitter.Node, depth int) (keyshape.Shape, bool) {

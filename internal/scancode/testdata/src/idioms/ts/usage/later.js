@@ -2,12 +2,18 @@
 
 // A field that starts as null and is given its client later, under a
 // name the code computes (this[clientName] = client), as bee-queue's
-// Queue: what the class calls on it shows the client.
+// Queue: what the class calls on it shows the client. The keys' prefix
+// is a property of an object literal kept in a field, its first part a
+// setting or its default.
 class Queue {
-  constructor(name) {
+  constructor(name, settings) {
     this.name = name;
     this.client = null;
     this.cache = null;
+    this.settings = {
+      keyPrefix: (settings.prefix || 'fx') + ':bq:' + name + ':',
+      autoConnect: true,
+    };
   }
 
   makeClient(clientName, make) {
@@ -15,19 +21,19 @@ class Queue {
   }
 
   toKey(s) {
-    return 'fx:bq:' + s;
+    return this.settings.keyPrefix + s;
   }
 
   preventStall(id) {
-    return this.client.srem(this.toKey('stalling'), id); // want unregistered-code fx:bq:stalling
+    return this.client.srem(this.toKey('stalling'), id); // want unregistered-code {prefix}:bq:{name}:stalling
   }
 
   finish(job) {
     const multi = this.client
       .multi()
-      .lrem(this.toKey('active'), 0, job.id) // want unregistered-code fx:bq:active
-      .srem(this.toKey('stalling'), job.id); // want unregistered-code fx:bq:stalling
-    multi.hset(this.toKey('jobs'), job.id, job.data); // want unregistered-code fx:bq:jobs
+      .lrem(this.toKey('active'), 0, job.id) // want unregistered-code {prefix}:bq:{name}:active
+      .srem(this.toKey('stalling'), job.id); // want unregistered-code {prefix}:bq:{name}:stalling
+    multi.hset(this.toKey('jobs'), job.id, job.data); // want unregistered-code {prefix}:bq:{name}:jobs
     return multi.exec();
   }
 
