@@ -632,6 +632,27 @@ func (p *project) returnsClient(d *funcDef, depth int) bool {
 	return r
 }
 
+// returnsClientClass reports whether a function returns a client class
+// itself (return self.redis.StrictRedis, return redis.Redis), which its
+// callers then call to make a client.
+func (p *project) returnsClientClass(d *funcDef) bool {
+	if d.body == nil || d.f.lang.name != keyshape.Python {
+		return false
+	}
+	var exprs []*sitter.Node
+	if typeOf(d.body) == "block" {
+		d.f.returns(d, d.body, &exprs)
+	} else {
+		exprs = []*sitter.Node{d.body}
+	}
+	for _, e := range exprs {
+		if t := typeOf(e); (t == "attribute" || t == "identifier") && pythonClientType(lastName(d.f.text(e))) {
+			return true
+		}
+	}
+	return false
+}
+
 func (p *project) computeReturnsClient(d *funcDef, depth int) bool {
 	f := d.f
 	if f.clientTyped(d.typ) {

@@ -426,6 +426,15 @@ func (f *srcFile) pythonClient(obj *sitter.Node, depth int) bool {
 			if c := lastName(fn); f.proj.isClass(c) && f.proj.extends(c, pythonClientType) {
 				return true // ArqRedis(...)
 			}
+			if typeOf(fnNode) == "call" {
+				// self._get_client()(pool=…): a project function
+				// returns the client class (return self.redis.StrictRedis)
+				for _, d := range f.lang.callees(f, fnNode) {
+					if f.proj.returnsClientClass(d) {
+						return true
+					}
+				}
+			}
 			if typeOf(fnNode) == "attribute" && set("pipeline", "client", "connection")[lastName(fn)] && f.pythonClient(fnNode.ChildByFieldName("object"), depth+1) {
 				return true
 			}
