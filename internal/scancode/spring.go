@@ -139,12 +139,20 @@ func (f *srcFile) spelKey(d *funcDef, v *sitter.Node) keyshape.Shape {
 			parts = append(parts, keyshape.Lit(strings.ReplaceAll(term[1:len(term)-1], "''", "'")))
 		case strings.HasPrefix(term, "#"):
 			name := strings.TrimPrefix(term, "#")
+			prop := "" // #user.username: the property read, the placeholder's name
 			if i := strings.IndexAny(name, ".[("); i >= 0 {
+				if path := name[i:]; path[0] == '.' && !strings.ContainsAny(path, "[(") {
+					prop = strings.TrimPrefix(path[strings.LastIndex(path, "."):], ".")
+					prop = strings.TrimPrefix(prop, "?") // #user?.name
+				}
 				name = name[:i]
 			}
-			if i := slices.Index(d.params, name); i >= 0 {
+			switch i := slices.Index(d.params, name); {
+			case prop != "":
+				parts = append(parts, keyshape.Hole(keytmpl.Any, prop, ""))
+			case i >= 0:
 				parts = append(parts, f.paramHole(d, i))
-			} else {
+			default:
 				parts = append(parts, keyshape.Hole(keytmpl.Any, name, ""))
 			}
 		default:

@@ -11,4 +11,8 @@ public class Caches {
 
     @CacheEvict(value = "fxuser", allEntries = true)
     public void evictAll() {}
+
+    // A property of a parameter: the placeholder is named after it.
+    @CacheEvict(value = "fxdetails", key = "#user.username") // want unregistered-code fxdetails::{username} via @CacheEvict
+    public void update(UserDTO user) {}
 }
