@@ -632,14 +632,11 @@ func (p *pkg) appended(v *types.Var) []ast.Expr {
 				lits++
 				continue
 			}
-			id, ok := x.Fun.(*ast.Ident)
-			if !ok || id.Name != "append" || len(x.Args) == 0 || x.Ellipsis.IsValid() {
+			els, ok := p.appendTo(x, v)
+			if !ok {
 				return nil
 			}
-			if self, ok := ast.Unparen(x.Args[0]).(*ast.Ident); !ok || p.pass.TypesInfo.Uses[self] != v {
-				return nil
-			}
-			out = append(out, x.Args[1:]...)
+			out = append(out, els...)
 		default:
 			return nil
 		}
@@ -648,6 +645,19 @@ func (p *pkg) appended(v *types.Var) []ast.Expr {
 		return nil
 	}
 	return out
+}
+
+// appendTo returns the elements call appends to v when it is
+// append(v, x…) with the elements listed.
+func (p *pkg) appendTo(call *ast.CallExpr, v *types.Var) ([]ast.Expr, bool) {
+	id, ok := call.Fun.(*ast.Ident)
+	if !ok || id.Name != "append" || len(call.Args) == 0 || call.Ellipsis.IsValid() {
+		return nil, false
+	}
+	if self, ok := ast.Unparen(call.Args[0]).(*ast.Ident); !ok || p.pass.TypesInfo.Uses[self] != v {
+		return nil, false
+	}
+	return call.Args[1:], true
 }
 
 // emptyMake reports whether call is make([]T, 0) or make([]T, 0, n): a
@@ -690,14 +700,11 @@ func (p *pkg) argList(v *types.Var) []argItem {
 				}
 				continue
 			}
-			id, ok := x.Fun.(*ast.Ident)
-			if !ok || id.Name != "append" || len(x.Args) == 0 || x.Ellipsis.IsValid() {
+			els, ok := p.appendTo(x, v)
+			if !ok {
 				return nil
 			}
-			if self, ok := ast.Unparen(x.Args[0]).(*ast.Ident); !ok || p.pass.TypesInfo.Uses[self] != v {
-				return nil
-			}
-			it := argItem{els: x.Args[1:]}
+			it := argItem{els: els}
 			switch c := p.ctrl[x]; {
 			case len(c) == 0:
 			case len(c) == 1:
