@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -229,5 +230,31 @@ func TestKeysTheUserMayNotRead(t *testing.T) {
 	}
 	if !res.Complete || res.Report.Summary.Keys != 300 || len(res.Report.Coverage.NotCovered) != 0 {
 		t.Errorf("--match order:*: complete %v, %d keys, %+v", res.Complete, res.Report.Summary.Keys, res.Report.Coverage.NotCovered)
+	}
+}
+
+// A Cluster walked on its replicas (--cluster --replicas) with exactly
+// the documented ACL: each replica is asked who it is before it is read
+// (CLUSTER NODES, which the ACL allows), and every key is counted.
+func TestDocumentedACLClusterReplicas(t *testing.T) {
+	reg := testRegistry(t)
+	c := redistest.StartClusterWithReplicas(t, 3, 1)
+	ctx := context.Background()
+	n := plant.Clean(t, c.Client(t), 300)
+	rules := documentedACL(t, "audit-pw")
+	for _, s := range append(append([]*redistest.Server{}, c.Nodes...), c.Replicas...) {
+		setUser(t, s.Client(t), "keyguard-audit", rules)
+	}
+	for i := range c.Nodes {
+		waitSameDBSize(t, c.Nodes[i].Client(t), c.Replicas[i].Client(t))
+	}
+	opt, _ := redis.ParseURL("redis://keyguard-audit:audit-pw@" + c.Addrs[0])
+	tg := Target{Conn: connFrom(opt), Cluster: true, Seeds: c.Addrs[1:], Display: "redis://" + c.Addrs[0]}
+	res, err := Run(ctx, reg, tg, Options{Replicas: true, RetryFor: 2 * time.Second, IOTimeout: time.Second})
+	if err != nil {
+		t.Fatalf("--cluster --replicas with the documented ACL: %v", err)
+	}
+	if !res.Complete || res.Report.Summary.Keys != int64(n) || hasNote(res.Report, "could not be read") {
+		t.Errorf("complete %v keys %d of %d, notes %q", res.Complete, res.Report.Summary.Keys, n, res.Report.Notes)
 	}
 }

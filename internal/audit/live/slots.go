@@ -205,12 +205,26 @@ func (r *run) replicaAnswers(ctx context.Context, n clusterNode) string {
 		return err.Error()
 	}
 	defer c.Close()
-	id, err := c.Simple(ctx, "CLUSTER", "MYID")
-	switch {
-	case err != nil:
-		return "CLUSTER MYID: " + err.Error()
-	case id != n.ID:
-		return "it answers as node " + short(id) + ", not as " + short(n.ID) + ", the node the Cluster lists there"
+	return NotTheNode(ctx, c, n.ID)
+}
+
+// NotTheNode says why the server c is connected to is not the Cluster
+// node id (the myself line of its CLUSTER NODES names another), or ""
+// when it is, or when the ACL user may not ask (NOPERM: not checked).
+func NotTheNode(ctx context.Context, c *resp.Conn, id string) string {
+	text, err := c.Simple(ctx, "CLUSTER", "NODES")
+	if err != nil {
+		var se resp.ServerError
+		if errors.As(err, &se) && se.Code() == "NOPERM" {
+			return ""
+		}
+		return "CLUSTER NODES: " + err.Error()
+	}
+	switch me, _ := topology.Mine(text); {
+	case me == nil:
+		return "its CLUSTER NODES names no node as itself"
+	case me.ID != id:
+		return "it answers as node " + short(me.ID) + ", not as " + short(id) + ", the node the Cluster lists there"
 	}
 	return ""
 }

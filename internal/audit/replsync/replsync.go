@@ -640,16 +640,12 @@ func (f *Fetch) clusterReplica(ctx context.Context, nodes []topology.Node, m top
 			why = append(why, r.Addr+": "+err.Error())
 			continue
 		}
-		id, err := c.Simple(ctx, "CLUSTER", "MYID")
+		not := live.NotTheNode(ctx, c, r.ID)
 		c.Close()
-		switch {
-		case err != nil:
-			why = append(why, r.Addr+": CLUSTER MYID: "+err.Error())
-		case id != r.ID:
-			why = append(why, r.Addr+" answers as node "+id[:min(len(id), 8)]+", not as "+r.ID[:min(len(r.ID), 8)]+", the node the Cluster lists there")
-		default:
+		if not == "" {
 			return r.Addr, why, true
 		}
+		why = append(why, r.Addr+": "+not)
 	}
 	return "", why, online
 }
