@@ -140,7 +140,17 @@ func (p *pkg) scriptKeys(call *ast.CallExpr, sig *types.Signature, n int, dyn as
 		if items == nil {
 			return nil
 		}
-		return p.keysOfItems(items, n, dyn)
+		keys := p.keysOfItems(items, n, dyn)
+		if dyn == nil {
+			// A key put in place of another: args[0] = other, for some
+			// calls (a scheduled job's queue instead of the queue).
+			for _, set := range p.indexSets[v] {
+				if set.i < n && set.i < len(keys) {
+					keys = append(keys, set.val)
+				}
+			}
+		}
+		return keys
 	}
 	if dyn != nil {
 		return nil
@@ -288,11 +298,21 @@ type pkg struct {
 	// ctrl are the loops and branches around each append call of the
 	// package (collectDefs).
 	ctrl map[*ast.CallExpr][]ast.Node
+	// indexSets are the elements of slice variables replaced at a
+	// constant index (args[0] = key).
+	indexSets map[*types.Var][]indexSet
+}
+
+// indexSet is one args[i] = val.
+type indexSet struct {
+	i   int
+	val ast.Expr
 }
 
 func newPkg(pass *analysis.Pass, c *keyshape.Classifier) *pkg {
 	p := &pkg{pass: pass, c: c, funcs: map[*types.Func]*ast.FuncDecl{}, keyParams: map[*types.Func]map[int]bool{}, defs: map[*types.Var][]ast.Expr{},
-		shapes: map[*types.Func]shapeResult{}, busy: map[*types.Func]bool{}, ctrl: map[*ast.CallExpr][]ast.Node{}}
+		shapes: map[*types.Func]shapeResult{}, busy: map[*types.Func]bool{}, ctrl: map[*ast.CallExpr][]ast.Node{},
+		indexSets: map[*types.Var][]indexSet{}}
 	for _, f := range pass.Files {
 		for _, d := range f.Decls {
 			if fd, ok := d.(*ast.FuncDecl); ok && fd.Body != nil {
@@ -367,6 +387,14 @@ func (p *pkg) collectDefs(f *ast.File) {
 					val = n.Rhs[i]
 				}
 				add(l, val)
+				// args[0] = key: an element replaced by a constant index
+				if ix, ok := l.(*ast.IndexExpr); ok && val != nil && n.Tok == token.ASSIGN {
+					if v := varOf(ix.X); v != nil {
+						if k, ok := constInt(info.Types[ix.Index].Value); ok && k >= 0 {
+							p.indexSets[v] = append(p.indexSets[v], indexSet{k, val})
+						}
+					}
+				}
 			}
 		case *ast.ValueSpec:
 			for i, name := range n.Names {

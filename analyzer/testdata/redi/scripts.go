@@ -73,6 +73,8 @@ func (r *reaper) enqueue(name string, at bool) {
 	args = append(args, "tmp:redigo:u:"+name) // want `unregistered-code: key "tmp:redigo:u:\{name\}" matches no template`
 	if at {
 		args = append(args, "tmp:arg")
+		args[0] = "tmp:redigo:scheduled" // want `unregistered-code: key "tmp:redigo:scheduled" matches no template`
+		args[2] = "tmp:arg:other"
 		script = r.uniqueIn
 	}
 	_, _ = script.Do(conn, args...)
