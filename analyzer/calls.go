@@ -7,6 +7,7 @@ import (
 	"go/token"
 	"go/types"
 	"maps"
+	"slices"
 	"strings"
 
 	"golang.org/x/tools/go/analysis"
@@ -203,6 +204,7 @@ func (p *pkg) keysOfItems(items []argItem, n int, dyn ast.Expr) []ast.Expr {
 	}
 	have := count{}
 	var out []ast.Expr
+	var like []ast.Expr // the first appends whose count has the count's form
 	for _, it := range items {
 		switch {
 		case dyn == nil && (it.cond || it.per != nil):
@@ -223,11 +225,17 @@ func (p *pkg) keysOfItems(items []argItem, n int, dyn ast.Expr) []ast.Expr {
 		if have.equal(want) {
 			return out
 		}
+		if like == nil && have.like(want) {
+			like = slices.Clone(out)
+		}
 	}
 	if dyn == nil {
 		return out // fewer elements than keys: all of them are keys
 	}
-	return nil
+	// No append adds up to the count, but some have its form: the count
+	// computed from one slice (len(jobTypes)*6, where the script is made),
+	// the list from another of as many elements (six for each sample).
+	return like
 }
 
 func constInt(v constant.Value) (int, bool) {
@@ -767,6 +775,27 @@ func (c count) add(d count, k int) {
 }
 
 func (c count) equal(d count) bool { return maps.Equal(c, d) }
+
+// like reports whether c and d have one form: the same constant and the
+// same multiples of some lengths, the slices aside (len(a)*6 is like
+// len(b)*6, not like len(b)*6+1).
+func (c count) like(d count) bool {
+	if c[""] != d[""] || len(c) != len(d) {
+		return false
+	}
+	coef := func(x count) []int {
+		var out []int
+		for k, n := range x {
+			if k != "" {
+				out = append(out, n)
+			}
+		}
+		slices.Sort(out)
+		return out
+	}
+	a, b := coef(c), coef(d)
+	return len(a) > 0 && slices.Equal(a, b)
+}
 
 // lenKey names the slice whose length a count holds: its variable, or its
 // expression's text.

@@ -50,11 +50,12 @@ func (r *reaper) locks(jobs []string) {
 	_, _ = script.Do(conn, args...)
 }
 
-// A count the list's appends do not give: no element is taken for a key.
+// A count of another form than the list's appends give (one more than a
+// length, the list one for each job): no element is taken for a key.
 func (r *reaper) mismatch(jobs, others []string) {
 	conn := r.pool.Get()
 	defer conn.Close()
-	script := redis.NewScript(len(others), "return 1")
+	script := redis.NewScript(len(others)+1, "return 1")
 	args := make([]interface{}, 0)
 	for _, j := range jobs {
 		args = append(args, "tmp:redigo:unsure:"+j)
@@ -118,4 +119,34 @@ func (r *requeuer) run() {
 	conn := r.pool.Get()
 	defer conn.Close()
 	_, _ = r.script.Do(conn, r.args...)
+}
+
+// fetcher makes its script where its job types are set, and builds its
+// list from its samples, one for each job type: the count is computed
+// from another slice than the list, of the same form (two for each).
+type fetcher struct {
+	pool    *redis.Pool
+	script  *redis.Script
+	samples []sample
+}
+
+type sample struct{ queue, lock string }
+
+func (w *fetcher) setTypes(types []string) {
+	w.samples = nil
+	for _, t := range types {
+		w.samples = append(w.samples, sample{queue: "tmp:redigo:fq:" + t, lock: "tmp:redigo:fl:" + t})
+	}
+	w.script = redis.NewScript(len(types)*2, "return 1")
+}
+
+func (w *fetcher) fetch() {
+	conn := w.pool.Get()
+	defer conn.Close()
+	args := make([]interface{}, 0, len(w.samples)*2+1)
+	for _, s := range w.samples {
+		args = append(args, s.queue, s.lock) // want `unregistered-code: key "tmp:redigo:fq:\{t\}" matches no template` `unregistered-code: key "tmp:redigo:fl:\{t\}" matches no template`
+	}
+	args = append(args, "tmp:arg")
+	_, _ = w.script.Do(conn, args...)
 }
