@@ -373,7 +373,11 @@ func (p *pkg) collectDefs(f *ast.File) {
 			}
 		case *ast.CompositeLit:
 			// A struct's fields, keyed (T{prefix: v}) or in order (T{v}).
-			st, ok := info.TypeOf(n).Underlying().(*types.Struct)
+			t := info.TypeOf(n)
+			if t == nil {
+				break
+			}
+			st, ok := t.Underlying().(*types.Struct)
 			if !ok {
 				break
 			}
@@ -564,7 +568,7 @@ func (p *pkg) keyArgsAll(call *ast.CallExpr) (keys, slices []ast.Expr) {
 			out = append(out, a)
 			continue
 		}
-		if _, ok := p.pass.TypesInfo.TypeOf(a).Underlying().(*types.Slice); ok {
+		if t := p.pass.TypesInfo.TypeOf(a); t != nil && isSlice(t) {
 			els := p.elements(a)
 			if els == nil {
 				slices = append(slices, a)
@@ -681,6 +685,12 @@ func (p *pkg) appended(v *types.Var) []ast.Expr {
 		return nil
 	}
 	return out
+}
+
+// isSlice reports a slice type.
+func isSlice(t types.Type) bool {
+	_, ok := t.Underlying().(*types.Slice)
+	return ok
 }
 
 // appendTo returns the elements call appends to v when it is
