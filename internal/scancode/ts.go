@@ -499,6 +499,12 @@ func tsKeyArgs(f *srcFile, n *sitter.Node) ([]*sitter.Node, string) {
 	if fn == nil || typeOf(fn) != "member_expression" {
 		return nil, ""
 	}
+	as := args(n.ChildByFieldName("arguments"))
+	if inner, list, ok := f.tsApplied(fn, as); ok {
+		// client.hmget.apply(client, [key, …]), client.del.call(client, k):
+		// the method called with that list
+		fn, as = inner, list
+	}
 	// node-redis 3 promisified by bluebird: zaddAsync is ZADD
 	method := strings.TrimSuffix(f.text(fn.ChildByFieldName("property")), "Async")
 	obj := fn.ChildByFieldName("object")
@@ -511,10 +517,61 @@ func tsKeyArgs(f *srcFile, n *sitter.Node) ([]*sitter.Node, string) {
 			return nil, ""
 		}
 	}
-	if keys, ok := f.tsScriptKeys(obj, method, args(n.ChildByFieldName("arguments"))); ok {
+	if keys, ok := f.tsScriptKeys(obj, method, as); ok {
 		return keys, "evalsha"
 	}
-	return f.tsKeys(method, args(n.ChildByFieldName("arguments")))
+	return f.tsKeys(method, as)
+}
+
+// tsApplied reads recv.method.apply(recv, list) and recv.method.call(recv,
+// a, b): the method (recv.method) and the arguments it is called with,
+// the known first elements of the list (an array literal, directly or
+// through a variable given one, or one that concat extends: the elements
+// after it are not known). ok is false for any other call.
+func (f *srcFile) tsApplied(fn *sitter.Node, as []*sitter.Node) (inner *sitter.Node, list []*sitter.Node, ok bool) {
+	p := f.text(fn.ChildByFieldName("property"))
+	inner = fn.ChildByFieldName("object")
+	if p != "apply" && p != "call" || typeOf(inner) != "member_expression" || len(as) == 0 ||
+		f.text(as[0]) != f.text(inner.ChildByFieldName("object")) {
+		return nil, nil, false
+	}
+	if p == "call" {
+		return inner, as[1:], true
+	}
+	if len(as) != 2 {
+		return nil, nil, false
+	}
+	list = f.tsArrayHead(as[1], 0)
+	return inner, list, list != nil
+}
+
+// tsArrayHead is the first elements of an array: a literal's, directly or
+// through a variable given only it, or those of the array concat extends
+// ([key].concat(ids)); nil when they are not seen.
+func (f *srcFile) tsArrayHead(n *sitter.Node, depth int) []*sitter.Node {
+	if depth > 4 {
+		return nil
+	}
+	switch typeOf(n) {
+	case "array":
+		var out []*sitter.Node
+		for _, el := range args(n) {
+			if typeOf(el) == "spread_element" {
+				break // what the spread gives, and all after, are not known
+			}
+			out = append(out, el)
+		}
+		return out
+	case "identifier":
+		if bs := f.lookup(f.text(n), n); len(bs) == 1 && bs[0].value != nil {
+			return f.tsArrayHead(bs[0].value, depth+1)
+		}
+	case "call_expression":
+		if c := n.ChildByFieldName("function"); typeOf(c) == "member_expression" && f.text(c.ChildByFieldName("property")) == "concat" {
+			return f.tsArrayHead(c.ChildByFieldName("object"), depth+1)
+		}
+	}
+	return nil
 }
 
 // tsBoundCommand is the client command a function variable stands for:
