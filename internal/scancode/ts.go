@@ -417,7 +417,15 @@ func (f *srcFile) tsClient(obj *sitter.Node, depth int) bool {
 	}
 	switch typeOf(obj) {
 	case "identifier":
-		return f.tsNamed(f.text(obj), obj, depth) || f.tsUsedClient(obj, depth)
+		if f.tsNamed(f.text(obj), obj, depth) || f.tsUsedClient(obj, depth) {
+			return true
+		}
+		// getClient().then((client) => client.get(k)): what the promise
+		// resolves to
+		if p := f.tsThenOf(obj); p != nil {
+			return f.tsClient(p, depth+1)
+		}
+		return false
 	case "member_expression":
 		prop := f.text(obj.ChildByFieldName("property"))
 		o := obj.ChildByFieldName("object")
@@ -453,6 +461,9 @@ func (f *srcFile) tsClient(obj *sitter.Node, depth int) bool {
 		switch {
 		case name == "createClient" || name == "createCluster":
 			return true
+		case f.text(fn) == "Promise.resolve": // a promise of it: awaited, or given to then
+			as := args(obj.ChildByFieldName("arguments"))
+			return len(as) == 1 && f.tsClient(as[0], depth+1)
 		case typeOf(fn) == "member_expression" && (set("pipeline", "multi", "batch", "duplicate", "connect", "withTypeMapping")[name] || commandKeys(tsCommand(name), 1, noInt) != nil):
 			if f.tsClient(fn.ChildByFieldName("object"), depth+1) {
 				return true
@@ -521,6 +532,54 @@ func tsKeyArgs(f *srcFile, n *sitter.Node) ([]*sitter.Node, string) {
 		return keys, "evalsha"
 	}
 	return f.tsKeys(method, as)
+}
+
+// tsThenOf is, for the first parameter of a function given to a
+// promise's then (p.then((client) => …)), the promise p; nil for any
+// other name.
+func (f *srcFile) tsThenOf(id *sitter.Node) *sitter.Node {
+	bs := f.lookup(f.text(id), id)
+	if len(bs) != 1 || !bs[0].param {
+		return nil
+	}
+	fn := id.Parent()
+	for fn != nil && spanOf(fn) != bs[0].scope {
+		fn = fn.Parent()
+	}
+	if fn == nil {
+		return nil
+	}
+	switch typeOf(fn) {
+	case "arrow_function", "function_expression", "function":
+	default:
+		return nil
+	}
+	// the function's first parameter: (client) => or client =>
+	var first *sitter.Node
+	if ps := fn.ChildByFieldName("parameters"); ps != nil && ps.NamedChildCount() > 0 {
+		first = ps.NamedChild(0)
+		if typeOf(first) == "required_parameter" || typeOf(first) == "optional_parameter" {
+			first = first.ChildByFieldName("pattern")
+		}
+	} else {
+		first = fn.ChildByFieldName("parameter")
+	}
+	if first == nil || f.text(first) != f.text(id) {
+		return nil
+	}
+	argList := fn.Parent()
+	if argList == nil || typeOf(argList) != "arguments" || argList.NamedChildCount() == 0 || spanOf(argList.NamedChild(0)) != spanOf(fn) {
+		return nil
+	}
+	call := argList.Parent()
+	if call == nil || typeOf(call) != "call_expression" {
+		return nil
+	}
+	callee := call.ChildByFieldName("function")
+	if typeOf(callee) != "member_expression" || f.text(callee.ChildByFieldName("property")) != "then" {
+		return nil
+	}
+	return callee.ChildByFieldName("object")
 }
 
 // tsApplied reads recv.method.apply(recv, list) and recv.method.call(recv,
