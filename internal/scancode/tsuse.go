@@ -64,7 +64,12 @@ func (f *srcFile) tsUsages() map[string]*tsUsage {
 			continue
 		}
 		method := f.text(fn.ChildByFieldName("property"))
-		recv, multi := f.tsUsedOn(fn.ChildByFieldName("object"), 0)
+		on := fn.ChildByFieldName("object")
+		if (method == "apply" || method == "call") && typeOf(on) == "member_expression" {
+			// client.hmget.apply(client, args): an HMGET on client
+			method, on = f.text(on.ChildByFieldName("property")), on.ChildByFieldName("object")
+		}
+		recv, multi := f.tsUsedOn(on, 0)
 		id := f.tsReceiver(recv)
 		if id == "" {
 			continue
