@@ -58,20 +58,21 @@ func (p *pkg) scriptCount(call *ast.CallExpr, fn *types.Func) (n int, dyn ast.Ex
 	if !p.newScripts(sel.X, 0, &news) || len(news) == 0 {
 		return 0, nil, false
 	}
-	for i, x := range news {
-		c, isConst := constInt(p.pass.TypesInfo.Types[x.Args[0]].Value)
-		switch {
-		case isConst && c < -1:
+	given := func(x *ast.CallExpr) (int, bool) { return constInt(p.pass.TypesInfo.Types[x.Args[0]].Value) }
+	first, isConst := given(news[0])
+	for _, x := range news[1:] { // scripts of one count, or none is taken
+		c, ok := given(x)
+		if ok != isConst || ok && c != first || !ok && types.ExprString(x.Args[0]) != types.ExprString(news[0].Args[0]) {
 			return 0, nil, false
-		case i == 0 && isConst:
-			n = max(c, -1)
-		case i == 0:
-			dyn = x.Args[0]
-		case isConst != (dyn == nil) || isConst && max(c, -1) != n || !isConst && types.ExprString(x.Args[0]) != types.ExprString(dyn):
-			return 0, nil, false // scripts of different counts
 		}
 	}
-	return n, dyn, true
+	switch {
+	case !isConst:
+		return 0, news[0].Args[0], true
+	case first < -1:
+		return 0, nil, false
+	}
+	return first, nil, true
 }
 
 // newScripts gathers the redis.NewScript(n, src) calls whose script e
@@ -90,8 +91,8 @@ func (p *pkg) newScripts(e ast.Expr, depth int, out *[]*ast.CallExpr) bool {
 		}
 		defs = p.defs[v]
 	case *ast.SelectorExpr:
-		v := p.fieldOf(x)
-		if v == nil || v.Exported() || v.Pkg() != p.pass.Pkg {
+		v := p.ownField(x)
+		if v == nil {
 			return false
 		}
 		defs = p.defs[v]
@@ -177,8 +178,8 @@ func (p *pkg) listVar(e ast.Expr) *types.Var {
 		v, _ := p.pass.TypesInfo.Uses[x].(*types.Var)
 		return v
 	case *ast.SelectorExpr:
-		f := p.fieldOf(x)
-		if f == nil || f.Exported() || f.Pkg() != p.pass.Pkg || len(p.defs[f]) != 1 {
+		f := p.ownField(x)
+		if f == nil || len(p.defs[f]) != 1 {
 			return nil
 		}
 		if id, ok := ast.Unparen(p.defs[f][0]).(*ast.Ident); ok {
@@ -320,7 +321,7 @@ type indexSet struct {
 func newPkg(pass *analysis.Pass, c *keyshape.Classifier) *pkg {
 	p := &pkg{pass: pass, c: c, funcs: map[*types.Func]*ast.FuncDecl{}, keyParams: map[*types.Func]map[int]bool{}, defs: map[*types.Var][]ast.Expr{},
 		shapes: map[*types.Func]shapeResult{}, busy: map[*types.Func]bool{}, ctrl: map[*ast.CallExpr][]ast.Node{},
-		indexSets: map[*types.Var][]indexSet{}}
+		indexSets: map[*types.Var][]indexSet{}, busyField: map[*types.Var]bool{}}
 	for _, f := range pass.Files {
 		for _, d := range f.Decls {
 			if fd, ok := d.(*ast.FuncDecl); ok && fd.Body != nil {
@@ -458,6 +459,17 @@ func (p *pkg) def(v *types.Var) ast.Expr {
 	return ds[0]
 }
 
+// ownField is the field e selects when it is an unexported field of a
+// struct of the package: every value it is given is in the package, so
+// its defs are all of them. nil otherwise.
+func (p *pkg) ownField(e ast.Expr) *types.Var {
+	v := p.fieldOf(e)
+	if v == nil || v.Exported() || v.Pkg() != p.pass.Pkg {
+		return nil
+	}
+	return v
+}
+
 // fieldOf is the field e selects (x.prefix), or nil.
 func (p *pkg) fieldOf(e ast.Expr) *types.Var {
 	sel, ok := ast.Unparen(e).(*ast.SelectorExpr)
@@ -471,21 +483,18 @@ func (p *pkg) fieldOf(e ast.Expr) *types.Var {
 	return nil
 }
 
-// fieldShape is the key shape an unexported string field of a struct of
-// the package holds: every value the package gives it (in composite
-// literals, T{prefix: "app:jobs:"}, and assignments, x.prefix = …) has
-// one shape with some literal text. An exported field may be set
-// elsewhere; a field whose address is taken, anything.
+// fieldShape is the key shape a string field v (an ownField: an exported
+// one may be set elsewhere) holds: every value the package gives it (in
+// composite literals, T{prefix: "app:jobs:"}, and assignments, x.prefix =
+// …) has one shape with some literal text; a field whose address is
+// taken may hold anything.
 func (p *pkg) fieldShape(v *types.Var, depth int) (keyshape.Shape, bool) {
-	if v.Exported() || v.Pkg() != p.pass.Pkg || !isString(v.Type()) {
+	if !isString(v.Type()) {
 		return keyshape.Shape{}, false
 	}
 	ds := p.defs[v]
 	if len(ds) == 0 || p.busyField[v] {
 		return keyshape.Shape{}, false
-	}
-	if p.busyField == nil {
-		p.busyField = map[*types.Var]bool{}
 	}
 	p.busyField[v] = true
 	defer delete(p.busyField, v)

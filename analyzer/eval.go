@@ -47,7 +47,7 @@ func (p *pkg) eval(e ast.Expr, depth int) (s keyshape.Shape, builder bool) {
 	case *ast.CallExpr:
 		return p.evalCall(x, depth)
 	case *ast.SelectorExpr:
-		if v := p.fieldOf(x); v != nil {
+		if v := p.ownField(x); v != nil {
 			if s, ok := p.fieldShape(v, depth); ok {
 				return s, false
 			}

@@ -515,14 +515,11 @@ func (p *project) retOf(d *funcDef) (keyshape.Shape, bool) {
 	} else {
 		exprs = []*sitter.Node{d.body}
 	}
-	// A summary holds for every use: self is the function's own class,
-	// not the one a use's key is being evaluated for (srcFile.self).
-	savedSelf, savedExact := f.self, f.selfExact
-	f.self, f.selfExact = "", false
-	defer func() { f.self, f.selfExact = savedSelf, savedExact }()
 	r := &ret{}
 	for i, e := range exprs {
-		s, b := f.evalIn(d, e, 1)
+		// A summary holds for every use: self is the function's own
+		// class, not the one a use's key is evaluated for (srcFile.self).
+		s, b := f.asSelf("", false, func() (keyshape.Shape, bool) { return f.evalIn(d, e, 1) })
 		if b || len(s.Parts) == 1 && s.Parts[0].Hole && s.Parts[0].Param == 0 {
 			r = &ret{}
 			break

@@ -228,15 +228,6 @@ func (f *srcFile) selfClass(n *sitter.Node) (string, bool) {
 	return c.name, false
 }
 
-// evalFor evaluates n, code of a class self is an instance of (exactly,
-// with exact), outside any function's summary (as evalIn(nil, …)).
-func (f *srcFile) evalFor(cls string, exact bool, n *sitter.Node, depth int) (keyshape.Shape, bool) {
-	saved, savedExact := f.self, f.selfExact
-	f.self, f.selfExact = cls, exact
-	defer func() { f.self, f.selfExact = saved, savedExact }()
-	return f.evalIn(nil, n, depth)
-}
-
 // pythonConstant follows a name the module does not bind (imported from
 // another module), Cls.NAME or module.NAME to a module-level or class
 // attribute assigned once in the project.
@@ -754,7 +745,8 @@ func pythonEval(f *srcFile, n *sitter.Node, depth int) (keyshape.Shape, bool, bo
 				}
 				if c, exact := f.selfClass(n); c != "" { // set by a base class, or a mixin's subclass
 					if ms := f.proj.memberValues(c, name); len(ms) == 1 && ms[0].value != nil {
-						s, b := ms[0].f.evalFor(c, exact, ms[0].value, depth+1)
+						g, v := ms[0].f, ms[0].value
+						s, b := g.asSelf(c, exact, func() (keyshape.Shape, bool) { return g.evalIn(nil, v, depth+1) })
 						return s, b, true
 					}
 					if s, ok := f.propertyShape(c, f.text(n.ChildByFieldName("attribute"))); ok {

@@ -360,7 +360,7 @@ func (f *srcFile) bySubclass(fn *funcDef, a *sitter.Node, s keyshape.Shape) []ke
 	var out []keyshape.Shape
 	seen := map[string]bool{}
 	for _, c := range classes {
-		k, b := f.evalAs(c, true, a)
+		k, b := f.asSelf(c, true, func() (keyshape.Shape, bool) { return f.eval(a, 0) })
 		if b || literalBytes(k) <= base {
 			return nil
 		}
@@ -386,13 +386,14 @@ func literalBytes(s keyshape.Shape) int {
 	return n
 }
 
-// evalAs evaluates n as f.eval does, with self an instance of class cls
-// (exactly that class with exact, else of it or a subclass).
-func (f *srcFile) evalAs(cls string, exact bool, n *sitter.Node) (keyshape.Shape, bool) {
+// asSelf runs eval with self an instance of class cls (exactly that
+// class with exact, else of it or a subclass; "" the class of the code),
+// then restores what self was.
+func (f *srcFile) asSelf(cls string, exact bool, eval func() (keyshape.Shape, bool)) (keyshape.Shape, bool) {
 	saved, savedExact := f.self, f.selfExact
 	f.self, f.selfExact = cls, exact
 	defer func() { f.self, f.selfExact = saved, savedExact }()
-	return f.eval(n, 0)
+	return eval()
 }
 
 // report adds the finding for a key argument.

@@ -723,8 +723,23 @@ func (r *run) pickReplica(ctx context.Context, master info, listed []string) (ad
 	if master["role"] == "slave" {
 		return "", nil, nil
 	}
+	return pickReplica(master, listed, func(a string) (info, error) { return r.info(ctx, a) })
+}
+
+// PickReplica returns the first of listed, the online replicas of the
+// master whose INFO is masterText, that ask (INFO of an address) shows to
+// be its replica; why says, for each passed over, why.
+func PickReplica(masterText string, listed []string, ask func(addr string) (string, error)) (addr string, why []string) {
+	addr, _, why = pickReplica(parseInfo(masterText), listed, func(a string) (info, error) {
+		text, err := ask(a)
+		return parseInfo(text), err
+	})
+	return addr, why
+}
+
+func pickReplica(master info, listed []string, ask func(addr string) (info, error)) (addr string, in info, why []string) {
 	for _, rep := range listed {
-		in, err := r.info(ctx, rep)
+		in, err := ask(rep)
 		if err != nil {
 			why = append(why, rep+": "+err.Error())
 			continue

@@ -180,16 +180,12 @@ func (in info) replicas() []string {
 	}
 }
 
-// NotItsReplica says why a server reached at a replica's listed address
-// (its INFO in text) is not a replica of the master whose INFO is
-// masterText, or "" when it is one: a replica in sync shares its
-// master's replication ID. A listed address can lead elsewhere (another
-// network's address, a port forwarded to another server); walking what
-// answers there would report another server's keys as the master's.
-func NotItsReplica(masterText, text string) string {
-	return notItsReplica(parseInfo(masterText), parseInfo(text))
-}
-
+// notItsReplica says why a server reached at a replica's listed address
+// (its INFO in) is not a replica of the master whose INFO is master, or
+// "" when it is one: a replica in sync shares its master's replication
+// ID. A listed address can lead elsewhere (another network's address, a
+// port forwarded to another server); walking what answers there would
+// report another server's keys as the master's.
 func notItsReplica(master, in info) string {
 	switch {
 	case in["role"] != "slave":

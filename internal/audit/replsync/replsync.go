@@ -537,26 +537,18 @@ func (f *Fetch) planServer(ctx context.Context) error {
 // (whose INFO is masterText) that answers and is its replica; why says,
 // for each passed over, why.
 func (f *Fetch) pickReplica(ctx context.Context, masterText string, listed []string) (string, []string) {
-	var why []string
-	for _, rep := range listed {
-		c, err := f.dial(ctx, rep, 0)
+	return live.PickReplica(masterText, listed, func(addr string) (string, error) {
+		c, err := f.dial(ctx, addr, 0)
 		if err != nil {
-			why = append(why, rep+": "+err.Error())
-			continue
+			return "", err
 		}
+		defer c.Close()
 		text, err := c.Simple(ctx, "INFO", "replication")
-		c.Close()
 		if err != nil {
-			why = append(why, rep+": INFO: "+err.Error())
-			continue
+			return "", fmt.Errorf("INFO: %w", err)
 		}
-		if not := live.NotItsReplica(masterText, text); not != "" {
-			why = append(why, rep+" answers, but "+not)
-			continue
-		}
-		return rep, why
-	}
-	return "", why
+		return text, nil
+	})
 }
 
 // shard reads the Cluster a node audited alone belongs to, for the
