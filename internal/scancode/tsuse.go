@@ -297,14 +297,9 @@ func (f *srcFile) tsScriptKeys(obj *sitter.Node, method string, as []*sitter.Nod
 		n = 1
 	}
 	if len(as) == 1 {
-		a := as[0]
-		if typeOf(a) == "call_expression" { // [key].concat(args)
-			if fn := a.ChildByFieldName("function"); typeOf(fn) == "member_expression" && f.text(fn.ChildByFieldName("property")) == "concat" {
-				a = fn.ChildByFieldName("object")
-			}
-		}
-		if typeOf(a) == "array" {
-			as = args(a)
+		// [key, arg], [key].concat(args), or a variable given one
+		if head := f.tsArrayHead(as[0], 0); head != nil {
+			as = head
 		}
 	}
 	var out []*sitter.Node

@@ -22,6 +22,11 @@ module.exports = class Limiter {
     return this.client.limIncr([`fx:cat:${id}`].concat(args)); // want unregistered-code fx:cat:{id}
   }
 
+  consumeVar(id) {
+    const keysAndArgs = [`fx:var:${id}`, 'fx:var:all', '1']; // want unregistered-code fx:var:{id} | want unregistered-code fx:var:all
+    return this.client.limIncr(keysAndArgs);
+  }
+
   read(id) {
     return this.client.multi()
       .get(`fx:lim:${id}`) // want unregistered-code fx:lim:{id}
