@@ -26,8 +26,14 @@ type project struct {
 	sinks   map[*funcDef][]sink    // computed summaries
 	rets    map[*funcDef]*ret
 	busy    map[*funcDef]bool // summaries under way (recursion)
-	lambdas []*funcDef        // lambdas called through a name, as functions
-	modules map[string]bool   // Python: the modules' names
+	// cut: a summary under way met the depth bound or a recursion, so it
+	// holds for its depth only: it is kept in cutSinks by depth, and a
+	// caller from another depth computes its own (kept in sinks, it
+	// depended on which caller came first).
+	cut      bool
+	cutSinks map[cutKey][]sink
+	lambdas  []*funcDef      // lambdas called through a name, as functions
+	modules  map[string]bool // Python: the modules' names
 	// clientRet says which functions return a client (computed).
 	clientRet map[*funcDef]bool
 	// fields are the fields Python classes set, by name; clientField
@@ -53,6 +59,9 @@ type funcDef struct {
 	rest   int       // index of a variadic parameter (String... / *args / ...rest), -1 when none
 	static bool      // a module-level function or a static method
 	getter bool      // a property getter: obj.name without a call
+	// varargs: a JavaScript function that reads its arguments object,
+	// which takes any number of arguments
+	varargs bool
 	// typ is the declared return type, "" when none.
 	typ string
 	// calls are the calls in its body (its nested functions' left out).
@@ -75,11 +84,28 @@ type classDef struct {
 	bases []string // superclass and interfaces, simple names
 }
 
-// sink says that a function's parameter reaches Redis as a key, whole.
+// sink says that a function's parameter reaches Redis as a key, whole,
+// or, with args, as arguments of a command.
 type sink struct {
 	param   int
 	elems   bool // every argument from param on (a variadic parameter)
 	command string
+	// args: the parameter's values are arguments of command, not each a
+	// key: the call's arguments from param on (elems: a variadic
+	// parameter, or JavaScript's arguments), else the elements of the
+	// list passed at param. They are the command's arguments from index
+	// from on, and the command's key positions say which are keys (EVAL's
+	// numkeys read among them).
+	args bool
+	from int
+	// pre are the literal arguments of command before from, as the
+	// function passes them ("" where not a literal): EVALSHA's numkeys
+	// where the function gives it.
+	pre []string
+	// recv, with byRecv: the parameter that is the command's receiver,
+	// which a call must pass a client to.
+	recv   int
+	byRecv bool
 }
 
 // ret is the shape of the key a helper returns, its parameters marked.
@@ -316,6 +342,12 @@ func (p *project) extends(name string, says func(string) bool) bool {
 	return walk(name, 0)
 }
 
+// cutKey is a summary computed at a depth.
+type cutKey struct {
+	d     *funcDef
+	depth int
+}
+
 // fits reports whether a call with n positional arguments can call d.
 func (d *funcDef) fits(n int) bool {
 	if d.rest >= 0 {
@@ -324,7 +356,7 @@ func (d *funcDef) fits(n int) bool {
 	// A JavaScript method may be called with more arguments than it
 	// declares (a base class passes options some subclasses take); its
 	// class, not its name, made it the callee.
-	return n <= len(d.params) || d.class != nil && d.f.lang.extraArgs
+	return d.varargs || n <= len(d.params) || d.class != nil && d.f.lang.extraArgs
 }
 
 // sinksOf is the summary of d: which parameters reach Redis as keys,
@@ -334,10 +366,17 @@ func (p *project) sinksOf(d *funcDef, depth int) []sink {
 		return s
 	}
 	if p.busy[d] || depth > maxSinkDepth {
+		p.cut = true
 		return nil
+	}
+	if s, ok := p.cutSinks[cutKey{d, depth}]; ok {
+		p.cut = true
+		return s
 	}
 	p.busy[d] = true
 	defer delete(p.busy, d)
+	outer := p.cut
+	p.cut = false
 	f := d.f
 	saved := f.cur
 	defer func() { f.cur = saved }()
@@ -356,7 +395,29 @@ func (p *project) sinksOf(d *funcDef, depth int) []sink {
 			add(sink{param: i, elems: elems, command: command})
 		}
 	}
+	handsOn := func(list *sitter.Node, command string, from int, pre []string, recv *sitter.Node) {
+		f.cur = d
+		i, rest, ok := f.argsParam(list)
+		if !ok {
+			return
+		}
+		s := sink{param: i, elems: rest, command: command, args: true, from: from, pre: pre}
+		if recv != nil {
+			if s.recv, s.byRecv = slices.Index(d.params, f.text(recv)), true; s.recv < 0 {
+				return
+			}
+		}
+		add(s)
+	}
 	for _, n := range d.calls {
+		f.cur = d
+		if f.lang.spread != nil {
+			// Before the keys: a variadic parameter handed on whole is
+			// read as the command's arguments, not each as a key.
+			if command, pre, list, recv := f.lang.spread(f, n); list != nil {
+				handsOn(list, command, len(pre), f.literals(pre), recv)
+			}
+		}
 		f.cur = d
 		keys, command := f.lang.keyArgs(f, n)
 		for _, a := range keys {
@@ -366,10 +427,22 @@ func (p *project) sinksOf(d *funcDef, depth int) []sink {
 			continue
 		}
 		for _, k := range p.sinkArgsDepth(f, n, depth+1) {
+			if k.list {
+				handsOn(k.arg, k.command, k.from, k.pre, nil)
+				continue
+			}
 			whole(k.arg, k.command)
 		}
 	}
-	p.sinks[d] = out
+	if !p.cut {
+		p.sinks[d] = out
+	} else {
+		if p.cutSinks == nil {
+			p.cutSinks = map[cutKey][]sink{}
+		}
+		p.cutSinks[cutKey{d, depth}] = out
+	}
+	p.cut = p.cut || outer
 	return out
 }
 
@@ -413,11 +486,17 @@ func (f *srcFile) loopOver(name string, iter *sitter.Node) {
 }
 
 // sinkArg is a caller's argument that reaches Redis as a key through the
-// project's function via.
+// project's function via; with list, a list the caller hands on whose
+// values are the command's arguments from index from on (its own
+// variadic parameter, or a list it was given), for the caller's own
+// summary.
 type sinkArg struct {
 	arg     *sitter.Node
 	command string
 	via     string
+	list    bool
+	from    int
+	pre     []string
 }
 
 // sinkArgs are the arguments of call that the project's functions it
@@ -427,7 +506,11 @@ func (p *project) sinkArgs(f *srcFile, call *sitter.Node) []sinkArg {
 }
 
 func (p *project) sinkArgsDepth(f *srcFile, call *sitter.Node, depth int) []sinkArg {
-	if p == nil || depth > maxSinkDepth {
+	if p == nil {
+		return nil
+	}
+	if depth > maxSinkDepth {
+		p.cut = true
 		return nil
 	}
 	ds := f.lang.callees(f, call)
@@ -442,6 +525,16 @@ func (p *project) sinkArgsDepth(f *srcFile, call *sitter.Node, depth int) []sink
 			continue
 		}
 		for _, s := range p.sinksOf(d, depth) {
+			if s.args {
+				for _, k := range f.handedOn(call, s) {
+					if !seen[k.arg] {
+						seen[k.arg] = true
+						k.via = d.qualified()
+						out = append(out, k)
+					}
+				}
+				continue
+			}
 			if s.param >= len(as) && f.keywordArg(call, d.params[s.param]) == nil {
 				continue
 			}

@@ -21,6 +21,7 @@ func javaLanguage() *language {
 			"resource", "enhanced_for_statement", "assignment_expression"},
 		callTypes: []string{"method_invocation"},
 		keyArgs:   javaKeyArgs,
+		spread:    javaSpread,
 		eval:      javaEval,
 		intType: func(t string) bool {
 			return set("int", "long", "short", "byte", "Integer", "Long", "Short", "BigInteger")[t]
@@ -249,9 +250,15 @@ func javaBind(f *srcFile, n *sitter.Node) {
 				}
 			}
 		}
-	case "formal_parameter", "spread_parameter":
+	case "formal_parameter":
 		if name := n.ChildByFieldName("name"); name != nil {
 			f.declare(f.text(name), n, nil, f.text(n.ChildByFieldName("type")), true)
+		}
+	case "spread_parameter": // String... keys: its name is its declarator's
+		for i := 0; i < int(n.NamedChildCount()); i++ {
+			if v := n.NamedChild(i); typeOf(v) == "variable_declarator" {
+				f.declare(f.text(v.ChildByFieldName("name")), n, nil, "", true)
+			}
 		}
 	case "resource":
 		if name := n.ChildByFieldName("name"); name != nil {
@@ -391,6 +398,22 @@ func javaKeyArgs(f *srcFile, n *sitter.Node) ([]*sitter.Node, string) {
 	}
 	keys, cmd := f.javaKeys(n, obj)
 	return keys, strings.ToLower(cmd)
+}
+
+// javaSpread is the language's spread: a Jedis or Lettuce command whose
+// last argument is the variadic parameter of the method it is in, handed
+// on whole (del(keys), evalsha(sha, 2, args) in f(String... args)).
+func javaSpread(f *srcFile, n *sitter.Node) (string, []*sitter.Node, *sitter.Node, *sitter.Node) {
+	obj := n.ChildByFieldName("object")
+	if typeOf(n) != "method_invocation" || obj == nil || f.cur == nil || f.cur.rest < 0 {
+		return "", nil, nil, nil
+	}
+	as := args(n.ChildByFieldName("arguments"))
+	if len(as) == 0 || typeOf(as[len(as)-1]) != "identifier" || f.text(as[len(as)-1]) != f.cur.params[f.cur.rest] ||
+		f.javaReceiver(obj) != javaCommands {
+		return "", nil, nil, nil
+	}
+	return commandName(f.text(n.ChildByFieldName("name"))), as[:len(as)-1], as[len(as)-1], nil
 }
 
 func (f *srcFile) javaKeys(n, obj *sitter.Node) ([]*sitter.Node, string) {

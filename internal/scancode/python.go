@@ -20,6 +20,7 @@ func pythonLanguage() *language {
 		bindTypes:  []string{"assignment", "augmented_assignment", "parameters", "lambda_parameters", "for_statement", "as_pattern"},
 		callTypes:  []string{"call"},
 		keyArgs:    pythonKeyArgs,
+		spread:     pythonSpread,
 		eval:       pythonEval,
 		intType:    func(t string) bool { return t == "int" },
 		keyType:    func(t string) bool { return t == "Key" || strings.HasSuffix(t, ".Key") },
@@ -331,9 +332,15 @@ func pythonBind(f *srcFile, n *sitter.Node) {
 			switch typeOf(p) {
 			case "identifier":
 				f.declare(f.text(p), p, nil, "", true)
+			case "list_splat_pattern": // *keys
+				if p.NamedChildCount() == 1 {
+					f.declare(f.text(p.NamedChild(0)), p, nil, "", true)
+				}
 			case "typed_parameter":
 				if p.NamedChildCount() > 0 && p.NamedChild(0).Type() == "identifier" {
 					f.declare(f.text(p.NamedChild(0)), p, nil, f.text(p.ChildByFieldName("type")), true)
+				} else if p.NamedChildCount() > 0 && p.NamedChild(0).Type() == "list_splat_pattern" && p.NamedChild(0).NamedChildCount() == 1 {
+					f.declare(f.text(p.NamedChild(0).NamedChild(0)), p, nil, "", true) // *keys: str
 				}
 			case "default_parameter", "typed_default_parameter":
 				f.declare(f.text(p.ChildByFieldName("name")), p, nil, f.text(p.ChildByFieldName("type")), true)
@@ -642,6 +649,27 @@ func pythonKeyArgs(f *srcFile, n *sitter.Node) ([]*sitter.Node, string) {
 		}
 	}
 	return out, cmd
+}
+
+// pythonSpread is the language's spread: a client command called with
+// a list spread into its arguments (r.delete(*keys), r.evalsha(sha,
+// *args)).
+func pythonSpread(f *srcFile, n *sitter.Node) (string, []*sitter.Node, *sitter.Node, *sitter.Node) {
+	fn := n.ChildByFieldName("function")
+	if typeOf(n) != "call" || typeOf(fn) != "attribute" {
+		return "", nil, nil, nil
+	}
+	method := f.text(fn.ChildByFieldName("attribute"))
+	if method == "execute_command" || method == "lock" || !f.pythonClient(fn.ChildByFieldName("object"), 0) {
+		return "", nil, nil, nil
+	}
+	as := f.positionalSpread(n)
+	for i, a := range as {
+		if l := spreadList(a); l != nil {
+			return commandName(method), as[:i], l, nil
+		}
+	}
+	return "", nil, nil, nil
 }
 
 // pythonModuleCommand is the module command a method of obj sends when

@@ -59,6 +59,14 @@ type language struct {
 	// wrapper's list of keys; nil when not known (and for languages
 	// without).
 	elements func(f *srcFile, n *sitter.Node) []*sitter.Node
+	// spread is, for a Redis call that hands on a list of values as its
+	// arguments (client.del(...keys), r.delete(*keys), evalsha.apply(client,
+	// args), Jedis del(keys) with keys a variadic parameter), the command,
+	// the arguments before the list's values (pre), and the list; list is
+	// nil for any other call. recv is the receiver when it is a parameter
+	// of the function the call is in, not known to be a client: its
+	// callers must pass one.
+	spread func(f *srcFile, call *sitter.Node) (command string, pre []*sitter.Node, list, recv *sitter.Node)
 	// clientType reports a declared type that is a Redis client; isClient
 	// an expression whose value is one.
 	clientType func(typ string) bool
@@ -321,6 +329,9 @@ func (f *srcFile) scan() {
 			continue
 		}
 		for _, k := range f.proj.sinkArgs(f, n) {
+			if k.list {
+				continue // a list handed on: its values are not seen here
+			}
 			args := []*sitter.Node{k.arg}
 			if f.lang.elements != nil {
 				if els := f.lang.elements(f, k.arg); els != nil {

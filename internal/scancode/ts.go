@@ -26,6 +26,7 @@ func tsLanguage(grammar *sitter.Language) *language {
 			"public_field_definition", "field_definition", "assignment_expression", "augmented_assignment_expression"},
 		callTypes: []string{"call_expression"},
 		keyArgs:   tsKeyArgs,
+		spread:    tsSpread,
 		eval:      tsEval,
 		intType:   func(t string) bool { return t == "number" || t == "bigint" },
 		keyType:   func(t string) bool { return t == "Key" || strings.HasSuffix(t, ".Key") },
@@ -127,6 +128,7 @@ func tsDecl(f *srcFile, n *sitter.Node) {
 			}
 		}
 		f.tsParams(d, n.ChildByFieldName("parameters"))
+		d.varargs = f.usesArguments(d.body)
 		f.funcs = append(f.funcs, d)
 	case "variable_declarator", "pair":
 		name, v := n.ChildByFieldName("name"), n.ChildByFieldName("value")
@@ -143,6 +145,7 @@ func tsDecl(f *srcFile, n *sitter.Node) {
 		} else {
 			f.tsParams(d, v.ChildByFieldName("parameters"))
 		}
+		d.varargs = typeOf(v) != "arrow_function" && f.usesArguments(d.body)
 		f.funcs = append(f.funcs, d)
 	}
 }
@@ -362,6 +365,9 @@ func tsBind(f *srcFile, n *sitter.Node) {
 		}
 	case "required_parameter", "optional_parameter":
 		p := n.ChildByFieldName("pattern")
+		if typeOf(p) == "rest_pattern" && p.NamedChildCount() == 1 { // ...keys: string[]
+			p = p.NamedChild(0)
+		}
 		if p == nil || typeOf(p) != "identifier" {
 			return
 		}
@@ -374,7 +380,11 @@ func tsBind(f *srcFile, n *sitter.Node) {
 		}
 	case "formal_parameters": // JavaScript: bare identifiers
 		for i := 0; i < int(n.NamedChildCount()); i++ {
-			if p := n.NamedChild(i); typeOf(p) == "identifier" {
+			p := n.NamedChild(i)
+			if typeOf(p) == "rest_pattern" && p.NamedChildCount() == 1 { // ...keys
+				p = p.NamedChild(0)
+			}
+			if typeOf(p) == "identifier" {
 				f.declare(f.text(p), p, nil, "", true)
 			}
 		}
@@ -532,6 +542,58 @@ func tsKeyArgs(f *srcFile, n *sitter.Node) ([]*sitter.Node, string) {
 		return keys, "evalsha"
 	}
 	return f.tsKeys(method, as)
+}
+
+// tsSpread is the language's spread: a client command called with a
+// spread argument (client.del(...keys), client.evalsha(sha, ...args)),
+// or applied to a list whose elements are not seen
+// (client.evalsha.apply(client, args)). recv is the receiver when it is
+// a parameter not known to be a client.
+func tsSpread(f *srcFile, n *sitter.Node) (command string, pre []*sitter.Node, list, recv *sitter.Node) {
+	fn := n.ChildByFieldName("function")
+	if typeOf(n) != "call_expression" || typeOf(fn) != "member_expression" {
+		return "", nil, nil, nil
+	}
+	as := args(n.ChildByFieldName("arguments"))
+	if inner := fn.ChildByFieldName("object"); f.text(fn.ChildByFieldName("property")) == "apply" &&
+		typeOf(inner) == "member_expression" && len(as) == 2 && f.text(as[0]) == f.text(inner.ChildByFieldName("object")) {
+		if f.tsArrayHead(as[1], 0) != nil {
+			return "", nil, nil, nil // keyArgs reads the list
+		}
+		fn, list = inner, as[1]
+	} else {
+		for i, a := range as {
+			if l := spreadList(a); l != nil {
+				list, pre = l, as[:i]
+				break
+			}
+		}
+	}
+	if list == nil {
+		return "", nil, nil, nil
+	}
+	if obj := fn.ChildByFieldName("object"); !f.tsClient(obj, 0) {
+		// A receiver the function is given (bee-queue's
+		// _evalScriptOn(commandable, args)): a client where its callers
+		// pass one (sinksOf).
+		if typeOf(obj) != "identifier" || !f.tsParamOf(obj) {
+			return "", nil, nil, nil
+		}
+		recv = obj
+	}
+	switch method := tsCommand(f.text(fn.ChildByFieldName("property"))); method {
+	case "sendcommand", "call", "send_command", "apply", "bind", "multi", "pipeline", "batch":
+		return "", nil, nil, nil
+	default:
+		return method, pre, list, recv
+	}
+}
+
+// tsParamOf reports a name that is a parameter of the function the scan
+// is in (f.cur).
+func (f *srcFile) tsParamOf(id *sitter.Node) bool {
+	bs := f.lookup(f.text(id), id)
+	return f.cur != nil && len(bs) == 1 && bs[0].param && bs[0].scope == spanOf(f.cur.node)
 }
 
 // tsThenOf is, for the first parameter of a function given to a
