@@ -3,6 +3,7 @@ package scancode
 import (
 	"regexp"
 	"strings"
+	"unicode"
 
 	sitter "github.com/smacker/go-tree-sitter"
 	"github.com/smacker/go-tree-sitter/javascript"
@@ -209,9 +210,48 @@ func tsCallees(f *srcFile, call *sitter.Node) []*funcDef {
 		if typeOf(obj) == "identifier" && f.tsModule(f.text(obj), obj) {
 			return f.proj.functions(nil, name)
 		}
+		if d := f.proj.onlyMethod(name); d != nil && f.tsUnknown(obj, 0) {
+			return []*funcDef{d}
+		}
 	}
 	return nil
 }
+
+// onlyMethod is, for a receiver whose class the scan cannot know (a
+// parameter, a field given one: bee-queue's job.queue), the project's
+// method of that name when exactly one class declares it and the name
+// says it is the project's own: two words or more, or a leading _
+// (queue._commandable(), queue.toKey(s)), and no method of JavaScript's
+// built-in objects or of Node's event emitters and streams. nil
+// otherwise.
+func (p *project) onlyMethod(name string) *funcDef {
+	ds := p.funcs[name]
+	if len(ds) != 1 || ds[0].class == nil || ds[0].static || ds[0].getter || builtinMethods[name] {
+		return nil
+	}
+	if !strings.HasPrefix(name, "_") && strings.IndexFunc(name, unicode.IsUpper) <= 0 {
+		return nil
+	}
+	return ds[0]
+}
+
+// builtinMethods are the methods of two words or more that JavaScript's
+// built-in objects (Object, Array, String, Number, Date, Map, Promise)
+// and Node's event emitters, streams and buffers have: a receiver calling
+// one may be any of those.
+var builtinMethods = set("toString", "toLocaleString", "valueOf", "hasOwnProperty", "isPrototypeOf",
+	"propertyIsEnumerable", "toJSON", "forEach", "indexOf", "lastIndexOf", "findIndex", "findLast",
+	"findLastIndex", "flatMap", "copyWithin", "reduceRight", "toReversed", "toSorted", "toSpliced",
+	"charAt", "charCodeAt", "codePointAt", "startsWith", "endsWith", "padStart", "padEnd", "trimStart",
+	"trimEnd", "toLowerCase", "toUpperCase", "toLocaleLowerCase", "toLocaleUpperCase", "localeCompare",
+	"replaceAll", "matchAll", "toFixed", "toPrecision", "toExponential", "getTime", "getFullYear",
+	"getMonth", "getDate", "getDay", "getHours", "getMinutes", "getSeconds", "getMilliseconds",
+	"toISOString", "toDateString", "toTimeString", "toUTCString", "setTime", "addListener",
+	"removeListener", "removeAllListeners", "prependListener", "prependOnceListener", "setMaxListeners",
+	"getMaxListeners", "listenerCount", "rawListeners", "eventNames", "addEventListener",
+	"removeEventListener", "dispatchEvent", "setEncoding", "setTimeout", "setKeepAlive", "setNoDelay",
+	"writeHead", "setHeader", "getHeader", "removeHeader", "readUInt8", "readInt32BE", "writeUInt8",
+	"toBuffer", "asCallback", "nodeify")
 
 // tsModule reports whether name is bound to a module of the project:
 // require('./x'), import * as name, import name from './x'.
