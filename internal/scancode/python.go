@@ -618,8 +618,14 @@ func pythonKeyArgs(f *srcFile, n *sitter.Node) ([]*sitter.Node, string) {
 			if pythonKeywordKeys[f.text(a.ChildByFieldName("name"))] {
 				out = append(out, f.pythonElements(a.ChildByFieldName("value"))...)
 			}
-		case "list_splat", "dictionary_splat":
-			// *keys: not visible
+		case "list_splat":
+			// r.delete(*[f"k:{i}" for i in ids]): what a comprehension
+			// gives, where every argument from the splat on is a key;
+			// other lists spread are not seen here
+			if el := f.pythonMapped(spreadList(a), 0); el != nil && keysFrom(commandName(method), len(pos)) {
+				out = append(out, el)
+			}
+		case "dictionary_splat":
 		default:
 			pos = append(pos, a)
 		}
@@ -729,7 +735,28 @@ func (f *srcFile) pythonElements(n *sitter.Node) []*sitter.Node {
 	if typeOf(n) == "list" || typeOf(n) == "tuple" {
 		return args(n)
 	}
+	if el := f.pythonMapped(n, 0); el != nil {
+		return []*sitter.Node{el}
+	}
 	return []*sitter.Node{n}
+}
+
+// pythonMapped is the element a comprehension or generator gives
+// ([f"k:{i}" for i in ids], (… for …), {… for …}), directly or through a
+// name given only it; nil for any other expression.
+func (f *srcFile) pythonMapped(n *sitter.Node, depth int) *sitter.Node {
+	if n == nil || depth > 4 {
+		return nil
+	}
+	switch typeOf(n) {
+	case "list_comprehension", "generator_expression", "set_comprehension":
+		return n.ChildByFieldName("body")
+	case "identifier":
+		if bs := f.lookup(f.text(n), n); len(bs) == 1 && bs[0].value != nil {
+			return f.pythonMapped(bs[0].value, depth+1)
+		}
+	}
+	return nil
 }
 
 func isLiteral(s keyshape.Shape) bool { _, ok := s.Literal(); return ok }

@@ -190,6 +190,17 @@ func (f *srcFile) literals(args []*sitter.Node) []string {
 	return out
 }
 
+// keysFrom reports whether every argument of command from index at on
+// is a key (DEL, MGET, EXISTS, UNLINK…): a list spread there, or a
+// mapped list's one element, is keys whatever its length.
+func keysFrom(command string, at int) bool {
+	if at < 0 {
+		return false
+	}
+	ks := commandKeys(command, at+2, noInt)
+	return slices.Contains(ks, at) && slices.Contains(ks, at+1)
+}
+
 // positionalSpread are a call's positional arguments, spreads kept
 // (Python's keyword arguments and **kwargs left out).
 func (f *srcFile) positionalSpread(call *sitter.Node) []*sitter.Node {

@@ -2,6 +2,7 @@ package scancode
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -731,6 +732,11 @@ func (f *srcFile) tsArrayHead(n *sitter.Node, depth int) []*sitter.Node {
 		if c := n.ChildByFieldName("function"); typeOf(c) == "member_expression" && f.text(c.ChildByFieldName("property")) == "concat" {
 			return f.tsArrayHead(c.ChildByFieldName("object"), depth+1)
 		}
+		if el := f.tsMapped(n, depth+1); el != nil {
+			// ['id', 'jobs'].map((k) => this.toKey(k)): the element
+			// stands for all of them
+			return []*sitter.Node{el}
+		}
 	}
 	return nil
 }
@@ -793,13 +799,59 @@ func (f *srcFile) tsKeys(method string, as []*sitter.Node) ([]*sitter.Node, stri
 	}
 	var out []*sitter.Node
 	for _, k := range f.commandArgs(method, as) {
-		if typeOf(k) == "array" { // del([a, b]), mget([a, b])
+		switch {
+		case typeOf(k) == "array": // del([a, b]), mget([a, b])
 			out = append(out, args(k)...)
-		} else if typeOf(k) != "spread_element" {
-			out = append(out, k)
+		case typeOf(k) == "spread_element":
+			// del(...ids.map((id) => `k:${id}`)): the element a mapped list
+			// gives, where every argument from the spread on is a key
+			if el := f.tsMapped(spreadList(k), 0); el != nil && keysFrom(commandName(method), slices.Index(as, k)) {
+				out = append(out, el)
+			}
+		default:
+			if el := f.tsMapped(k, 0); el != nil { // mget(ids.map((id) => `k:${id}`))
+				out = append(out, el)
+			} else {
+				out = append(out, k)
+			}
 		}
 	}
 	return out, commandName(method)
+}
+
+// tsMapped is the element a mapped list gives: the value the function
+// given to map returns (xs.map((x) => `k:${x}`), xs.map(function (x) {
+// return … })), directly or through a variable given only the list; nil
+// for any other expression.
+func (f *srcFile) tsMapped(n *sitter.Node, depth int) *sitter.Node {
+	if n == nil || depth > 4 {
+		return nil
+	}
+	switch typeOf(n) {
+	case "identifier":
+		if bs := f.lookup(f.text(n), n); len(bs) == 1 && bs[0].value != nil {
+			return f.tsMapped(bs[0].value, depth+1)
+		}
+	case "call_expression":
+		fn := n.ChildByFieldName("function")
+		as := args(n.ChildByFieldName("arguments"))
+		if typeOf(fn) != "member_expression" || f.text(fn.ChildByFieldName("property")) != "map" || len(as) != 1 {
+			return nil
+		}
+		switch typeOf(as[0]) {
+		case "arrow_function", "function_expression", "function":
+			body := as[0].ChildByFieldName("body")
+			if typeOf(body) != "statement_block" {
+				return body
+			}
+			var rets []*sitter.Node
+			f.returns(nil, body, &rets)
+			if len(rets) == 1 {
+				return rets[0]
+			}
+		}
+	}
+	return nil
 }
 
 func tsEval(f *srcFile, n *sitter.Node, depth int) (keyshape.Shape, bool, bool) {
