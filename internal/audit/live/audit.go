@@ -571,8 +571,11 @@ type run struct {
 	mu    sync.Mutex
 	notes []string
 	// unreadable are the replicas --replicas could not read (their
-	// listed address leads nowhere, or to another node), and why.
+	// listed address leads nowhere, or to another node), and why;
+	// answered, those that answered at their address as the node the
+	// Cluster lists there (address → node ID).
 	unreadable map[string]string
+	answered   map[string]string
 }
 
 func (r *run) note(format string, args ...any) {

@@ -178,23 +178,47 @@ const ClusterAddressHint = "A Cluster lists each node at the address it announce
 // probeReplicas asks, master by master, its healthy replicas in the
 // Cluster's order for their node ID until one answers with the ID the
 // Cluster lists for it; those that do not are unreadable, with why
-// (assign then passes them over).
+// (assign then passes them over). A replica that answered before is not
+// asked again, nor one already unreadable: each round of the walk calls
+// it, so that a replica first listed after the walk began (its master's
+// walked replica went down, a failover) is asked before it is walked.
 func (r *run) probeReplicas(ctx context.Context, nodes []clusterNode) {
 	for _, m := range nodes {
 		if !m.Has("master") || len(m.Owned) == 0 || !m.Usable() {
 			continue
 		}
 		for _, s := range nodes {
-			if s.Master != m.ID || !s.Usable() || !s.Linked || !(s.Has("slave") || s.Has("replica")) {
+			if s.Master != m.ID || !s.Usable() || !s.Linked || !(s.Has("slave") || s.Has("replica")) || r.unreadableWhy(s.Addr) != "" {
 				continue
+			}
+			if r.answeredAs(s.Addr) == s.ID {
+				break
 			}
 			why := r.replicaAnswers(ctx, s)
 			if why == "" {
+				r.answer(s.Addr, s.ID)
 				break
 			}
 			r.unread(s.Addr, why)
 		}
 	}
+}
+
+// answer records that the replica at addr answered as node id.
+func (r *run) answer(addr, id string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.answered == nil {
+		r.answered = map[string]string{}
+	}
+	r.answered[addr] = id
+}
+
+// answeredAs is the node ID the replica at addr answered as, or "".
+func (r *run) answeredAs(addr string) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.answered[addr]
 }
 
 // replicaAnswers says why the Cluster node n cannot be read at its
@@ -330,6 +354,9 @@ func (r *run) replan(ctx context.Context, left []pending, before func(), walk fu
 				break
 			}
 			continue
+		}
+		if r.opts.Replicas {
+			r.probeReplicas(ctx, nodes)
 		}
 		plans, still := r.assign(slots, nodes)
 		// Keep the walker's reason for slots whose owner cannot be asked.
