@@ -570,13 +570,14 @@ type run struct {
 
 	mu    sync.Mutex
 	notes []string
-	// unreadable are the replicas --replicas could not read (their
-	// listed address leads nowhere, or to another node), and why;
-	// answered, those that answered at their address as the node the
-	// Cluster lists there (address → node ID).
-	unreadable map[string]string
-	answered   map[string]string
+	// replicas is what --replicas learnt of the replicas, by address.
+	replicas map[string]replicaSeen
 }
+
+// replicaSeen is what --replicas learnt of the replica at an address:
+// the node ID it answered as there, or why it could not be read (its
+// listed address leads nowhere, or to another node).
+type replicaSeen struct{ id, why string }
 
 func (r *run) note(format string, args ...any) {
 	r.mu.Lock()

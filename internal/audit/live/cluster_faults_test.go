@@ -168,7 +168,8 @@ func TestClusterReplicaMetMidWalk(t *testing.T) {
 	listed := " " + other.Addr + "@"
 	deadline := time.Now().Add(30 * time.Second)
 	for _, node := range c.Nodes {
-		for strings.Count(node.Client(t).ClusterNodes(ctx).Val(), listed) < 2 {
+		// listed twice (other and later), every link connected
+		for text := ""; strings.Count(text, listed) < 2 || strings.Contains(text, "disconnected"); text = node.Client(t).ClusterNodes(ctx).Val() {
 			if time.Now().After(deadline) {
 				t.Fatalf("%s does not list %s twice:\n%s", node.Addr, other.Addr, node.Client(t).ClusterNodes(ctx).Val())
 			}

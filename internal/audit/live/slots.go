@@ -139,7 +139,7 @@ func (r *run) assign(slots []int, nodes []clusterNode) (plans []nodePlan, left [
 			var why []string // replicas passed over: they could not be read
 			for _, s := range nodes {
 				if s.Master == n.ID && s.Usable() && s.Linked && (s.Has("slave") || s.Has("replica")) {
-					if w := r.unreadableWhy(s.Addr); w != "" {
+					if w := r.seen(s.Addr).why; w != "" {
 						why = append(why, s.Addr+": "+w)
 						continue
 					}
@@ -188,37 +188,23 @@ func (r *run) probeReplicas(ctx context.Context, nodes []clusterNode) {
 			continue
 		}
 		for _, s := range nodes {
-			if s.Master != m.ID || !s.Usable() || !s.Linked || !(s.Has("slave") || s.Has("replica")) || r.unreadableWhy(s.Addr) != "" {
+			if s.Master != m.ID || !s.Usable() || !s.Linked || !(s.Has("slave") || s.Has("replica")) {
 				continue
 			}
-			if r.answeredAs(s.Addr) == s.ID {
-				break
+			seen := r.seen(s.Addr)
+			if seen.why != "" {
+				continue
 			}
-			why := r.replicaAnswers(ctx, s)
-			if why == "" {
-				r.answer(s.Addr, s.ID)
-				break
+			if seen.id != s.ID {
+				if why := r.replicaAnswers(ctx, s); why != "" {
+					r.saw(s.Addr, replicaSeen{why: why})
+					continue
+				}
+				r.saw(s.Addr, replicaSeen{id: s.ID})
 			}
-			r.unread(s.Addr, why)
+			break
 		}
 	}
-}
-
-// answer records that the replica at addr answered as node id.
-func (r *run) answer(addr, id string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.answered == nil {
-		r.answered = map[string]string{}
-	}
-	r.answered[addr] = id
-}
-
-// answeredAs is the node ID the replica at addr answered as, or "".
-func (r *run) answeredAs(addr string) string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.answered[addr]
 }
 
 // replicaAnswers says why the Cluster node n cannot be read at its
@@ -253,21 +239,21 @@ func NotTheNode(ctx context.Context, c *resp.Conn, id string) string {
 	return ""
 }
 
-// unread records a replica that could not be read, and why.
-func (r *run) unread(addr, why string) {
+// saw records what --replicas learnt of the replica at addr.
+func (r *run) saw(addr string, s replicaSeen) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.unreadable == nil {
-		r.unreadable = map[string]string{}
+	if r.replicas == nil {
+		r.replicas = map[string]replicaSeen{}
 	}
-	r.unreadable[addr] = why
+	r.replicas[addr] = s
 }
 
-// unreadableWhy is why a replica could not be read, or "".
-func (r *run) unreadableWhy(addr string) string {
+// seen is what --replicas learnt of the replica at addr so far.
+func (r *run) seen(addr string) replicaSeen {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.unreadable[addr]
+	return r.replicas[addr]
 }
 
 // noteOnce adds a note unless the run has it already.
@@ -300,7 +286,7 @@ func (r *run) walkCluster(ctx context.Context, left []pending) {
 				if p.role == "replica" {
 					// Asked again, assign passes it over: another replica
 					// of its master, or with prefer the master.
-					r.unread(p.addr, err.Error())
+					r.saw(p.addr, replicaSeen{why: err.Error()})
 				}
 				still = append(still, pending{slots: p.slotList, node: p.addr, reason: "node down: " + err.Error()})
 				continue

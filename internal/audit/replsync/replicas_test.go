@@ -121,10 +121,11 @@ func TestClusterReplicaListedElsewhere(t *testing.T) {
 	if err := bad.Client(t).ConfigSet(ctx, "cluster-announce-port", "1").Err(); err != nil {
 		t.Fatal(err)
 	}
-	// Every node lists it at port 1 before the audit asks any.
+	// Every node lists it at port 1, its link connected, before the
+	// audit asks any (a link still down reads as no healthy replica).
 	deadline := time.Now().Add(30 * time.Second)
 	for _, node := range c.Nodes {
-		for !strings.Contains(node.Client(t).ClusterNodes(ctx).Val(), " 127.0.0.1:1@") {
+		for !listedConnected(node.Client(t).ClusterNodes(ctx).Val(), " 127.0.0.1:1@") {
 			if time.Now().After(deadline) {
 				t.Fatalf("%s does not list the replica at port 1:\n%s", node.Addr, node.Client(t).ClusterNodes(ctx).Val())
 			}
@@ -164,6 +165,18 @@ func TestClusterReplicaListedElsewhere(t *testing.T) {
 	if snap.Report.Summary.Keys != int64(n) || !snap.Complete || !hasNote(snap.Report.Notes, "no replica of master "+master+" could be read") {
 		t.Errorf("snapshot --replicas=prefer: keys %d of %d, complete %v, notes %q", snap.Report.Summary.Keys, n, snap.Complete, snap.Report.Notes)
 	}
+}
+
+// listedConnected reports whether a CLUSTER NODES text lists a node at
+// addr (" host:port@") with its link connected.
+func listedConnected(nodes, addr string) bool {
+	for _, line := range strings.Split(nodes, "\n") {
+		// id addr flags master ping pong epoch link-state slots…
+		if f := strings.Fields(line); len(f) >= 8 && strings.Contains(line, addr) && f[7] == "connected" {
+			return true
+		}
+	}
+	return false
 }
 
 // waitSynced waits until replica r holds as many keys as its master m.
