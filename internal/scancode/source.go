@@ -209,7 +209,46 @@ func (f *srcFile) lookup(name string, at *sitter.Node) []binding {
 			best = append(best, b)
 		}
 	}
+	if len(best) == 2 {
+		return rebound(best, where)
+	}
 	return best
+}
+
+// rebound is, for a parameter given a new value once, by a statement of
+// the function's own body (key = self.prefixed_key(key), key = prefix +
+// key), the binding in effect at where: the new value after that
+// statement, the parameter before it and in its right-hand side. Other
+// pairs of bindings are returned as they are: a name given values in
+// branches or loops gets any of them.
+func rebound(bs []binding, where span) []binding {
+	p, v := bs[0], bs[1]
+	if !p.param {
+		p, v = v, p
+	}
+	if !p.param || v.param || v.value == nil || !topStatement(v.value, p.scope) {
+		return bs
+	}
+	if where.start >= v.value.EndByte() {
+		return []binding{v}
+	}
+	return []binding{p}
+}
+
+// topStatement reports whether value is the right-hand side of an
+// assignment statement directly in the body of the function whose span
+// is fn (not in a branch, loop or nested block).
+func topStatement(value *sitter.Node, fn span) bool {
+	asg := value.Parent()
+	if asg == nil {
+		return false
+	}
+	stmt := asg.Parent()
+	if stmt == nil || !strings.HasSuffix(typeOf(stmt), "statement") {
+		return false
+	}
+	body := stmt.Parent()
+	return body != nil && body.Parent() != nil && spanOf(body.Parent()) == fn
 }
 
 // values are the values name gets in the innermost scope that declares
