@@ -106,6 +106,10 @@ type sink struct {
 	// which a call must pass a client to.
 	recv   int
 	byRecv bool
+	// shape, when not nil: the key the function composes of its
+	// parameters with nothing but separators (f"{key}:{slot}"); a call
+	// puts its arguments in their places (param is -1).
+	shape *keyshape.Shape
 }
 
 // ret is the shape of the key a helper returns, its parameters marked.
@@ -383,7 +387,8 @@ func (p *project) sinksOf(d *funcDef, depth int) []sink {
 	var out []sink
 	add := func(s sink) {
 		for _, o := range out {
-			if o.param == s.param {
+			if o.shape == nil && s.shape == nil && o.param == s.param ||
+				o.shape != nil && s.shape != nil && o.shape.String() == s.shape.String() {
 				return
 			}
 		}
@@ -393,6 +398,8 @@ func (p *project) sinksOf(d *funcDef, depth int) []sink {
 		f.cur = d
 		if i, elems := f.paramOf(a); i >= 0 {
 			add(sink{param: i, elems: elems, command: command})
+		} else if s, b := f.eval(a, 0); !b && composed(s) {
+			add(sink{param: -1, command: command, shape: &s})
 		}
 	}
 	handsOn := func(list *sitter.Node, command string, from int, pre []string, recv *sitter.Node) {
@@ -427,11 +434,16 @@ func (p *project) sinksOf(d *funcDef, depth int) []sink {
 			continue
 		}
 		for _, k := range p.sinkArgsDepth(f, n, depth+1) {
-			if k.list {
+			switch {
+			case k.list:
 				handsOn(k.arg, k.command, k.from, k.pre, nil)
-				continue
+			case k.shape != nil:
+				if composed(*k.shape) {
+					add(sink{param: -1, command: k.command, shape: k.shape})
+				}
+			default:
+				whole(k.arg, k.command)
 			}
-			whole(k.arg, k.command)
 		}
 	}
 	if !p.cut {
@@ -489,7 +501,9 @@ func (f *srcFile) loopOver(name string, iter *sitter.Node) {
 // project's function via; with list, a list the caller hands on whose
 // values are the command's arguments from index from on (its own
 // variadic parameter, or a list it was given), for the caller's own
-// summary.
+// summary; with shape, the key a function composes of its parameters,
+// the caller's arguments in their places (arg: the first of them, where
+// the finding is reported).
 type sinkArg struct {
 	arg     *sitter.Node
 	command string
@@ -497,6 +511,45 @@ type sinkArg struct {
 	list    bool
 	from    int
 	pre     []string
+	shape   *keyshape.Shape
+}
+
+// composed reports whether s is a key made of the parameters of the
+// function being summarized with nothing but separators between them
+// ({key}:{slot}): where it is built it says nothing of the key, which
+// its callers' arguments give. A value not known there ({prefix}{id},
+// prefix a field) keeps the key where it is built.
+func composed(s keyshape.Shape) bool {
+	if len(s.Parts) < 2 {
+		return false // one parameter whole is a plain sink
+	}
+	for _, p := range s.Parts {
+		if p.Hole && p.Param == 0 || !p.Hole && strings.Trim(p.Lit, ":_-./|#") != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// composedAt is the key a call of a function that composes shape of its
+// parameters sends: the call's arguments (as) in their places, reported
+// at the first of them.
+func (f *srcFile) composedAt(call *sitter.Node, as []*sitter.Node, shape keyshape.Shape, depth int) (sinkArg, bool) {
+	var at *sitter.Node
+	s := shape.Subst(func(i int) (keyshape.Shape, bool) {
+		if i >= len(as) {
+			return keyshape.Shape{}, false
+		}
+		if at == nil {
+			at = as[i]
+		}
+		a, b := f.eval(as[i], depth+1)
+		return a, !b
+	})
+	if at == nil {
+		return sinkArg{}, false
+	}
+	return sinkArg{arg: at, shape: &s}, true
 }
 
 // sinkArgs are the arguments of call that the project's functions it
@@ -532,6 +585,13 @@ func (p *project) sinkArgsDepth(f *srcFile, call *sitter.Node, depth int) []sink
 						k.via = d.qualified()
 						out = append(out, k)
 					}
+				}
+				continue
+			}
+			if s.shape != nil {
+				if k, ok := f.composedAt(call, as, *s.shape, depth); ok {
+					k.command, k.via = s.command, d.qualified()
+					out = append(out, k)
 				}
 				continue
 			}

@@ -353,8 +353,8 @@ func (f *srcFile) scan() {
 				continue // mset({k: v}): the keys of a map are not followed
 			}
 			s, builder := f.eval(a, 0)
-			if i, _ := f.paramOf(a); builder || fn != nil && i >= 0 {
-				continue // a parameter passed whole: its callers are checked
+			if i, _ := f.paramOf(a); builder || fn != nil && (i >= 0 || composed(s)) {
+				continue // a parameter passed whole, or composed: its callers are checked
 			}
 			if ss := f.bySubclass(fn, a, s); ss != nil {
 				for _, s := range ss {
@@ -371,6 +371,12 @@ func (f *srcFile) scan() {
 			if k.list {
 				continue // a list handed on: its values are not seen here
 			}
+			if k.shape != nil {
+				if fn == nil || !composed(*k.shape) {
+					f.report(k.arg, *k.shape, k.command, k.via)
+				}
+				continue
+			}
 			args := []*sitter.Node{k.arg}
 			if f.lang.elements != nil {
 				if els := f.lang.elements(f, k.arg); els != nil {
@@ -379,7 +385,7 @@ func (f *srcFile) scan() {
 			}
 			for _, a := range args {
 				s, builder := f.eval(a, 0)
-				if i, _ := f.paramOf(a); builder || fn != nil && i >= 0 {
+				if i, _ := f.paramOf(a); builder || fn != nil && (i >= 0 || composed(s)) {
 					continue
 				}
 				f.report(a, s, k.command, k.via)

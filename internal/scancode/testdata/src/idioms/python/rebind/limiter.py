@@ -18,7 +18,19 @@ class Limiter:
 
     def window(self, key, slot):
         key = f"{key}:{slot}"
-        self.r.expire(key, 60)  # want raw-key {key}:{slot}
+        self.r.expire(key, 60)  # composed of parameters: its callers are checked
+
+    def tick(self, uid):
+        self.window(f"fx:rw:{uid}", 1)  # want unregistered-code fx:rw:{uid}:1 via Limiter.window
+
+    def put(self, key):
+        self.r.set(key, 1)  # a parameter whole: its callers are checked
+
+    def put_slot(self, key, slot):
+        self.put(f"{key}:{slot}")  # composed of parameters: its callers are checked
+
+    def mark(self, uid):
+        self.put_slot(f"fx:rm:{uid}", 2)  # want unregistered-code fx:rm:{uid}:2 via Limiter.put_slot
 
     def maybe(self, key, on):
         if on:
