@@ -396,10 +396,10 @@ func (p *project) sinksOf(d *funcDef, depth int) []sink {
 	}
 	whole := func(a *sitter.Node, command string) {
 		f.cur = d
-		if i, elems := f.paramOf(a); i >= 0 {
+		if i, elems, s := f.paramShape(a); i >= 0 {
 			add(sink{param: i, elems: elems, command: command})
-		} else if s, b := f.eval(a, 0); !b && composed(s) {
-			add(sink{param: -1, command: command, shape: &s})
+		} else if s != nil && composed(*s) {
+			add(sink{param: -1, command: command, shape: s})
 		}
 	}
 	handsOn := func(list *sitter.Node, command string, from int, pre []string, recv *sitter.Node) {
@@ -462,14 +462,21 @@ func (p *project) sinksOf(d *funcDef, depth int) []sink {
 // element of when the parameter is variadic (keys[0], for key of keys);
 // -1 when it is not one.
 func (f *srcFile) paramOf(a *sitter.Node) (int, bool) {
+	i, elems, _ := f.paramShape(a)
+	return i, elems
+}
+
+// paramShape is paramOf, and the shape of a when it was evaluated to
+// tell (nil when it was not).
+func (f *srcFile) paramShape(a *sitter.Node) (int, bool, *keyshape.Shape) {
 	if f.cur == nil || a == nil {
-		return -1, false
+		return -1, false, nil
 	}
 	switch typeOf(a) {
 	case "identifier": // for (String key : keys)
 		if bs := f.lookup(f.text(a), a); len(bs) == 1 && bs[0].iter != nil && typeOf(bs[0].iter) == "identifier" {
 			if i := slices.Index(f.cur.params, f.text(bs[0].iter)); i >= 0 && i == f.cur.rest {
-				return i, true
+				return i, true, nil
 			}
 		}
 	case "array_access", "subscript":
@@ -479,14 +486,17 @@ func (f *srcFile) paramOf(a *sitter.Node) (int, bool) {
 		}
 		if typeOf(arr) == "identifier" {
 			if i := slices.Index(f.cur.params, f.text(arr)); i >= 0 && i == f.cur.rest {
-				return i, true
+				return i, true, nil
 			}
 		}
-		return -1, false
+		return -1, false, nil
 	}
-	s, _ := f.eval(a, 0)
+	s, b := f.eval(a, 0)
+	if b {
+		return -1, false, nil // a builder's key
+	}
 	i := s.WholeParam()
-	return i, i >= 0 && i == f.cur.rest
+	return i, i >= 0 && i == f.cur.rest, &s
 }
 
 // loopOver marks the binding of a loop variable just declared with what

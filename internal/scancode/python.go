@@ -666,12 +666,19 @@ func pythonSpread(f *srcFile, n *sitter.Node) (string, []*sitter.Node, *sitter.N
 		return "", nil, nil, nil
 	}
 	method := f.text(fn.ChildByFieldName("attribute"))
-	if method == "execute_command" || method == "lock" || !f.pythonClient(fn.ChildByFieldName("object"), 0) {
+	if method == "execute_command" || method == "lock" {
 		return "", nil, nil, nil
+	}
+	list := n.ChildByFieldName("arguments")
+	if !strings.Contains(f.text(list), "*") {
+		return "", nil, nil, nil // no splat: the common case, told from the text alone
 	}
 	as := f.positionalSpread(n)
 	for i, a := range as {
 		if l := spreadList(a); l != nil {
+			if !f.pythonClient(fn.ChildByFieldName("object"), 0) {
+				break
+			}
 			return commandName(method), as[:i], l, nil
 		}
 	}

@@ -121,6 +121,10 @@ type binding struct {
 	// inject is the text of a Java field's @Value("${…}"): the value
 	// Spring gives it from the configuration's properties.
 	inject string
+	// after, for a parameter's new value given by an assignment
+	// statement directly in its function's body (see rebound): where
+	// that statement's value ends; 0 otherwise.
+	after uint32
 }
 
 type span struct{ start, end uint32 }
@@ -165,7 +169,16 @@ func (f *srcFile) declare(name string, n, value *sitter.Node, typ string, param 
 		return
 	}
 	member := strings.HasPrefix(name, "this.") || strings.HasPrefix(name, "self.")
-	f.binds[name] = append(f.binds[name], binding{scope: f.scopeOf(n, member), value: value, typ: typ, param: param})
+	b := binding{scope: f.scopeOf(n, member), value: value, typ: typ, param: param}
+	if !param && value != nil {
+		for _, o := range f.binds[name] {
+			if o.param && o.scope == b.scope && topStatement(value, b.scope) {
+				b.after = value.EndByte()
+				break
+			}
+		}
+	}
+	f.binds[name] = append(f.binds[name], b)
 }
 
 // resolve finds what name means at node at: the bindings of the innermost
@@ -226,10 +239,10 @@ func rebound(bs []binding, where span) []binding {
 	if !p.param {
 		p, v = v, p
 	}
-	if !p.param || v.param || v.value == nil || !topStatement(v.value, p.scope) {
+	if !p.param || v.after == 0 {
 		return bs
 	}
-	if where.start >= v.value.EndByte() {
+	if where.start >= v.after {
 		return []binding{v}
 	}
 	return []binding{p}

@@ -595,7 +595,11 @@ func tsSpread(f *srcFile, n *sitter.Node) (command string, pre []*sitter.Node, l
 	if typeOf(n) != "call_expression" || typeOf(fn) != "member_expression" {
 		return "", nil, nil, nil
 	}
-	as := args(n.ChildByFieldName("arguments"))
+	argList := n.ChildByFieldName("arguments")
+	if !strings.Contains(f.text(argList), "...") && !strings.HasSuffix(f.text(fn), ".apply") {
+		return "", nil, nil, nil // no spread, no apply: the common case, told from the text alone
+	}
+	as := args(argList)
 	if inner := fn.ChildByFieldName("object"); f.text(fn.ChildByFieldName("property")) == "apply" &&
 		typeOf(inner) == "member_expression" && len(as) == 2 && f.text(as[0]) == f.text(inner.ChildByFieldName("object")) {
 		if f.tsArrayHead(as[1], 0) != nil {
