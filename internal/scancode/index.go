@@ -410,7 +410,7 @@ func (p *project) sinksOf(d *funcDef, depth int) []sink {
 		}
 		s := sink{param: i, elems: rest, command: command, args: true, from: from, pre: pre}
 		if recv != nil {
-			if s.recv, s.byRecv = slices.Index(d.params, f.text(recv)), true; s.recv < 0 {
+			if s.recv, s.byRecv = f.curParam(recv), true; s.recv < 0 {
 				return
 			}
 		}
@@ -645,18 +645,9 @@ func (f *srcFile) keywordArg(call *sitter.Node, name string) *sitter.Node {
 }
 
 // positional are a call's positional arguments (Python keyword arguments
-// left out).
+// and spreads, *xs and ...xs, left out).
 func (f *srcFile) positional(call *sitter.Node) []*sitter.Node {
-	list := call.ChildByFieldName("arguments")
-	var out []*sitter.Node
-	for _, a := range args(list) {
-		switch typeOf(a) {
-		case "keyword_argument", "list_splat", "dictionary_splat", "spread_element":
-			continue
-		}
-		out = append(out, a)
-	}
-	return out
+	return slices.DeleteFunc(f.positionalSpread(call), func(a *sitter.Node) bool { return spreadList(a) != nil })
 }
 
 // retOf is the shape of the key d returns, its parameters marked; ok

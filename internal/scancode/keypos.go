@@ -170,14 +170,18 @@ func pick(nodes []*sitter.Node, idx []int) []*sitter.Node {
 
 // commandArgs is commandKeys over call argument nodes.
 func (f *srcFile) commandArgs(method string, as []*sitter.Node) []*sitter.Node {
-	idx := commandKeys(commandName(method), len(as), func(i int) (string, bool) {
-		t := strings.TrimRight(f.text(as[i]), "lL")
-		if isDigits(t) {
-			return t, true
-		}
-		return f.wordLit(as[i])
-	})
+	idx := commandKeys(commandName(method), len(as), func(i int) (string, bool) { return f.token(as[i]) })
 	return pick(as, idx)
+}
+
+// token is the text of an argument that is a number or a one-word string
+// literal, as a command's numkeys or option token: read from the source
+// text alone.
+func (f *srcFile) token(a *sitter.Node) (string, bool) {
+	if t := strings.TrimRight(f.text(a), "lL"); isDigits(t) {
+		return t, true
+	}
+	return f.wordLit(a)
 }
 
 // wordLit is the text of a string literal that holds one bare word, such

@@ -330,17 +330,15 @@ func pythonBind(f *srcFile, n *sitter.Node) {
 		for i := 0; i < int(n.NamedChildCount()); i++ {
 			p := n.NamedChild(i)
 			switch typeOf(p) {
-			case "identifier":
-				f.declare(f.text(p), p, nil, "", true)
-			case "list_splat_pattern": // *keys
-				if p.NamedChildCount() == 1 {
-					f.declare(f.text(p.NamedChild(0)), p, nil, "", true)
+			case "identifier", "list_splat_pattern": // key, *keys
+				if name := unrest(p); typeOf(name) == "identifier" {
+					f.declare(f.text(name), p, nil, "", true)
 				}
-			case "typed_parameter":
-				if p.NamedChildCount() > 0 && p.NamedChild(0).Type() == "identifier" {
-					f.declare(f.text(p.NamedChild(0)), p, nil, f.text(p.ChildByFieldName("type")), true)
-				} else if p.NamedChildCount() > 0 && p.NamedChild(0).Type() == "list_splat_pattern" && p.NamedChild(0).NamedChildCount() == 1 {
-					f.declare(f.text(p.NamedChild(0).NamedChild(0)), p, nil, "", true) // *keys: str
+			case "typed_parameter": // key: str, *keys: str
+				if p.NamedChildCount() > 0 {
+					if name := unrest(p.NamedChild(0)); typeOf(name) == "identifier" {
+						f.declare(f.text(name), p, nil, f.text(p.ChildByFieldName("type")), true)
+					}
 				}
 			case "default_parameter", "typed_default_parameter":
 				f.declare(f.text(p.ChildByFieldName("name")), p, nil, f.text(p.ChildByFieldName("type")), true)

@@ -17,6 +17,19 @@ import (
 // and the command's key positions say which are keys, EVAL's numkeys
 // among them.
 
+// curParam is the index of the parameter of the function being
+// summarised (f.cur) that the name id is, -1 when it is none.
+func (f *srcFile) curParam(id *sitter.Node) int {
+	if f.cur == nil || typeOf(id) != "identifier" {
+		return -1
+	}
+	bs := f.lookup(f.text(id), id)
+	if len(bs) != 1 || !bs[0].param || bs[0].scope != spanOf(f.cur.node) {
+		return -1
+	}
+	return slices.Index(f.cur.params, f.text(id))
+}
+
 // argsParam is the parameter of f.cur whose values list is: the
 // parameter itself (rest: a variadic one, whose values are the call's
 // arguments from it on; else a list passed there), or JavaScript's
@@ -27,21 +40,16 @@ func (f *srcFile) argsParam(list *sitter.Node) (param int, rest, ok bool) {
 	if d == nil || list == nil || typeOf(list) != "identifier" {
 		return -1, false, false
 	}
-	name := f.text(list)
-	if name == "arguments" && d.varargs {
+	if i := f.curParam(list); i >= 0 {
+		return i, i == d.rest, true
+	}
+	if !d.varargs {
+		return -1, false, false
+	}
+	if f.text(list) == "arguments" {
 		return 0, true, true
 	}
-	bs := f.lookup(name, list)
-	if len(bs) != 1 {
-		return -1, false, false
-	}
-	if bs[0].param && bs[0].scope == spanOf(d.node) {
-		if i := slices.Index(d.params, name); i >= 0 {
-			return i, i == d.rest, true
-		}
-		return -1, false, false
-	}
-	if d.varargs && f.argumentsCopy(bs[0].value) {
+	if bs := f.lookup(f.text(list), list); len(bs) == 1 && f.argumentsCopy(bs[0].value) {
 		return 0, true, true
 	}
 	return -1, false, false
@@ -164,9 +172,9 @@ func (f *srcFile) commandValues(command string, pre []string, from int, vals []*
 }
 
 // literal is the text of an argument whose value the source shows as a
-// literal: a number, a word, a string or a constant.
+// literal: a token (a number, a word), a string or a constant.
 func (f *srcFile) literal(a *sitter.Node) (string, bool) {
-	if t := strings.TrimRight(f.text(a), "lL"); isDigits(t) {
+	if t, ok := f.token(a); ok {
 		return t, true
 	}
 	if s, _ := f.eval(a, 0); isLiteral(s) {
@@ -213,6 +221,15 @@ func (f *srcFile) positionalSpread(call *sitter.Node) []*sitter.Node {
 		out = append(out, a)
 	}
 	return out
+}
+
+// unrest is the name a rest parameter binds (...keys, *keys), or n as it
+// is for any other parameter.
+func unrest(n *sitter.Node) *sitter.Node {
+	if t := typeOf(n); (t == "rest_pattern" || t == "list_splat_pattern") && n.NamedChildCount() == 1 {
+		return n.NamedChild(0)
+	}
+	return n
 }
 
 // spreadList is the list a spread argument (*xs, ...xs) spreads, nil for

@@ -405,10 +405,7 @@ func tsBind(f *srcFile, n *sitter.Node) {
 			f.declare(f.text(name), n, n.ChildByFieldName("value"), f.tsType(n.ChildByFieldName("type")), false)
 		}
 	case "required_parameter", "optional_parameter":
-		p := n.ChildByFieldName("pattern")
-		if typeOf(p) == "rest_pattern" && p.NamedChildCount() == 1 { // ...keys: string[]
-			p = p.NamedChild(0)
-		}
+		p := unrest(n.ChildByFieldName("pattern")) // ...keys: string[]
 		if p == nil || typeOf(p) != "identifier" {
 			return
 		}
@@ -421,11 +418,7 @@ func tsBind(f *srcFile, n *sitter.Node) {
 		}
 	case "formal_parameters": // JavaScript: bare identifiers
 		for i := 0; i < int(n.NamedChildCount()); i++ {
-			p := n.NamedChild(i)
-			if typeOf(p) == "rest_pattern" && p.NamedChildCount() == 1 { // ...keys
-				p = p.NamedChild(0)
-			}
-			if typeOf(p) == "identifier" {
+			if p := unrest(n.NamedChild(i)); typeOf(p) == "identifier" { // a, ...keys
 				f.declare(f.text(p), p, nil, "", true)
 			}
 		}
@@ -600,12 +593,11 @@ func tsSpread(f *srcFile, n *sitter.Node) (command string, pre []*sitter.Node, l
 		return "", nil, nil, nil // no spread, no apply: the common case, told from the text alone
 	}
 	as := args(argList)
-	if inner := fn.ChildByFieldName("object"); f.text(fn.ChildByFieldName("property")) == "apply" &&
-		typeOf(inner) == "member_expression" && len(as) == 2 && f.text(as[0]) == f.text(inner.ChildByFieldName("object")) {
-		if f.tsArrayHead(as[1], 0) != nil {
+	if inner, l := f.tsApplyOf(fn, as); inner != nil {
+		if _, _, ok := f.tsApplied(fn, as); ok {
 			return "", nil, nil, nil // keyArgs reads the list
 		}
-		fn, list = inner, as[1]
+		fn, list = inner, l
 	} else {
 		for i, a := range as {
 			if l := spreadList(a); l != nil {
@@ -621,7 +613,7 @@ func tsSpread(f *srcFile, n *sitter.Node) (command string, pre []*sitter.Node, l
 		// A receiver the function is given (bee-queue's
 		// _evalScriptOn(commandable, args)): a client where its callers
 		// pass one (sinksOf).
-		if typeOf(obj) != "identifier" || !f.tsParamOf(obj) {
+		if f.curParam(obj) < 0 {
 			return "", nil, nil, nil
 		}
 		recv = obj
@@ -632,13 +624,6 @@ func tsSpread(f *srcFile, n *sitter.Node) (command string, pre []*sitter.Node, l
 	default:
 		return method, pre, list, recv
 	}
-}
-
-// tsParamOf reports a name that is a parameter of the function the scan
-// is in (f.cur).
-func (f *srcFile) tsParamOf(id *sitter.Node) bool {
-	bs := f.lookup(f.text(id), id)
-	return f.cur != nil && len(bs) == 1 && bs[0].param && bs[0].scope == spanOf(f.cur.node)
 }
 
 // tsThenOf is, for the first parameter of a function given to a
@@ -695,20 +680,36 @@ func (f *srcFile) tsThenOf(id *sitter.Node) *sitter.Node {
 // through a variable given one, or one that concat extends: the elements
 // after it are not known). ok is false for any other call.
 func (f *srcFile) tsApplied(fn *sitter.Node, as []*sitter.Node) (inner *sitter.Node, list []*sitter.Node, ok bool) {
-	p := f.text(fn.ChildByFieldName("property"))
+	if in, l := f.tsApplyOf(fn, as); in != nil {
+		list = f.tsArrayHead(l, 0)
+		if el := f.tsMapped(l, 0); list == nil && el != nil && keysFrom(tsCommand(f.text(in.ChildByFieldName("property"))), 0) {
+			// del.apply(client, names.map((k) => …)): the element stands
+			// for all of them, so only where every argument is a key
+			list = []*sitter.Node{el}
+		}
+		return in, list, list != nil
+	}
 	inner = fn.ChildByFieldName("object")
-	if p != "apply" && p != "call" || typeOf(inner) != "member_expression" || len(as) == 0 ||
-		f.text(as[0]) != f.text(inner.ChildByFieldName("object")) {
+	if f.text(fn.ChildByFieldName("property")) != "call" || !f.tsSameRecv(inner, as) {
 		return nil, nil, false
 	}
-	if p == "call" {
-		return inner, as[1:], true
+	return inner, as[1:], true
+}
+
+// tsApplyOf reads recv.method.apply(recv, list): the method (recv.method)
+// and the list; nil for any other call.
+func (f *srcFile) tsApplyOf(fn *sitter.Node, as []*sitter.Node) (inner, list *sitter.Node) {
+	inner = fn.ChildByFieldName("object")
+	if f.text(fn.ChildByFieldName("property")) != "apply" || len(as) != 2 || !f.tsSameRecv(inner, as) {
+		return nil, nil
 	}
-	if len(as) != 2 {
-		return nil, nil, false
-	}
-	list = f.tsArrayHead(as[1], 0)
-	return inner, list, list != nil
+	return inner, as[1]
+}
+
+// tsSameRecv reports recv.method called with recv as this (the first of
+// as), as apply and call do.
+func (f *srcFile) tsSameRecv(inner *sitter.Node, as []*sitter.Node) bool {
+	return typeOf(inner) == "member_expression" && len(as) > 0 && f.text(as[0]) == f.text(inner.ChildByFieldName("object"))
 }
 
 // tsArrayHead is the first elements of an array: a literal's, directly or
@@ -735,11 +736,6 @@ func (f *srcFile) tsArrayHead(n *sitter.Node, depth int) []*sitter.Node {
 	case "call_expression":
 		if c := n.ChildByFieldName("function"); typeOf(c) == "member_expression" && f.text(c.ChildByFieldName("property")) == "concat" {
 			return f.tsArrayHead(c.ChildByFieldName("object"), depth+1)
-		}
-		if el := f.tsMapped(n, depth+1); el != nil {
-			// ['id', 'jobs'].map((k) => this.toKey(k)): the element
-			// stands for all of them
-			return []*sitter.Node{el}
 		}
 	}
 	return nil

@@ -17,4 +17,5 @@ export function load(ids: number[]) {
   // RPUSH's first argument is its key, the others values: one element
   // standing for all of them is not read as the key
   client.rpush(...ids.map((id) => `fx:not:${id}`));
+  client.hmget.apply(client, ids.map((id) => `fx:not:${id}`));
 }
